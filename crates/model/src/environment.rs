@@ -1,0 +1,93 @@
+//! Where a measurement ran: recorded in every result, because a latency
+//! without its machine, filesystem, device and cache state is not a fact.
+
+use serde::{Deserialize, Serialize};
+
+/// The machine and storage a run measured.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    /// Host name.
+    pub hostname: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPU model name from /proc/cpuinfo.
+    pub cpu_model: String,
+    /// Online CPUs.
+    pub cpus: usize,
+    /// Total memory in bytes.
+    pub memory_bytes: u64,
+    /// Load average (1, 5, 15 min) at the start of the run: the machine may be shared.
+    pub loadavg: [f64; 3],
+    /// The target path the run used.
+    pub target: String,
+    /// Filesystem type holding the target (ext4, xfs, tmpfs, ...).
+    pub fs_type: String,
+    /// Mount point of that filesystem.
+    pub mount_point: String,
+    /// Mount options.
+    pub mount_options: String,
+    /// The block device under the filesystem, when there is one.
+    pub device: Option<BlockDevice>,
+    /// O_DIRECT alignment from statx (STATX_DIOALIGN), when the kernel reports it.
+    pub dio_alignment: Option<DioAlignment>,
+    /// How much of the target was in the page cache before the run (mincore).
+    pub cached_before: Option<PageCacheResidency>,
+}
+
+/// A block device's identity and queue settings from sysfs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BlockDevice {
+    /// Kernel name of the whole disk (vda, nvme0n1, sda).
+    pub name: String,
+    /// Partition name when the filesystem sits on a partition.
+    pub partition: Option<String>,
+    /// Model string (`device/model`), when present.
+    pub model: Option<String>,
+    /// `queue/rotational` (virtual disks often report 1).
+    pub rotational: Option<bool>,
+    /// Active I/O scheduler (`queue/scheduler`, the bracketed one).
+    pub scheduler: Option<String>,
+    /// `queue/logical_block_size` in bytes.
+    pub logical_block_size: Option<u64>,
+    /// `queue/physical_block_size` in bytes.
+    pub physical_block_size: Option<u64>,
+    /// `queue/write_cache`: "write back" or "write through".
+    pub write_cache: Option<String>,
+    /// `queue/fua`: whether the device honours Force Unit Access writes.
+    pub fua: Option<bool>,
+    /// `queue/nr_requests`.
+    pub nr_requests: Option<u64>,
+    /// `queue/read_ahead_kb`.
+    pub read_ahead_kb: Option<u64>,
+}
+
+/// O_DIRECT alignment constraints reported by statx.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DioAlignment {
+    /// Required memory alignment of buffers, bytes.
+    pub mem_align: u32,
+    /// Required alignment of file offsets and lengths, bytes.
+    pub offset_align: u32,
+}
+
+/// Page-cache residency of a file, from mincore.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageCacheResidency {
+    /// Pages of the file in the page cache.
+    pub resident_pages: u64,
+    /// Pages in the file.
+    pub total_pages: u64,
+    /// Page size in bytes.
+    pub page_size: u64,
+}
+
+impl PageCacheResidency {
+    /// Resident share, 0..=1.
+    pub fn fraction(&self) -> f64 {
+        if self.total_pages == 0 {
+            0.0
+        } else {
+            self.resident_pages as f64 / self.total_pages as f64
+        }
+    }
+}

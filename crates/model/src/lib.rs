@@ -1,0 +1,26 @@
+//! dbio's result model: the one serde contract that every output renders from.
+//!
+//! Every command produces a [`RunReport`]; the terminal table, `--json`, `--csv`
+//! and `dbio report --from` all read this structure and nothing else, so a
+//! result can be re-rendered without re-running the measurement. The schema is
+//! versioned by [`SCHEMA_VERSION`] and documented in `docs/result-schema.md`.
+//!
+//! The crate depends only on serde and hdrhistogram: it is cheap to use from
+//! parsers (Oracle traces) as well as from the engines.
+#![deny(missing_docs)]
+
+pub mod environment;
+pub mod latency;
+pub mod run;
+pub mod trace;
+pub mod units;
+
+pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
+pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
+pub use run::{
+    Durability, EngineKind, Pattern, Prepare,
+    CpuUsage, DiskStatsDelta, JobEcho, JobResult, OpStats, PartialReason, RunReport, SecondSample,
+};
+
+/// Version of the JSON result schema. Bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;

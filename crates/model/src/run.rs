@@ -1,0 +1,310 @@
+//! The run report: what `dbio bench` and `dbio check` measured.
+
+use crate::{Environment, LatencySummary, PageCacheResidency};
+use serde::{Deserialize, Serialize};
+
+/// A whole invocation's result: one or more jobs on one machine.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunReport {
+    /// [`crate::SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Tool name and version, e.g. `dbio 0.1.0`.
+    pub tool: String,
+    /// The subcommand that produced it (`bench`, `check`).
+    pub command: String,
+    /// Start time, seconds since the Unix epoch.
+    pub started_at_unix: u64,
+    /// Where it ran.
+    pub environment: Environment,
+    /// The jobs, in the order they ran.
+    pub jobs: Vec<JobResult>,
+    /// Plain-words conclusions drawn from the jobs (one line each).
+    pub conclusions: Vec<String>,
+    /// Set when the run stopped early: the jobs hold what was measured so far.
+    pub partial: Option<PartialReason>,
+    /// Things the reader should know (noisy machine, page cache state, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Why a run stopped before it was done.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PartialReason {
+    /// SIGINT or SIGTERM arrived.
+    Signal {
+        /// Signal name.
+        signal: String,
+    },
+    /// An I/O error (ENOSPC, EIO, ...) stopped a worker.
+    IoError {
+        /// The error as one sentence.
+        message: String,
+    },
+}
+
+impl std::fmt::Display for PartialReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartialReason::Signal { signal } => write!(f, "interrupted by {signal}"),
+            PartialReason::IoError { message } => write!(f, "stopped by an I/O error: {message}"),
+        }
+    }
+}
+
+/// I/O engine names, in fio's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineKind {
+    /// pread/pwrite, one I/O at a time per thread.
+    Psync,
+    /// io_uring with batched submit and reap.
+    IoUring,
+    /// No I/O: measures dbio's own cost (optionally with an injected delay).
+    Null,
+}
+
+/// Access pattern (fio's `rw`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Uniform random reads.
+    Randread,
+    /// Uniform random writes.
+    Randwrite,
+    /// Sequential mixed reads and writes (`read_pct` reads).
+    Readwrite,
+    /// Random mixed reads and writes (`read_pct` reads).
+    Randrw,
+}
+
+impl Pattern {
+    /// True for random offsets.
+    pub fn is_random(self) -> bool {
+        matches!(self, Pattern::Randread | Pattern::Randwrite | Pattern::Randrw)
+    }
+    /// Share of reads in percent for this pattern given the mixed-pattern setting.
+    pub fn read_pct(self, mixed_read_pct: u8) -> u8 {
+        match self {
+            Pattern::Read | Pattern::Randread => 100,
+            Pattern::Write | Pattern::Randwrite => 0,
+            Pattern::Readwrite | Pattern::Randrw => mixed_read_pct,
+        }
+    }
+}
+
+/// How each write is made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Durability {
+    /// Nothing: the write may sit in the page cache or the device cache.
+    None,
+    /// The file is opened O_DSYNC: each write returns once data is durable.
+    Dsync,
+    /// The file is opened O_SYNC: data and metadata.
+    Sync,
+    /// fdatasync after each write (with io_uring: a linked fdatasync op).
+    Fdatasync,
+    /// fsync after each write (with io_uring: a linked fsync op).
+    Fsync,
+}
+
+impl Durability {
+    /// True when a separate sync operation follows each write.
+    pub fn has_sync_op(self) -> bool {
+        matches!(self, Durability::Fdatasync | Durability::Fsync)
+    }
+    /// True when each write is durable on return (a commit by itself).
+    pub fn is_durable(self) -> bool {
+        !matches!(self, Durability::None)
+    }
+}
+
+/// How the target file is prepared before the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Prepare {
+    /// Every block written once and synced: later writes overwrite
+    /// allocated, initialised blocks (a recycled log file, a datafile).
+    Prewrite,
+    /// fallocate: blocks reserved as unwritten extents; the first write to
+    /// each converts its extent, which costs a metadata update per sync.
+    Fallocate,
+    /// ftruncate to the size: a hole, blocks allocated on first write.
+    Sparse,
+    /// An empty file grown by every write (appending).
+    Append,
+}
+
+/// The job as it ran, echoed into the result so a report is self-describing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobEcho {
+    /// I/O engine.
+    pub engine: EngineKind,
+    /// Access pattern.
+    pub rw: Pattern,
+    /// Share of reads for mixed patterns, percent.
+    pub read_pct: u8,
+    /// Block size, bytes.
+    pub bs: u64,
+    /// I/Os in flight per thread.
+    pub iodepth: u32,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Durability per write.
+    pub sync: Durability,
+    /// Worker threads.
+    pub threads: u32,
+    /// Size of the region each run touches, bytes.
+    pub size: u64,
+    /// Target file preparation.
+    pub prepare: Prepare,
+    /// Time limit, seconds (excluding warm-up), when time-based.
+    pub runtime_s: Option<f64>,
+    /// Operation limit in total, when count-based.
+    pub ops_limit: Option<u64>,
+    /// Warm-up excluded from the statistics, seconds.
+    pub warmup_s: f64,
+    /// Rate limit over all threads, IOPS (latency measured from each
+    /// operation's intended start).
+    pub rate_iops: Option<u64>,
+    /// Seed of the random offset generator.
+    pub seed: u64,
+    /// Injected service time of the null engine, ns.
+    pub null_delay_ns: u64,
+    /// The target file or device.
+    pub target: String,
+}
+
+/// Statistics of one operation direction (reads or writes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OpStats {
+    /// Operations completed in the measured interval.
+    pub ops: u64,
+    /// Bytes transferred in the measured interval.
+    pub bytes: u64,
+    /// Operations per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bytes_per_sec: f64,
+    /// Submission latency (fio's slat): from the intended start until the
+    /// engine accepted the I/O. Zero for synchronous engines.
+    pub slat: LatencySummary,
+    /// Completion latency (fio's clat): from submission until completion.
+    pub clat: LatencySummary,
+    /// Total latency (fio's lat): from the intended start until completion.
+    pub lat: LatencySummary,
+}
+
+/// CPU used by the workers over the measured run (getrusage RUSAGE_THREAD).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuUsage {
+    /// User time, ns.
+    pub user_ns: u64,
+    /// System time, ns.
+    pub system_ns: u64,
+    /// Voluntary context switches.
+    pub voluntary_cs: u64,
+    /// Involuntary context switches.
+    pub involuntary_cs: u64,
+    /// (user + system) / operations, ns (syncs not counted as operations).
+    pub per_io_ns: f64,
+    /// (user + system) / wall time of the run, as a share of one CPU.
+    pub utilisation: f64,
+}
+
+/// /proc/diskstats counters of the target's disk over the run.
+///
+/// The counters are the whole disk's: other processes' I/O is included.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DiskStatsDelta {
+    /// Disk name.
+    pub device: String,
+    /// Reads completed.
+    pub reads: u64,
+    /// Reads merged.
+    pub read_merges: u64,
+    /// Sectors (512 B) read.
+    pub read_sectors: u64,
+    /// Time spent reading, ms.
+    pub read_ms: u64,
+    /// Writes completed.
+    pub writes: u64,
+    /// Writes merged.
+    pub write_merges: u64,
+    /// Sectors (512 B) written.
+    pub write_sectors: u64,
+    /// Time spent writing, ms.
+    pub write_ms: u64,
+    /// Time the device had I/O in flight, ms.
+    pub io_ms: u64,
+    /// Weighted time in queue, ms (sum over requests of their time in queue).
+    pub queue_ms: u64,
+    /// Flush requests completed (kernel 5.5+; None when not reported).
+    pub flushes: Option<u64>,
+    /// Time spent flushing, ms.
+    pub flush_ms: Option<u64>,
+}
+
+/// One per-second sample of a run, taken by the reporter thread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SecondSample {
+    /// Seconds since the start of the run (end of the sampled interval).
+    pub t_s: f64,
+    /// Reads per second in the interval.
+    pub read_iops: f64,
+    /// Writes per second in the interval.
+    pub write_iops: f64,
+    /// Bytes per second in the interval (reads + writes).
+    pub bytes_per_sec: f64,
+    /// Median total latency in the interval, ns (log-linear buckets, ≤ 12.5 % error).
+    pub p50_ns: u64,
+    /// 99th percentile total latency in the interval, ns (≤ 12.5 % error).
+    pub p99_ns: u64,
+}
+
+/// One job's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobResult {
+    /// Job name (shown as the row label).
+    pub name: String,
+    /// The job as it ran.
+    pub job: JobEcho,
+    /// Measured wall time, ns (warm-up excluded).
+    pub runtime_ns: u64,
+    /// Read statistics when the job read.
+    pub read: Option<OpStats>,
+    /// Write statistics when the job wrote.
+    pub write: Option<OpStats>,
+    /// The separate sync operation (fdatasync/fsync) after each write.
+    pub sync: Option<crate::LatencySummary>,
+    /// Commit latency: write + its sync as one distribution, from the
+    /// write's intended start until it is durable.
+    pub commit: Option<crate::LatencySummary>,
+    /// CPU used by the workers.
+    pub cpu: CpuUsage,
+    /// The target disk's counters over the measured run.
+    pub device: Option<DiskStatsDelta>,
+    /// Page-cache residency of the target before the job.
+    pub cached_before: Option<PageCacheResidency>,
+    /// Page-cache residency of the target after the job.
+    pub cached_after: Option<PageCacheResidency>,
+    /// Per-second samples.
+    pub series: Vec<SecondSample>,
+    /// A plain-words reading of the result, when the command draws one.
+    pub conclusion: Option<String>,
+}
+
+impl JobResult {
+    /// Total operations (reads + writes).
+    pub fn total_ops(&self) -> u64 {
+        self.read.as_ref().map_or(0, |s| s.ops) + self.write.as_ref().map_or(0, |s| s.ops)
+    }
+    /// Total bytes (reads + writes).
+    pub fn total_bytes(&self) -> u64 {
+        self.read.as_ref().map_or(0, |s| s.bytes) + self.write.as_ref().map_or(0, |s| s.bytes)
+    }
+}

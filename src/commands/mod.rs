@@ -1,0 +1,3 @@
+//! One module per subcommand: glue between the CLI and the libraries.
+
+pub mod tracefile;

@@ -1,0 +1,3 @@
+//! dbio's integration tests: real files, real syscalls, the real binary.
+
+mod tracefile;

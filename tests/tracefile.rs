@@ -1,0 +1,1 @@
+//! `dbio tracefile` tests (issue 5).
