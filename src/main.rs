@@ -1,28 +1,36 @@
-//! dbio: the database I/O lab. The binary is glue: parse, resolve, run a
-//! library, render the result model.
+//! dbio: the database I/O lab. The binary is glue: parse the command line,
+//! validate, run a library, render the result model.
+//!
+//! Exit status: 0 success; 1 the run stopped early (signal or I/O error)
+//! and the result is partial; 2 an error before anything was measured
+//! (bad options, refused target).
 
+mod cli;
 mod commands;
+mod output;
+mod progress;
+mod session;
+mod signals;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use cli::{Cli, Command};
 use std::process::ExitCode;
 
-/// The database I/O lab: measure storage the way databases use it.
-#[derive(Debug, Parser)]
-#[command(name = "dbio", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Analyze Oracle 10046 extended SQL trace files.
-    Tracefile(commands::tracefile::TracefileArgs),
+/// Status 1 for a partial result, 0 otherwise.
+pub fn exit_code(r: &dbio_model::RunReport) -> ExitCode {
+    if r.partial.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Check(a) => commands::check::run(a),
+        Command::Bench(a) => commands::bench::run(a),
+        Command::Report(a) => commands::report::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
     };
     match result {

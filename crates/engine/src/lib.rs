@@ -1,1 +1,31 @@
-//! placeholder
+//! dbio's measurement engine: targets, I/O engines, workers and the recorder.
+//!
+//! The shape follows fio's engine interface (queue → commit → reap) so that
+//! one worker loop drives synchronous engines (`psync`, `null`) and the
+//! asynchronous `io_uring` engine alike. The loop never prints and never
+//! allocates per I/O: latencies go into per-thread HDR histograms that are
+//! merged when the run ends, and a reporter thread samples single-writer
+//! atomic counters for progress and the per-second series.
+//!
+//! Data flow: [`JobSpec`] (unvalidated) → [`Job::resolve`] (checked before any
+//! I/O) → [`target::Target::prepare`] → [`runner::run_job`] → a
+//! [`dbio_model::JobResult`].
+#![deny(missing_docs)]
+
+pub mod buf;
+pub mod check;
+pub mod clock;
+pub mod engines;
+pub mod error;
+pub mod job;
+pub mod live;
+pub mod recorder;
+pub mod runner;
+pub mod rusage;
+pub mod sysinfo;
+pub mod target;
+pub mod workload;
+
+pub use error::EngineError;
+pub use job::{Job, JobSpec};
+pub use runner::{run_job, Control, Progress};

@@ -1,0 +1,75 @@
+//! `psync`: pread/pwrite, one I/O at a time per thread (fio's psync).
+
+use super::{check_transfer, Completion, Dir, Engine, IoRequest, Queued, SyncOp};
+use crate::{clock::now_ns, EngineError};
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The pread/pwrite engine.
+pub struct PsyncEngine {
+    file: Arc<File>,
+    path: PathBuf,
+}
+
+impl PsyncEngine {
+    /// An engine over an open file.
+    pub fn new(file: Arc<File>, path: PathBuf) -> Self {
+        Self { file, path }
+    }
+}
+
+impl Engine for PsyncEngine {
+    #[inline]
+    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        let len = req.len as usize;
+        let res = match req.dir {
+            Dir::Read => {
+                // SAFETY: the worker guarantees buf is valid for len bytes.
+                let buf = unsafe { std::slice::from_raw_parts_mut(req.buf, len) };
+                rustix::io::pread(&*self.file, buf, req.offset)
+            }
+            Dir::Write => {
+                // SAFETY: as above.
+                let buf = unsafe { std::slice::from_raw_parts(req.buf, len) };
+                rustix::io::pwrite(&*self.file, buf, req.offset)
+            }
+        };
+        let done = res.map_err(|e| {
+            let op = if req.dir == Dir::Read { "pread" } else { "pwrite" };
+            EngineError::io(
+                format!("{op} of {} bytes at offset {}", req.len, req.offset),
+                &self.path,
+                e.into(),
+            )
+        })?;
+        check_transfer(req.dir, done, req.len, req.offset, &self.path)?;
+        let io_done_ns = now_ns();
+        let sync_done_ns = match req.sync {
+            SyncOp::None => io_done_ns,
+            SyncOp::Fdatasync => {
+                rustix::fs::fdatasync(&*self.file)
+                    .map_err(|e| EngineError::io("fdatasync", &self.path, e.into()))?;
+                now_ns()
+            }
+            SyncOp::Fsync => {
+                rustix::fs::fsync(&*self.file)
+                    .map_err(|e| EngineError::io("fsync", &self.path, e.into()))?;
+                now_ns()
+            }
+        };
+        Ok(Queued::Done(Completion {
+            tag: req.tag,
+            io_done_ns,
+            sync_done_ns,
+        }))
+    }
+
+    fn commit(&mut self) -> Result<(), EngineError> {
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: u32, _out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        Ok(())
+    }
+}

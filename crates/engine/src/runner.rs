@@ -1,0 +1,501 @@
+//! Runs a job: one worker thread per `--threads`, one reporter thread.
+//!
+//! Workers share nothing mutable but their own [`LiveCounters`] and the stop
+//! flag. Each owns an engine, a workload generator, its buffers and a
+//! [`Recorder`]; the loop neither prints nor allocates. The reporter thread
+//! starts the measured interval (device counters), takes the per-second
+//! series from the live counters, drives progress, and raises the stop flag
+//! at the deadline. After the join the recorders are merged into one
+//! [`JobResult`].
+//!
+//! Latency is measured from each I/O's *intended* start: with `--rate` that
+//! is its slot in the schedule, so a stall delays the schedule's later I/Os
+//! and their waiting time is counted (no coordinated omission); without a
+//! rate it is when the worker picked the I/O.
+
+use crate::buf::AlignedBuf;
+use crate::clock::{now_ns, wait_until};
+use crate::engines::{
+    Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
+};
+use crate::live::{LiveCounters, LiveSnapshot};
+use crate::recorder::{IoTimes, Recorder};
+use crate::rusage::{thread_usage, Usage};
+use crate::sysinfo::{self, DiskCounters};
+use crate::target::Target;
+use crate::workload::Workload;
+use crate::{EngineError, Job};
+use dbio_model::{CpuUsage, Durability, EngineKind, JobResult, LatencySummary, SecondSample};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::Barrier;
+
+/// Shared run control: the stop flag that signals and errors raise.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// When set, workers stop issuing, reap what is in flight and return.
+    pub stop: std::sync::Arc<AtomicBool>,
+}
+
+impl Control {
+    /// Whether a stop was requested.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Relaxed)
+    }
+}
+
+/// What the reporter tells the progress display, a few times a second.
+#[derive(Debug, Clone, Copy)]
+pub struct ProgressInfo {
+    /// Seconds since the start, warm-up included.
+    pub elapsed_s: f64,
+    /// Planned seconds (warm-up + runtime) for time-based jobs.
+    pub planned_s: Option<f64>,
+    /// Operations completed so far.
+    pub ops_done: u64,
+    /// Planned operations for count-based jobs.
+    pub ops_planned: Option<u64>,
+    /// Operations per second over the last interval.
+    pub iops: f64,
+    /// Bytes per second over the last interval.
+    pub bytes_per_sec: f64,
+    /// True while in the warm-up.
+    pub warming_up: bool,
+}
+
+/// A sink for progress (a terminal bar, or nothing).
+pub trait Progress: Sync {
+    /// Called from the reporter thread; must not block for long.
+    fn update(&self, info: &ProgressInfo);
+}
+
+/// A progress sink that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn update(&self, _: &ProgressInfo) {}
+}
+
+/// What a job produced: its result, and the error that stopped it early.
+pub struct JobOutcome {
+    /// Everything measured (partial when `error` is set or a stop was requested).
+    pub result: JobResult,
+    /// The first error a worker hit.
+    pub error: Option<EngineError>,
+}
+
+struct WorkerOut {
+    recorder: Recorder,
+    usage: Usage,
+    finished_ns: u64,
+    error: Option<EngineError>,
+}
+
+#[derive(Clone, Copy)]
+struct Schedule {
+    warmup_end_ns: u64,
+    /// Operations per thread (measured ones), when count-based.
+    quota: Option<u64>,
+    /// Per-thread interval between intended starts, when rate-limited.
+    rate_interval_ns: Option<u64>,
+}
+
+/// Runs `job` on `target` (None for the null engine).
+pub fn run_job(
+    name: &str,
+    job: &Job,
+    target: Option<&Target>,
+    control: &Control,
+    progress: &dyn Progress,
+) -> JobOutcome {
+    let e = &job.echo;
+    let threads = e.threads as usize;
+    let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
+    let disk = target.and_then(|t| sysinfo::disk_of(&t.path)).and_then(|(sys, _)| {
+        sys.file_name().map(|n| n.to_string_lossy().to_string())
+    });
+    let cached_before = target.and_then(|t| sysinfo::page_cache_residency(&t.path));
+    let barrier = Barrier::new(threads + 1);
+    let finished = AtomicUsize::new(0);
+    let start_ns = now_ns() + 1_000_000; // let every worker reach the barrier
+    let warmup_end_ns = start_ns + (e.warmup_s * 1e9) as u64;
+    let deadline_ns = e.runtime_s.map(|r| warmup_end_ns + (r * 1e9) as u64);
+    let sched = Schedule {
+        warmup_end_ns,
+        quota: e.ops_limit,
+        rate_interval_ns: e.rate_iops.map(|r| (1e9 * e.threads as f64 / r as f64) as u64),
+    };
+
+    let (outs, reporter) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let live = &live[i];
+                let barrier = &barrier;
+                let finished = &finished;
+                let quota = sched.quota.map(|q| q / e.threads as u64 + u64::from((i as u64) < q % e.threads as u64));
+                let sched = Schedule { quota, ..sched };
+                std::thread::Builder::new()
+                    .name(format!("dbio-worker-{i}"))
+                    .spawn_scoped(s, move || {
+                        let out = worker(i as u32, job, target, control, live, barrier, start_ns, sched);
+                        finished.fetch_add(1, Relaxed);
+                        out
+                    })
+                    .expect("spawning a worker thread")
+            })
+            .collect();
+        let rep = s.spawn(|| {
+            reporter(
+                &live, &finished, threads, control, progress, start_ns, warmup_end_ns,
+                deadline_ns, e, disk.as_deref(),
+            )
+        });
+        barrier.wait();
+        let outs: Vec<WorkerOut> = handles
+            .into_iter()
+            .map(|h| h.join().expect("worker thread panicked"))
+            .collect();
+        (outs, rep.join().expect("reporter thread panicked"))
+    });
+
+    let mut rec = Recorder::default();
+    let mut usage = Usage::default();
+    let mut error = None;
+    let mut end_ns = warmup_end_ns;
+    for o in outs {
+        rec.merge(&o.recorder);
+        usage = usage.plus(&o.usage);
+        end_ns = end_ns.max(o.finished_ns);
+        if error.is_none() {
+            error = o.error;
+        }
+    }
+    let runtime_ns = end_ns.saturating_sub(warmup_end_ns).max(1);
+    let device = match (&reporter.disk_start, &disk) {
+        (Some(a), Some(name)) => sysinfo::disk_counters(name).map(|b| b.delta(a)),
+        _ => None,
+    };
+    let read = rec.read.stats(runtime_ns);
+    let write = rec.write.stats(runtime_ns);
+    let ops = rec.read.ops + rec.write.ops;
+    let cpu_ns = usage.user_ns + usage.system_ns;
+    let wrote = rec.write.ops > 0;
+    JobOutcome {
+        result: JobResult {
+            name: name.to_string(),
+            job: e.clone(),
+            runtime_ns,
+            read,
+            write,
+            sync: (wrote && e.sync.has_sync_op()).then(|| LatencySummary::from_histogram(&rec.sync)),
+            commit: (wrote && e.sync.is_durable())
+                .then(|| LatencySummary::from_histogram(&rec.commit)),
+            cpu: CpuUsage {
+                user_ns: usage.user_ns,
+                system_ns: usage.system_ns,
+                voluntary_cs: usage.nvcsw,
+                involuntary_cs: usage.nivcsw,
+                per_io_ns: if ops > 0 { cpu_ns as f64 / ops as f64 } else { 0.0 },
+                utilisation: cpu_ns as f64 / runtime_ns as f64,
+            },
+            device,
+            cached_before,
+            cached_after: target.and_then(|t| sysinfo::page_cache_residency(&t.path)),
+            series: reporter.series,
+            conclusion: None,
+        },
+        error,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker(
+    index: u32,
+    job: &Job,
+    target: Option<&Target>,
+    control: &Control,
+    live: &LiveCounters,
+    barrier: &Barrier,
+    start_ns: u64,
+    sched: Schedule,
+) -> WorkerOut {
+    let e = &job.echo;
+    match (e.engine, target) {
+        (EngineKind::Null, _) => {
+            let eng = NullEngine::new(e.null_delay_ns);
+            worker_loop(index, eng, job, control, live, barrier, start_ns, sched)
+        }
+        (EngineKind::Psync, Some(t)) => {
+            let eng = PsyncEngine::new(t.file.clone(), t.path.clone());
+            worker_loop(index, eng, job, control, live, barrier, start_ns, sched)
+        }
+        (EngineKind::IoUring, Some(t)) => match UringEngine::new(t.file.clone(), &t.path, e.iodepth) {
+            Ok(eng) => worker_loop(index, eng, job, control, live, barrier, start_ns, sched),
+            Err(err) => {
+                control.stop.store(true, Relaxed);
+                barrier.wait();
+                WorkerOut {
+                    recorder: Recorder::default(),
+                    usage: Usage::default(),
+                    finished_ns: now_ns(),
+                    error: Some(err),
+                }
+            }
+        },
+        (_, None) => unreachable!("Job::resolve gives every non-null engine a target"),
+    }
+}
+
+/// Per-slot bookkeeping of an in-flight I/O.
+#[derive(Clone, Copy)]
+struct Slot {
+    dir: Dir,
+    intended: u64,
+    submitted: u64,
+    measured: bool,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker_loop<E: Engine>(
+    index: u32,
+    mut engine: E,
+    job: &Job,
+    control: &Control,
+    live: &LiveCounters,
+    barrier: &Barrier,
+    start_ns: u64,
+    sched: Schedule,
+) -> WorkerOut {
+    let e = &job.echo;
+    let qd = e.iodepth as usize;
+    let bs = e.bs;
+    let mut workload = Workload::new(e.rw, e.read_pct, bs, e.size, e.seed, index, e.threads);
+    let mut bufs: Vec<AlignedBuf> = (0..qd)
+        .map(|i| AlignedBuf::patterned(bs as usize, e.seed ^ ((index as u64) << 32) ^ i as u64))
+        .collect();
+    let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+    let mut slots = vec![
+        Slot { dir: Dir::Read, intended: 0, submitted: 0, measured: false };
+        qd
+    ];
+    let mut free: Vec<u32> = (0..qd as u32).rev().collect();
+    let mut batch: Vec<u32> = Vec::with_capacity(qd);
+    let mut done: Vec<Completion> = Vec::with_capacity(qd);
+    let mut rec = Recorder::default();
+    let sync_op = match e.sync {
+        Durability::Fdatasync => SyncOp::Fdatasync,
+        Durability::Fsync => SyncOp::Fsync,
+        _ => SyncOp::None,
+    };
+    let durable = e.sync.is_durable();
+    let has_sync = sync_op != SyncOp::None;
+    let quota = sched.quota.unwrap_or(u64::MAX);
+    let mut measured_issued = 0u64;
+    let mut inflight = 0usize;
+    let mut usage_start: Option<Usage> = None;
+    let mut error = None;
+
+    barrier.wait();
+    wait_until(start_ns);
+    let mut next_due = start_ns;
+
+    let complete = |c: &Completion, slots: &mut [Slot], rec: &mut Recorder| {
+        let s = slots[c.tag as usize];
+        let t = IoTimes {
+            intended: s.intended,
+            submitted: s.submitted.max(s.intended),
+            io_done: c.io_done_ns.max(s.submitted),
+            sync_done: c.sync_done_ns.max(c.io_done_ns).max(s.submitted),
+        };
+        let is_read = s.dir == Dir::Read;
+        if s.measured {
+            if is_read {
+                rec.record_read(bs, &t);
+            } else {
+                rec.record_write(bs, &t, durable, has_sync);
+            }
+        }
+        live.count(is_read, bs, t.sync_done - t.intended);
+    };
+
+    'run: loop {
+        // Issue until the queue is full, the quota is reached or a stop is asked.
+        while measured_issued < quota && !control.stop.load(Relaxed) {
+            let Some(tag) = free.pop() else { break };
+            let intended = match sched.rate_interval_ns {
+                Some(iv) => {
+                    let due = next_due;
+                    next_due += iv;
+                    wait_until(due);
+                    due
+                }
+                None => now_ns(),
+            };
+            let measured = intended >= sched.warmup_end_ns;
+            if measured {
+                if usage_start.is_none() {
+                    usage_start = Some(thread_usage());
+                }
+                measured_issued += 1;
+            }
+            let (dir, offset) = workload.next_io();
+            slots[tag as usize] = Slot { dir, intended, submitted: intended, measured };
+            let req = IoRequest {
+                tag,
+                dir,
+                offset,
+                len: bs as u32,
+                buf: ptrs[tag as usize],
+                sync: if dir == Dir::Write { sync_op } else { SyncOp::None },
+            };
+            match engine.queue(&req) {
+                Ok(Queued::Done(c)) => {
+                    complete(&c, &mut slots, &mut rec);
+                    free.push(tag);
+                }
+                Ok(Queued::InFlight) => {
+                    batch.push(tag);
+                    inflight += 1;
+                }
+                Err(err) => {
+                    error = Some(err);
+                    break 'run;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            if let Err(err) = engine.commit() {
+                error = Some(err);
+                break 'run;
+            }
+            let t = now_ns();
+            for &tag in &batch {
+                slots[tag as usize].submitted = t;
+            }
+            batch.clear();
+        }
+        if inflight == 0 {
+            if measured_issued >= quota || control.stop.load(Relaxed) {
+                break;
+            }
+            continue;
+        }
+        if let Err(err) = engine.reap(1, &mut done) {
+            error = Some(err);
+            break 'run;
+        }
+        for c in done.drain(..) {
+            complete(&c, &mut slots, &mut rec);
+            free.push(c.tag);
+            inflight -= 1;
+        }
+    }
+    if error.is_some() {
+        control.stop.store(true, Relaxed);
+        // Let in-flight I/Os finish before their buffers are freed.
+        while inflight > 0 {
+            done.clear();
+            if engine.reap(inflight as u32, &mut done).is_err() {
+                break;
+            }
+            inflight = inflight.saturating_sub(done.len());
+        }
+    }
+    let finished_ns = now_ns();
+    let usage = usage_start.map_or(Usage::default(), |u0| thread_usage().since(&u0));
+    drop(engine);
+    drop(bufs);
+    WorkerOut { recorder: rec, usage, finished_ns, error }
+}
+
+struct ReporterOut {
+    series: Vec<SecondSample>,
+    disk_start: Option<DiskCounters>,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reporter(
+    live: &[LiveCounters],
+    finished: &AtomicUsize,
+    workers: usize,
+    control: &Control,
+    progress: &dyn Progress,
+    start_ns: u64,
+    warmup_end_ns: u64,
+    deadline_ns: Option<u64>,
+    e: &dbio_model::JobEcho,
+    disk: Option<&str>,
+) -> ReporterOut {
+    const TICK_NS: u64 = 100_000_000;
+    let mut series = Vec::new();
+    let mut disk_start = None;
+    let mut measuring = false;
+    let mut sec_base = LiveSnapshot::take(live);
+    let mut next_second = warmup_end_ns + 1_000_000_000;
+    let mut tick_base = sec_base.clone();
+    let mut tick_t = start_ns;
+    let planned_s = e.runtime_s.map(|r| r + e.warmup_s);
+    loop {
+        let now = now_ns();
+        let mut wake = now + TICK_NS;
+        if !measuring {
+            wake = wake.min(warmup_end_ns);
+        }
+        if let Some(d) = deadline_ns {
+            wake = wake.min(d);
+        }
+        if measuring {
+            wake = wake.min(next_second);
+        }
+        while now_ns() < wake && finished.load(Relaxed) < workers {
+            std::thread::sleep(std::time::Duration::from_millis(5).min(std::time::Duration::from_nanos(
+                wake.saturating_sub(now_ns()).max(1),
+            )));
+        }
+        let now = now_ns();
+        if !measuring && now >= warmup_end_ns {
+            measuring = true;
+            disk_start = disk.and_then(sysinfo::disk_counters);
+            sec_base = LiveSnapshot::take(live);
+        }
+        if measuring && now >= next_second {
+            let snap = LiveSnapshot::take(live);
+            let dt = (now - (next_second - 1_000_000_000)) as f64 / 1e9;
+            series.push(SecondSample {
+                t_s: (now - warmup_end_ns) as f64 / 1e9,
+                read_iops: (snap.reads - sec_base.reads) as f64 / dt,
+                write_iops: (snap.writes - sec_base.writes) as f64 / dt,
+                bytes_per_sec: (snap.bytes - sec_base.bytes) as f64 / dt,
+                p50_ns: snap.interval_quantile(&sec_base, 0.5),
+                p99_ns: snap.interval_quantile(&sec_base, 0.99),
+            });
+            sec_base = snap;
+            next_second = now + 1_000_000_000;
+        }
+        if deadline_ns.is_some_and(|d| now >= d) {
+            control.stop.store(true, Relaxed);
+        }
+        if now >= tick_t + TICK_NS {
+            let snap = LiveSnapshot::take(live);
+            let dt = (now - tick_t) as f64 / 1e9;
+            let ops = snap.reads + snap.writes;
+            progress.update(&ProgressInfo {
+                elapsed_s: (now - start_ns) as f64 / 1e9,
+                planned_s,
+                ops_done: ops,
+                ops_planned: e.ops_limit,
+                iops: (ops - tick_base.reads - tick_base.writes) as f64 / dt,
+                bytes_per_sec: (snap.bytes - tick_base.bytes) as f64 / dt,
+                warming_up: now < warmup_end_ns,
+            });
+            tick_base = snap;
+            tick_t = now;
+        }
+        if finished.load(Relaxed) >= workers {
+            if !measuring {
+                disk_start = disk.and_then(sysinfo::disk_counters);
+            }
+            break;
+        }
+    }
+    ReporterOut { series, disk_start }
+}

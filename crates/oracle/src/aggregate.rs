@@ -1,0 +1,691 @@
+//! The tables a group of trace files adds up to, and their final report.
+//!
+//! An [`Analyzer`] holds everything that survives the end of a file:
+//! per-event statistics and histograms, statements, objects, hot files and
+//! blocks, the slowest waits, the timeline and one profile per database
+//! session. Analyzers of different files merge, so files can be parsed on
+//! several threads and added up afterwards; [`Analyzer::finish`] turns the
+//! tables into the serde [`TraceReport`].
+
+use crate::events::{classify_event, EventClass, IDLE_EVENTS};
+use crate::header::format_wall;
+use crate::Options;
+use dbio_model::trace::*;
+use dbio_model::Log2Buckets;
+use hdrhistogram::Histogram;
+use std::collections::{BTreeMap, HashMap};
+
+/// Distinct (file#, block#) pairs tracked at most.
+pub const MAX_BLOCKS: usize = 1 << 20;
+
+/// Highest latency the percentile histograms hold, µs (about 11.6 days).
+const HDR_MAX_US: u64 = 1_000_000_000_000;
+
+/// Running statistics of one event.
+#[derive(Debug)]
+pub struct EventAgg {
+    pub(crate) name: String,
+    pub(crate) class: EventClass,
+    count: u64,
+    total: i64,
+    min: i64,
+    max: i64,
+    zeros: u64,
+    hdr: Histogram<u64>,
+    log2: Log2Buckets,
+    sizes: Vec<(i64, Log2Buckets, i64)>,
+    tiers: [TierCell; 3],
+    pub(crate) in_calls: (u64, i64),
+    pub(crate) between: (u64, i64),
+}
+
+impl EventAgg {
+    fn new(name: String) -> Self {
+        Self {
+            class: classify_event(&name),
+            name,
+            count: 0,
+            total: 0,
+            min: i64::MAX,
+            max: i64::MIN,
+            zeros: 0,
+            hdr: Histogram::new_with_bounds(1, HDR_MAX_US, 2).expect("valid HDR bounds"),
+            log2: Log2Buckets::default(),
+            sizes: Vec::new(),
+            tiers: [TierCell::default(); 3],
+            in_calls: (0, 0),
+            between: (0, 0),
+        }
+    }
+
+    /// Adds one wait (µs). `size` is the I/O size in blocks for multiblock
+    /// events; `tier` 0, 1 or 2.
+    #[inline]
+    pub(crate) fn record(&mut self, ela: i64, size: Option<i64>, tier: Option<usize>) {
+        self.count += 1;
+        self.total = self.total.saturating_add(ela);
+        self.min = self.min.min(ela);
+        self.max = self.max.max(ela);
+        let us = ela.max(0) as u64;
+        if us == 0 {
+            self.zeros += 1;
+        }
+        self.hdr.saturating_record(us.min(HDR_MAX_US));
+        self.log2.record_us(us);
+        if let Some(s) = size {
+            match self.sizes.iter_mut().find(|x| x.0 == s) {
+                Some(x) => {
+                    x.1.record_us(us);
+                    x.2 = x.2.saturating_add(ela);
+                }
+                None => {
+                    let mut b = Log2Buckets::default();
+                    b.record_us(us);
+                    self.sizes.push((s, b, ela));
+                }
+            }
+        }
+        if let Some(t) = tier {
+            self.tiers[t].count += 1;
+            self.tiers[t].total_us = self.tiers[t].total_us.saturating_add(ela);
+        }
+    }
+
+    fn merge(&mut self, o: EventAgg) {
+        self.count += o.count;
+        self.total = self.total.saturating_add(o.total);
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.zeros += o.zeros;
+        let _ = self.hdr.add(&o.hdr);
+        self.log2.merge(&o.log2);
+        for (s, b, t) in o.sizes {
+            match self.sizes.iter_mut().find(|x| x.0 == s) {
+                Some(x) => {
+                    x.1.merge(&b);
+                    x.2 = x.2.saturating_add(t);
+                }
+                None => self.sizes.push((s, b, t)),
+            }
+        }
+        for (a, b) in self.tiers.iter_mut().zip(o.tiers) {
+            a.count += b.count;
+            a.total_us = a.total_us.saturating_add(b.total_us);
+        }
+        self.in_calls.0 += o.in_calls.0;
+        self.in_calls.1 = self.in_calls.1.saturating_add(o.in_calls.1);
+        self.between.0 += o.between.0;
+        self.between.1 = self.between.1.saturating_add(o.between.1);
+    }
+}
+
+/// Waits of one event (by id) in a statement or object.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct WaitCell {
+    pub(crate) event: u32,
+    pub(crate) count: u64,
+    pub(crate) total: i64,
+    pub(crate) max: i64,
+}
+
+pub(crate) fn add_wait(v: &mut Vec<WaitCell>, event: u32, ela: i64) {
+    match v.iter_mut().find(|w| w.event == event) {
+        Some(w) => {
+            w.count += 1;
+            w.total = w.total.saturating_add(ela);
+            w.max = w.max.max(ela);
+        }
+        None => v.push(WaitCell {
+            event,
+            count: 1,
+            total: ela,
+            max: ela,
+        }),
+    }
+}
+
+/// Running totals of one statement.
+#[derive(Debug, Default)]
+pub(crate) struct StmtAgg {
+    pub(crate) stats: StatementStats,
+    pub(crate) waits: Vec<WaitCell>,
+}
+
+/// Running totals of one object.
+#[derive(Debug, Default)]
+pub(crate) struct ObjAgg {
+    pub(crate) count: u64,
+    pub(crate) total: i64,
+    pub(crate) waits: Vec<WaitCell>,
+}
+
+/// One timeline second.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Point {
+    pub(crate) waits: u64,
+    pub(crate) wait_us: i64,
+    pub(crate) io_waits: u64,
+    pub(crate) io_us: i64,
+    pub(crate) io_max: i64,
+}
+
+impl Point {
+    fn add(&mut self, o: &Point) {
+        self.waits += o.waits;
+        self.wait_us = self.wait_us.saturating_add(o.wait_us);
+        self.io_waits += o.io_waits;
+        self.io_us = self.io_us.saturating_add(o.io_us);
+        self.io_max = self.io_max.max(o.io_max);
+    }
+}
+
+/// Profile totals summed over sessions.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Totals {
+    pub(crate) top_depth: u32,
+    pub(crate) top_calls: u64,
+    pub(crate) calls_e: i64,
+    pub(crate) cpu: i64,
+    pub(crate) claimed: i64,
+    pub(crate) between: i64,
+    pub(crate) idle_between: i64,
+    pub(crate) clock_span: i64,
+    pub(crate) commits: u64,
+    pub(crate) rollbacks: u64,
+    pub(crate) errors: u64,
+    pub(crate) notes: Vec<String>,
+}
+
+/// Everything a group of files adds up to.
+#[derive(Debug)]
+pub struct Analyzer {
+    pub(crate) opts: Options,
+    pub(crate) events: Vec<EventAgg>,
+    event_ix: HashMap<Vec<u8>, u32>,
+    last_event: (Vec<u8>, u32),
+    pub(crate) stmts: Vec<StmtAgg>,
+    pub(crate) stmt_ix: HashMap<String, u32>,
+    pub(crate) objects: HashMap<i64, ObjAgg>,
+    pub(crate) hot_files: HashMap<i64, FileHotSpot>,
+    pub(crate) blocks: HashMap<(i64, i64), (u64, i64)>,
+    pub(crate) blocks_complete: bool,
+    pub(crate) slowest: Vec<SlowWait>,
+    pub(crate) timeline_wall: BTreeMap<i64, Point>,
+    pub(crate) timeline_rel: BTreeMap<i64, Point>,
+    pub(crate) files: Vec<TraceFileInfo>,
+    pub(crate) sessions: Vec<SessionProfile>,
+    pub(crate) totals: Totals,
+}
+
+impl Analyzer {
+    /// An empty analyzer.
+    pub fn new(opts: &Options) -> Self {
+        Self {
+            opts: opts.clone(),
+            events: Vec::new(),
+            event_ix: HashMap::new(),
+            last_event: (Vec::new(), u32::MAX),
+            stmts: Vec::new(),
+            stmt_ix: HashMap::new(),
+            objects: HashMap::new(),
+            hot_files: HashMap::new(),
+            blocks: HashMap::new(),
+            blocks_complete: true,
+            slowest: Vec::new(),
+            timeline_wall: BTreeMap::new(),
+            timeline_rel: BTreeMap::new(),
+            files: Vec::new(),
+            sessions: Vec::new(),
+            totals: Totals::default(),
+        }
+    }
+
+    /// Id of an event name, adding it on first sight.
+    #[inline]
+    pub(crate) fn event_id(&mut self, name: &[u8]) -> u32 {
+        if self.last_event.1 != u32::MAX && self.last_event.0 == name {
+            return self.last_event.1;
+        }
+        let id = match self.event_ix.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.events.len() as u32;
+                self.events.push(EventAgg::new(String::from_utf8_lossy(name).into_owned()));
+                self.event_ix.insert(name.to_vec(), id);
+                id
+            }
+        };
+        self.last_event.0.clear();
+        self.last_event.0.extend_from_slice(name);
+        self.last_event.1 = id;
+        id
+    }
+
+    /// Id of a statement key, adding it on first sight.
+    pub(crate) fn stmt_id(&mut self, key: &str, init: impl FnOnce(&mut StatementStats)) -> u32 {
+        if let Some(&id) = self.stmt_ix.get(key) {
+            return id;
+        }
+        let id = self.stmts.len() as u32;
+        let mut s = StmtAgg::default();
+        s.stats.key = key.to_string();
+        init(&mut s.stats);
+        self.stmts.push(s);
+        self.stmt_ix.insert(key.to_string(), id);
+        id
+    }
+
+    /// Counts settled waits into the events' in-call / between-call split.
+    /// Also adds them to the session's in-call / between-call totals.
+    pub(crate) fn settle(&mut self, sess: &mut crate::session::Session, settled: &mut Vec<crate::session::Settled>) {
+        for (ev, ela, inside) in settled.drain(..) {
+            let Some(e) = self.events.get_mut(ev as usize) else { continue };
+            if inside {
+                sess.claimed_us = sess.claimed_us.saturating_add(ela);
+            } else {
+                sess.between_us = sess.between_us.saturating_add(ela);
+                if e.class.idle {
+                    sess.idle_between_us = sess.idle_between_us.saturating_add(ela);
+                }
+            }
+            let cell = if inside { &mut e.in_calls } else { &mut e.between };
+            cell.0 += 1;
+            cell.1 = cell.1.saturating_add(ela);
+        }
+    }
+
+    /// Offers a wait to the slowest-waits table.
+    #[inline]
+    pub(crate) fn offer_slow(&mut self, ela: i64, make: impl FnOnce() -> SlowWait) {
+        let top = self.opts.top;
+        if top == 0 {
+            return;
+        }
+        if self.slowest.len() >= top && self.slowest.last().is_some_and(|m| m.ela_us >= ela) {
+            return;
+        }
+        let w = make();
+        let at = self.slowest.partition_point(|x| x.ela_us >= w.ela_us);
+        self.slowest.insert(at, w);
+        self.slowest.truncate(top);
+    }
+
+    /// Adds another analyzer's tables (another file) into this one.
+    pub fn merge(&mut self, mut o: Analyzer) {
+        let mut ev_map = Vec::with_capacity(o.events.len());
+        for e in o.events.drain(..) {
+            let id = self.event_id(e.name.as_bytes());
+            ev_map.push(id);
+            self.events[id as usize].merge(e);
+        }
+        let remap = |v: Vec<WaitCell>| -> Vec<WaitCell> {
+            v.into_iter()
+                .map(|w| WaitCell {
+                    event: ev_map[w.event as usize],
+                    ..w
+                })
+                .collect()
+        };
+        for s in o.stmts.drain(..) {
+            let id = self.stmt_id(&s.stats.key.clone(), |_| {});
+            let t = &mut self.stmts[id as usize];
+            let (a, b) = (&mut t.stats, &s.stats);
+            if a.text.is_empty() {
+                a.text = b.text.clone();
+            }
+            a.sql_id = a.sql_id.take().or(b.sql_id.clone());
+            a.hash_value = a.hash_value.or(b.hash_value);
+            a.plan_hash = b.plan_hash.or(a.plan_hash);
+            a.depth = a.depth.max(b.depth);
+            a.parses += b.parses;
+            a.execs += b.execs;
+            a.fetches += b.fetches;
+            a.other_calls += b.other_calls;
+            a.misses += b.misses;
+            a.elapsed_us = a.elapsed_us.saturating_add(b.elapsed_us);
+            a.cpu_us = a.cpu_us.saturating_add(b.cpu_us);
+            a.rows = a.rows.saturating_add(b.rows);
+            a.physical_reads = a.physical_reads.saturating_add(b.physical_reads);
+            a.buffer_gets = a.buffer_gets.saturating_add(b.buffer_gets);
+            a.errors += b.errors;
+            for w in remap(s.waits) {
+                merge_cell(&mut t.waits, w);
+            }
+        }
+        for (k, v) in o.objects.drain() {
+            let t = self.objects.entry(k).or_default();
+            t.count += v.count;
+            t.total = t.total.saturating_add(v.total);
+            for w in remap(v.waits) {
+                merge_cell(&mut t.waits, w);
+            }
+        }
+        for (k, v) in o.hot_files.drain() {
+            let t = self.hot_files.entry(k).or_insert(FileHotSpot {
+                file: k,
+                ..FileHotSpot::default()
+            });
+            t.count += v.count;
+            t.total_us = t.total_us.saturating_add(v.total_us);
+            t.blocks = t.blocks.saturating_add(v.blocks);
+        }
+        self.blocks_complete &= o.blocks_complete;
+        for (k, (c, t)) in o.blocks.drain() {
+            if let Some(x) = self.blocks.get_mut(&k) {
+                x.0 += c;
+                x.1 = x.1.saturating_add(t);
+            } else if self.blocks.len() < MAX_BLOCKS {
+                self.blocks.insert(k, (c, t));
+            } else {
+                self.blocks_complete = false;
+            }
+        }
+        for w in o.slowest.drain(..) {
+            let ela = w.ela_us;
+            self.offer_slow(ela, || w);
+        }
+        for (k, p) in &o.timeline_wall {
+            self.timeline_wall.entry(*k).or_default().add(p);
+        }
+        for (k, p) in &o.timeline_rel {
+            self.timeline_rel.entry(*k).or_default().add(p);
+        }
+        self.files.append(&mut o.files);
+        self.sessions.append(&mut o.sessions);
+        let (a, b) = (&mut self.totals, o.totals);
+        a.top_depth = a.top_depth.max(b.top_depth);
+        a.top_calls += b.top_calls;
+        a.calls_e = a.calls_e.saturating_add(b.calls_e);
+        a.cpu = a.cpu.saturating_add(b.cpu);
+        a.claimed = a.claimed.saturating_add(b.claimed);
+        a.between = a.between.saturating_add(b.between);
+        a.idle_between = a.idle_between.saturating_add(b.idle_between);
+        a.clock_span = a.clock_span.saturating_add(b.clock_span);
+        a.commits += b.commits;
+        a.rollbacks += b.rollbacks;
+        a.errors += b.errors;
+        a.notes.extend(b.notes);
+    }
+
+    /// Turns the tables into the report.
+    pub fn finish(self, label: &str) -> TraceReport {
+        let Analyzer {
+            opts,
+            events,
+            stmts,
+            objects,
+            hot_files,
+            blocks,
+            blocks_complete,
+            slowest,
+            timeline_wall,
+            timeline_rel,
+            files,
+            sessions,
+            totals,
+            ..
+        } = self;
+        let names: Vec<String> = events.iter().map(|e| e.name.clone()).collect();
+        let cells = |v: Vec<WaitCell>| -> Vec<WaitAgg> {
+            let mut out: Vec<WaitAgg> = v
+                .into_iter()
+                .map(|w| WaitAgg {
+                    event: names.get(w.event as usize).cloned().unwrap_or_default(),
+                    count: w.count,
+                    total_us: w.total,
+                    max_us: w.max,
+                })
+                .collect();
+            out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
+            out
+        };
+
+        // Profile.
+        let t = &totals;
+        let r = t.calls_e.saturating_add(t.between);
+        let unaccounted = t.calls_e - t.cpu - t.claimed;
+        let share = |x: i64| if r != 0 { x as f64 / r as f64 } else { 0.0 };
+        let mut lines = vec![ProfileLine {
+            name: "CPU".into(),
+            kind: ProfileKind::Cpu,
+            count: t.top_calls,
+            total_us: t.cpu,
+            share: share(t.cpu),
+        }];
+        for e in &events {
+            if e.class.idle {
+                if e.between.0 > 0 {
+                    lines.push(ProfileLine {
+                        name: e.name.clone(),
+                        kind: ProfileKind::Idle,
+                        count: e.between.0,
+                        total_us: e.between.1,
+                        share: share(e.between.1),
+                    });
+                }
+                if e.in_calls.0 > 0 {
+                    lines.push(ProfileLine {
+                        name: format!("{} (inside calls)", e.name),
+                        kind: ProfileKind::Wait,
+                        count: e.in_calls.0,
+                        total_us: e.in_calls.1,
+                        share: share(e.in_calls.1),
+                    });
+                }
+            } else {
+                let total = e.in_calls.1 + e.between.1;
+                lines.push(ProfileLine {
+                    name: e.name.clone(),
+                    kind: ProfileKind::Wait,
+                    count: e.in_calls.0 + e.between.0,
+                    total_us: total,
+                    share: share(total),
+                });
+            }
+        }
+        lines.push(ProfileLine {
+            name: "unaccounted-for".into(),
+            kind: ProfileKind::Unaccounted,
+            count: 0,
+            total_us: unaccounted,
+            share: share(unaccounted),
+        });
+        lines.sort_by(|a, b| b.total_us.abs().cmp(&a.total_us.abs()).then(a.name.cmp(&b.name)));
+        let profile = ResponseProfile {
+            response_time_us: r,
+            busy_time_us: r - t.idle_between,
+            top_depth: t.top_depth,
+            top_calls: t.top_calls,
+            calls_elapsed_us: t.calls_e,
+            cpu_us: t.cpu,
+            waits_in_calls_us: t.claimed,
+            waits_between_calls_us: t.between - t.idle_between,
+            idle_between_calls_us: t.idle_between,
+            unaccounted_us: unaccounted,
+            clock_span_us: t.clock_span,
+            commits: t.commits,
+            rollbacks: t.rollbacks,
+            errors: t.errors,
+            lines,
+            notes: t.notes.clone(),
+        };
+
+        // Events, histograms, tiers.
+        let mut ev_out = Vec::new();
+        let mut io_h = Vec::new();
+        let mut size_h = Vec::new();
+        let mut tiers = Vec::new();
+        for e in events {
+            let q = |p: f64| if e.count > 0 { e.hdr.value_at_quantile(p) } else { 0 };
+            ev_out.push(EventStats {
+                name: e.name.clone(),
+                idle: e.class.idle,
+                io: e.class.io,
+                count: e.count,
+                total_us: e.total,
+                mean_us: if e.count > 0 { e.total as f64 / e.count as f64 } else { 0.0 },
+                min_us: if e.count > 0 { e.min } else { 0 },
+                max_us: if e.count > 0 { e.max } else { 0 },
+                p50_us: q(0.5),
+                p90_us: q(0.9),
+                p99_us: q(0.99),
+                p999_us: q(0.999),
+                zero_count: e.zeros,
+                in_calls_us: e.in_calls.1,
+                between_calls_us: e.between.1,
+            });
+            if e.class.io {
+                io_h.push(IoHistogram {
+                    event: e.name.clone(),
+                    buckets: e.log2.clone(),
+                    total_us: e.total,
+                });
+                tiers.push(TierRow {
+                    event: e.name.clone(),
+                    page_cache: e.tiers[0],
+                    storage_cache: e.tiers[1],
+                    device: e.tiers[2],
+                });
+            }
+            let mut sizes = e.sizes;
+            sizes.sort_by_key(|s| s.0);
+            for (blocks, buckets, total) in sizes {
+                size_h.push(SizeHistogram {
+                    event: e.name.clone(),
+                    blocks,
+                    buckets,
+                    total_us: total,
+                });
+            }
+        }
+        ev_out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+        io_h.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
+        tiers.sort_by(|a, b| {
+            let t = |r: &TierRow| r.page_cache.total_us + r.storage_cache.total_us + r.device.total_us;
+            t(b).cmp(&t(a)).then(a.event.cmp(&b.event))
+        });
+        size_h.sort_by(|a, b| a.event.cmp(&b.event).then(a.blocks.cmp(&b.blocks)));
+
+        let mut statements: Vec<StatementStats> = stmts
+            .into_iter()
+            .map(|s| {
+                let mut st = s.stats;
+                st.waits = cells(s.waits);
+                st.wait_us = st.waits.iter().map(|w| w.total_us).sum();
+                st
+            })
+            .collect();
+        statements.sort_by(|a, b| b.elapsed_us.cmp(&a.elapsed_us).then(b.wait_us.cmp(&a.wait_us)).then(a.key.cmp(&b.key)));
+
+        let mut objs: Vec<ObjectStats> = objects
+            .into_iter()
+            .map(|(obj, o)| ObjectStats {
+                obj,
+                count: o.count,
+                total_us: o.total,
+                waits: cells(o.waits),
+            })
+            .collect();
+        objs.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.obj.cmp(&b.obj)));
+        objs.truncate(opts.top.max(1) * 5);
+
+        let mut hf: Vec<FileHotSpot> = hot_files.into_values().collect();
+        hf.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.file.cmp(&b.file)));
+        let mut hb: Vec<BlockHotSpot> = blocks
+            .into_iter()
+            .filter(|(_, (c, _))| *c > 1)
+            .map(|((file, block), (count, total_us))| BlockHotSpot {
+                file,
+                block,
+                count,
+                total_us,
+            })
+            .collect();
+        hb.sort_by(|a, b| b.count.cmp(&a.count).then(b.total_us.cmp(&a.total_us)).then((a.file, a.block).cmp(&(b.file, b.block))));
+        hb.truncate(opts.top.max(1));
+
+        let timeline = make_timeline(&opts, timeline_wall, timeline_rel);
+
+        TraceReport {
+            schema_version: TRACE_SCHEMA_VERSION,
+            label: label.to_string(),
+            settings: TraceSettings {
+                page_cache_max_ns: opts.page_cache_max_ns,
+                storage_cache_max_ns: opts.storage_cache_max_ns,
+                thresholds_from: opts.thresholds_from.clone(),
+                interval_s: timeline.interval_s,
+                top: opts.top,
+                block_size: opts.block_size,
+                idle_events: IDLE_EVENTS.iter().map(|s| s.to_string()).collect(),
+            },
+            files,
+            profile,
+            events: ev_out,
+            io_histograms: io_h,
+            size_histograms: size_h,
+            tiers,
+            statements,
+            objects: objs,
+            hot_files: hf,
+            hot_blocks: hb,
+            hot_blocks_complete: blocks_complete,
+            slowest_waits: slowest,
+            sessions,
+            timeline,
+        }
+    }
+}
+
+fn merge_cell(v: &mut Vec<WaitCell>, w: WaitCell) {
+    match v.iter_mut().find(|x| x.event == w.event) {
+        Some(x) => {
+            x.count += w.count;
+            x.total = x.total.saturating_add(w.total);
+            x.max = x.max.max(w.max);
+        }
+        None => v.push(w),
+    }
+}
+
+fn make_timeline(opts: &Options, wall: BTreeMap<i64, Point>, rel: BTreeMap<i64, Point>) -> Timeline {
+    let (map, wall_clock) = if wall.is_empty() { (rel, false) } else { (wall, true) };
+    let span = match (map.keys().next(), map.keys().next_back()) {
+        (Some(a), Some(b)) => b - a,
+        _ => 0,
+    };
+    let interval = opts.interval_s.unwrap_or(if span <= 900 {
+        1
+    } else if span <= 86_400 {
+        60
+    } else {
+        3600
+    });
+    let interval = interval.max(1);
+    let mut buckets: BTreeMap<i64, Point> = BTreeMap::new();
+    for (sec, p) in map {
+        buckets.entry(sec.div_euclid(interval as i64)).or_default().add(&p);
+    }
+    let points = buckets
+        .into_iter()
+        .map(|(k, p)| {
+            let start_s = k * interval as i64;
+            TimelinePoint {
+                start: if wall_clock {
+                    format_wall(start_s.saturating_mul(1_000_000))
+                } else {
+                    format!("+{start_s}")
+                },
+                waits: p.waits,
+                wait_us: p.wait_us,
+                io_waits: p.io_waits,
+                io_us: p.io_us,
+                io_max_us: p.io_max,
+            }
+        })
+        .collect();
+    Timeline {
+        interval_s: interval,
+        wall_clock,
+        points,
+    }
+}

@@ -1,0 +1,234 @@
+//! Byte-level scanning: line splitting and number parsing.
+//!
+//! A trace can be gigabytes long and its lines are short, so this layer works
+//! on borrowed byte slices and never allocates per line: lines come out of
+//! one reusable buffer ([`LineReader`]), fields are sub-slices of the line and
+//! numbers are parsed in place. Nothing here panics on malformed input:
+//! parsers return `None` and overflow saturates.
+
+use std::io::{self, Read};
+
+/// Longest line kept whole; the rest of a longer line is dropped (counted).
+pub const MAX_LINE: usize = 1 << 20;
+
+const READ_CHUNK: usize = 256 * 1024;
+
+/// Streams lines out of any reader with one reusable buffer.
+///
+/// Memory stays at about `MAX_LINE + READ_CHUNK` whatever the input size.
+/// The trailing `\n` and a `\r` before it are removed.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// Dropping the rest of an over-long line until its newline.
+    skipping: bool,
+    /// Lines cut at [`MAX_LINE`].
+    pub truncated: u64,
+    /// Bytes read from `inner`.
+    pub bytes: u64,
+}
+
+impl<R: Read> LineReader<R> {
+    /// Wraps a reader.
+    pub fn new(inner: R) -> Self {
+        Self {
+            inner,
+            buf: vec![0; MAX_LINE + READ_CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+            skipping: false,
+            truncated: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Calls `f` for every line, in order. Stops at end of input or at the
+    /// first read error.
+    pub fn for_each_line(&mut self, mut f: impl FnMut(&[u8])) -> io::Result<()> {
+        loop {
+            // Emit all complete lines in the buffer.
+            while self.start < self.end {
+                let window = &self.buf[self.start..self.end];
+                match memchr::memchr(b'\n', window) {
+                    Some(i) => {
+                        let line_end = self.start + i;
+                        if self.skipping {
+                            self.skipping = false;
+                        } else {
+                            f(trim_cr(&self.buf[self.start..line_end]));
+                        }
+                        self.start = line_end + 1;
+                    }
+                    None => break,
+                }
+            }
+            if self.eof {
+                if self.start < self.end && !self.skipping {
+                    f(trim_cr(&self.buf[self.start..self.end]));
+                }
+                self.start = self.end;
+                return Ok(());
+            }
+            // Move the partial line to the front and refill.
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end >= MAX_LINE {
+                // An over-long line: keep its first MAX_LINE bytes.
+                if !self.skipping {
+                    f(trim_cr(&self.buf[..MAX_LINE]));
+                    self.truncated += 1;
+                }
+                self.skipping = true;
+                self.end = 0;
+            }
+            let n = loop {
+                match self.inner.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(e),
+                }
+            };
+            if n == 0 {
+                self.eof = true;
+            }
+            self.end += n;
+            self.bytes += n as u64;
+        }
+    }
+}
+
+fn trim_cr(line: &[u8]) -> &[u8] {
+    match line.last() {
+        Some(b'\r') => &line[..line.len() - 1],
+        _ => line,
+    }
+}
+
+/// Parses a signed decimal integer at the start of `s` (after optional
+/// blanks). Returns the value and the number of bytes consumed, or `None`
+/// when no digit follows. Overflow saturates.
+#[inline]
+pub fn parse_int_prefix(s: &[u8]) -> Option<(i64, usize)> {
+    let mut i = 0;
+    while i < s.len() && s[i] == b' ' {
+        i += 1;
+    }
+    let neg = i < s.len() && s[i] == b'-';
+    if neg {
+        i += 1;
+    }
+    let digits_start = i;
+    let mut v: i64 = 0;
+    while i < s.len() {
+        let d = s[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.saturating_mul(10).saturating_add(d as i64);
+        i += 1;
+    }
+    if i == digits_start {
+        return None;
+    }
+    Some((if neg { -v } else { v }, i))
+}
+
+/// Parses a whole slice as a signed integer (blanks around it allowed).
+#[inline]
+pub fn parse_int(s: &[u8]) -> Option<i64> {
+    let (v, n) = parse_int_prefix(s)?;
+    if s[n..].iter().all(|&b| b == b' ') {
+        Some(v)
+    } else {
+        None
+    }
+}
+
+/// Parses an unsigned cursor number such as the `123` of `#123:`.
+#[inline]
+pub fn parse_u64_prefix(s: &[u8]) -> (u64, usize) {
+    let mut v: u64 = 0;
+    let mut i = 0;
+    while i < s.len() {
+        let d = s[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v.saturating_mul(10).saturating_add(d as u64);
+        i += 1;
+    }
+    (v, i)
+}
+
+/// Trims ASCII blanks at both ends.
+#[inline]
+pub fn trim(s: &[u8]) -> &[u8] {
+    let mut a = 0;
+    let mut b = s.len();
+    while a < b && s[a].is_ascii_whitespace() {
+        a += 1;
+    }
+    while b > a && s[b - 1].is_ascii_whitespace() {
+        b -= 1;
+    }
+    &s[a..b]
+}
+
+/// Iterates over `key=value` pairs separated by `sep` (`,` in call lines,
+/// ` ` in PARSING IN CURSOR lines). A pair without `=` yields an empty value.
+pub fn pairs(s: &[u8], sep: u8) -> impl Iterator<Item = (&[u8], &[u8])> {
+    s.split(move |&b| b == sep).filter(|p| !p.is_empty()).map(|p| {
+        match memchr::memchr(b'=', p) {
+            Some(i) => (trim(&p[..i]), &p[i + 1..]),
+            None => (trim(p), &p[p.len()..]),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(data: &[u8]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        LineReader::new(data)
+            .for_each_line(|l| out.push(l.to_vec()))
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn splits_lines_lf_crlf_and_unterminated() {
+        let l = lines_of(b"a\r\nb\n\nc");
+        assert_eq!(l, vec![b"a".to_vec(), b"b".to_vec(), b"".to_vec(), b"c".to_vec()]);
+    }
+
+    #[test]
+    fn cuts_over_long_lines() {
+        let mut data = vec![b'x'; MAX_LINE + 10];
+        data.extend_from_slice(b"\nnext\n");
+        let mut r = LineReader::new(&data[..]);
+        let mut out = Vec::new();
+        r.for_each_line(|l| out.push(l.len())).unwrap();
+        assert_eq!(out, vec![MAX_LINE, 4]);
+        assert_eq!(r.truncated, 1);
+    }
+
+    #[test]
+    fn parses_numbers() {
+        assert_eq!(parse_int_prefix(b" 335 file"), Some((335, 4)));
+        assert_eq!(parse_int_prefix(b"-4288151550"), Some((-4288151550, 11)));
+        assert_eq!(parse_int_prefix(b"x"), None);
+        assert_eq!(parse_int_prefix(b"-"), None);
+        assert_eq!(parse_int(b"99999999999999999999999"), Some(i64::MAX));
+        assert_eq!(parse_int(b"60 68979"), None);
+        assert_eq!(parse_u64_prefix(b"139623166535832:"), (139623166535832, 15));
+    }
+}

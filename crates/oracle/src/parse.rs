@@ -1,0 +1,540 @@
+//! Reading one trace file: the line-by-line state machine.
+//!
+//! Keeps what only matters while the file is read (the mode: SQL text,
+//! BINDS block, PARSE ERROR text; the database sessions with their cursor
+//! tables and pending waits; the header facts) and feeds every record into
+//! the [`Analyzer`]'s tables. At the end of the file each session's profile
+//! is settled and added to the analyzer's totals.
+
+use crate::aggregate::{add_wait, Analyzer, Point, MAX_BLOCKS};
+use crate::header::{parse_timestamp, release_of};
+use crate::lexer::{trim, LineReader};
+use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
+use crate::session::{CursorState, Session, Settled};
+use crate::Units;
+use dbio_model::trace::{SessionProfile, SlowWait, TraceFileInfo, TraceUnits};
+use std::collections::HashMap;
+use std::io::{self, Read};
+
+/// Header lines looked at for the release; later unknown lines are skipped.
+const HEADER_LINES: u64 = 200;
+/// Statement text kept per statement, characters.
+const TEXT_MAX: usize = 300;
+/// Line numbers of skipped lines kept per file.
+const SKIPPED_KEPT: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Normal,
+    /// SQL text after PARSING IN CURSOR; the statement whose text is still
+    /// being captured, if any.
+    SqlText(Option<u32>),
+    Binds,
+    ErrorText,
+}
+
+/// Parses one file into `an`.
+pub fn parse_into<R: Read>(an: &mut Analyzer, path: &str, reader: R) -> io::Result<()> {
+    let mut p = FileParser::new(an, path);
+    let mut lr = LineReader::new(reader);
+    let res = lr.for_each_line(|line| p.line(line));
+    p.info.bytes = lr.bytes;
+    p.info.truncated_lines = lr.truncated;
+    p.finish();
+    res
+}
+
+struct FileParser<'a> {
+    an: &'a mut Analyzer,
+    path: String,
+    info: TraceFileInfo,
+    mode: Mode,
+    in_header: bool,
+    scale: i64,
+    units_fixed: bool,
+    sessions: Vec<Session>,
+    session_ix: HashMap<String, usize>,
+    cur: usize,
+    pid: Option<u64>,
+    sid: Option<String>,
+    pid_sid: HashMap<u64, String>,
+    settled: Vec<Settled>,
+    tim_checked: bool,
+}
+
+impl<'a> FileParser<'a> {
+    fn new(an: &'a mut Analyzer, path: &str) -> Self {
+        let (scale, units, from, fixed) = match an.opts.units {
+            Units::Auto => (1, TraceUnits::Microseconds, "default", false),
+            Units::Microseconds => (1, TraceUnits::Microseconds, "option", true),
+            Units::Centiseconds => (10_000, TraceUnits::Centiseconds, "option", true),
+        };
+        let mut session_ix = HashMap::new();
+        session_ix.insert("main".to_string(), 0);
+        Self {
+            an,
+            path: path.to_string(),
+            info: TraceFileInfo {
+                path: path.to_string(),
+                units,
+                units_from: from.into(),
+                tim_kind: "unknown".into(),
+                ..TraceFileInfo::default()
+            },
+            mode: Mode::Normal,
+            in_header: true,
+            scale,
+            units_fixed: fixed,
+            sessions: vec![Session::new("main".into())],
+            session_ix,
+            cur: 0,
+            pid: None,
+            sid: None,
+            pid_sid: HashMap::new(),
+            settled: Vec::new(),
+            tim_checked: false,
+        }
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        self.info.lines += 1;
+        match self.mode {
+            Mode::Normal => {}
+            Mode::SqlText(target) => {
+                if line.starts_with(b"END OF STMT") {
+                    self.mode = Mode::Normal;
+                    return;
+                }
+                // A file cut inside the text: a record ends the capture.
+                let record_start = line.starts_with(b"PARSING IN CURSOR #")
+                    || line.starts_with(b"PARSE #")
+                    || line.starts_with(b"EXEC #")
+                    || line.starts_with(b"WAIT #");
+                if !record_start {
+                    if let Some(id) = target {
+                        self.capture_text(id, line);
+                    }
+                    return;
+                }
+                self.mode = Mode::Normal;
+            }
+            Mode::Binds | Mode::ErrorText => {
+                let rec = classify(line);
+                match rec {
+                    Record::Indented | Record::Blank | Record::Other => return,
+                    Record::Stars(s) => {
+                        self.stars(s);
+                        return;
+                    }
+                    _ => self.mode = Mode::Normal,
+                }
+                self.record(rec, line);
+                return;
+            }
+        }
+        let rec = classify(line);
+        self.record(rec, line);
+    }
+
+    fn record(&mut self, rec: Record<'_>, line: &[u8]) {
+        match rec {
+            Record::Wait(w) => {
+                self.body();
+                self.info.wait_lines += 1;
+                self.wait(w);
+            }
+            Record::Call(kind, c) => {
+                self.body();
+                self.info.call_lines += 1;
+                self.call(kind, c);
+            }
+            Record::Parsing(p) => {
+                self.body();
+                self.parsing(p);
+            }
+            Record::EndOfStmt | Record::Stat | Record::Known | Record::Blank => {}
+            Record::ParseError => {
+                self.body();
+                self.mode = Mode::ErrorText;
+            }
+            Record::Binds => {
+                self.body();
+                self.mode = Mode::Binds;
+            }
+            Record::Error(cursor) => {
+                self.body();
+                let s = &mut self.sessions[self.cur];
+                s.errors += 1;
+                if let Some(cs) = s.cursors.get(&cursor) {
+                    if let Some(st) = self.an.stmts.get_mut(cs.stmt as usize) {
+                        st.stats.errors += 1;
+                    }
+                }
+            }
+            Record::Xctend(rollback) => {
+                self.body();
+                let s = &mut self.sessions[self.cur];
+                if rollback {
+                    s.rollbacks += 1;
+                } else {
+                    s.commits += 1;
+                }
+            }
+            Record::Stars(s) => self.stars(s),
+            Record::Indented | Record::Other => {
+                if self.in_header && self.info.lines <= HEADER_LINES {
+                    if let Some((major, text)) = release_of(line) {
+                        self.info.release = Some(text);
+                        if !self.units_fixed {
+                            self.info.units_from = "banner".into();
+                            if major < 9 {
+                                self.scale = 10_000;
+                                self.info.units = TraceUnits::Centiseconds;
+                            } else {
+                                self.scale = 1;
+                                self.info.units = TraceUnits::Microseconds;
+                            }
+                        }
+                    }
+                } else {
+                    self.info.skipped_lines += 1;
+                    if self.info.skipped_line_numbers.len() < SKIPPED_KEPT {
+                        self.info.skipped_line_numbers.push(self.info.lines);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn body(&mut self) {
+        self.in_header = false;
+    }
+
+    fn stars(&mut self, s: Stars<'_>) {
+        match s {
+            Stars::Timestamp { ts, session } => {
+                if let Some(sid) = session {
+                    let sid = String::from_utf8_lossy(sid).into_owned();
+                    if let Some(pid) = self.pid {
+                        self.pid_sid.insert(pid, sid.clone());
+                    }
+                    self.sid = Some(sid);
+                    self.switch_session();
+                }
+                if let Some(wall) = parse_timestamp(ts) {
+                    self.sessions[self.cur].anchor(wall, ts);
+                }
+            }
+            Stars::Pid(pid) => {
+                self.pid = Some(pid);
+                self.sid = self.pid_sid.get(&pid).cloned();
+                self.switch_session();
+            }
+            Stars::Continued(path) => {
+                if self.info.continued_from.len() < 100 {
+                    self.info.continued_from.push(String::from_utf8_lossy(path).into_owned());
+                }
+            }
+            Stars::Other => {}
+        }
+    }
+
+    fn switch_session(&mut self) {
+        let key = match (self.pid, &self.sid) {
+            (Some(p), Some(s)) => format!("pid {p} sid {s}"),
+            (Some(p), None) => format!("pid {p}"),
+            (None, Some(s)) => s.clone(),
+            (None, None) => "main".to_string(),
+        };
+        if self.sessions[self.cur].id == key {
+            return;
+        }
+        if let Some(&i) = self.session_ix.get(&key) {
+            self.cur = i;
+            return;
+        }
+        let cur = &mut self.sessions[self.cur];
+        if !cur.active {
+            // Nothing happened under the old name: it was this session's
+            // identification block arriving in pieces.
+            self.session_ix.remove(&cur.id);
+            cur.id = key.clone();
+            self.session_ix.insert(key, self.cur);
+            return;
+        }
+        self.sessions.push(Session::new(key.clone()));
+        self.cur = self.sessions.len() - 1;
+        self.session_ix.insert(key, self.cur);
+    }
+
+    fn check_tim(&mut self, tim: i64) {
+        if self.tim_checked {
+            return;
+        }
+        let s = &mut self.sessions[self.cur];
+        if let Some((wall, true)) = s.wall_of(None) {
+            self.tim_checked = true;
+            // Anchored wall time is naive local time: allow 2 days for zones.
+            self.info.tim_kind = if (tim - wall).abs() < 2 * 86_400 * 1_000_000 {
+                "epoch".into()
+            } else {
+                "relative".into()
+            };
+        }
+    }
+
+    fn statement_for_cursor(&mut self, cursor: u64) -> Option<u32> {
+        if cursor == 0 {
+            return None;
+        }
+        if let Some(c) = self.sessions[self.cur].cursors.get(&cursor) {
+            return Some(c.stmt);
+        }
+        let key = format!("cursor #{cursor}");
+        let id = self.an.stmt_id(&key, |_| {});
+        self.sessions[self.cur].cursors.insert(cursor, CursorState { stmt: id });
+        Some(id)
+    }
+
+    fn wait(&mut self, w: Wait<'_>) {
+        let ela = w.ela.saturating_mul(self.scale);
+        let tim = w.tim.map(|t| t.saturating_mul(self.scale));
+        if let Some(t) = tim {
+            self.check_tim(t);
+        }
+        let ev = self.an.event_id(w.name);
+        let class = self.an.events[ev as usize].class;
+        let size = if class.multiblock {
+            w.size.or(w.p[class.size_param])
+        } else {
+            None
+        };
+        let tier = class.io.then(|| {
+            let ns = (ela.max(0) as u64).saturating_mul(1000);
+            if ns < self.an.opts.page_cache_max_ns {
+                0
+            } else if ns < self.an.opts.storage_cache_max_ns {
+                1
+            } else {
+                2
+            }
+        });
+        self.an.events[ev as usize].record(ela, size, tier);
+
+        let sess = &mut self.sessions[self.cur];
+        sess.wait(tim, ela, ev, w.cursor, &mut self.settled);
+        if let Some((wall, anchored)) = sess.wall_of(tim) {
+            let sec = wall.div_euclid(1_000_000);
+            let map = if anchored {
+                &mut self.an.timeline_wall
+            } else {
+                &mut self.an.timeline_rel
+            };
+            let p: &mut Point = map.entry(sec).or_default();
+            p.waits += 1;
+            p.wait_us = p.wait_us.saturating_add(ela);
+            if class.io {
+                p.io_waits += 1;
+                p.io_us = p.io_us.saturating_add(ela);
+                p.io_max = p.io_max.max(ela);
+            }
+        }
+        if !self.settled.is_empty() {
+            self.an.settle(&mut self.sessions[self.cur], &mut self.settled);
+        }
+
+        let stmt = self.statement_for_cursor(w.cursor);
+        if let Some(id) = stmt {
+            add_wait(&mut self.an.stmts[id as usize].waits, ev, ela);
+        }
+        if let Some(obj) = w.obj {
+            let o = self.an.objects.entry(obj).or_default();
+            o.count += 1;
+            o.total = o.total.saturating_add(ela);
+            add_wait(&mut o.waits, ev, ela);
+        }
+        if class.block_addressed {
+            if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
+                let f = self.an.hot_files.entry(file).or_default();
+                f.file = file;
+                f.count += 1;
+                f.total_us = f.total_us.saturating_add(ela);
+                f.blocks = f.blocks.saturating_add(w.size.unwrap_or(1).max(0) as u64);
+                if let Some(b) = self.an.blocks.get_mut(&(file, block)) {
+                    b.0 += 1;
+                    b.1 = b.1.saturating_add(ela);
+                } else if self.an.blocks.len() < MAX_BLOCKS {
+                    self.an.blocks.insert((file, block), (1, ela));
+                } else {
+                    self.an.blocks_complete = false;
+                }
+            }
+        }
+        let (path, line, sessions, cur) = (&self.path, self.info.lines, &self.sessions, self.cur);
+        let stmts = &self.an.stmts;
+        let name = &self.an.events[ev as usize].name;
+        let make = || SlowWait {
+            event: name.clone(),
+            ela_us: ela,
+            path: path.clone(),
+            line,
+            session: sessions[cur].id.clone(),
+            cursor: w.cursor,
+            statement: stmt.map(|id| stmts[id as usize].stats.key.clone()),
+            obj: w.obj,
+            p1: w.p[0],
+            p2: w.p[1],
+            p3: w.p[2],
+        };
+        let slow = if self.an.slowest.len() < self.an.opts.top || self.an.slowest.last().is_some_and(|m| m.ela_us < ela) {
+            Some(make())
+        } else {
+            None
+        };
+        if let Some(s) = slow {
+            self.an.offer_slow(ela, || s);
+        }
+    }
+
+    fn call(&mut self, kind: CallKind, c: Call) {
+        let e = c.e.saturating_mul(self.scale);
+        let cpu = c.c.saturating_mul(self.scale);
+        let tim = c.tim.map(|t| t.saturating_mul(self.scale));
+        if let Some(t) = tim {
+            self.check_tim(t);
+        }
+        let sess = &mut self.sessions[self.cur];
+        let _ = sess.wall_of(tim);
+        let events = &self.an.events;
+        sess.call(
+            c.cursor,
+            c.dep,
+            e,
+            cpu,
+            tim,
+            |id| events.get(id as usize).map(|e| e.class).unwrap_or_default(),
+            &mut self.settled,
+        );
+        if !self.settled.is_empty() {
+            self.an.settle(&mut self.sessions[self.cur], &mut self.settled);
+        }
+        if kind == CallKind::Lob {
+            return;
+        }
+        if let Some(id) = self.statement_for_cursor(c.cursor) {
+            let s = &mut self.an.stmts[id as usize].stats;
+            match kind {
+                CallKind::Parse => s.parses += 1,
+                CallKind::Exec => s.execs += 1,
+                CallKind::Fetch => s.fetches += 1,
+                _ => s.other_calls += 1,
+            }
+            if c.mis > 0 {
+                s.misses += 1;
+            }
+            s.elapsed_us = s.elapsed_us.saturating_add(e);
+            s.cpu_us = s.cpu_us.saturating_add(cpu);
+            s.rows = s.rows.saturating_add(c.r.max(0) as u64);
+            s.physical_reads = s.physical_reads.saturating_add(c.p.max(0) as u64);
+            s.buffer_gets = s.buffer_gets.saturating_add((c.cr.max(0) as u64).saturating_add(c.cu.max(0) as u64));
+            if let Some(plh) = c.plh.filter(|_| kind != CallKind::Close) {
+                s.plan_hash = u64::try_from(plh).ok();
+            }
+            s.depth = c.dep.clamp(0, u32::MAX as i64) as u32;
+        }
+    }
+
+    fn parsing(&mut self, p: Parsing<'_>) {
+        let key = match (p.sqlid, p.hv) {
+            (Some(id), _) => String::from_utf8_lossy(id).into_owned(),
+            (None, Some(hv)) => format!("hv={hv}"),
+            (None, None) => format!("cursor #{}", p.cursor),
+        };
+        let id = self.an.stmt_id(&key, |s| {
+            s.sql_id = p.sqlid.map(|x| String::from_utf8_lossy(x).into_owned());
+            s.hash_value = p.hv;
+        });
+        let st = &mut self.an.stmts[id as usize].stats;
+        st.depth = p.dep.clamp(0, u32::MAX as i64) as u32;
+        let capture = st.text.is_empty().then_some(id);
+        self.sessions[self.cur].cursors.insert(p.cursor, CursorState { stmt: id });
+        self.mode = Mode::SqlText(capture);
+    }
+
+    fn capture_text(&mut self, id: u32, line: &[u8]) {
+        let st = &mut self.an.stmts[id as usize].stats;
+        let have = st.text.chars().count();
+        if have >= TEXT_MAX {
+            self.mode = Mode::SqlText(None);
+            return;
+        }
+        let t = String::from_utf8_lossy(trim(line));
+        if t.is_empty() {
+            return;
+        }
+        if !st.text.is_empty() {
+            st.text.push(' ');
+        }
+        st.text.extend(t.chars().take(TEXT_MAX - have));
+    }
+
+    fn finish(mut self) {
+        let sessions = std::mem::take(&mut self.sessions);
+        let mut count = 0;
+        for mut s in sessions {
+            if !s.active && sessions_is_trivial(&s) {
+                continue;
+            }
+            count += 1;
+            s.settle_all(&mut self.settled);
+            self.an.settle(&mut s, &mut self.settled);
+            let d = s.top_depth();
+            let top = s.depth[d];
+            let t = &mut self.an.totals;
+            if d > 0 {
+                t.notes.push(format!(
+                    "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
+                    self.path, s.id
+                ));
+            }
+            t.top_depth = t.top_depth.max(d as u32);
+            t.top_calls += top.calls;
+            t.calls_e = t.calls_e.saturating_add(top.e);
+            t.cpu = t.cpu.saturating_add(top.c);
+            t.claimed = t.claimed.saturating_add(s.claimed_us);
+            t.between = t.between.saturating_add(s.between_us);
+            t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
+            let span = match (s.first_wall, s.last_wall) {
+                (Some(a), Some(b)) => b - a,
+                _ => 0,
+            };
+            t.clock_span = t.clock_span.saturating_add(span);
+            t.commits += s.commits;
+            t.rollbacks += s.rollbacks;
+            t.errors += s.errors;
+            self.an.sessions.push(SessionProfile {
+                path: self.path.clone(),
+                id: s.id.clone(),
+                start: s.start.clone(),
+                clock_span_us: span,
+                response_time_us: top.e.saturating_add(s.between_us),
+                cpu_us: top.c,
+                wait_us: s.wait_us,
+                idle_us: s.idle_between_us,
+                unaccounted_us: top.e - top.c - s.claimed_us,
+                top_depth: d as u32,
+                calls: s.calls(),
+                waits: s.waits,
+                commits: s.commits,
+            });
+        }
+        self.info.sessions = count;
+        let info = std::mem::take(&mut self.info);
+        self.an.files.push(info);
+    }
+}
+
+fn sessions_is_trivial(s: &Session) -> bool {
+    s.commits == 0 && s.rollbacks == 0 && s.errors == 0
+}

@@ -1,0 +1,456 @@
+//! One trace line → one typed record.
+//!
+//! Keywords are matched at the start of the line only (parsetrc matches
+//! `WAIT` anywhere, so a bind value or dump containing the word is misread).
+//! Records borrow from the line; the caller decides what a record means in
+//! context (SQL text, BINDS blocks). Parsing is total: a line that does not
+//! have the expected shape becomes [`Record::Other`], never an error.
+
+use crate::lexer::{pairs, parse_int, parse_int_prefix, parse_u64_prefix, trim};
+use memchr::memmem;
+
+/// Database call types that carry `c=`/`e=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// PARSE.
+    Parse,
+    /// EXEC.
+    Exec,
+    /// FETCH.
+    Fetch,
+    /// CLOSE (11.2+).
+    Close,
+    /// UNMAP or SORT UNMAP.
+    Unmap,
+    /// A LOB call (`LOBREAD:`, `LOBWRITE:`, ...): no cursor, user level.
+    Lob,
+}
+
+/// A database call line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Call {
+    /// Cursor number (0 for LOB calls).
+    pub cursor: u64,
+    /// CPU, trace units.
+    pub c: i64,
+    /// Elapsed, trace units.
+    pub e: i64,
+    /// Physical reads.
+    pub p: i64,
+    /// Consistent gets.
+    pub cr: i64,
+    /// Current gets.
+    pub cu: i64,
+    /// Library-cache misses.
+    pub mis: i64,
+    /// Rows.
+    pub r: i64,
+    /// Recursive depth (0 when absent).
+    pub dep: i64,
+    /// Plan hash value.
+    pub plh: Option<i64>,
+    /// Completion time, trace units.
+    pub tim: Option<i64>,
+}
+
+/// A WAIT line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wait<'a> {
+    /// Cursor number (`#0`: none).
+    pub cursor: u64,
+    /// Event name (between the quotes of `nam='...'`).
+    pub name: &'a [u8],
+    /// Wait time, trace units.
+    pub ela: i64,
+    /// The first three parameters by position (p1, p2, p3), whatever their
+    /// names (`file#`, `p1`, or empty).
+    pub p: [Option<i64>; 3],
+    /// I/O size in blocks from `blocks=` or `block cnt=`.
+    pub size: Option<i64>,
+    /// `obj#` (None when absent or -1 / 4294967295).
+    pub obj: Option<i64>,
+    /// End time of the wait, trace units.
+    pub tim: Option<i64>,
+}
+
+/// `PARSING IN CURSOR`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parsing<'a> {
+    /// Cursor number.
+    pub cursor: u64,
+    /// Recursive depth.
+    pub dep: i64,
+    /// Hash value.
+    pub hv: Option<u64>,
+    /// SQL_ID without quotes.
+    pub sqlid: Option<&'a [u8]>,
+}
+
+/// Lines starting with `***`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stars<'a> {
+    /// A line carrying a timestamp (bare, or after `*** KEY:(value)`).
+    /// `session` is set for `*** SESSION ID:(sid.serial)`.
+    Timestamp {
+        /// The timestamp text.
+        ts: &'a [u8],
+        /// `sid.serial` of a SESSION ID line.
+        session: Option<&'a [u8]>,
+    },
+    /// `*** [ Unix process pid: N ]` (trcsess).
+    Pid(u64),
+    /// `*** TRACE CONTINUED FROM FILE path ***`.
+    Continued(&'a [u8]),
+    /// Any other `***` line.
+    Other,
+}
+
+/// One classified line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record<'a> {
+    /// WAIT.
+    Wait(Wait<'a>),
+    /// A database call.
+    Call(CallKind, Call),
+    /// PARSING IN CURSOR (SQL text follows).
+    Parsing(Parsing<'a>),
+    /// END OF STMT.
+    EndOfStmt,
+    /// PARSE ERROR (statement text follows).
+    ParseError,
+    /// ERROR #c:err=...
+    Error(u64),
+    /// XCTEND; `true` for a rollback.
+    Xctend(bool),
+    /// STAT.
+    Stat,
+    /// BINDS #c: (bind detail lines follow).
+    Binds,
+    /// RPC CALL / RPC BINDS / RPC EXEC / APPNAME and other known lines that
+    /// carry no time.
+    Known,
+    /// `***` lines.
+    Stars(Stars<'a>),
+    /// `=====================` or a blank line.
+    Blank,
+    /// A line starting with a blank (bind detail, wrapped text).
+    Indented,
+    /// Anything else.
+    Other,
+}
+
+/// Classifies one line.
+#[inline]
+pub fn classify(line: &[u8]) -> Record<'_> {
+    let Some(&first) = line.first() else {
+        return Record::Blank;
+    };
+    match first {
+        b'W' if line.starts_with(b"WAIT #") => parse_wait(&line[6..]).map_or(Record::Other, Record::Wait),
+        b'F' if line.starts_with(b"FETCH #") => call(CallKind::Fetch, &line[7..]),
+        b'E' => {
+            if line.starts_with(b"EXEC #") {
+                call(CallKind::Exec, &line[6..])
+            } else if line.starts_with(b"END OF STMT") {
+                Record::EndOfStmt
+            } else if line.starts_with(b"ERROR #") {
+                Record::Error(parse_u64_prefix(&line[7..]).0)
+            } else {
+                Record::Other
+            }
+        }
+        b'P' => {
+            if line.starts_with(b"PARSE #") {
+                call(CallKind::Parse, &line[7..])
+            } else if line.starts_with(b"PARSING IN CURSOR #") {
+                Record::Parsing(parse_parsing(&line[19..]))
+            } else if line.starts_with(b"PARSE ERROR") {
+                Record::ParseError
+            } else {
+                Record::Other
+            }
+        }
+        b'C' if line.starts_with(b"CLOSE #") => call(CallKind::Close, &line[7..]),
+        b'S' => {
+            if line.starts_with(b"STAT #") {
+                Record::Stat
+            } else if line.starts_with(b"SORT UNMAP #") {
+                call(CallKind::Unmap, &line[12..])
+            } else {
+                Record::Other
+            }
+        }
+        b'U' if line.starts_with(b"UNMAP #") => call(CallKind::Unmap, &line[7..]),
+        b'B' if line.starts_with(b"BINDS #") => Record::Binds,
+        b'X' if line.starts_with(b"XCTEND ") => {
+            let rollback = pairs(&line[7..], b',').any(|(k, v)| k == b"rlbk" && parse_int(v) == Some(1));
+            Record::Xctend(rollback)
+        }
+        b'L' if line.starts_with(b"LOB") => lob(line),
+        b'R' if line.starts_with(b"RPC ") => Record::Known,
+        b'A' if line.starts_with(b"APPNAME ") => Record::Known,
+        b'*' if line.starts_with(b"***") => Record::Stars(stars(&line[3..])),
+        b'=' if line.iter().all(|&b| b == b'=') => Record::Blank,
+        b' ' | b'\t' => {
+            if line.iter().all(|b| b.is_ascii_whitespace()) {
+                Record::Blank
+            } else {
+                Record::Indented
+            }
+        }
+        _ => Record::Other,
+    }
+}
+
+/// `LOBREAD: type=...,bytes=...,c=...` → a LOB call.
+fn lob(line: &[u8]) -> Record<'_> {
+    let Some(colon) = memchr::memchr(b':', line) else {
+        return Record::Other;
+    };
+    if !line[3..colon].iter().all(|b| b.is_ascii_uppercase()) {
+        return Record::Other;
+    }
+    let mut c = Call::default();
+    fill_call(&mut c, &line[colon + 1..]);
+    Record::Call(CallKind::Lob, c)
+}
+
+/// `<cursor>:c=..,e=..` after `EXEC #` and friends.
+#[inline]
+fn call(kind: CallKind, rest: &[u8]) -> Record<'_> {
+    let (cursor, n) = parse_u64_prefix(rest);
+    if n == 0 || rest.get(n) != Some(&b':') {
+        return Record::Other;
+    }
+    let mut c = Call {
+        cursor,
+        ..Call::default()
+    };
+    fill_call(&mut c, &rest[n + 1..]);
+    Record::Call(kind, c)
+}
+
+#[inline]
+fn fill_call(c: &mut Call, fields: &[u8]) {
+    for (k, v) in pairs(fields, b',') {
+        let Some(x) = parse_int(v) else { continue };
+        match k {
+            b"c" => c.c = x,
+            b"e" => c.e = x,
+            b"p" => c.p = x,
+            b"cr" => c.cr = x,
+            b"cu" => c.cu = x,
+            b"mis" => c.mis = x,
+            b"r" => c.r = x,
+            b"dep" => c.dep = x,
+            b"plh" => c.plh = Some(x),
+            b"tim" => c.tim = Some(x),
+            _ => {}
+        }
+    }
+}
+
+/// `<cursor>: nam='...' ela= N name=value ... obj#=N tim=N` after `WAIT #`.
+///
+/// Parameter names run from just after the previous value's terminating
+/// blank up to `=` and may contain blanks and symbols or be empty; values
+/// run to the next blank.
+#[inline]
+pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
+    let (cursor, n) = parse_u64_prefix(rest);
+    if n == 0 || rest.get(n) != Some(&b':') {
+        return None;
+    }
+    let s = &rest[n + 1..];
+    // Usually " nam='" right after the colon.
+    let nam = if s.starts_with(b" nam='") {
+        6
+    } else {
+        memmem::find(s, b"nam='")? + 5
+    };
+    let s = &s[nam..];
+    let q = memchr::memchr(b'\'', s)?;
+    let name = &s[..q];
+    let s = &s[q + 1..];
+    let e = if s.starts_with(b" ela=") {
+        5
+    } else {
+        memmem::find(s, b"ela=")? + 4
+    };
+    let s = &s[e..];
+    let (ela, used) = parse_int_prefix(s)?;
+    let mut w = Wait {
+        cursor,
+        name,
+        ela,
+        ..Wait::default()
+    };
+    let mut i = used;
+    let mut pos = 0;
+    while i < s.len() {
+        // Skip the blank that ended the previous value.
+        i += 1;
+        let Some(eq) = memchr::memchr(b'=', &s[i..]) else {
+            break;
+        };
+        let key = trim(&s[i..i + eq]);
+        let vstart = i + eq + 1;
+        let vend = memchr::memchr(b' ', &s[vstart..]).map_or(s.len(), |x| vstart + x);
+        let val = parse_int(&s[vstart..vend]);
+        i = vend;
+        match key {
+            b"tim" => w.tim = val,
+            b"obj#" => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),
+            _ => {
+                if key == b"blocks" || key == b"block cnt" {
+                    w.size = val;
+                }
+                if pos < 3 {
+                    w.p[pos] = val;
+                    pos += 1;
+                }
+            }
+        }
+    }
+    Some(w)
+}
+
+fn parse_parsing(rest: &[u8]) -> Parsing<'_> {
+    let (cursor, n) = parse_u64_prefix(rest);
+    let mut p = Parsing {
+        cursor,
+        ..Parsing::default()
+    };
+    for (k, v) in pairs(&rest[n..], b' ') {
+        match k {
+            b"dep" => p.dep = parse_int(v).unwrap_or(0),
+            b"hv" => p.hv = parse_int(v).and_then(|x| u64::try_from(x).ok()),
+            b"sqlid" => {
+                let v = trim(v);
+                let v = v.strip_prefix(b"'").unwrap_or(v);
+                let v = v.strip_suffix(b"'").unwrap_or(v);
+                if !v.is_empty() {
+                    p.sqlid = Some(v);
+                }
+            }
+            _ => {}
+        }
+    }
+    p
+}
+
+fn stars(rest: &[u8]) -> Stars<'_> {
+    let s = trim(rest);
+    if s.first().is_some_and(|b| b.is_ascii_digit()) {
+        return Stars::Timestamp { ts: s, session: None };
+    }
+    if let Some(r) = s.strip_prefix(b"[ Unix process pid:") {
+        return Stars::Pid(parse_int_prefix(r).map_or(0, |(v, _)| v.max(0) as u64));
+    }
+    if let Some(r) = s.strip_prefix(b"TRACE CONTINUED FROM FILE") {
+        let r = trim(r);
+        let r = r.strip_suffix(b"***").unwrap_or(r);
+        return Stars::Continued(trim(r));
+    }
+    // *** KEY:(value) timestamp
+    if let Some(open) = memmem::find(s, b":(") {
+        if let Some(close) = memmem::rfind(s, b") ") {
+            if close > open {
+                let session = s.starts_with(b"SESSION ID:").then(|| &s[open + 2..close]);
+                return Stars::Timestamp {
+                    ts: trim(&s[close + 2..]),
+                    session,
+                };
+            }
+        }
+        if s.starts_with(b"SESSION ID:") {
+            let close = memchr::memchr(b')', s).unwrap_or(s.len());
+            if close > open + 2 {
+                return Stars::Timestamp {
+                    ts: &s[s.len()..],
+                    session: Some(&s[open + 2..close]),
+                };
+            }
+        }
+    }
+    Stars::Other
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_with_named_parameters() {
+        let Record::Wait(w) = classify(b"WAIT #139623166535832: nam='db file sequential read' ela= 335 file#=414 block#=3286763 blocks=1 obj#=89440 tim=5793964643459") else { panic!() };
+        assert_eq!(w.cursor, 139623166535832);
+        assert_eq!(w.name, b"db file sequential read");
+        assert_eq!(w.ela, 335);
+        assert_eq!(w.p, [Some(414), Some(3286763), Some(1)]);
+        assert_eq!(w.size, Some(1));
+        assert_eq!(w.obj, Some(89440));
+        assert_eq!(w.tim, Some(5793964643459));
+    }
+
+    #[test]
+    fn wait_with_spaces_symbols_and_empty_names() {
+        let Record::Wait(w) = classify(b"WAIT #0: nam='ADR block file read' ela= 2212  =0  =7  =-3 obj#=-1 tim=1") else { panic!() };
+        assert_eq!(w.ela, 2212);
+        assert_eq!(w.p, [Some(0), Some(7), Some(-3)]);
+        assert_eq!(w.obj, None);
+        let Record::Wait(w) = classify(b"WAIT #1: nam='direct path read' ela=17 file number=4 first dba=1234 block cnt=16 obj#=4294967295 tim=9") else { panic!() };
+        assert_eq!(w.ela, 17);
+        assert_eq!(w.size, Some(16));
+        assert_eq!(w.p, [Some(4), Some(1234), Some(16)]);
+        assert_eq!(w.obj, None);
+        let Record::Wait(w) = classify(b"WAIT #2: nam='library cache lock' ela= 50 handle address=1 lock address=2 100*mode+namespace=-4288151550 obj#=3 tim=4") else { panic!() };
+        assert_eq!(w.p[2], Some(-4288151550));
+        assert_eq!(w.obj, Some(3));
+    }
+
+    #[test]
+    fn nine_i_wait_has_positional_parameters_and_no_tim() {
+        let Record::Wait(w) = classify(b"WAIT #3: nam='db file scattered read' ela= 12 p1=5 p2=99 p3=8") else { panic!() };
+        assert_eq!(w.p, [Some(5), Some(99), Some(8)]);
+        assert_eq!(w.tim, None);
+        assert_eq!(w.size, None);
+    }
+
+    #[test]
+    fn calls_and_lob_calls() {
+        let Record::Call(CallKind::Exec, c) = classify(b"EXEC #140386304541280:c=2431,e=3192,p=0,cr=3,cu=0,mis=1,r=0,dep=0,og=1,plh=2910648220,tim=7098546247170") else { panic!() };
+        assert_eq!((c.cursor, c.c, c.e, c.mis, c.dep), (140386304541280, 2431, 3192, 1, 0));
+        assert_eq!(c.tim, Some(7098546247170));
+        let Record::Call(CallKind::Lob, c) = classify(b"LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=42") else { panic!() };
+        assert_eq!((c.c, c.e, c.cu, c.tim), (169, 169, 7, Some(42)));
+        assert_eq!(classify(b"PARSE ERROR #1:len=5 dep=0"), Record::ParseError);
+        assert_eq!(classify(b"XCTEND rlbk=1, rd_only=0, tim=5"), Record::Xctend(true));
+        assert_eq!(classify(b"SOME WAIT #1: nam='x' ela= 5"), Record::Other);
+    }
+
+    #[test]
+    fn parsing_in_cursor() {
+        let Record::Parsing(p) = classify(b"PARSING IN CURSOR #140472196921016 len=391 dep=1 uid=120 oct=47 lid=120 tim=664029098820 hv=1220421353 ad='a313b4b0' sqlid='9x825n14bw9r9'") else { panic!() };
+        assert_eq!(p.cursor, 140472196921016);
+        assert_eq!(p.dep, 1);
+        assert_eq!(p.hv, Some(1220421353));
+        assert_eq!(p.sqlid, Some(&b"9x825n14bw9r9"[..]));
+    }
+
+    #[test]
+    fn star_lines() {
+        assert_eq!(
+            classify(b"*** 2019-07-09T09:57:07.703476-07:00 (EXAMPLESPDB(8))"),
+            Record::Stars(Stars::Timestamp { ts: b"2019-07-09T09:57:07.703476-07:00 (EXAMPLESPDB(8))", session: None })
+        );
+        assert_eq!(
+            classify(b"*** SESSION ID:(504.46635) 2019-07-09T09:57:07.703508-07:00"),
+            Record::Stars(Stars::Timestamp { ts: b"2019-07-09T09:57:07.703508-07:00", session: Some(b"504.46635") })
+        );
+        assert_eq!(classify(b"*** [ Unix process pid: 9854 ]"), Record::Stars(Stars::Pid(9854)));
+        assert_eq!(
+            classify(b"*** TRACE CONTINUED FROM FILE /u01/a_ora_1.trc ***"),
+            Record::Stars(Stars::Continued(b"/u01/a_ora_1.trc"))
+        );
+    }
+}

@@ -1,0 +1,61 @@
+//! `dbio bench`: a raw workload, or a sweep over block sizes.
+
+use crate::cli::BenchArgs;
+use crate::session::{new_report, resolve_all, Session};
+use dbio_engine::JobSpec;
+use dbio_model::units::format_bytes;
+use dbio_report::table::TableOptions;
+use std::process::ExitCode;
+
+/// The job specs of a bench invocation: one per block size.
+pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
+    a.bs.iter()
+        .map(|&bs| {
+            let name = if a.bs.len() > 1 {
+                format!("bs={}", format_bytes(bs))
+            } else {
+                "bench".to_string()
+            };
+            let spec = JobSpec {
+                engine: a.engine.into(),
+                rw: a.rw.into(),
+                read_pct: a.read_pct,
+                bs,
+                iodepth: a.iodepth,
+                direct: a.direct,
+                sync: a.sync.into(),
+                threads: a.threads,
+                size: a.size,
+                prepare: a.prepare.into(),
+                runtime_s: a.runtime,
+                ops: a.ops,
+                warmup_s: a.warmup,
+                rate_iops: a.rate,
+                seed: a.seed,
+                null_delay_ns: a.null_delay.map_or(0, |d| (d * 1e9) as u64),
+                target: a.target.clone(),
+                overwrite: a.overwrite,
+                allow_block_device: a.allow_block_device,
+                keep: a.keep,
+            };
+            (name, spec)
+        })
+        .collect()
+}
+
+/// Runs `dbio bench`.
+pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    if a.null_delay.is_some() && !matches!(a.engine, crate::cli::EngineArg::Null) {
+        anyhow::bail!("--null-delay injects a service time into the null engine only; add --engine null");
+    }
+    let jobs = resolve_all(specs(&a))?;
+    let mut session = Session::new(a.output.quiet)?;
+    let mut report = new_report("bench", &a.target);
+    for j in &jobs {
+        if !session.run(j, &mut report, &a.output)? {
+            break;
+        }
+    }
+    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
+    Ok(crate::exit_code(&report))
+}

@@ -1,0 +1,57 @@
+//! `dbio check [DIR]`: the battery a newcomer runs first.
+
+use crate::cli::CheckArgs;
+use crate::session::{new_report, resolve_all, Session};
+use anyhow::Context;
+use dbio_engine::check::{battery, conclude};
+use dbio_report::table::TableOptions;
+use std::process::ExitCode;
+
+/// Whether files in `dir` can be opened with O_DIRECT (tmpfs cannot).
+fn supports_direct(dir: &std::path::Path) -> anyhow::Result<bool> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = tempfile_in(dir)?;
+    let ok = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&probe)
+        .is_ok();
+    let _ = std::fs::remove_file(&probe);
+    Ok(ok)
+}
+
+fn tempfile_in(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    let p = dir.join(format!(".dbio-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&p)
+        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
+    Ok(p)
+}
+
+/// Runs `dbio check`.
+pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
+    if !a.dir.is_dir() {
+        anyhow::bail!("{} is not a directory", a.dir.display());
+    }
+    let direct_ok = supports_direct(&a.dir)?;
+    let jobs = resolve_all(battery(&a.dir, a.runtime, a.size, direct_ok))?;
+    let mut session = Session::new(a.output.quiet)?;
+    let mut report = new_report("check", &a.dir);
+    if !direct_ok {
+        report.warnings.push(format!(
+            "{} does not support O_DIRECT ({}): every test ran buffered, so the figures describe memory and the page cache, not a device",
+            a.dir.display(),
+            report.environment.fs_type
+        ));
+    }
+    for j in &jobs {
+        if !session.run(j, &mut report, &a.output)? {
+            break;
+        }
+    }
+    report.conclusions = conclude(&mut report.jobs);
+    crate::output::emit(&report, &a.output, TableOptions { detail: false })?;
+    Ok(crate::exit_code(&report))
+}

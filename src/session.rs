@@ -1,0 +1,123 @@
+//! Running a list of jobs as one session: validation of every job before
+//! any I/O, one shared target file, signal handling, the environment, and
+//! the assembly of the [`RunReport`].
+
+use crate::cli::OutputArgs;
+use crate::progress::Bar;
+use crate::signals::Signals;
+use anyhow::Context;
+use dbio_engine::runner::{run_job, Control};
+use dbio_engine::target::Target;
+use dbio_engine::{Job, JobSpec};
+use dbio_model::{JobResult, PartialReason, RunReport, SCHEMA_VERSION};
+use std::path::PathBuf;
+
+/// A named job to run.
+pub struct NamedJob {
+    /// Row label.
+    pub name: String,
+    /// The job, validated.
+    pub job: Job,
+}
+
+/// Validates every spec; the first error stops everything before any I/O.
+pub fn resolve_all(specs: Vec<(String, JobSpec)>) -> anyhow::Result<Vec<NamedJob>> {
+    specs
+        .into_iter()
+        .map(|(name, s)| Ok(NamedJob { job: Job::resolve(&s)?, name }))
+        .collect()
+}
+
+/// A new, empty report for `command` on `target`.
+pub fn new_report(command: &str, target: &std::path::Path) -> RunReport {
+    RunReport {
+        schema_version: SCHEMA_VERSION,
+        tool: format!("dbio {}", env!("CARGO_PKG_VERSION")),
+        command: command.to_string(),
+        started_at_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        environment: dbio_engine::sysinfo::environment(target),
+        ..Default::default()
+    }
+}
+
+/// Runs jobs in order on one target. The first job that uses a file
+/// prepares it; later jobs reuse it (it is dbio's, so reuse is allowed).
+/// Stops at the first interruption or I/O error and marks the report partial.
+pub struct Session {
+    control: Control,
+    signals: Signals,
+    shared: Option<Target>,
+    quiet: bool,
+}
+
+impl Session {
+    /// Installs the signal handlers.
+    pub fn new(quiet: bool) -> anyhow::Result<Session> {
+        let control = Control::default();
+        let signals = Signals::install(&control.stop).context("installing signal handlers")?;
+        Ok(Session { control, signals, shared: None, quiet })
+    }
+
+    /// The path of the shared target once prepared.
+    pub fn shared_path(&self) -> Option<PathBuf> {
+        self.shared.as_ref().map(|t| t.path.clone())
+    }
+
+    /// Runs one job, appending its result to `report`. Returns false when
+    /// the session must stop (signal or I/O error: the report is partial).
+    pub fn run(
+        &mut self,
+        nj: &NamedJob,
+        report: &mut RunReport,
+        out: &OutputArgs,
+    ) -> anyhow::Result<bool> {
+        let mut job = nj.job.clone();
+        let own: Option<Target>;
+        let target = match job.target.as_mut() {
+            None => None,
+            Some(spec) => {
+                if let Some(p) = self.shared_path() {
+                    spec.path = p;
+                }
+                let t = match Target::prepare(spec, &self.control.stop) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        if let Some(sig) = self.signals.received() {
+                            report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                            return Ok(false);
+                        }
+                        return Err(e.into());
+                    }
+                };
+                if self.shared.is_none() {
+                    self.shared = Some(t);
+                    self.shared.as_ref()
+                } else {
+                    own = Some(t);
+                    own.as_ref()
+                }
+            }
+        };
+        if let Some(t) = target {
+            job.echo.target = t.path.display().to_string();
+        }
+        let bar = Bar::new(&nj.name, self.quiet);
+        let outcome = run_job(&nj.name, &job, target, &self.control, &bar);
+        bar.finish();
+        let mut result: JobResult = outcome.result;
+        result.job.target = job.echo.target.clone();
+        report.jobs.push(result);
+        if let Some(sig) = self.signals.received() {
+            report.partial = Some(PartialReason::Signal { signal: sig.into() });
+            return Ok(false);
+        }
+        if let Some(e) = outcome.error {
+            report.partial = Some(PartialReason::IoError { message: e.to_string() });
+            return Ok(false);
+        }
+        crate::output::save_files(report, out)?;
+        Ok(true)
+    }
+}
