@@ -73,6 +73,11 @@ impl Session {
         report: &mut RunReport,
         out: &OutputArgs,
     ) -> anyhow::Result<bool> {
+        // The previous job's deadline raised the stop flag; a signal keeps it raised.
+        self.control.stop.store(false, std::sync::atomic::Ordering::Relaxed);
+        if self.signals.received().is_some() {
+            self.control.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         let mut job = nj.job.clone();
         let own: Option<Target>;
         let target = match job.target.as_mut() {

@@ -1,3 +1,9 @@
-//! dbio's integration tests: real files, real syscalls, the real binary.
+//! dbio's integration tests: real files, real syscalls, real io_uring, the
+//! real binary. Tests that need root (tmpfs and loop mounts) or a kernel
+//! feature print a skip reason when it is missing.
 
+mod bench;
+mod check;
+mod safety;
 mod tracefile;
+mod util;

@@ -24,6 +24,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// Seed of the pattern a pre-written file holds (1 MiB chunks of
+/// `AlignedBuf::patterned(1 MiB, PREWRITE_SEED)`).
+pub const PREWRITE_SEED: u64 = 0xdb10;
+
 /// Name of the extended attribute that marks files dbio created.
 pub const MARK_XATTR: &str = "user.dbio";
 
@@ -277,6 +281,10 @@ fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File
 fn check_free_space(dir: &Path, size: u64, already: u64) -> Result<(), EngineError> {
     let st = rustix::fs::statvfs(dir)
         .map_err(|e| EngineError::io("checking free space", dir, e.into()))?;
+    if st.f_blocks == 0 {
+        // ramfs and some pseudo filesystems report no size: nothing to check.
+        return Ok(());
+    }
     let free = st.f_bavail * st.f_frsize;
     let need = size.saturating_sub(already);
     if need > free {
@@ -314,7 +322,7 @@ fn lay_out(
     match prepare {
         Prepare::Prewrite => {
             const CHUNK: usize = 1 << 20;
-            let buf = AlignedBuf::patterned(CHUNK, 0xdb10);
+            let buf = AlignedBuf::patterned(CHUNK, PREWRITE_SEED);
             let mut off = 0u64;
             while off < size {
                 if stop.load(Ordering::Relaxed) {

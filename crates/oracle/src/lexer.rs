@@ -58,6 +58,9 @@ impl<R: Read> LineReader<R> {
                         let line_end = self.start + i;
                         if self.skipping {
                             self.skipping = false;
+                        } else if line_end - self.start > MAX_LINE {
+                            self.truncated += 1;
+                            f(trim_cr(&self.buf[self.start..self.start + MAX_LINE]));
                         } else {
                             f(trim_cr(&self.buf[self.start..line_end]));
                         }

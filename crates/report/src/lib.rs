@@ -30,3 +30,4 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
     }
     serde_json::from_value(v).map_err(|e| format!("not a dbio JSON result: {e}"))
 }
+pub mod trace;

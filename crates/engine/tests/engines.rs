@@ -1,0 +1,80 @@
+//! The engines on real files: psync and io_uring perform the same
+//! operations, and every I/O lands where the workload says.
+
+use dbio_engine::buf::AlignedBuf;
+use dbio_engine::runner::{run_job, Control, NoProgress};
+use dbio_engine::target::{Target, PREWRITE_SEED};
+use dbio_engine::{Job, JobSpec};
+use dbio_model::{EngineKind, Pattern};
+use std::path::Path;
+
+const BS: usize = 4096;
+const SIZE: usize = 1 << 20;
+
+/// Runs a job on a new file at `path` and returns the indexes of the
+/// blocks that no longer hold the pre-written pattern.
+fn changed_blocks(path: &Path, engine: EngineKind, iodepth: u32, rw: Pattern, ops: u64) -> Vec<usize> {
+    let spec = JobSpec {
+        engine,
+        iodepth,
+        rw,
+        bs: BS as u64,
+        size: SIZE as u64,
+        ops: Some(ops),
+        target: path.to_path_buf(),
+        seed: 99,
+        ..JobSpec::default()
+    };
+    let job = Job::resolve(&spec).unwrap();
+    let control = Control::default();
+    let target = Target::prepare(job.target.as_ref().unwrap(), &control.stop).unwrap();
+    let out = run_job("t", &job, Some(&target), &control, &NoProgress);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    assert_eq!(out.result.write.as_ref().unwrap().ops, ops);
+    drop(target);
+    let data = std::fs::read(path).unwrap();
+    let pattern = AlignedBuf::patterned(1 << 20, PREWRITE_SEED);
+    (0..SIZE / BS)
+        .filter(|b| {
+            let off = b * BS;
+            data[off..off + BS] != pattern.as_slice()[off % (1 << 20)..off % (1 << 20) + BS]
+        })
+        .collect()
+}
+
+fn uring_available() -> bool {
+    match dbio_engine::engines::probe_io_uring() {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("SKIP: {why}");
+            false
+        }
+    }
+}
+
+#[test]
+fn psync_and_io_uring_write_the_same_blocks() {
+    if !uring_available() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let a = changed_blocks(&dir.path().join("a"), EngineKind::Psync, 1, Pattern::Randwrite, 100);
+    let b = changed_blocks(&dir.path().join("b"), EngineKind::IoUring, 16, Pattern::Randwrite, 100);
+    assert!(!a.is_empty() && a.len() <= 100);
+    assert_eq!(a, b, "same seed, same offsets, whatever the engine");
+}
+
+#[test]
+fn sequential_writes_cover_the_file_exactly_once() {
+    if !uring_available() {
+        return;
+    }
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let blocks = (SIZE / BS) as u64;
+    let all: Vec<usize> = (0..SIZE / BS).collect();
+    assert_eq!(changed_blocks(&dir.path().join("a"), EngineKind::Psync, 1, Pattern::Write, blocks), all);
+    assert_eq!(changed_blocks(&dir.path().join("b"), EngineKind::IoUring, 8, Pattern::Write, blocks), all);
+    // Half the ops: exactly the first half of the file.
+    let half: Vec<usize> = (0..SIZE / BS / 2).collect();
+    assert_eq!(changed_blocks(&dir.path().join("c"), EngineKind::IoUring, 8, Pattern::Write, blocks / 2), half);
+}

@@ -1,0 +1,260 @@
+//! Safety and bad input, for real: foreign files, block devices, full
+//! filesystems, signals mid-run, impossible options.
+
+use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, Tmpfs};
+use predicates::str::contains;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[test]
+fn refuses_to_write_a_file_it_did_not_create() {
+    let d = scratch();
+    let f = d.path().join("precious.dbf");
+    std::fs::write(&f, vec![0xAB; 1 << 20]).unwrap();
+    dbio()
+        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10"])
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(contains("was not created by dbio; pass --overwrite"));
+    // Reading it is fine and changes nothing.
+    dbio()
+        .args(["bench", "--rw", "randread", "--size", "1m", "--ops", "50", "--quiet"])
+        .arg(&f)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&f).unwrap(), vec![0xAB; 1 << 20], "a foreign file changed");
+    // With --overwrite the user takes responsibility.
+    dbio()
+        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--overwrite", "--quiet"])
+        .arg(&f)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&f).unwrap(), vec![0xAB; 1 << 20]);
+}
+
+#[test]
+fn reuses_its_own_named_file() {
+    let d = scratch();
+    let f = d.path().join("mine.dat");
+    for _ in 0..2 {
+        dbio()
+            .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--quiet"])
+            .arg(&f)
+            .assert()
+            .success();
+    }
+    assert!(f.exists(), "a file the user named is kept");
+}
+
+#[test]
+fn impossible_options_fail_before_any_io() {
+    let d = scratch();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--direct", "--bs", "1000"], "multiple of 512"),
+        (&["--iodepth", "32"], "needs --engine io_uring"),
+        (&["--size", "4k", "--bs", "8k"], "smaller than --bs"),
+        (&["--sync", "fdatasync", "--rw", "randread"], "has none"),
+        (&["--bs", "16m"], "512 B .. 8 MiB"),
+        (&["--prepare", "append", "--rw", "randwrite"], "needs --rw write"),
+        (&["--threads", "0"], "--threads"),
+        (&["--engine", "psync", "--null-delay", "1ms"], "null engine only"),
+        (&["--bs", "8q"], "unknown size suffix"),
+        (&["--runtime=-1"], "not a duration"),
+    ];
+    for (args, msg) in cases {
+        let out = dbio().arg("bench").arg(d.path()).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let first = err.lines().next().unwrap_or_default();
+        assert!(first.starts_with("dbio: error: ") || first.starts_with("error: "), "{args:?}: {err}");
+        assert!(first.contains(msg), "{args:?}: the first line must say what is wrong: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(std::fs::read_dir(d.path()).unwrap().next().is_none(), "a refused job created a file");
+}
+
+#[test]
+fn o_direct_refusal_names_the_filesystem() {
+    let t = match Tmpfs::ramfs() {
+        Ok(t) => t,
+        Err(why) => return skip("o_direct_refusal_names_the_filesystem", &why),
+    };
+    dbio()
+        .args(["bench", "--direct", "--size", "1m", "--ops", "10"])
+        .arg(t.path())
+        .assert()
+        .code(2)
+        .stderr(contains("ramfs does not support O_DIRECT"));
+    assert!(dbio_files(t.path()).is_empty(), "file left behind after refusal");
+}
+
+#[test]
+fn refuses_a_target_larger_than_the_free_space() {
+    let t = match Tmpfs::mount("8m") {
+        Ok(t) => t,
+        Err(why) => return skip("refuses_a_target_larger_than_the_free_space", &why),
+    };
+    dbio()
+        .args(["bench", "--size", "64m", "--ops", "10"])
+        .arg(t.path())
+        .assert()
+        .code(2)
+        .stderr(contains("is free on the filesystem"));
+    assert!(dbio_files(t.path()).is_empty());
+}
+
+/// Waits until a dbio temporary file appears in `dir`.
+fn wait_for_target(dir: &std::path::Path) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(20) {
+        if !dbio_files(dir).is_empty() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn full_filesystem_mid_run_stops_cleanly_with_a_partial_result() {
+    let t = match Tmpfs::mount("16m") {
+        Ok(t) => t,
+        Err(why) => return skip("full_filesystem_mid_run_stops_cleanly_with_a_partial_result", &why),
+    };
+    let out_dir = scratch();
+    let json_path = out_dir.path().join("partial.json");
+    // A sparse 12 MiB file: every random write into a hole allocates memory.
+    let child = Command::new(dbio_path())
+        .args(["bench", "--rw", "randwrite", "--bs", "4k", "--prepare", "sparse", "--size", "12m", "--rate", "2000", "--runtime", "30", "--quiet", "--json"])
+        .arg(&json_path)
+        .arg(t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_for_target(t.path()), "dbio did not create its file");
+    std::thread::sleep(Duration::from_millis(300));
+    // Fill what is left: dd stops at ENOSPC.
+    let _ = Command::new("dd")
+        .args(["if=/dev/zero", "bs=64k"])
+        .arg(format!("of={}", t.path().join("filler").display()))
+        .stderr(Stdio::null())
+        .status();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "stdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("PARTIAL RESULT"), "{stdout}");
+    assert!(stdout.contains("No space left on device"), "{stdout}");
+    let v = json(&std::fs::read(&json_path).unwrap());
+    assert_eq!(v["partial"]["kind"], "io_error");
+    assert!(v["jobs"][0]["write"]["ops"].as_u64().unwrap() > 0, "what was measured is kept");
+    assert!(dbio_files(t.path()).is_empty(), "temporary file left behind");
+}
+
+fn signal_mid_run(sig: i32, name: &str) {
+    let d = scratch();
+    let json_path = d.path().join("sig.json");
+    let child = Command::new(dbio_path())
+        .args(["bench", "--rw", "randwrite", "--bs", "4k", "--size", "8m", "--runtime", "60", "--quiet", "--json"])
+        .arg(&json_path)
+        .arg(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_for_target(d.path()));
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+    let t0 = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(5), "dbio took {:?} to stop", t0.elapsed());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(&format!("PARTIAL RESULT: interrupted by {name}")), "{stdout}");
+    let v = json(&std::fs::read(&json_path).unwrap());
+    assert_eq!(v["partial"]["signal"], name);
+    assert!(v["jobs"][0]["write"]["ops"].as_u64().unwrap() > 0);
+    assert!(dbio_files(d.path()).is_empty(), "temporary file left behind");
+}
+
+#[test]
+fn sigterm_mid_run_stops_cleanly() {
+    signal_mid_run(libc::SIGTERM, "SIGTERM");
+}
+
+#[test]
+fn sigint_mid_run_stops_cleanly() {
+    signal_mid_run(libc::SIGINT, "SIGINT");
+}
+
+/// A loop device over a file in the scratch dir, detached on drop.
+struct Loop {
+    dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    fn new(mkfs: bool) -> Result<Loop, String> {
+        if !is_root() {
+            return Err("loop devices need root".into());
+        }
+        let dir = scratch();
+        let img = dir.path().join("disk.img");
+        std::fs::File::create(&img).unwrap().set_len(32 << 20).unwrap();
+        if mkfs {
+            let st = Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&img).status();
+            if !st.is_ok_and(|s| s.success()) {
+                return Err("mkfs.ext4 is not available".into());
+            }
+        }
+        let out = Command::new("losetup")
+            .args(["--find", "--show"])
+            .arg(&img)
+            .output()
+            .map_err(|e| format!("losetup: {e}"))?;
+        if !out.status.success() {
+            return Err(format!("losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+        }
+        Ok(Loop { dev: String::from_utf8_lossy(&out.stdout).trim().to_string(), _dir: dir })
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+    }
+}
+
+#[test]
+fn block_devices_need_consent_and_are_refused_when_they_hold_a_filesystem() {
+    let lo = match Loop::new(true) {
+        Ok(l) => l,
+        Err(why) => return skip("block_devices_need_consent_and_are_refused_when_they_hold_a_filesystem", &why),
+    };
+    dbio()
+        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", &lo.dev])
+        .assert()
+        .code(2)
+        .stderr(contains("is a block device; pass --allow-block-device"));
+    dbio()
+        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--allow-block-device", &lo.dev])
+        .assert()
+        .code(2)
+        .stderr(contains("holds an ext2/3/4 filesystem"));
+}
+
+#[test]
+fn a_blank_block_device_can_be_used_with_consent() {
+    let lo = match Loop::new(false) {
+        Ok(l) => l,
+        Err(why) => return skip("a_blank_block_device_can_be_used_with_consent", &why),
+    };
+    let out = dbio()
+        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "100", "--allow-block-device", "--json", "-", "--quiet", &lo.dev])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out.stdout)["jobs"][0]["write"]["ops"].as_u64(), Some(100));
+}
