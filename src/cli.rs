@@ -255,7 +255,11 @@ pub fn parse_duration_arg(s: &str) -> Result<f64, String> {
         "ns" => 1e-9,
         "m" | "min" => 60.0,
         "h" => 3600.0,
-        _ => return Err(format!("unknown time unit '{unit}' in '{s}' (use ns, us, ms, s, m or h)")),
+        _ => {
+            return Err(format!(
+                "unknown time unit '{unit}' in '{s}' (use ns, us, ms, s, m or h)"
+            ))
+        }
     };
     Ok(v * mult)
 }

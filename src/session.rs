@@ -24,7 +24,12 @@ pub struct NamedJob {
 pub fn resolve_all(specs: Vec<(String, JobSpec)>) -> anyhow::Result<Vec<NamedJob>> {
     specs
         .into_iter()
-        .map(|(name, s)| Ok(NamedJob { job: Job::resolve(&s)?, name }))
+        .map(|(name, s)| {
+            Ok(NamedJob {
+                job: Job::resolve(&s)?,
+                name,
+            })
+        })
         .collect()
 }
 
@@ -57,7 +62,12 @@ impl Session {
     pub fn new(quiet: bool) -> anyhow::Result<Session> {
         let control = Control::default();
         let signals = Signals::install(&control.stop).context("installing signal handlers")?;
-        Ok(Session { control, signals, shared: None, quiet })
+        Ok(Session {
+            control,
+            signals,
+            shared: None,
+            quiet,
+        })
     }
 
     /// The path of the shared target once prepared.
@@ -74,9 +84,13 @@ impl Session {
         out: &OutputArgs,
     ) -> anyhow::Result<bool> {
         // The previous job's deadline raised the stop flag; a signal keeps it raised.
-        self.control.stop.store(false, std::sync::atomic::Ordering::Relaxed);
+        self.control
+            .stop
+            .store(false, std::sync::atomic::Ordering::Relaxed);
         if self.signals.received().is_some() {
-            self.control.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            self.control
+                .stop
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
         let mut job = nj.job.clone();
         let own: Option<Target>;
@@ -119,7 +133,9 @@ impl Session {
             return Ok(false);
         }
         if let Some(e) = outcome.error {
-            report.partial = Some(PartialReason::IoError { message: e.to_string() });
+            report.partial = Some(PartialReason::IoError {
+                message: e.to_string(),
+            });
             return Ok(false);
         }
         crate::output::save_files(report, out)?;

@@ -22,12 +22,29 @@ fn bench_json(args: &[&str]) -> serde_json::Value {
 fn exact_operation_counts_and_bytes() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
-    for engine in [["--engine", "psync", "--iodepth", "1"], ["--engine", "io_uring", "--iodepth", "8"]] {
-        let v = bench_json(&[dir, "--rw", "randrw", "--read-pct", "30", "--bs", "4k", "--size", "4m", "--ops", "1000"]
+    for engine in [
+        ["--engine", "psync", "--iodepth", "1"],
+        ["--engine", "io_uring", "--iodepth", "8"],
+    ] {
+        let v = bench_json(
+            &[
+                dir,
+                "--rw",
+                "randrw",
+                "--read-pct",
+                "30",
+                "--bs",
+                "4k",
+                "--size",
+                "4m",
+                "--ops",
+                "1000",
+            ]
             .iter()
             .copied()
             .chain(engine)
-            .collect::<Vec<_>>());
+            .collect::<Vec<_>>(),
+        );
         let j = &v["jobs"][0];
         let reads = j["read"]["ops"].as_u64().unwrap();
         let writes = j["write"]["ops"].as_u64().unwrap();
@@ -37,13 +54,28 @@ fn exact_operation_counts_and_bytes() {
         assert!((200..400).contains(&reads), "{reads} reads of 1000 at 30 %");
         assert_eq!(j["read"]["lat"]["count"].as_u64().unwrap(), reads);
     }
-    assert!(dbio_files(d.path()).is_empty(), "temporary file left behind");
+    assert!(
+        dbio_files(d.path()).is_empty(),
+        "temporary file left behind"
+    );
 }
 
 #[test]
 fn ops_split_across_threads_exactly() {
     let d = scratch();
-    let v = bench_json(&[d.path().to_str().unwrap(), "--rw", "write", "--bs", "8k", "--size", "8m", "--ops", "1001", "--threads", "3"]);
+    let v = bench_json(&[
+        d.path().to_str().unwrap(),
+        "--rw",
+        "write",
+        "--bs",
+        "8k",
+        "--size",
+        "8m",
+        "--ops",
+        "1001",
+        "--threads",
+        "3",
+    ]);
     assert_eq!(v["jobs"][0]["write"]["ops"].as_u64(), Some(1001));
     assert_eq!(v["jobs"][0]["write"]["bytes"].as_u64(), Some(1001 * 8192));
 }
@@ -54,40 +86,95 @@ fn direct_reads_bypass_the_page_cache_and_buffered_reads_fill_it() {
     let f = d.path().join("data");
     let f = f.to_str().unwrap();
     // 4 MiB in 64 KiB blocks: 64 sequential reads cover the file exactly once.
-    let direct = bench_json(&[f, "--rw", "read", "--bs", "64k", "--size", "4m", "--ops", "64", "--direct"]);
+    let direct = bench_json(&[
+        f, "--rw", "read", "--bs", "64k", "--size", "4m", "--ops", "64", "--direct",
+    ]);
     let j = &direct["jobs"][0];
-    assert_eq!(j["cached_before"]["resident_pages"].as_u64(), Some(0), "prepare drops the file from the cache");
-    assert_eq!(j["cached_after"]["resident_pages"].as_u64(), Some(0), "O_DIRECT reads must not populate the page cache");
-    let buffered = bench_json(&[f, "--rw", "read", "--bs", "64k", "--size", "4m", "--ops", "64"]);
+    assert_eq!(
+        j["cached_before"]["resident_pages"].as_u64(),
+        Some(0),
+        "prepare drops the file from the cache"
+    );
+    assert_eq!(
+        j["cached_after"]["resident_pages"].as_u64(),
+        Some(0),
+        "O_DIRECT reads must not populate the page cache"
+    );
+    let buffered = bench_json(&[
+        f, "--rw", "read", "--bs", "64k", "--size", "4m", "--ops", "64",
+    ]);
     let j = &buffered["jobs"][0];
     let after = &j["cached_after"];
-    assert_eq!(after["resident_pages"], after["total_pages"], "buffered reads must bring the whole file in");
+    assert_eq!(
+        after["resident_pages"], after["total_pages"],
+        "buffered reads must bring the whole file in"
+    );
 }
 
 #[test]
 fn fdatasync_per_write_shows_in_device_flushes() {
     let d = scratch();
-    let v = bench_json(&[d.path().to_str().unwrap(), "--rw", "write", "--bs", "8k", "--size", "8m", "--ops", "300", "--sync", "fdatasync", "--direct"]);
+    let v = bench_json(&[
+        d.path().to_str().unwrap(),
+        "--rw",
+        "write",
+        "--bs",
+        "8k",
+        "--size",
+        "8m",
+        "--ops",
+        "300",
+        "--sync",
+        "fdatasync",
+        "--direct",
+    ]);
     let j = &v["jobs"][0];
     assert_eq!(j["commit"]["count"].as_u64(), Some(300));
     assert_eq!(j["sync"]["count"].as_u64(), Some(300));
     let dev = &v["environment"]["device"];
     if dev.is_null() || dev["write_cache"].as_str() != Some("write back") {
-        return skip("fdatasync_per_write_shows_in_device_flushes", "the device has no volatile write cache, so the kernel sends no flushes");
+        return skip(
+            "fdatasync_per_write_shows_in_device_flushes",
+            "the device has no volatile write cache, so the kernel sends no flushes",
+        );
     }
     let Some(flushes) = j["device"]["flushes"].as_u64() else {
-        return skip("fdatasync_per_write_shows_in_device_flushes", "the kernel does not report flushes in /proc/diskstats");
+        return skip(
+            "fdatasync_per_write_shows_in_device_flushes",
+            "the kernel does not report flushes in /proc/diskstats",
+        );
     };
     // Other processes may add flushes; none of ours may be missing.
-    assert!(flushes >= 300, "{flushes} device flushes for 300 fdatasync calls");
+    assert!(
+        flushes >= 300,
+        "{flushes} device flushes for 300 fdatasync calls"
+    );
     // commit = write + sync: its median is at least the sync's.
-    assert!(j["commit"]["percentiles"][0]["ns"].as_u64() >= j["sync"]["percentiles"][0]["ns"].as_u64());
+    assert!(
+        j["commit"]["percentiles"][0]["ns"].as_u64() >= j["sync"]["percentiles"][0]["ns"].as_u64()
+    );
 }
 
 #[test]
 fn io_uring_linked_fdatasync_commits() {
     let d = scratch();
-    let v = bench_json(&[d.path().to_str().unwrap(), "--engine", "io_uring", "--iodepth", "4", "--rw", "write", "--bs", "4k", "--size", "4m", "--ops", "200", "--sync", "fdatasync"]);
+    let v = bench_json(&[
+        d.path().to_str().unwrap(),
+        "--engine",
+        "io_uring",
+        "--iodepth",
+        "4",
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+        "--size",
+        "4m",
+        "--ops",
+        "200",
+        "--sync",
+        "fdatasync",
+    ]);
     let j = &v["jobs"][0];
     assert_eq!(j["write"]["ops"].as_u64(), Some(200));
     assert_eq!(j["sync"]["count"].as_u64(), Some(200));
@@ -96,7 +183,16 @@ fn io_uring_linked_fdatasync_commits() {
 
 #[test]
 fn null_engine_injected_delay_is_measured() {
-    let v = bench_json(&["--engine", "null", "--rw", "randread", "--ops", "200", "--null-delay", "200us"]);
+    let v = bench_json(&[
+        "--engine",
+        "null",
+        "--rw",
+        "randread",
+        "--ops",
+        "200",
+        "--null-delay",
+        "200us",
+    ]);
     let lat = &v["jobs"][0]["read"]["lat"];
     let p50 = lat["percentiles"][0]["ns"].as_u64().unwrap();
     // The injected 200 µs plus the loop's overhead, within the histogram's 1 %.
@@ -106,10 +202,15 @@ fn null_engine_injected_delay_is_measured() {
 
 #[test]
 fn rate_limit_holds_the_rate() {
-    let v = bench_json(&["--engine", "null", "--rw", "randread", "--ops", "200", "--rate", "1000"]);
+    let v = bench_json(&[
+        "--engine", "null", "--rw", "randread", "--ops", "200", "--rate", "1000",
+    ]);
     let j = &v["jobs"][0];
     let secs = j["runtime_ns"].as_f64().unwrap() / 1e9;
-    assert!((0.18..0.3).contains(&secs), "200 ops at 1000 IOPS took {secs} s");
+    assert!(
+        (0.18..0.3).contains(&secs),
+        "200 ops at 1000 IOPS took {secs} s"
+    );
 }
 
 #[test]
@@ -118,26 +219,68 @@ fn table_csv_and_report_rerender() {
     let json_path = d.path().join("r.json");
     let csv_path = d.path().join("r.csv");
     let out = dbio()
-        .args(["bench", d.path().to_str().unwrap(), "--rw", "randwrite", "--bs", "4k,16k", "--size", "2m", "--ops", "300", "--quiet"])
+        .args([
+            "bench",
+            d.path().to_str().unwrap(),
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k,16k",
+            "--size",
+            "2m",
+            "--ops",
+            "300",
+            "--quiet",
+        ])
         .arg("--json")
         .arg(&json_path)
         .arg("--csv")
         .arg(&csv_path)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let table = String::from_utf8(out.stdout).unwrap();
-    for want in ["[bs=4.00 KiB]", "[bs=16.0 KiB]", "write lat", "p99.9", "IOPS", "CPU:", "histogram", "target "] {
+    for want in [
+        "[bs=4.00 KiB]",
+        "[bs=16.0 KiB]",
+        "write lat",
+        "p99.9",
+        "IOPS",
+        "CPU:",
+        "histogram",
+        "target ",
+    ] {
         assert!(table.contains(want), "table lacks {want:?}:\n{table}");
     }
     let csv = std::fs::read_to_string(&csv_path).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("job,op,ops,bytes,ops_per_sec"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("job,op,ops,bytes,ops_per_sec"),
+        "{}",
+        lines[0]
+    );
     assert_eq!(lines.len(), 3, "{csv}");
-    assert!(lines[1].starts_with("bs=4.00 KiB,write,300,1228800,"), "{}", lines[1]);
-    let re = dbio().arg("report").arg("--from").arg(&json_path).output().unwrap();
+    assert!(
+        lines[1].starts_with("bs=4.00 KiB,write,300,1228800,"),
+        "{}",
+        lines[1]
+    );
+    let re = dbio()
+        .arg("report")
+        .arg("--from")
+        .arg(&json_path)
+        .output()
+        .unwrap();
     assert!(re.status.success());
-    assert_eq!(String::from_utf8(re.stdout).unwrap(), table, "report --from must reproduce the table");
+    assert_eq!(
+        String::from_utf8(re.stdout).unwrap(),
+        table,
+        "report --from must reproduce the table"
+    );
 }
 
 #[test]

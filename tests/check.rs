@@ -7,23 +7,57 @@ use crate::util::{dbio, dbio_files, json, scratch};
 fn check_runs_the_battery_and_concludes() {
     let d = scratch();
     let out = dbio()
-        .args(["check", "--runtime", "300ms", "--size", "32m", "--quiet", "--json", "-"])
+        .args([
+            "check",
+            "--runtime",
+            "300ms",
+            "--size",
+            "32m",
+            "--quiet",
+            "--json",
+            "-",
+        ])
         .arg(d.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let jobs = v["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["log write 8k O_DIRECT+O_DSYNC", "log write 8k buffered+fdatasync", "random read 8k", "sequential write 1m", "sequential read 1m"]
+        [
+            "log write 8k O_DIRECT+O_DSYNC",
+            "log write 8k buffered+fdatasync",
+            "random read 8k",
+            "sequential write 1m",
+            "sequential read 1m"
+        ]
     );
     assert!(jobs[0]["commit"]["count"].as_u64().unwrap() > 0);
     assert!(jobs[0]["job"]["direct"].as_bool().unwrap());
-    let conclusions: Vec<&str> = v["conclusions"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-    assert!(conclusions.iter().any(|c| c.contains("a single session can commit at most about")), "{conclusions:?}");
-    assert!(conclusions.iter().any(|c| c.starts_with("The fastest commit method here is")), "{conclusions:?}");
+    let conclusions: Vec<&str> = v["conclusions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.contains("a single session can commit at most about")),
+        "{conclusions:?}"
+    );
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.starts_with("The fastest commit method here is")),
+        "{conclusions:?}"
+    );
     assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
 }
 

@@ -19,14 +19,30 @@ fn refuses_to_write_a_file_it_did_not_create() {
         .stderr(contains("was not created by dbio; pass --overwrite"));
     // Reading it is fine and changes nothing.
     dbio()
-        .args(["bench", "--rw", "randread", "--size", "1m", "--ops", "50", "--quiet"])
+        .args([
+            "bench", "--rw", "randread", "--size", "1m", "--ops", "50", "--quiet",
+        ])
         .arg(&f)
         .assert()
         .success();
-    assert_eq!(std::fs::read(&f).unwrap(), vec![0xAB; 1 << 20], "a foreign file changed");
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        vec![0xAB; 1 << 20],
+        "a foreign file changed"
+    );
     // With --overwrite the user takes responsibility.
     dbio()
-        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--overwrite", "--quiet"])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ops",
+            "10",
+            "--overwrite",
+            "--quiet",
+        ])
         .arg(&f)
         .assert()
         .success();
@@ -39,7 +55,16 @@ fn reuses_its_own_named_file() {
     let f = d.path().join("mine.dat");
     for _ in 0..2 {
         dbio()
-            .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--quiet"])
+            .args([
+                "bench",
+                "--rw",
+                "randwrite",
+                "--size",
+                "1m",
+                "--ops",
+                "10",
+                "--quiet",
+            ])
             .arg(&f)
             .assert()
             .success();
@@ -56,22 +81,42 @@ fn impossible_options_fail_before_any_io() {
         (&["--size", "4k", "--bs", "8k"], "smaller than --bs"),
         (&["--sync", "fdatasync", "--rw", "randread"], "has none"),
         (&["--bs", "16m"], "512 B .. 8 MiB"),
-        (&["--prepare", "append", "--rw", "randwrite"], "needs --rw write"),
+        (
+            &["--prepare", "append", "--rw", "randwrite"],
+            "needs --rw write",
+        ),
         (&["--threads", "0"], "--threads"),
-        (&["--engine", "psync", "--null-delay", "1ms"], "null engine only"),
+        (
+            &["--engine", "psync", "--null-delay", "1ms"],
+            "null engine only",
+        ),
         (&["--bs", "8q"], "unknown size suffix"),
         (&["--runtime=-1"], "not a duration"),
     ];
     for (args, msg) in cases {
-        let out = dbio().arg("bench").arg(d.path()).args(*args).output().unwrap();
+        let out = dbio()
+            .arg("bench")
+            .arg(d.path())
+            .args(*args)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         let first = err.lines().next().unwrap_or_default();
-        assert!(first.starts_with("dbio: error: ") || first.starts_with("error: "), "{args:?}: {err}");
-        assert!(first.contains(msg), "{args:?}: the first line must say what is wrong: {err}");
+        assert!(
+            first.starts_with("dbio: error: ") || first.starts_with("error: "),
+            "{args:?}: {err}"
+        );
+        assert!(
+            first.contains(msg),
+            "{args:?}: the first line must say what is wrong: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
-    assert!(std::fs::read_dir(d.path()).unwrap().next().is_none(), "a refused job created a file");
+    assert!(
+        std::fs::read_dir(d.path()).unwrap().next().is_none(),
+        "a refused job created a file"
+    );
 }
 
 #[test]
@@ -86,7 +131,10 @@ fn o_direct_refusal_names_the_filesystem() {
         .assert()
         .code(2)
         .stderr(contains("ramfs does not support O_DIRECT"));
-    assert!(dbio_files(t.path()).is_empty(), "file left behind after refusal");
+    assert!(
+        dbio_files(t.path()).is_empty(),
+        "file left behind after refusal"
+    );
 }
 
 #[test]
@@ -120,13 +168,34 @@ fn wait_for_target(dir: &std::path::Path) -> bool {
 fn full_filesystem_mid_run_stops_cleanly_with_a_partial_result() {
     let t = match Tmpfs::mount("16m") {
         Ok(t) => t,
-        Err(why) => return skip("full_filesystem_mid_run_stops_cleanly_with_a_partial_result", &why),
+        Err(why) => {
+            return skip(
+                "full_filesystem_mid_run_stops_cleanly_with_a_partial_result",
+                &why,
+            )
+        }
     };
     let out_dir = scratch();
     let json_path = out_dir.path().join("partial.json");
     // A sparse 12 MiB file: every random write into a hole allocates memory.
     let child = Command::new(dbio_path())
-        .args(["bench", "--rw", "randwrite", "--bs", "4k", "--prepare", "sparse", "--size", "12m", "--rate", "2000", "--runtime", "30", "--quiet", "--json"])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--prepare",
+            "sparse",
+            "--size",
+            "12m",
+            "--rate",
+            "2000",
+            "--runtime",
+            "30",
+            "--quiet",
+            "--json",
+        ])
         .arg(&json_path)
         .arg(t.path())
         .stdout(Stdio::piped())
@@ -143,20 +212,43 @@ fn full_filesystem_mid_run_stops_cleanly_with_a_partial_result() {
         .status();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "stdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("PARTIAL RESULT"), "{stdout}");
     assert!(stdout.contains("No space left on device"), "{stdout}");
     let v = json(&std::fs::read(&json_path).unwrap());
     assert_eq!(v["partial"]["kind"], "io_error");
-    assert!(v["jobs"][0]["write"]["ops"].as_u64().unwrap() > 0, "what was measured is kept");
-    assert!(dbio_files(t.path()).is_empty(), "temporary file left behind");
+    assert!(
+        v["jobs"][0]["write"]["ops"].as_u64().unwrap() > 0,
+        "what was measured is kept"
+    );
+    assert!(
+        dbio_files(t.path()).is_empty(),
+        "temporary file left behind"
+    );
 }
 
 fn signal_mid_run(sig: i32, name: &str) {
     let d = scratch();
     let json_path = d.path().join("sig.json");
     let child = Command::new(dbio_path())
-        .args(["bench", "--rw", "randwrite", "--bs", "4k", "--size", "8m", "--runtime", "60", "--quiet", "--json"])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--runtime",
+            "60",
+            "--quiet",
+            "--json",
+        ])
         .arg(&json_path)
         .arg(d.path())
         .stdout(Stdio::piped())
@@ -169,14 +261,24 @@ fn signal_mid_run(sig: i32, name: &str) {
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
     let t0 = Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(5), "dbio took {:?} to stop", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "dbio took {:?} to stop",
+        t0.elapsed()
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains(&format!("PARTIAL RESULT: interrupted by {name}")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("PARTIAL RESULT: interrupted by {name}")),
+        "{stdout}"
+    );
     let v = json(&std::fs::read(&json_path).unwrap());
     assert_eq!(v["partial"]["signal"], name);
     assert!(v["jobs"][0]["write"]["ops"].as_u64().unwrap() > 0);
-    assert!(dbio_files(d.path()).is_empty(), "temporary file left behind");
+    assert!(
+        dbio_files(d.path()).is_empty(),
+        "temporary file left behind"
+    );
 }
 
 #[test]
@@ -202,9 +304,15 @@ impl Loop {
         }
         let dir = scratch();
         let img = dir.path().join("disk.img");
-        std::fs::File::create(&img).unwrap().set_len(32 << 20).unwrap();
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(32 << 20)
+            .unwrap();
         if mkfs {
-            let st = Command::new("mkfs.ext4").args(["-q", "-F"]).arg(&img).status();
+            let st = Command::new("mkfs.ext4")
+                .args(["-q", "-F"])
+                .arg(&img)
+                .status();
             if !st.is_ok_and(|s| s.success()) {
                 return Err("mkfs.ext4 is not available".into());
             }
@@ -215,9 +323,15 @@ impl Loop {
             .output()
             .map_err(|e| format!("losetup: {e}"))?;
         if !out.status.success() {
-            return Err(format!("losetup failed: {}", String::from_utf8_lossy(&out.stderr).trim()));
+            return Err(format!(
+                "losetup failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
         }
-        Ok(Loop { dev: String::from_utf8_lossy(&out.stdout).trim().to_string(), _dir: dir })
+        Ok(Loop {
+            dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            _dir: dir,
+        })
     }
 }
 
@@ -231,15 +345,39 @@ impl Drop for Loop {
 fn block_devices_need_consent_and_are_refused_when_they_hold_a_filesystem() {
     let lo = match Loop::new(true) {
         Ok(l) => l,
-        Err(why) => return skip("block_devices_need_consent_and_are_refused_when_they_hold_a_filesystem", &why),
+        Err(why) => {
+            return skip(
+                "block_devices_need_consent_and_are_refused_when_they_hold_a_filesystem",
+                &why,
+            )
+        }
     };
     dbio()
-        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", &lo.dev])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ops",
+            "10",
+            &lo.dev,
+        ])
         .assert()
         .code(2)
         .stderr(contains("is a block device; pass --allow-block-device"));
     dbio()
-        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10", "--allow-block-device", &lo.dev])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ops",
+            "10",
+            "--allow-block-device",
+            &lo.dev,
+        ])
         .assert()
         .code(2)
         .stderr(contains("holds an ext2/3/4 filesystem"));
@@ -252,9 +390,29 @@ fn a_blank_block_device_can_be_used_with_consent() {
         Err(why) => return skip("a_blank_block_device_can_be_used_with_consent", &why),
     };
     let out = dbio()
-        .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "100", "--allow-block-device", "--json", "-", "--quiet", &lo.dev])
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ops",
+            "100",
+            "--allow-block-device",
+            "--json",
+            "-",
+            "--quiet",
+            &lo.dev,
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(json(&out.stdout)["jobs"][0]["write"]["ops"].as_u64(), Some(100));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        json(&out.stdout)["jobs"][0]["write"]["ops"].as_u64(),
+        Some(100)
+    );
 }

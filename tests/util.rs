@@ -24,9 +24,8 @@ pub fn dbio_path() -> PathBuf {
 
 /// Parses JSON from a command's stdout.
 pub fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(out))
-    })
+    serde_json::from_slice(out)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", String::from_utf8_lossy(out)))
 }
 
 /// Files in `dir` whose names start with `dbio-`.

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&a.from)
         .with_context(|| format!("reading {}", a.from.display()))?;
-    let report = dbio_report::from_json(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.from.display()))?;
+    let report =
+        dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.from.display()))?;
     let detail = report.command != "check";
     crate::output::emit(&report, &a.output, TableOptions { detail })?;
     Ok(ExitCode::SUCCESS)

@@ -91,7 +91,9 @@ pub struct TracefileArgs {
 /// Parses `250ns`, `100us`, `100µs`, `1ms`, `2s` (a bare number is µs).
 fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
     let t = s.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let mult = match unit.trim() {
         "ns" => 1.0,
@@ -101,7 +103,9 @@ fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
         "m" | "min" => 60e9,
         other => bail!("unknown time unit '{other}' in '{s}' (use ns, us, ms, s or m)"),
     };
-    let v: f64 = num.parse().map_err(|_| anyhow::anyhow!("'{s}' is not a time (examples: 100us, 1ms, 1s)"))?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| anyhow::anyhow!("'{s}' is not a time (examples: 100us, 1ms, 1s)"))?;
     let ns = v * mult;
     if !(0.0..1.8e19).contains(&ns) {
         bail!("'{s}' is out of range");
@@ -111,13 +115,17 @@ fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
 
 /// Reads `{"page_cache_max_ns": N, "storage_cache_max_ns": M}`.
 fn read_calibration(path: &PathBuf) -> anyhow::Result<(u64, u64)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read calibration file '{}'", path.display()))?;
-    let v: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("calibration file '{}' is not JSON", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read calibration file '{}'", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("calibration file '{}' is not JSON", path.display()))?;
     let field = |k: &str| -> anyhow::Result<u64> {
-        v.get(k)
-            .and_then(|x| x.as_u64())
-            .with_context(|| format!("calibration file '{}' lacks a whole-number field '{k}'", path.display()))
+        v.get(k).and_then(|x| x.as_u64()).with_context(|| {
+            format!(
+                "calibration file '{}' lacks a whole-number field '{k}'",
+                path.display()
+            )
+        })
     };
     Ok((field("page_cache_max_ns")?, field("storage_cache_max_ns")?))
 }
@@ -131,7 +139,11 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         None => {
             let x = parse_time_ns(&a.page_cache_max).context("--page-cache-max")?;
             let y = parse_time_ns(&a.storage_cache_max).context("--storage-cache-max")?;
-            let from = if a.page_cache_max == "100us" && a.storage_cache_max == "1ms" { "default" } else { "option" };
+            let from = if a.page_cache_max == "100us" && a.storage_cache_max == "1ms" {
+                "default"
+            } else {
+                "option"
+            };
             (x, y, from.to_string())
         }
     };
@@ -148,7 +160,8 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         }
         None => None,
     };
-    let block_size = dbio_model::units::parse_size(&a.block_size).map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
+    let block_size = dbio_model::units::parse_size(&a.block_size)
+        .map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
     if block_size == 0 {
         bail!("--block-size must be above zero");
     }
@@ -167,7 +180,12 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
     })
 }
 
-fn analyze(opts: &Options, inputs: &[String], threads: usize, label: &str) -> anyhow::Result<TraceReport> {
+fn analyze(
+    opts: &Options,
+    inputs: &[String],
+    threads: usize,
+    label: &str,
+) -> anyhow::Result<TraceReport> {
     let sources = input::expand(inputs)?;
     Ok(analyze_sources(opts, &sources, threads, label)?)
 }
@@ -212,7 +230,11 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
             a,
             b,
         };
-        (dbio_report::trace::render_comparison(&c), json(serde_json::to_string_pretty(&c))?, rows)
+        (
+            dbio_report::trace::render_comparison(&c),
+            json(serde_json::to_string_pretty(&c))?,
+            rows,
+        )
     } else {
         if args.inputs.is_empty() {
             bail!("give at least one trace file, directory or glob, or - for standard input (see dbio tracefile --help)");
@@ -220,7 +242,11 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         let label = args.inputs.join(" ");
         let r = analyze(&opts, &args.inputs, threads, &label)?;
         let rows = dbio_report::trace::csv_rows(&r, &label);
-        (dbio_report::trace::render(&r), json(serde_json::to_string_pretty(&r))?, rows)
+        (
+            dbio_report::trace::render(&r),
+            json(serde_json::to_string_pretty(&r))?,
+            rows,
+        )
     };
     if !stdout_taken {
         write_to("-", &table)?;
@@ -229,7 +255,8 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         write_to(dest, &json_text)?;
     }
     if let Some(dest) = &args.csv {
-        let text = dbio_report::trace::to_csv(&csv_rows).map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?;
+        let text = dbio_report::trace::to_csv(&csv_rows)
+            .map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?;
         write_to(dest, &text)?;
     }
     Ok(ExitCode::SUCCESS)

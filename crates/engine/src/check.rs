@@ -37,19 +37,35 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
         runtime_s: Some(runtime_s),
         ..JobSpec::default()
     };
-    let log = JobSpec { rw: Pattern::Write, bs: 8192, ..base.clone() };
+    let log = JobSpec {
+        rw: Pattern::Write,
+        bs: 8192,
+        ..base.clone()
+    };
     let mut jobs = vec![
         (
             names::LOG_DIRECT_DSYNC,
-            JobSpec { direct: direct_ok, sync: Durability::Dsync, ..log.clone() },
+            JobSpec {
+                direct: direct_ok,
+                sync: Durability::Dsync,
+                ..log.clone()
+            },
         ),
         (
             names::LOG_BUFFERED_FDATASYNC,
-            JobSpec { sync: Durability::Fdatasync, ..log },
+            JobSpec {
+                sync: Durability::Fdatasync,
+                ..log
+            },
         ),
         (
             names::RANDREAD,
-            JobSpec { rw: Pattern::Randread, bs: 8192, direct: direct_ok, ..base.clone() },
+            JobSpec {
+                rw: Pattern::Randread,
+                bs: 8192,
+                direct: direct_ok,
+                ..base.clone()
+            },
         ),
     ];
     let stream = JobSpec {
@@ -59,8 +75,20 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
         direct: direct_ok,
         ..base
     };
-    jobs.push((names::SEQWRITE, JobSpec { rw: Pattern::Write, ..stream.clone() }));
-    jobs.push((names::SEQREAD, JobSpec { rw: Pattern::Read, ..stream }));
+    jobs.push((
+        names::SEQWRITE,
+        JobSpec {
+            rw: Pattern::Write,
+            ..stream.clone()
+        },
+    ));
+    jobs.push((
+        names::SEQREAD,
+        JobSpec {
+            rw: Pattern::Read,
+            ..stream
+        },
+    ));
     jobs.into_iter().map(|(n, s)| (n.to_string(), s)).collect()
 }
 
@@ -71,7 +99,9 @@ fn commit_verdict(p99_ns: u64) -> &'static str {
     // commits dominate response time in most applications.
     match p99_ns {
         0..=1_000_000 => "good for a commit-heavy database log",
-        1_000_001..=10_000_000 => "usable for a database log, but busy OLTP will notice the commit tail",
+        1_000_001..=10_000_000 => {
+            "usable for a database log, but busy OLTP will notice the commit tail"
+        }
         _ => "slow for a database log: commits will dominate response times",
     }
 }

@@ -120,7 +120,11 @@ impl Job {
             return invalid(format!("--iodepth must be between 1 and {MAX_IODEPTH}"));
         }
         if s.iodepth > 1 && s.engine != EngineKind::IoUring {
-            let name = if s.engine == EngineKind::Psync { "psync" } else { "null" };
+            let name = if s.engine == EngineKind::Psync {
+                "psync"
+            } else {
+                "null"
+            };
             return invalid(format!(
                 "the {name} engine runs one I/O at a time per thread, so --iodepth {} needs --engine io_uring (or use --threads for concurrency)",
                 s.iodepth
@@ -141,7 +145,7 @@ impl Job {
                 s.threads
             ));
         }
-        if s.direct && s.bs % MIN_BS != 0 {
+        if s.direct && !s.bs.is_multiple_of(MIN_BS) {
             return invalid(format!(
                 "O_DIRECT needs --bs to be a multiple of 512 B; {} B is not",
                 s.bs
@@ -191,10 +195,15 @@ impl Job {
             }
         }
         if s.engine == EngineKind::Null && s.direct {
-            return invalid("the null engine does no I/O, so --direct has no meaning with it".into());
+            return invalid(
+                "the null engine does no I/O, so --direct has no meaning with it".into(),
+            );
         }
         if s.engine != EngineKind::Null && s.null_delay_ns > 0 {
-            return invalid("--null-delay injects a service time into the null engine only; add --engine null".into());
+            return invalid(
+                "--null-delay injects a service time into the null engine only; add --engine null"
+                    .into(),
+            );
         }
         if s.engine == EngineKind::IoUring {
             probe_io_uring().map_err(EngineError::Unsupported)?;
@@ -261,22 +270,74 @@ mod tests {
     #[test]
     fn refuses_impossible_combinations() {
         let base = JobSpec::default;
-        assert!(err(JobSpec { iodepth: 32, ..base() }).contains("--engine io_uring"));
+        assert!(err(JobSpec {
+            iodepth: 32,
+            ..base()
+        })
+        .contains("--engine io_uring"));
         assert!(err(JobSpec { bs: 256, ..base() }).contains("512 B .. 8 MiB"));
-        assert!(err(JobSpec { bs: 1000, direct: true, ..base() }).contains("multiple of 512"));
-        assert!(err(JobSpec { size: 4096, bs: 8192, ..base() }).contains("smaller than --bs"));
-        assert!(err(JobSpec { sync: Durability::Fdatasync, ..base() }).contains("has none"));
-        assert!(err(JobSpec { threads: 0, ..base() }).contains("--threads"));
-        assert!(err(JobSpec { prepare: Prepare::Append, ..base() }).contains("--rw write"));
-        assert!(err(JobSpec { engine: EngineKind::Null, direct: true, ..base() }).contains("null"));
-        assert!(err(JobSpec { null_delay_ns: 5, ..base() }).contains("--engine null"));
-        assert!(err(JobSpec { runtime_s: Some(0.0), ..base() }).contains("--runtime"));
-        assert!(err(JobSpec { ops: Some(1), threads: 2, ..base() }).contains("--ops"));
-        assert!(err(JobSpec { read_pct: 101, rw: Pattern::Randrw, ..base() }).contains("--read-pct"));
-        assert!(
-            err(JobSpec { rw: Pattern::Write, threads: 4, size: 8192 * 2, ..base() })
-                .contains("own region")
-        );
+        assert!(err(JobSpec {
+            bs: 1000,
+            direct: true,
+            ..base()
+        })
+        .contains("multiple of 512"));
+        assert!(err(JobSpec {
+            size: 4096,
+            bs: 8192,
+            ..base()
+        })
+        .contains("smaller than --bs"));
+        assert!(err(JobSpec {
+            sync: Durability::Fdatasync,
+            ..base()
+        })
+        .contains("has none"));
+        assert!(err(JobSpec {
+            threads: 0,
+            ..base()
+        })
+        .contains("--threads"));
+        assert!(err(JobSpec {
+            prepare: Prepare::Append,
+            ..base()
+        })
+        .contains("--rw write"));
+        assert!(err(JobSpec {
+            engine: EngineKind::Null,
+            direct: true,
+            ..base()
+        })
+        .contains("null"));
+        assert!(err(JobSpec {
+            null_delay_ns: 5,
+            ..base()
+        })
+        .contains("--engine null"));
+        assert!(err(JobSpec {
+            runtime_s: Some(0.0),
+            ..base()
+        })
+        .contains("--runtime"));
+        assert!(err(JobSpec {
+            ops: Some(1),
+            threads: 2,
+            ..base()
+        })
+        .contains("--ops"));
+        assert!(err(JobSpec {
+            read_pct: 101,
+            rw: Pattern::Randrw,
+            ..base()
+        })
+        .contains("--read-pct"));
+        assert!(err(JobSpec {
+            rw: Pattern::Write,
+            threads: 4,
+            size: 8192 * 2,
+            ..base()
+        })
+        .contains("own region"));
     }
 
     #[test]
@@ -285,7 +346,11 @@ mod tests {
         assert_eq!(j.echo.runtime_s, Some(DEFAULT_RUNTIME_S));
         assert_eq!(j.echo.read_pct, 100);
         assert!(!j.target.unwrap().writes);
-        let s = JobSpec { size: 8192 * 3 + 100, ops: Some(5), ..JobSpec::default() };
+        let s = JobSpec {
+            size: 8192 * 3 + 100,
+            ops: Some(5),
+            ..JobSpec::default()
+        };
         let j = Job::resolve(&s).unwrap();
         assert_eq!(j.echo.size, 8192 * 3);
         assert_eq!(j.echo.runtime_s, None);

@@ -32,7 +32,9 @@ pub fn live_bucket_upper(i: usize) -> u64 {
     } else {
         let msb = (i - 8) / 8 + 3;
         let sub = ((i - 8) % 8) as u64;
-        (((8 + sub + 1) as u128) << (msb - 3)).saturating_sub(1).min(u64::MAX as u128) as u64
+        (((8 + sub + 1) as u128) << (msb - 3))
+            .saturating_sub(1)
+            .min(u64::MAX as u128) as u64
     }
 }
 
@@ -139,7 +141,19 @@ mod tests {
 
     #[test]
     fn buckets_bound_the_value_within_an_eighth() {
-        for v in [0u64, 1, 7, 8, 9, 15, 16, 100, 1_000, 123_456, 10_000_000_000] {
+        for v in [
+            0u64,
+            1,
+            7,
+            8,
+            9,
+            15,
+            16,
+            100,
+            1_000,
+            123_456,
+            10_000_000_000,
+        ] {
             let i = live_bucket(v);
             let up = live_bucket_upper(i);
             assert!(up >= v, "{v}: upper {up}");

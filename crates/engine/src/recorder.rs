@@ -186,7 +186,11 @@ mod tests {
         let c = LatencySummary::from_histogram(&a.commit);
         assert_eq!(c.count, 200);
         // commit = 2 × write latency here
-        assert!((c.p50_ns() as f64 - 200_000.0).abs() <= 2_000.0, "{}", c.p50_ns());
+        assert!(
+            (c.p50_ns() as f64 - 200_000.0).abs() <= 2_000.0,
+            "{}",
+            c.p50_ns()
+        );
         assert_eq!(LatencySummary::from_histogram(&a.sync).count, 200);
     }
 }

@@ -110,9 +110,9 @@ pub fn run_job(
     let e = &job.echo;
     let threads = e.threads as usize;
     let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
-    let disk = target.and_then(|t| sysinfo::disk_of(&t.path)).and_then(|(sys, _)| {
-        sys.file_name().map(|n| n.to_string_lossy().to_string())
-    });
+    let disk = target
+        .and_then(|t| sysinfo::disk_of(&t.path))
+        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
     let cached_before = target.and_then(|t| sysinfo::page_cache_residency(&t.path));
     let barrier = Barrier::new(threads + 1);
     let finished = AtomicUsize::new(0);
@@ -122,7 +122,9 @@ pub fn run_job(
     let sched = Schedule {
         warmup_end_ns,
         quota: e.ops_limit,
-        rate_interval_ns: e.rate_iops.map(|r| (1e9 * e.threads as f64 / r as f64) as u64),
+        rate_interval_ns: e
+            .rate_iops
+            .map(|r| (1e9 * e.threads as f64 / r as f64) as u64),
     };
 
     let (outs, reporter) = std::thread::scope(|s| {
@@ -131,12 +133,16 @@ pub fn run_job(
                 let live = &live[i];
                 let barrier = &barrier;
                 let finished = &finished;
-                let quota = sched.quota.map(|q| q / e.threads as u64 + u64::from((i as u64) < q % e.threads as u64));
+                let quota = sched
+                    .quota
+                    .map(|q| q / e.threads as u64 + u64::from((i as u64) < q % e.threads as u64));
                 let sched = Schedule { quota, ..sched };
                 std::thread::Builder::new()
                     .name(format!("dbio-worker-{i}"))
                     .spawn_scoped(s, move || {
-                        let out = worker(i as u32, job, target, control, live, barrier, start_ns, sched);
+                        let out = worker(
+                            i as u32, job, target, control, live, barrier, start_ns, sched,
+                        );
                         finished.fetch_add(1, Relaxed);
                         out
                     })
@@ -145,8 +151,16 @@ pub fn run_job(
             .collect();
         let rep = s.spawn(|| {
             reporter(
-                &live, &finished, threads, control, progress, start_ns, warmup_end_ns,
-                deadline_ns, e, disk.as_deref(),
+                &live,
+                &finished,
+                threads,
+                control,
+                progress,
+                start_ns,
+                warmup_end_ns,
+                deadline_ns,
+                e,
+                disk.as_deref(),
             )
         });
         barrier.wait();
@@ -186,7 +200,8 @@ pub fn run_job(
             runtime_ns,
             read,
             write,
-            sync: (wrote && e.sync.has_sync_op()).then(|| LatencySummary::from_histogram(&rec.sync)),
+            sync: (wrote && e.sync.has_sync_op())
+                .then(|| LatencySummary::from_histogram(&rec.sync)),
             commit: (wrote && e.sync.is_durable())
                 .then(|| LatencySummary::from_histogram(&rec.commit)),
             cpu: CpuUsage {
@@ -194,7 +209,11 @@ pub fn run_job(
                 system_ns: usage.system_ns,
                 voluntary_cs: usage.nvcsw,
                 involuntary_cs: usage.nivcsw,
-                per_io_ns: if ops > 0 { cpu_ns as f64 / ops as f64 } else { 0.0 },
+                per_io_ns: if ops > 0 {
+                    cpu_ns as f64 / ops as f64
+                } else {
+                    0.0
+                },
                 utilisation: cpu_ns as f64 / runtime_ns as f64,
             },
             device,
@@ -219,28 +238,15 @@ fn worker(
     sched: Schedule,
 ) -> WorkerOut {
     let e = &job.echo;
+    let args = (index, job, control, live, barrier, start_ns, sched);
     match (e.engine, target) {
-        (EngineKind::Null, _) => {
-            let eng = NullEngine::new(e.null_delay_ns);
-            worker_loop(index, eng, job, control, live, barrier, start_ns, sched)
-        }
+        (EngineKind::Null, _) => worker_loop(args, |_| Ok(NullEngine::new(e.null_delay_ns))),
         (EngineKind::Psync, Some(t)) => {
-            let eng = PsyncEngine::new(t.file.clone(), t.path.clone());
-            worker_loop(index, eng, job, control, live, barrier, start_ns, sched)
+            worker_loop(args, |_| Ok(PsyncEngine::new(t.file.clone(), t.path.clone())))
         }
-        (EngineKind::IoUring, Some(t)) => match UringEngine::new(t.file.clone(), &t.path, e.iodepth) {
-            Ok(eng) => worker_loop(index, eng, job, control, live, barrier, start_ns, sched),
-            Err(err) => {
-                control.stop.store(true, Relaxed);
-                barrier.wait();
-                WorkerOut {
-                    recorder: Recorder::default(),
-                    usage: Usage::default(),
-                    finished_ns: now_ns(),
-                    error: Some(err),
-                }
-            }
-        },
+        (EngineKind::IoUring, Some(t)) => worker_loop(args, |bufs| {
+            UringEngine::new(t.file.clone(), &t.path, e.iodepth, bufs, e.bs as usize)
+        }),
         (_, None) => unreachable!("Job::resolve gives every non-null engine a target"),
     }
 }
@@ -254,16 +260,21 @@ struct Slot {
     measured: bool,
 }
 
-#[allow(clippy::too_many_arguments)]
+type WorkerArgs<'a> = (
+    u32,
+    &'a Job,
+    &'a Control,
+    &'a LiveCounters,
+    &'a Barrier,
+    u64,
+    Schedule,
+);
+
+/// The measurement loop. `make_engine` receives the I/O buffers (one per
+/// tag) so an engine can register them.
 fn worker_loop<E: Engine>(
-    index: u32,
-    mut engine: E,
-    job: &Job,
-    control: &Control,
-    live: &LiveCounters,
-    barrier: &Barrier,
-    start_ns: u64,
-    sched: Schedule,
+    (index, job, control, live, barrier, start_ns, sched): WorkerArgs<'_>,
+    make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
 ) -> WorkerOut {
     let e = &job.echo;
     let qd = e.iodepth as usize;
@@ -273,8 +284,26 @@ fn worker_loop<E: Engine>(
         .map(|i| AlignedBuf::patterned(bs as usize, e.seed ^ ((index as u64) << 32) ^ i as u64))
         .collect();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+    let mut engine = match make_engine(&ptrs) {
+        Ok(engine) => engine,
+        Err(err) => {
+            control.stop.store(true, Relaxed);
+            barrier.wait();
+            return WorkerOut {
+                recorder: Recorder::default(),
+                usage: Usage::default(),
+                finished_ns: now_ns(),
+                error: Some(err),
+            };
+        }
+    };
     let mut slots = vec![
-        Slot { dir: Dir::Read, intended: 0, submitted: 0, measured: false };
+        Slot {
+            dir: Dir::Read,
+            intended: 0,
+            submitted: 0,
+            measured: false
+        };
         qd
     ];
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
@@ -338,14 +367,23 @@ fn worker_loop<E: Engine>(
                 measured_issued += 1;
             }
             let (dir, offset) = workload.next_io();
-            slots[tag as usize] = Slot { dir, intended, submitted: intended, measured };
+            slots[tag as usize] = Slot {
+                dir,
+                intended,
+                submitted: intended,
+                measured,
+            };
             let req = IoRequest {
                 tag,
                 dir,
                 offset,
                 len: bs as u32,
                 buf: ptrs[tag as usize],
-                sync: if dir == Dir::Write { sync_op } else { SyncOp::None },
+                sync: if dir == Dir::Write {
+                    sync_op
+                } else {
+                    SyncOp::None
+                },
             };
             match engine.queue(&req) {
                 Ok(Queued::Done(c)) => {
@@ -404,7 +442,12 @@ fn worker_loop<E: Engine>(
     let usage = usage_start.map_or(Usage::default(), |u0| thread_usage().since(&u0));
     drop(engine);
     drop(bufs);
-    WorkerOut { recorder: rec, usage, finished_ns, error }
+    WorkerOut {
+        recorder: rec,
+        usage,
+        finished_ns,
+        error,
+    }
 }
 
 struct ReporterOut {
@@ -447,9 +490,9 @@ fn reporter(
             wake = wake.min(next_second);
         }
         while now_ns() < wake && finished.load(Relaxed) < workers {
-            std::thread::sleep(std::time::Duration::from_millis(5).min(std::time::Duration::from_nanos(
-                wake.saturating_sub(now_ns()).max(1),
-            )));
+            std::thread::sleep(std::time::Duration::from_millis(5).min(
+                std::time::Duration::from_nanos(wake.saturating_sub(now_ns()).max(1)),
+            ));
         }
         let now = now_ns();
         if !measuring && now >= warmup_end_ns {

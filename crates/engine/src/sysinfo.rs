@@ -5,7 +5,7 @@
 //! file yields `None`, never an error, because the environment describes a
 //! run and must not prevent it.
 
-use dbio_model::{BlockDevice, DiskStatsDelta, DioAlignment, Environment, PageCacheResidency};
+use dbio_model::{BlockDevice, DioAlignment, DiskStatsDelta, Environment, PageCacheResidency};
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -137,7 +137,11 @@ impl Target {
         Ok(t)
     }
 
-    fn create_new(spec: &TargetSpec, path: &Path, stop: &AtomicBool) -> Result<Target, EngineError> {
+    fn create_new(
+        spec: &TargetSpec,
+        path: &Path,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
         let dir = path.parent().unwrap_or(Path::new("."));
         check_free_space(dir, spec.size, 0)?;
         let f = OpenOptions::new()
@@ -344,9 +348,8 @@ fn lay_out(
             let _ = rustix::fs::fadvise(f, 0, None, rustix::fs::Advice::DontNeed);
         }
         Prepare::Fallocate => {
-            rustix::fs::fallocate(f, rustix::fs::FallocateFlags::empty(), 0, size).map_err(|e| {
-                EngineError::io("fallocate of the target", path, e.into())
-            })?;
+            rustix::fs::fallocate(f, rustix::fs::FallocateFlags::empty(), 0, size)
+                .map_err(|e| EngineError::io("fallocate of the target", path, e.into()))?;
         }
         Prepare::Sparse => {
             f.set_len(size)

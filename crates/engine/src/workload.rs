@@ -47,7 +47,9 @@ impl Workload {
             seq_blocks: per_worker,
             seq_next: 0,
             all_blocks,
-            rng: fastrand::Rng::with_seed(seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            rng: fastrand::Rng::with_seed(
+                seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
         }
     }
 
@@ -109,9 +111,7 @@ mod tests {
     #[test]
     fn mixed_ratio_is_close() {
         let mut w = Workload::new(Pattern::Randrw, 70, 4096, 4096 * 100, 3, 0, 1);
-        let reads = (0..10_000)
-            .filter(|_| w.next_io().0 == Dir::Read)
-            .count();
+        let reads = (0..10_000).filter(|_| w.next_io().0 == Dir::Read).count();
         assert!((6700..7300).contains(&reads), "{reads}");
     }
 }

@@ -13,7 +13,13 @@ const SIZE: usize = 1 << 20;
 
 /// Runs a job on a new file at `path` and returns the indexes of the
 /// blocks that no longer hold the pre-written pattern.
-fn changed_blocks(path: &Path, engine: EngineKind, iodepth: u32, rw: Pattern, ops: u64) -> Vec<usize> {
+fn changed_blocks(
+    path: &Path,
+    engine: EngineKind,
+    iodepth: u32,
+    rw: Pattern,
+    ops: u64,
+) -> Vec<usize> {
     let spec = JobSpec {
         engine,
         iodepth,
@@ -58,8 +64,20 @@ fn psync_and_io_uring_write_the_same_blocks() {
         return;
     }
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let a = changed_blocks(&dir.path().join("a"), EngineKind::Psync, 1, Pattern::Randwrite, 100);
-    let b = changed_blocks(&dir.path().join("b"), EngineKind::IoUring, 16, Pattern::Randwrite, 100);
+    let a = changed_blocks(
+        &dir.path().join("a"),
+        EngineKind::Psync,
+        1,
+        Pattern::Randwrite,
+        100,
+    );
+    let b = changed_blocks(
+        &dir.path().join("b"),
+        EngineKind::IoUring,
+        16,
+        Pattern::Randwrite,
+        100,
+    );
     assert!(!a.is_empty() && a.len() <= 100);
     assert_eq!(a, b, "same seed, same offsets, whatever the engine");
 }
@@ -72,9 +90,36 @@ fn sequential_writes_cover_the_file_exactly_once() {
     let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let blocks = (SIZE / BS) as u64;
     let all: Vec<usize> = (0..SIZE / BS).collect();
-    assert_eq!(changed_blocks(&dir.path().join("a"), EngineKind::Psync, 1, Pattern::Write, blocks), all);
-    assert_eq!(changed_blocks(&dir.path().join("b"), EngineKind::IoUring, 8, Pattern::Write, blocks), all);
+    assert_eq!(
+        changed_blocks(
+            &dir.path().join("a"),
+            EngineKind::Psync,
+            1,
+            Pattern::Write,
+            blocks
+        ),
+        all
+    );
+    assert_eq!(
+        changed_blocks(
+            &dir.path().join("b"),
+            EngineKind::IoUring,
+            8,
+            Pattern::Write,
+            blocks
+        ),
+        all
+    );
     // Half the ops: exactly the first half of the file.
     let half: Vec<usize> = (0..SIZE / BS / 2).collect();
-    assert_eq!(changed_blocks(&dir.path().join("c"), EngineKind::IoUring, 8, Pattern::Write, blocks / 2), half);
+    assert_eq!(
+        changed_blocks(
+            &dir.path().join("c"),
+            EngineKind::IoUring,
+            8,
+            Pattern::Write,
+            blocks / 2
+        ),
+        half
+    );
 }

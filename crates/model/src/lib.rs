@@ -18,8 +18,8 @@ pub mod units;
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
 pub use run::{
-    Durability, EngineKind, Pattern, Prepare,
-    CpuUsage, DiskStatsDelta, JobEcho, JobResult, OpStats, PartialReason, RunReport, SecondSample,
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, OpStats, PartialReason,
+    Pattern, Prepare, RunReport, SecondSample,
 };
 
 /// Version of the JSON result schema. Bump on any incompatible change.

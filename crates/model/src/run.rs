@@ -84,7 +84,10 @@ pub enum Pattern {
 impl Pattern {
     /// True for random offsets.
     pub fn is_random(self) -> bool {
-        matches!(self, Pattern::Randread | Pattern::Randwrite | Pattern::Randrw)
+        matches!(
+            self,
+            Pattern::Randread | Pattern::Randwrite | Pattern::Randrw
+        )
     }
     /// Share of reads in percent for this pattern given the mixed-pattern setting.
     pub fn read_pct(self, mixed_read_pct: u8) -> u8 {

@@ -79,7 +79,11 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        other => return Err(format!("unknown size suffix '{other}' in '{s}' (use k, m, g or t)")),
+        other => {
+            return Err(format!(
+                "unknown size suffix '{other}' in '{s}' (use k, m, g or t)"
+            ))
+        }
     };
     let value: f64 = num
         .parse()

@@ -250,7 +250,8 @@ impl Analyzer {
             Some(&id) => id,
             None => {
                 let id = self.events.len() as u32;
-                self.events.push(EventAgg::new(String::from_utf8_lossy(name).into_owned()));
+                self.events
+                    .push(EventAgg::new(String::from_utf8_lossy(name).into_owned()));
                 self.event_ix.insert(name.to_vec(), id);
                 id
             }
@@ -277,9 +278,15 @@ impl Analyzer {
 
     /// Counts settled waits into the events' in-call / between-call split.
     /// Also adds them to the session's in-call / between-call totals.
-    pub(crate) fn settle(&mut self, sess: &mut crate::session::Session, settled: &mut Vec<crate::session::Settled>) {
+    pub(crate) fn settle(
+        &mut self,
+        sess: &mut crate::session::Session,
+        settled: &mut Vec<crate::session::Settled>,
+    ) {
         for (ev, ela, inside) in settled.drain(..) {
-            let Some(e) = self.events.get_mut(ev as usize) else { continue };
+            let Some(e) = self.events.get_mut(ev as usize) else {
+                continue;
+            };
             if inside {
                 sess.claimed_us = sess.claimed_us.saturating_add(ela);
             } else {
@@ -288,7 +295,11 @@ impl Analyzer {
                     sess.idle_between_us = sess.idle_between_us.saturating_add(ela);
                 }
             }
-            let cell = if inside { &mut e.in_calls } else { &mut e.between };
+            let cell = if inside {
+                &mut e.in_calls
+            } else {
+                &mut e.between
+            };
             cell.0 += 1;
             cell.1 = cell.1.saturating_add(ela);
         }
@@ -443,7 +454,7 @@ impl Analyzer {
         // Profile.
         let t = &totals;
         let r = t.calls_e.saturating_add(t.between);
-        let unaccounted = t.calls_e - t.cpu - t.claimed;
+        let unaccounted = t.calls_e.saturating_sub(t.cpu).saturating_sub(t.claimed);
         let share = |x: i64| if r != 0 { x as f64 / r as f64 } else { 0.0 };
         let mut lines = vec![ProfileLine {
             name: "CPU".into(),
@@ -473,7 +484,7 @@ impl Analyzer {
                     });
                 }
             } else {
-                let total = e.in_calls.1 + e.between.1;
+                let total = e.in_calls.1.saturating_add(e.between.1);
                 lines.push(ProfileLine {
                     name: e.name.clone(),
                     kind: ProfileKind::Wait,
@@ -490,16 +501,21 @@ impl Analyzer {
             total_us: unaccounted,
             share: share(unaccounted),
         });
-        lines.sort_by(|a, b| b.total_us.abs().cmp(&a.total_us.abs()).then(a.name.cmp(&b.name)));
+        lines.sort_by(|a, b| {
+            b.total_us
+                .abs()
+                .cmp(&a.total_us.abs())
+                .then(a.name.cmp(&b.name))
+        });
         let profile = ResponseProfile {
             response_time_us: r,
-            busy_time_us: r - t.idle_between,
+            busy_time_us: r.saturating_sub(t.idle_between),
             top_depth: t.top_depth,
             top_calls: t.top_calls,
             calls_elapsed_us: t.calls_e,
             cpu_us: t.cpu,
             waits_in_calls_us: t.claimed,
-            waits_between_calls_us: t.between - t.idle_between,
+            waits_between_calls_us: t.between.saturating_sub(t.idle_between),
             idle_between_calls_us: t.idle_between,
             unaccounted_us: unaccounted,
             clock_span_us: t.clock_span,
@@ -516,14 +532,24 @@ impl Analyzer {
         let mut size_h = Vec::new();
         let mut tiers = Vec::new();
         for e in events {
-            let q = |p: f64| if e.count > 0 { e.hdr.value_at_quantile(p) } else { 0 };
+            let q = |p: f64| {
+                if e.count > 0 {
+                    e.hdr.value_at_quantile(p)
+                } else {
+                    0
+                }
+            };
             ev_out.push(EventStats {
                 name: e.name.clone(),
                 idle: e.class.idle,
                 io: e.class.io,
                 count: e.count,
                 total_us: e.total,
-                mean_us: if e.count > 0 { e.total as f64 / e.count as f64 } else { 0.0 },
+                mean_us: if e.count > 0 {
+                    e.total as f64 / e.count as f64
+                } else {
+                    0.0
+                },
                 min_us: if e.count > 0 { e.min } else { 0 },
                 max_us: if e.count > 0 { e.max } else { 0 },
                 p50_us: q(0.5),
@@ -561,7 +587,8 @@ impl Analyzer {
         ev_out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
         io_h.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
         tiers.sort_by(|a, b| {
-            let t = |r: &TierRow| r.page_cache.total_us + r.storage_cache.total_us + r.device.total_us;
+            let t =
+                |r: &TierRow| r.page_cache.total_us + r.storage_cache.total_us + r.device.total_us;
             t(b).cmp(&t(a)).then(a.event.cmp(&b.event))
         });
         size_h.sort_by(|a, b| a.event.cmp(&b.event).then(a.blocks.cmp(&b.blocks)));
@@ -575,7 +602,12 @@ impl Analyzer {
                 st
             })
             .collect();
-        statements.sort_by(|a, b| b.elapsed_us.cmp(&a.elapsed_us).then(b.wait_us.cmp(&a.wait_us)).then(a.key.cmp(&b.key)));
+        statements.sort_by(|a, b| {
+            b.elapsed_us
+                .cmp(&a.elapsed_us)
+                .then(b.wait_us.cmp(&a.wait_us))
+                .then(a.key.cmp(&b.key))
+        });
 
         let mut objs: Vec<ObjectStats> = objects
             .into_iter()
@@ -601,7 +633,12 @@ impl Analyzer {
                 total_us,
             })
             .collect();
-        hb.sort_by(|a, b| b.count.cmp(&a.count).then(b.total_us.cmp(&a.total_us)).then((a.file, a.block).cmp(&(b.file, b.block))));
+        hb.sort_by(|a, b| {
+            b.count
+                .cmp(&a.count)
+                .then(b.total_us.cmp(&a.total_us))
+                .then((a.file, a.block).cmp(&(b.file, b.block)))
+        });
         hb.truncate(opts.top.max(1));
 
         let timeline = make_timeline(&opts, timeline_wall, timeline_rel);
@@ -647,10 +684,18 @@ fn merge_cell(v: &mut Vec<WaitCell>, w: WaitCell) {
     }
 }
 
-fn make_timeline(opts: &Options, wall: BTreeMap<i64, Point>, rel: BTreeMap<i64, Point>) -> Timeline {
-    let (map, wall_clock) = if wall.is_empty() { (rel, false) } else { (wall, true) };
+fn make_timeline(
+    opts: &Options,
+    wall: BTreeMap<i64, Point>,
+    rel: BTreeMap<i64, Point>,
+) -> Timeline {
+    let (map, wall_clock) = if wall.is_empty() {
+        (rel, false)
+    } else {
+        (wall, true)
+    };
     let span = match (map.keys().next(), map.keys().next_back()) {
-        (Some(a), Some(b)) => b - a,
+        (Some(a), Some(b)) => b.saturating_sub(*a),
         _ => 0,
     };
     let interval = opts.interval_s.unwrap_or(if span <= 900 {
@@ -663,12 +708,15 @@ fn make_timeline(opts: &Options, wall: BTreeMap<i64, Point>, rel: BTreeMap<i64, 
     let interval = interval.max(1);
     let mut buckets: BTreeMap<i64, Point> = BTreeMap::new();
     for (sec, p) in map {
-        buckets.entry(sec.div_euclid(interval as i64)).or_default().add(&p);
+        buckets
+            .entry(sec.div_euclid(interval as i64))
+            .or_default()
+            .add(&p);
     }
     let points = buckets
         .into_iter()
         .map(|(k, p)| {
-            let start_s = k * interval as i64;
+            let start_s = k.saturating_mul(interval as i64);
             TimelinePoint {
                 start: if wall_clock {
                     format_wall(start_s.saturating_mul(1_000_000))

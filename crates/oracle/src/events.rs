@@ -81,7 +81,11 @@ const MULTIBLOCK: &[&str] = &[
 ];
 
 /// The multiblock events parsetrc.pl reports by size.
-pub const PARSETRC_MULTIBLOCK: &[&str] = &["db file scattered read", "direct path read", "direct path read temp"];
+pub const PARSETRC_MULTIBLOCK: &[&str] = &[
+    "db file scattered read",
+    "direct path read",
+    "direct path read temp",
+];
 
 /// Events whose p1 and p2 are a file number and a block number.
 const BLOCK_PREFIXES: &[&str] = &[
@@ -125,7 +129,11 @@ pub fn classify_event(name: &str) -> EventClass {
         multiblock: MULTIBLOCK.contains(&name),
         block_addressed: BLOCK_PREFIXES.iter().any(|p| name.starts_with(p)),
         between_call: BETWEEN_CALL_EVENTS.contains(&name) || IDLE_EVENTS.contains(&name),
-        size_param: if name == "db file parallel read" { 1 } else { 2 },
+        size_param: if name == "db file parallel read" {
+            1
+        } else {
+            2
+        },
     }
 }
 

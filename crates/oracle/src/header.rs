@@ -119,8 +119,14 @@ mod tests {
     fn releases() {
         let b = b"Oracle Database 12c Enterprise Edition Release 12.1.0.1.0 - 64bit Production";
         assert_eq!(release_of(b), Some((12, "12.1.0.1.0".into())));
-        assert_eq!(release_of(b"Oracle8i Enterprise Edition Release 8.1.7.4.0 - Production"), Some((8, "8.1.7.4.0".into())));
-        assert_eq!(release_of(b"Version 19.14.2.0.0"), Some((19, "19.14.2.0.0".into())));
+        assert_eq!(
+            release_of(b"Oracle8i Enterprise Edition Release 8.1.7.4.0 - Production"),
+            Some((8, "8.1.7.4.0".into()))
+        );
+        assert_eq!(
+            release_of(b"Version 19.14.2.0.0"),
+            Some((19, "19.14.2.0.0".into()))
+        );
         assert_eq!(release_of(b"Version:\t#2 SMP Tue"), None);
     }
 

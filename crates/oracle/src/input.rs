@@ -45,31 +45,43 @@ pub fn expand(inputs: &[String]) -> io::Result<Vec<Source>> {
         }
         let path = Path::new(input);
         if path.is_dir() {
-            let rd = std::fs::read_dir(path).map_err(|e| err(format!("cannot read directory '{input}': {e}")))?;
+            let rd = std::fs::read_dir(path)
+                .map_err(|e| err(format!("cannot read directory '{input}': {e}")))?;
             let mut files: Vec<PathBuf> = rd
                 .filter_map(|e| e.ok())
                 .map(|e| e.path())
                 .filter(|p| {
-                    p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| DIR_SUFFIXES.iter().any(|s| n.ends_with(s)))
+                    p.is_file()
+                        && p.file_name()
+                            .and_then(|n| n.to_str())
+                            .is_some_and(|n| DIR_SUFFIXES.iter().any(|s| n.ends_with(s)))
                 })
                 .collect();
             if files.is_empty() {
-                return Err(err(format!("directory '{input}' holds no .trc, .trc.gz or .trc.xz file")));
+                return Err(err(format!(
+                    "directory '{input}' holds no .trc, .trc.gz or .trc.xz file"
+                )));
             }
             files.sort();
             out.extend(files.into_iter().map(Source::File));
         } else if path.exists() {
             out.push(Source::File(path.to_path_buf()));
         } else if input.contains(['*', '?', '[']) {
-            let paths = glob::glob(input).map_err(|e| err(format!("'{input}' is not a valid glob pattern: {e}")))?;
-            let mut files: Vec<PathBuf> = paths.filter_map(|p| p.ok()).filter(|p| p.is_file()).collect();
+            let paths = glob::glob(input)
+                .map_err(|e| err(format!("'{input}' is not a valid glob pattern: {e}")))?;
+            let mut files: Vec<PathBuf> = paths
+                .filter_map(|p| p.ok())
+                .filter(|p| p.is_file())
+                .collect();
             if files.is_empty() {
                 return Err(err(format!("no file matches '{input}'")));
             }
             files.sort();
             out.extend(files.into_iter().map(Source::File));
         } else {
-            return Err(err(format!("cannot read '{input}': no such file or directory")));
+            return Err(err(format!(
+                "cannot read '{input}': no such file or directory"
+            )));
         }
     }
     Ok(out)
@@ -80,7 +92,9 @@ pub fn expand(inputs: &[String]) -> io::Result<Vec<Source>> {
 pub fn open(src: &Source) -> io::Result<Box<dyn Read + Send>> {
     let raw: Box<dyn Read + Send> = match src {
         Source::Stdin => Box::new(io::stdin()),
-        Source::File(p) => Box::new(File::open(p).map_err(|e| err(format!("cannot open '{}': {e}", p.display())))?),
+        Source::File(p) => {
+            Box::new(File::open(p).map_err(|e| err(format!("cannot open '{}': {e}", p.display())))?)
+        }
     };
     decompress(raw).map_err(|e| err(format!("cannot read '{}': {e}", src.name())))
 }
@@ -110,14 +124,20 @@ mod tests {
         gz.write_all(text).unwrap();
         let gz = gz.finish().unwrap();
         let mut out = Vec::new();
-        decompress(Box::new(io::Cursor::new(gz))).unwrap().read_to_end(&mut out).unwrap();
+        decompress(Box::new(io::Cursor::new(gz)))
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
         assert_eq!(out, text);
 
         let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
         xz.write_all(text).unwrap();
         let xz = xz.finish().unwrap();
         let mut out = Vec::new();
-        decompress(Box::new(io::Cursor::new(xz))).unwrap().read_to_end(&mut out).unwrap();
+        decompress(Box::new(io::Cursor::new(xz)))
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
         assert_eq!(out, text);
     }
 

@@ -187,12 +187,12 @@ pub fn trim(s: &[u8]) -> &[u8] {
 /// Iterates over `key=value` pairs separated by `sep` (`,` in call lines,
 /// ` ` in PARSING IN CURSOR lines). A pair without `=` yields an empty value.
 pub fn pairs(s: &[u8], sep: u8) -> impl Iterator<Item = (&[u8], &[u8])> {
-    s.split(move |&b| b == sep).filter(|p| !p.is_empty()).map(|p| {
-        match memchr::memchr(b'=', p) {
+    s.split(move |&b| b == sep)
+        .filter(|p| !p.is_empty())
+        .map(|p| match memchr::memchr(b'=', p) {
             Some(i) => (trim(&p[..i]), &p[i + 1..]),
             None => (trim(p), &p[p.len()..]),
-        }
-    })
+        })
 }
 
 #[cfg(test)]
@@ -210,7 +210,10 @@ mod tests {
     #[test]
     fn splits_lines_lf_crlf_and_unterminated() {
         let l = lines_of(b"a\r\nb\n\nc");
-        assert_eq!(l, vec![b"a".to_vec(), b"b".to_vec(), b"".to_vec(), b"c".to_vec()]);
+        assert_eq!(
+            l,
+            vec![b"a".to_vec(), b"b".to_vec(), b"".to_vec(), b"c".to_vec()]
+        );
     }
 
     #[test]

@@ -95,7 +95,12 @@ pub fn analyze_reader<R: Read>(opts: &Options, path: &str, reader: R) -> io::Res
 
 /// Analyzes a group of sources on up to `threads` threads (files are
 /// distributed whole; one file is always read by one thread).
-pub fn analyze_sources(opts: &Options, sources: &[Source], threads: usize, label: &str) -> io::Result<TraceReport> {
+pub fn analyze_sources(
+    opts: &Options,
+    sources: &[Source],
+    threads: usize,
+    label: &str,
+) -> io::Result<TraceReport> {
     let threads = threads.clamp(1, sources.len().max(1));
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<io::Error>> = Mutex::new(None);
@@ -108,8 +113,9 @@ pub fn analyze_sources(opts: &Options, sources: &[Source], threads: usize, label
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(src) = sources.get(i) else { break };
                         let res = input::open(src).and_then(|r| {
-                            an.read(&src.name(), r)
-                                .map_err(|e| io::Error::other(format!("cannot read '{}': {e}", src.name())))
+                            an.read(&src.name(), r).map_err(|e| {
+                                io::Error::other(format!("cannot read '{}': {e}", src.name()))
+                            })
                         });
                         if let Err(e) = res {
                             let mut fe = first_error.lock().unwrap_or_else(|p| p.into_inner());

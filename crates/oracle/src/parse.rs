@@ -20,6 +20,11 @@ use std::io::{self, Read};
 const HEADER_LINES: u64 = 200;
 /// Statement text kept per statement, characters.
 const TEXT_MAX: usize = 300;
+/// Largest time value taken from a line, µs (about 12.7 days): garbled
+/// numbers are clamped so sums over billions of lines cannot overflow.
+const MAX_TIME_US: i64 = 1 << 40;
+/// Distinct timeline seconds kept (about 12 days at one per second).
+const MAX_TIMELINE_SECONDS: usize = 1 << 20;
 /// Line numbers of skipped lines kept per file.
 const SKIPPED_KEPT: usize = 20;
 
@@ -206,6 +211,12 @@ impl<'a> FileParser<'a> {
         }
     }
 
+    /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`].
+    #[inline]
+    fn time(&self, v: i64) -> i64 {
+        v.saturating_mul(self.scale).clamp(-MAX_TIME_US, MAX_TIME_US)
+    }
+
     #[inline]
     fn body(&mut self) {
         self.in_header = false;
@@ -233,7 +244,9 @@ impl<'a> FileParser<'a> {
             }
             Stars::Continued(path) => {
                 if self.info.continued_from.len() < 100 {
-                    self.info.continued_from.push(String::from_utf8_lossy(path).into_owned());
+                    self.info
+                        .continued_from
+                        .push(String::from_utf8_lossy(path).into_owned());
                 }
             }
             Stars::Other => {}
@@ -276,7 +289,7 @@ impl<'a> FileParser<'a> {
         if let Some((wall, true)) = s.wall_of(None) {
             self.tim_checked = true;
             // Anchored wall time is naive local time: allow 2 days for zones.
-            self.info.tim_kind = if (tim - wall).abs() < 2 * 86_400 * 1_000_000 {
+            self.info.tim_kind = if tim.saturating_sub(wall).checked_abs().unwrap_or(i64::MAX) < 2 * 86_400 * 1_000_000 {
                 "epoch".into()
             } else {
                 "relative".into()
@@ -293,12 +306,14 @@ impl<'a> FileParser<'a> {
         }
         let key = format!("cursor #{cursor}");
         let id = self.an.stmt_id(&key, |_| {});
-        self.sessions[self.cur].cursors.insert(cursor, CursorState { stmt: id });
+        self.sessions[self.cur]
+            .cursors
+            .insert(cursor, CursorState { stmt: id });
         Some(id)
     }
 
     fn wait(&mut self, w: Wait<'_>) {
-        let ela = w.ela.saturating_mul(self.scale);
+        let ela = self.time(w.ela);
         let tim = w.tim.map(|t| t.saturating_mul(self.scale));
         if let Some(t) = tim {
             self.check_tim(t);
@@ -331,17 +346,21 @@ impl<'a> FileParser<'a> {
             } else {
                 &mut self.an.timeline_rel
             };
-            let p: &mut Point = map.entry(sec).or_default();
-            p.waits += 1;
-            p.wait_us = p.wait_us.saturating_add(ela);
-            if class.io {
-                p.io_waits += 1;
-                p.io_us = p.io_us.saturating_add(ela);
-                p.io_max = p.io_max.max(ela);
+            // Capped: garbled `tim` values must not grow the map per line.
+            if map.len() < MAX_TIMELINE_SECONDS || map.contains_key(&sec) {
+                let p: &mut Point = map.entry(sec).or_default();
+                p.waits += 1;
+                p.wait_us = p.wait_us.saturating_add(ela);
+                if class.io {
+                    p.io_waits += 1;
+                    p.io_us = p.io_us.saturating_add(ela);
+                    p.io_max = p.io_max.max(ela);
+                }
             }
         }
         if !self.settled.is_empty() {
-            self.an.settle(&mut self.sessions[self.cur], &mut self.settled);
+            self.an
+                .settle(&mut self.sessions[self.cur], &mut self.settled);
         }
 
         let stmt = self.statement_for_cursor(w.cursor);
@@ -360,7 +379,7 @@ impl<'a> FileParser<'a> {
                 f.file = file;
                 f.count += 1;
                 f.total_us = f.total_us.saturating_add(ela);
-                f.blocks = f.blocks.saturating_add(w.size.unwrap_or(1).max(0) as u64);
+                f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
                 if let Some(b) = self.an.blocks.get_mut(&(file, block)) {
                     b.0 += 1;
                     b.1 = b.1.saturating_add(ela);
@@ -387,7 +406,9 @@ impl<'a> FileParser<'a> {
             p2: w.p[1],
             p3: w.p[2],
         };
-        let slow = if self.an.slowest.len() < self.an.opts.top || self.an.slowest.last().is_some_and(|m| m.ela_us < ela) {
+        let slow = if self.an.slowest.len() < self.an.opts.top
+            || self.an.slowest.last().is_some_and(|m| m.ela_us < ela)
+        {
             Some(make())
         } else {
             None
@@ -398,8 +419,8 @@ impl<'a> FileParser<'a> {
     }
 
     fn call(&mut self, kind: CallKind, c: Call) {
-        let e = c.e.saturating_mul(self.scale);
-        let cpu = c.c.saturating_mul(self.scale);
+        let e = self.time(c.e);
+        let cpu = self.time(c.c);
         let tim = c.tim.map(|t| t.saturating_mul(self.scale));
         if let Some(t) = tim {
             self.check_tim(t);
@@ -417,7 +438,8 @@ impl<'a> FileParser<'a> {
             &mut self.settled,
         );
         if !self.settled.is_empty() {
-            self.an.settle(&mut self.sessions[self.cur], &mut self.settled);
+            self.an
+                .settle(&mut self.sessions[self.cur], &mut self.settled);
         }
         if kind == CallKind::Lob {
             return;
@@ -437,7 +459,9 @@ impl<'a> FileParser<'a> {
             s.cpu_us = s.cpu_us.saturating_add(cpu);
             s.rows = s.rows.saturating_add(c.r.max(0) as u64);
             s.physical_reads = s.physical_reads.saturating_add(c.p.max(0) as u64);
-            s.buffer_gets = s.buffer_gets.saturating_add((c.cr.max(0) as u64).saturating_add(c.cu.max(0) as u64));
+            s.buffer_gets = s
+                .buffer_gets
+                .saturating_add((c.cr.max(0) as u64).saturating_add(c.cu.max(0) as u64));
             if let Some(plh) = c.plh.filter(|_| kind != CallKind::Close) {
                 s.plan_hash = u64::try_from(plh).ok();
             }
@@ -458,7 +482,9 @@ impl<'a> FileParser<'a> {
         let st = &mut self.an.stmts[id as usize].stats;
         st.depth = p.dep.clamp(0, u32::MAX as i64) as u32;
         let capture = st.text.is_empty().then_some(id);
-        self.sessions[self.cur].cursors.insert(p.cursor, CursorState { stmt: id });
+        self.sessions[self.cur]
+            .cursors
+            .insert(p.cursor, CursorState { stmt: id });
         self.mode = Mode::SqlText(capture);
     }
 
@@ -506,7 +532,7 @@ impl<'a> FileParser<'a> {
             t.between = t.between.saturating_add(s.between_us);
             t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
             let span = match (s.first_wall, s.last_wall) {
-                (Some(a), Some(b)) => b - a,
+                (Some(a), Some(b)) => b.saturating_sub(a),
                 _ => 0,
             };
             t.clock_span = t.clock_span.saturating_add(span);
@@ -522,7 +548,7 @@ impl<'a> FileParser<'a> {
                 cpu_us: top.c,
                 wait_us: s.wait_us,
                 idle_us: s.idle_between_us,
-                unaccounted_us: top.e - top.c - s.claimed_us,
+                unaccounted_us: top.e.saturating_sub(top.c).saturating_sub(s.claimed_us),
                 top_depth: d as u32,
                 calls: s.calls(),
                 waits: s.waits,

@@ -146,7 +146,9 @@ pub fn classify(line: &[u8]) -> Record<'_> {
         return Record::Blank;
     };
     match first {
-        b'W' if line.starts_with(b"WAIT #") => parse_wait(&line[6..]).map_or(Record::Other, Record::Wait),
+        b'W' if line.starts_with(b"WAIT #") => {
+            parse_wait(&line[6..]).map_or(Record::Other, Record::Wait)
+        }
         b'F' if line.starts_with(b"FETCH #") => call(CallKind::Fetch, &line[7..]),
         b'E' => {
             if line.starts_with(b"EXEC #") {
@@ -183,7 +185,8 @@ pub fn classify(line: &[u8]) -> Record<'_> {
         b'U' if line.starts_with(b"UNMAP #") => call(CallKind::Unmap, &line[7..]),
         b'B' if line.starts_with(b"BINDS #") => Record::Binds,
         b'X' if line.starts_with(b"XCTEND ") => {
-            let rollback = pairs(&line[7..], b',').any(|(k, v)| k == b"rlbk" && parse_int(v) == Some(1));
+            let rollback =
+                pairs(&line[7..], b',').any(|(k, v)| k == b"rlbk" && parse_int(v) == Some(1));
             Record::Xctend(rollback)
         }
         b'L' if line.starts_with(b"LOB") => lob(line),
@@ -342,7 +345,10 @@ fn parse_parsing(rest: &[u8]) -> Parsing<'_> {
 fn stars(rest: &[u8]) -> Stars<'_> {
     let s = trim(rest);
     if s.first().is_some_and(|b| b.is_ascii_digit()) {
-        return Stars::Timestamp { ts: s, session: None };
+        return Stars::Timestamp {
+            ts: s,
+            session: None,
+        };
     }
     if let Some(r) = s.strip_prefix(b"[ Unix process pid:") {
         return Stars::Pid(parse_int_prefix(r).map_or(0, |(v, _)| v.max(0) as u64));
@@ -394,7 +400,11 @@ mod tests {
 
     #[test]
     fn wait_with_spaces_symbols_and_empty_names() {
-        let Record::Wait(w) = classify(b"WAIT #0: nam='ADR block file read' ela= 2212  =0  =7  =-3 obj#=-1 tim=1") else { panic!() };
+        let Record::Wait(w) =
+            classify(b"WAIT #0: nam='ADR block file read' ela= 2212  =0  =7  =-3 obj#=-1 tim=1")
+        else {
+            panic!()
+        };
         assert_eq!(w.ela, 2212);
         assert_eq!(w.p, [Some(0), Some(7), Some(-3)]);
         assert_eq!(w.obj, None);
@@ -410,7 +420,11 @@ mod tests {
 
     #[test]
     fn nine_i_wait_has_positional_parameters_and_no_tim() {
-        let Record::Wait(w) = classify(b"WAIT #3: nam='db file scattered read' ela= 12 p1=5 p2=99 p3=8") else { panic!() };
+        let Record::Wait(w) =
+            classify(b"WAIT #3: nam='db file scattered read' ela= 12 p1=5 p2=99 p3=8")
+        else {
+            panic!()
+        };
         assert_eq!(w.p, [Some(5), Some(99), Some(8)]);
         assert_eq!(w.tim, None);
         assert_eq!(w.size, None);
@@ -419,12 +433,22 @@ mod tests {
     #[test]
     fn calls_and_lob_calls() {
         let Record::Call(CallKind::Exec, c) = classify(b"EXEC #140386304541280:c=2431,e=3192,p=0,cr=3,cu=0,mis=1,r=0,dep=0,og=1,plh=2910648220,tim=7098546247170") else { panic!() };
-        assert_eq!((c.cursor, c.c, c.e, c.mis, c.dep), (140386304541280, 2431, 3192, 1, 0));
+        assert_eq!(
+            (c.cursor, c.c, c.e, c.mis, c.dep),
+            (140386304541280, 2431, 3192, 1, 0)
+        );
         assert_eq!(c.tim, Some(7098546247170));
-        let Record::Call(CallKind::Lob, c) = classify(b"LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=42") else { panic!() };
+        let Record::Call(CallKind::Lob, c) =
+            classify(b"LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=42")
+        else {
+            panic!()
+        };
         assert_eq!((c.c, c.e, c.cu, c.tim), (169, 169, 7, Some(42)));
         assert_eq!(classify(b"PARSE ERROR #1:len=5 dep=0"), Record::ParseError);
-        assert_eq!(classify(b"XCTEND rlbk=1, rd_only=0, tim=5"), Record::Xctend(true));
+        assert_eq!(
+            classify(b"XCTEND rlbk=1, rd_only=0, tim=5"),
+            Record::Xctend(true)
+        );
         assert_eq!(classify(b"SOME WAIT #1: nam='x' ela= 5"), Record::Other);
     }
 
@@ -441,13 +465,22 @@ mod tests {
     fn star_lines() {
         assert_eq!(
             classify(b"*** 2019-07-09T09:57:07.703476-07:00 (EXAMPLESPDB(8))"),
-            Record::Stars(Stars::Timestamp { ts: b"2019-07-09T09:57:07.703476-07:00 (EXAMPLESPDB(8))", session: None })
+            Record::Stars(Stars::Timestamp {
+                ts: b"2019-07-09T09:57:07.703476-07:00 (EXAMPLESPDB(8))",
+                session: None
+            })
         );
         assert_eq!(
             classify(b"*** SESSION ID:(504.46635) 2019-07-09T09:57:07.703508-07:00"),
-            Record::Stars(Stars::Timestamp { ts: b"2019-07-09T09:57:07.703508-07:00", session: Some(b"504.46635") })
+            Record::Stars(Stars::Timestamp {
+                ts: b"2019-07-09T09:57:07.703508-07:00",
+                session: Some(b"504.46635")
+            })
         );
-        assert_eq!(classify(b"*** [ Unix process pid: 9854 ]"), Record::Stars(Stars::Pid(9854)));
+        assert_eq!(
+            classify(b"*** [ Unix process pid: 9854 ]"),
+            Record::Stars(Stars::Pid(9854))
+        );
         assert_eq!(
             classify(b"*** TRACE CONTINUED FROM FILE /u01/a_ora_1.trc ***"),
             Record::Stars(Stars::Continued(b"/u01/a_ora_1.trc"))

@@ -147,7 +147,14 @@ impl Session {
 
     /// Records a wait (µs) as pending. Returns settled waits when the
     /// pending buffer overflowed.
-    pub fn wait(&mut self, tim: Option<i64>, ela: i64, event: u32, cursor: u64, out: &mut Vec<Settled>) {
+    pub fn wait(
+        &mut self,
+        tim: Option<i64>,
+        ela: i64,
+        event: u32,
+        cursor: u64,
+        out: &mut Vec<Settled>,
+    ) {
         self.active = true;
         self.waits += 1;
         self.wait_us = self.wait_us.saturating_add(ela);

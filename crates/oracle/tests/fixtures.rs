@@ -24,7 +24,10 @@ const TRACES: &[&str] = &[
 /// checkouts carry it inside the root instead.
 fn fixture_dir() -> Option<PathBuf> {
     let candidates = [
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/oracle"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/fixtures/oracle"
+        ),
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/fixtures/oracle"),
     ];
     let found = candidates.iter().map(PathBuf::from).find(|d| d.is_dir());
@@ -57,18 +60,30 @@ fn trim_zeros(mut v: Vec<u64>) -> Vec<u64> {
 }
 
 fn ints(line: &str) -> Vec<u64> {
-    line.split_whitespace().filter_map(|t| t.parse().ok()).collect()
+    line.split_whitespace()
+        .filter_map(|t| t.parse().ok())
+        .collect()
 }
 
 /// The `db file sequential read` row and the by-size rows of a parsetrc
 /// output: (sequential row, [(event, size, row)]).
 fn parse_parsetrc(text: &str) -> (Vec<u64>, Vec<(String, i64, Vec<u64>)>) {
     let lines: Vec<&str> = text.lines().collect();
-    let h = lines.iter().position(|l| l.starts_with("Histogram of latencies  for:")).expect("seq histogram");
-    let head = (h..lines.len()).find(|&i| lines[i].trim_start().starts_with("0    64u")).expect("heading");
+    let h = lines
+        .iter()
+        .position(|l| l.starts_with("Histogram of latencies  for:"))
+        .expect("seq histogram");
+    let head = (h..lines.len())
+        .find(|&i| lines[i].trim_start().starts_with("0    64u"))
+        .expect("heading");
     let seq = trim_zeros(ints(lines[head + 1]));
-    let s = lines.iter().position(|l| l.starts_with("Histogram of latencies by I/O size")).expect("size histogram");
-    let head = (s..lines.len()).find(|&i| lines[i].trim_start().starts_with("0    64u")).expect("heading");
+    let s = lines
+        .iter()
+        .position(|l| l.starts_with("Histogram of latencies by I/O size"))
+        .expect("size histogram");
+    let head = (s..lines.len())
+        .find(|&i| lines[i].trim_start().starts_with("0    64u"))
+        .expect("heading");
     let mut sizes = Vec::new();
     let mut event = String::new();
     for l in &lines[head + 1..] {
@@ -120,12 +135,23 @@ fn histograms_equal_parsetrc_bucket_for_bucket() {
 fn pylatencymap_sequential_reads_and_all_recursive_profile() {
     let Some(dir) = fixture_dir() else { return };
     let r = report(&dir, "pylatencymap-12101-seqread.trc");
-    let h = r.io_histograms.iter().find(|h| h.event == "db file sequential read").unwrap();
+    let h = r
+        .io_histograms
+        .iter()
+        .find(|h| h.event == "db file sequential read")
+        .unwrap();
     // SOURCES.md: 256–511 µs .. 65,536–131,071 µs = buckets 9..=17.
-    assert_eq!(h.buckets.counts[9..=17], [174, 6193, 1163, 2837, 9416, 9326, 132, 6, 2]);
+    assert_eq!(
+        h.buckets.counts[9..=17],
+        [174, 6193, 1163, 2837, 9416, 9326, 132, 6, 2]
+    );
     assert_eq!(h.buckets.total(), 29_249);
     assert_eq!(h.total_us, 174_948_112);
-    let e = r.events.iter().find(|e| e.name == "db file sequential read").unwrap();
+    let e = r
+        .events
+        .iter()
+        .find(|e| e.name == "db file sequential read")
+        .unwrap();
     assert_eq!((e.count, e.min_us, e.max_us), (29_249, 307, 101_870));
     // HDR percentiles are within 1 %: median about 6.1 ms, p99 about 14.5 ms.
     assert!((6_000..=6_200).contains(&e.p50_us), "{}", e.p50_us);
@@ -134,15 +160,27 @@ fn pylatencymap_sequential_reads_and_all_recursive_profile() {
     let p = &r.profile;
     assert_eq!(p.top_depth, 1);
     assert_eq!(p.top_calls, 342);
-    assert!((177_700_000..=177_800_000).contains(&p.calls_elapsed_us), "{}", p.calls_elapsed_us);
+    assert!(
+        (177_700_000..=177_800_000).contains(&p.calls_elapsed_us),
+        "{}",
+        p.calls_elapsed_us
+    );
     // Σe − Σc − Σela inside calls ≈ −1.68 s: reported, not clamped.
-    assert!((-1_700_000..=-1_600_000).contains(&p.unaccounted_us), "{}", p.unaccounted_us);
+    assert!(
+        (-1_700_000..=-1_600_000).contains(&p.unaccounted_us),
+        "{}",
+        p.unaccounted_us
+    );
     assert!(p.response_time_us >= p.calls_elapsed_us);
     let f = &r.files[0];
     assert_eq!(f.release.as_deref(), Some("12.1.0.1.0"));
     assert_eq!(f.tim_kind, "epoch");
     assert_eq!(f.skipped_lines, 0, "{:?}", f.skipped_line_numbers);
-    assert!(r.profile.clock_span_us > 170_000_000, "{}", r.profile.clock_span_us);
+    assert!(
+        r.profile.clock_span_us > 170_000_000,
+        "{}",
+        r.profile.clock_span_us
+    );
 }
 
 #[test]
@@ -151,13 +189,24 @@ fn lob_calls_are_in_the_time_model() {
     let r = report(&dir, "trctools-19c-lobs.trc");
     let p = &r.profile;
     assert_eq!(p.top_calls, 14);
-    let from = r.events.iter().find(|e| e.name == "SQL*Net message from client").unwrap();
+    let from = r
+        .events
+        .iter()
+        .find(|e| e.name == "SQL*Net message from client")
+        .unwrap();
     assert_eq!(from.count, 13);
     assert_eq!(from.between_calls_us, from.total_us);
     assert_eq!(p.idle_between_calls_us, from.total_us);
-    assert_eq!(p.response_time_us, p.calls_elapsed_us + p.waits_between_calls_us + p.idle_between_calls_us);
+    assert_eq!(
+        p.response_time_us,
+        p.calls_elapsed_us + p.waits_between_calls_us + p.idle_between_calls_us
+    );
     assert!(p.calls_elapsed_us > 0);
-    assert_eq!(r.files[0].skipped_lines, 0, "{:?}", r.files[0].skipped_line_numbers);
+    assert_eq!(
+        r.files[0].skipped_lines, 0,
+        "{:?}",
+        r.files[0].skipped_line_numbers
+    );
 }
 
 #[test]
@@ -167,7 +216,11 @@ fn trcsess_merge_is_split_into_two_sessions() {
     let mut ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
     ids.sort();
     assert_eq!(ids, ["pid 9850", "pid 9854"]);
-    let timer = r.events.iter().find(|e| e.name == "PL/SQL lock timer").unwrap();
+    let timer = r
+        .events
+        .iter()
+        .find(|e| e.name == "PL/SQL lock timer")
+        .unwrap();
     assert_eq!(timer.count, 20);
     // The sleeps are inside the PL/SQL blocks' EXEC calls: response time,
     // not idle.
@@ -184,7 +237,11 @@ fn one_cursor_three_statements() {
     for id in ["cdgn9f8spbxnt", "atxg62s17nkj4", "6ssxu7vjxb51a"] {
         assert!(r.statements.iter().any(|s| s.key == id), "{id}");
     }
-    let third = r.statements.iter().find(|s| s.key == "6ssxu7vjxb51a").unwrap();
+    let third = r
+        .statements
+        .iter()
+        .find(|s| s.key == "6ssxu7vjxb51a")
+        .unwrap();
     assert_eq!(third.fetches, 11);
     assert_eq!(third.rows, 103);
 }
@@ -196,9 +253,20 @@ fn all_fixtures_parse_without_skipping_format_lines() {
         let r = report(&dir, name);
         let f = &r.files[0];
         assert_eq!(f.skipped_lines, 0, "{name}: {:?}", f.skipped_line_numbers);
-        let lines = std::fs::read_to_string(dir.join(name)).unwrap().lines().count() as u64;
+        let lines = std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .count() as u64;
         assert_eq!(f.lines, lines, "{name}");
-        let waits = std::fs::read_to_string(dir.join(name)).unwrap().lines().filter(|l| l.starts_with("WAIT #")).count() as u64;
-        assert_eq!(r.events.iter().map(|e| e.count).sum::<u64>(), waits, "{name}");
+        let waits = std::fs::read_to_string(dir.join(name))
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("WAIT #"))
+            .count() as u64;
+        assert_eq!(
+            r.events.iter().map(|e| e.count).sum::<u64>(),
+            waits,
+            "{name}"
+        );
     }
 }

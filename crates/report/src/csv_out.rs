@@ -72,7 +72,13 @@ pub fn to_csv(r: &RunReport) -> String {
             rows.push(row(j, "sync", s, 0, partial));
         }
         if let Some(s) = &j.commit {
-            rows.push(row(j, "commit", s, j.write.as_ref().map_or(0, |w| w.bytes), partial));
+            rows.push(row(
+                j,
+                "commit",
+                s,
+                j.write.as_ref().map_or(0, |w| w.bytes),
+                partial,
+            ));
         }
         for x in rows {
             w.serialize(x).expect("CSV rows serialise");

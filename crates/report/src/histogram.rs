@@ -30,7 +30,11 @@ pub fn render(b: &Log2Buckets) -> String {
             format_ns((1u64 << i) as f64 * 1000.0)
         );
         let len = ((c as f64 / max as f64) * BAR as f64).round() as usize;
-        let bar = if c > 0 { "#".repeat(len.max(1)) } else { String::new() };
+        let bar = if c > 0 {
+            "#".repeat(len.max(1))
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
             "  {range} {c:>10} {:>6.2}% {:>7.2}% |{bar}",

@@ -24,7 +24,10 @@ pub fn render(r: &RunReport, opts: TableOptions) -> String {
     let _ = writeln!(out, "{} {}", r.tool, r.command);
     out.push_str(&environment(&r.environment));
     if let Some(p) = &r.partial {
-        let _ = writeln!(out, "\nPARTIAL RESULT: {p}. The figures below cover only what ran.");
+        let _ = writeln!(
+            out,
+            "\nPARTIAL RESULT: {p}. The figures below cover only what ran."
+        );
     }
     if opts.detail {
         for j in &r.jobs {
@@ -147,7 +150,11 @@ pub fn describe(j: &JobEcho) -> String {
     );
     if j.engine == EngineKind::Null {
         if j.null_delay_ns > 0 {
-            let _ = write!(s, ", injected service time {}", format_ns(j.null_delay_ns as f64));
+            let _ = write!(
+                s,
+                ", injected service time {}",
+                format_ns(j.null_delay_ns as f64)
+            );
         }
     } else {
         let _ = write!(s, ", {} {prepare} file", format_bytes(j.size));
@@ -178,7 +185,7 @@ fn right_align(t: &mut Table) {
 fn new_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
-    t.set_header(header.iter().map(|h| Cell::new(h)));
+    t.set_header(header.iter().map(Cell::new));
     t
 }
 
@@ -194,7 +201,16 @@ pub fn job_detail(j: &JobResult) -> String {
         format_ns(j.runtime_ns as f64)
     );
     let mut t = new_table(&[
-        "latency", "ops", "rate", "throughput", "mean", "p50", "p90", "p99", "p99.9", "max",
+        "latency",
+        "ops",
+        "rate",
+        "throughput",
+        "mean",
+        "p50",
+        "p90",
+        "p99",
+        "p99.9",
+        "max",
     ]);
     let async_engine = e.engine == EngineKind::IoUring;
     let mut op_rows = |name: &str, o: &OpStats| {
@@ -221,10 +237,24 @@ pub fn job_detail(j: &JobResult) -> String {
     if let Some(w) = &j.write {
         op_rows("write", w);
     }
-    let rate = |l: &LatencySummary| format!("{}/s", format_count_rate(l.count as f64 / (j.runtime_ns as f64 / 1e9)));
+    let rate = |l: &LatencySummary| {
+        format!(
+            "{}/s",
+            format_count_rate(l.count as f64 / (j.runtime_ns as f64 / 1e9))
+        )
+    };
     if let Some(sy) = &j.sync {
-        let name = if e.sync == Durability::Fsync { "fsync" } else { "fdatasync" };
-        let mut row = vec![Cell::new(name), Cell::new(sy.count), Cell::new(rate(sy)), Cell::new("")];
+        let name = if e.sync == Durability::Fsync {
+            "fsync"
+        } else {
+            "fdatasync"
+        };
+        let mut row = vec![
+            Cell::new(name),
+            Cell::new(sy.count),
+            Cell::new(rate(sy)),
+            Cell::new(""),
+        ];
         row.extend(lat_cells(sy));
         t.add_row(row);
     }
@@ -271,11 +301,7 @@ pub fn job_detail(j: &JobResult) -> String {
                 }
             }
         }
-        let _ = writeln!(
-            s,
-            ", busy {} ms, time in queue {} ms",
-            d.io_ms, d.queue_ms
-        );
+        let _ = writeln!(s, ", busy {} ms, time in queue {} ms", d.io_ms, d.queue_ms);
     }
     if let (Some(b), Some(a)) = (&j.cached_before, &j.cached_after) {
         let _ = writeln!(
@@ -316,7 +342,15 @@ pub fn headline(j: &JobResult) -> Option<(&'static str, &LatencySummary, f64)> {
 /// One row per job.
 pub fn summary(jobs: &[JobResult]) -> String {
     let mut t = new_table(&[
-        "job", "measures", "ops/s", "throughput", "p50", "p99", "p99.9", "max", "CPU/op",
+        "job",
+        "measures",
+        "ops/s",
+        "throughput",
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+        "CPU/op",
     ]);
     for j in jobs {
         let secs = j.runtime_ns as f64 / 1e9;

@@ -18,6 +18,9 @@ use std::fmt::Write;
 const TIMELINE_ROWS: usize = 60;
 
 fn us(v: i64) -> String {
+    if v == 0 {
+        return "0".into();
+    }
     if v < 0 {
         format!("-{}", format_ns((-v) as f64 * 1000.0))
     } else {
@@ -64,7 +67,11 @@ pub fn bucket_range(b: usize) -> String {
     }
     let lo = 1u64 << (b - 1);
     let hi = 1u64 << b.min(63);
-    format!("{}..{}", format_ns(lo as f64 * 1000.0), format_ns(hi as f64 * 1000.0))
+    format!(
+        "{}..{}",
+        format_ns(lo as f64 * 1000.0),
+        format_ns(hi as f64 * 1000.0)
+    )
 }
 
 /// Renders a whole report for a terminal.
@@ -88,19 +95,45 @@ pub fn render(r: &TraceReport) -> String {
 }
 
 fn files(r: &TraceReport) -> String {
-    let mut t = table(&["file", "release", "units", "tim", "sessions", "lines", "calls", "waits", "skipped lines"]);
+    let mut t = table(&[
+        "file",
+        "release",
+        "units",
+        "tim",
+        "sessions",
+        "lines",
+        "calls",
+        "waits",
+        "skipped lines",
+    ]);
     for f in &r.files {
         let skipped = if f.skipped_lines == 0 {
             "0".to_string()
         } else {
-            let nums: Vec<String> = f.skipped_line_numbers.iter().map(|n| n.to_string()).collect();
-            let more = if f.skipped_lines as usize > nums.len() { ", ..." } else { "" };
+            let nums: Vec<String> = f
+                .skipped_line_numbers
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
+            let more = if f.skipped_lines as usize > nums.len() {
+                ", ..."
+            } else {
+                ""
+            };
             format!("{} (lines {}{more})", f.skipped_lines, nums.join(", "))
         };
         t.add_row(vec![
             f.path.clone(),
             f.release.clone().unwrap_or_else(|| "?".into()),
-            format!("{} ({})", if f.units == TraceUnits::Centiseconds { "cs" } else { "µs" }, f.units_from),
+            format!(
+                "{} ({})",
+                if f.units == TraceUnits::Centiseconds {
+                    "cs"
+                } else {
+                    "µs"
+                },
+                f.units_from
+            ),
             f.tim_kind.clone(),
             f.sessions.to_string(),
             f.lines.to_string(),
@@ -113,10 +146,18 @@ fn files(r: &TraceReport) -> String {
     let mut s = format!("\nFiles\n{t}\n");
     for f in &r.files {
         if f.truncated_lines > 0 {
-            let _ = writeln!(s, "note: {}: {} lines longer than 1 MiB were cut", f.path, f.truncated_lines);
+            let _ = writeln!(
+                s,
+                "note: {}: {} lines longer than 1 MiB were cut",
+                f.path, f.truncated_lines
+            );
         }
         for c in &f.continued_from {
-            let _ = writeln!(s, "note: {} continues {c}: cursors parsed there show as 'cursor #N'", f.path);
+            let _ = writeln!(
+                s,
+                "note: {} continues {c}: cursors parsed there show as 'cursor #N'",
+                f.path
+            );
         }
     }
     s
@@ -164,7 +205,11 @@ fn profile(r: &TraceReport) -> String {
         t.add_row(vec![
             l.name.clone(),
             kind.into(),
-            if l.count > 0 { l.count.to_string() } else { String::new() },
+            if l.count > 0 {
+                l.count.to_string()
+            } else {
+                String::new()
+            },
             us(l.total_us),
             format!("{:.1}%", 100.0 * l.share),
             mean,
@@ -187,7 +232,9 @@ fn events(r: &TraceReport) -> String {
     if r.events.is_empty() {
         return "\nWait events: none\n".into();
     }
-    let mut t = table(&["event", "class", "count", "total", "mean", "min", "p50", "p90", "p99", "max", "ela=0"]);
+    let mut t = table(&[
+        "event", "class", "count", "total", "mean", "min", "p50", "p90", "p99", "max", "ela=0",
+    ]);
     for e in &r.events {
         let class = match (e.idle, e.io) {
             (true, _) => "idle",
@@ -218,15 +265,26 @@ fn io_histograms(r: &TraceReport) -> String {
         if h.buckets.total() == 0 {
             continue;
         }
-        let _ = writeln!(s, "\nLatency histogram: {} ({} waits)", h.event, h.buckets.total());
+        let _ = writeln!(
+            s,
+            "\nLatency histogram: {} ({} waits)",
+            h.event,
+            h.buckets.total()
+        );
         s.push_str(&histogram::render(&h.buckets));
     }
     s
 }
 
 fn bucket_span(rows: &[&Log2Buckets]) -> Option<(usize, usize)> {
-    let first = rows.iter().filter_map(|b| b.counts.iter().position(|&c| c > 0)).min()?;
-    let last = rows.iter().filter_map(|b| b.counts.iter().rposition(|&c| c > 0)).max()?;
+    let first = rows
+        .iter()
+        .filter_map(|b| b.counts.iter().position(|&c| c > 0))
+        .min()?;
+    let last = rows
+        .iter()
+        .filter_map(|b| b.counts.iter().rposition(|&c| c > 0))
+        .max()?;
     Some((first, last))
 }
 
@@ -238,7 +296,12 @@ fn size_histograms(r: &TraceReport) -> String {
     let Some((first, last)) = bucket_span(&all) else {
         return String::new();
     };
-    let mut header = vec!["event".to_string(), "blocks".into(), "count".into(), "mean".into()];
+    let mut header = vec![
+        "event".to_string(),
+        "blocks".into(),
+        "count".into(),
+        "mean".into(),
+    ];
     header.extend((first..=last).map(Log2Buckets::label));
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
@@ -249,9 +312,15 @@ fn size_histograms(r: &TraceReport) -> String {
             h.event.clone(),
             h.blocks.to_string(),
             n.to_string(),
-            if n > 0 { usf(h.total_us as f64 / n as f64) } else { "-".into() },
+            if n > 0 {
+                usf(h.total_us as f64 / n as f64)
+            } else {
+                "-".into()
+            },
         ];
-        row.extend((first..=last).map(|i| h.buckets.counts.get(i).copied().unwrap_or(0).to_string()));
+        row.extend(
+            (first..=last).map(|i| h.buckets.counts.get(i).copied().unwrap_or(0).to_string()),
+        );
         t.add_row(row);
     }
     right_from(&mut t, 1);
@@ -266,7 +335,15 @@ fn tiers(r: &TraceReport) -> String {
         return String::new();
     }
     let st = &r.settings;
-    let mut t = table(&["event", "page cache", "storage cache", "device", "page cache time", "storage time", "device time"]);
+    let mut t = table(&[
+        "event",
+        "page cache",
+        "storage cache",
+        "device",
+        "page cache time",
+        "storage time",
+        "device time",
+    ]);
     for row in &r.tiers {
         let n = (row.page_cache.count + row.storage_cache.count + row.device.count) as f64;
         let cell = |c: &TierCell| format!("{} ({})", c.count, pct(c.count as f64, n));
@@ -294,9 +371,25 @@ fn statements(r: &TraceReport) -> String {
         return String::new();
     }
     let top = r.settings.top.max(1);
-    let mut t = table(&["statement", "dep", "parse", "exec", "fetch", "rows", "elapsed", "cpu", "waits", "top wait", "text"]);
+    let mut t = table(&[
+        "statement",
+        "dep",
+        "parse",
+        "exec",
+        "fetch",
+        "rows",
+        "elapsed",
+        "cpu",
+        "waits",
+        "top wait",
+        "text",
+    ]);
     for st in r.statements.iter().take(top) {
-        let top_wait = st.waits.first().map(|w| format!("{} {}", w.event, us(w.total_us))).unwrap_or_default();
+        let top_wait = st
+            .waits
+            .first()
+            .map(|w| format!("{} {}", w.event, us(w.total_us)))
+            .unwrap_or_default();
         let text: String = if st.text.is_empty() {
             "(SQL text not in trace)".into()
         } else {
@@ -324,8 +417,14 @@ fn statements(r: &TraceReport) -> String {
         c.set_cell_alignment(CellAlignment::Left);
     }
     let more = r.statements.len().saturating_sub(top);
-    let tail = if more > 0 { format!("({more} more in --json/--csv)\n") } else { String::new() };
-    format!("\nStatements by elapsed time (elapsed and cpu include recursive statements)\n{t}\n{tail}")
+    let tail = if more > 0 {
+        format!("({more} more in --json/--csv)\n")
+    } else {
+        String::new()
+    };
+    format!(
+        "\nStatements by elapsed time (elapsed and cpu include recursive statements)\n{t}\n{tail}"
+    )
 }
 
 fn objects(r: &TraceReport) -> String {
@@ -334,8 +433,17 @@ fn objects(r: &TraceReport) -> String {
     if !r.objects.is_empty() {
         let mut t = table(&["obj#", "waits", "time", "top event"]);
         for o in r.objects.iter().take(top) {
-            let w = o.waits.first().map(|w| format!("{} ({})", w.event, w.count)).unwrap_or_default();
-            t.add_row(vec![o.obj.to_string(), o.count.to_string(), us(o.total_us), w]);
+            let w = o
+                .waits
+                .first()
+                .map(|w| format!("{} ({})", w.event, w.count))
+                .unwrap_or_default();
+            t.add_row(vec![
+                o.obj.to_string(),
+                o.count.to_string(),
+                us(o.total_us),
+                w,
+            ]);
         }
         right_from(&mut t, 0);
         if let Some(c) = t.column_mut(3) {
@@ -346,19 +454,41 @@ fn objects(r: &TraceReport) -> String {
     if !r.hot_files.is_empty() {
         let mut t = table(&["file#", "waits", "time", "blocks"]);
         for f in r.hot_files.iter().take(top) {
-            t.add_row(vec![f.file.to_string(), f.count.to_string(), us(f.total_us), f.blocks.to_string()]);
+            t.add_row(vec![
+                f.file.to_string(),
+                f.count.to_string(),
+                us(f.total_us),
+                f.blocks.to_string(),
+            ]);
         }
         right_from(&mut t, 0);
-        section(&mut s, "Data files by wait time (block-addressed waits)", &t.to_string());
+        section(
+            &mut s,
+            "Data files by wait time (block-addressed waits)",
+            &t.to_string(),
+        );
     }
     if !r.hot_blocks.is_empty() {
         let mut t = table(&["file#", "block#", "waits", "time"]);
         for b in &r.hot_blocks {
-            t.add_row(vec![b.file.to_string(), b.block.to_string(), b.count.to_string(), us(b.total_us)]);
+            t.add_row(vec![
+                b.file.to_string(),
+                b.block.to_string(),
+                b.count.to_string(),
+                us(b.total_us),
+            ]);
         }
         right_from(&mut t, 0);
-        let note = if r.hot_blocks_complete { "" } else { " (table capped: counts are lower bounds)" };
-        section(&mut s, &format!("Blocks waited for more than once{note}"), &t.to_string());
+        let note = if r.hot_blocks_complete {
+            ""
+        } else {
+            " (table capped: counts are lower bounds)"
+        };
+        section(
+            &mut s,
+            &format!("Blocks waited for more than once{note}"),
+            &t.to_string(),
+        );
     }
     s
 }
@@ -367,7 +497,18 @@ fn slowest(r: &TraceReport) -> String {
     if r.slowest_waits.is_empty() {
         return String::new();
     }
-    let mut t = table(&["ela", "event", "file:line", "session", "cursor", "statement", "p1", "p2", "p3", "obj#"]);
+    let mut t = table(&[
+        "ela",
+        "event",
+        "file:line",
+        "session",
+        "cursor",
+        "statement",
+        "p1",
+        "p2",
+        "p3",
+        "obj#",
+    ]);
     let o = |v: Option<i64>| v.map(|x| x.to_string()).unwrap_or_default();
     for w in &r.slowest_waits {
         t.add_row(vec![
@@ -390,7 +531,19 @@ fn slowest(r: &TraceReport) -> String {
 }
 
 fn sessions(r: &TraceReport) -> String {
-    let mut t = table(&["file", "session", "start", "R", "cpu", "waits", "idle", "unaccounted", "dep", "calls", "commits"]);
+    let mut t = table(&[
+        "file",
+        "session",
+        "start",
+        "R",
+        "cpu",
+        "waits",
+        "idle",
+        "unaccounted",
+        "dep",
+        "calls",
+        "commits",
+    ]);
     for s in &r.sessions {
         t.add_row(vec![
             s.path.clone(),
@@ -415,29 +568,59 @@ fn timeline(r: &TraceReport) -> String {
     if tl.points.is_empty() {
         return String::new();
     }
-    let mut t = table(&["start", "waits", "wait time", "I/O waits", "I/O mean", "I/O max"]);
+    let mut t = table(&[
+        "start",
+        "waits",
+        "wait time",
+        "I/O waits",
+        "I/O mean",
+        "I/O max",
+    ]);
     for p in tl.points.iter().take(TIMELINE_ROWS) {
         t.add_row(vec![
             p.start.clone(),
             p.waits.to_string(),
             us(p.wait_us),
             p.io_waits.to_string(),
-            if p.io_waits > 0 { usf(p.io_us as f64 / p.io_waits as f64) } else { "-".into() },
-            if p.io_waits > 0 { us(p.io_max_us) } else { "-".into() },
+            if p.io_waits > 0 {
+                usf(p.io_us as f64 / p.io_waits as f64)
+            } else {
+                "-".into()
+            },
+            if p.io_waits > 0 {
+                us(p.io_max_us)
+            } else {
+                "-".into()
+            },
         ]);
     }
     right_from(&mut t, 1);
-    let clock = if tl.wall_clock { "wall clock from *** timestamps" } else { "seconds from the first tim" };
+    let clock = if tl.wall_clock {
+        "wall clock from *** timestamps"
+    } else {
+        "seconds from the first tim"
+    };
     let more = tl.points.len().saturating_sub(TIMELINE_ROWS);
-    let tail = if more > 0 { format!("({more} more intervals in --json/--csv)\n") } else { String::new() };
-    format!("\nWaits over time, per {} s ({clock})\n{t}\n{tail}", tl.interval_s)
+    let tail = if more > 0 {
+        format!("({more} more intervals in --json/--csv)\n")
+    } else {
+        String::new()
+    };
+    format!(
+        "\nWaits over time, per {} s ({clock})\n{t}\n{tail}",
+        tl.interval_s
+    )
 }
 
 /// Renders two groups side by side (seed 002's dev-against-prod table).
 pub fn render_comparison(c: &TraceComparison) -> String {
     let (a, b) = (&c.a, &c.b);
     let mut out = String::new();
-    let _ = writeln!(out, "dbio tracefile --compare\n  A = {}\n  B = {}", a.label, b.label);
+    let _ = writeln!(
+        out,
+        "dbio tracefile --compare\n  A = {}\n  B = {}",
+        a.label, b.label
+    );
 
     let mut t = table(&["", "A", "B"]);
     let pr = |f: fn(&ResponseProfile) -> i64, name: &str, t: &mut Table| {
@@ -453,13 +636,27 @@ pub fn render_comparison(c: &TraceComparison) -> String {
     right_from(&mut t, 1);
     section(&mut out, "Profile", &t.to_string());
 
-    let mut names: Vec<&str> = a.events.iter().chain(&b.events).map(|e| e.name.as_str()).collect();
+    let mut names: Vec<&str> = a
+        .events
+        .iter()
+        .chain(&b.events)
+        .map(|e| e.name.as_str())
+        .collect();
     names.sort();
     names.dedup();
-    let find = |r: &'_ TraceReport, n: &str| r.events.iter().find(|e| e.name == n).cloned().unwrap_or_default();
-    let mut rows: Vec<(EventStats, EventStats)> = names.iter().map(|n| (find(a, n), find(b, n))).collect();
+    let find = |r: &'_ TraceReport, n: &str| {
+        r.events
+            .iter()
+            .find(|e| e.name == n)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let mut rows: Vec<(EventStats, EventStats)> =
+        names.iter().map(|n| (find(a, n), find(b, n))).collect();
     rows.sort_by(|x, y| (y.0.total_us + y.1.total_us).cmp(&(x.0.total_us + x.1.total_us)));
-    let mut t = table(&["event", "A count", "A total", "A mean", "A p99", "B count", "B total", "B mean", "B p99"]);
+    let mut t = table(&[
+        "event", "A count", "A total", "A mean", "A p99", "B count", "B total", "B mean", "B p99",
+    ]);
     for (x, y) in &rows {
         let name = if x.name.is_empty() { &y.name } else { &x.name };
         t.add_row(vec![
@@ -477,31 +674,76 @@ pub fn render_comparison(c: &TraceComparison) -> String {
     right_from(&mut t, 1);
     section(&mut out, "Wait events", &t.to_string());
 
-    let mut io: Vec<&str> = a.io_histograms.iter().chain(&b.io_histograms).map(|h| h.event.as_str()).collect();
+    let mut io: Vec<&str> = a
+        .io_histograms
+        .iter()
+        .chain(&b.io_histograms)
+        .map(|h| h.event.as_str())
+        .collect();
     io.sort();
     io.dedup();
     for ev in io {
-        let ha = a.io_histograms.iter().find(|h| h.event == ev).map(|h| h.buckets.clone()).unwrap_or_default();
-        let hb = b.io_histograms.iter().find(|h| h.event == ev).map(|h| h.buckets.clone()).unwrap_or_default();
-        let Some((first, last)) = bucket_span(&[&ha, &hb]) else { continue };
+        let ha = a
+            .io_histograms
+            .iter()
+            .find(|h| h.event == ev)
+            .map(|h| h.buckets.clone())
+            .unwrap_or_default();
+        let hb = b
+            .io_histograms
+            .iter()
+            .find(|h| h.event == ev)
+            .map(|h| h.buckets.clone())
+            .unwrap_or_default();
+        let Some((first, last)) = bucket_span(&[&ha, &hb]) else {
+            continue;
+        };
         let (na, nb) = (ha.total() as f64, hb.total() as f64);
         let mut t = table(&["latency", "A count", "A %", "B count", "B %"]);
         for i in first..=last {
             let ca = ha.counts.get(i).copied().unwrap_or(0);
             let cb = hb.counts.get(i).copied().unwrap_or(0);
-            t.add_row(vec![bucket_range(i), ca.to_string(), pct(ca as f64, na), cb.to_string(), pct(cb as f64, nb)]);
+            t.add_row(vec![
+                bucket_range(i),
+                ca.to_string(),
+                pct(ca as f64, na),
+                cb.to_string(),
+                pct(cb as f64, nb),
+            ]);
         }
         right_from(&mut t, 1);
-        section(&mut out, &format!("Latency histogram: {ev}"), &t.to_string());
+        section(
+            &mut out,
+            &format!("Latency histogram: {ev}"),
+            &t.to_string(),
+        );
     }
 
-    let mut tn: Vec<&str> = a.tiers.iter().chain(&b.tiers).map(|t| t.event.as_str()).collect();
+    let mut tn: Vec<&str> = a
+        .tiers
+        .iter()
+        .chain(&b.tiers)
+        .map(|t| t.event.as_str())
+        .collect();
     tn.sort();
     tn.dedup();
     if !tn.is_empty() {
-        let mut t = table(&["event", "A page cache", "A storage", "A device", "B page cache", "B storage", "B device"]);
+        let mut t = table(&[
+            "event",
+            "A page cache",
+            "A storage",
+            "A device",
+            "B page cache",
+            "B storage",
+            "B device",
+        ]);
         let cells = |r: &TraceReport, ev: &str| -> Vec<String> {
-            let row = r.tiers.iter().find(|t| t.event == ev).cloned().unwrap_or_default();
+            let row = r
+                .tiers
+                .iter()
+                .find(|t| t.event == ev)
+                .cloned()
+                .unwrap_or_default();
             let n = (row.page_cache.count + row.storage_cache.count + row.device.count) as f64;
             [row.page_cache, row.storage_cache, row.device]
                 .iter()
@@ -558,7 +800,12 @@ pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
     };
     for f in &r.files {
         add("input", &f.path, "lines", f.lines.to_string());
-        add("input", &f.path, "skipped_lines", f.skipped_lines.to_string());
+        add(
+            "input",
+            &f.path,
+            "skipped_lines",
+            f.skipped_lines.to_string(),
+        );
         add("input", &f.path, "sessions", f.sessions.to_string());
     }
     let p = &r.profile;
@@ -594,18 +841,42 @@ pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
     }
     for h in &r.io_histograms {
         for (i, c) in h.buckets.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            add("histogram", &format!("{} {}", h.event, Log2Buckets::label(i)), "count", c.to_string());
+            add(
+                "histogram",
+                &format!("{} {}", h.event, Log2Buckets::label(i)),
+                "count",
+                c.to_string(),
+            );
         }
     }
     for h in &r.size_histograms {
         for (i, c) in h.buckets.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            add("size_histogram", &format!("{} {} blocks {}", h.event, h.blocks, Log2Buckets::label(i)), "count", c.to_string());
+            add(
+                "size_histogram",
+                &format!("{} {} blocks {}", h.event, h.blocks, Log2Buckets::label(i)),
+                "count",
+                c.to_string(),
+            );
         }
     }
     for t in &r.tiers {
-        for (name, c) in [("page_cache", t.page_cache), ("storage_cache", t.storage_cache), ("device", t.device)] {
-            add("tier", &format!("{} {name}", t.event), "count", c.count.to_string());
-            add("tier", &format!("{} {name}", t.event), "total_us", c.total_us.to_string());
+        for (name, c) in [
+            ("page_cache", t.page_cache),
+            ("storage_cache", t.storage_cache),
+            ("device", t.device),
+        ] {
+            add(
+                "tier",
+                &format!("{} {name}", t.event),
+                "count",
+                c.count.to_string(),
+            );
+            add(
+                "tier",
+                &format!("{} {name}", t.event),
+                "total_us",
+                c.total_us.to_string(),
+            );
         }
     }
     for s in &r.statements {
@@ -618,23 +889,53 @@ pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
     }
     for o in &r.objects {
         add("object", &o.obj.to_string(), "count", o.count.to_string());
-        add("object", &o.obj.to_string(), "total_us", o.total_us.to_string());
+        add(
+            "object",
+            &o.obj.to_string(),
+            "total_us",
+            o.total_us.to_string(),
+        );
     }
     for f in &r.hot_files {
         add("file", &f.file.to_string(), "count", f.count.to_string());
-        add("file", &f.file.to_string(), "total_us", f.total_us.to_string());
+        add(
+            "file",
+            &f.file.to_string(),
+            "total_us",
+            f.total_us.to_string(),
+        );
     }
     for b in &r.hot_blocks {
-        add("block", &format!("{}/{}", b.file, b.block), "count", b.count.to_string());
+        add(
+            "block",
+            &format!("{}/{}", b.file, b.block),
+            "count",
+            b.count.to_string(),
+        );
     }
     for w in &r.slowest_waits {
-        add("slow_wait", &format!("{}:{}", w.path, w.line), "ela_us", w.ela_us.to_string());
+        add(
+            "slow_wait",
+            &format!("{}:{}", w.path, w.line),
+            "ela_us",
+            w.ela_us.to_string(),
+        );
     }
     for s in &r.sessions {
         let item = format!("{} {}", s.path, s.id);
-        add("session", &item, "response_time_us", s.response_time_us.to_string());
+        add(
+            "session",
+            &item,
+            "response_time_us",
+            s.response_time_us.to_string(),
+        );
         add("session", &item, "cpu_us", s.cpu_us.to_string());
-        add("session", &item, "unaccounted_us", s.unaccounted_us.to_string());
+        add(
+            "session",
+            &item,
+            "unaccounted_us",
+            s.unaccounted_us.to_string(),
+        );
     }
     for pt in &r.timeline.points {
         add("timeline", &pt.start, "waits", pt.waits.to_string());
@@ -684,15 +985,27 @@ mod tests {
     fn table_shows_event_and_histogram() {
         let s = render(&sample());
         assert!(s.contains("db file sequential read"), "{s}");
-        assert!(s.contains("Latency histogram: db file sequential read (2 waits)"), "{s}");
+        assert!(
+            s.contains("Latency histogram: db file sequential read (2 waits)"),
+            "{s}"
+        );
     }
 
     #[test]
     fn csv_is_long_form() {
         let csv = to_csv(&csv_rows(&sample(), "g")).unwrap();
-        assert!(csv.starts_with("group,section,item,metric,value\n"), "{csv}");
-        assert!(csv.contains("g,event,db file sequential read,count,2\n"), "{csv}");
-        assert!(csv.contains("g,histogram,db file sequential read <1ms,count,1\n"), "{csv}");
+        assert!(
+            csv.starts_with("group,section,item,metric,value\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains("g,event,db file sequential read,count,2\n"),
+            "{csv}"
+        );
+        assert!(
+            csv.contains("g,histogram,db file sequential read <1ms,count,1\n"),
+            "{csv}"
+        );
     }
 
     #[test]

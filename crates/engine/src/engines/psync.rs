@@ -36,7 +36,11 @@ impl Engine for PsyncEngine {
             }
         };
         let done = res.map_err(|e| {
-            let op = if req.dir == Dir::Read { "pread" } else { "pwrite" };
+            let op = if req.dir == Dir::Read {
+                "pread"
+            } else {
+                "pwrite"
+            };
             EngineError::io(
                 format!("{op} of {} bytes at offset {}", req.len, req.offset),
                 &self.path,

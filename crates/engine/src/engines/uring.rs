@@ -1,7 +1,11 @@
 //! `io_uring`: batched submission and reaping through the io-uring crate.
 //!
 //! The file is registered with the ring (IORING_REGISTER_FILES) so each I/O
-//! skips the file-table lookup. A write that must be durable is pushed with
+//! skips the file-table lookup, and the worker's buffers are registered
+//! (IORING_REGISTER_BUFFERS) so O_DIRECT I/O does not pin pages per I/O;
+//! when the kernel refuses the registration (memlock limit) plain reads
+//! and writes are used. The ring is set up for a single issuer with
+//! deferred task work (Linux 6.1+), falling back to a plain ring. A write that must be durable is pushed with
 //! IOSQE_IO_LINK followed by an IORING_OP_FSYNC (with IORING_FSYNC_DATASYNC
 //! for fdatasync): the kernel starts the sync only after the write succeeded,
 //! and a failed write cancels it. The two completions are joined by tag.
@@ -34,6 +38,8 @@ pub struct UringEngine {
     want_len: Vec<u32>,
     /// Per tag: direction and offset, for error messages.
     what: Vec<(Dir, u64)>,
+    /// Whether the worker's buffers are registered (buffer index = tag).
+    fixed_bufs: bool,
 }
 
 /// Checks that this kernel lets us create a ring; the reason when not.
@@ -47,16 +53,36 @@ pub fn probe_io_uring() -> Result<(), String> {
 }
 
 impl UringEngine {
-    /// A ring with room for `depth` I/Os and their linked syncs.
-    pub fn new(file: Arc<File>, path: &Path, depth: u32) -> Result<Self, EngineError> {
+    /// A ring with room for `depth` I/Os and their linked syncs, using the
+    /// worker's buffers `bufs` (one per tag, each `buf_len` bytes).
+    pub fn new(
+        file: Arc<File>,
+        path: &Path,
+        depth: u32,
+        bufs: &[*mut u8],
+        buf_len: usize,
+    ) -> Result<Self, EngineError> {
         let entries = (depth * 2).next_power_of_two().max(2);
         let ring = IoUring::builder()
             .setup_cqsize(entries * 2)
+            .setup_single_issuer()
+            .setup_defer_taskrun()
             .build(entries)
+            .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
             .map_err(|e| EngineError::Unsupported(format!("io_uring setup failed: {e}")))?;
         ring.submitter()
             .register_files(&[file.as_raw_fd()])
             .map_err(|e| EngineError::io("io_uring file registration", path, e))?;
+        let iovecs: Vec<libc::iovec> = bufs
+            .iter()
+            .map(|&p| libc::iovec {
+                iov_base: p.cast(),
+                iov_len: buf_len,
+            })
+            .collect();
+        // SAFETY: the buffers outlive the engine (the worker drops the
+        // engine first) and are only used through their tags.
+        let fixed_bufs = unsafe { ring.submitter().register_buffers(&iovecs) }.is_ok();
         let n = depth as usize;
         Ok(Self {
             ring,
@@ -66,6 +92,7 @@ impl UringEngine {
             has_sync: vec![false; n],
             want_len: vec![0; n],
             what: vec![(Dir::Read, 0); n],
+            fixed_bufs,
         })
     }
 
@@ -75,7 +102,10 @@ impl UringEngine {
             "linked sync after write".to_string()
         } else {
             let name = if dir == Dir::Read { "read" } else { "write" };
-            format!("io_uring {name} of {} bytes at offset {offset}", self.want_len[tag])
+            format!(
+                "io_uring {name} of {} bytes at offset {offset}",
+                self.want_len[tag]
+            )
         };
         EngineError::io(op, &self.path, std::io::Error::from_raw_os_error(-res))
     }
@@ -87,11 +117,17 @@ impl Engine for UringEngine {
         let fd = types::Fixed(0);
         let tag = req.tag as usize;
         let user = (req.tag as u64) << 1;
-        let io = match req.dir {
-            Dir::Read => opcode::Read::new(fd, req.buf, req.len)
+        let io = match (req.dir, self.fixed_bufs) {
+            (Dir::Read, true) => opcode::ReadFixed::new(fd, req.buf, req.len, req.tag as u16)
                 .offset(req.offset)
                 .build(),
-            Dir::Write => opcode::Write::new(fd, req.buf, req.len)
+            (Dir::Write, true) => opcode::WriteFixed::new(fd, req.buf, req.len, req.tag as u16)
+                .offset(req.offset)
+                .build(),
+            (Dir::Read, false) => opcode::Read::new(fd, req.buf, req.len)
+                .offset(req.offset)
+                .build(),
+            (Dir::Write, false) => opcode::Write::new(fd, req.buf, req.len)
                 .offset(req.offset)
                 .build(),
         }

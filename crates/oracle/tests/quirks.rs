@@ -1,0 +1,225 @@
+//! One synthetic trace per format quirk, each with numbers worked out by
+//! hand. The traces are small files in `tests/data/` or inline strings.
+
+use dbio_model::trace::{TraceReport, TraceUnits};
+use dbio_oracle::{analyze_reader, Options, Units};
+
+fn run(text: &str) -> TraceReport {
+    analyze_reader(&Options::default(), "inline.trc", text.as_bytes()).unwrap()
+}
+
+fn data(name: &str) -> TraceReport {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    analyze_reader(&Options::default(), name, std::fs::File::open(path).unwrap()).unwrap()
+}
+
+fn event<'a>(r: &'a TraceReport, name: &str) -> &'a dbio_model::trace::EventStats {
+    r.events.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no event {name}"))
+}
+
+#[test]
+fn shared_server_sessions_keep_their_own_cursors() {
+    let r = data("shared-server-19c.trc");
+    let ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
+    assert_eq!(ids, ["101.7", "202.9"]);
+    let a = &r.sessions[0];
+    assert_eq!((a.response_time_us, a.cpu_us, a.idle_us, a.unaccounted_us), (13_065, 650, 10_000, 363));
+    let b = &r.sessions[1];
+    assert_eq!((b.response_time_us, b.cpu_us, b.unaccounted_us), (7_500, 2_000, 1_710));
+    assert_eq!(r.profile.response_time_us, 20_565);
+    assert_eq!(r.profile.idle_between_calls_us, 10_000);
+    assert_eq!(r.profile.commits, 1);
+    // Cursor #1 of session 101.7 still means its statement after 202.9 used #1.
+    let s1 = r.statements.iter().find(|s| s.key == "aaaaaaaaaaaaa").unwrap();
+    assert_eq!((s1.parses, s1.execs, s1.fetches, s1.rows), (1, 1, 2, 15));
+    assert_eq!(s1.plan_hash, Some(42));
+    assert_eq!(s1.text, "select * from t1");
+    let s2 = r.statements.iter().find(|s| s.key == "bbbbbbbbbbbbb").unwrap();
+    assert_eq!((s2.execs, s2.fetches, s2.wait_us), (1, 1, 3_790));
+    assert_eq!(r.files[0].release.as_deref(), Some("19.14.2.0.0"));
+    assert_eq!(r.files[0].skipped_lines, 0);
+}
+
+#[test]
+fn multiblock_sizes_tiers_objects_and_hot_blocks() {
+    let r = data("shared-server-19c.trc");
+    let sizes: Vec<(&str, i64, Vec<u64>)> = r
+        .size_histograms
+        .iter()
+        .map(|h| (h.event.as_str(), h.blocks, h.buckets.counts.clone()))
+        .collect();
+    let mut b16 = vec![0; 11];
+    b16[7] = 1; // 90 µs
+    b16[10] = 1; // 700 µs
+    let mut b8 = vec![0; 13];
+    b8[12] = 1; // 3,000 µs
+    let mut s8 = vec![0; 12];
+    s8[11] = 1; // 1,500 µs
+    assert_eq!(
+        sizes,
+        vec![("db file scattered read", 8, s8), ("direct path read", 8, b8), ("direct path read", 16, b16)]
+    );
+    let t = r.tiers.iter().find(|t| t.event == "direct path read").unwrap();
+    assert_eq!((t.page_cache.count, t.storage_cache.count, t.device.count), (1, 1, 1));
+    assert_eq!(t.device.total_us, 3_000);
+    let o = r.objects.iter().find(|o| o.obj == 5002).unwrap();
+    assert_eq!((o.count, o.total_us), (3, 3_790));
+    assert_eq!(r.hot_blocks.len(), 1);
+    assert_eq!((r.hot_blocks[0].file, r.hot_blocks[0].block, r.hot_blocks[0].count), (4, 100, 2));
+    assert_eq!(r.slowest_waits[0].event, "SQL*Net message from client");
+    assert_eq!(r.slowest_waits[0].line, 36);
+    assert_eq!(r.slowest_waits[1].ela_us, 3_000);
+    assert!(r.timeline.wall_clock);
+    assert_eq!(r.timeline.points[0].start, "2024-03-01 10:00:00");
+}
+
+#[test]
+fn nine_i_positional_parameters_without_tim() {
+    let r = data("ninei-9201.trc");
+    let f = &r.files[0];
+    assert_eq!(f.release.as_deref(), Some("9.2.0.1.0"));
+    assert_eq!(f.units, TraceUnits::Microseconds);
+    let p = &r.profile;
+    assert_eq!(p.calls_elapsed_us, 2_360);
+    assert_eq!(p.cpu_us, 1_000);
+    assert_eq!(p.waits_in_calls_us, 2_000);
+    assert_eq!(p.waits_between_calls_us, 3);
+    assert_eq!(p.idle_between_calls_us, 5_000);
+    assert_eq!(p.response_time_us, 7_363);
+    assert_eq!(p.unaccounted_us, -640);
+    let s = r.size_histograms.iter().find(|h| h.event == "db file scattered read").unwrap();
+    assert_eq!(s.blocks, 8);
+    assert_eq!(s.buckets.counts[10..], [1, 1]);
+    // ela= 0 (parsetrc dies on it) lands in bucket 0.
+    assert_eq!(event(&r, "db file sequential read").zero_count, 1);
+    assert_eq!(r.hot_files[0].file, 7);
+    assert_eq!(r.hot_files[0].blocks, 17);
+    assert_eq!(r.statements[0].key, "hv=3333");
+    assert_eq!(f.skipped_lines, 0);
+}
+
+#[test]
+fn eight_i_centiseconds_from_the_banner_or_the_option() {
+    let r = data("eighti-817.trc");
+    assert_eq!(r.files[0].units, TraceUnits::Centiseconds);
+    assert_eq!(r.files[0].units_from, "banner");
+    let e = event(&r, "db file sequential read");
+    assert_eq!((e.total_us, e.min_us, e.max_us), (30_000, 10_000, 20_000));
+    assert_eq!(r.profile.response_time_us, 3_050_000);
+    assert_eq!(r.profile.waits_in_calls_us, 30_000);
+    // Without a banner the option decides.
+    let body = "WAIT #1: nam='db file sequential read' ela= 2 p1=1 p2=2 p3=1\n";
+    let opts = Options {
+        units: Units::Centiseconds,
+        ..Options::default()
+    };
+    let r = analyze_reader(&opts, "x", body.as_bytes()).unwrap();
+    assert_eq!(event(&r, "db file sequential read").total_us, 20_000);
+    assert_eq!(r.files[0].units_from, "option");
+    let r = run(body);
+    assert_eq!(event(&r, "db file sequential read").total_us, 2);
+}
+
+#[test]
+fn empty_and_symbolic_parameter_names_and_23c_ela() {
+    let r = run("WAIT #0: nam='ADR block file read' ela= 2212  =0  =0  =0 obj#=-1 tim=100\n\
+WAIT #5: nam='db file sequential read' ela=335 file#=7 block#=9 blocks=1 obj#=4294967295 tim=200\n\
+WAIT #5: nam='enq: TX - row lock contention' ela= 40 name|mode=1415053318 usn<<16 | slot=1 sequence=2 obj#=77 tim=300\n");
+    assert_eq!(event(&r, "ADR block file read").total_us, 2_212);
+    assert_eq!(event(&r, "db file sequential read").total_us, 335);
+    assert_eq!(event(&r, "enq: TX - row lock contention").count, 1);
+    let objs: Vec<i64> = r.objects.iter().map(|o| o.obj).collect();
+    assert_eq!(objs, [77]);
+    assert_eq!(r.hot_files[0].file, 7);
+}
+
+#[test]
+fn trcsess_pid_markers_split_sessions_and_tim_going_back_is_harmless() {
+    let r = run("*** [ Unix process pid: 10 ]\n\
+*** 2019-07-09T09:57:07.000000-07:00 (P(8))\n\
+WAIT #1: nam='db file sequential read' ela= 100 file#=1 block#=1 blocks=1 obj#=1 tim=5000\n\
+EXEC #1:c=10,e=200,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=5050\n\
+*** [ Unix process pid: 20 ]\n\
+*** 2019-07-09T09:57:07.100000-07:00\n\
+EXEC #1:c=30,e=300,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=900\n\
+*** [ Unix process pid: 10 ]\n\
+*** 2019-07-09T09:57:08.000000-07:00\n\
+EXEC #1:c=40,e=400,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1005050\n");
+    let ids: Vec<(&str, i64)> = r.sessions.iter().map(|s| (s.id.as_str(), s.response_time_us)).collect();
+    assert_eq!(ids, [("pid 10", 600), ("pid 20", 300)]);
+    assert_eq!(r.sessions[0].clock_span_us, 1_000_000);
+    assert_eq!(r.profile.response_time_us, 900);
+    assert_eq!(r.files[0].skipped_lines, 0);
+}
+
+#[test]
+fn continued_file_with_orphan_cursor() {
+    let r = run("*** TRACE CONTINUED FROM FILE /u01/diag/orcl_ora_1_old.trc ***\n\
+\n\
+WAIT #7: nam='db file sequential read' ela= 10 file#=1 block#=2 blocks=1 obj#=3 tim=100\n\
+FETCH #7:c=5,e=20,p=1,cr=1,cu=0,mis=0,r=1,dep=0,og=1,plh=9,tim=105\n");
+    assert_eq!(r.files[0].continued_from, ["/u01/diag/orcl_ora_1_old.trc"]);
+    let s = &r.statements[0];
+    assert_eq!((s.key.as_str(), s.fetches, s.rows, s.text.as_str()), ("cursor #7", 1, 1, ""));
+    assert_eq!(r.profile.response_time_us, 20);
+}
+
+#[test]
+fn dumps_are_skipped_with_line_numbers_and_keywords_are_anchored() {
+    let text = "*** 2013-08-26 14:40:23.035\r\n\
+BINDS #1:\r\n\
+ Bind#0\r\n\
+  kxsbbbfp=7fae3bd02fd8  bln=22  avl=02  flg=05\r\n\
+*** 2013-08-26 14:40:24.000\r\n\
+  value=\"WAIT #1: nam='fake' ela= 999999\"\r\n\
+EXEC #1:c=0,e=50,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1000\r\n\
+Dump of memory from 0x00007F000 to 0x00007F100\r\n\
+7F000 00000000 00000000 00000000 00000000  [................]\r\n\
+Repeat 3 times\r\n\
+SOME WAIT #1: nam='also fake' ela= 5\r\n\
+WAIT #1: nam='db file sequential read' ela= 0 file#=1 block#=2 blocks=1 obj#=3 tim=1100\r\n\
+WAIT #1: nam='direct path read temp' ela= 0 file number=201 first dba=5 block cnt=31 obj#=-1 tim=1200\r\n\
+FETCH #1:c=0,e=300,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1300\r\n";
+    let r = run(text);
+    let f = &r.files[0];
+    assert_eq!(f.skipped_lines, 4);
+    assert_eq!(f.skipped_line_numbers, [8, 9, 10, 11]);
+    let names: Vec<&str> = r.events.iter().map(|e| e.name.as_str()).collect();
+    assert!(!names.contains(&"fake") && !names.contains(&"also fake"), "{names:?}");
+    assert_eq!(event(&r, "db file sequential read").zero_count, 1);
+    let t = r.size_histograms.iter().find(|h| h.event == "direct path read temp").unwrap();
+    assert_eq!((t.blocks, t.buckets.counts.clone()), (31, vec![1]));
+    assert_eq!(r.profile.response_time_us, 350);
+}
+
+#[test]
+fn all_recursive_trace_and_orphan_parent_counted_once() {
+    // Only dep=1 calls: the profile falls back to dep 1.
+    let r = run("WAIT #2: nam='db file sequential read' ela= 400 file#=1 block#=1 blocks=1 obj#=1 tim=900\n\
+FETCH #2:c=100,e=600,p=1,cr=1,cu=0,mis=0,r=1,dep=1,og=1,plh=1,tim=1000\n\
+FETCH #2:c=100,e=500,p=0,cr=1,cu=0,mis=0,r=1,dep=1,og=1,plh=1,tim=2000\n");
+    let p = &r.profile;
+    assert_eq!((p.top_depth, p.top_calls, p.calls_elapsed_us, p.cpu_us), (1, 2, 1_100, 200));
+    assert_eq!(p.unaccounted_us, 500);
+    assert_eq!(p.response_time_us, 1_100);
+    assert_eq!(p.notes.len(), 1);
+    // parsetrc bug 2: an orphan dep-1 EXEC of 2 s inside a dep-0 EXEC of 5 s
+    // is counted once: R = 5 s, not 7 s.
+    let r = run("EXEC #9:c=1000,e=2000000,p=0,cr=0,cu=0,mis=0,r=0,dep=1,og=1,plh=0,tim=4000000\n\
+EXEC #8:c=3000,e=5000000,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=5000000\n");
+    assert_eq!(r.profile.response_time_us, 5_000_000);
+    assert_eq!(r.profile.cpu_us, 3_000);
+}
+
+#[test]
+fn lob_calls_without_cursor_are_calls() {
+    let r = run("LOBTMPCREATE: type=TEMPORARY LOB,bytes=0,c=30,e=31,p=0,cr=0,cu=2,tim=100\n\
+WAIT #0: nam='SQL*Net message to client' ela= 1 driver id=1 #bytes=1 p3=0 obj#=-1 tim=110\n\
+WAIT #0: nam='SQL*Net message from client' ela= 6000 driver id=1 #bytes=1 p3=0 obj#=-1 tim=6110\n\
+LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=6300\n");
+    let p = &r.profile;
+    assert_eq!((p.top_calls, p.calls_elapsed_us, p.cpu_us), (2, 200, 199));
+    assert_eq!((p.waits_between_calls_us, p.idle_between_calls_us), (1, 6_000));
+    assert_eq!(p.response_time_us, 6_201);
+    assert!(r.statements.is_empty());
+}
