@@ -192,12 +192,16 @@ impl From<EngineArg> for EngineKind {
 
 /// `--sync` values.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-#[allow(missing_docs)]
 pub enum SyncArg {
+    /// No durability: writes may stay in the page cache or device cache.
     None,
+    /// Open with O_DSYNC: each write returns when its data is durable.
     Dsync,
+    /// Open with O_SYNC: data and metadata.
     Sync,
+    /// fdatasync after each write.
     Fdatasync,
+    /// fsync after each write.
     Fsync,
 }
 
@@ -215,11 +219,14 @@ impl From<SyncArg> for Durability {
 
 /// `--prepare` values.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-#[allow(missing_docs)]
 pub enum PrepareArg {
+    /// Write every block once and sync (a recycled log file, a datafile).
     Prewrite,
+    /// fallocate: unwritten extents, converted (and journaled) on first write.
     Fallocate,
+    /// ftruncate: a hole, allocated on first write.
     Sparse,
+    /// An empty file that every write extends (sequential writes only).
     Append,
 }
 

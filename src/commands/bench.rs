@@ -45,11 +45,6 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
 
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    if a.null_delay.is_some() && !matches!(a.engine, crate::cli::EngineArg::Null) {
-        anyhow::bail!(
-            "--null-delay injects a service time into the null engine only; add --engine null"
-        );
-    }
     let jobs = resolve_all(specs(&a))?;
     let mut session = Session::new(a.output.quiet)?;
     let mut report = new_report("bench", &a.target);

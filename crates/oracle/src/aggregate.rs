@@ -8,12 +8,13 @@
 //! tables into the serde [`TraceReport`].
 
 use crate::events::{classify_event, EventClass, IDLE_EVENTS};
+use crate::fxhash::FxHashMap;
 use crate::header::format_wall;
 use crate::Options;
 use dbio_model::trace::*;
 use dbio_model::Log2Buckets;
 use hdrhistogram::Histogram;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Distinct (file#, block#) pairs tracked at most.
 pub const MAX_BLOCKS: usize = 1 << 20;
@@ -201,13 +202,13 @@ pub(crate) struct Totals {
 pub struct Analyzer {
     pub(crate) opts: Options,
     pub(crate) events: Vec<EventAgg>,
-    event_ix: HashMap<Vec<u8>, u32>,
+    event_ix: FxHashMap<Vec<u8>, u32>,
     last_event: (Vec<u8>, u32),
     pub(crate) stmts: Vec<StmtAgg>,
-    pub(crate) stmt_ix: HashMap<String, u32>,
-    pub(crate) objects: HashMap<i64, ObjAgg>,
-    pub(crate) hot_files: HashMap<i64, FileHotSpot>,
-    pub(crate) blocks: HashMap<(i64, i64), (u64, i64)>,
+    pub(crate) stmt_ix: FxHashMap<String, u32>,
+    pub(crate) objects: FxHashMap<i64, ObjAgg>,
+    pub(crate) hot_files: FxHashMap<i64, FileHotSpot>,
+    pub(crate) blocks: FxHashMap<(i64, i64), (u64, i64)>,
     pub(crate) blocks_complete: bool,
     pub(crate) slowest: Vec<SlowWait>,
     pub(crate) timeline_wall: BTreeMap<i64, Point>,
@@ -223,13 +224,13 @@ impl Analyzer {
         Self {
             opts: opts.clone(),
             events: Vec::new(),
-            event_ix: HashMap::new(),
+            event_ix: FxHashMap::default(),
             last_event: (Vec::new(), u32::MAX),
             stmts: Vec::new(),
-            stmt_ix: HashMap::new(),
-            objects: HashMap::new(),
-            hot_files: HashMap::new(),
-            blocks: HashMap::new(),
+            stmt_ix: FxHashMap::default(),
+            objects: FxHashMap::default(),
+            hot_files: FxHashMap::default(),
+            blocks: FxHashMap::default(),
             blocks_complete: true,
             slowest: Vec::new(),
             timeline_wall: BTreeMap::new(),

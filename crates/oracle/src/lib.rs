@@ -18,6 +18,7 @@
 
 pub mod aggregate;
 pub mod events;
+pub mod fxhash;
 pub mod header;
 pub mod input;
 pub mod lexer;

@@ -65,6 +65,10 @@ struct FileParser<'a> {
     pid_sid: HashMap<u64, String>,
     settled: Vec<Settled>,
     tim_checked: bool,
+    /// Last (cursor, statement) looked up in the current session.
+    last_cursor: Option<(u64, u32)>,
+    /// Timeline second being filled: (anchored, second, totals).
+    tl: Option<(bool, i64, Point)>,
 }
 
 impl<'a> FileParser<'a> {
@@ -98,6 +102,8 @@ impl<'a> FileParser<'a> {
             pid_sid: HashMap::new(),
             settled: Vec::new(),
             tim_checked: false,
+            last_cursor: None,
+            tl: None,
         }
     }
 
@@ -254,6 +260,7 @@ impl<'a> FileParser<'a> {
     }
 
     fn switch_session(&mut self) {
+        self.last_cursor = None;
         let key = match (self.pid, &self.sid) {
             (Some(p), Some(s)) => format!("pid {p} sid {s}"),
             (Some(p), None) => format!("pid {p}"),
@@ -301,15 +308,42 @@ impl<'a> FileParser<'a> {
         if cursor == 0 {
             return None;
         }
-        if let Some(c) = self.sessions[self.cur].cursors.get(&cursor) {
-            return Some(c.stmt);
+        if let Some((c, id)) = self.last_cursor {
+            if c == cursor {
+                return Some(id);
+            }
         }
-        let key = format!("cursor #{cursor}");
-        let id = self.an.stmt_id(&key, |_| {});
-        self.sessions[self.cur]
-            .cursors
-            .insert(cursor, CursorState { stmt: id });
+        let id = match self.sessions[self.cur].cursors.get(&cursor) {
+            Some(c) => c.stmt,
+            None => {
+                let key = format!("cursor #{cursor}");
+                let id = self.an.stmt_id(&key, |_| {});
+                self.sessions[self.cur].cursors.insert(cursor, CursorState { stmt: id });
+                id
+            }
+        };
+        self.last_cursor = Some((cursor, id));
         Some(id)
+    }
+
+    /// Moves the timeline second being filled into the analyzer's map.
+    fn flush_timeline(&mut self) {
+        if let Some((anchored, sec, p)) = self.tl.take() {
+            let map = if anchored {
+                &mut self.an.timeline_wall
+            } else {
+                &mut self.an.timeline_rel
+            };
+            // Capped: garbled `tim` values must not grow the map per line.
+            if map.len() < MAX_TIMELINE_SECONDS || map.contains_key(&sec) {
+                let t: &mut Point = map.entry(sec).or_default();
+                t.waits += p.waits;
+                t.wait_us = t.wait_us.saturating_add(p.wait_us);
+                t.io_waits += p.io_waits;
+                t.io_us = t.io_us.saturating_add(p.io_us);
+                t.io_max = t.io_max.max(p.io_max);
+            }
+        }
     }
 
     fn wait(&mut self, w: Wait<'_>) {
@@ -341,14 +375,11 @@ impl<'a> FileParser<'a> {
         sess.wait(tim, ela, ev, w.cursor, &mut self.settled);
         if let Some((wall, anchored)) = sess.wall_of(tim) {
             let sec = wall.div_euclid(1_000_000);
-            let map = if anchored {
-                &mut self.an.timeline_wall
-            } else {
-                &mut self.an.timeline_rel
-            };
-            // Capped: garbled `tim` values must not grow the map per line.
-            if map.len() < MAX_TIMELINE_SECONDS || map.contains_key(&sec) {
-                let p: &mut Point = map.entry(sec).or_default();
+            if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {
+                self.flush_timeline();
+                self.tl = Some((anchored, sec, Point::default()));
+            }
+            if let Some((_, _, p)) = &mut self.tl {
                 p.waits += 1;
                 p.wait_us = p.wait_us.saturating_add(ela);
                 if class.io {
@@ -485,6 +516,7 @@ impl<'a> FileParser<'a> {
         self.sessions[self.cur]
             .cursors
             .insert(p.cursor, CursorState { stmt: id });
+        self.last_cursor = None;
         self.mode = Mode::SqlText(capture);
     }
 
@@ -506,6 +538,7 @@ impl<'a> FileParser<'a> {
     }
 
     fn finish(mut self) {
+        self.flush_timeline();
         let sessions = std::mem::take(&mut self.sessions);
         let mut count = 0;
         for mut s in sessions {

@@ -272,7 +272,7 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
         memmem::find(s, b"nam='")? + 5
     };
     let s = &s[nam..];
-    let q = memchr::memchr(b'\'', s)?;
+    let q = s.iter().position(|&b| b == b'\'')?;
     let name = &s[..q];
     let s = &s[q + 1..];
     let e = if s.starts_with(b" ela=") {
@@ -288,19 +288,28 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
         ela,
         ..Wait::default()
     };
+    // Hand-written scans: the spans are short, where a memchr call costs
+    // more than it saves.
+    let n = s.len();
     let mut i = used;
     let mut pos = 0;
-    while i < s.len() {
+    while i < n {
         // Skip the blank that ended the previous value.
         i += 1;
-        let Some(eq) = memchr::memchr(b'=', &s[i..]) else {
+        let ks = i;
+        while i < n && s[i] != b'=' {
+            i += 1;
+        }
+        if i >= n {
             break;
-        };
-        let key = trim(&s[i..i + eq]);
-        let vstart = i + eq + 1;
-        let vend = memchr::memchr(b' ', &s[vstart..]).map_or(s.len(), |x| vstart + x);
-        let val = parse_int(&s[vstart..vend]);
-        i = vend;
+        }
+        let key = trim(&s[ks..i]);
+        i += 1;
+        let vs = i;
+        while i < n && s[i] != b' ' {
+            i += 1;
+        }
+        let val = parse_int(&s[vs..i]);
         match key {
             b"tim" => w.tim = val,
             b"obj#" => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),

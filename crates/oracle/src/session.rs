@@ -15,7 +15,7 @@
 //! still gets a profile.
 
 use crate::events::EventClass;
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap;
 
 /// Deepest recursion level tracked separately; deeper calls are clamped.
 pub const MAX_DEPTH: usize = 32;
@@ -67,7 +67,7 @@ pub struct Session {
     /// Has seen a body record (call or wait).
     pub active: bool,
     /// Open cursors.
-    pub cursors: HashMap<u64, CursorState>,
+    pub cursors: FxHashMap<u64, CursorState>,
     pending: Vec<Pending>,
     /// Calls per depth.
     pub depth: [DepthAgg; MAX_DEPTH],
