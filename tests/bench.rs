@@ -295,3 +295,19 @@ fn report_refuses_foreign_json() {
         .code(2)
         .stderr(predicates::str::contains("schema version 99"));
 }
+
+#[test]
+fn warmup_is_excluded_and_seconds_are_sampled() {
+    // 1000 IOPS for 0.5 s of warm-up and 2.2 s of measurement.
+    let v = bench_json(&["--engine", "null", "--rw", "randread", "--rate", "1000", "--warmup", "500ms", "--runtime", "2200ms"]);
+    let j = &v["jobs"][0];
+    let ops = j["read"]["ops"].as_u64().unwrap();
+    assert!((2100..=2300).contains(&ops), "{ops} measured ops: the warm-up must not count");
+    let series = j["series"].as_array().unwrap();
+    assert_eq!(series.len(), 2, "{series:?}");
+    for s in series {
+        let iops = s["read_iops"].as_f64().unwrap();
+        assert!((900.0..1100.0).contains(&iops), "{s}");
+        assert!(s["p99_ns"].as_u64().unwrap() >= s["p50_ns"].as_u64().unwrap());
+    }
+}

@@ -237,6 +237,7 @@ impl Job {
             size,
             prepare: s.prepare,
             direct: s.direct,
+            bs: s.bs,
             sync: s.sync,
             writes: !reads_only,
             overwrite: s.overwrite,

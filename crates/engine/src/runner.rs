@@ -238,7 +238,7 @@ fn worker(
     sched: Schedule,
 ) -> WorkerOut {
     let e = &job.echo;
-    let args = (index, job, control, live, barrier, start_ns, sched);
+    let args = WorkerArgs { index, job, control, live, barrier, start_ns, sched };
     match (e.engine, target) {
         (EngineKind::Null, _) => worker_loop(args, |_| Ok(NullEngine::new(e.null_delay_ns))),
         (EngineKind::Psync, Some(t)) => {
@@ -260,20 +260,21 @@ struct Slot {
     measured: bool,
 }
 
-type WorkerArgs<'a> = (
-    u32,
-    &'a Job,
-    &'a Control,
-    &'a LiveCounters,
-    &'a Barrier,
-    u64,
-    Schedule,
-);
+/// What a worker needs besides its engine.
+struct WorkerArgs<'a> {
+    index: u32,
+    job: &'a Job,
+    control: &'a Control,
+    live: &'a LiveCounters,
+    barrier: &'a Barrier,
+    start_ns: u64,
+    sched: Schedule,
+}
 
 /// The measurement loop. `make_engine` receives the I/O buffers (one per
 /// tag) so an engine can register them.
 fn worker_loop<E: Engine>(
-    (index, job, control, live, barrier, start_ns, sched): WorkerArgs<'_>,
+    WorkerArgs { index, job, control, live, barrier, start_ns, sched }: WorkerArgs<'_>,
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
 ) -> WorkerOut {
     let e = &job.echo;

@@ -42,6 +42,8 @@ pub struct TargetSpec {
     pub prepare: Prepare,
     /// Open with O_DIRECT.
     pub direct: bool,
+    /// Block size of the job's I/Os (checked against the O_DIRECT alignment).
+    pub bs: u64,
     /// Open with O_DSYNC or O_SYNC when asked.
     pub sync: Durability,
     /// The job writes (or prepares) the target.
@@ -253,6 +255,18 @@ impl Target {
 }
 
 fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File, EngineError> {
+    if spec.direct {
+        if let Some(a) = sysinfo::dio_alignment(path) {
+            let align = u64::from(a.offset_align);
+            if align > 0 && !spec.bs.is_multiple_of(align) {
+                return Err(EngineError::Invalid(format!(
+                    "O_DIRECT on {} needs I/O in multiples of {align} B (statx), and --bs {} B is not one",
+                    path.display(),
+                    spec.bs
+                )));
+            }
+        }
+    }
     let mut flags = 0;
     if spec.direct {
         flags |= libc::O_DIRECT;
