@@ -22,9 +22,8 @@ fn write_to(dest: &str, text: &str) -> anyhow::Result<()> {
     let tmp = format!("{dest}.dbio-partial");
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, dest))
-        .map_err(|e| {
+        .inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
-            e
         })
         .with_context(|| format!("writing {dest}"))
 }

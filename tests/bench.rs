@@ -299,10 +299,24 @@ fn report_refuses_foreign_json() {
 #[test]
 fn warmup_is_excluded_and_seconds_are_sampled() {
     // 1000 IOPS for 0.5 s of warm-up and 2.2 s of measurement.
-    let v = bench_json(&["--engine", "null", "--rw", "randread", "--rate", "1000", "--warmup", "500ms", "--runtime", "2200ms"]);
+    let v = bench_json(&[
+        "--engine",
+        "null",
+        "--rw",
+        "randread",
+        "--rate",
+        "1000",
+        "--warmup",
+        "500ms",
+        "--runtime",
+        "2200ms",
+    ]);
     let j = &v["jobs"][0];
     let ops = j["read"]["ops"].as_u64().unwrap();
-    assert!((2100..=2300).contains(&ops), "{ops} measured ops: the warm-up must not count");
+    assert!(
+        (2100..=2300).contains(&ops),
+        "{ops} measured ops: the warm-up must not count"
+    );
     let series = j["series"].as_array().unwrap();
     assert_eq!(series.len(), 2, "{series:?}");
     for s in series {

@@ -8,7 +8,11 @@ use predicates::prelude::*;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/crates/oracle/tests/data")).join(name)
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data"
+    ))
+    .join(name)
 }
 
 fn dbio() -> Command {
@@ -16,7 +20,15 @@ fn dbio() -> Command {
 }
 
 fn json_of(args: &[&str]) -> serde_json::Value {
-    let out = dbio().arg("tracefile").args(args).args(["--json", "-"]).assert().success().get_output().stdout.clone();
+    let out = dbio()
+        .arg("tracefile")
+        .args(args)
+        .args(["--json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     serde_json::from_slice(&out).unwrap()
 }
 
@@ -26,7 +38,11 @@ fn crc32(data: &[u8]) -> u32 {
     for &b in data {
         c ^= b as u32;
         for _ in 0..8 {
-            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            c = if c & 1 != 0 {
+                0xEDB8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
         }
     }
     !c
@@ -55,10 +71,14 @@ fn table_shows_profile_sessions_and_histograms() {
         .arg(data("shared-server-19c.trc"))
         .assert()
         .success()
-        .stdout(predicate::str::contains("Response-time profile: R = 20.6 ms"))
+        .stdout(predicate::str::contains(
+            "Response-time profile: R = 20.6 ms",
+        ))
         .stdout(predicate::str::contains("Database sessions"))
         .stdout(predicate::str::contains("202.9"))
-        .stdout(predicate::str::contains("Latency histogram: direct path read (3 waits)"))
+        .stdout(predicate::str::contains(
+            "Latency histogram: direct path read (3 waits)",
+        ))
         .stdout(predicate::str::contains("Multiblock latency by I/O size"))
         .stdout(predicate::str::contains("Slowest individual waits"));
 }
@@ -71,7 +91,12 @@ fn json_carries_the_numbers() {
     assert_eq!(v["profile"]["cpu_us"], 2_650);
     assert_eq!(v["sessions"].as_array().unwrap().len(), 2);
     assert_eq!(v["settings"]["page_cache_max_ns"], 100_000);
-    let idle: Vec<&str> = v["settings"]["idle_events"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    let idle: Vec<&str> = v["settings"]["idle_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
     assert!(idle.contains(&"PL/SQL lock timer"));
 }
 
@@ -82,9 +107,15 @@ fn csv_is_long_form() {
         .arg(data("ninei-9201.trc"))
         .assert()
         .success()
-        .stdout(predicate::str::starts_with("group,section,item,metric,value\n"))
-        .stdout(predicate::str::contains(",profile,total,response_time_us,7363\n"))
-        .stdout(predicate::str::contains(",size_histogram,db file scattered read 8 blocks <1ms,count,1\n"));
+        .stdout(predicate::str::starts_with(
+            "group,section,item,metric,value\n",
+        ))
+        .stdout(predicate::str::contains(
+            ",profile,total,response_time_us,7363\n",
+        ))
+        .stdout(predicate::str::contains(
+            ",size_histogram,db file scattered read 8 blocks <1ms,count,1\n",
+        ));
 }
 
 #[test]
@@ -103,7 +134,10 @@ fn directories_globs_gzip_xz_and_stdin() {
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
     assert_eq!(v["profile"]["response_time_us"], 2 * 20_565);
     // xz through the system tool when it is there.
-    let xz = std::process::Command::new("xz").args(["-k", "-z"]).arg(dir.path().join("b.trc")).status();
+    let xz = std::process::Command::new("xz")
+        .args(["-k", "-z"])
+        .arg(dir.path().join("b.trc"))
+        .status();
     if matches!(xz, Ok(s) if s.success()) {
         let v = json_of(&[dir.path().join("b.trc.xz").to_str().unwrap()]);
         assert_eq!(v["profile"]["response_time_us"], 20_565);
@@ -134,7 +168,9 @@ fn compare_puts_two_groups_side_by_side() {
         .assert()
         .success()
         .stdout(predicate::str::contains("A count"))
-        .stdout(predicate::str::contains("Latency histogram: db file scattered read"))
+        .stdout(predicate::str::contains(
+            "Latency histogram: db file scattered read",
+        ))
         .stdout(predicate::str::contains("Tier attribution"));
     let out = dbio()
         .args(["tracefile", "--json", "-", "--compare"])
@@ -154,10 +190,23 @@ fn compare_puts_two_groups_side_by_side() {
 fn calibration_file_sets_the_tiers() {
     let dir = tempfile::tempdir().unwrap();
     let cal = dir.path().join("cal.json");
-    std::fs::write(&cal, r#"{"page_cache_max_ns": 1000000, "storage_cache_max_ns": 2000000, "device": "nvme0n1"}"#).unwrap();
-    let v = json_of(&["--calibration", cal.to_str().unwrap(), data("shared-server-19c.trc").to_str().unwrap()]);
+    std::fs::write(
+        &cal,
+        r#"{"page_cache_max_ns": 1000000, "storage_cache_max_ns": 2000000, "device": "nvme0n1"}"#,
+    )
+    .unwrap();
+    let v = json_of(&[
+        "--calibration",
+        cal.to_str().unwrap(),
+        data("shared-server-19c.trc").to_str().unwrap(),
+    ]);
     assert_eq!(v["settings"]["page_cache_max_ns"], 1_000_000);
-    let t = v["tiers"].as_array().unwrap().iter().find(|t| t["event"] == "direct path read").unwrap();
+    let t = v["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["event"] == "direct path read")
+        .unwrap();
     // 90 µs and 700 µs are now page cache, 3 ms device.
     assert_eq!(t["page_cache"]["count"], 2);
     assert_eq!(t["device"]["count"], 1);
@@ -168,7 +217,9 @@ fn calibration_file_sets_the_tiers() {
         .arg(data("shared-server-19c.trc"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("lacks a whole-number field 'page_cache_max_ns'"));
+        .stderr(predicate::str::contains(
+            "lacks a whole-number field 'page_cache_max_ns'",
+        ));
 }
 
 #[test]
@@ -177,19 +228,33 @@ fn errors_name_the_input_and_never_panic() {
         .args(["tracefile", "/nonexistent/dir/x.trc"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("cannot read '/nonexistent/dir/x.trc'"))
+        .stderr(predicate::str::contains(
+            "cannot read '/nonexistent/dir/x.trc'",
+        ))
         .stderr(predicate::str::contains("panicked").not());
     dbio()
-        .args(["tracefile", "--page-cache-max", "5ms", "--storage-cache-max", "1ms"])
+        .args([
+            "tracefile",
+            "--page-cache-max",
+            "5ms",
+            "--storage-cache-max",
+            "1ms",
+        ])
         .arg(data("ninei-9201.trc"))
         .assert()
         .code(2)
         .stderr(predicate::str::contains("page-cache threshold"));
-    dbio().arg("tracefile").assert().code(2).stderr(predicate::str::contains("at least one trace file"));
+    dbio()
+        .arg("tracefile")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at least one trace file"));
     // Binary garbage is analysed (and reported as skipped), not refused.
     dbio()
         .args(["tracefile", "-"])
-        .write_stdin(vec![0u8, 159, 146, 150, b'\n', b'*', b'*', b'*', b'\n', 255])
+        .write_stdin(vec![
+            0u8, 159, 146, 150, b'\n', b'*', b'*', b'*', b'\n', 255,
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("Files"));
@@ -197,14 +262,27 @@ fn errors_name_the_input_and_never_panic() {
 
 #[test]
 fn parsetrc_histogram_on_the_largest_fixture() {
-    let f = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/oracle/pylatencymap-12101-seqread.trc"));
+    let f = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/oracle/pylatencymap-12101-seqread.trc"
+    ));
     if !f.is_file() {
         eprintln!("skipped: {} is absent", f.display());
         return;
     }
     let v = json_of(&[f.to_str().unwrap()]);
-    let h = v["io_histograms"].as_array().unwrap().iter().find(|h| h["event"] == "db file sequential read").unwrap();
-    let counts: Vec<u64> = h["buckets"]["counts"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
+    let h = v["io_histograms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["event"] == "db file sequential read")
+        .unwrap();
+    let counts: Vec<u64> = h["buckets"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
     assert_eq!(counts[9..], [174, 6193, 1163, 2837, 9416, 9326, 132, 6, 2]);
     assert_eq!(v["profile"]["top_depth"], 1);
 }

@@ -83,6 +83,11 @@ pub struct TracefileArgs {
     #[arg(long, value_name = "SIZE", default_value = "8k")]
     pub block_size: String,
 
+    /// Skip the per-block hot-spot table (faster on very large traces; the
+    /// per-file and per-object tables stay).
+    #[arg(long)]
+    pub no_hot_blocks: bool,
+
     /// Threads reading files in parallel (0: one per CPU).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     pub threads: usize,
@@ -177,6 +182,7 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         top: a.top,
         interval_s,
         block_size,
+        hot_blocks: !a.no_hot_blocks,
     })
 }
 

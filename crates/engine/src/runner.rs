@@ -238,12 +238,20 @@ fn worker(
     sched: Schedule,
 ) -> WorkerOut {
     let e = &job.echo;
-    let args = WorkerArgs { index, job, control, live, barrier, start_ns, sched };
+    let args = WorkerArgs {
+        index,
+        job,
+        control,
+        live,
+        barrier,
+        start_ns,
+        sched,
+    };
     match (e.engine, target) {
         (EngineKind::Null, _) => worker_loop(args, |_| Ok(NullEngine::new(e.null_delay_ns))),
-        (EngineKind::Psync, Some(t)) => {
-            worker_loop(args, |_| Ok(PsyncEngine::new(t.file.clone(), t.path.clone())))
-        }
+        (EngineKind::Psync, Some(t)) => worker_loop(args, |_| {
+            Ok(PsyncEngine::new(t.file.clone(), t.path.clone()))
+        }),
         (EngineKind::IoUring, Some(t)) => worker_loop(args, |bufs| {
             UringEngine::new(t.file.clone(), &t.path, e.iodepth, bufs, e.bs as usize)
         }),
@@ -274,7 +282,15 @@ struct WorkerArgs<'a> {
 /// The measurement loop. `make_engine` receives the I/O buffers (one per
 /// tag) so an engine can register them.
 fn worker_loop<E: Engine>(
-    WorkerArgs { index, job, control, live, barrier, start_ns, sched }: WorkerArgs<'_>,
+    WorkerArgs {
+        index,
+        job,
+        control,
+        live,
+        barrier,
+        start_ns,
+        sched,
+    }: WorkerArgs<'_>,
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
 ) -> WorkerOut {
     let e = &job.echo;
@@ -430,17 +446,10 @@ fn worker_loop<E: Engine>(
     }
     if error.is_some() {
         control.stop.store(true, Relaxed);
-        // Let in-flight I/Os finish before their buffers are freed.
-        while inflight > 0 {
-            done.clear();
-            if engine.reap(inflight as u32, &mut done).is_err() {
-                break;
-            }
-            inflight = inflight.saturating_sub(done.len());
-        }
     }
     let finished_ns = now_ns();
     let usage = usage_start.map_or(Usage::default(), |u0| thread_usage().since(&u0));
+    // The engine first: io_uring waits in Drop for I/Os still using the buffers.
     drop(engine);
     drop(bufs);
     WorkerOut {

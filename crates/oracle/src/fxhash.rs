@@ -56,9 +56,16 @@ impl Hasher for FxHasher {
         self.add(i as u64);
     }
 
+    /// With murmur3's fmix64 finaliser: Fx alone leaves the low bits
+    /// (hashbrown's bucket index) weak for keys such as (file#, block#).
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        let mut h = self.hash;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
     }
 }
 

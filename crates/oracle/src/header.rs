@@ -17,10 +17,8 @@ use memchr::memmem;
 pub fn release_of(line: &[u8]) -> Option<(u32, String)> {
     let rest = if let Some(i) = memmem::find(line, b"Release ") {
         &line[i + 8..]
-    } else if let Some(r) = line.strip_prefix(b"Version ") {
-        r
     } else {
-        return None;
+        line.strip_prefix(b"Version ")?
     };
     let rest = trim(rest);
     let end = rest

@@ -128,7 +128,17 @@ pub fn parse_int_prefix(s: &[u8]) -> Option<(i64, usize)> {
         i += 1;
     }
     let digits_start = i;
+    // Up to 18 digits cannot overflow: plain arithmetic, no checks.
+    let fast_end = s.len().min(i + 18);
     let mut v: i64 = 0;
+    while i < fast_end {
+        let d = s[i].wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        v = v * 10 + d as i64;
+        i += 1;
+    }
     while i < s.len() {
         let d = s[i].wrapping_sub(b'0');
         if d > 9 {

@@ -10,7 +10,7 @@ use crate::aggregate::{add_wait, Analyzer, Point, MAX_BLOCKS};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
-use crate::session::{CursorState, Session, Settled};
+use crate::session::{CallTimes, CursorState, Session, Settled};
 use crate::Units;
 use dbio_model::trace::{SessionProfile, SlowWait, TraceFileInfo, TraceUnits};
 use std::collections::HashMap;
@@ -220,7 +220,8 @@ impl<'a> FileParser<'a> {
     /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`].
     #[inline]
     fn time(&self, v: i64) -> i64 {
-        v.saturating_mul(self.scale).clamp(-MAX_TIME_US, MAX_TIME_US)
+        v.saturating_mul(self.scale)
+            .clamp(-MAX_TIME_US, MAX_TIME_US)
     }
 
     #[inline]
@@ -296,7 +297,9 @@ impl<'a> FileParser<'a> {
         if let Some((wall, true)) = s.wall_of(None) {
             self.tim_checked = true;
             // Anchored wall time is naive local time: allow 2 days for zones.
-            self.info.tim_kind = if tim.saturating_sub(wall).checked_abs().unwrap_or(i64::MAX) < 2 * 86_400 * 1_000_000 {
+            self.info.tim_kind = if tim.saturating_sub(wall).checked_abs().unwrap_or(i64::MAX)
+                < 2 * 86_400 * 1_000_000
+            {
                 "epoch".into()
             } else {
                 "relative".into()
@@ -318,7 +321,9 @@ impl<'a> FileParser<'a> {
             None => {
                 let key = format!("cursor #{cursor}");
                 let id = self.an.stmt_id(&key, |_| {});
-                self.sessions[self.cur].cursors.insert(cursor, CursorState { stmt: id });
+                self.sessions[self.cur]
+                    .cursors
+                    .insert(cursor, CursorState { stmt: id });
                 id
             }
         };
@@ -411,7 +416,8 @@ impl<'a> FileParser<'a> {
                 f.count += 1;
                 f.total_us = f.total_us.saturating_add(ela);
                 f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
-                if let Some(b) = self.an.blocks.get_mut(&(file, block)) {
+                if !self.an.opts.hot_blocks {
+                } else if let Some(b) = self.an.blocks.get_mut(&(file, block)) {
                     b.0 += 1;
                     b.1 = b.1.saturating_add(ela);
                 } else if self.an.blocks.len() < MAX_BLOCKS {
@@ -460,11 +466,13 @@ impl<'a> FileParser<'a> {
         let _ = sess.wall_of(tim);
         let events = &self.an.events;
         sess.call(
-            c.cursor,
-            c.dep,
-            e,
-            cpu,
-            tim,
+            CallTimes {
+                cursor: c.cursor,
+                dep: c.dep,
+                e,
+                c: cpu,
+                tim,
+            },
             |id| events.get(id as usize).map(|e| e.class).unwrap_or_default(),
             &mut self.settled,
         );

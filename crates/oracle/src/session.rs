@@ -49,6 +49,21 @@ pub struct DepthAgg {
     pub c: i64,
 }
 
+/// The time fields of a call line, in µs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallTimes {
+    /// Cursor number.
+    pub cursor: u64,
+    /// Recursive depth.
+    pub dep: i64,
+    /// Elapsed, µs.
+    pub e: i64,
+    /// CPU, µs.
+    pub c: i64,
+    /// Completion time, µs.
+    pub tim: Option<i64>,
+}
+
 /// How a settled wait counted: `(event, ela, inside_a_call)`.
 pub type Settled = (u32, i64, bool);
 
@@ -178,14 +193,17 @@ impl Session {
     /// an event's class by id. Settled waits are appended to `out`.
     pub fn call(
         &mut self,
-        cursor: u64,
-        dep: i64,
-        e: i64,
-        c: i64,
-        tim: Option<i64>,
+        call: CallTimes,
         class: impl Fn(u32) -> EventClass,
         out: &mut Vec<Settled>,
     ) {
+        let CallTimes {
+            cursor,
+            dep,
+            e,
+            c,
+            tim,
+        } = call;
         self.active = true;
         let d = dep.clamp(0, MAX_DEPTH as i64 - 1) as usize;
         let agg = &mut self.depth[d];
@@ -259,7 +277,17 @@ mod tests {
         s.wait(Some(900), 50, 0, 1, &mut out);
         // A read inside the FETCH (FETCH ran 950..1000).
         s.wait(Some(980), 30, 1, 1, &mut out);
-        s.call(1, 0, 50, 10, Some(1000), cls, &mut out);
+        s.call(
+            CallTimes {
+                cursor: 1,
+                dep: 0,
+                e: 50,
+                c: 10,
+                tim: Some(1000),
+            },
+            cls,
+            &mut out,
+        );
         assert_eq!(out, vec![(1, 30, true), (0, 50, false)]);
     }
 
@@ -268,9 +296,29 @@ mod tests {
         let mut s = Session::new("t".into());
         let mut out = Vec::new();
         s.wait(Some(110), 10, 0, 2, &mut out); // inside child 100..120
-        s.call(2, 1, 20, 5, Some(120), cls, &mut out);
+        s.call(
+            CallTimes {
+                cursor: 2,
+                dep: 1,
+                e: 20,
+                c: 5,
+                tim: Some(120),
+            },
+            cls,
+            &mut out,
+        );
         s.wait(Some(150), 25, 0, 1, &mut out); // inside parent only
-        s.call(1, 0, 100, 20, Some(200), cls, &mut out);
+        s.call(
+            CallTimes {
+                cursor: 1,
+                dep: 0,
+                e: 100,
+                c: 20,
+                tim: Some(200),
+            },
+            cls,
+            &mut out,
+        );
         assert_eq!(out, vec![(0, 10, true), (0, 25, true)]);
         assert_eq!(s.top_depth(), 0);
         assert_eq!(s.depth[0].e, 100);
@@ -282,9 +330,29 @@ mod tests {
         let mut out = Vec::new();
         s.wait(None, 7, 0, 3, &mut out);
         s.wait(None, 9, 0, 4, &mut out);
-        s.call(3, 1, 10, 1, None, cls, &mut out);
+        s.call(
+            CallTimes {
+                cursor: 3,
+                dep: 1,
+                e: 10,
+                c: 1,
+                tim: None,
+            },
+            cls,
+            &mut out,
+        );
         assert_eq!(out, vec![(0, 7, true)]);
-        s.call(5, 0, 30, 1, None, cls, &mut out);
+        s.call(
+            CallTimes {
+                cursor: 5,
+                dep: 0,
+                e: 30,
+                c: 1,
+                tim: None,
+            },
+            cls,
+            &mut out,
+        );
         assert_eq!(out, vec![(0, 7, true), (0, 9, true)]);
     }
 }

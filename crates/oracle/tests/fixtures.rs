@@ -67,7 +67,10 @@ fn ints(line: &str) -> Vec<u64> {
 
 /// The `db file sequential read` row and the by-size rows of a parsetrc
 /// output: (sequential row, [(event, size, row)]).
-fn parse_parsetrc(text: &str) -> (Vec<u64>, Vec<(String, i64, Vec<u64>)>) {
+/// (event, size in blocks, row).
+type SizeRow = (String, i64, Vec<u64>);
+
+fn parse_parsetrc(text: &str) -> (Vec<u64>, Vec<SizeRow>) {
     let lines: Vec<&str> = text.lines().collect();
     let h = lines
         .iter()
@@ -118,7 +121,7 @@ fn histograms_equal_parsetrc_bucket_for_bucket() {
             .map(|h| to_parsetrc_columns(&h.buckets))
             .unwrap_or_default();
         assert_eq!(ours, seq, "{name}: db file sequential read");
-        let mut our_sizes: Vec<(String, i64, Vec<u64>)> = r
+        let mut our_sizes: Vec<SizeRow> = r
             .size_histograms
             .iter()
             .filter(|s| dbio_oracle::events::PARSETRC_MULTIBLOCK.contains(&s.event.as_str()))

@@ -10,11 +10,19 @@ fn run(text: &str) -> TraceReport {
 
 fn data(name: &str) -> TraceReport {
     let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    analyze_reader(&Options::default(), name, std::fs::File::open(path).unwrap()).unwrap()
+    analyze_reader(
+        &Options::default(),
+        name,
+        std::fs::File::open(path).unwrap(),
+    )
+    .unwrap()
 }
 
 fn event<'a>(r: &'a TraceReport, name: &str) -> &'a dbio_model::trace::EventStats {
-    r.events.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no event {name}"))
+    r.events
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no event {name}"))
 }
 
 #[test]
@@ -23,18 +31,32 @@ fn shared_server_sessions_keep_their_own_cursors() {
     let ids: Vec<&str> = r.sessions.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(ids, ["101.7", "202.9"]);
     let a = &r.sessions[0];
-    assert_eq!((a.response_time_us, a.cpu_us, a.idle_us, a.unaccounted_us), (13_065, 650, 10_000, 363));
+    assert_eq!(
+        (a.response_time_us, a.cpu_us, a.idle_us, a.unaccounted_us),
+        (13_065, 650, 10_000, 363)
+    );
     let b = &r.sessions[1];
-    assert_eq!((b.response_time_us, b.cpu_us, b.unaccounted_us), (7_500, 2_000, 1_710));
+    assert_eq!(
+        (b.response_time_us, b.cpu_us, b.unaccounted_us),
+        (7_500, 2_000, 1_710)
+    );
     assert_eq!(r.profile.response_time_us, 20_565);
     assert_eq!(r.profile.idle_between_calls_us, 10_000);
     assert_eq!(r.profile.commits, 1);
     // Cursor #1 of session 101.7 still means its statement after 202.9 used #1.
-    let s1 = r.statements.iter().find(|s| s.key == "aaaaaaaaaaaaa").unwrap();
+    let s1 = r
+        .statements
+        .iter()
+        .find(|s| s.key == "aaaaaaaaaaaaa")
+        .unwrap();
     assert_eq!((s1.parses, s1.execs, s1.fetches, s1.rows), (1, 1, 2, 15));
     assert_eq!(s1.plan_hash, Some(42));
     assert_eq!(s1.text, "select * from t1");
-    let s2 = r.statements.iter().find(|s| s.key == "bbbbbbbbbbbbb").unwrap();
+    let s2 = r
+        .statements
+        .iter()
+        .find(|s| s.key == "bbbbbbbbbbbbb")
+        .unwrap();
     assert_eq!((s2.execs, s2.fetches, s2.wait_us), (1, 1, 3_790));
     assert_eq!(r.files[0].release.as_deref(), Some("19.14.2.0.0"));
     assert_eq!(r.files[0].skipped_lines, 0);
@@ -57,15 +79,33 @@ fn multiblock_sizes_tiers_objects_and_hot_blocks() {
     s8[11] = 1; // 1,500 µs
     assert_eq!(
         sizes,
-        vec![("db file scattered read", 8, s8), ("direct path read", 8, b8), ("direct path read", 16, b16)]
+        vec![
+            ("db file scattered read", 8, s8),
+            ("direct path read", 8, b8),
+            ("direct path read", 16, b16)
+        ]
     );
-    let t = r.tiers.iter().find(|t| t.event == "direct path read").unwrap();
-    assert_eq!((t.page_cache.count, t.storage_cache.count, t.device.count), (1, 1, 1));
+    let t = r
+        .tiers
+        .iter()
+        .find(|t| t.event == "direct path read")
+        .unwrap();
+    assert_eq!(
+        (t.page_cache.count, t.storage_cache.count, t.device.count),
+        (1, 1, 1)
+    );
     assert_eq!(t.device.total_us, 3_000);
     let o = r.objects.iter().find(|o| o.obj == 5002).unwrap();
     assert_eq!((o.count, o.total_us), (3, 3_790));
     assert_eq!(r.hot_blocks.len(), 1);
-    assert_eq!((r.hot_blocks[0].file, r.hot_blocks[0].block, r.hot_blocks[0].count), (4, 100, 2));
+    assert_eq!(
+        (
+            r.hot_blocks[0].file,
+            r.hot_blocks[0].block,
+            r.hot_blocks[0].count
+        ),
+        (4, 100, 2)
+    );
     assert_eq!(r.slowest_waits[0].event, "SQL*Net message from client");
     assert_eq!(r.slowest_waits[0].line, 36);
     assert_eq!(r.slowest_waits[1].ela_us, 3_000);
@@ -87,7 +127,11 @@ fn nine_i_positional_parameters_without_tim() {
     assert_eq!(p.idle_between_calls_us, 5_000);
     assert_eq!(p.response_time_us, 7_363);
     assert_eq!(p.unaccounted_us, -640);
-    let s = r.size_histograms.iter().find(|h| h.event == "db file scattered read").unwrap();
+    let s = r
+        .size_histograms
+        .iter()
+        .find(|h| h.event == "db file scattered read")
+        .unwrap();
     assert_eq!(s.blocks, 8);
     assert_eq!(s.buckets.counts[10..], [1, 1]);
     // ela= 0 (parsetrc dies on it) lands in bucket 0.
@@ -145,7 +189,11 @@ EXEC #1:c=30,e=300,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=900\n\
 *** [ Unix process pid: 10 ]\n\
 *** 2019-07-09T09:57:08.000000-07:00\n\
 EXEC #1:c=40,e=400,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1005050\n");
-    let ids: Vec<(&str, i64)> = r.sessions.iter().map(|s| (s.id.as_str(), s.response_time_us)).collect();
+    let ids: Vec<(&str, i64)> = r
+        .sessions
+        .iter()
+        .map(|s| (s.id.as_str(), s.response_time_us))
+        .collect();
     assert_eq!(ids, [("pid 10", 600), ("pid 20", 300)]);
     assert_eq!(r.sessions[0].clock_span_us, 1_000_000);
     assert_eq!(r.profile.response_time_us, 900);
@@ -154,13 +202,18 @@ EXEC #1:c=40,e=400,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1005050\n");
 
 #[test]
 fn continued_file_with_orphan_cursor() {
-    let r = run("*** TRACE CONTINUED FROM FILE /u01/diag/orcl_ora_1_old.trc ***\n\
+    let r = run(
+        "*** TRACE CONTINUED FROM FILE /u01/diag/orcl_ora_1_old.trc ***\n\
 \n\
 WAIT #7: nam='db file sequential read' ela= 10 file#=1 block#=2 blocks=1 obj#=3 tim=100\n\
-FETCH #7:c=5,e=20,p=1,cr=1,cu=0,mis=0,r=1,dep=0,og=1,plh=9,tim=105\n");
+FETCH #7:c=5,e=20,p=1,cr=1,cu=0,mis=0,r=1,dep=0,og=1,plh=9,tim=105\n",
+    );
     assert_eq!(r.files[0].continued_from, ["/u01/diag/orcl_ora_1_old.trc"]);
     let s = &r.statements[0];
-    assert_eq!((s.key.as_str(), s.fetches, s.rows, s.text.as_str()), ("cursor #7", 1, 1, ""));
+    assert_eq!(
+        (s.key.as_str(), s.fetches, s.rows, s.text.as_str()),
+        ("cursor #7", 1, 1, "")
+    );
     assert_eq!(r.profile.response_time_us, 20);
 }
 
@@ -185,9 +238,16 @@ FETCH #1:c=0,e=300,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1300\r\n";
     assert_eq!(f.skipped_lines, 4);
     assert_eq!(f.skipped_line_numbers, [8, 9, 10, 11]);
     let names: Vec<&str> = r.events.iter().map(|e| e.name.as_str()).collect();
-    assert!(!names.contains(&"fake") && !names.contains(&"also fake"), "{names:?}");
+    assert!(
+        !names.contains(&"fake") && !names.contains(&"also fake"),
+        "{names:?}"
+    );
     assert_eq!(event(&r, "db file sequential read").zero_count, 1);
-    let t = r.size_histograms.iter().find(|h| h.event == "direct path read temp").unwrap();
+    let t = r
+        .size_histograms
+        .iter()
+        .find(|h| h.event == "direct path read temp")
+        .unwrap();
     assert_eq!((t.blocks, t.buckets.counts.clone()), (31, vec![1]));
     assert_eq!(r.profile.response_time_us, 350);
 }
@@ -199,27 +259,37 @@ fn all_recursive_trace_and_orphan_parent_counted_once() {
 FETCH #2:c=100,e=600,p=1,cr=1,cu=0,mis=0,r=1,dep=1,og=1,plh=1,tim=1000\n\
 FETCH #2:c=100,e=500,p=0,cr=1,cu=0,mis=0,r=1,dep=1,og=1,plh=1,tim=2000\n");
     let p = &r.profile;
-    assert_eq!((p.top_depth, p.top_calls, p.calls_elapsed_us, p.cpu_us), (1, 2, 1_100, 200));
+    assert_eq!(
+        (p.top_depth, p.top_calls, p.calls_elapsed_us, p.cpu_us),
+        (1, 2, 1_100, 200)
+    );
     assert_eq!(p.unaccounted_us, 500);
     assert_eq!(p.response_time_us, 1_100);
     assert_eq!(p.notes.len(), 1);
     // parsetrc bug 2: an orphan dep-1 EXEC of 2 s inside a dep-0 EXEC of 5 s
     // is counted once: R = 5 s, not 7 s.
-    let r = run("EXEC #9:c=1000,e=2000000,p=0,cr=0,cu=0,mis=0,r=0,dep=1,og=1,plh=0,tim=4000000\n\
-EXEC #8:c=3000,e=5000000,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=5000000\n");
+    let r = run(
+        "EXEC #9:c=1000,e=2000000,p=0,cr=0,cu=0,mis=0,r=0,dep=1,og=1,plh=0,tim=4000000\n\
+EXEC #8:c=3000,e=5000000,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=5000000\n",
+    );
     assert_eq!(r.profile.response_time_us, 5_000_000);
     assert_eq!(r.profile.cpu_us, 3_000);
 }
 
 #[test]
 fn lob_calls_without_cursor_are_calls() {
-    let r = run("LOBTMPCREATE: type=TEMPORARY LOB,bytes=0,c=30,e=31,p=0,cr=0,cu=2,tim=100\n\
+    let r = run(
+        "LOBTMPCREATE: type=TEMPORARY LOB,bytes=0,c=30,e=31,p=0,cr=0,cu=2,tim=100\n\
 WAIT #0: nam='SQL*Net message to client' ela= 1 driver id=1 #bytes=1 p3=0 obj#=-1 tim=110\n\
 WAIT #0: nam='SQL*Net message from client' ela= 6000 driver id=1 #bytes=1 p3=0 obj#=-1 tim=6110\n\
-LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=6300\n");
+LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=6300\n",
+    );
     let p = &r.profile;
     assert_eq!((p.top_calls, p.calls_elapsed_us, p.cpu_us), (2, 200, 199));
-    assert_eq!((p.waits_between_calls_us, p.idle_between_calls_us), (1, 6_000));
+    assert_eq!(
+        (p.waits_between_calls_us, p.idle_between_calls_us),
+        (1, 6_000)
+    );
     assert_eq!(p.response_time_us, 6_201);
     assert!(r.statements.is_empty());
 }

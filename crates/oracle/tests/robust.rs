@@ -45,14 +45,22 @@ fn mutated_line() -> impl Strategy<Value = Vec<u8>> {
         .prop_map(|(i, edits)| {
             let mut l = TEMPLATES[i].as_bytes().to_vec();
             for (pos, byte, op) in edits {
-                let p = if l.is_empty() { 0 } else { pos as usize % (l.len() + 1) };
+                let p = if l.is_empty() {
+                    0
+                } else {
+                    pos as usize % (l.len() + 1)
+                };
                 match op {
                     0 => l.truncate(p),
                     1 => l.insert(p, byte),
                     2 if p < l.len() => l[p] = byte,
                     _ => {
                         // Replace a digit run with a huge or negative number.
-                        let n = if byte % 2 == 0 { "99999999999999999999999" } else { "-7" };
+                        let n = if byte % 2 == 0 {
+                            "99999999999999999999999"
+                        } else {
+                            "-7"
+                        };
                         l.splice(p..p, n.bytes());
                     }
                 }

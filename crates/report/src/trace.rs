@@ -653,7 +653,7 @@ pub fn render_comparison(c: &TraceComparison) -> String {
     };
     let mut rows: Vec<(EventStats, EventStats)> =
         names.iter().map(|n| (find(a, n), find(b, n))).collect();
-    rows.sort_by(|x, y| (y.0.total_us + y.1.total_us).cmp(&(x.0.total_us + x.1.total_us)));
+    rows.sort_by_key(|(x, y)| std::cmp::Reverse(x.total_us.saturating_add(y.total_us)));
     let mut t = table(&[
         "event", "A count", "A total", "A mean", "A p99", "B count", "B total", "B mean", "B p99",
     ]);

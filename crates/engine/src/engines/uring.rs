@@ -40,6 +40,38 @@ pub struct UringEngine {
     what: Vec<(Dir, u64)>,
     /// Whether the worker's buffers are registered (buffer index = tag).
     fixed_bufs: bool,
+    /// I/Os queued since the last commit.
+    unsubmitted: u32,
+    /// I/Os the kernel owns (submitted, final completion not yet reaped):
+    /// their buffers must outlive them, so Drop waits for them.
+    in_kernel: u32,
+}
+
+impl Drop for UringEngine {
+    fn drop(&mut self) {
+        // After an error the worker stops without reaping; the kernel may
+        // still be writing into the worker's buffers, so wait here.
+        while self.in_kernel > 0 {
+            match self.ring.submit_and_wait(1) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(_) => return,
+            }
+            let ends: u32 = self
+                .ring
+                .completion()
+                .filter(|c| ends_group(c.user_data(), &self.has_sync))
+                .count() as u32;
+            self.in_kernel = self.in_kernel.saturating_sub(ends);
+        }
+    }
+}
+
+/// Whether a completion is the last of its I/O: the sync of a linked pair
+/// (a failed write still gets its sync's -ECANCELED), else the I/O itself.
+fn ends_group(user_data: u64, has_sync: &[bool]) -> bool {
+    let tag = (user_data >> 1) as usize;
+    user_data & SYNC_BIT != 0 || !has_sync[tag]
 }
 
 /// Checks that this kernel lets us create a ring; the reason when not.
@@ -93,6 +125,8 @@ impl UringEngine {
             want_len: vec![0; n],
             what: vec![(Dir::Read, 0); n],
             fixed_bufs,
+            unsubmitted: 0,
+            in_kernel: 0,
         })
     }
 
@@ -154,6 +188,7 @@ impl Engine for UringEngine {
             }
         }
         .map_err(|_| EngineError::Invalid("io_uring submission queue overflow".into()))?;
+        self.unsubmitted += 1;
         Ok(Queued::InFlight)
     }
 
@@ -162,6 +197,8 @@ impl Engine for UringEngine {
         self.ring
             .submit()
             .map_err(|e| EngineError::io("io_uring submit", &self.path, e))?;
+        self.in_kernel += self.unsubmitted;
+        self.unsubmitted = 0;
         Ok(())
     }
 
@@ -184,6 +221,9 @@ impl Engine for UringEngine {
                 let tag = (ud >> 1) as usize;
                 let is_sync = ud & SYNC_BIT != 0;
                 let res = cqe.result();
+                if ends_group(ud, &self.has_sync) {
+                    self.in_kernel -= 1;
+                }
                 if res < 0 {
                     // A write error cancels its linked sync (-ECANCELED): report the write.
                     if !(is_sync && res == -libc::ECANCELED) && err.is_none() {
