@@ -25,6 +25,17 @@ pub enum Command {
     Check(CheckArgs),
     /// Run a raw I/O workload (fio's vocabulary: rw, bs, iodepth, direct, sync).
     Bench(BenchArgs),
+    /// Model a database log writer with group commit on real storage
+    /// ('log file sync' vs 'log file parallel write').
+    Lgwr(crate::commands::lgwr::LgwrArgs),
+    /// Datafile reads as a database does them ('db file sequential read',
+    /// 'db file scattered read') with cache-tier attribution.
+    Read(crate::commands::read::ReadArgs),
+    /// Measure this machine's page-cache, storage-cache and device read
+    /// latencies and derive the tier thresholds.
+    Calibrate(crate::commands::calibrate::CalibrateArgs),
+    /// Model database writers (DBWR) flushing a buffer cache to a datafile.
+    Dbwr(crate::commands::dbwr::DbwrArgs),
     /// Re-render a JSON result as a table, JSON or CSV without re-running.
     Report(ReportArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
@@ -123,8 +134,8 @@ pub struct CheckArgs {
     /// A directory on the storage to check (default: the current directory).
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Measured time of each test (default 5 s; the battery runs 5 tests).
-    #[arg(long, default_value = "5", value_parser = parse_duration_arg)]
+    /// Measured time of each test (default 3 s).
+    #[arg(long, default_value = "3", value_parser = parse_duration_arg)]
     pub runtime: f64,
     /// Size of the scratch file the tests share (512m by default).
     #[arg(long, default_value = "512m", value_parser = parse_size_arg)]

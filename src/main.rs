@@ -30,6 +30,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => commands::check::run(a),
         Command::Bench(a) => commands::bench::run(a),
+        Command::Lgwr(a) => commands::lgwr::run(a),
+        Command::Read(a) => commands::read::run(a),
+        Command::Calibrate(a) => commands::calibrate::run(a),
+        Command::Dbwr(a) => commands::dbwr::run(a),
         Command::Report(a) => commands::report::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
     };

@@ -70,6 +70,16 @@ impl Session {
         })
     }
 
+    /// The stop flag that SIGINT and SIGTERM raise.
+    pub fn stop_flag(&self) -> &std::sync::Arc<std::sync::atomic::AtomicBool> {
+        &self.control.stop
+    }
+
+    /// The signal that stopped the session, if one did.
+    pub fn signal(&self) -> Option<&'static str> {
+        self.signals.received()
+    }
+
     /// The path of the shared target once prepared.
     pub fn shared_path(&self) -> Option<PathBuf> {
         self.shared.as_ref().map(|t| t.path.clone())

@@ -30,6 +30,14 @@ fn tempfile_in(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
     Ok(p)
 }
 
+/// A section of `dbio check` added by a model command.
+type Section = fn(
+    &std::path::Path,
+    f64,
+    &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    &mut dbio_model::RunReport,
+) -> anyhow::Result<()>;
+
 /// Runs `dbio check`.
 pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     if !a.dir.is_dir() {
@@ -46,12 +54,31 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             report.environment.fs_type
         ));
     }
+    let mut complete = true;
     for j in &jobs {
         if !session.run(j, &mut report, &a.output)? {
+            complete = false;
             break;
         }
     }
     report.conclusions = conclude(&mut report.jobs);
+    if complete {
+        // The model sections: commit path, datafile reads, database writers.
+        let sections: [Section; 3] = [
+            super::lgwr::check_section,
+            super::read::check_section,
+            super::dbwr::check_section,
+        ];
+        let stop = session.stop_flag().clone();
+        for section in sections {
+            stop.store(false, std::sync::atomic::Ordering::Relaxed);
+            section(&a.dir, a.runtime, &stop, &mut report)?;
+            if let Some(sig) = session.signal() {
+                report.partial = Some(dbio_model::PartialReason::Signal { signal: sig.into() });
+                break;
+            }
+        }
+    }
     crate::output::emit(&report, &a.output, TableOptions { detail: false })?;
     Ok(crate::exit_code(&report))
 }

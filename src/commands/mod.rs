@@ -1,6 +1,10 @@
 //! One module per subcommand: glue between the CLI and the libraries.
 
 pub mod bench;
+pub mod calibrate;
 pub mod check;
+pub mod dbwr;
+pub mod lgwr;
+pub mod read;
 pub mod report;
 pub mod tracefile;

@@ -9,8 +9,12 @@
 //! parsers (Oracle traces) as well as from the engines.
 #![deny(missing_docs)]
 
+pub mod calibrate;
+pub mod dbwr;
 pub mod environment;
 pub mod latency;
+pub mod lgwr;
+pub mod read;
 pub mod run;
 pub mod trace;
 pub mod units;

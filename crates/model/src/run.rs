@@ -16,8 +16,20 @@ pub struct RunReport {
     pub started_at_unix: u64,
     /// Where it ran.
     pub environment: Environment,
-    /// The jobs, in the order they ran.
+    /// The raw I/O jobs, in the order they ran.
     pub jobs: Vec<JobResult>,
+    /// Log-writer model runs (`dbio lgwr`, the commit section of `check`).
+    #[serde(default)]
+    pub lgwr: Vec<crate::lgwr::LgwrResult>,
+    /// Datafile read runs (`dbio read`, the read section of `check`).
+    #[serde(default)]
+    pub reads: Vec<crate::read::ReadResult>,
+    /// Database-writer model runs (`dbio dbwr`, the writer section of `check`).
+    #[serde(default)]
+    pub dbwr: Vec<crate::dbwr::DbwrResult>,
+    /// Tier thresholds measured by `dbio calibrate`.
+    #[serde(default)]
+    pub calibration: Option<crate::calibrate::Calibration>,
     /// Plain-words conclusions drawn from the jobs (one line each).
     pub conclusions: Vec<String>,
     /// Set when the run stopped early: the jobs hold what was measured so far.

@@ -1,6 +1,11 @@
-//! CSV: one row per job and operation (read, write, sync, commit), with the
-//! latency summary flattened into columns. Derived from the result model by
-//! serde, so the columns cannot drift from the JSON.
+//! CSV, derived from the result model by serde so it cannot drift from the
+//! JSON. A report of raw I/O jobs only (`dbio bench`) is one wide table: a
+//! row per job and operation (read, write, sync, commit) with the latency
+//! summary in columns. A report with model sections (`lgwr`, `read`,
+//! `dbwr`, `calibrate`, or `check`, which has several) is one long table,
+//! `section,name,metric,value`, where `metric` is the JSON path of a number
+//! inside that entry (`commit.percentiles.2.ns`), so every figure of every
+//! section is there without a per-section column list.
 
 use dbio_model::{JobResult, LatencySummary, RunReport};
 use serde::Serialize;
@@ -58,6 +63,96 @@ fn row<'a>(
 
 /// Renders the report as CSV with a header line.
 pub fn to_csv(r: &RunReport) -> String {
+    let has_sections =
+        !r.lgwr.is_empty() || !r.reads.is_empty() || !r.dbwr.is_empty() || r.calibration.is_some();
+    if has_sections {
+        long_form(r)
+    } else {
+        wide_jobs(r)
+    }
+}
+
+/// `section,name,metric,value` rows for every number in every entry.
+fn long_form(r: &RunReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["section", "name", "metric", "value"])
+        .expect("in-memory writer");
+    let mut emit = |section: &str, value: serde_json::Value| {
+        let name = value
+            .get("name")
+            .and_then(|n| n.as_str())
+            .unwrap_or("")
+            .to_string();
+        let mut rows = Vec::new();
+        flatten(&value, &mut String::new(), &mut rows);
+        for (metric, v) in rows {
+            w.write_record([section, &name, &metric, &v])
+                .expect("in-memory writer");
+        }
+    };
+    for j in &r.jobs {
+        emit("job", value(j));
+    }
+    for x in &r.lgwr {
+        emit("lgwr", value(x));
+    }
+    for x in &r.reads {
+        emit("read", value(x));
+    }
+    for x in &r.dbwr {
+        emit("dbwr", value(x));
+    }
+    if let Some(c) = &r.calibration {
+        emit("calibrate", value(c));
+    }
+    String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8")
+}
+
+fn value<T: Serialize>(x: &T) -> serde_json::Value {
+    serde_json::to_value(x).expect("the result model serialises")
+}
+
+/// Collects (path, value) for every number, boolean and string under `v`
+/// (the entry's own `name` is a column already).
+fn flatten(v: &serde_json::Value, path: &mut String, out: &mut Vec<(String, String)>) {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => out.push((path.clone(), n.to_string())),
+        Value::Bool(b) => out.push((path.clone(), b.to_string())),
+        Value::String(s) if !path.is_empty() && path != "name" => {
+            out.push((path.clone(), s.clone()))
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                flatten_child(&i.to_string(), x, path, out);
+            }
+        }
+        Value::Object(m) => {
+            for (k, x) in m {
+                flatten_child(k, x, path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn flatten_child(
+    key: &str,
+    x: &serde_json::Value,
+    path: &mut String,
+    out: &mut Vec<(String, String)>,
+) {
+    let len = path.len();
+    if !path.is_empty() {
+        path.push('.');
+    }
+    path.push_str(key);
+    flatten(x, path, out);
+    path.truncate(len);
+}
+
+/// One row per job and operation, latency summary in columns.
+fn wide_jobs(r: &RunReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let partial = r.partial.is_some();
     for j in &r.jobs {

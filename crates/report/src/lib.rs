@@ -3,8 +3,12 @@
 //! reproduces what the run printed.
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod csv_out;
+pub mod dbwr;
 pub mod histogram;
+pub mod lgwr;
+pub mod read;
 pub mod table;
 
 use dbio_model::RunReport;

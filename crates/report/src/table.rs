@@ -35,9 +35,20 @@ pub fn render(r: &RunReport, opts: TableOptions) -> String {
             out.push_str(&job_detail(j));
         }
     }
-    if r.jobs.len() > 1 || !opts.detail {
+    if !r.jobs.is_empty() && (r.jobs.len() > 1 || !opts.detail) {
         out.push('\n');
         out.push_str(&summary(&r.jobs));
+    }
+    for section in [
+        crate::calibrate::render(r),
+        crate::lgwr::render(r),
+        crate::read::render(r),
+        crate::dbwr::render(r),
+    ] {
+        if !section.is_empty() {
+            out.push('\n');
+            out.push_str(&section);
+        }
     }
     if !r.conclusions.is_empty() {
         out.push('\n');

@@ -1,0 +1,1 @@
+//! The database-writer model (`dbio dbwr`, issue 4).

@@ -1,0 +1,1 @@
+//! The log-writer model (`dbio lgwr`, issue 3).

@@ -1,0 +1,7 @@
+//! Models of a database's own I/O roles, running on real storage through
+//! dbio's engines: the log writer with group commit (`lgwr`) and the
+//! database writers with a buffer cache (`dbwr`).
+#![deny(missing_docs)]
+
+pub mod dbwr;
+pub mod lgwr;
