@@ -3,7 +3,11 @@
 //! feature print a skip reason when it is missing.
 
 mod bench;
+mod calibrate;
 mod check;
+mod dbwr;
+mod lgwr;
+mod read;
 mod safety;
 mod tracefile;
 mod util;

@@ -1,0 +1,1 @@
+//! Tier calibration (`dbio calibrate`, issue 4).

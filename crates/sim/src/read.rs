@@ -1,0 +1,1 @@
+//! Datafile reads with cache tiers (`dbio read`, issue 4).

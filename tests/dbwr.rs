@@ -1,0 +1,1 @@
+//! `dbio dbwr` tests.

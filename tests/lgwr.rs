@@ -1,0 +1,1 @@
+//! `dbio lgwr` tests.

@@ -1,0 +1,1 @@
+//! `dbio read` tests.
