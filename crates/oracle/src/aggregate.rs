@@ -7,13 +7,14 @@
 //! several threads and added up afterwards; [`Analyzer::finish`] turns the
 //! tables into the serde [`TraceReport`].
 
+use crate::blocks::BlockCounter;
 use crate::events::{classify_event, EventClass, IDLE_EVENTS};
-use crate::fxhash::FxHashMap;
 use crate::header::format_wall;
 use crate::Options;
 use dbio_model::trace::*;
 use dbio_model::Log2Buckets;
 use hdrhistogram::Histogram;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// Distinct (file#, block#) pairs tracked at most.
@@ -208,8 +209,7 @@ pub struct Analyzer {
     pub(crate) stmt_ix: FxHashMap<String, u32>,
     pub(crate) objects: FxHashMap<i64, ObjAgg>,
     pub(crate) hot_files: FxHashMap<i64, FileHotSpot>,
-    pub(crate) blocks: FxHashMap<(i64, i64), (u64, i64)>,
-    pub(crate) blocks_complete: bool,
+    pub(crate) blocks: BlockCounter,
     pub(crate) slowest: Vec<SlowWait>,
     pub(crate) timeline_wall: BTreeMap<i64, Point>,
     pub(crate) timeline_rel: BTreeMap<i64, Point>,
@@ -230,8 +230,7 @@ impl Analyzer {
             stmt_ix: FxHashMap::default(),
             objects: FxHashMap::default(),
             hot_files: FxHashMap::default(),
-            blocks: FxHashMap::default(),
-            blocks_complete: true,
+            blocks: BlockCounter::default(),
             slowest: Vec::new(),
             timeline_wall: BTreeMap::new(),
             timeline_rel: BTreeMap::new(),
@@ -381,17 +380,7 @@ impl Analyzer {
             t.total_us = t.total_us.saturating_add(v.total_us);
             t.blocks = t.blocks.saturating_add(v.blocks);
         }
-        self.blocks_complete &= o.blocks_complete;
-        for (k, (c, t)) in o.blocks.drain() {
-            if let Some(x) = self.blocks.get_mut(&k) {
-                x.0 += c;
-                x.1 = x.1.saturating_add(t);
-            } else if self.blocks.len() < MAX_BLOCKS {
-                self.blocks.insert(k, (c, t));
-            } else {
-                self.blocks_complete = false;
-            }
-        }
+        self.blocks.merge(std::mem::take(&mut o.blocks));
         for w in o.slowest.drain(..) {
             let ela = w.ela_us;
             self.offer_slow(ela, || w);
@@ -428,7 +417,6 @@ impl Analyzer {
             objects,
             hot_files,
             blocks,
-            blocks_complete,
             slowest,
             timeline_wall,
             timeline_rel,
@@ -624,8 +612,9 @@ impl Analyzer {
 
         let mut hf: Vec<FileHotSpot> = hot_files.into_values().collect();
         hf.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.file.cmp(&b.file)));
+        let blocks_complete = blocks.is_complete();
         let mut hb: Vec<BlockHotSpot> = blocks
-            .into_iter()
+            .into_entries()
             .filter(|(_, (c, _))| *c > 1)
             .map(|((file, block), (count, total_us))| BlockHotSpot {
                 file,

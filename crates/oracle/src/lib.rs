@@ -17,8 +17,8 @@
 //! dbio's I/O engine.
 
 pub mod aggregate;
+pub mod blocks;
 pub mod events;
-pub mod fxhash;
 pub mod header;
 pub mod input;
 pub mod lexer;

@@ -6,7 +6,7 @@
 //! the [`Analyzer`]'s tables. At the end of the file each session's profile
 //! is settled and added to the analyzer's totals.
 
-use crate::aggregate::{add_wait, Analyzer, Point, MAX_BLOCKS};
+use crate::aggregate::{add_wait, Analyzer, Point};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
@@ -416,14 +416,8 @@ impl<'a> FileParser<'a> {
                 f.count += 1;
                 f.total_us = f.total_us.saturating_add(ela);
                 f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
-                if !self.an.opts.hot_blocks {
-                } else if let Some(b) = self.an.blocks.get_mut(&(file, block)) {
-                    b.0 += 1;
-                    b.1 = b.1.saturating_add(ela);
-                } else if self.an.blocks.len() < MAX_BLOCKS {
-                    self.an.blocks.insert((file, block), (1, ela));
-                } else {
-                    self.an.blocks_complete = false;
+                if self.an.opts.hot_blocks {
+                    self.an.blocks.add(file, block, ela);
                 }
             }
         }

@@ -15,7 +15,7 @@
 //! still gets a profile.
 
 use crate::events::EventClass;
-use crate::fxhash::FxHashMap;
+use rustc_hash::FxHashMap;
 
 /// Deepest recursion level tracked separately; deeper calls are clamped.
 pub const MAX_DEPTH: usize = 32;

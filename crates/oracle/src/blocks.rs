@@ -1,0 +1,146 @@
+//! Per-block hot-spot counting (file#, block#) that stays cheap on traces
+//! with millions of block-addressed waits.
+//!
+//! A plain hash map from (file#, block#) to (count, total) costs one cache
+//! miss per wait once the table outgrows the CPU caches: on the 225 MB
+//! test file (1.8 M waits, 29 k distinct blocks) that was 40 % of the parse
+//! time, about 160 ns per wait. Here waits are first appended to one of
+//! [`PARTS`] small buffers chosen by the key's hash (sequential writes),
+//! and a full buffer is folded into that partition's own map, which is a
+//! 1/[`PARTS`] slice of the whole table and so stays in cache during the
+//! fold (radix-partitioned aggregation). Results are exact; memory is
+//! bounded by the buffers plus at most [`crate::aggregate::MAX_BLOCKS`]
+//! distinct blocks (beyond that new blocks are dropped and the table is
+//! marked incomplete, as before).
+
+use crate::aggregate::MAX_BLOCKS;
+use rustc_hash::FxHashMap;
+use std::hash::{BuildHasher, BuildHasherDefault};
+
+/// Number of partitions (a power of two).
+const PARTS: usize = 64;
+/// Waits buffered per partition before a fold.
+const BUF: usize = 256;
+
+type Key = (i64, i64);
+
+#[derive(Default, Clone, Debug)]
+struct Part {
+    pending: Vec<(Key, i64)>,
+    map: FxHashMap<Key, (u64, i64)>,
+}
+
+/// Counts and total wait time per (file#, block#).
+#[derive(Clone, Debug)]
+pub struct BlockCounter {
+    parts: Vec<Part>,
+    distinct: usize,
+    complete: bool,
+}
+
+impl Default for BlockCounter {
+    fn default() -> Self {
+        Self {
+            parts: vec![Part::default(); PARTS],
+            distinct: 0,
+            complete: true,
+        }
+    }
+}
+
+#[inline]
+fn part_of(k: &Key) -> usize {
+    let h = BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(k);
+    // The top bits: hashbrown indexes buckets with the low ones.
+    (h >> 58) as usize % PARTS
+}
+
+impl BlockCounter {
+    /// Counts one wait of `ela` on a block.
+    #[inline]
+    pub fn add(&mut self, file: i64, block: i64, ela: i64) {
+        self.add_n((file, block), 1, ela);
+    }
+
+    fn add_n(&mut self, k: Key, n: u64, ela: i64) {
+        let p = part_of(&k);
+        if n == 1 {
+            let part = &mut self.parts[p];
+            part.pending.push((k, ela));
+            if part.pending.len() >= BUF {
+                self.fold(p);
+            }
+        } else {
+            self.fold(p);
+            self.insert(p, k, n, ela);
+        }
+    }
+
+    fn insert(&mut self, p: usize, k: Key, n: u64, ela: i64) {
+        let part = &mut self.parts[p];
+        if let Some(x) = part.map.get_mut(&k) {
+            x.0 += n;
+            x.1 = x.1.saturating_add(ela);
+        } else if self.distinct < MAX_BLOCKS {
+            part.map.insert(k, (n, ela));
+            self.distinct += 1;
+        } else {
+            self.complete = false;
+        }
+    }
+
+    fn fold(&mut self, p: usize) {
+        let mut pending = std::mem::take(&mut self.parts[p].pending);
+        for (k, ela) in pending.drain(..) {
+            self.insert(p, k, 1, ela);
+        }
+        self.parts[p].pending = pending;
+    }
+
+    /// Adds another counter's blocks into this one.
+    pub fn merge(&mut self, mut other: BlockCounter) {
+        self.complete &= other.complete;
+        for p in 0..PARTS {
+            other.fold(p);
+            self.fold(p);
+            for (k, (n, ela)) in std::mem::take(&mut other.parts[p].map) {
+                self.insert(p, k, n, ela);
+            }
+        }
+    }
+
+    /// Whether no block was dropped for lack of room.
+    pub fn is_complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Every block with its (count, total), in no particular order.
+    pub fn into_entries(mut self) -> impl Iterator<Item = (Key, (u64, i64))> {
+        for p in 0..PARTS {
+            self.fold(p);
+        }
+        self.parts.into_iter().flat_map(|p| p.map.into_iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_exactly_across_folds_and_merges() {
+        let mut a = BlockCounter::default();
+        let mut b = BlockCounter::default();
+        for i in 0..10_000i64 {
+            a.add(1, i % 1000, 2);
+            b.add(1, i % 500, 3);
+        }
+        a.merge(b);
+        let mut e: Vec<_> = a.into_entries().collect();
+        e.sort();
+        assert_eq!(e.len(), 1000);
+        // Blocks 0..500: 10 waits of 2 from a and 20 of 3 from b.
+        assert_eq!(e[0], ((1, 0), (30, 80)));
+        assert_eq!(e[999], ((1, 999), (10, 20)));
+    }
+}
