@@ -1,1 +1,108 @@
-//! `dbio calibrate` tests.
+//! `dbio calibrate`: the three tiers on a disk-backed file, no device tier
+//! on tmpfs (said, not invented), and the saved file read back by `dbio
+//! read --calibration`.
+
+use crate::util::{dbio, dbio_files, json, scratch, skip, Tmpfs};
+
+fn calibrate(dir: &std::path::Path, save: &std::path::Path) -> serde_json::Value {
+    let out = dbio()
+        .arg("calibrate")
+        .arg(dir)
+        .args(["--size", "16m", "--samples", "200", "--runtime", "1"])
+        .arg("--save")
+        .arg(save)
+        .args(["--json", "-", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dbio calibrate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+#[test]
+fn calibrate_on_a_disk_measures_three_tiers_and_saves_them() {
+    let d = scratch();
+    let save = d.path().join("cal.json");
+    let v = calibrate(d.path(), &save);
+    let c = &v["calibration"];
+    assert_eq!(c["page_cache"]["lat"]["count"], 200);
+    let page = c["page_cache_max_ns"].as_u64().unwrap();
+    let storage = c["storage_cache_max_ns"].as_u64().unwrap();
+    assert!(page > 0 && page <= storage, "{page} {storage}");
+    if c["block_device"].is_string() {
+        assert_eq!(c["storage_cache"]["lat"]["count"], 200);
+        assert!(c["device"]["lat"]["count"].as_u64().unwrap() > 0);
+        assert!(c["no_device_tier"].is_null());
+    }
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(saved["page_cache_max_ns"].as_u64(), Some(page));
+    assert_eq!(saved["storage_cache_max_ns"].as_u64(), Some(storage));
+    // The temporary file is gone; only the saved calibration remains.
+    assert!(dbio_files(d.path()).iter().all(|p| p == &save));
+}
+
+#[test]
+fn calibrate_on_tmpfs_reports_no_device_tier() {
+    let fs = match Tmpfs::mount("64m") {
+        Ok(fs) => fs,
+        Err(why) => return skip("calibrate_on_tmpfs_reports_no_device_tier", &why),
+    };
+    let d = scratch();
+    let save = d.path().join("tmpfs-cal.json");
+    let v = calibrate(fs.path(), &save);
+    let c = &v["calibration"];
+    assert!(
+        c["no_device_tier"]
+            .as_str()
+            .unwrap()
+            .contains("no block device"),
+        "{c}"
+    );
+    assert!(c["device"].is_null(), "a device tier was invented: {c}");
+    assert_eq!(c["storage_cache_max_ns"].as_u64(), Some(u64::MAX));
+    assert!(c["storage_device_boundary"].is_null());
+    assert_eq!(c["fs_type"], "tmpfs");
+    assert!(v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|w| w.as_str().unwrap().contains("no block device")));
+    // The table says so too.
+    let out = dbio()
+        .arg("calibrate")
+        .arg(fs.path())
+        .args([
+            "--size",
+            "8m",
+            "--samples",
+            "50",
+            "--runtime",
+            "1",
+            "--no-save",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("No device tier"));
+    // And dbio read with it counts no read as a device read.
+    let out = dbio()
+        .arg("read")
+        .arg(fs.path())
+        .args(["--size", "4m", "--ops", "300", "--json", "-", "--quiet"])
+        .arg("--calibration")
+        .arg(&save)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = &json(&out.stdout)["reads"][0];
+    assert_eq!(r["tiers"]["device"]["count"], 0);
+    assert_eq!(r["ops"], 300);
+}

@@ -1,1 +1,227 @@
-//! `dbio dbwr` tests.
+//! `dbio dbwr` end to end on real temporary files: exact counts, the
+//! writer sweep table, CPU placement, rate, checkpoints, refusals before
+//! any I/O, and the writer section of `dbio check`. See: issue 4.
+
+use crate::util::{dbio, dbio_files, json, scratch};
+
+fn dbwr_json(dir: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = dbio()
+        .arg("dbwr")
+        .arg(dir)
+        .args(args)
+        .args(["--json", "-", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dbio dbwr {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+const SMALL: [&str; 10] = [
+    "--size",
+    "4m",
+    "--buffers",
+    "128",
+    "--lists",
+    "4",
+    "--foregrounds",
+    "2",
+    "--dirty",
+    "50",
+];
+
+#[test]
+fn a_sweep_counts_every_operation_and_leaves_nothing_dirty() {
+    let d = scratch();
+    let mut args = SMALL.to_vec();
+    args.extend(["--engine", "psync", "--ops", "5000", "--writers", "1,2,4"]);
+    let v = dbwr_json(d.path(), &args);
+    let runs = v["dbwr"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for (r, k) in runs.iter().zip([1u64, 2, 4]) {
+        assert_eq!(r["name"], format!("writers={k}"));
+        let f = &r["foreground"];
+        assert_eq!(f["ops"].as_u64(), Some(5000));
+        assert_eq!(
+            f["hits"].as_u64().unwrap() + f["blocks_read"].as_u64().unwrap(),
+            5000
+        );
+        // 128 buffers for 512 blocks: at least 128 first reads.
+        assert!(f["blocks_read"].as_u64().unwrap() >= 128);
+        assert_eq!(f["read_time"]["count"], f["blocks_read"]);
+        assert_eq!(r["dirty_after_shutdown"].as_u64(), Some(0));
+        let ws = r["writers"].as_array().unwrap();
+        assert_eq!(ws.len() as u64, k);
+        let blocks: u64 = ws
+            .iter()
+            .map(|w| w["blocks_written"].as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(blocks), r["writes"]["blocks_written"].as_u64());
+        // Writer w owns lists w, w + k, ... of the 4.
+        for (i, w) in ws.iter().enumerate() {
+            let lists: Vec<u64> = w["lists"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l.as_u64().unwrap())
+                .collect();
+            let want: Vec<u64> = (i as u64..4).step_by(k as usize).collect();
+            assert_eq!(lists, want);
+        }
+        // Everything changed reached the file: run writes + shutdown writes
+        // cover at least one write per distinct dirtied block, and no
+        // more writes than changes.
+        let changes = f["changes"].as_u64().unwrap();
+        let written = blocks + r["shutdown_writes"].as_u64().unwrap();
+        assert!(written >= 1 && written <= changes, "{written} vs {changes}");
+    }
+    assert_eq!(v["conclusions"].as_array().unwrap().len(), 2);
+    assert!(dbio_files(d.path()).is_empty(), "datafile left behind");
+}
+
+#[test]
+fn the_table_shows_the_seed_004_sweep() {
+    let d = scratch();
+    let out = dbio()
+        .arg("dbwr")
+        .arg(d.path())
+        .args(SMALL)
+        .args([
+            "--engine",
+            "null",
+            "--ops",
+            "2000",
+            "--writers",
+            "1,2",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("writer sweep (seed 004"), "{s}");
+    assert!(s.contains("aggregate writer CPU (s)"), "{s}");
+    assert!(s.contains("free buffer waits"), "{s}");
+    assert!(s.contains("DBW1"), "{s}");
+}
+
+#[test]
+fn writers_run_where_they_are_placed() {
+    let d = scratch();
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--engine",
+        "null",
+        "--ops",
+        "2000",
+        "--writers",
+        "2",
+        "--placement",
+        "pin:0",
+    ]);
+    let v = dbwr_json(d.path(), &args);
+    for w in v["dbwr"][0]["writers"].as_array().unwrap() {
+        assert_eq!(w["cpus"], "0");
+    }
+    assert_eq!(v["dbwr"][0]["config"]["placement"], "pin:0");
+    let mut args = SMALL.to_vec();
+    args.extend(["--engine", "null", "--ops", "2000", "--placement", "set:0"]);
+    let v = dbwr_json(d.path(), &args);
+    assert_eq!(v["dbwr"][0]["writers"][0]["cpus"], "0");
+}
+
+#[test]
+fn the_rate_limit_caps_throughput_and_checkpoints_run_at_their_interval() {
+    let d = scratch();
+    let mut args = SMALL.to_vec();
+    args.extend([
+        "--engine",
+        "psync",
+        "--runtime",
+        "500ms",
+        "--rate",
+        "2000",
+        "--checkpoint-interval",
+        "100ms",
+    ]);
+    let v = dbwr_json(d.path(), &args);
+    let r = &v["dbwr"][0];
+    let ops = r["foreground"]["ops"].as_u64().unwrap();
+    // 2000 ops/s for 0.5 s, plus the first touch of each foreground.
+    assert!(ops <= 1002, "{ops} ops at 2000/s over 0.5 s");
+    let ck = r["checkpoints"]["count"].as_u64().unwrap();
+    assert!(
+        (1..=5).contains(&ck),
+        "{ck} checkpoints at 100 ms over 500 ms"
+    );
+    assert_eq!(r["checkpoints"]["duration"]["count"].as_u64(), Some(ck));
+    assert_eq!(r["config"]["checkpoint_interval_s"].as_f64(), Some(0.1));
+}
+
+#[test]
+fn bad_input_is_refused_before_any_io() {
+    let d = scratch();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--writers", "0"], "--writers must be at least 1"),
+        (
+            &["--writers", "1,8", "--lists", "4"],
+            "8 writers cannot share 4 LRU lists",
+        ),
+        (&["--batch", "0"], "--batch must be between 1"),
+        (
+            &["--size", "1m", "--buffers", "256"],
+            "larger than the datafile",
+        ),
+        (&["--size", "1001k"], "multiple of 8 KiB"),
+        (
+            &["--placement", "set:1000"],
+            "CPU 1000 is not one this process may use",
+        ),
+    ];
+    for (args, want) in cases {
+        dbio()
+            .arg("dbwr")
+            .arg(d.path())
+            .args(args)
+            .args(["--ops", "10", "-q"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains(want));
+        assert!(dbio_files(d.path()).is_empty(), "{args:?} created a file");
+    }
+}
+
+#[test]
+fn check_gains_a_writer_section() {
+    let d = scratch();
+    let out = dbio()
+        .args(["check", "--runtime", "300ms", "--size", "32m", "--quiet"])
+        .args(["--json", "-"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    let w = &v["dbwr"][0];
+    assert_eq!(w["name"], "writer check");
+    assert_eq!(w["config"]["writers"].as_u64(), Some(1));
+    assert!(w["writes"]["blocks_written"].as_u64().unwrap() > 0);
+    assert_eq!(w["dirty_after_shutdown"].as_u64(), Some(0));
+    assert!(
+        v["conclusions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().starts_with("One database writer")),
+        "{}",
+        v["conclusions"]
+    );
+    assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
+}

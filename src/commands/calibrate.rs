@@ -1,12 +1,203 @@
-//! `dbio calibrate` (in progress).
+//! `dbio calibrate`: measure this machine's page-cache, storage-cache and
+//! device read latencies, derive the tier thresholds and save them for
+//! `dbio read --calibration` and `dbio tracefile --calibration`.
 
+use crate::cli::{parse_duration_arg, OutputArgs};
+use crate::session::{new_report, Session};
+use anyhow::Context;
+use dbio_engine::target::{Target, TargetSpec};
+use dbio_model::calibrate::Calibration;
+use dbio_model::read::TierThresholds;
+use dbio_model::{Durability, PartialReason, Prepare};
+use dbio_report::table::TableOptions;
+use dbio_sim::calibrate::{measure, CalibrateConfig};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `dbio calibrate`.
 #[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {}
+pub struct CalibrateArgs {
+    /// A directory (a temporary file is made there and removed after) or an
+    /// existing file to read (only read; a large datafile gives the truest
+    /// device figure).
+    #[arg(value_name = "TARGET", default_value = ".")]
+    pub target: PathBuf,
+    /// Size of the region read. Device reads are first reads of distinct
+    /// blocks, so a region larger than every cache below the OS (array,
+    /// hypervisor host) keeps them off those caches.
+    #[arg(long, default_value = "1g", value_parser = parse_size)]
+    pub size: u64,
+    /// Bytes per read.
+    #[arg(long, default_value = "8k", value_parser = parse_size)]
+    pub block_size: u64,
+    /// Reads per tier at most.
+    #[arg(long, default_value_t = 2000)]
+    pub samples: u64,
+    /// Time per tier at most.
+    #[arg(long, default_value = "2s", value_parser = parse_duration_arg)]
+    pub runtime: f64,
+    /// Where to save the thresholds (JSON with top-level
+    /// page_cache_max_ns and storage_cache_max_ns).
+    #[arg(long, value_name = "FILE", default_value = "dbio-calibration.json")]
+    pub save: PathBuf,
+    /// Do not save a calibration file.
+    #[arg(long, conflicts_with = "save")]
+    pub no_save: bool,
+    /// Keep the temporary file after the run.
+    #[arg(long)]
+    pub keep: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    dbio_model::units::parse_size(s)
+}
+
+/// Reads the thresholds of a calibration file: any JSON object with
+/// whole-number fields `page_cache_max_ns` and `storage_cache_max_ns` (what
+/// `dbio calibrate --save` writes; other fields are explanation).
+pub fn load_thresholds(path: &Path) -> anyhow::Result<TierThresholds> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read calibration file '{}'", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("calibration file '{}' is not JSON", path.display()))?;
+    let field = |k: &str| -> anyhow::Result<u64> {
+        v.get(k).and_then(|x| x.as_u64()).with_context(|| {
+            format!(
+                "calibration file '{}' lacks a whole-number field '{k}'",
+                path.display()
+            )
+        })
+    };
+    let t = TierThresholds {
+        page_cache_max_ns: field("page_cache_max_ns")?,
+        storage_cache_max_ns: field("storage_cache_max_ns")?,
+        source: path.display().to_string(),
+    };
+    t.validate()
+        .map_err(|e| anyhow::anyhow!("calibration file '{}': {e}", path.display()))?;
+    Ok(t)
+}
+
+/// Writes the calibration beside and renames, so a reader never sees half.
+fn save(c: &Calibration, path: &Path) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(c).context("encoding the calibration")?;
+    let tmp = path.with_extension("json.dbio-partial");
+    std::fs::write(&tmp, text + "\n")
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+        .with_context(|| format!("writing {}", path.display()))
+}
 
 /// Runs `dbio calibrate`.
-pub fn run(_args: CalibrateArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("dbio calibrate is not built yet")
+pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
+    let bs = a.block_size;
+    if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
+        anyhow::bail!("--block-size must be a power of two between 512 B and 1 MiB");
+    }
+    if a.size < 8 * bs {
+        anyhow::bail!("--size must hold at least 8 blocks of --block-size");
+    }
+    if a.samples == 0 {
+        anyhow::bail!("--samples must be at least 1");
+    }
+    if !(a.runtime > 0.0 && a.runtime.is_finite()) {
+        anyhow::bail!("--runtime must be a positive number of seconds");
+    }
+    let session = Session::new(a.output.quiet)?;
+    let stop = session.stop_flag().clone();
+    let mut report = new_report("calibrate", &a.target);
+    let spec = TargetSpec {
+        path: a.target.clone(),
+        size: a.size / bs * bs,
+        prepare: Prepare::Prewrite,
+        direct: false,
+        bs,
+        sync: Durability::None,
+        writes: false,
+        overwrite: false,
+        allow_block_device: false,
+        keep: a.keep,
+    };
+    let t = match Target::prepare(&spec, &stop) {
+        Ok(t) => t,
+        Err(e) => match session.signal() {
+            Some(sig) => {
+                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
+                return Ok(crate::exit_code(&report));
+            }
+            None => return Err(e.into()),
+        },
+    };
+    report.environment = dbio_engine::sysinfo::environment(&t.path);
+    let cfg = CalibrateConfig {
+        block_size: bs,
+        samples: a.samples,
+        tier_time_s: a.runtime,
+        page_cache_bytes: (64u64 << 20).min(spec.size / 4),
+        seed: 0x5eed,
+    };
+    let mut c = measure(&t.path, spec.size, &cfg, &stop)?;
+    if let Some(sig) = session.signal() {
+        report.partial = Some(PartialReason::Signal { signal: sig.into() });
+    }
+    if a.target.is_dir() {
+        c.target = format!("a temporary file in {}", a.target.display());
+    }
+    if let Some(why) = &c.no_device_tier {
+        report.warnings.push(why.clone());
+    }
+    if !a.no_save && report.partial.is_none() {
+        save(&c, &a.save)?;
+        report.conclusions.push(format!(
+            "saved to {}: use it with dbio read --calibration {0} or dbio tracefile --calibration {0}",
+            a.save.display()
+        ));
+    }
+    report.calibration = Some(c);
+    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
+    Ok(crate::exit_code(&report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_calibration_loads_back_and_bad_files_are_named() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("c.json");
+        let c = Calibration {
+            page_cache_max_ns: 12_345,
+            storage_cache_max_ns: u64::MAX,
+            no_device_tier: Some("tmpfs".into()),
+            ..Default::default()
+        };
+        save(&c, &p).unwrap();
+        let t = load_thresholds(&p).unwrap();
+        assert_eq!(
+            (t.page_cache_max_ns, t.storage_cache_max_ns),
+            (12_345, u64::MAX)
+        );
+        assert!(!t.has_device_tier());
+        let back: Calibration =
+            serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+        assert_eq!(back, c);
+        std::fs::write(&p, r#"{"page_cache_max_ns": 5}"#).unwrap();
+        let e = load_thresholds(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("lacks a whole-number field 'storage_cache_max_ns'"),
+            "{e}"
+        );
+        std::fs::write(&p, r#"{"page_cache_max_ns": 5, "storage_cache_max_ns": 4}"#).unwrap();
+        assert!(load_thresholds(&p)
+            .unwrap_err()
+            .to_string()
+            .contains("above"));
+    }
 }

@@ -1,24 +1,397 @@
-//! `dbio dbwr` (in progress).
+//! `dbio dbwr`: the database-writer model on a real datafile, one
+//! configuration or a sweep over writer counts (`--writers 1,2,4,8`, seed
+//! 004's experiment), and the writer section of `dbio check`.
 
+use crate::cli::{parse_duration_arg, OutputArgs};
+use crate::session::new_report;
+use crate::signals::Signals;
+use anyhow::Context;
+use dbio_engine::engines::probe_io_uring;
+use dbio_engine::sysinfo;
+use dbio_engine::target::{Target, TargetSpec};
+use dbio_model::dbwr::DbwrResult;
+use dbio_model::{EngineKind, PartialReason, Prepare};
+use dbio_report::table::TableOptions;
+use dbio_sim::dbwr::{report, standard_engines, Datafile, DbwrConfig, Placement, BLOCK_SIZE};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// `--engine` values of `dbio dbwr` (the writers' engine).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DbwrEngineArg {
+    /// One pwrite after another per batch.
+    Psync,
+    /// Every write of a batch queued, one submit, one reap.
+    #[value(name = "io_uring", alias = "uring")]
+    IoUring,
+    /// No I/O: measures the model's own cost.
+    Null,
+}
+
+impl From<DbwrEngineArg> for EngineKind {
+    fn from(a: DbwrEngineArg) -> Self {
+        match a {
+            DbwrEngineArg::Psync => EngineKind::Psync,
+            DbwrEngineArg::IoUring => EngineKind::IoUring,
+            DbwrEngineArg::Null => EngineKind::Null,
+        }
+    }
+}
 
 /// Arguments of `dbio dbwr`.
 #[derive(Debug, clap::Args)]
-pub struct DbwrArgs {}
+pub struct DbwrArgs {
+    /// Datafile: a file, or a directory where a temporary one is made and
+    /// removed after. Default: a temporary file in the current directory.
+    #[arg(value_name = "TARGET", default_value = ".")]
+    pub target: PathBuf,
+    /// Datafile size (a multiple of 8 KiB).
+    #[arg(long, default_value = "256m", value_parser = parse_size_arg)]
+    pub size: u64,
+    /// Buffers of 8 KiB in the cache (at most the datafile's blocks).
+    #[arg(long, default_value_t = 8192)]
+    pub buffers: u32,
+    /// LRU lists the cache is split into (block b lives on list b mod L).
+    #[arg(long, default_value_t = 16)]
+    pub lists: u32,
+    /// Writer threads; a comma list runs a sweep (e.g. 1,2,4,8).
+    #[arg(long, default_value = "1", value_delimiter = ',')]
+    pub writers: Vec<u32>,
+    /// Foreground threads touching random blocks.
+    #[arg(long, default_value_t = 4)]
+    pub foregrounds: u32,
+    /// Share of touches that change the block, percent.
+    #[arg(long, default_value_t = 25.0, value_name = "PCT")]
+    pub dirty: f64,
+    /// Largest write batch, buffers.
+    #[arg(long, default_value_t = 64)]
+    pub batch: u32,
+    /// How deep foregrounds (for a free buffer) and writers (for dirty
+    /// ones) look from the cold end of a list, percent of the list.
+    #[arg(long, default_value_t = 40, value_name = "PCT")]
+    pub scan_depth: u32,
+    /// Writers' I/O engine (foregrounds read with pread).
+    #[arg(long, value_enum, default_value = "io_uring")]
+    pub engine: DbwrEngineArg,
+    /// Open the datafile with O_DIRECT.
+    #[arg(long)]
+    pub direct: bool,
+    /// Measured time of each configuration (default 10 s unless --ops).
+    #[arg(long, value_parser = parse_duration_arg)]
+    pub runtime: Option<f64>,
+    /// Buffer operations in total per configuration, split across foregrounds.
+    #[arg(long)]
+    pub ops: Option<u64>,
+    /// Foreground rate over all threads, operations per second (default: full speed).
+    #[arg(long, value_name = "OPS")]
+    pub rate: Option<u64>,
+    /// Force every dirty buffer out at this interval (e.g. 1s).
+    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    pub checkpoint_interval: Option<f64>,
+    /// Writer CPU placement: free, pin (writer i on the i-th allowed CPU),
+    /// pin:CPUS, or set:CPUS (all writers confined, like taskset -c).
+    #[arg(long, default_value = "free", value_parser = Placement::parse)]
+    pub placement: Placement,
+    /// Seed of the foregrounds' block choice.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+    /// Injected service time per I/O for the null engine (e.g. 100us).
+    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    pub null_delay: Option<f64>,
+    /// Allow writing to an existing file dbio did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Keep the temporary datafile after the run.
+    #[arg(long)]
+    pub keep: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_size_arg(s: &str) -> Result<u64, String> {
+    dbio_model::units::parse_size(s)
+}
+
+/// One configuration per writer count, validated.
+fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
+    if a.size == 0 || !a.size.is_multiple_of(BLOCK_SIZE as u64) {
+        anyhow::bail!(
+            "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
+            a.size
+        );
+    }
+    if a.writers.is_empty() {
+        anyhow::bail!("--writers needs at least one writer count");
+    }
+    let runtime_ns = match (a.runtime, a.ops) {
+        (None, None) => Some(10_000_000_000),
+        (r, _) => r.map(|s| (s * 1e9) as u64),
+    };
+    if runtime_ns == Some(0) {
+        anyhow::bail!("--runtime must be longer than 0");
+    }
+    if a.null_delay.is_some() && !matches!(a.engine, DbwrEngineArg::Null) {
+        anyhow::bail!("--null-delay applies to --engine null only");
+    }
+    a.writers
+        .iter()
+        .map(|&w| {
+            let c = DbwrConfig {
+                buffers: a.buffers,
+                lists: a.lists,
+                writers: w,
+                foregrounds: a.foregrounds,
+                dirty_pct: a.dirty,
+                batch_max: a.batch,
+                scan_depth_pct: a.scan_depth,
+                blocks: a.size / BLOCK_SIZE as u64,
+                engine: a.engine.into(),
+                null_delay_ns: a.null_delay.map_or(0, |d| (d * 1e9) as u64),
+                runtime_ns,
+                ops: a.ops,
+                rate: a.rate,
+                checkpoint_interval_ns: a.checkpoint_interval.map(|s| (s * 1e9) as u64),
+                placement: a.placement.clone(),
+                seed: a.seed,
+            };
+            c.validate()?;
+            Ok(c)
+        })
+        .collect()
+}
+
+/// The prepared datafile and the name of its disk.
+struct Prepared {
+    target: Option<Target>,
+    datafile: Option<Datafile>,
+    disk: Option<String>,
+}
+
+fn prepare(
+    path: &Path,
+    size: u64,
+    engine: EngineKind,
+    direct: bool,
+    overwrite: bool,
+    keep: bool,
+    stop: &AtomicBool,
+) -> anyhow::Result<Prepared> {
+    if engine == EngineKind::Null {
+        return Ok(Prepared {
+            target: None,
+            datafile: None,
+            disk: None,
+        });
+    }
+    if engine == EngineKind::IoUring {
+        if let Err(why) = probe_io_uring() {
+            anyhow::bail!("{why}; run with --engine psync");
+        }
+    }
+    let spec = TargetSpec {
+        path: path.to_path_buf(),
+        size,
+        prepare: Prepare::Prewrite,
+        direct,
+        bs: BLOCK_SIZE as u64,
+        sync: dbio_model::Durability::None,
+        writes: true,
+        overwrite,
+        allow_block_device: false,
+        keep,
+    };
+    let t = Target::prepare(&spec, stop)?;
+    let disk = sysinfo::disk_of(&t.path)
+        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
+    let datafile = Datafile {
+        file: Arc::clone(&t.file),
+        path: t.path.clone(),
+    };
+    Ok(Prepared {
+        target: Some(t),
+        datafile: Some(datafile),
+        disk,
+    })
+}
+
+/// Runs one configuration; the result, and the error that cut it short.
+fn run_one(
+    name: &str,
+    cfg: &DbwrConfig,
+    p: &Prepared,
+    direct: bool,
+    stop: &AtomicBool,
+) -> anyhow::Result<(DbwrResult, Option<String>)> {
+    // Each configuration starts from a cold page cache, as the first did.
+    if let Some(t) = &p.target {
+        let _ = sysinfo::drop_from_page_cache(&t.path);
+    }
+    let engines = standard_engines(cfg, p.datafile.as_ref())?;
+    let verify = cfg.engine != EngineKind::Null;
+    let (out, _inst) = dbio_sim::dbwr::run(cfg, &engines, stop, p.disk.as_deref(), verify)?;
+    let mut r = report::result(name, cfg, &out.data);
+    r.config.direct = direct;
+    r.config.target = p
+        .target
+        .as_ref()
+        .map(|t| t.path.display().to_string())
+        .unwrap_or_default();
+    r.conclusion = Some(report::conclude(&r));
+    Ok((r, out.error.map(|e| e.to_string())))
+}
 
 /// Runs `dbio dbwr`.
-pub fn run(_args: DbwrArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("dbio dbwr is not built yet")
+pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
+    let cfgs = configs(&a)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let signals = Signals::install(&stop).context("installing signal handlers")?;
+    let mut rep = new_report("dbwr", &a.target);
+    let engine: EngineKind = a.engine.into();
+    let prepared = match prepare(
+        &a.target,
+        a.size,
+        engine,
+        a.direct,
+        a.overwrite,
+        a.keep,
+        &stop,
+    ) {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(sig) = signals.received() {
+                rep.partial = Some(PartialReason::Signal { signal: sig.into() });
+                crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
+                return Ok(crate::exit_code(&rep));
+            }
+            return Err(e);
+        }
+    };
+    let cpus = rep.environment.cpus;
+    let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);
+    if cpus > 0 && (most + a.foregrounds) as usize > cpus {
+        rep.warnings.push(format!(
+            "{} foregrounds and up to {most} writers share {cpus} CPUs: when they are all runnable the scheduler, not the storage, sets the pace",
+            a.foregrounds
+        ));
+    }
+    for cfg in &cfgs {
+        let name = format!("writers={}", cfg.writers);
+        let (r, err) = run_one(&name, cfg, &prepared, a.direct, &stop)?;
+        rep.dbwr.push(r);
+        if let Some(sig) = signals.received() {
+            rep.partial = Some(PartialReason::Signal { signal: sig.into() });
+            break;
+        }
+        if let Some(message) = err {
+            rep.partial = Some(PartialReason::IoError { message });
+            break;
+        }
+        crate::output::save_files(&rep, &a.output)?;
+    }
+    if rep.partial.is_none() {
+        rep.conclusions.extend(report::conclude_sweep(&rep.dbwr));
+    }
+    crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
+    drop(prepared);
+    Ok(crate::exit_code(&rep))
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT/SIGTERM.
+///
+/// One writer, two full-speed foregrounds changing half the blocks they
+/// touch, a cache of 1,024 buffers over a 64 MiB datafile: the writer is
+/// the bottleneck, so its write rate is what one writer sustains here, and
+/// its CPU share says whether it is CPU-bound. io_uring and O_DIRECT when
+/// the system has them. About runtime_s + 0.5 s.
 pub fn check_section(
-    _dir: &std::path::Path,
-    _runtime_s: f64,
-    _stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-    _report: &mut dbio_model::RunReport,
+    dir: &std::path::Path,
+    runtime_s: f64,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
+    let engine = if probe_io_uring().is_ok() {
+        EngineKind::IoUring
+    } else {
+        EngineKind::Psync
+    };
+    let size = 64 << 20;
+    let cfg = DbwrConfig {
+        buffers: 1024,
+        lists: 8,
+        writers: 1,
+        foregrounds: 2,
+        dirty_pct: 50.0,
+        batch_max: 64,
+        scan_depth_pct: 40,
+        blocks: size / BLOCK_SIZE as u64,
+        engine,
+        null_delay_ns: 0,
+        runtime_ns: Some((runtime_s.max(0.1) * 1e9) as u64),
+        ops: None,
+        rate: None,
+        checkpoint_interval_ns: None,
+        placement: Placement::Free,
+        seed: 0x5eed,
+    };
+    cfg.validate()?;
+    // O_DIRECT when the filesystem takes it (tmpfs before 6.6 does not).
+    let (prepared, direct) = match prepare(dir, size, engine, true, false, false, stop) {
+        Ok(p) => (p, true),
+        Err(_) if !stop.load(Ordering::Relaxed) => (
+            prepare(dir, size, engine, false, false, false, stop)?,
+            false,
+        ),
+        Err(e) => return Err(e),
+    };
+    let (r, err) = run_one("writer check", &cfg, &prepared, direct, stop)?;
+    if let Some(message) = err {
+        report.partial = Some(PartialReason::IoError { message });
+    }
+    report.conclusions.push(check_conclusion(&r));
+    report.dbwr.push(r);
     Ok(())
+}
+
+/// The writer section's sentence.
+fn check_conclusion(r: &DbwrResult) -> String {
+    let w = &r.writes;
+    let busiest = report::busiest_writer(r);
+    let how = format!(
+        "{}{}",
+        match r.config.engine {
+            Some(EngineKind::IoUring) => "io_uring",
+            Some(EngineKind::Psync) => "pwrite",
+            _ => "null",
+        },
+        if r.config.direct {
+            ", O_DIRECT"
+        } else {
+            ", buffered"
+        }
+    );
+    let saturated = r.foreground.free_buffer_waits.count > 0;
+    let rate = if saturated {
+        format!("sustained {:.0} writes/s", w.write_iops)
+    } else {
+        format!(
+            "wrote {:.0} writes/s without falling behind (so it can sustain at least that)",
+            w.write_iops
+        )
+    };
+    let verdict = if busiest >= report::CPU_BOUND_SHARE {
+        "it is CPU-bound, the only case where a second writer can help"
+    } else {
+        "it is not CPU-bound, so one writer is enough here and more would only add scheduling (seed 004)"
+    };
+    format!(
+        "One database writer {rate} of 8 KiB blocks ({}/s, {how}, batches of {:.0} on average) on a CPU {:.0} % of the time: {verdict}.",
+        dbio_model::units::format_bytes(w.bytes_per_sec as u64),
+        w.batch_mean,
+        busiest * 100.0
+    )
 }

@@ -118,21 +118,11 @@ fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
     Ok(ns as u64)
 }
 
-/// Reads `{"page_cache_max_ns": N, "storage_cache_max_ns": M}`.
-fn read_calibration(path: &PathBuf) -> anyhow::Result<(u64, u64)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read calibration file '{}'", path.display()))?;
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("calibration file '{}' is not JSON", path.display()))?;
-    let field = |k: &str| -> anyhow::Result<u64> {
-        v.get(k).and_then(|x| x.as_u64()).with_context(|| {
-            format!(
-                "calibration file '{}' lacks a whole-number field '{k}'",
-                path.display()
-            )
-        })
-    };
-    Ok((field("page_cache_max_ns")?, field("storage_cache_max_ns")?))
+/// Reads `{"page_cache_max_ns": N, "storage_cache_max_ns": M}` (what
+/// `dbio calibrate --save` writes), with the same rules as `dbio read`.
+fn read_calibration(path: &std::path::Path) -> anyhow::Result<(u64, u64)> {
+    let t = super::calibrate::load_thresholds(path)?;
+    Ok((t.page_cache_max_ns, t.storage_cache_max_ns))
 }
 
 fn options(a: &TracefileArgs) -> anyhow::Result<Options> {

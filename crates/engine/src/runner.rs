@@ -12,6 +12,11 @@
 //! is its slot in the schedule, so a stall delays the schedule's later I/Os
 //! and their waiting time is counted (no coordinated omission); without a
 //! rate it is when the worker picked the I/O.
+//!
+//! [`run_workers`] is the generic part: any [`IoStream`] (what to do next)
+//! and any [`IoRecord`] (what to keep) per worker, so a model such as the
+//! datafile-read mix reuses this loop instead of copying it; [`run_job`] is
+//! `dbio bench`'s use of it.
 
 use crate::buf::AlignedBuf;
 use crate::clock::{now_ns, wait_until};
@@ -19,13 +24,16 @@ use crate::engines::{
     Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
 };
 use crate::live::{LiveCounters, LiveSnapshot};
-use crate::recorder::{IoTimes, Recorder};
+use crate::recorder::{IoRecord, IoTimes, Recorder};
 use crate::rusage::{thread_usage, Usage};
 use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
-use crate::workload::Workload;
+use crate::workload::{Io, IoStream, Workload};
 use crate::{EngineError, Job};
-use dbio_model::{CpuUsage, Durability, EngineKind, JobResult, LatencySummary, SecondSample};
+use dbio_model::{
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, LatencySummary,
+    PageCacheResidency, SecondSample,
+};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Barrier;
 
@@ -83,8 +91,168 @@ pub struct JobOutcome {
     pub error: Option<EngineError>,
 }
 
-struct WorkerOut {
-    recorder: Recorder,
+/// How workers run, independent of what they do: engine, concurrency,
+/// limits and schedule.
+#[derive(Debug, Clone)]
+pub struct RunParams {
+    /// Engine.
+    pub engine: EngineKind,
+    /// I/Os in flight per worker.
+    pub iodepth: u32,
+    /// Worker threads.
+    pub threads: u32,
+    /// Bytes of each I/O buffer (the largest I/O a stream may ask for).
+    pub buf_len: usize,
+    /// Sync after each write.
+    pub sync: Durability,
+    /// Warm-up, seconds (excluded from recording).
+    pub warmup_s: f64,
+    /// Measured time, seconds.
+    pub runtime_s: Option<f64>,
+    /// Measured operations over all workers.
+    pub ops_limit: Option<u64>,
+    /// Rate over all workers, IOPS.
+    pub rate_iops: Option<u64>,
+    /// Service time of the null engine, ns.
+    pub null_delay_ns: u64,
+    /// Seed of the buffer contents.
+    pub seed: u64,
+}
+
+impl RunParams {
+    /// The parameters of a `dbio bench` job.
+    pub fn from_echo(e: &JobEcho) -> Self {
+        Self {
+            engine: e.engine,
+            iodepth: e.iodepth,
+            threads: e.threads,
+            buf_len: e.bs as usize,
+            sync: e.sync,
+            warmup_s: e.warmup_s,
+            runtime_s: e.runtime_s,
+            ops_limit: e.ops_limit,
+            rate_iops: e.rate_iops,
+            null_delay_ns: e.null_delay_ns,
+            seed: e.seed,
+        }
+    }
+}
+
+/// What [`run_workers`] measured: one recorder per worker, unmerged.
+pub struct RunOutput<R> {
+    /// Each worker's recorder.
+    pub recorders: Vec<R>,
+    /// CPU of the workers over their measured part.
+    pub usage: Usage,
+    /// Measured time, ns (warm-up end to the last worker's end).
+    pub runtime_ns: u64,
+    /// Per-second series.
+    pub series: Vec<SecondSample>,
+    /// Disk counters over the measured interval.
+    pub device: Option<DiskStatsDelta>,
+    /// Page-cache residency of the target before the run.
+    pub cached_before: Option<PageCacheResidency>,
+    /// Page-cache residency of the target after the run.
+    pub cached_after: Option<PageCacheResidency>,
+    /// Operations completed in the measured interval (from the recorders'
+    /// point of view: every I/O handed to `record`).
+    pub ops: u64,
+    /// The first error a worker hit.
+    pub error: Option<EngineError>,
+}
+
+/// `dbio bench`'s recorder: by direction, with commits.
+struct BenchRecorder {
+    rec: Recorder,
+    durable: bool,
+    has_sync: bool,
+}
+
+impl IoRecord for BenchRecorder {
+    #[inline]
+    fn record(&mut self, io: &Io, t: &IoTimes) {
+        if io.dir == Dir::Read {
+            self.rec.record_read(u64::from(io.len), t);
+        } else {
+            self.rec
+                .record_write(u64::from(io.len), t, self.durable, self.has_sync);
+        }
+    }
+}
+
+/// Runs `job` on `target` (None for the null engine).
+pub fn run_job(
+    name: &str,
+    job: &Job,
+    target: Option<&Target>,
+    control: &Control,
+    progress: &dyn Progress,
+) -> JobOutcome {
+    let e = &job.echo;
+    let p = RunParams::from_echo(e);
+    let make = |index: u32| {
+        (
+            Workload::new(e.rw, e.read_pct, e.bs, e.size, e.seed, index, e.threads),
+            BenchRecorder {
+                rec: Recorder::default(),
+                durable: e.sync.is_durable(),
+                has_sync: e.sync.has_sync_op(),
+            },
+        )
+    };
+    let out = run_workers(&p, target, control, progress, &make);
+    let mut rec = Recorder::default();
+    for r in &out.recorders {
+        rec.merge(&r.rec);
+    }
+    let runtime_ns = out.runtime_ns;
+    let read = rec.read.stats(runtime_ns);
+    let write = rec.write.stats(runtime_ns);
+    let ops = rec.read.ops + rec.write.ops;
+    let usage = out.usage;
+    let wrote = rec.write.ops > 0;
+    JobOutcome {
+        result: JobResult {
+            name: name.to_string(),
+            job: e.clone(),
+            runtime_ns,
+            read,
+            write,
+            sync: (wrote && e.sync.has_sync_op())
+                .then(|| LatencySummary::from_histogram(&rec.sync)),
+            commit: (wrote && e.sync.is_durable())
+                .then(|| LatencySummary::from_histogram(&rec.commit)),
+            cpu: cpu_usage(&usage, ops, runtime_ns),
+            device: out.device,
+            cached_before: out.cached_before,
+            cached_after: out.cached_after,
+            series: out.series,
+            conclusion: None,
+        },
+        error: out.error,
+    }
+}
+
+/// CPU figures of `usage` over `ops` operations and `runtime_ns`.
+pub fn cpu_usage(usage: &Usage, ops: u64, runtime_ns: u64) -> CpuUsage {
+    let cpu_ns = usage.user_ns + usage.system_ns;
+    CpuUsage {
+        user_ns: usage.user_ns,
+        system_ns: usage.system_ns,
+        voluntary_cs: usage.nvcsw,
+        involuntary_cs: usage.nivcsw,
+        per_io_ns: if ops > 0 {
+            cpu_ns as f64 / ops as f64
+        } else {
+            0.0
+        },
+        utilisation: cpu_ns as f64 / runtime_ns.max(1) as f64,
+    }
+}
+
+struct WorkerOut<R> {
+    recorder: R,
+    ops: u64,
     usage: Usage,
     finished_ns: u64,
     error: Option<EngineError>,
@@ -99,16 +267,22 @@ struct Schedule {
     rate_interval_ns: Option<u64>,
 }
 
-/// Runs `job` on `target` (None for the null engine).
-pub fn run_job(
-    name: &str,
-    job: &Job,
+/// Runs `p.threads` workers on `target` (None for the null engine); worker
+/// `i` gets its stream and recorder from `make(i)`, called on its own thread.
+/// Every stream I/O must fit in `p.buf_len` bytes.
+pub fn run_workers<S, R, F>(
+    p: &RunParams,
     target: Option<&Target>,
     control: &Control,
     progress: &dyn Progress,
-) -> JobOutcome {
-    let e = &job.echo;
-    let threads = e.threads as usize;
+    make: &F,
+) -> RunOutput<R>
+where
+    S: IoStream,
+    R: IoRecord,
+    F: Fn(u32) -> (S, R) + Sync,
+{
+    let threads = p.threads as usize;
     let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
     let disk = target
         .and_then(|t| sysinfo::disk_of(&t.path))
@@ -117,14 +291,14 @@ pub fn run_job(
     let barrier = Barrier::new(threads + 1);
     let finished = AtomicUsize::new(0);
     let start_ns = now_ns() + 1_000_000; // let every worker reach the barrier
-    let warmup_end_ns = start_ns + (e.warmup_s * 1e9) as u64;
-    let deadline_ns = e.runtime_s.map(|r| warmup_end_ns + (r * 1e9) as u64);
+    let warmup_end_ns = start_ns + (p.warmup_s * 1e9) as u64;
+    let deadline_ns = p.runtime_s.map(|r| warmup_end_ns + (r * 1e9) as u64);
     let sched = Schedule {
         warmup_end_ns,
-        quota: e.ops_limit,
-        rate_interval_ns: e
+        quota: p.ops_limit,
+        rate_interval_ns: p
             .rate_iops
-            .map(|r| (1e9 * e.threads as f64 / r as f64) as u64),
+            .map(|r| (1e9 * p.threads as f64 / r as f64) as u64),
     };
 
     let (outs, reporter) = std::thread::scope(|s| {
@@ -135,14 +309,22 @@ pub fn run_job(
                 let finished = &finished;
                 let quota = sched
                     .quota
-                    .map(|q| q / e.threads as u64 + u64::from((i as u64) < q % e.threads as u64));
+                    .map(|q| q / p.threads as u64 + u64::from((i as u64) < q % p.threads as u64));
                 let sched = Schedule { quota, ..sched };
                 std::thread::Builder::new()
                     .name(format!("dbio-worker-{i}"))
                     .spawn_scoped(s, move || {
-                        let out = worker(
-                            i as u32, job, target, control, live, barrier, start_ns, sched,
-                        );
+                        let (stream, recorder) = make(i as u32);
+                        let args = WorkerArgs {
+                            index: i as u32,
+                            p,
+                            control,
+                            live,
+                            barrier,
+                            start_ns,
+                            sched,
+                        };
+                        let out = worker(args, target, stream, recorder);
                         finished.fetch_add(1, Relaxed);
                         out
                     })
@@ -159,26 +341,28 @@ pub fn run_job(
                 start_ns,
                 warmup_end_ns,
                 deadline_ns,
-                e,
+                p,
                 disk.as_deref(),
             )
         });
         barrier.wait();
-        let outs: Vec<WorkerOut> = handles
+        let outs: Vec<WorkerOut<R>> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect();
         (outs, rep.join().expect("reporter thread panicked"))
     });
 
-    let mut rec = Recorder::default();
+    let mut recorders = Vec::with_capacity(outs.len());
     let mut usage = Usage::default();
     let mut error = None;
     let mut end_ns = warmup_end_ns;
+    let mut ops = 0;
     for o in outs {
-        rec.merge(&o.recorder);
+        recorders.push(o.recorder);
         usage = usage.plus(&o.usage);
         end_ns = end_ns.max(o.finished_ns);
+        ops += o.ops;
         if error.is_none() {
             error = o.error;
         }
@@ -188,72 +372,35 @@ pub fn run_job(
         (Some(a), Some(name)) => sysinfo::disk_counters(name).map(|b| b.delta(a)),
         _ => None,
     };
-    let read = rec.read.stats(runtime_ns);
-    let write = rec.write.stats(runtime_ns);
-    let ops = rec.read.ops + rec.write.ops;
-    let cpu_ns = usage.user_ns + usage.system_ns;
-    let wrote = rec.write.ops > 0;
-    JobOutcome {
-        result: JobResult {
-            name: name.to_string(),
-            job: e.clone(),
-            runtime_ns,
-            read,
-            write,
-            sync: (wrote && e.sync.has_sync_op())
-                .then(|| LatencySummary::from_histogram(&rec.sync)),
-            commit: (wrote && e.sync.is_durable())
-                .then(|| LatencySummary::from_histogram(&rec.commit)),
-            cpu: CpuUsage {
-                user_ns: usage.user_ns,
-                system_ns: usage.system_ns,
-                voluntary_cs: usage.nvcsw,
-                involuntary_cs: usage.nivcsw,
-                per_io_ns: if ops > 0 {
-                    cpu_ns as f64 / ops as f64
-                } else {
-                    0.0
-                },
-                utilisation: cpu_ns as f64 / runtime_ns as f64,
-            },
-            device,
-            cached_before,
-            cached_after: target.and_then(|t| sysinfo::page_cache_residency(&t.path)),
-            series: reporter.series,
-            conclusion: None,
-        },
+    RunOutput {
+        recorders,
+        usage,
+        runtime_ns,
+        series: reporter.series,
+        device,
+        cached_before,
+        cached_after: target.and_then(|t| sysinfo::page_cache_residency(&t.path)),
+        ops,
         error,
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn worker(
-    index: u32,
-    job: &Job,
+fn worker<S: IoStream, R: IoRecord>(
+    args: WorkerArgs<'_>,
     target: Option<&Target>,
-    control: &Control,
-    live: &LiveCounters,
-    barrier: &Barrier,
-    start_ns: u64,
-    sched: Schedule,
-) -> WorkerOut {
-    let e = &job.echo;
-    let args = WorkerArgs {
-        index,
-        job,
-        control,
-        live,
-        barrier,
-        start_ns,
-        sched,
-    };
-    match (e.engine, target) {
-        (EngineKind::Null, _) => worker_loop(args, |_| Ok(NullEngine::new(e.null_delay_ns))),
-        (EngineKind::Psync, Some(t)) => worker_loop(args, |_| {
+    stream: S,
+    recorder: R,
+) -> WorkerOut<R> {
+    let p = args.p;
+    match (p.engine, target) {
+        (EngineKind::Null, _) => worker_loop(args, stream, recorder, |_| {
+            Ok(NullEngine::new(p.null_delay_ns))
+        }),
+        (EngineKind::Psync, Some(t)) => worker_loop(args, stream, recorder, |_| {
             Ok(PsyncEngine::new(t.file.clone(), t.path.clone()))
         }),
-        (EngineKind::IoUring, Some(t)) => worker_loop(args, |bufs| {
-            UringEngine::new(t.file.clone(), &t.path, e.iodepth, bufs, e.bs as usize)
+        (EngineKind::IoUring, Some(t)) => worker_loop(args, stream, recorder, |bufs| {
+            UringEngine::new(t.file.clone(), &t.path, p.iodepth, bufs, p.buf_len)
         }),
         (_, None) => unreachable!("Job::resolve gives every non-null engine a target"),
     }
@@ -262,16 +409,16 @@ fn worker(
 /// Per-slot bookkeeping of an in-flight I/O.
 #[derive(Clone, Copy)]
 struct Slot {
-    dir: Dir,
+    io: Io,
     intended: u64,
     submitted: u64,
     measured: bool,
 }
 
-/// What a worker needs besides its engine.
+/// What a worker needs besides its engine, stream and recorder.
 struct WorkerArgs<'a> {
     index: u32,
-    job: &'a Job,
+    p: &'a RunParams,
     control: &'a Control,
     live: &'a LiveCounters,
     barrier: &'a Barrier,
@@ -281,24 +428,23 @@ struct WorkerArgs<'a> {
 
 /// The measurement loop. `make_engine` receives the I/O buffers (one per
 /// tag) so an engine can register them.
-fn worker_loop<E: Engine>(
+fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
     WorkerArgs {
         index,
-        job,
+        p,
         control,
         live,
         barrier,
         start_ns,
         sched,
     }: WorkerArgs<'_>,
+    mut stream: S,
+    mut rec: R,
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
-) -> WorkerOut {
-    let e = &job.echo;
-    let qd = e.iodepth as usize;
-    let bs = e.bs;
-    let mut workload = Workload::new(e.rw, e.read_pct, bs, e.size, e.seed, index, e.threads);
+) -> WorkerOut<R> {
+    let qd = p.iodepth as usize;
     let mut bufs: Vec<AlignedBuf> = (0..qd)
-        .map(|i| AlignedBuf::patterned(bs as usize, e.seed ^ ((index as u64) << 32) ^ i as u64))
+        .map(|i| AlignedBuf::patterned(p.buf_len, p.seed ^ ((index as u64) << 32) ^ i as u64))
         .collect();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
     let mut engine = match make_engine(&ptrs) {
@@ -307,7 +453,8 @@ fn worker_loop<E: Engine>(
             control.stop.store(true, Relaxed);
             barrier.wait();
             return WorkerOut {
-                recorder: Recorder::default(),
+                recorder: rec,
+                ops: 0,
                 usage: Usage::default(),
                 finished_ns: now_ns(),
                 error: Some(err),
@@ -316,7 +463,12 @@ fn worker_loop<E: Engine>(
     };
     let mut slots = vec![
         Slot {
-            dir: Dir::Read,
+            io: Io {
+                dir: Dir::Read,
+                offset: 0,
+                len: 0,
+                class: 0,
+            },
             intended: 0,
             submitted: 0,
             measured: false
@@ -326,16 +478,14 @@ fn worker_loop<E: Engine>(
     let mut free: Vec<u32> = (0..qd as u32).rev().collect();
     let mut batch: Vec<u32> = Vec::with_capacity(qd);
     let mut done: Vec<Completion> = Vec::with_capacity(qd);
-    let mut rec = Recorder::default();
-    let sync_op = match e.sync {
+    let sync_op = match p.sync {
         Durability::Fdatasync => SyncOp::Fdatasync,
         Durability::Fsync => SyncOp::Fsync,
         _ => SyncOp::None,
     };
-    let durable = e.sync.is_durable();
-    let has_sync = sync_op != SyncOp::None;
     let quota = sched.quota.unwrap_or(u64::MAX);
     let mut measured_issued = 0u64;
+    let mut measured_done = 0u64;
     let mut inflight = 0usize;
     let mut usage_start: Option<Usage> = None;
     let mut error = None;
@@ -344,7 +494,7 @@ fn worker_loop<E: Engine>(
     wait_until(start_ns);
     let mut next_due = start_ns;
 
-    let complete = |c: &Completion, slots: &mut [Slot], rec: &mut Recorder| {
+    let mut complete = |c: &Completion, slots: &mut [Slot], rec: &mut R| {
         let s = slots[c.tag as usize];
         let t = IoTimes {
             intended: s.intended,
@@ -352,15 +502,15 @@ fn worker_loop<E: Engine>(
             io_done: c.io_done_ns.max(s.submitted),
             sync_done: c.sync_done_ns.max(c.io_done_ns).max(s.submitted),
         };
-        let is_read = s.dir == Dir::Read;
         if s.measured {
-            if is_read {
-                rec.record_read(bs, &t);
-            } else {
-                rec.record_write(bs, &t, durable, has_sync);
-            }
+            rec.record(&s.io, &t);
+            measured_done += 1;
         }
-        live.count(is_read, bs, t.sync_done - t.intended);
+        live.count(
+            s.io.dir == Dir::Read,
+            u64::from(s.io.len),
+            t.sync_done - t.intended,
+        );
     };
 
     'run: loop {
@@ -383,20 +533,21 @@ fn worker_loop<E: Engine>(
                 }
                 measured_issued += 1;
             }
-            let (dir, offset) = workload.next_io();
+            let io = stream.next();
+            debug_assert!(io.len as usize <= p.buf_len);
             slots[tag as usize] = Slot {
-                dir,
+                io,
                 intended,
                 submitted: intended,
                 measured,
             };
             let req = IoRequest {
                 tag,
-                dir,
-                offset,
-                len: bs as u32,
+                dir: io.dir,
+                offset: io.offset,
+                len: io.len,
                 buf: ptrs[tag as usize],
-                sync: if dir == Dir::Write {
+                sync: if io.dir == Dir::Write {
                     sync_op
                 } else {
                     SyncOp::None
@@ -454,6 +605,7 @@ fn worker_loop<E: Engine>(
     drop(bufs);
     WorkerOut {
         recorder: rec,
+        ops: measured_done,
         usage,
         finished_ns,
         error,
@@ -475,7 +627,7 @@ fn reporter(
     start_ns: u64,
     warmup_end_ns: u64,
     deadline_ns: Option<u64>,
-    e: &dbio_model::JobEcho,
+    p: &RunParams,
     disk: Option<&str>,
 ) -> ReporterOut {
     const TICK_NS: u64 = 100_000_000;
@@ -486,7 +638,7 @@ fn reporter(
     let mut next_second = warmup_end_ns + 1_000_000_000;
     let mut tick_base = sec_base.clone();
     let mut tick_t = start_ns;
-    let planned_s = e.runtime_s.map(|r| r + e.warmup_s);
+    let planned_s = p.runtime_s.map(|r| r + p.warmup_s);
     loop {
         let now = now_ns();
         let mut wake = now + TICK_NS;
@@ -535,7 +687,7 @@ fn reporter(
                 elapsed_s: (now - start_ns) as f64 / 1e9,
                 planned_s,
                 ops_done: ops,
-                ops_planned: e.ops_limit,
+                ops_planned: p.ops_limit,
                 iops: (ops - tick_base.reads - tick_base.writes) as f64 / dt,
                 bytes_per_sec: (snap.bytes - tick_base.bytes) as f64 / dt,
                 warming_up: now < warmup_end_ns,

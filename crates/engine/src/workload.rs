@@ -4,6 +4,11 @@
 //! fio does for time-based runs); random patterns draw block-aligned offsets
 //! uniformly over the whole target from a seeded generator (fastrand's
 //! wyrand), so a run with the same seed issues the same offsets.
+//!
+//! The worker loop asks an [`IoStream`] for each I/O, so a model (datafile
+//! reads with single-block and multiblock reads, for instance) supplies its
+//! own variable-size, classed I/Os without a second worker loop. Skewed
+//! block choice (hot set, zipf) lives in [`BlockPicker`], shared by models.
 
 use crate::engines::Dir;
 use dbio_model::Pattern;
@@ -81,9 +86,320 @@ impl Workload {
     }
 }
 
+/// One I/O a stream asks the worker for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Io {
+    /// Read or write.
+    pub dir: Dir,
+    /// Byte offset.
+    pub offset: u64,
+    /// Length in bytes (at most the worker's buffer length).
+    pub len: u32,
+    /// The stream's class of this I/O (e.g. single-block or multiblock
+    /// read); recorders may split by it. 0 when a stream has one class.
+    pub class: u8,
+}
+
+/// A source of I/Os for one worker. Called once per I/O in the measurement
+/// loop: it must not allocate, print or block.
+pub trait IoStream {
+    /// The next I/O.
+    fn next(&mut self) -> Io;
+}
+
+impl IoStream for Workload {
+    #[inline]
+    fn next(&mut self) -> Io {
+        let (dir, offset) = self.next_io();
+        Io {
+            dir,
+            offset,
+            len: self.bs as u32,
+            class: 0,
+        }
+    }
+}
+
+/// How random block numbers are distributed over a file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Access {
+    /// Every block equally likely.
+    Uniform,
+    /// Zipf with exponent `theta` (> 0, != 1, as fio's `zipf:theta`): block
+    /// `k` (0-based) is drawn with probability proportional to `1/(k+1)^theta`.
+    /// The hottest blocks are at the start of the file.
+    Zipf {
+        /// The exponent.
+        theta: f64,
+    },
+    /// `access_pct` % of the draws fall uniformly in the first `data_pct` %
+    /// of the blocks (the hot set), the rest uniformly in the others.
+    Hot {
+        /// Share of the blocks that is hot, percent (0, 100].
+        data_pct: f64,
+        /// Share of the draws that go to the hot blocks, percent [0, 100].
+        access_pct: f64,
+    },
+}
+
+impl Access {
+    /// Parses `uniform`, `zipf:1.2` or `hot:10/90` (10 % of the blocks get
+    /// 90 % of the reads).
+    pub fn parse(s: &str) -> Result<Access, String> {
+        let s = s.trim();
+        if s == "uniform" {
+            return Ok(Access::Uniform);
+        }
+        if let Some(t) = s.strip_prefix("zipf:") {
+            let theta: f64 = t
+                .parse()
+                .map_err(|_| format!("'{s}': the zipf exponent must be a number, e.g. zipf:1.2"))?;
+            if !(theta > 0.0 && theta.is_finite()) || (theta - 1.0).abs() < 1e-9 {
+                return Err(format!(
+                    "'{s}': the zipf exponent must be above 0 and not 1 (as in fio)"
+                ));
+            }
+            return Ok(Access::Zipf { theta });
+        }
+        if let Some(t) = s.strip_prefix("hot:") {
+            let bad = || {
+                format!("'{s}' is not a hot set; write hot:DATA/ACCESS in percent, e.g. hot:10/90")
+            };
+            let (d, a) = t.split_once('/').ok_or_else(bad)?;
+            let d: f64 = d.trim_end_matches('%').parse().map_err(|_| bad())?;
+            let a: f64 = a.trim_end_matches('%').parse().map_err(|_| bad())?;
+            if !(d > 0.0 && d <= 100.0 && (0.0..=100.0).contains(&a)) {
+                return Err(format!(
+                    "'{s}': the hot share of the data must be in (0, 100] and the share of reads in [0, 100]"
+                ));
+            }
+            return Ok(Access::Hot {
+                data_pct: d,
+                access_pct: a,
+            });
+        }
+        Err(format!(
+            "unknown access distribution '{s}' (use uniform, zipf:THETA or hot:DATA/ACCESS)"
+        ))
+    }
+
+    /// The distribution in the syntax [`Access::parse`] reads.
+    pub fn describe(&self) -> String {
+        match self {
+            Access::Uniform => "uniform".into(),
+            Access::Zipf { theta } => format!("zipf:{theta}"),
+            Access::Hot {
+                data_pct,
+                access_pct,
+            } => format!("hot:{data_pct}/{access_pct}"),
+        }
+    }
+}
+
+/// Terms of the zipf normalisation summed exactly; beyond them the sum is
+/// completed with the integral of `x^-theta` (Euler–Maclaurin's leading
+/// term), whose error is below `EXACT_TERMS^-theta` in absolute terms, i.e.
+/// below 1e-6 of a sum that is at least 1 (the first term) for theta > 1,
+/// and relatively smaller still for theta < 1 where the sum grows with n.
+const ZIPF_EXACT_TERMS: u64 = 1_000_000;
+
+fn zeta(n: u64, theta: f64) -> f64 {
+    let m = n.min(ZIPF_EXACT_TERMS);
+    let mut sum: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+    if n > m {
+        // sum_{m+1..n} x^-theta ≈ ∫_{m+0.5}^{n+0.5} x^-theta dx
+        let e = 1.0 - theta;
+        sum += ((n as f64 + 0.5).powf(e) - (m as f64 + 0.5).powf(e)) / e;
+    }
+    sum
+}
+
+/// Draws block numbers in `0..blocks` with an [`Access`] distribution.
+/// Zipf uses Gray et al., "Quickly generating billion-record synthetic
+/// databases" (SIGMOD 1994), the generator fio's `zipf` also uses: O(n)
+/// set-up, O(1) per draw, no allocation.
+#[derive(Debug, Clone)]
+pub struct BlockPicker {
+    blocks: u64,
+    kind: PickerKind,
+}
+
+#[derive(Debug, Clone)]
+enum PickerKind {
+    Uniform,
+    Zipf {
+        zetan: f64,
+        eta: f64,
+        alpha: f64,
+        two_edge: f64,
+    },
+    Hot {
+        hot: u64,
+        /// Draws below this (out of 2^32) go to the hot set.
+        cut: u64,
+    },
+}
+
+impl BlockPicker {
+    /// A picker over `blocks` blocks (at least 1).
+    pub fn new(access: Access, blocks: u64) -> Self {
+        let blocks = blocks.max(1);
+        let kind = match access {
+            Access::Uniform => PickerKind::Uniform,
+            Access::Zipf { theta } => {
+                let zetan = zeta(blocks, theta);
+                let zeta2 = zeta(2, theta);
+                let n = blocks as f64;
+                PickerKind::Zipf {
+                    zetan,
+                    eta: (1.0 - (2.0 / n).powf(1.0 - theta)) / (1.0 - zeta2 / zetan),
+                    alpha: 1.0 / (1.0 - theta),
+                    two_edge: 1.0 + 0.5f64.powf(theta),
+                }
+            }
+            Access::Hot {
+                data_pct,
+                access_pct,
+            } => PickerKind::Hot {
+                hot: ((blocks as f64 * data_pct / 100.0).round() as u64).clamp(1, blocks),
+                cut: (access_pct / 100.0 * (1u64 << 32) as f64) as u64,
+            },
+        };
+        Self { blocks, kind }
+    }
+
+    /// Blocks the picker draws from.
+    pub fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The next block number.
+    #[inline]
+    pub fn pick(&self, rng: &mut fastrand::Rng) -> u64 {
+        match self.kind {
+            PickerKind::Uniform => rng.u64(0..self.blocks),
+            PickerKind::Zipf {
+                zetan,
+                eta,
+                alpha,
+                two_edge,
+            } => {
+                let u = rng.f64();
+                let uz = u * zetan;
+                if uz < 1.0 || self.blocks == 1 {
+                    0
+                } else if uz < two_edge {
+                    1
+                } else {
+                    let r = (self.blocks as f64 * (eta * u - eta + 1.0).powf(alpha)) as u64;
+                    r.min(self.blocks - 1)
+                }
+            }
+            PickerKind::Hot { hot, cut } => {
+                if hot == self.blocks || (rng.u32(..) as u64) < cut {
+                    rng.u64(0..hot)
+                } else {
+                    rng.u64(hot..self.blocks)
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn access_parsing() {
+        assert_eq!(Access::parse("uniform").unwrap(), Access::Uniform);
+        assert_eq!(
+            Access::parse("zipf:1.2").unwrap(),
+            Access::Zipf { theta: 1.2 }
+        );
+        assert_eq!(
+            Access::parse("hot:10/90").unwrap(),
+            Access::Hot {
+                data_pct: 10.0,
+                access_pct: 90.0
+            }
+        );
+        assert!(Access::parse("zipf:1").unwrap_err().contains("not 1"));
+        assert!(Access::parse("hot:0/90").is_err());
+        assert!(Access::parse("hot:10")
+            .unwrap_err()
+            .contains("hot:DATA/ACCESS"));
+        assert!(Access::parse("pareto:0.2").unwrap_err().contains("unknown"));
+        assert_eq!(Access::parse("hot:10/90").unwrap().describe(), "hot:10/90");
+    }
+
+    #[test]
+    fn hot_set_gets_its_share() {
+        let p = BlockPicker::new(
+            Access::Hot {
+                data_pct: 10.0,
+                access_pct: 90.0,
+            },
+            1000,
+        );
+        let mut rng = fastrand::Rng::with_seed(7);
+        let n = 100_000;
+        let hot = (0..n).filter(|_| p.pick(&mut rng) < 100).count();
+        // Binomial(100000, 0.9): sd ≈ 95, so ±1000 is > 10 sd.
+        assert!((89_000..91_000).contains(&hot), "{hot}");
+    }
+
+    #[test]
+    fn zipf_matches_its_probabilities() {
+        let theta = 1.2;
+        let blocks = 1000;
+        let p = BlockPicker::new(Access::Zipf { theta }, blocks);
+        let mut rng = fastrand::Rng::with_seed(11);
+        let n = 200_000u64;
+        let mut counts = vec![0u64; blocks as usize];
+        for _ in 0..n {
+            counts[p.pick(&mut rng) as usize] += 1;
+        }
+        // Gray's generator is exact for ranks 1 and 2: P(k) = k^-theta / zeta(n).
+        let z = zeta(blocks, theta);
+        for (k, &c) in counts.iter().enumerate().take(2) {
+            let want = n as f64 * ((k + 1) as f64).powf(-theta) / z;
+            let got = c as f64;
+            assert!(
+                (got - want).abs() < 5.0 * want.sqrt(),
+                "rank {k}: {got} vs {want}"
+            );
+        }
+        // Heavily skewed: the first 10 % of blocks get most draws.
+        let head: u64 = counts[..100].iter().sum();
+        assert!(head as f64 > 0.7 * n as f64, "{head}");
+        assert!(counts.iter().all(|&c| c < n));
+    }
+
+    #[test]
+    fn zeta_tail_approximation_is_tight() {
+        // Exact sum vs the integral completion, checked on a size where
+        // both are cheap: complete after 1000 terms instead of 1e6.
+        for theta in [0.8, 1.2] {
+            let n = 200_000u64;
+            let exact: f64 = (1..=n).map(|i| (i as f64).powf(-theta)).sum();
+            let m = 1000u64;
+            let head: f64 = (1..=m).map(|i| (i as f64).powf(-theta)).sum();
+            let e = 1.0 - theta;
+            let approx = head + ((n as f64 + 0.5).powf(e) - (m as f64 + 0.5).powf(e)) / e;
+            assert!(
+                (approx - exact).abs() / exact < 1e-6,
+                "{theta}: {approx} {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn io_stream_of_workload_is_fixed_size() {
+        let mut w = Workload::new(Pattern::Randread, 0, 8192, 8192 * 10, 1, 0, 1);
+        let io = IoStream::next(&mut w);
+        assert_eq!((io.len, io.class, io.dir), (8192, 0, Dir::Read));
+    }
 
     #[test]
     fn sequential_regions_are_disjoint_and_wrap() {

@@ -1,10 +1,96 @@
-//! Result types of `dbio calibrate` (filled in by its issue).
+//! Result types of `dbio calibrate`: the measured latency of each cache tier
+//! on one machine and the tier boundaries derived from them.
+//!
+//! The file `dbio calibrate --save` writes is this struct as JSON. Its two
+//! top-level integers `page_cache_max_ns` and `storage_cache_max_ns` are the
+//! contract that `dbio read --calibration` and `dbio tracefile --calibration`
+//! read; everything else explains where they came from.
 
+use crate::read::TierThresholds;
+use crate::LatencySummary;
 use serde::{Deserialize, Serialize};
+
+/// One measured tier: how it was provoked and what its reads took.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TierMeasurement {
+    /// How the reads were made (one sentence).
+    pub method: String,
+    /// Latency of the reads.
+    pub lat: LatencySummary,
+}
+
+/// A boundary between two measured tiers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Boundary {
+    /// The threshold, ns (a latency equal to it goes to the slower tier).
+    pub ns: u64,
+    /// Share of the faster tier's reads at or above the threshold (they
+    /// would be attributed to the slower tier), 0..=1.
+    pub faster_misclassified: f64,
+    /// Share of the slower tier's reads below the threshold, 0..=1.
+    pub slower_misclassified: f64,
+}
 
 /// The result of `dbio calibrate`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     /// Name of the configuration.
+    #[serde(default)]
     pub name: String,
+    /// Page-cache hits are faster than this, ns (required in a saved file).
+    pub page_cache_max_ns: u64,
+    /// Storage-cache hits are faster than this, ns; `u64::MAX` when there is
+    /// no device tier (required in a saved file).
+    pub storage_cache_max_ns: u64,
+    /// Buffered reads of resident blocks.
+    #[serde(default)]
+    pub page_cache: Option<TierMeasurement>,
+    /// O_DIRECT re-reads of a block just read.
+    #[serde(default)]
+    pub storage_cache: Option<TierMeasurement>,
+    /// O_DIRECT first reads of blocks dropped from the page cache.
+    #[serde(default)]
+    pub device: Option<TierMeasurement>,
+    /// Page cache vs storage cache.
+    #[serde(default)]
+    pub page_storage_boundary: Option<Boundary>,
+    /// Storage cache vs device.
+    #[serde(default)]
+    pub storage_device_boundary: Option<Boundary>,
+    /// Why there is no device tier, when there is none.
+    #[serde(default)]
+    pub no_device_tier: Option<String>,
+    /// The file that was read.
+    #[serde(default)]
+    pub target: String,
+    /// Its filesystem type.
+    #[serde(default)]
+    pub fs_type: String,
+    /// Block device under it (kernel name), when there is one.
+    #[serde(default)]
+    pub block_device: Option<String>,
+    /// Bytes per read.
+    #[serde(default)]
+    pub block_size: u64,
+    /// Bytes of the region the device reads were spread over.
+    #[serde(default)]
+    pub region_bytes: u64,
+    /// Seconds since the Unix epoch when measured.
+    #[serde(default)]
+    pub measured_at_unix: u64,
+    /// Plain-words remarks (overlapping tiers, caches that may be larger
+    /// than the region, ...).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Calibration {
+    /// The thresholds to classify reads with; `source` names the file.
+    pub fn thresholds(&self, source: &str) -> TierThresholds {
+        TierThresholds {
+            page_cache_max_ns: self.page_cache_max_ns,
+            storage_cache_max_ns: self.storage_cache_max_ns,
+            source: source.to_string(),
+        }
+    }
 }

@@ -1,10 +1,191 @@
-//! Result types of `dbio dbwr` (filled in by its issue).
+//! Result types of `dbio dbwr`, the database-writer model (issue 4).
+//!
+//! Names follow Oracle's statistics and wait events so that a DBA can put a
+//! dbio result next to an AWR report: 'free buffer waits' (a foreground
+//! found no reusable buffer), 'write complete waits' (a foreground wanted to
+//! change a buffer that a writer had in flight), 'db file parallel write' (a
+//! writer's batch), 'db file sequential read' (a foreground's single-block
+//! read on a cache miss). `docs/dbwr.md` maps each to PostgreSQL and
+//! MySQL/InnoDB.
 
+use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, Log2Buckets};
 use serde::{Deserialize, Serialize};
 
-/// The result of `dbio dbwr`.
+/// The result of one `dbio dbwr` configuration (one row of a writer sweep).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DbwrResult {
-    /// Name of the configuration.
+    /// Name of the configuration (`writers=4`).
     pub name: String,
+    /// The configuration as it ran.
+    pub config: DbwrEcho,
+    /// Measured wall time of the foreground load, ns (the shutdown
+    /// checkpoint after it is not included).
+    pub runtime_ns: u64,
+    /// What the foreground threads did and waited for.
+    pub foreground: ForegroundStats,
+    /// All writers' I/O over the measured interval.
+    pub writes: WriteStats,
+    /// One entry per writer, in writer order.
+    pub writers: Vec<WriterStats>,
+    /// CPU of all writers together over the measured interval (the seed's
+    /// "aggregate DBWR CPU").
+    pub writers_cpu: CpuUsage,
+    /// Checkpoints requested by `--checkpoint-interval` during the run.
+    pub checkpoints: CheckpointStats,
+    /// Buffers written by the shutdown checkpoint after the load stopped
+    /// (it leaves the datafile consistent; not part of the rates).
+    pub shutdown_writes: u64,
+    /// Dirty buffers left after the shutdown checkpoint (0 unless the run
+    /// was cut short by an error).
+    pub dirty_after_shutdown: u64,
+    /// The target disk's counters over the measured interval.
+    pub device: Option<DiskStatsDelta>,
+    /// A plain-words reading of this configuration.
+    pub conclusion: Option<String>,
+}
+
+/// The configuration echoed into the result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DbwrEcho {
+    /// Buffers in the cache (8 KiB each).
+    pub buffers: u32,
+    /// LRU lists the cache is split into.
+    pub lists: u32,
+    /// Writer threads (each owns lists `w, w + K, w + 2K, ...`).
+    pub writers: u32,
+    /// Foreground threads.
+    pub foregrounds: u32,
+    /// Share of foreground touches that change the block, percent.
+    pub dirty_pct: f64,
+    /// Largest write batch, buffers.
+    pub batch_max: u32,
+    /// How deep foregrounds and writers look from the cold end of a list,
+    /// percent of the list (Oracle's `_db_block_max_scan_pct` is 40).
+    pub scan_depth_pct: u32,
+    /// Block size, bytes.
+    pub block_size: u32,
+    /// Datafile size, bytes.
+    pub datafile_bytes: u64,
+    /// Writers' I/O engine (foregrounds read with pread, or not at all for
+    /// the null engine).
+    pub engine: Option<EngineKind>,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Injected service time of the null engine, ns.
+    pub null_delay_ns: u64,
+    /// Foreground rate over all threads, operations per second (None: full speed).
+    pub rate_ops: Option<u64>,
+    /// Checkpoint interval, seconds.
+    pub checkpoint_interval_s: Option<f64>,
+    /// Writer CPU placement (`free`, `pin:0,1`, `set:0-1`).
+    pub placement: String,
+    /// Seed of the foregrounds' block choice.
+    pub seed: u64,
+    /// The datafile (empty for the null engine).
+    pub target: String,
+}
+
+/// A wait event's count and time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitStats {
+    /// Waits.
+    pub count: u64,
+    /// Time waited in total, ns.
+    pub total_ns: u64,
+    /// Distribution of one wait's time.
+    pub time: LatencySummary,
+}
+
+/// The foregrounds' work and waits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ForegroundStats {
+    /// Buffer touches ('session logical reads').
+    pub ops: u64,
+    /// Touches per second.
+    pub ops_per_sec: f64,
+    /// Touches per minute (the seed's TPM column, at buffer granularity).
+    pub ops_per_min: f64,
+    /// Touches that found the block in the cache.
+    pub hits: u64,
+    /// Blocks read from the datafile ('physical reads'): one per miss.
+    pub blocks_read: u64,
+    /// Touches that changed the block ('db block changes').
+    pub changes: u64,
+    /// hits / ops.
+    pub hit_ratio: f64,
+    /// Single-block reads on a miss ('db file sequential read').
+    pub read_time: LatencySummary,
+    /// No reusable buffer within the scan depth: waited for a writer.
+    pub free_buffer_waits: WaitStats,
+    /// Wanted to change a buffer a writer had in flight.
+    pub write_complete_waits: WaitStats,
+    /// Wanted a block another foreground was reading ('read by other session').
+    pub read_by_other_waits: WaitStats,
+    /// Dirty buffers skipped while looking for a free one.
+    pub dirty_buffers_inspected: u64,
+    /// Buffers looked at while looking for a free one.
+    pub free_buffers_inspected: u64,
+    /// CPU of the foreground threads.
+    pub cpu: CpuUsage,
+}
+
+/// The writers' I/O.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WriteStats {
+    /// Buffers written ('physical writes'), checkpoints included.
+    pub blocks_written: u64,
+    /// Buffers written per second.
+    pub write_iops: f64,
+    /// Bytes written per second.
+    pub bytes_per_sec: f64,
+    /// Write batches ('db file parallel write' waits).
+    pub batches: u64,
+    /// Mean buffers per batch.
+    pub batch_mean: f64,
+    /// Largest batch.
+    pub batch_max: u64,
+    /// Batch sizes on power-of-two buckets: bucket 0 is unused, bucket
+    /// `b >= 1` counts batches of `2^(b-1) <= size < 2^b` buffers.
+    pub batch_sizes: Log2Buckets,
+    /// Time of one batch from the first write issued to the last
+    /// completion ('db file parallel write').
+    pub parallel_write: LatencySummary,
+    /// Buffers written because a checkpoint asked for them.
+    pub checkpoint_writes: u64,
+    /// Buffers the writers examined at the cold ends of their lists.
+    pub buffers_scanned: u64,
+}
+
+/// One writer's share.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WriterStats {
+    /// Writer number (0-based; Oracle's DBW0, DBW1, ...).
+    pub index: u32,
+    /// The LRU lists it owns.
+    pub lists: Vec<u32>,
+    /// CPUs it was allowed to run on (`all` when free).
+    pub cpus: String,
+    /// Buffers written.
+    pub blocks_written: u64,
+    /// Batches written.
+    pub batches: u64,
+    /// Share of all buffers written, percent.
+    pub share_pct: f64,
+    /// Buffers examined.
+    pub buffers_scanned: u64,
+    /// Times it went to sleep with nothing to write.
+    pub idle_sleeps: u64,
+    /// Its CPU (per_io_ns: CPU per buffer written).
+    pub cpu: CpuUsage,
+}
+
+/// Checkpoints during the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CheckpointStats {
+    /// Checkpoints completed.
+    pub count: u64,
+    /// Buffers they wrote.
+    pub blocks_written: u64,
+    /// Time from the request until every writer had written its dirty buffers.
+    pub duration: LatencySummary,
 }

@@ -1,10 +1,392 @@
-//! Result types of `dbio read` (filled in by its issue).
+//! Result types of `dbio read`, and the tier attribution that `dbio read`,
+//! `dbio calibrate` and trace analysis share.
+//!
+//! A database cannot tell where a "physical" read was served from: the OS
+//! page cache, a storage-array (or hypervisor) cache, or the device. Kyle
+//! Hailey's "Oracle physical I/O? not always physical" (seed 002 of the
+//! reference material) infers it from latency alone, with 100 µs and 1 ms as
+//! the boundaries. [`TierThresholds`] is that rule, in one place, so every
+//! command classifies a latency the same way; `dbio calibrate` measures the
+//! boundaries instead of guessing them.
 
+use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, PageCacheResidency};
 use serde::{Deserialize, Serialize};
 
-/// The result of `dbio read`.
+/// Where a read was (probably) served from, judged by its latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// The OS page cache: a memory copy, no I/O below the filesystem.
+    PageCache,
+    /// A cache below the OS: storage array, RAID controller, hypervisor host.
+    StorageCache,
+    /// The device itself (flash or disk media).
+    Device,
+}
+
+impl Tier {
+    /// The three tiers, fastest first (the index order of tier arrays).
+    pub const ALL: [Tier; 3] = [Tier::PageCache, Tier::StorageCache, Tier::Device];
+
+    /// The tier of a read that took `ns` nanoseconds, given the two
+    /// boundaries (the convention of [`TierThresholds`]: a latency equal to
+    /// a boundary goes to the slower tier).
+    #[inline]
+    pub fn of(ns: u64, page_cache_max_ns: u64, storage_cache_max_ns: u64) -> Tier {
+        if ns < page_cache_max_ns {
+            Tier::PageCache
+        } else if ns < storage_cache_max_ns {
+            Tier::StorageCache
+        } else {
+            Tier::Device
+        }
+    }
+
+    /// Position in [`Tier::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Words for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            Tier::PageCache => "page cache",
+            Tier::StorageCache => "storage cache",
+            Tier::Device => "device",
+        }
+    }
+}
+
+/// Seed 002's page-cache boundary: 100 µs ("faster than a SAN could supply
+/// 8 KiB plus code path and scheduling").
+pub const DEFAULT_PAGE_CACHE_MAX_NS: u64 = 100_000;
+/// Seed 002's storage-cache boundary: 1 ms.
+pub const DEFAULT_STORAGE_CACHE_MAX_NS: u64 = 1_000_000;
+
+/// The latency boundaries between the tiers.
+///
+/// Convention (the same as `dbio tracefile`'s, so a trace and a measurement
+/// agree): a latency strictly below `page_cache_max_ns` is a page-cache hit;
+/// one at or above it and strictly below `storage_cache_max_ns` is a
+/// storage-cache hit; one at or above `storage_cache_max_ns` is a device
+/// read. A latency *equal* to a threshold therefore goes to the slower tier.
+/// `storage_cache_max_ns == u64::MAX` means "no device tier" (calibrated on
+/// a filesystem without a block device, such as tmpfs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierThresholds {
+    /// Page-cache hits are faster than this, ns.
+    pub page_cache_max_ns: u64,
+    /// Storage-cache hits are faster than this, ns.
+    pub storage_cache_max_ns: u64,
+    /// Where the thresholds came from (`default`, `option`, or a file).
+    pub source: String,
+}
+
+impl Default for TierThresholds {
+    fn default() -> Self {
+        Self {
+            page_cache_max_ns: DEFAULT_PAGE_CACHE_MAX_NS,
+            storage_cache_max_ns: DEFAULT_STORAGE_CACHE_MAX_NS,
+            source: "default".into(),
+        }
+    }
+}
+
+impl TierThresholds {
+    /// The tier of a read that took `ns` nanoseconds (see the type's
+    /// boundary convention).
+    #[inline]
+    pub fn classify(&self, ns: u64) -> Tier {
+        Tier::of(ns, self.page_cache_max_ns, self.storage_cache_max_ns)
+    }
+
+    /// False when the thresholds say no read can come from a device.
+    pub fn has_device_tier(&self) -> bool {
+        self.storage_cache_max_ns != u64::MAX
+    }
+
+    /// Checks the order of the two boundaries.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.page_cache_max_ns > self.storage_cache_max_ns {
+            return Err(format!(
+                "the page-cache threshold ({} ns) is above the storage-cache threshold ({} ns)",
+                self.page_cache_max_ns, self.storage_cache_max_ns
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads served by one tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierTally {
+    /// Reads.
+    pub count: u64,
+    /// Their summed latency, ns.
+    pub total_ns: u64,
+}
+
+impl TierTally {
+    /// Mean latency, ns (0 when empty).
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.total_ns as f64 / self.count as f64
+        }
+    }
+}
+
+/// Reads split by tier, in [`Tier::ALL`] order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierSplit {
+    /// Page-cache hits.
+    pub page_cache: TierTally,
+    /// Storage-cache hits.
+    pub storage_cache: TierTally,
+    /// Device reads.
+    pub device: TierTally,
+}
+
+impl TierSplit {
+    /// Builds the split from counts and summed latencies in tier order.
+    pub fn from_arrays(count: [u64; 3], total_ns: [u64; 3]) -> Self {
+        let t = |i: usize| TierTally {
+            count: count[i],
+            total_ns: total_ns[i],
+        };
+        Self {
+            page_cache: t(0),
+            storage_cache: t(1),
+            device: t(2),
+        }
+    }
+
+    /// The tally of `tier`.
+    pub fn get(&self, tier: Tier) -> &TierTally {
+        match tier {
+            Tier::PageCache => &self.page_cache,
+            Tier::StorageCache => &self.storage_cache,
+            Tier::Device => &self.device,
+        }
+    }
+
+    /// Adds another split into this one.
+    pub fn add(&mut self, o: &TierSplit) {
+        for (a, b) in [
+            (&mut self.page_cache, &o.page_cache),
+            (&mut self.storage_cache, &o.storage_cache),
+            (&mut self.device, &o.device),
+        ] {
+            a.count += b.count;
+            a.total_ns += b.total_ns;
+        }
+    }
+
+    /// All reads.
+    pub fn count(&self) -> u64 {
+        self.page_cache.count + self.storage_cache.count + self.device.count
+    }
+
+    /// Share of the reads served by `tier`, 0..=1.
+    pub fn share(&self, tier: Tier) -> f64 {
+        let n = self.count();
+        if n == 0 {
+            0.0
+        } else {
+            self.get(tier).count as f64 / n as f64
+        }
+    }
+
+    /// Share of the summed latency spent in `tier`, 0..=1.
+    pub fn time_share(&self, tier: Tier) -> f64 {
+        let t = self.page_cache.total_ns + self.storage_cache.total_ns + self.device.total_ns;
+        if t == 0 {
+            0.0
+        } else {
+            self.get(tier).total_ns as f64 / t as f64
+        }
+    }
+}
+
+/// The two kinds of datafile read, by their Oracle wait-event names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadKind {
+    /// One block at a random place (an index lookup): 'db file sequential read'.
+    Single,
+    /// Several adjacent blocks of a scan: 'db file scattered read'.
+    Multi,
+}
+
+impl ReadKind {
+    /// The wait event a database reports for it.
+    pub fn event(self) -> &'static str {
+        match self {
+            ReadKind::Single => "db file sequential read",
+            ReadKind::Multi => "db file scattered read",
+        }
+    }
+
+    /// Index used by recorders (0 single, 1 multi).
+    pub fn class(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind of a recorder class.
+    pub fn from_class(c: u8) -> ReadKind {
+        if c == 0 {
+            ReadKind::Single
+        } else {
+            ReadKind::Multi
+        }
+    }
+}
+
+/// The settings of a read run, echoed so a JSON result explains itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadSettings {
+    /// I/O engine.
+    pub engine: Option<EngineKind>,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Reader threads.
+    pub threads: u32,
+    /// I/Os in flight per thread.
+    pub iodepth: u32,
+    /// Database block size, bytes.
+    pub block_size: u64,
+    /// Blocks per multiblock read.
+    pub multiblock_count: u32,
+    /// Share of reads that are multiblock reads, percent.
+    pub multiblock_pct: u8,
+    /// Datafile size, bytes.
+    pub size: u64,
+    /// Access distribution of single-block reads (`uniform`, `zipf:S`, `hot:D/A`).
+    pub distribution: String,
+    /// Share of the file brought into the cache before the run, percent.
+    pub cached_pct: f64,
+    /// Measured time per configuration, seconds (all rounds together).
+    pub runtime_s: Option<f64>,
+    /// Operation limit per configuration and round.
+    pub ops_limit: Option<u64>,
+    /// Interleaved rounds.
+    pub rounds: u32,
+    /// Seed of the offsets.
+    pub seed: u64,
+    /// The datafile.
+    pub target: String,
+}
+
+/// Reads of one kind (and, in `by_size`, one size).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadGroup {
+    /// Read kind.
+    pub kind: Option<ReadKind>,
+    /// Bytes per read, when the group is one size.
+    pub io_bytes: Option<u64>,
+    /// Reads.
+    pub ops: u64,
+    /// Database blocks read.
+    pub blocks: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Latency of the reads.
+    pub lat: LatencySummary,
+    /// Tier attribution.
+    pub tiers: TierSplit,
+}
+
+/// The result of one `dbio read` configuration (e.g. `cold` or `warm`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReadResult {
     /// Name of the configuration.
     pub name: String,
+    /// What ran.
+    pub settings: ReadSettings,
+    /// The tier boundaries used.
+    pub thresholds: TierThresholds,
+    /// Measured time over all rounds, ns.
+    pub runtime_ns: u64,
+    /// Reads completed.
+    pub ops: u64,
+    /// Database blocks read.
+    pub blocks: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Reads per second.
+    pub iops: f64,
+    /// Latency of every read.
+    pub lat: LatencySummary,
+    /// Tier attribution of every read.
+    pub tiers: TierSplit,
+    /// One group per read kind.
+    pub by_kind: Vec<ReadGroup>,
+    /// One group per read kind and size.
+    pub by_size: Vec<ReadGroup>,
+    /// Page-cache residency after the cache was prepared, before the first
+    /// round's reads (mincore).
+    pub cached_before: Option<PageCacheResidency>,
+    /// Residency after the last round.
+    pub cached_after: Option<PageCacheResidency>,
+    /// Disk counters over the measured rounds (/proc/diskstats).
+    pub device: Option<DiskStatsDelta>,
+    /// CPU of the reader threads.
+    pub cpu: CpuUsage,
+    /// Plain-words remarks on this configuration.
+    pub notes: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_latency_equal_to_a_threshold_goes_to_the_slower_tier() {
+        let t = TierThresholds::default();
+        assert_eq!(t.classify(0), Tier::PageCache);
+        assert_eq!(t.classify(99_999), Tier::PageCache);
+        assert_eq!(t.classify(100_000), Tier::StorageCache);
+        assert_eq!(t.classify(999_999), Tier::StorageCache);
+        assert_eq!(t.classify(1_000_000), Tier::Device);
+        assert_eq!(t.classify(u64::MAX), Tier::Device);
+        let none = TierThresholds {
+            page_cache_max_ns: 5_000,
+            storage_cache_max_ns: u64::MAX,
+            source: "tmpfs".into(),
+        };
+        assert!(!none.has_device_tier());
+        assert_eq!(none.classify(4_999), Tier::PageCache);
+        assert_eq!(none.classify(5_000), Tier::StorageCache);
+        assert_eq!(none.classify(u64::MAX - 1), Tier::StorageCache);
+    }
+
+    #[test]
+    fn equal_thresholds_leave_no_storage_tier() {
+        let t = TierThresholds {
+            page_cache_max_ns: 1000,
+            storage_cache_max_ns: 1000,
+            source: "option".into(),
+        };
+        assert!(t.validate().is_ok());
+        assert_eq!(t.classify(999), Tier::PageCache);
+        assert_eq!(t.classify(1000), Tier::Device);
+        let bad = TierThresholds {
+            page_cache_max_ns: 2000,
+            ..t
+        };
+        assert!(bad.validate().unwrap_err().contains("above"));
+    }
+
+    #[test]
+    fn split_shares() {
+        let s = TierSplit::from_arrays([6, 3, 1], [600, 3_000, 6_000]);
+        assert_eq!(s.count(), 10);
+        assert!((s.share(Tier::PageCache) - 0.6).abs() < 1e-12);
+        assert!((s.time_share(Tier::Device) - 0.625).abs() < 1e-12);
+        assert_eq!(s.storage_cache.mean_ns(), 1_000.0);
+        let mut a = s;
+        a.add(&s);
+        assert_eq!(a.device.count, 2);
+    }
 }

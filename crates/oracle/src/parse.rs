@@ -7,6 +7,7 @@
 //! is settled and added to the analyzer's totals.
 
 use crate::aggregate::{add_wait, Analyzer, Point};
+use dbio_model::read::Tier;
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
@@ -366,13 +367,8 @@ impl<'a> FileParser<'a> {
         };
         let tier = class.io.then(|| {
             let ns = (ela.max(0) as u64).saturating_mul(1000);
-            if ns < self.an.opts.page_cache_max_ns {
-                0
-            } else if ns < self.an.opts.storage_cache_max_ns {
-                1
-            } else {
-                2
-            }
+            let o = &self.an.opts;
+            Tier::of(ns, o.page_cache_max_ns, o.storage_cache_max_ns).index()
         });
         self.an.events[ev as usize].record(ela, size, tier);
 

@@ -176,7 +176,7 @@ pub fn describe(j: &JobEcho) -> String {
     s
 }
 
-fn lat_cells(l: &LatencySummary) -> Vec<Cell> {
+pub(crate) fn lat_cells(l: &LatencySummary) -> Vec<Cell> {
     let mut v = vec![Cell::new(format_ns(l.mean_ns))];
     for p in [50.0, 90.0, 99.0, 99.9] {
         v.push(Cell::new(format_ns(l.percentile_ns(p).unwrap_or(0) as f64)));
@@ -185,7 +185,7 @@ fn lat_cells(l: &LatencySummary) -> Vec<Cell> {
     v
 }
 
-fn right_align(t: &mut Table) {
+pub(crate) fn right_align(t: &mut Table) {
     for i in 1..t.column_count() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
@@ -193,7 +193,7 @@ fn right_align(t: &mut Table) {
     }
 }
 
-fn new_table(header: &[&str]) -> Table {
+pub(crate) fn new_table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(header.iter().map(Cell::new));

@@ -1,1 +1,591 @@
 //! Datafile reads with cache tiers (`dbio read`, issue 4).
+//!
+//! A database reads its datafiles in two ways: one block at a random place
+//! ('db file sequential read') and several adjacent blocks of a scan ('db
+//! file scattered read'). Whether such a "physical" read touched a device
+//! is invisible to the database; seed 002 (Kyle Hailey, "Oracle physical
+//! I/O? not always physical") shows the same query averaging 9 ms on one
+//! database and 5 ms on another only because the OS had cached more of the
+//! second one, visible as a tri-modal latency histogram. This module runs
+//! such a read mix on a real file through dbio's engines and worker loop
+//! ([`dbio_engine::runner::run_workers`]) in explicit cache states, counts
+//! every read in a tier by its latency, and runs several cache states in
+//! interleaved rounds so that they can be compared side by side.
+//!
+//! Flow: [`ReadConfig`] + the [`CacheState`]s → for each round, for each
+//! state: [`cache::prepare`], then [`ReadRun::round`] → [`ReadRun::finish`]
+//! gives one [`ReadResult`] per state.
+
+pub mod cache;
+pub mod mix;
+
+use dbio_engine::recorder::{ClassRecorder, ClassStats};
+use dbio_engine::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
+use dbio_engine::rusage::Usage;
+use dbio_engine::target::Target;
+use dbio_engine::workload::{Access, BlockPicker};
+use dbio_engine::EngineError;
+use dbio_model::read::{ReadGroup, ReadKind, ReadResult, ReadSettings, TierSplit, TierThresholds};
+use dbio_model::units::{format_bytes, format_ns};
+use dbio_model::{DiskStatsDelta, Durability, EngineKind, LatencySummary, PageCacheResidency};
+use mix::ReadMix;
+
+/// Largest multiblock read: 8 MiB, the engine's largest I/O (Oracle's
+/// multiblock reads stop at 1 MiB on most platforms).
+pub const MAX_MULTIBLOCK_BYTES: u64 = 8 << 20;
+
+/// What to run (the same for every cache state).
+#[derive(Debug, Clone)]
+pub struct ReadConfig {
+    /// Engine (psync or io_uring; null for measuring dbio itself).
+    pub engine: EngineKind,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Reader threads.
+    pub threads: u32,
+    /// I/Os in flight per reader (io_uring only).
+    pub iodepth: u32,
+    /// Database block size, bytes.
+    pub block_size: u64,
+    /// Blocks per multiblock read.
+    pub multiblock_count: u32,
+    /// Share of multiblock reads, percent.
+    pub multiblock_pct: u8,
+    /// Datafile size, bytes.
+    pub size: u64,
+    /// Distribution of single-block reads.
+    pub access: Access,
+    /// Measured time per state over all rounds, seconds.
+    pub runtime_s: Option<f64>,
+    /// Reads per state and round.
+    pub ops_per_round: Option<u64>,
+    /// Interleaved rounds.
+    pub rounds: u32,
+    /// Seed of the offsets (round `r` uses `seed + r`).
+    pub seed: u64,
+    /// Tier boundaries.
+    pub thresholds: TierThresholds,
+}
+
+impl ReadConfig {
+    /// Checks the combination; one sentence naming the options on error.
+    pub fn validate(&self) -> Result<(), String> {
+        let bs = self.block_size;
+        if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
+            return Err(format!(
+                "--block-size must be a power of two between 512 B and 1 MiB, not {}",
+                format_bytes(bs)
+            ));
+        }
+        if self.multiblock_count == 0 {
+            return Err("--multiblock-count must be at least 1".into());
+        }
+        if bs * u64::from(self.multiblock_count) > MAX_MULTIBLOCK_BYTES {
+            return Err(format!(
+                "--multiblock-count {} × --block-size {} exceeds the largest read, {}",
+                self.multiblock_count,
+                format_bytes(bs),
+                format_bytes(MAX_MULTIBLOCK_BYTES)
+            ));
+        }
+        if self.multiblock_pct > 100 {
+            return Err("--multiblock-pct must be between 0 and 100".into());
+        }
+        if self.size / bs < u64::from(self.threads.max(1)) {
+            return Err(format!(
+                "--size {} holds fewer blocks than there are --threads ({})",
+                format_bytes(self.size),
+                self.threads
+            ));
+        }
+        if self.threads == 0 || self.threads > 1024 {
+            return Err("--threads must be between 1 and 1024".into());
+        }
+        if self.rounds == 0 {
+            return Err("--rounds must be at least 1".into());
+        }
+        if let Some(ops) = self.ops_per_round {
+            if ops < u64::from(self.threads) {
+                return Err(format!(
+                    "--ops {ops} is fewer than one read per thread ({} threads)",
+                    self.threads
+                ));
+            }
+        }
+        self.thresholds.validate()
+    }
+
+    /// Bytes of the largest read.
+    pub fn max_read(&self) -> u64 {
+        self.block_size * u64::from(self.multiblock_count)
+    }
+
+    /// Whole blocks in the file.
+    pub fn blocks(&self) -> u64 {
+        self.size / self.block_size
+    }
+}
+
+/// A cache state to measure in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CacheState {
+    /// Row label (`cold`, `warm`, `cached=30%`).
+    pub name: String,
+    /// Share of the file brought into the cache first, percent.
+    pub cached_pct: f64,
+}
+
+impl CacheState {
+    /// Parses `cold` (0 %), `warm` (100 %) or a percentage such as `30%`.
+    pub fn parse(s: &str) -> Result<CacheState, String> {
+        let t = s.trim();
+        let pct = match t {
+            "cold" => 0.0,
+            "warm" | "hot" => 100.0,
+            _ => {
+                let v: f64 = t.trim_end_matches('%').parse().map_err(|_| {
+                    format!(
+                        "'{s}' is not a cache state (use cold, warm or a percentage such as 30%)"
+                    )
+                })?;
+                if !(0.0..=100.0).contains(&v) {
+                    return Err(format!("'{s}': a cached share must be between 0% and 100%"));
+                }
+                v
+            }
+        };
+        let name = match t {
+            "cold" | "warm" => t.to_string(),
+            "hot" => "warm".into(),
+            _ => format!("cached={}%", pct),
+        };
+        Ok(CacheState {
+            name,
+            cached_pct: pct,
+        })
+    }
+}
+
+/// What one state has accumulated over its rounds.
+struct Acc {
+    state: CacheState,
+    rec: Option<ClassRecorder>,
+    runtime_ns: u64,
+    usage: Usage,
+    device: Option<DiskStatsDelta>,
+    cached_before: Option<PageCacheResidency>,
+    cached_after: Option<PageCacheResidency>,
+}
+
+/// A multi-state, multi-round read measurement in progress.
+pub struct ReadRun {
+    cfg: ReadConfig,
+    picker: BlockPicker,
+    accs: Vec<Acc>,
+}
+
+impl ReadRun {
+    /// Prepares the accumulators (and the access distribution, O(blocks)
+    /// for zipf) for `states`.
+    pub fn new(cfg: ReadConfig, states: &[CacheState]) -> Self {
+        let picker = BlockPicker::new(cfg.access, cfg.blocks());
+        let accs = states
+            .iter()
+            .map(|s| Acc {
+                state: s.clone(),
+                rec: None,
+                runtime_ns: 0,
+                usage: Usage::default(),
+                device: None,
+                cached_before: None,
+                cached_after: None,
+            })
+            .collect();
+        Self { cfg, picker, accs }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ReadConfig {
+        &self.cfg
+    }
+
+    /// The measured time of one state in one round: the run time split
+    /// evenly over the rounds.
+    pub fn round_runtime_s(&self) -> Option<f64> {
+        self.cfg
+            .runtime_s
+            .map(|r| r / f64::from(self.cfg.rounds.max(1)))
+    }
+
+    /// Puts the target into state `state`'s cache state and runs one round
+    /// of it. `target` is None only for the null engine.
+    pub fn round(
+        &mut self,
+        state: usize,
+        round: u32,
+        target: Option<&Target>,
+        control: &Control,
+        progress: &dyn Progress,
+    ) -> Result<(), EngineError> {
+        let cfg = &self.cfg;
+        if let Some(t) = target {
+            let page = 4096u64.max(cfg.block_size);
+            let bytes = cache::cached_bytes(cfg.size, self.accs[state].state.cached_pct, page);
+            cache::prepare(&t.path, cfg.size, bytes, cfg.direct, &control.stop)
+                .map_err(|e| EngineError::io("preparing the cache state", &t.path, e))?;
+        }
+        let p = RunParams {
+            engine: cfg.engine,
+            iodepth: cfg.iodepth,
+            threads: cfg.threads,
+            buf_len: cfg.max_read() as usize,
+            sync: Durability::None,
+            warmup_s: 0.0,
+            runtime_s: if cfg.ops_per_round.is_some() {
+                None
+            } else {
+                self.round_runtime_s()
+            },
+            ops_limit: cfg.ops_per_round,
+            rate_iops: None,
+            null_delay_ns: 0,
+            seed: cfg.seed,
+        };
+        let expected = [
+            (ReadKind::Single.class(), cfg.block_size as u32),
+            (ReadKind::Multi.class(), cfg.max_read() as u32),
+        ];
+        let seed = cfg.seed.wrapping_add(u64::from(round));
+        let picker = &self.picker;
+        let make = |i: u32| {
+            (
+                ReadMix::new(
+                    picker.clone(),
+                    cfg.block_size,
+                    cfg.multiblock_count,
+                    cfg.multiblock_pct,
+                    seed,
+                    i,
+                    cfg.threads,
+                ),
+                ClassRecorder::new(cfg.thresholds.clone(), &expected),
+            )
+        };
+        let out = run_workers(&p, target, control, progress, &make);
+        let acc = &mut self.accs[state];
+        for r in &out.recorders {
+            match &mut acc.rec {
+                Some(a) => a.merge(r),
+                None => acc.rec = Some(r.clone()),
+            }
+        }
+        acc.runtime_ns += out.runtime_ns;
+        acc.usage = acc.usage.plus(&out.usage);
+        acc.device = match (acc.device.take(), out.device) {
+            (Some(a), Some(b)) => Some(add_disk(a, &b)),
+            (a, b) => a.or(b),
+        };
+        if acc.cached_before.is_none() {
+            acc.cached_before = out.cached_before;
+        }
+        acc.cached_after = out.cached_after;
+        match out.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// One result per state (states that never ran are left out).
+    pub fn finish(self, target: &str) -> Vec<ReadResult> {
+        let cfg = self.cfg;
+        self.accs
+            .into_iter()
+            .filter_map(|a| {
+                let rec = a.rec?;
+                Some(build(
+                    &cfg,
+                    target,
+                    a.state,
+                    &rec,
+                    a.runtime_ns,
+                    a.usage,
+                    a.device,
+                    a.cached_before,
+                    a.cached_after,
+                ))
+            })
+            .collect()
+    }
+}
+
+fn add_disk(mut a: DiskStatsDelta, b: &DiskStatsDelta) -> DiskStatsDelta {
+    a.reads += b.reads;
+    a.read_merges += b.read_merges;
+    a.read_sectors += b.read_sectors;
+    a.read_ms += b.read_ms;
+    a.writes += b.writes;
+    a.write_merges += b.write_merges;
+    a.write_sectors += b.write_sectors;
+    a.write_ms += b.write_ms;
+    a.io_ms += b.io_ms;
+    a.queue_ms += b.queue_ms;
+    a.flushes = a.flushes.zip(b.flushes).map(|(x, y)| x + y);
+    a.flush_ms = a.flush_ms.zip(b.flush_ms).map(|(x, y)| x + y);
+    a
+}
+
+fn group(kind: ReadKind, io_bytes: Option<u64>, bs: u64, parts: &[&ClassStats]) -> ReadGroup {
+    let mut h = dbio_engine::recorder::new_histogram();
+    let (mut ops, mut bytes) = (0, 0);
+    let (mut count, mut ns) = ([0u64; 3], [0u64; 3]);
+    for g in parts {
+        h.add(&g.lat).expect("same bounds");
+        ops += g.ops;
+        bytes += g.bytes;
+        for i in 0..3 {
+            count[i] += g.tier_count[i];
+            ns[i] += g.tier_ns[i];
+        }
+    }
+    ReadGroup {
+        kind: Some(kind),
+        io_bytes,
+        ops,
+        blocks: bytes / bs,
+        bytes,
+        lat: LatencySummary::from_histogram(&h),
+        tiers: TierSplit::from_arrays(count, ns),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    cfg: &ReadConfig,
+    target: &str,
+    state: CacheState,
+    rec: &ClassRecorder,
+    runtime_ns: u64,
+    usage: Usage,
+    device: Option<DiskStatsDelta>,
+    cached_before: Option<PageCacheResidency>,
+    cached_after: Option<PageCacheResidency>,
+) -> ReadResult {
+    let bs = cfg.block_size;
+    let groups = rec.nonempty();
+    let by_size: Vec<ReadGroup> = groups
+        .iter()
+        .map(|g| {
+            group(
+                ReadKind::from_class(g.class),
+                Some(u64::from(g.len)),
+                bs,
+                &[g],
+            )
+        })
+        .collect();
+    let by_kind: Vec<ReadGroup> = [ReadKind::Single, ReadKind::Multi]
+        .into_iter()
+        .filter_map(|k| {
+            let parts: Vec<&ClassStats> = groups
+                .iter()
+                .copied()
+                .filter(|g| g.class == k.class())
+                .collect();
+            (!parts.is_empty()).then(|| group(k, None, bs, &parts))
+        })
+        .collect();
+    let all = group(ReadKind::Single, None, bs, &groups);
+    let mut notes = Vec::new();
+    if cfg.direct && state.cached_pct > 0.0 {
+        notes.push(format!(
+            "O_DIRECT bypasses the page cache: 'cached {}%' read that share once with O_DIRECT, which warms only a cache below the OS",
+            state.cached_pct
+        ));
+    }
+    if !cfg.direct && state.cached_pct < 100.0 && all.tiers.page_cache.count > 0 {
+        notes.push(
+            "buffered reads fill the page cache as they go, so a cold file warms up during the run (as seed 002's dev database did after a few runs)".into(),
+        );
+    }
+    ReadResult {
+        name: state.name,
+        settings: ReadSettings {
+            engine: Some(cfg.engine),
+            direct: cfg.direct,
+            threads: cfg.threads,
+            iodepth: cfg.iodepth,
+            block_size: bs,
+            multiblock_count: cfg.multiblock_count,
+            multiblock_pct: cfg.multiblock_pct,
+            size: cfg.size,
+            distribution: cfg.access.describe(),
+            cached_pct: state.cached_pct,
+            runtime_s: cfg.runtime_s,
+            ops_limit: cfg.ops_per_round,
+            rounds: cfg.rounds,
+            seed: cfg.seed,
+            target: target.to_string(),
+        },
+        thresholds: cfg.thresholds.clone(),
+        runtime_ns,
+        ops: all.ops,
+        blocks: all.blocks,
+        bytes: all.bytes,
+        iops: all.ops as f64 / (runtime_ns.max(1) as f64 / 1e9),
+        lat: all.lat,
+        tiers: all.tiers,
+        by_kind,
+        by_size,
+        cached_before,
+        cached_after,
+        device,
+        cpu: cpu_usage(&usage, all.ops, runtime_ns),
+        notes,
+    }
+}
+
+/// Plain-words comparison of the states (seed 002's finding when they are
+/// a cold and a warm file): the fastest state's mean against each other's,
+/// and the tier shares that explain the difference.
+pub fn compare(results: &[ReadResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in results {
+        if r.ops == 0 {
+            continue;
+        }
+        let t = &r.tiers;
+        out.push(format!(
+            "{}: mean {} over {} reads; {:.1} % page-cache hits, {:.1} % storage-cache hits, {:.1} % device reads (thresholds {} and {}, {})",
+            r.name,
+            format_ns(r.lat.mean_ns),
+            r.ops,
+            100.0 * t.share(dbio_model::read::Tier::PageCache),
+            100.0 * t.share(dbio_model::read::Tier::StorageCache),
+            100.0 * t.share(dbio_model::read::Tier::Device),
+            format_ns(r.thresholds.page_cache_max_ns as f64),
+            if r.thresholds.has_device_tier() {
+                format_ns(r.thresholds.storage_cache_max_ns as f64)
+            } else {
+                "none".into()
+            },
+            r.thresholds.source
+        ));
+    }
+    let ran: Vec<&ReadResult> = results.iter().filter(|r| r.ops > 0).collect();
+    if ran.len() >= 2 {
+        let fast = ran
+            .iter()
+            .min_by(|a, b| a.lat.mean_ns.total_cmp(&b.lat.mean_ns))
+            .expect("two results");
+        for r in &ran {
+            if std::ptr::eq(*r, *fast) || fast.lat.mean_ns <= 0.0 {
+                continue;
+            }
+            let pc = dbio_model::read::Tier::PageCache;
+            let (rs, fs) = (r.tiers.share(pc), fast.tiers.share(pc));
+            let mut line = format!(
+                "{} averages {:.1}x the latency of {} ({} vs {}) for the same reads; by latency {:.1} % of its reads were page-cache hits against {:.1} %",
+                r.name,
+                r.lat.mean_ns / fast.lat.mean_ns,
+                fast.name,
+                format_ns(r.lat.mean_ns),
+                format_ns(fast.lat.mean_ns),
+                100.0 * rs,
+                100.0 * fs,
+            );
+            if fs - rs < 0.1 && r.lat.mean_ns > 2.0 * fast.lat.mean_ns {
+                line.push_str(
+                    ": the thresholds do not separate the tiers on this storage (reads that missed the page cache are still faster than the page-cache boundary); measure them with dbio calibrate and pass --calibration",
+                );
+            } else {
+                line.push_str(", so its 'physical' reads were not all physical");
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_states_parse() {
+        assert_eq!(CacheState::parse("cold").unwrap().cached_pct, 0.0);
+        assert_eq!(CacheState::parse("warm").unwrap().cached_pct, 100.0);
+        let s = CacheState::parse("30%").unwrap();
+        assert_eq!((s.name.as_str(), s.cached_pct), ("cached=30%", 30.0));
+        assert!(CacheState::parse("130%").is_err());
+        assert!(CacheState::parse("lukewarm")
+            .unwrap_err()
+            .contains("cold, warm"));
+    }
+
+    fn cfg() -> ReadConfig {
+        ReadConfig {
+            engine: EngineKind::Null,
+            direct: false,
+            threads: 2,
+            iodepth: 1,
+            block_size: 8192,
+            multiblock_count: 16,
+            multiblock_pct: 50,
+            size: 8192 * 100,
+            access: Access::Uniform,
+            runtime_s: None,
+            ops_per_round: Some(1000),
+            rounds: 2,
+            seed: 1,
+            thresholds: TierThresholds::default(),
+        }
+    }
+
+    #[test]
+    fn validation_names_the_option() {
+        assert!(cfg().validate().is_ok());
+        let c = ReadConfig {
+            multiblock_count: 2048,
+            ..cfg()
+        };
+        assert!(c.validate().unwrap_err().contains("--multiblock-count"));
+        let c = ReadConfig {
+            block_size: 3000,
+            ..cfg()
+        };
+        assert!(c.validate().unwrap_err().contains("--block-size"));
+    }
+
+    #[test]
+    fn null_engine_rounds_count_every_read_and_block() {
+        // 100 blocks over 2 readers: slices of 50 blocks, scans of 16 cut
+        // to 2 at the slice end; the null engine makes every read a
+        // page-cache hit (well below 100 µs).
+        let c = cfg();
+        let states = [CacheState::parse("cold").unwrap()];
+        let mut run = ReadRun::new(c, &states);
+        let control = Control::default();
+        for r in 0..2 {
+            run.round(0, r, None, &control, &dbio_engine::runner::NoProgress)
+                .unwrap();
+        }
+        let res = run.finish("null");
+        let r = &res[0];
+        assert_eq!(r.ops, 2000);
+        let single = &r.by_kind[0];
+        let multi = &r.by_kind[1];
+        assert_eq!(single.ops + multi.ops, 2000);
+        assert_eq!(single.blocks, single.ops);
+        let sizes: u64 = r
+            .by_size
+            .iter()
+            .filter(|g| g.kind == Some(ReadKind::Multi))
+            .map(|g| g.blocks)
+            .sum();
+        assert_eq!(sizes, multi.blocks);
+        assert!(r.by_size.iter().any(|g| g.io_bytes == Some(2 * 8192)));
+        assert_eq!(r.blocks, single.blocks + multi.blocks);
+        assert_eq!(r.tiers.count(), 2000);
+        assert_eq!(r.lat.count, 2000);
+    }
+}

@@ -1,0 +1,402 @@
+//! One run of the model: spawn writers and foregrounds, run the load for a
+//! time or an operation count, request checkpoints at the interval, stop
+//! the load, take a shutdown checkpoint, and merge each thread's counters.
+//!
+//! The coordinator (the calling thread) never touches buffers; it sleeps
+//! on park_timeout between its deadlines. Every thread sets itself up (CPU
+//! placement, its engine) before a barrier, so the measured interval starts
+//! with all of them ready, and per-thread getrusage(RUSAGE_THREAD) readings
+//! bracket exactly the load.
+
+use super::config::DbwrConfig;
+use super::foreground::{Foreground, ForegroundCounters, LoadSpec};
+use super::instance::Instance;
+use super::writer::{Writer, WriterCounters};
+use super::DbwrError;
+use dbio_engine::clock::now_ns;
+use dbio_engine::engines::{Engine, NullEngine, PsyncEngine, UringEngine};
+use dbio_engine::rusage::{thread_usage, Usage};
+use dbio_engine::sysinfo::disk_counters;
+use dbio_engine::EngineError;
+use dbio_model::{DiskStatsDelta, EngineKind};
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+/// The datafile the model reads and writes.
+#[derive(Clone)]
+pub struct Datafile {
+    /// The open file (read-write).
+    pub file: Arc<File>,
+    /// Its path, for messages.
+    pub path: PathBuf,
+}
+
+/// Who asks the factory for an engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Foreground `n` (reads one block at a time).
+    Foreground(u32),
+    /// Writer `n` (writes batches).
+    Writer(u32),
+}
+
+/// Makes each thread's engine, inside that thread (io_uring rings are
+/// single-issuer). Tests pass their own to observe every I/O.
+pub type EngineFactory<'a> = dyn Fn(Role) -> Result<Box<dyn Engine>, EngineError> + Sync + 'a;
+
+/// The engines `cfg` asks for: foregrounds read with pread (or nothing with
+/// the null engine); writers use `cfg.engine`, io_uring with a ring as deep
+/// as the largest batch. Buffers are not registered with io_uring: writes
+/// go straight from the cache, whose buffers are too many to register.
+pub fn standard_engines(
+    cfg: &DbwrConfig,
+    datafile: Option<&Datafile>,
+) -> Result<Box<EngineFactory<'static>>, DbwrError> {
+    let kind = cfg.engine;
+    let delay = cfg.null_delay_ns;
+    let depth = cfg.batch_max;
+    let df = match (kind, datafile) {
+        (EngineKind::Null, _) => None,
+        (_, Some(d)) => Some(d.clone()),
+        (_, None) => {
+            return Err(DbwrError::Invalid(
+                "the psync and io_uring engines need a datafile".into(),
+            ))
+        }
+    };
+    Ok(Box::new(
+        move |role| -> Result<Box<dyn Engine>, EngineError> {
+            let Some(d) = &df else {
+                return Ok(Box::new(NullEngine::new(delay)));
+            };
+            match (role, kind) {
+                (Role::Writer(_), EngineKind::IoUring) => Ok(Box::new(UringEngine::new(
+                    d.file.clone(),
+                    &d.path,
+                    depth,
+                    &[],
+                    0,
+                )?)),
+                _ => Ok(Box::new(PsyncEngine::new(d.file.clone(), d.path.clone()))),
+            }
+        },
+    ))
+}
+
+/// What one foreground thread hands back.
+pub struct ForegroundReport {
+    /// Its counters.
+    pub stats: ForegroundCounters,
+    /// Its CPU over the load.
+    pub usage: Usage,
+}
+
+/// What one writer thread hands back.
+pub struct WriterReport {
+    /// Writer number.
+    pub index: u32,
+    /// Lists it owned.
+    pub lists: Vec<u32>,
+    /// CPUs it ran on (`all` when free).
+    pub cpus: String,
+    /// Its counters.
+    pub stats: WriterCounters,
+    /// Its CPU over the load.
+    pub usage: Usage,
+}
+
+/// Everything a run measured, before it becomes a result.
+pub struct RunData {
+    /// Wall time of the load, ns.
+    pub runtime_ns: u64,
+    /// Foregrounds, in order.
+    pub foregrounds: Vec<ForegroundReport>,
+    /// Writers, in order.
+    pub writers: Vec<WriterReport>,
+    /// Duration of each checkpoint completed during the load, ns.
+    pub checkpoints_ns: Vec<u64>,
+    /// Dirty buffers left after the shutdown checkpoint.
+    pub dirty_after_shutdown: u64,
+    /// Disk counters over the load.
+    pub device: Option<DiskStatsDelta>,
+}
+
+/// How a run ended.
+pub struct Outcome {
+    /// What it measured (partial when `error` is set or `stop` was raised).
+    pub data: RunData,
+    /// The first error of any thread.
+    pub error: Option<DbwrError>,
+}
+
+/// Runs the model on `inst` (made for this run with `cfg`'s geometry).
+/// `stop` (SIGINT/SIGTERM) ends the load early; `disk` names the disk whose
+/// /proc/diskstats counters to take.
+pub fn run_on(
+    inst: &Instance,
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    stop: &AtomicBool,
+    disk: Option<&str>,
+) -> Outcome {
+    let k = cfg.writers;
+    let f = cfg.foregrounds;
+    let barrier = Barrier::new((k + f + 1) as usize);
+    let first_error: std::sync::Mutex<Option<DbwrError>> = std::sync::Mutex::new(None);
+    let fail = |e: DbwrError| {
+        let mut g = first_error.lock().expect("error slot");
+        if g.is_none() {
+            *g = Some(e);
+        }
+        drop(g);
+        inst.abort.store(true, Ordering::Release);
+        inst.wake_writers();
+        if let Some(c) = inst.coordinator.get() {
+            c.unpark();
+        }
+    };
+    let active = AtomicU32::new(f);
+    let _ = inst.coordinator.set(std::thread::current());
+
+    std::thread::scope(|s| {
+        let writers: Vec<_> = (0..k)
+            .map(|w| {
+                let (barrier, fail) = (&barrier, &fail);
+                std::thread::Builder::new()
+                    .name(format!("dbw{w}"))
+                    .spawn_scoped(s, move || {
+                        writer_thread(inst, cfg, engines, w, barrier, fail)
+                    })
+                    .expect("spawning a writer thread")
+            })
+            .collect();
+        let _ = inst
+            .writer_threads
+            .set(writers.iter().map(|h| h.thread().clone()).collect());
+        let foregrounds: Vec<_> = (0..f)
+            .map(|i| {
+                let (barrier, fail, active) = (&barrier, &fail, &active);
+                std::thread::Builder::new()
+                    .name(format!("fg{i}"))
+                    .spawn_scoped(s, move || {
+                        foreground_thread(inst, cfg, engines, i, barrier, fail, active)
+                    })
+                    .expect("spawning a foreground thread")
+            })
+            .collect();
+
+        let disk_before = disk.and_then(disk_counters);
+        barrier.wait();
+        let t0 = now_ns();
+        let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
+        let t_end = now_ns();
+        inst.load_over.store(true, Ordering::Release);
+        let foregrounds: Vec<ForegroundReport> = foregrounds
+            .into_iter()
+            .map(|h| h.join().expect("a foreground thread panicked"))
+            .collect();
+        let device = match (disk_before, disk.and_then(disk_counters)) {
+            (Some(b), Some(a)) => Some(a.delta(&b)),
+            _ => None,
+        };
+        // Shutdown checkpoint: leaves the datafile holding every change.
+        if !inst.aborted() && checkpoint(inst, stop).is_none() && !inst.aborted() {
+            // Interrupted: stop the writers where they are.
+            inst.abort.store(true, Ordering::Release);
+        }
+        inst.shutdown.store(true, Ordering::Release);
+        inst.wake_writers();
+        let writers: Vec<WriterReport> = writers
+            .into_iter()
+            .map(|h| h.join().expect("a writer thread panicked"))
+            .collect();
+        let data = RunData {
+            runtime_ns: t_end - t0,
+            foregrounds,
+            writers,
+            checkpoints_ns,
+            dirty_after_shutdown: inst.cache.dirty_buffers(),
+            device,
+        };
+        Outcome {
+            data,
+            error: first_error.lock().expect("error slot").take(),
+        }
+    })
+}
+
+/// Runs the model with a fresh instance; returns the outcome and the
+/// instance (whose cache tests inspect).
+pub fn run(
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    stop: &AtomicBool,
+    disk: Option<&str>,
+    verify_reads: bool,
+) -> Result<(Outcome, Instance), DbwrError> {
+    cfg.validate()?;
+    let inst = Instance::new(
+        cfg.buffers,
+        cfg.lists,
+        cfg.blocks,
+        cfg.writers,
+        verify_reads,
+    );
+    let out = run_on(&inst, cfg, engines, stop, disk);
+    Ok((out, inst))
+}
+
+/// The coordinator's loop during the load: deadlines and checkpoints.
+fn coordinate(
+    inst: &Instance,
+    cfg: &DbwrConfig,
+    stop: &AtomicBool,
+    active: &AtomicU32,
+    t0: u64,
+) -> Vec<u64> {
+    const SLICE_NS: u64 = 50_000_000;
+    let end = cfg.runtime_ns.map(|r| t0 + r);
+    let mut next_ckpt = cfg.checkpoint_interval_ns.map(|i| t0 + i);
+    let mut done = Vec::new();
+    loop {
+        if stop.load(Ordering::Relaxed) || inst.aborted() || active.load(Ordering::Acquire) == 0 {
+            break;
+        }
+        let now = now_ns();
+        if end.is_some_and(|e| now >= e) {
+            break;
+        }
+        if let Some(c) = next_ckpt.filter(|&c| now >= c) {
+            match checkpoint(inst, stop) {
+                Some(ns) => done.push(ns),
+                None => break,
+            }
+            let i = cfg.checkpoint_interval_ns.unwrap_or(u64::MAX);
+            // A checkpoint longer than the interval starts the next one at once.
+            next_ckpt = Some((c + i).max(now_ns()));
+            continue;
+        }
+        let until = [end, next_ckpt, Some(now + SLICE_NS)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(now + SLICE_NS);
+        std::thread::park_timeout(Duration::from_nanos(until.saturating_sub(now)));
+    }
+    done
+}
+
+/// Requests a checkpoint and waits until every writer has done it; its
+/// duration, or None when stopped or aborted first.
+fn checkpoint(inst: &Instance, stop: &AtomicBool) -> Option<u64> {
+    let seq = inst.ckpt_requested.fetch_add(1, Ordering::AcqRel) + 1;
+    let t0 = now_ns();
+    inst.wake_writers();
+    loop {
+        if inst
+            .ckpt_done
+            .iter()
+            .all(|d| d.0.load(Ordering::Acquire) >= seq)
+        {
+            return Some(now_ns() - t0);
+        }
+        if inst.aborted() || stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        std::thread::park_timeout(Duration::from_millis(10));
+    }
+}
+
+fn writer_thread(
+    inst: &Instance,
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    w: u32,
+    barrier: &Barrier,
+    fail: &(dyn Fn(DbwrError) + Sync),
+) -> WriterReport {
+    let setup = cfg
+        .placement
+        .apply(w)
+        .and_then(|cpus| Ok((cpus, engines(Role::Writer(w))?)));
+    barrier.wait();
+    let (cpus, engine) = match setup {
+        Ok(x) => x,
+        Err(e) => {
+            fail(e);
+            return WriterReport {
+                index: w,
+                lists: inst.lists_of(w),
+                cpus: String::new(),
+                stats: WriterCounters::new(inst.cache.list_count(), cfg.batch_max),
+                usage: Usage::default(),
+            };
+        }
+    };
+    let u0 = thread_usage();
+    let mut writer = Writer::new(inst, w, engine, cfg.batch_max, cfg.scan_depth_pct);
+    if let Err(e) = writer.run() {
+        fail(e);
+    }
+    let usage = writer
+        .usage_at_load_end
+        .unwrap_or_else(thread_usage)
+        .since(&u0);
+    WriterReport {
+        index: w,
+        lists: writer.lists().to_vec(),
+        cpus,
+        stats: writer.stats.clone(),
+        usage,
+    }
+}
+
+fn foreground_thread(
+    inst: &Instance,
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    i: u32,
+    barrier: &Barrier,
+    fail: &(dyn Fn(DbwrError) + Sync),
+    active: &AtomicU32,
+) -> ForegroundReport {
+    let engine = engines(Role::Foreground(i));
+    barrier.wait();
+    let mut report = ForegroundReport {
+        stats: ForegroundCounters::default(),
+        usage: Usage::default(),
+    };
+    match engine {
+        Err(e) => fail(e.into()),
+        Ok(engine) => {
+            let ops = cfg.ops.map(|n| {
+                let f = u64::from(cfg.foregrounds);
+                n / f + u64::from(u64::from(i) < n % f)
+            });
+            let spec = LoadSpec {
+                ops,
+                interval_ns: cfg
+                    .rate
+                    .map(|r| (u64::from(cfg.foregrounds) * 1_000_000_000 / r).max(1)),
+                dirty_pct: cfg.dirty_pct,
+                seed: cfg.seed ^ (u64::from(i) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            };
+            let u0 = thread_usage();
+            let mut fg = Foreground::new(inst, engine, cfg.scan_depth_pct);
+            if let Err(e) = fg.run(&spec) {
+                fail(e);
+            }
+            report.usage = thread_usage().since(&u0);
+            report.stats = fg.stats.clone();
+        }
+    }
+    if active.fetch_sub(1, Ordering::AcqRel) == 1 {
+        if let Some(c) = inst.coordinator.get() {
+            c.unpark();
+        }
+    }
+    report
+}
