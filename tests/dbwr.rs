@@ -150,12 +150,18 @@ fn the_rate_limit_caps_throughput_and_checkpoints_run_at_their_interval() {
     let v = dbwr_json(d.path(), &args);
     let r = &v["dbwr"][0];
     let ops = r["foreground"]["ops"].as_u64().unwrap();
-    // 2000 ops/s for 0.5 s, plus the first touch of each foreground.
-    assert!(ops <= 1002, "{ops} ops at 2000/s over 0.5 s");
+    // 2000 ops/s over the measured time (0.5 s, longer when a loaded
+    // machine stops the run late), plus the first touch of each foreground.
+    let secs = r["runtime_ns"].as_f64().unwrap() / 1e9;
+    assert!(secs >= 0.5, "{secs} s");
+    let cap = (2000.0 * secs).ceil() as u64 + 2;
+    assert!(ops <= cap, "{ops} ops at 2000/s over {secs} s");
+    assert!(ops >= 500, "{ops} ops: the rate limit must not starve the load");
     let ck = r["checkpoints"]["count"].as_u64().unwrap();
+    let most = (secs / 0.1).floor() as u64;
     assert!(
-        (1..=5).contains(&ck),
-        "{ck} checkpoints at 100 ms over 500 ms"
+        (1..=most).contains(&ck),
+        "{ck} checkpoints at 100 ms over {secs} s"
     );
     assert_eq!(r["checkpoints"]["duration"]["count"].as_u64(), Some(ck));
     assert_eq!(r["config"]["checkpoint_interval_s"].as_f64(), Some(0.1));
