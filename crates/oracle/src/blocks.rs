@@ -17,7 +17,8 @@ use crate::aggregate::MAX_BLOCKS;
 use rustc_hash::FxHashMap;
 use std::hash::{BuildHasher, BuildHasherDefault};
 
-/// Number of partitions (a power of two).
+/// Number of partitions (a power of two). 16, 64 and 256 partitions ran
+/// equally fast on the 225 MB test file; 64 keeps the buffers at 384 KiB.
 const PARTS: usize = 64;
 /// Waits buffered per partition before a fold.
 const BUF: usize = 256;
@@ -52,7 +53,7 @@ impl Default for BlockCounter {
 fn part_of(k: &Key) -> usize {
     let h = BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(k);
     // The top bits: hashbrown indexes buckets with the low ones.
-    (h >> 58) as usize % PARTS
+    (h >> (64 - PARTS.trailing_zeros())) as usize
 }
 
 impl BlockCounter {

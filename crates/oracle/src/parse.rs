@@ -7,12 +7,12 @@
 //! is settled and added to the analyzer's totals.
 
 use crate::aggregate::{add_wait, Analyzer, Point};
-use dbio_model::read::Tier;
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
 use crate::session::{CallTimes, CursorState, Session, Settled};
 use crate::Units;
+use dbio_model::read::Tier;
 use dbio_model::trace::{SessionProfile, SlowWait, TraceFileInfo, TraceUnits};
 use std::collections::HashMap;
 use std::io::{self, Read};
