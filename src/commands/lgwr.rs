@@ -1,24 +1,519 @@
-//! `dbio lgwr` (in progress).
+//! `dbio lgwr`: a log writer with group commit on real storage, its
+//! `--compare` of configurations in interleaved rounds, and the commit
+//! section of `dbio check`.
+//!
+//! The model lives in `dbio_sim::lgwr`; this file turns options into
+//! configurations, checks all of them before the first file is made,
+//! prepares and reuses log groups, runs rounds A B A B ..., and draws the
+//! plain-words conclusions.
 
+use crate::cli::{parse_duration_arg, OutputArgs, PrepareArg};
+use crate::session::new_report;
+use anyhow::Context;
+use dbio_model::lgwr::LgwrResult;
+use dbio_model::units::{format_bytes, format_count_rate, format_ns, parse_size};
+use dbio_model::{PartialReason, Prepare, RunReport};
+use dbio_report::table::TableOptions;
+use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+fn parse_method(s: &str) -> Result<Method, String> {
+    Method::parse(s).ok_or_else(|| {
+        format!(
+            "unknown method '{s}' (use direct, buffered, {})",
+            Method::ALL.map(Method::name).join(", ")
+        )
+    })
+}
 
 /// Arguments of `dbio lgwr`.
 #[derive(Debug, clap::Args)]
-pub struct LgwrArgs {}
+pub struct LgwrArgs {
+    /// Directory for the log files (temporary files, removed after the run).
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Committing session threads.
+    #[arg(long, default_value_t = 10)]
+    pub sessions: u32,
+    /// Commits per session (instead of a run time).
+    #[arg(long)]
+    pub commits: Option<u64>,
+    /// Run time of each run (default 10 s unless --commits is given).
+    #[arg(long, value_parser = parse_duration_arg)]
+    pub runtime: Option<f64>,
+    /// Redo per commit: `skewed` (about 2.7 KB on average, as in seed 000),
+    /// a fixed size (`8k`), or a uniform range (`512-8k`).
+    #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
+    pub redo_size: RedoSize,
+    /// Think time between a session's commits (e.g. 1ms).
+    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    pub think_time: f64,
+    /// Log buffer size; sessions wait for room ('log buffer space').
+    #[arg(long, default_value = "16m", value_parser = parse_size)]
+    pub log_buffer: u64,
+    /// Largest log write (padding included).
+    #[arg(long, default_value = "1m", value_parser = parse_size)]
+    pub max_write: u64,
+    /// Redo block size: every write is padded to it (redo wastage).
+    #[arg(long, default_value = "512", value_parser = parse_size)]
+    pub block_size: u64,
+    /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
+    /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
+    /// (O_DIRECT write linked to fdatasync); `direct` and `buffered` are
+    /// seed 000's pair (both O_DSYNC).
+    #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
+    pub method: Method,
+    /// No I/O at all: measure the model itself.
+    #[arg(long)]
+    pub null: bool,
+    /// No I/O, every write and every sync takes this long (e.g. 1ms).
+    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    pub null_delay: Option<f64>,
+    /// Log files in the group (used round-robin, switching when full).
+    #[arg(long, default_value_t = 3)]
+    pub files: u32,
+    /// Size of each log file.
+    #[arg(long, default_value = "64m", value_parser = parse_size)]
+    pub file_size: u64,
+    /// Mirrored members per log file, written in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub members: u32,
+    /// How the log files are made before the run.
+    #[arg(long, value_enum, default_value = "prewrite")]
+    pub prepare: PrepareArg,
+    /// Log writes in flight (needs --method uring-fdatasync).
+    #[arg(long, default_value_t = 1)]
+    pub async_depth: u32,
+    /// PostgreSQL's commit_delay: the writer sleeps this long before
+    /// writing when enough other sessions are in a transaction.
+    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    pub commit_delay: f64,
+    /// PostgreSQL's commit_siblings.
+    #[arg(long, default_value_t = 5)]
+    pub commit_siblings: u32,
+    /// Pin the log writer to this CPU.
+    #[arg(long)]
+    pub writer_cpu: Option<u32>,
+    /// Keep the sessions on these CPUs (comma list, e.g. 1 or 0,1).
+    #[arg(long, value_delimiter = ',')]
+    pub session_cpus: Vec<u32>,
+    /// Nice value of the log writer thread (-20..19; negative needs root).
+    #[arg(long, allow_hyphen_values = true)]
+    pub writer_nice: Option<i32>,
+    /// Run the log writer SCHED_FIFO at this priority (1..99; needs root).
+    #[arg(long)]
+    pub writer_fifo: Option<u32>,
+    /// How long a waiting session watches for the writer's post before it
+    /// sleeps (default 0: sleep at once, Oracle's post/wait; a few µs
+    /// approximate adaptive polling).
+    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    pub post_spin: f64,
+    /// Read every committed record back after the run and compare it.
+    #[arg(long)]
+    pub verify: bool,
+    /// Configurations to run side by side, comma-separated; each is `+`-joined
+    /// overrides: a method name, `bs=4k`, `sessions=1`, `prepare=fallocate`,
+    /// `dir=/other/path`, `async=4`, `redo=8k`, `members=2`, `delay=100us`,
+    /// `spin=5us`.
+    /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
+    #[arg(long, value_delimiter = ',')]
+    pub compare: Vec<String>,
+    /// Interleaved rounds of the configurations (A B A B ...).
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Seed of the redo sizes and payloads.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+    /// Keep the log files after the run.
+    #[arg(long)]
+    pub keep: bool,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn base_config(a: &LgwrArgs) -> LgwrConfig {
+    let null_delay_ns = match (a.null, a.null_delay) {
+        (_, Some(d)) => Some((d * 1e9).round() as u64),
+        (true, None) => Some(0),
+        (false, None) => None,
+    };
+    LgwrConfig {
+        dir: a.dir.clone(),
+        sessions: a.sessions,
+        commits: a.commits,
+        runtime_s: if a.commits.is_some() {
+            None
+        } else {
+            Some(a.runtime.unwrap_or(10.0))
+        },
+        redo_size: a.redo_size,
+        think_time_ns: (a.think_time * 1e9).round() as u64,
+        log_buffer: a.log_buffer,
+        max_write: a.max_write,
+        block_size: a.block_size,
+        method: a.method,
+        null_delay_ns,
+        files: a.files,
+        file_size: a.file_size,
+        members: a.members,
+        prepare: a.prepare.into(),
+        async_depth: a.async_depth,
+        commit_delay_ns: (a.commit_delay * 1e9).round() as u64,
+        commit_siblings: a.commit_siblings,
+        writer_cpu: a.writer_cpu,
+        session_cpus: a.session_cpus.clone(),
+        writer_nice: a.writer_nice,
+        writer_fifo: a.writer_fifo,
+        post_spin_ns: (a.post_spin * 1e9).round() as u64,
+        verify: a.verify,
+        seed: a.seed,
+        keep: a.keep,
+    }
+}
+
+fn parse_prepare(v: &str) -> Result<Prepare, String> {
+    Ok(match v {
+        "prewrite" => Prepare::Prewrite,
+        "fallocate" => Prepare::Fallocate,
+        "sparse" => Prepare::Sparse,
+        "append" => Prepare::Append,
+        _ => {
+            return Err(format!(
+                "unknown preparation '{v}' (prewrite, fallocate, sparse, append)"
+            ))
+        }
+    })
+}
+
+/// Applies one `--compare` item (`direct+bs=4k`) to the base configuration.
+fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
+    let mut c = base.clone();
+    for tok in item.split('+').map(str::trim).filter(|t| !t.is_empty()) {
+        let Some((k, v)) = tok.split_once('=') else {
+            c.method = parse_method(tok).map_err(|e| format!("--compare item '{item}': {e}"))?;
+            continue;
+        };
+        let bad = |e: String| format!("--compare item '{item}': {e}");
+        let num = |v: &str| {
+            v.parse::<u32>()
+                .map_err(|_| bad(format!("'{v}' is not a number")))
+        };
+        match k {
+            "bs" | "block" | "block-size" => c.block_size = parse_size(v).map_err(bad)?,
+            "sessions" => c.sessions = num(v)?,
+            "members" => c.members = num(v)?,
+            "async" => c.async_depth = num(v)?,
+            "files" => c.files = num(v)?,
+            "method" => c.method = parse_method(v).map_err(bad)?,
+            "prepare" => c.prepare = parse_prepare(v).map_err(bad)?,
+            "dir" => c.dir = PathBuf::from(v),
+            "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,
+            "delay" => {
+                c.commit_delay_ns = (parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64
+            }
+            "siblings" => c.commit_siblings = num(v)?,
+            "spin" => c.post_spin_ns = (parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64,
+            "null-delay" => {
+                c.null_delay_ns = Some((parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64)
+            }
+            _ => return Err(bad(format!("unknown key '{k}'"))),
+        }
+    }
+    Ok(c)
+}
+
+/// Log groups kept between runs: a pre-written group is reused by every
+/// configuration of the same shape; fallocated or appended files are fresh
+/// for every run (their first writes are what they measure).
+#[derive(Default)]
+struct Groups(Vec<LogGroup>);
+
+impl Groups {
+    fn for_config(
+        &mut self,
+        cfg: &LgwrConfig,
+        stop: &AtomicBool,
+    ) -> anyhow::Result<Option<&mut LogGroup>> {
+        if !cfg.real_io() {
+            return Ok(None);
+        }
+        self.0.retain(|g| g.prepare == Prepare::Prewrite || !g.used);
+        let i = match self.0.iter().position(|g| g.fits(cfg)) {
+            Some(i) => i,
+            None => {
+                self.0
+                    .push(LogGroup::prepare(cfg, stop).context("preparing the log files")?);
+                self.0.len() - 1
+            }
+        };
+        Ok(Some(&mut self.0[i]))
+    }
+}
+
+/// Runs named configurations in `rounds` interleaved rounds. Stops early
+/// on a signal or an I/O error and marks the report partial.
+fn run_all(
+    configs: &[(String, LgwrConfig)],
+    rounds: u32,
+    stop: &Arc<AtomicBool>,
+    signal: &dyn Fn() -> Option<&'static str>,
+    report: &mut RunReport,
+) -> anyhow::Result<()> {
+    for (_, c) in configs {
+        model::check(c)?;
+    }
+    let mut groups = Groups::default();
+    let mut acc: Vec<Option<Measured>> = vec![None; configs.len()];
+    let mut done = vec![0u32; configs.len()];
+    'rounds: for _ in 0..rounds {
+        for (i, (_, cfg)) in configs.iter().enumerate() {
+            let group = match groups.for_config(cfg, stop) {
+                Ok(g) => g,
+                Err(e) => {
+                    if let Some(sig) = signal() {
+                        report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                        break 'rounds;
+                    }
+                    return Err(e);
+                }
+            };
+            let out = model::run(cfg, group, stop)?;
+            done[i] += 1;
+            match &mut acc[i] {
+                Some(m) => m.merge(&out.measured),
+                slot => *slot = Some(out.measured),
+            }
+            if let Some(sig) = signal() {
+                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                break 'rounds;
+            }
+            if let Some(e) = out.error {
+                report.partial = Some(PartialReason::IoError { message: e });
+                break 'rounds;
+            }
+        }
+    }
+    for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
+        if let Some(m) = m {
+            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
+        }
+    }
+    Ok(())
+}
+
+/// Plain-words reading of one configuration.
+fn conclude(x: &LgwrResult) -> Vec<String> {
+    let mut v = Vec::new();
+    if x.commits == 0 {
+        return v;
+    }
+    let lfs = x.log_file_sync.p50_ns() as f64;
+    let lfpw = x.writer.log_file_parallel_write.p50_ns() as f64;
+    v.push(format!(
+        "{}: {} session{} committed about {} times per second with a median 'log file sync' of {} against a median 'log file parallel write' of {} ({:.1}x); group commit put {:.1} commits in each write.",
+        x.name,
+        x.config.sessions,
+        if x.config.sessions == 1 { "" } else { "s" },
+        format_count_rate(x.tps),
+        format_ns(lfs),
+        format_ns(lfpw),
+        lfs / lfpw.max(1.0),
+        x.writer.commits_per_write
+    ));
+    let b = &x.breakdown;
+    let total = x.log_file_sync.mean_ns.max(1.0);
+    let parts = [
+        (
+            "waiting for the log writer to take the redo",
+            b.wait_for_writer.mean_ns,
+        ),
+        ("the log writer's I/O", b.writer_io.mean_ns),
+        ("the writer posting other sessions first", b.posting.mean_ns),
+        (
+            "getting the CPU back after the writer's post (scheduling, not the disk)",
+            b.wake_up.mean_ns,
+        ),
+    ];
+    let (what, most) = parts
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("four parts");
+    v.push(format!(
+        "{}: most of a commit's time ({:.0} %) is {what}.",
+        x.name,
+        100.0 * most / total
+    ));
+    if x.io.proc_read_bytes > 0 {
+        v.push(format!(
+            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (seed 000).",
+            x.name,
+            format_bytes(x.io.proc_read_bytes),
+            format_bytes(x.io.proc_read_bytes / x.commits)
+        ));
+    }
+    if let Some(vr) = &x.verify {
+        if vr.bad > 0 {
+            v.push(format!(
+                "{}: {} committed records were missing or damaged when read back: {}",
+                x.name,
+                vr.bad,
+                vr.first_bad.clone().unwrap_or_default()
+            ));
+        }
+    }
+    v
+}
 
 /// Runs `dbio lgwr`.
-pub fn run(_args: LgwrArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("dbio lgwr is not built yet")
+pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
+    let base = base_config(&a);
+    let configs: Vec<(String, LgwrConfig)> = if a.compare.is_empty() {
+        vec![("lgwr".to_string(), base.clone())]
+    } else {
+        a.compare
+            .iter()
+            .map(|item| apply(&base, item).map(|c| (item.clone(), c)))
+            .collect::<Result<_, _>>()
+            .map_err(anyhow::Error::msg)?
+    };
+    if a.rounds == 0 {
+        anyhow::bail!("--rounds must be at least 1");
+    }
+    for (_, c) in &configs {
+        model::check(c)?;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
+    let mut report = new_report("lgwr", &a.dir);
+    run_all(
+        &configs,
+        a.rounds,
+        &stop,
+        &|| signals.received(),
+        &mut report,
+    )?;
+    for x in &report.lgwr {
+        report.conclusions.extend(conclude(x));
+    }
+    if report.lgwr.len() > 1 {
+        let base = &report.lgwr[0];
+        for x in &report.lgwr[1..] {
+            report.conclusions.push(format!(
+                "{} commits {:.2}x as fast as {} ({} vs {} TPS).",
+                x.name,
+                x.tps / base.tps.max(1e-9),
+                base.name,
+                format_count_rate(x.tps),
+                format_count_rate(base.tps)
+            ));
+        }
+    }
+    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
+    Ok(crate::exit_code(&report))
+}
+
+/// Whether files in `dir` accept O_DIRECT.
+fn direct_ok(dir: &Path) -> bool {
+    let probe = LgwrConfig {
+        dir: dir.to_path_buf(),
+        ..LgwrConfig::default()
+    };
+    model::check(&probe).is_ok()
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT/SIGTERM.
+///
+/// Budget: at the default 3 s per test about 5 s of runs (0.8 s each for
+/// 1 and 10 sessions, 0.5 s for each other durability method at 10
+/// sessions), plus making two 32 MiB log files once.
 pub fn check_section(
-    _dir: &std::path::Path,
-    _runtime_s: f64,
-    _stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-    _report: &mut dbio_model::RunReport,
+    dir: &std::path::Path,
+    runtime_s: f64,
+    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+    report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
+    let scale = runtime_s / 3.0;
+    let main_method = if direct_ok(dir) {
+        Method::DirectDsync
+    } else {
+        Method::BufferedFdatasync
+    };
+    let base = LgwrConfig {
+        dir: dir.to_path_buf(),
+        files: 2,
+        file_size: 32 << 20,
+        method: main_method,
+        runtime_s: Some((0.8 * scale).max(0.1)),
+        ..LgwrConfig::default()
+    };
+    let mut configs = vec![
+        (
+            format!("1 session, {}", main_method.name()),
+            LgwrConfig {
+                sessions: 1,
+                ..base.clone()
+            },
+        ),
+        (format!("10 sessions, {}", main_method.name()), base.clone()),
+    ];
+    let uring_ok = dbio_engine::engines::probe_io_uring().is_ok();
+    for m in Method::ALL {
+        if m == main_method
+            || (m.direct() && main_method != Method::DirectDsync)
+            || (m.uring() && !uring_ok)
+        {
+            continue;
+        }
+        configs.push((
+            format!("10 sessions, {}", m.name()),
+            LgwrConfig {
+                method: m,
+                runtime_s: Some((0.5 * scale).max(0.1)),
+                ..base.clone()
+            },
+        ));
+    }
+    let start = report.lgwr.len();
+    let flag = stop.clone();
+    let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
+    if let Err(e) = run_all(&configs, 1, stop, &signal, report) {
+        report
+            .warnings
+            .push(format!("the commit section could not run: {e:#}"));
+        return Ok(());
+    }
+    let xs = &report.lgwr[start..];
+    let (Some(one), Some(ten)) = (xs.first(), xs.get(1)) else {
+        return Ok(());
+    };
+    let mut lines = vec![format!(
+        "Commit path: one session commits about {} times per second here (median 'log file sync' {}); at 10 sessions this storage commits about {} times per second with a median 'log file sync' of {}; group commit puts {:.1} commits in each write.",
+        format_count_rate(one.tps),
+        format_ns(one.log_file_sync.p50_ns() as f64),
+        format_count_rate(ten.tps),
+        format_ns(ten.log_file_sync.p50_ns() as f64),
+        ten.writer.commits_per_write
+    )];
+    let methods: Vec<&LgwrResult> = xs[1..].iter().collect();
+    if let (Some(best), Some(worst)) = (
+        methods.iter().max_by(|a, b| a.tps.total_cmp(&b.tps)),
+        methods.iter().min_by(|a, b| a.tps.total_cmp(&b.tps)),
+    ) {
+        lines.push(format!(
+            "The fastest durability method for the log writer here is {} ({} commits/s at 10 sessions); the slowest is {} ({} commits/s).",
+            best.config.method,
+            format_count_rate(best.tps),
+            worst.config.method,
+            format_count_rate(worst.tps)
+        ));
+    }
+    report.conclusions.extend(lines);
     Ok(())
 }

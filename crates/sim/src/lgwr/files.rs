@@ -1,0 +1,167 @@
+//! The log files: a group of K files of fixed size, each with M mirrored
+//! members, prepared the way a database keeps them (pre-written like a
+//! recycled online log, fallocated like a fresh one, or grown by appending
+//! like a new WAL segment), then opened with the flags of the durability
+//! method.
+//!
+//! Files are made through the engine's [`Target`] (temporary files marked
+//! as dbio's, free space checked, removed when the group drops), one per
+//! file and member. [`preflight`] finds every problem it can before the
+//! first byte is written: the directory, O_DIRECT support and alignment
+//! (statx on an empty probe file), and the free space of the whole group.
+
+use super::config::LgwrConfig;
+use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::{sysinfo, EngineError};
+use dbio_model::units::format_bytes;
+use dbio_model::{Durability, Prepare};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// A prepared group of log files: `targets[file][member]`.
+pub struct LogGroup {
+    targets: Vec<Vec<Target>>,
+    /// The preparation the files had when made.
+    pub prepare: Prepare,
+    /// Whether a run has written the files since they were made (a
+    /// fallocated or appended group is then no longer fresh).
+    pub used: bool,
+}
+
+/// Checks the directory and the storage for `cfg` without writing data.
+pub fn preflight(cfg: &LgwrConfig) -> Result<(), String> {
+    let dir = &cfg.dir;
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    if cfg.method.direct() {
+        let probe = dir.join(format!(".dbio-lgwr-probe-{}", std::process::id()));
+        let made = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .map_err(|e| format!("cannot create a log file in {}: {e}", dir.display()));
+        let verdict = made.and_then(|_| {
+            let opened = OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECT)
+                .open(&probe);
+            if opened.is_err() {
+                let fs = sysinfo::mount_of(dir)
+                    .map(|m| m.fs_type)
+                    .unwrap_or_default();
+                return Err(format!(
+                    "{} ({}) does not support O_DIRECT; use a buffered --method",
+                    dir.display(),
+                    if fs.is_empty() { "this filesystem" } else { &fs }
+                ));
+            }
+            match sysinfo::dio_alignment(&probe) {
+                Some(a) if u64::from(a.offset_align) > cfg.block_size => Err(format!(
+                    "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --block-size {} or a buffered method",
+                    cfg.block_size,
+                    dir.display(),
+                    a.offset_align,
+                    a.offset_align
+                )),
+                _ => Ok(()),
+            }
+        });
+        let _ = std::fs::remove_file(&probe);
+        verdict?;
+    }
+    let need = cfg.file_size * u64::from(cfg.files) * u64::from(cfg.members);
+    if let Ok(st) = rustix::fs::statvfs(dir.as_path()) {
+        let free = st.f_bavail * st.f_frsize;
+        if st.f_blocks > 0 && need > free {
+            return Err(format!(
+                "the log files need {} but only {} is free in {}; use a smaller --file-size or fewer --files",
+                format_bytes(need),
+                format_bytes(free),
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl LogGroup {
+    /// Creates and lays out every file and member.
+    pub fn prepare(cfg: &LgwrConfig, stop: &AtomicBool) -> Result<LogGroup, EngineError> {
+        let spec = TargetSpec {
+            path: cfg.dir.clone(),
+            size: cfg.file_size,
+            prepare: cfg.prepare,
+            direct: false,
+            bs: cfg.block_size,
+            sync: Durability::None,
+            writes: true,
+            overwrite: false,
+            allow_block_device: false,
+            keep: cfg.keep,
+        };
+        let mut targets = Vec::with_capacity(cfg.files as usize);
+        for _ in 0..cfg.files {
+            let mut members = Vec::with_capacity(cfg.members as usize);
+            for _ in 0..cfg.members {
+                members.push(Target::prepare(&spec, stop)?);
+            }
+            targets.push(members);
+        }
+        Ok(LogGroup {
+            targets,
+            prepare: cfg.prepare,
+            used: false,
+        })
+    }
+
+    /// Whether this group can serve `cfg` as it is (same shape, and still
+    /// in the state its preparation promises: pre-written files stay so).
+    pub fn fits(&self, cfg: &LgwrConfig) -> bool {
+        self.targets.len() == cfg.files as usize
+            && self.targets[0].len() == cfg.members as usize
+            && self.targets[0][0].size == cfg.file_size
+            && self.prepare == cfg.prepare
+            && self.targets[0][0].path.parent() == Some(cfg.dir.as_path())
+            && (!self.used || cfg.prepare == Prepare::Prewrite)
+    }
+
+    /// Paths, `[file][member]`.
+    pub fn paths(&self) -> Vec<Vec<PathBuf>> {
+        self.targets
+            .iter()
+            .map(|m| m.iter().map(|t| t.path.clone()).collect())
+            .collect()
+    }
+
+    /// Opens every file with the method's flags, `[file][member]`.
+    pub fn open(&self, cfg: &LgwrConfig) -> Result<Vec<Vec<Arc<File>>>, EngineError> {
+        let mut flags = 0;
+        if cfg.method.direct() {
+            flags |= libc::O_DIRECT;
+        }
+        if cfg.method.dsync() {
+            flags |= libc::O_DSYNC;
+        }
+        self.targets
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .map(|t| open_log(&t.path, flags).map(Arc::new))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn open_log(p: &Path, flags: i32) -> Result<File, EngineError> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(flags)
+        .open(p)
+        .map_err(|e| EngineError::io("opening the log file", p, e))
+}

@@ -1,0 +1,251 @@
+//! How one log write reaches every member of the current log file.
+//!
+//! Three shapes, all on the foundation's engines:
+//! * null: no I/O; an injected service time per write and per sync
+//!   (`NullEngine`); members cost nothing extra (they would run in parallel);
+//! * psync: pwrite (+ fdatasync/fsync) on member 0 by the writer itself and
+//!   on each further member by a helper thread at the same time (Oracle
+//!   issues the member writes of one 'log file parallel write' together;
+//!   the write completes when the slowest member has);
+//! * io_uring: one ring per member file, a write linked to an fdatasync per
+//!   member, several writes in flight; completions come back by tag.
+
+use super::config::LgwrConfig;
+use dbio_engine::engines::{
+    Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
+};
+use dbio_engine::EngineError;
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+/// One write to issue.
+#[derive(Debug, Clone, Copy)]
+pub struct Issue {
+    /// The writer's buffer slot.
+    pub tag: u32,
+    /// Log file index.
+    pub file: u32,
+    /// Offset in the file.
+    pub offset: u64,
+    /// Padded length.
+    pub len: u32,
+    /// The buffer (valid until the write completes).
+    pub buf: *mut u8,
+}
+
+// SAFETY: the buffer pointer is handed to a helper thread that uses it only
+// until it reports completion, while the writer keeps the buffer alive.
+unsafe impl Send for Issue {}
+
+#[derive(Default)]
+struct HelperState {
+    job: Option<Issue>,
+    result: Option<Result<u64, EngineError>>,
+    quit: bool,
+}
+
+type HelperShared = Arc<(Mutex<HelperState>, Condvar)>;
+
+fn lock(m: &Mutex<HelperState>) -> MutexGuard<'_, HelperState> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A thread that writes one further member of every log file.
+pub struct Helper {
+    state: HelperShared,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Helper {
+    fn spawn(mut engines: Vec<PsyncEngine>, sync: SyncOp) -> Helper {
+        let state: HelperShared = Arc::default();
+        let st = state.clone();
+        let handle = std::thread::Builder::new()
+            .name("lgwr-member".into())
+            .spawn(move || {
+                let (m, cv) = &*st;
+                loop {
+                    let mut g = lock(m);
+                    while g.job.is_none() && !g.quit {
+                        g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+                    }
+                    let Some(w) = g.job.take() else {
+                        return;
+                    };
+                    drop(g);
+                    let req = IoRequest {
+                        tag: w.tag,
+                        dir: Dir::Write,
+                        offset: w.offset,
+                        len: w.len,
+                        buf: w.buf,
+                        sync,
+                    };
+                    let r = engines[w.file as usize].queue(&req).map(done_ns);
+                    lock(m).result = Some(r);
+                    cv.notify_all();
+                }
+            })
+            .expect("spawning a member writer thread");
+        Helper {
+            state,
+            handle: Some(handle),
+        }
+    }
+
+    fn start(&self, w: Issue) {
+        let (m, cv) = &*self.state;
+        lock(m).job = Some(w);
+        cv.notify_all();
+    }
+
+    fn finish(&self) -> Result<u64, EngineError> {
+        let (m, cv) = &*self.state;
+        let mut g = lock(m);
+        loop {
+            if let Some(r) = g.result.take() {
+                return r;
+            }
+            g = cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        let (m, cv) = &*self.state;
+        lock(m).quit = true;
+        cv.notify_all();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn done_ns(q: Queued) -> u64 {
+    match q {
+        Queued::Done(c) => c.sync_done_ns,
+        Queued::InFlight => unreachable!("synchronous engines complete in queue"),
+    }
+}
+
+/// The writer's I/O path.
+pub enum LogIo {
+    /// No I/O, injected service time.
+    Null(NullEngine),
+    /// pwrite; member 0 by the writer, the others by helpers.
+    Psync {
+        /// Member 0 of each file.
+        first: Vec<PsyncEngine>,
+        /// One helper per further member.
+        helpers: Vec<Helper>,
+    },
+    /// io_uring: `rings[file][member]`.
+    Uring(Vec<Vec<UringEngine>>),
+}
+
+impl LogIo {
+    /// Builds the I/O path in the writer thread (io_uring rings are
+    /// single-issuer). `bufs` are the writer's buffers, one per tag.
+    pub fn new(
+        cfg: &LgwrConfig,
+        files: &[Vec<Arc<File>>],
+        paths: &[Vec<PathBuf>],
+        bufs: &[*mut u8],
+        buf_len: usize,
+    ) -> Result<LogIo, EngineError> {
+        if let Some(d) = cfg.null_delay_ns {
+            return Ok(LogIo::Null(NullEngine::new(d)));
+        }
+        if cfg.method.uring() {
+            let mut rings = Vec::with_capacity(files.len());
+            for (f, p) in files.iter().zip(paths) {
+                let mut members = Vec::with_capacity(f.len());
+                for (file, path) in f.iter().zip(p) {
+                    members.push(UringEngine::new(
+                        file.clone(),
+                        path,
+                        cfg.async_depth,
+                        bufs,
+                        buf_len,
+                    )?);
+                }
+                rings.push(members);
+            }
+            return Ok(LogIo::Uring(rings));
+        }
+        let engine =
+            |f: usize, m: usize| PsyncEngine::new(files[f][m].clone(), paths[f][m].clone());
+        let first = (0..files.len()).map(|f| engine(f, 0)).collect();
+        let helpers = (1..cfg.members as usize)
+            .map(|m| {
+                Helper::spawn(
+                    (0..files.len()).map(|f| engine(f, m)).collect(),
+                    cfg.method.sync_op(),
+                )
+            })
+            .collect();
+        Ok(LogIo::Psync { first, helpers })
+    }
+
+    /// Issues a write to every member; `Some(done_ns)` when it already
+    /// completed everywhere, `None` when completions must be reaped.
+    pub fn issue(&mut self, w: &Issue, sync: SyncOp) -> Result<Option<u64>, EngineError> {
+        let req = IoRequest {
+            tag: w.tag,
+            dir: Dir::Write,
+            offset: w.offset,
+            len: w.len,
+            buf: w.buf,
+            sync,
+        };
+        match self {
+            LogIo::Null(e) => Ok(Some(done_ns(e.queue(&req)?))),
+            LogIo::Psync { first, helpers } => {
+                for h in helpers.iter() {
+                    h.start(*w);
+                }
+                let mine = first[w.file as usize].queue(&req).map(done_ns);
+                let mut latest = 0;
+                let mut err = None;
+                for h in helpers.iter() {
+                    match h.finish() {
+                        Ok(t) => latest = latest.max(t),
+                        Err(e) => err = err.or(Some(e)),
+                    }
+                }
+                let mine = mine?;
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(Some(latest.max(mine))),
+                }
+            }
+            LogIo::Uring(rings) => {
+                for r in rings[w.file as usize].iter_mut() {
+                    r.queue(&req)?;
+                }
+                for r in rings[w.file as usize].iter_mut() {
+                    r.commit()?;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Waits for at least one completion on `member` of `file` (io_uring
+    /// only; the synchronous paths have none outstanding).
+    pub fn reap(
+        &mut self,
+        file: u32,
+        member: u32,
+        out: &mut Vec<Completion>,
+    ) -> Result<(), EngineError> {
+        out.clear();
+        match self {
+            LogIo::Uring(rings) => rings[file as usize][member as usize].reap(1, out),
+            _ => Ok(()),
+        }
+    }
+}

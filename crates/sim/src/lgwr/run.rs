@@ -1,0 +1,197 @@
+//! One run end to end: check, open the log files with the method's flags,
+//! start the writer and the sessions behind a barrier, collect, read the
+//! disk and process counters around the run, and read every record back
+//! when asked.
+
+use super::config::LgwrConfig;
+use super::files::{preflight, LogGroup};
+use super::session::{session_main, Shared};
+use super::stats::{Measured, SessionRec};
+use super::verify::verify;
+use super::writer::writer_main;
+use dbio_engine::clock::now_ns;
+use dbio_engine::{sysinfo, EngineError};
+use dbio_model::lgwr::LgwrEcho;
+use dbio_model::units::format_bytes;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Barrier, Mutex};
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LgwrError {
+    /// A configuration that cannot work, found before any I/O.
+    #[error("{0}")]
+    Invalid(String),
+    /// Preparing or opening the log files failed.
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// What a run measured, and the error that stopped it early, if one did.
+pub struct Outcome {
+    /// The measurements (partial when `error` is set).
+    pub measured: Measured,
+    /// The writer's setup or I/O error, as one sentence.
+    pub error: Option<String>,
+}
+
+/// Checks `cfg` and, for real I/O, the directory and storage. Writes no data.
+pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
+    cfg.validate().map_err(LgwrError::Invalid)?;
+    if cfg.real_io() {
+        preflight(cfg).map_err(LgwrError::Invalid)?;
+    }
+    Ok(())
+}
+
+/// The configuration as the result echoes it.
+pub fn echo(cfg: &LgwrConfig, rounds: u32) -> LgwrEcho {
+    let engine = match (cfg.null_delay_ns, cfg.method.uring()) {
+        (Some(_), _) => "null",
+        (None, true) => "io_uring",
+        (None, false) => "psync",
+    };
+    LgwrEcho {
+        sessions: cfg.sessions,
+        commits_per_session: cfg.commits,
+        runtime_s: if cfg.commits.is_none() {
+            cfg.runtime_s
+        } else {
+            None
+        },
+        redo_size: cfg.redo_size.describe(),
+        think_time_ns: cfg.think_time_ns,
+        log_buffer_bytes: cfg.log_buffer,
+        max_write_bytes: cfg.max_write,
+        block_size: cfg.block_size,
+        method: cfg.method.name().into(),
+        engine: engine.into(),
+        null_delay_ns: cfg.null_delay_ns.unwrap_or(0),
+        files: cfg.files,
+        file_size: cfg.file_size,
+        members: cfg.members,
+        prepare: format!("{:?}", cfg.prepare).to_lowercase(),
+        async_depth: cfg.async_depth,
+        commit_delay_ns: cfg.commit_delay_ns,
+        commit_siblings: cfg.commit_siblings,
+        writer_cpu: cfg.writer_cpu,
+        session_cpus: cfg.session_cpus.clone(),
+        writer_nice: cfg.writer_nice,
+        writer_fifo: cfg.writer_fifo,
+        post_spin_ns: cfg.post_spin_ns,
+        target: if cfg.real_io() {
+            cfg.dir.display().to_string()
+        } else {
+            "(null engine: no files)".into()
+        },
+        rounds,
+    }
+}
+
+/// /proc/self/io `read_bytes` and `write_bytes` (0 when unreadable).
+fn proc_io() -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    (field("read_bytes:"), field("write_bytes:"))
+}
+
+/// Runs `cfg` once. `group` holds the log files (None for the null
+/// engine); `stop` ends the run early (signals).
+pub fn run(
+    cfg: &LgwrConfig,
+    group: Option<&mut LogGroup>,
+    stop: &AtomicBool,
+) -> Result<Outcome, LgwrError> {
+    check(cfg)?;
+    let (files, paths) = match (cfg.real_io(), group) {
+        (false, _) => (Vec::new(), Vec::new()),
+        (true, Some(g)) => {
+            if !g.fits(cfg) {
+                return Err(LgwrError::Invalid(format!(
+                    "the prepared log group does not match {} files of {} with {} members",
+                    cfg.files,
+                    format_bytes(cfg.file_size),
+                    cfg.members
+                )));
+            }
+            g.used = true;
+            (g.open(cfg)?, g.paths())
+        }
+        (true, None) => {
+            return Err(LgwrError::Invalid(
+                "a run on real storage needs its log files prepared first".into(),
+            ))
+        }
+    };
+    let disk = if cfg.real_io() {
+        sysinfo::disk_of(&cfg.dir)
+            .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
+    } else {
+        None
+    };
+    let disk_before = disk.as_deref().and_then(sysinfo::disk_counters);
+    let io_before = proc_io();
+
+    let shared = Shared::new(cfg);
+    let barrier = Barrier::new(cfg.sessions as usize + 2);
+    let error = Mutex::new(None);
+    let (recs, wrec, runtime_ns) = std::thread::scope(|s| {
+        let writer = std::thread::Builder::new()
+            .name("lgwr".into())
+            .spawn_scoped(s, || {
+                writer_main(cfg, &shared, &files, &paths, &barrier, &error)
+            })
+            .expect("spawning the log writer");
+        let sessions: Vec<_> = (0..cfg.sessions)
+            .map(|i| {
+                let (shared, barrier) = (&shared, &barrier);
+                std::thread::Builder::new()
+                    .name(format!("lgwr-session-{}", i + 1))
+                    .spawn_scoped(s, move || session_main(i, cfg, shared, barrier, stop))
+                    .expect("spawning a session")
+            })
+            .collect();
+        barrier.wait();
+        let t0 = now_ns();
+        let recs: Vec<SessionRec> = sessions
+            .into_iter()
+            .map(|h| h.join().expect("a session thread panicked"))
+            .collect();
+        let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
+        shared.logbuf.close();
+        if let Some(w) = shared.writer.get() {
+            w.unpark();
+        }
+        let wrec = writer.join().expect("the log writer panicked");
+        (recs, wrec, t_end.saturating_sub(t0))
+    });
+
+    let io_after = proc_io();
+    let disk_delta = match (
+        disk.as_deref().and_then(sysinfo::disk_counters),
+        disk_before,
+    ) {
+        (Some(a), Some(b)) => Some(a.delta(&b)),
+        _ => None,
+    };
+    let verified = (cfg.verify && cfg.real_io())
+        .then(|| verify(&recs, &paths, &wrec.uses, cfg.seed, cfg.redo_size.max()));
+    let commits: u64 = recs.iter().map(|r| r.commits).sum();
+    let measured = Measured {
+        runtime_ns,
+        round_tps: vec![commits as f64 / (runtime_ns.max(1) as f64 / 1e9)],
+        sessions: recs,
+        writer: wrec,
+        proc_read_bytes: io_after.0.saturating_sub(io_before.0),
+        proc_write_bytes: io_after.1.saturating_sub(io_before.1),
+        disk: disk_delta,
+        verify: verified,
+    };
+    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(Outcome { measured, error })
+}

@@ -1,0 +1,189 @@
+//! The committing sessions and the post/wait handshake with the writer.
+//!
+//! Each session owns a cache-line-aligned [`Slot`]. The writer fills in the
+//! timestamps of the write that covered the session's commit, then
+//! publishes the commit's sequence number with a release store and unparks
+//! the session (std's park/unpark: an atomic and, only when the session
+//! really sleeps, one futex wake, the cheapest post Linux has). The session
+//! reads the timestamps after its acquire load, so every commit yields the
+//! telescoping timestamps t_commit ≤ t_pickup ≤ t_io_done ≤ t_wake ≤
+//! t_resumed without a lock and without allocating.
+
+use super::config::{LgwrConfig, HEADER_BYTES};
+use super::logbuf::{LogBuffer, Pending};
+use super::record;
+use super::stats::{Pos, SessionRec};
+use dbio_engine::clock::now_ns;
+use dbio_engine::rusage::thread_usage;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::thread::Thread;
+
+/// Set in [`Slot::done`] when the commit's write failed.
+pub const FAILED: u64 = 1 << 63;
+
+/// A session's mailbox, written by the writer.
+#[repr(align(128))]
+#[derive(Default)]
+pub struct Slot {
+    /// Sequence number of the session's latest posted commit (| [`FAILED`]).
+    pub done: AtomicU64,
+    /// When the writer took the commit's redo.
+    pub t_pickup: AtomicU64,
+    /// When the write (and its sync) completed on every member.
+    pub t_io_done: AtomicU64,
+    /// When the writer posted this session.
+    pub t_wake: AtomicU64,
+    /// Log file index << 32 | the file's use count (generation).
+    pub file_gen: AtomicU64,
+    /// Offset of the record in the log file.
+    pub offset: AtomicU64,
+    /// The session's thread, for unpark.
+    pub thread: OnceLock<Thread>,
+}
+
+/// What sessions and the writer share.
+pub struct Shared {
+    /// The log buffer.
+    pub logbuf: LogBuffer,
+    /// One slot per session.
+    pub slots: Vec<Slot>,
+    /// Sessions in a transaction (not thinking, not finished): PostgreSQL's
+    /// MinimumActiveBackends for commit_siblings.
+    pub active: AtomicU32,
+    /// The writer's thread.
+    pub writer: OnceLock<Thread>,
+    /// The writer failed (setup or I/O): sessions stop.
+    pub failed: AtomicBool,
+}
+
+impl Shared {
+    /// Shared state for `cfg`.
+    pub fn new(cfg: &LgwrConfig) -> Self {
+        Self {
+            logbuf: LogBuffer::new(cfg.log_buffer, cfg.sessions),
+            slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
+            active: AtomicU32::new(cfg.sessions),
+            writer: OnceLock::new(),
+            failed: AtomicBool::new(false),
+        }
+    }
+}
+
+/// Waits until the writer posted commit `seq`; returns the slot's word.
+/// The session first watches its slot for `spin_ns` (`--post-spin`): a post
+/// that arrives this soon costs neither a futex wait nor a wake-up (Oracle's
+/// adaptive 'log file sync' polls in the same spirit); then it sleeps.
+#[inline]
+fn wait_for_post(slot: &Slot, seq: u64, spin_ns: u64) -> u64 {
+    let posted = |d: u64| d & !FAILED == seq;
+    if spin_ns > 0 {
+        let until = now_ns() + spin_ns;
+        loop {
+            let d = slot.done.load(Ordering::Acquire);
+            if posted(d) {
+                return d;
+            }
+            if now_ns() >= until {
+                break;
+            }
+            // Yield rather than spin: a writer woken on this CPU runs at once.
+            std::thread::yield_now();
+        }
+    }
+    loop {
+        let d = slot.done.load(Ordering::Acquire);
+        if posted(d) {
+            return d;
+        }
+        std::thread::park();
+    }
+}
+
+/// Runs session `idx` until its commits are done, its run time is over
+/// or `stop` is raised; returns its recordings.
+pub fn session_main(
+    idx: u32,
+    cfg: &LgwrConfig,
+    shared: &Shared,
+    barrier: &Barrier,
+    stop: &AtomicBool,
+) -> SessionRec {
+    let slot = &shared.slots[idx as usize];
+    let _ = slot.thread.set(std::thread::current());
+    if !cfg.session_cpus.is_empty() {
+        // Validated against the CPU count; a refusal (cgroup cpuset) leaves
+        // the session where the scheduler put it.
+        let _ = super::writer::pin_to(&cfg.session_cpus);
+    }
+    let pattern = record::pattern(cfg.seed, idx, cfg.redo_size.max());
+    let mut rng = fastrand::Rng::with_seed(cfg.seed.wrapping_add(u64::from(idx) * 7919));
+    let mut rec = SessionRec::new(cfg.verify.then(|| cfg.commits.unwrap_or(1 << 16)));
+    barrier.wait();
+    let cpu0 = thread_usage();
+    let t_start = now_ns();
+    let deadline = t_start + (cfg.runtime_s.unwrap_or(0.0) * 1e9) as u64;
+    let writer = shared.writer.get().cloned();
+    let limit = cfg.commits.unwrap_or(u64::MAX);
+    let spin_ns = if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        cfg.post_spin_ns
+    } else {
+        0
+    };
+    let mut seq = 0u64;
+    while seq < limit && !shared.failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        if cfg.think_time_ns > 0 {
+            shared.active.fetch_sub(1, Ordering::Relaxed);
+            std::thread::sleep(std::time::Duration::from_nanos(cfg.think_time_ns));
+            shared.active.fetch_add(1, Ordering::Relaxed);
+        }
+        if cfg.commits.is_none() && now_ns() >= deadline {
+            break;
+        }
+        seq += 1;
+        let len = cfg.redo_size.sample(&mut rng) as u32;
+        let off = record::pattern_offset(seq);
+        let payload = &pattern[off..off + (u64::from(len) - HEADER_BYTES) as usize];
+        let header = record::header(idx, seq, len, payload);
+        let p = Pending {
+            session: idx,
+            seq,
+            ..Pending::default()
+        };
+        let (t_commit, waited, wake) = shared.logbuf.append(p, &header, payload);
+        if wake {
+            if let Some(w) = &writer {
+                w.unpark();
+            }
+        }
+        let done = wait_for_post(slot, seq, spin_ns);
+        let t_resumed = now_ns();
+        if done & FAILED != 0 {
+            break;
+        }
+        let fg = slot.file_gen.load(Ordering::Relaxed);
+        rec.record(
+            [
+                t_commit,
+                slot.t_pickup.load(Ordering::Relaxed),
+                slot.t_io_done.load(Ordering::Relaxed),
+                slot.t_wake.load(Ordering::Relaxed),
+                t_resumed,
+            ],
+            waited,
+            Pos {
+                file: (fg >> 32) as u32,
+                gen: fg as u32,
+                offset: slot.offset.load(Ordering::Relaxed),
+                seq,
+                len,
+            },
+        );
+    }
+    shared.active.fetch_sub(1, Ordering::Relaxed);
+    let end = now_ns();
+    rec.elapsed_ns = end - t_start;
+    rec.end_ns = end;
+    rec.cpu = thread_usage().since(&cpu0);
+    rec
+}

@@ -1,0 +1,397 @@
+//! Recording (per thread, no locks, no allocation per commit) and the merge
+//! of rounds into the result model.
+//!
+//! Error bounds: every latency goes into an HDR histogram (1 ns .. 100 s,
+//! 2 significant digits, so each percentile and mean is within 1 %). The
+//! parts of a commit are differences of the same five timestamps, so their
+//! exact means add up to the exact mean 'log file sync'; the summaries keep
+//! that within the histograms' 1 %.
+
+use dbio_engine::recorder::new_histogram;
+use dbio_engine::rusage::Usage;
+use dbio_model::lgwr::{
+    CommitBreakdown, IoEvidence, LgwrEcho, LgwrResult, LogSwitch, SessionLine, SizeBucket,
+    VerifyResult, WriterStats,
+};
+use dbio_model::{CpuUsage, DiskStatsDelta, LatencySummary};
+use hdrhistogram::Histogram;
+
+/// Where a committed record went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pos {
+    /// Log file index.
+    pub file: u32,
+    /// The file's use count when written (reuse overwrites older records).
+    pub gen: u32,
+    /// Offset in the file.
+    pub offset: u64,
+    /// Commit sequence number in its session.
+    pub seq: u64,
+    /// Record length.
+    pub len: u32,
+}
+
+/// One session's recordings.
+#[derive(Clone)]
+pub struct SessionRec {
+    /// Commits completed.
+    pub commits: u64,
+    /// 'log file sync'.
+    pub lfs: Histogram<u64>,
+    /// Waiting for the writer to take the redo.
+    pub wait: Histogram<u64>,
+    /// The writer's I/O.
+    pub io: Histogram<u64>,
+    /// Posting ahead of this session.
+    pub post: Histogram<u64>,
+    /// Post until running again.
+    pub wake: Histogram<u64>,
+    /// 'log buffer space' waits.
+    pub lbs: Histogram<u64>,
+    /// Wall time of the session's loop, ns.
+    pub elapsed_ns: u64,
+    /// When the session finished (monotonic ns).
+    pub end_ns: u64,
+    /// The session thread's CPU.
+    pub cpu: Usage,
+    /// Positions of committed records (only with verification).
+    pub positions: Option<Vec<Pos>>,
+}
+
+impl SessionRec {
+    /// Empty recordings; `positions` reserves room for that many commits.
+    pub fn new(positions: Option<u64>) -> Self {
+        Self {
+            commits: 0,
+            lfs: new_histogram(),
+            wait: new_histogram(),
+            io: new_histogram(),
+            post: new_histogram(),
+            wake: new_histogram(),
+            lbs: new_histogram(),
+            elapsed_ns: 0,
+            end_ns: 0,
+            cpu: Usage::default(),
+            positions: positions.map(|n| Vec::with_capacity(n.min(1 << 24) as usize)),
+        }
+    }
+
+    /// Records one commit from its timestamps `[t_commit, t_pickup,
+    /// t_io_done, t_wake, t_resumed]`, the 'log buffer space' wait before
+    /// it (0: none) and where its record went.
+    #[inline]
+    pub fn record(&mut self, t: [u64; 5], waited: u64, pos: Pos) {
+        self.commits += 1;
+        self.lfs.saturating_record(t[4].saturating_sub(t[0]));
+        self.wait.saturating_record(t[1].saturating_sub(t[0]));
+        self.io.saturating_record(t[2].saturating_sub(t[1]));
+        self.post.saturating_record(t[3].saturating_sub(t[2]));
+        self.wake.saturating_record(t[4].saturating_sub(t[3]));
+        if waited > 0 {
+            self.lbs.saturating_record(waited);
+        }
+        if let Some(p) = &mut self.positions {
+            p.push(pos);
+        }
+    }
+
+    fn merge(&mut self, o: &SessionRec) {
+        self.commits += o.commits;
+        for (a, b) in [
+            (&mut self.lfs, &o.lfs),
+            (&mut self.wait, &o.wait),
+            (&mut self.io, &o.io),
+            (&mut self.post, &o.post),
+            (&mut self.wake, &o.wake),
+            (&mut self.lbs, &o.lbs),
+        ] {
+            a.add(b).expect("same bounds");
+        }
+        self.elapsed_ns += o.elapsed_ns;
+        self.cpu = self.cpu.plus(&o.cpu);
+        // Positions belong to one round's files; a merged result keeps none.
+        self.positions = None;
+    }
+}
+
+/// Buckets of the write size histogram: bucket b holds sizes in [2^(b-1), 2^b).
+pub const SIZE_BUCKETS: usize = 40;
+
+/// Switches kept in the result.
+pub const KEPT_SWITCHES: usize = 64;
+
+/// The writer's recordings.
+#[derive(Clone)]
+pub struct WriterRec {
+    /// Writes.
+    pub writes: u64,
+    /// 'log file parallel write'.
+    pub lfpw: Histogram<u64>,
+    /// Padded write sizes on power-of-two buckets.
+    pub sizes: [u64; SIZE_BUCKETS],
+    /// Writes per number of commits covered (index = commits).
+    pub cpw: Vec<u64>,
+    /// Redo bytes.
+    pub redo: u64,
+    /// Padding bytes.
+    pub wastage: u64,
+    /// Log switches.
+    pub n_switches: u64,
+    /// The first switches.
+    pub switches: Vec<LogSwitch>,
+    /// commit_delay sleeps.
+    pub delays: u64,
+    /// Time the idle writer watched the log buffer before sleeping, ns.
+    pub idle_watch_ns: u64,
+    /// Use count of each log file at the end (generation of its content).
+    pub uses: Vec<u32>,
+    /// Where the writer stood at the end: file and offset.
+    pub end: (u32, u64),
+    /// The writer thread's CPU.
+    pub cpu: Usage,
+}
+
+impl WriterRec {
+    /// Empty recordings for `sessions` sessions and `files` log files.
+    pub fn new(sessions: u32, files: u32) -> Self {
+        let mut uses = vec![0; files as usize];
+        uses[0] = 1;
+        Self {
+            writes: 0,
+            lfpw: new_histogram(),
+            sizes: [0; SIZE_BUCKETS],
+            cpw: vec![0; sessions as usize + 1],
+            redo: 0,
+            wastage: 0,
+            n_switches: 0,
+            switches: Vec::with_capacity(KEPT_SWITCHES),
+            delays: 0,
+            idle_watch_ns: 0,
+            uses,
+            end: (0, 0),
+            cpu: Usage::default(),
+        }
+    }
+
+    /// Records one completed write.
+    #[inline]
+    pub fn record_write(&mut self, lfpw_ns: u64, redo: u64, padded: u64, commits: usize) {
+        self.writes += 1;
+        self.lfpw.saturating_record(lfpw_ns);
+        self.redo += redo;
+        self.wastage += padded - redo;
+        let b = (64 - padded.leading_zeros()) as usize;
+        self.sizes[b.min(SIZE_BUCKETS - 1)] += 1;
+        if let Some(c) = self.cpw.get_mut(commits) {
+            *c += 1;
+        }
+    }
+
+    fn merge(&mut self, o: &WriterRec) {
+        self.writes += o.writes;
+        self.lfpw.add(&o.lfpw).expect("same bounds");
+        for (a, b) in self.sizes.iter_mut().zip(o.sizes.iter()) {
+            *a += b;
+        }
+        if self.cpw.len() < o.cpw.len() {
+            self.cpw.resize(o.cpw.len(), 0);
+        }
+        for (a, b) in self.cpw.iter_mut().zip(o.cpw.iter()) {
+            *a += b;
+        }
+        self.redo += o.redo;
+        self.wastage += o.wastage;
+        self.n_switches += o.n_switches;
+        for s in &o.switches {
+            if self.switches.len() < KEPT_SWITCHES {
+                self.switches.push(*s);
+            }
+        }
+        self.delays += o.delays;
+        self.idle_watch_ns += o.idle_watch_ns;
+        self.cpu = self.cpu.plus(&o.cpu);
+    }
+}
+
+/// Everything one configuration measured (one round, or rounds merged).
+#[derive(Clone)]
+pub struct Measured {
+    /// Measured wall time, ns (summed over rounds).
+    pub runtime_ns: u64,
+    /// Commits per second of each round.
+    pub round_tps: Vec<f64>,
+    /// Per-session recordings.
+    pub sessions: Vec<SessionRec>,
+    /// The writer's recordings.
+    pub writer: WriterRec,
+    /// /proc/self/io read_bytes over the run.
+    pub proc_read_bytes: u64,
+    /// /proc/self/io write_bytes over the run.
+    pub proc_write_bytes: u64,
+    /// The log disk's counters over the run.
+    pub disk: Option<DiskStatsDelta>,
+    /// Read-back result.
+    pub verify: Option<VerifyResult>,
+}
+
+fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
+    *a = match (*a, b) {
+        (Some(x), Some(y)) => Some(x + y),
+        (x, y) => x.or(y),
+    };
+}
+
+fn add_disk(a: &mut DiskStatsDelta, b: &DiskStatsDelta) {
+    a.reads += b.reads;
+    a.read_merges += b.read_merges;
+    a.read_sectors += b.read_sectors;
+    a.read_ms += b.read_ms;
+    a.writes += b.writes;
+    a.write_merges += b.write_merges;
+    a.write_sectors += b.write_sectors;
+    a.write_ms += b.write_ms;
+    a.io_ms += b.io_ms;
+    a.queue_ms += b.queue_ms;
+    add_opt(&mut a.flushes, b.flushes);
+    add_opt(&mut a.flush_ms, b.flush_ms);
+}
+
+impl Measured {
+    /// Commits over all sessions.
+    pub fn commits(&self) -> u64 {
+        self.sessions.iter().map(|s| s.commits).sum()
+    }
+
+    /// Adds another round of the same configuration.
+    pub fn merge(&mut self, o: &Measured) {
+        self.runtime_ns += o.runtime_ns;
+        self.round_tps.extend_from_slice(&o.round_tps);
+        for (a, b) in self.sessions.iter_mut().zip(o.sessions.iter()) {
+            a.merge(b);
+        }
+        self.writer.merge(&o.writer);
+        self.proc_read_bytes += o.proc_read_bytes;
+        self.proc_write_bytes += o.proc_write_bytes;
+        match (&mut self.disk, &o.disk) {
+            (Some(a), Some(b)) => add_disk(a, b),
+            (a @ None, Some(b)) => *a = Some(b.clone()),
+            _ => {}
+        }
+        match (&mut self.verify, &o.verify) {
+            (Some(a), Some(b)) => {
+                a.checked += b.checked;
+                a.overwritten += b.overwritten;
+                a.bad += b.bad;
+                if a.first_bad.is_none() {
+                    a.first_bad = b.first_bad.clone();
+                }
+            }
+            (a @ None, Some(b)) => *a = Some(b.clone()),
+            _ => {}
+        }
+    }
+
+    fn merged(&self, f: fn(&SessionRec) -> &Histogram<u64>) -> LatencySummary {
+        let mut h = new_histogram();
+        for s in &self.sessions {
+            h.add(f(s)).expect("same bounds");
+        }
+        LatencySummary::from_histogram(&h)
+    }
+
+    fn cpu(&self, u: &Usage, per: u64) -> CpuUsage {
+        CpuUsage {
+            user_ns: u.user_ns,
+            system_ns: u.system_ns,
+            voluntary_cs: u.nvcsw,
+            involuntary_cs: u.nivcsw,
+            per_io_ns: (u.user_ns + u.system_ns) as f64 / per.max(1) as f64,
+            utilisation: (u.user_ns + u.system_ns) as f64 / self.runtime_ns.max(1) as f64,
+        }
+    }
+
+    /// The result model of this measurement.
+    pub fn summarize(&self, name: &str, config: LgwrEcho) -> LgwrResult {
+        let secs = self.runtime_ns.max(1) as f64 / 1e9;
+        let commits = self.commits();
+        let sessions = self
+            .sessions
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let any = s.commits > 0;
+                SessionLine {
+                    id: i as u32 + 1,
+                    commits: s.commits,
+                    min_ns: if any { s.lfs.min() } else { 0 },
+                    max_ns: if any { s.lfs.max() } else { 0 },
+                    mean_ns: if any { s.lfs.mean() } else { 0.0 },
+                    tps: s.commits as f64 / (s.elapsed_ns.max(1) as f64 / 1e9),
+                }
+            })
+            .collect();
+        let session_usage = self
+            .sessions
+            .iter()
+            .fold(Usage::default(), |a, s| a.plus(&s.cpu));
+        let w = &self.writer;
+        let write_sizes = w
+            .sizes
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(b, &c)| SizeBucket {
+                from_bytes: if b == 0 { 0 } else { 1 << (b - 1) },
+                below_bytes: 1 << b,
+                count: c,
+            })
+            .collect();
+        let last = w.cpw.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+        let per_commit = |n: u64| (commits > 0).then(|| n as f64 / commits as f64);
+        let disk = self.disk.as_ref();
+        LgwrResult {
+            name: name.to_string(),
+            config,
+            runtime_ns: self.runtime_ns,
+            commits,
+            tps: commits as f64 / secs,
+            round_tps: self.round_tps.clone(),
+            log_file_sync: self.merged(|s| &s.lfs),
+            breakdown: CommitBreakdown {
+                wait_for_writer: self.merged(|s| &s.wait),
+                writer_io: self.merged(|s| &s.io),
+                posting: self.merged(|s| &s.post),
+                wake_up: self.merged(|s| &s.wake),
+            },
+            log_buffer_space: self.merged(|s| &s.lbs),
+            sessions,
+            writer: WriterStats {
+                writes: w.writes,
+                writes_per_sec: w.writes as f64 / secs,
+                log_file_parallel_write: LatencySummary::from_histogram(&w.lfpw),
+                commits_per_write: commits as f64 / w.writes.max(1) as f64,
+                max_commits_per_write: last.saturating_sub(1) as u64,
+                commits_per_write_counts: w.cpw[..last].to_vec(),
+                redo_bytes: w.redo,
+                wastage_bytes: w.wastage,
+                written_bytes: w.redo + w.wastage,
+                write_sizes,
+                log_switches: w.n_switches,
+                switches: w.switches.clone(),
+                commit_delays: w.delays,
+                idle_watch_ns: w.idle_watch_ns,
+                cpu: self.cpu(&w.cpu, w.writes),
+            },
+            session_cpu: self.cpu(&session_usage, commits),
+            io: IoEvidence {
+                proc_read_bytes: self.proc_read_bytes,
+                proc_write_bytes: self.proc_write_bytes,
+                device_writes_per_commit: disk.and_then(|d| per_commit(d.writes)),
+                device_flushes_per_commit: disk.and_then(|d| d.flushes).and_then(per_commit),
+                device_reads_per_commit: disk.and_then(|d| per_commit(d.reads)),
+                device: self.disk.clone(),
+            },
+            verify: self.verify.clone(),
+        }
+    }
+}
