@@ -58,6 +58,27 @@ fn check_runs_the_battery_and_concludes() {
             .any(|c| c.starts_with("The fastest commit method here is")),
         "{conclusions:?}"
     );
+    let reads: Vec<&str> = v["reads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        reads,
+        [
+            "check page cache (buffered, warm)",
+            "check storage (O_DIRECT)"
+        ]
+    );
+    assert_eq!(v["reads"][0]["settings"]["direct"], false);
+    assert_eq!(v["reads"][1]["settings"]["direct"], true);
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.starts_with("Reads: an 8 KiB block costs")),
+        "{conclusions:?}"
+    );
     assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
 }
 
