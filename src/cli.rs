@@ -78,6 +78,10 @@ pub struct BenchArgs {
     /// I/Os in flight per thread (io_uring only), 1..1024.
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
+    /// I/Os queued before one io_uring submission (fio's iodepth_batch_submit;
+    /// 1 submits each I/O as soon as it is ready).
+    #[arg(long, default_value_t = 1)]
+    pub iodepth_batch: u32,
     /// Use O_DIRECT (bypass the page cache; buffers are 4 KiB aligned).
     #[arg(long)]
     pub direct: bool,

@@ -22,6 +22,7 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
                 read_pct: a.read_pct,
                 bs,
                 iodepth: a.iodepth,
+                iodepth_batch: a.iodepth_batch,
                 direct: a.direct,
                 sync: a.sync.into(),
                 threads: a.threads,

@@ -7,29 +7,6 @@ use dbio_engine::check::{battery, conclude};
 use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 
-/// Whether files in `dir` can be opened with O_DIRECT (tmpfs cannot).
-fn supports_direct(dir: &std::path::Path) -> anyhow::Result<bool> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let probe = tempfile_in(dir)?;
-    let ok = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(&probe)
-        .is_ok();
-    let _ = std::fs::remove_file(&probe);
-    Ok(ok)
-}
-
-fn tempfile_in(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
-    let p = dir.join(format!(".dbio-probe-{}", std::process::id()));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&p)
-        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    Ok(p)
-}
-
 /// A section of `dbio check` added by a model command.
 type Section = fn(
     &std::path::Path,
@@ -43,7 +20,8 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     if !a.dir.is_dir() {
         anyhow::bail!("{} is not a directory", a.dir.display());
     }
-    let direct_ok = supports_direct(&a.dir)?;
+    let direct_ok = dbio_engine::target::supports_direct(&a.dir)
+        .with_context(|| format!("cannot create a file in {}", a.dir.display()))?;
     let jobs = resolve_all(battery(&a.dir, a.runtime, a.size, direct_ok))?;
     let mut session = Session::new(a.output.quiet)?;
     let mut report = new_report("check", &a.dir);

@@ -15,7 +15,7 @@ use dbio_report::table::TableOptions;
 use dbio_sim::dbwr::{report, standard_engines, Datafile, DbwrConfig, Placement, BLOCK_SIZE};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// `--engine` values of `dbio dbwr` (the writers' engine).
@@ -339,15 +339,9 @@ pub fn check_section(
         seed: 0x5eed,
     };
     cfg.validate()?;
-    // O_DIRECT when the filesystem takes it (tmpfs before 6.6 does not).
-    let (prepared, direct) = match prepare(dir, size, engine, true, false, false, stop) {
-        Ok(p) => (p, true),
-        Err(_) if !stop.load(Ordering::Relaxed) => (
-            prepare(dir, size, engine, false, false, false, stop)?,
-            false,
-        ),
-        Err(e) => return Err(e),
-    };
+    // O_DIRECT when the filesystem takes it.
+    let direct = dbio_engine::target::supports_direct(dir)?;
+    let prepared = prepare(dir, size, engine, direct, false, false, stop)?;
     let (r, err) = run_one("writer check", &cfg, &prepared, direct, stop)?;
     if let Some(message) = err {
         report.partial = Some(PartialReason::IoError { message });

@@ -15,7 +15,7 @@ use dbio_model::units::{format_bytes, format_count_rate, format_ns, parse_size};
 use dbio_model::{PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -418,14 +418,6 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Whether files in `dir` accept O_DIRECT.
-fn direct_ok(dir: &Path) -> bool {
-    let probe = LgwrConfig {
-        dir: dir.to_path_buf(),
-        ..LgwrConfig::default()
-    };
-    model::check(&probe).is_ok()
-}
-
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT/SIGTERM.
@@ -440,7 +432,7 @@ pub fn check_section(
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
     let scale = runtime_s / 3.0;
-    let main_method = if direct_ok(dir) {
+    let main_method = if dbio_engine::target::supports_direct(dir)? {
         Method::DirectDsync
     } else {
         Method::BufferedFdatasync

@@ -32,6 +32,8 @@ pub struct JobSpec {
     pub bs: u64,
     /// Queue depth per thread.
     pub iodepth: u32,
+    /// I/Os queued before one submission.
+    pub iodepth_batch: u32,
     /// O_DIRECT.
     pub direct: bool,
     /// Durability per write.
@@ -72,6 +74,7 @@ impl Default for JobSpec {
             read_pct: 50,
             bs: 8192,
             iodepth: 1,
+            iodepth_batch: 1,
             direct: false,
             sync: Durability::None,
             threads: 1,
@@ -127,6 +130,12 @@ impl Job {
             };
             return invalid(format!(
                 "the {name} engine runs one I/O at a time per thread, so --iodepth {} needs --engine io_uring (or use --threads for concurrency)",
+                s.iodepth
+            ));
+        }
+        if !(1..=s.iodepth).contains(&s.iodepth_batch) {
+            return invalid(format!(
+                "--iodepth-batch must be between 1 and --iodepth ({})",
                 s.iodepth
             ));
         }
@@ -219,6 +228,7 @@ impl Job {
             read_pct: s.rw.read_pct(s.read_pct),
             bs: s.bs,
             iodepth: s.iodepth,
+            iodepth_batch: s.iodepth_batch,
             direct: s.direct,
             sync: s.sync,
             threads: s.threads,
@@ -339,6 +349,13 @@ mod tests {
             ..base()
         })
         .contains("own region"));
+        assert!(err(JobSpec {
+            iodepth: 4,
+            iodepth_batch: 8,
+            engine: EngineKind::IoUring,
+            ..base()
+        })
+        .contains("--iodepth-batch"));
     }
 
     #[test]

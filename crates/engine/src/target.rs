@@ -254,6 +254,25 @@ impl Target {
     }
 }
 
+/// Whether files in `dir` can be opened with O_DIRECT (ramfs and some FUSE
+/// filesystems refuse it; tmpfs accepts it since Linux 6.6). Probes with an
+/// empty file of its own, removed at once; Err when `dir` takes no new file.
+pub fn supports_direct(dir: &Path) -> io::Result<bool> {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let probe = dir.join(format!(".dbio-probe-{}-{n}", std::process::id()));
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    let ok = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(&probe)
+        .is_ok();
+    let _ = fs::remove_file(&probe);
+    Ok(ok)
+}
+
 fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File, EngineError> {
     if spec.direct {
         if let Some(a) = sysinfo::dio_alignment(path) {

@@ -167,6 +167,9 @@ pub struct JobEcho {
     pub bs: u64,
     /// I/Os in flight per thread.
     pub iodepth: u32,
+    /// I/Os queued before one submission (fio's `iodepth_batch_submit`).
+    #[serde(default = "one")]
+    pub iodepth_batch: u32,
     /// O_DIRECT.
     pub direct: bool,
     /// Durability per write.
@@ -192,6 +195,10 @@ pub struct JobEcho {
     pub null_delay_ns: u64,
     /// The target file or device.
     pub target: String,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// Statistics of one operation direction (reads or writes).

@@ -237,6 +237,7 @@ impl ReadRun {
         let p = RunParams {
             engine: cfg.engine,
             iodepth: cfg.iodepth,
+            iodepth_batch: 1,
             threads: cfg.threads,
             buf_len: cfg.max_read() as usize,
             sync: Durability::None,
