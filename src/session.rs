@@ -9,7 +9,7 @@ use anyhow::Context;
 use dbio_engine::runner::{run_job, Control};
 use dbio_engine::target::Target;
 use dbio_engine::{Job, JobSpec};
-use dbio_model::{JobResult, PartialReason, RunReport, SCHEMA_VERSION};
+use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
 use std::path::PathBuf;
 
 /// A named job to run.
@@ -135,9 +135,7 @@ impl Session {
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job(&nj.name, &job, target, &self.control, &bar);
         bar.finish();
-        let mut result: JobResult = outcome.result;
-        result.job.target = job.echo.target.clone();
-        report.jobs.push(result);
+        report.jobs.push(outcome.result);
         if let Some(sig) = self.signals.received() {
             report.partial = Some(PartialReason::Signal { signal: sig.into() });
             return Ok(false);
