@@ -4,7 +4,7 @@
 use crate::util::{dbio, dbio_files, json, scratch};
 
 #[test]
-fn check_runs_the_battery_and_concludes() {
+fn check_runs_every_section_and_concludes() {
     let d = scratch();
     let out = dbio()
         .args([
@@ -77,6 +77,36 @@ fn check_runs_the_battery_and_concludes() {
         conclusions
             .iter()
             .any(|c| c.starts_with("Reads: an 8 KiB block costs")),
+        "{conclusions:?}"
+    );
+    // The commit section: 1 and 10 sessions, then the other methods.
+    let lgwr = v["lgwr"].as_array().unwrap();
+    assert!(lgwr.len() >= 3, "{} commit runs", lgwr.len());
+    assert_eq!(lgwr[0]["config"]["sessions"], 1);
+    assert_eq!(lgwr[1]["config"]["sessions"], 10);
+    assert!(lgwr.iter().all(|x| x["commits"].as_u64().unwrap() > 0));
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.contains("at 10 sessions this storage commits about")),
+        "{conclusions:?}"
+    );
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.starts_with("The fastest durability method for the log writer here is")),
+        "{conclusions:?}"
+    );
+    // The writer section: one writer, everything written by the end.
+    let w = &v["dbwr"][0];
+    assert_eq!(w["name"], "writer check");
+    assert_eq!(w["config"]["writers"].as_u64(), Some(1));
+    assert!(w["writes"]["blocks_written"].as_u64().unwrap() > 0);
+    assert_eq!(w["dirty_after_shutdown"].as_u64(), Some(0));
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.starts_with("One database writer")),
         "{conclusions:?}"
     );
     assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");

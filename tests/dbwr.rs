@@ -202,35 +202,3 @@ fn bad_input_is_refused_before_any_io() {
         assert!(dbio_files(d.path()).is_empty(), "{args:?} created a file");
     }
 }
-
-#[test]
-fn check_gains_a_writer_section() {
-    let d = scratch();
-    let out = dbio()
-        .args(["check", "--runtime", "300ms", "--size", "32m", "--quiet"])
-        .args(["--json", "-"])
-        .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json(&out.stdout);
-    let w = &v["dbwr"][0];
-    assert_eq!(w["name"], "writer check");
-    assert_eq!(w["config"]["writers"].as_u64(), Some(1));
-    assert!(w["writes"]["blocks_written"].as_u64().unwrap() > 0);
-    assert_eq!(w["dirty_after_shutdown"].as_u64(), Some(0));
-    assert!(
-        v["conclusions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|c| c.as_str().unwrap().starts_with("One database writer")),
-        "{}",
-        v["conclusions"]
-    );
-    assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
-}
