@@ -195,8 +195,9 @@ fn null_engine_injected_delay_is_measured() {
     ]);
     let lat = &v["jobs"][0]["read"]["lat"];
     let p50 = lat["percentiles"][0]["ns"].as_u64().unwrap();
-    // The injected 200 µs plus the loop's overhead, within the histogram's 1 %.
-    assert!((198_000..260_000).contains(&p50), "p50 {p50} ns");
+    // The injected 200 µs (less the histogram's 1 %) plus the loop's
+    // overhead; the upper bound leaves room for a loaded machine's sleeps.
+    assert!((198_000..1_000_000).contains(&p50), "p50 {p50} ns");
     assert!(lat["min_ns"].as_u64().unwrap() >= 198_000);
 }
 
@@ -320,8 +321,10 @@ fn warmup_is_excluded_and_seconds_are_sampled() {
     let series = j["series"].as_array().unwrap();
     assert_eq!(series.len(), 2, "{series:?}");
     for s in series {
+        // 1000 per second; a stall on a loaded machine moves some I/Os into
+        // the next second (the schedule catches up), hence the margin.
         let iops = s["read_iops"].as_f64().unwrap();
-        assert!((900.0..1100.0).contains(&iops), "{s}");
+        assert!((700.0..1300.0).contains(&iops), "{s}");
         assert!(s["p99_ns"].as_u64().unwrap() >= s["p50_ns"].as_u64().unwrap());
     }
 }
