@@ -72,7 +72,7 @@ fn injected_service_time_shows_group_commit() {
         let io = r.breakdown.writer_io.mean_ns;
         assert!((0.99e6..1.5e6).contains(&io), "writer I/O {io} ns");
         let lfpw = r.writer.log_file_parallel_write.p50_ns() as f64;
-        assert!((0.99e6..1.2e6).contains(&lfpw), "lfpw p50 {lfpw} ns");
+        assert!((0.99e6..1.5e6).contains(&lfpw), "lfpw p50 {lfpw} ns");
     }
     // At 1 session 'log file sync' ≈ 'log file parallel write'; at 10 it
     // is about twice (wait for the write in progress, then for your own).
