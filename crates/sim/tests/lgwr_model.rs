@@ -61,7 +61,7 @@ fn injected_service_time_shows_group_commit() {
     };
     let (u1, u10) = (per_write(&one), per_write(&ten));
     assert!(
-        (u10 / u1 - 1.0).abs() < 0.3,
+        (u10 / u1 - 1.0).abs() < 0.4,
         "TPS per (commits per write / write time): {u1:.2} at 1 session, {u10:.2} at 10"
     );
     assert!(ten.tps > 2.0 * one.tps, "{} vs {} TPS", ten.tps, one.tps);
