@@ -1,7 +1,9 @@
 //! Safety and bad input, for real: foreign files, block devices, full
 //! filesystems, signals mid-run, impossible options.
 
-use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, Tmpfs};
+use crate::util::{
+    dbio, dbio_files, dbio_path, is_root, json, scratch, skip, wait_output_within, Tmpfs,
+};
 use predicates::str::contains;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -210,7 +212,7 @@ fn full_filesystem_mid_run_stops_cleanly_with_a_partial_result() {
         .arg(format!("of={}", t.path().join("filler").display()))
         .stderr(Stdio::null())
         .status();
-    let out = child.wait_with_output().unwrap();
+    let out = wait_output_within(child, Duration::from_secs(60));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),
@@ -260,7 +262,7 @@ fn signal_mid_run(sig: i32, name: &str) {
     // SAFETY: kill with a valid pid and signal.
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
     let t0 = Instant::now();
-    let out = child.wait_with_output().unwrap();
+    let out = wait_output_within(child, Duration::from_secs(60));
     assert!(
         t0.elapsed() < Duration::from_secs(5),
         "dbio took {:?} to stop",

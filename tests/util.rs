@@ -3,6 +3,7 @@
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// A scratch directory under cargo's target dir (disk-backed, unlike /tmp
 /// on some machines, so O_DIRECT works).
@@ -10,10 +11,15 @@ pub fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch dir")
 }
 
-/// The dbio binary, quiet.
+/// How long any dbio run a test starts may take before it is killed and the
+/// test fails (no test can hang; nextest also kills a test after 180 s).
+pub const CHILD_DEADLINE: Duration = Duration::from_secs(120);
+
+/// The dbio binary, quiet, killed after [`CHILD_DEADLINE`].
 pub fn dbio() -> Command {
     let mut c = Command::cargo_bin("dbio").expect("dbio binary");
     c.env_remove("RUST_BACKTRACE");
+    c.timeout(CHILD_DEADLINE);
     c
 }
 
@@ -97,4 +103,44 @@ impl Drop for Tmpfs {
 /// Prints a skip reason (tests that need a capability the machine lacks).
 pub fn skip(test: &str, why: &str) {
     eprintln!("SKIP {test}: {why}");
+}
+
+/// Waits for a child started in the background, killing it (and failing the
+/// test) when it outlives `limit`: a background child never hangs a test.
+/// Its pipes are drained on threads, so a chatty child cannot block on a
+/// full pipe while we wait.
+pub fn wait_output_within(mut child: std::process::Child, limit: Duration) -> std::process::Output {
+    use std::io::Read;
+    fn drain<R: Read + Send + 'static>(r: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    }
+    let out = drain(child.stdout.take());
+    let err = drain(child.stderr.take());
+    let t0 = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("waiting for a child") {
+            break st;
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "child still running after {limit:?}; killed. stdout: {} stderr: {}",
+                String::from_utf8_lossy(&out.join().unwrap_or_default()),
+                String::from_utf8_lossy(&err.join().unwrap_or_default())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
 }

@@ -32,7 +32,13 @@ fn fixture_dir() -> Option<PathBuf> {
     ];
     let found = candidates.iter().map(PathBuf::from).find(|d| d.is_dir());
     if found.is_none() {
-        eprintln!("skipped: shared/fixtures/oracle is absent (reference material not checked out beside the repository)");
+        // CI always runs with shared/ beside the clone: a silent skip there
+        // would hide every fixture check, so absence is a failure in CI.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "shared/fixtures/oracle is absent, and CI runs with ../shared beside the repository"
+        );
+        eprintln!("SKIP: shared/fixtures/oracle is absent (reference material not checked out beside the repository)");
     }
     found
 }
