@@ -180,22 +180,53 @@ fn open_flags_of(pid: u32, dir: &Path) -> Vec<(PathBuf, u32)> {
     found
 }
 
-/// Whether the descriptors show what a durability method promises: every
-/// file under test has a descriptor with all of `want` (the one its writes
-/// go through), and no descriptor has any of `unwanted`.
-fn flags_keep_promise(flags: &[(PathBuf, u32)], want: u32, unwanted: u32) -> bool {
-    !flags.is_empty()
-        && flags.iter().all(|(_, f)| f & unwanted == 0)
-        && flags
-            .iter()
-            .all(|(p, _)| flags.iter().any(|(q, f)| q == p && f & want == want))
+/// What a test expects of the descriptors dbio holds under its directory
+/// at one moment.
+type Expect<'a> = &'a dyn Fn(&[(PathBuf, u32)]) -> bool;
+
+/// Every descriptor has all of `want` and none of `unwanted` (and there is
+/// one).
+fn all_have(want: u32, unwanted: u32) -> impl Fn(&[(PathBuf, u32)]) -> bool {
+    move |fds| {
+        !fds.is_empty()
+            && fds
+                .iter()
+                .all(|(_, f)| f & want == want && f & unwanted == 0)
+    }
 }
 
+/// Every file has a descriptor with all of `want` (the one its I/O goes
+/// through), and no descriptor has any of `unwanted`: lgwr keeps the plain
+/// descriptor it made each log file with beside the one it writes through.
+fn each_file_has(want: u32, unwanted: u32) -> impl Fn(&[(PathBuf, u32)]) -> bool {
+    move |fds| {
+        !fds.is_empty()
+            && fds.iter().all(|(_, f)| f & unwanted == 0)
+            && fds
+                .iter()
+                .all(|(p, _)| fds.iter().any(|(q, f)| q == p && f & want == want))
+    }
+}
+
+/// Some descriptor has all of `want` and none of `unwanted`.
+fn some_has(want: u32, unwanted: u32) -> impl Fn(&[(PathBuf, u32)]) -> bool {
+    move |fds| {
+        fds.iter()
+            .any(|(_, f)| f & want == want && f & unwanted == 0)
+    }
+}
+
+/// How long an expectation must hold without a break before it counts:
+/// longer than preparing a test's file takes, so the descriptor judged is
+/// the one the measured I/O goes through, not one of the preparation.
+const HOLD: Duration = Duration::from_secs(1);
+
 /// Starts dbio with `args` (a long run), watches the descriptors it holds
-/// under `dir` until they keep the promise (or 20 s pass), then stops it
-/// and asserts the promise was kept.
-fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted: u32) {
-    let child = Command::new(dbio_path())
+/// under `dir` until each of `phases` in turn has held for [`HOLD`] (or
+/// 30 s pass, or dbio exits), then stops it with SIGINT and asserts that
+/// every phase was seen.
+fn assert_open_phases(what: &str, args: &[&str], dir: &Path, phases: &[(&str, Expect)]) {
+    let mut child = Command::new(dbio_path())
         .args(args)
         .args(["--quiet"])
         .stdout(Stdio::piped())
@@ -204,12 +235,28 @@ fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted:
         .unwrap();
     let pid = child.id();
     let t0 = Instant::now();
-    let mut flags = open_flags_of(pid, dir);
-    while !flags_keep_promise(&flags, want, unwanted) && t0.elapsed() < Duration::from_secs(20) {
+    let mut phase = 0;
+    let mut since: Option<Instant> = None;
+    let mut last = Vec::new();
+    while phase < phases.len()
+        && t0.elapsed() < Duration::from_secs(30)
+        && child.try_wait().unwrap().is_none()
+    {
+        last = open_flags_of(pid, dir);
+        if (phases[phase].1)(&last) {
+            let s = *since.get_or_insert_with(Instant::now);
+            if s.elapsed() >= HOLD {
+                phase += 1;
+                since = None;
+                continue;
+            }
+        } else {
+            since = None;
+        }
         std::thread::sleep(Duration::from_millis(10));
-        flags = open_flags_of(pid, dir);
     }
-    // SAFETY: kill with a valid pid and signal.
+    // SAFETY: kill with a valid pid and signal (a no-op on an exited child
+    // not yet reaped).
     unsafe { libc::kill(pid as i32, libc::SIGINT) };
     let out = wait_output_within(child, Duration::from_secs(30));
     assert!(
@@ -217,14 +264,23 @@ fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted:
         "{what}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let shown: Vec<String> = flags
+    let shown: Vec<String> = last
         .iter()
         .map(|(p, f)| format!("{} {f:o}", p.display()))
         .collect();
     assert!(
-        flags_keep_promise(&flags, want, unwanted),
-        "{what}: want flags {want:o} on every file and none of {unwanted:o}; saw {shown:?}"
+        phase == phases.len(),
+        "{what}: never saw {} for {HOLD:?}; last saw {shown:?}",
+        phases[phase.min(phases.len() - 1)].0
     );
+}
+
+/// Asserts that while dbio runs with `args`, every descriptor it holds
+/// under `dir` has all of `want` and none of `unwanted`.
+fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted: u32) {
+    let expect = all_have(want, unwanted);
+    let label = format!("flags {want:o} on every file and none of {unwanted:o}");
+    assert_open_phases(what, args, dir, &[(&label, &expect)]);
 }
 
 #[test]
@@ -285,7 +341,14 @@ fn lgwr_opens_its_log_files_with_each_methods_flags() {
             "20",
             dir,
         ];
-        assert_open_flags(&format!("lgwr {method}"), &args, d.path(), want, unwanted);
+        let expect = each_file_has(want, unwanted);
+        let label = format!("a descriptor with {want:o} on every file and none with {unwanted:o}");
+        assert_open_phases(
+            &format!("lgwr {method}"),
+            &args,
+            d.path(),
+            &[(&label, &expect)],
+        );
     }
 }
 
@@ -334,4 +397,111 @@ fn every_lgwr_method_flushes_the_device_for_every_log_write() {
             "{method}: {writes} log writes but only {flushes} device flushes"
         );
     }
+}
+
+/// Issue 9: a planted bug that made `read` open a sized target without
+/// O_DIRECT passed the suite. Every command that takes `--direct` opens its
+/// data file with O_DIRECT with it and without O_DIRECT without it.
+#[test]
+fn read_opens_its_datafile_with_o_direct_exactly_when_asked() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    // An existing file that dbio did not make (read only reads it).
+    let existing = d.path().join("datafile.dbf");
+    std::fs::write(&existing, vec![7u8; 8 << 20]).unwrap();
+    let existing = existing.to_str().unwrap();
+    for target in [dir, existing] {
+        for engine in ["psync", "io_uring"] {
+            for direct in [true, false] {
+                let mut args = vec!["read", target, "--size", "8m", "--engine", engine];
+                args.extend(["--runtime", "20"]);
+                let (want, unwanted) = if direct {
+                    args.push("--direct");
+                    (O_DIRECT, 0)
+                } else {
+                    (0, O_DIRECT)
+                };
+                let what = format!("read {target} {engine} direct={direct}");
+                assert_open_flags(&what, &args, d.path(), want, unwanted);
+            }
+        }
+    }
+}
+
+#[test]
+fn dbwr_opens_its_datafile_with_o_direct_exactly_when_asked() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    for engine in ["psync", "io_uring"] {
+        for direct in [true, false] {
+            let mut args = vec!["dbwr", dir, "--size", "16m", "--buffers", "512"];
+            args.extend(["--engine", engine, "--runtime", "20"]);
+            let (want, unwanted) = if direct {
+                args.push("--direct");
+                (O_DIRECT, 0)
+            } else {
+                (0, O_DIRECT)
+            };
+            let what = format!("dbwr {engine} direct={direct}");
+            assert_open_flags(&what, &args, d.path(), want, unwanted);
+        }
+    }
+}
+
+/// `calibrate` has no `--direct`: it reads the page-cache tier buffered and
+/// the storage-cache and device tiers with O_DIRECT, through a second
+/// descriptor on the same file.
+#[test]
+fn calibrate_reads_the_storage_tiers_with_o_direct_beside_a_buffered_descriptor() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let save = d.path().join("cal.json");
+    let both = |fds: &[(PathBuf, u32)]| {
+        fds.iter().any(|(_, f)| f & O_DIRECT != 0)
+            && fds.iter().any(|(_, f)| f & O_DIRECT == 0)
+            && fds.iter().all(|(p, _)| p == &fds[0].0)
+    };
+    let args = [
+        "calibrate",
+        dir,
+        "--size",
+        "64m",
+        "--samples",
+        "1000000",
+        "--runtime",
+        "5",
+        "--save",
+        save.to_str().unwrap(),
+    ];
+    assert_open_phases(
+        "calibrate",
+        &args,
+        d.path(),
+        &[("a buffered and an O_DIRECT descriptor", &both)],
+    );
+}
+
+/// `check` has no `--direct`: its log tests run O_DIRECT + O_DSYNC, then
+/// buffered with fdatasync, then its random reads O_DIRECT (where the
+/// filesystem takes O_DIRECT, as a disk-backed one does). It keeps the
+/// first test's descriptor open beside each later test's, so each phase
+/// looks for the test's own descriptor among them.
+#[test]
+fn check_opens_each_test_with_its_own_flags() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let args = ["check", dir, "--size", "32m", "--runtime", "3"];
+    let log_direct = all_have(O_DIRECT | O_DSYNC, 0);
+    let log_buffered = some_has(0, O_DIRECT | O_DSYNC);
+    let randread = some_has(O_DIRECT, O_DSYNC);
+    assert_open_phases(
+        "check",
+        &args,
+        d.path(),
+        &[
+            ("the log test with O_DIRECT and O_DSYNC", &log_direct),
+            ("the buffered log test", &log_buffered),
+            ("O_DIRECT random reads", &randread),
+        ],
+    );
 }
