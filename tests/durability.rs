@@ -569,9 +569,9 @@ fn check_opens_each_test_with_its_own_flags() {
 /// crash was never read back. Every bench durability method, with psync
 /// and io_uring, direct and buffered, writes 64 blocks to its own file;
 /// then the filesystem crashes and is mounted again, and every block the
-/// run reported written must hold what dbio wrote: the pattern of its one
-/// buffer (seed `--seed`, thread 0, slot 0), while the pre-written file
-/// around it holds another. The last run writes buffered with no
+/// run reported written must hold what dbio wrote: the pattern of one of
+/// its buffers (seed `--seed`, thread 0, one slot per I/O in flight), while
+/// the pre-written file around it holds another. The last run writes buffered with no
 /// durability, and its blocks must be lost: proof that the crash drops
 /// what was not made durable.
 #[test]
@@ -587,17 +587,20 @@ fn what_every_bench_durability_method_wrote_survives_a_crash() {
     };
     const OPS: u64 = 64;
     const BS: usize = 8192;
-    let written = dbio_engine::buf::AlignedBuf::patterned(BS, 0x5eed);
-    let written = &written.as_slice()[..BS];
+    // Thread 0's buffers, one per I/O in flight (the runner's seeds).
+    let bufs: Vec<_> = (0..4)
+        .map(|slot| dbio_engine::buf::AlignedBuf::patterned(BS, 0x5eed ^ slot))
+        .collect();
+    let is_written = |b: &[u8]| bufs.iter().any(|w| &w.as_slice()[..BS] == b);
     let mut cases: Vec<(String, Vec<&str>)> = Vec::new();
-    for engine in ["psync", "io_uring"] {
+    for (engine, depth) in [("psync", "1"), ("io_uring", "1"), ("io_uring", "4")] {
         for sync in ["dsync", "sync", "fdatasync", "fsync"] {
             for direct in [false, true] {
-                let mut args = vec!["--engine", engine, "--sync", sync];
+                let mut args = vec!["--engine", engine, "--iodepth", depth, "--sync", sync];
                 if direct {
                     args.push("--direct");
                 }
-                cases.push((format!("{engine}-{sync}-direct={direct}"), args));
+                cases.push((format!("{engine}-qd{depth}-{sync}-direct={direct}"), args));
             }
         }
     }
@@ -627,12 +630,12 @@ fn what_every_bench_durability_method_wrote_survives_a_crash() {
         // The pre-written blocks after the written ones are not the pattern
         // (or the check below would prove nothing).
         assert!(
-            blocks[OPS as usize..].iter().all(|b| *b != written),
+            !blocks[OPS as usize..].iter().any(|b| is_written(b)),
             "{name}"
         );
         let survived = blocks[..OPS as usize]
             .iter()
-            .filter(|b| **b == written)
+            .filter(|b| is_written(b))
             .count() as u64;
         if name == "no-durability" {
             assert!(
