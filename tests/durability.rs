@@ -758,3 +758,37 @@ fn every_lgwr_methods_committed_records_survive_a_crash() {
         }
     }
 }
+
+/// `lgwr --compare` runs its configurations over one group of log files,
+/// opening them again for each: each configuration writes through
+/// descriptors with its own method's flags, not the first one's.
+#[test]
+fn lgwr_compare_opens_the_log_files_again_with_each_configurations_flags() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let args = [
+        "lgwr",
+        "--method",
+        "direct-dsync",
+        "--compare",
+        "direct-dsync,buffered-fdatasync",
+        "--sessions",
+        "2",
+        "--file-size",
+        "4m",
+        "--runtime",
+        "10",
+        dir,
+    ];
+    let first = each_file_has(O_DIRECT | O_DSYNC, 0);
+    let second = each_file_has(0, O_DIRECT | O_DSYNC);
+    assert_open_phases(
+        "lgwr --compare",
+        &args,
+        d.path(),
+        &[
+            ("direct-dsync's O_DIRECT + O_DSYNC", &first),
+            ("buffered-fdatasync's plain descriptors", &second),
+        ],
+    );
+}
