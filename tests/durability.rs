@@ -346,7 +346,7 @@ fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted:
 fn bench_opens_its_target_with_the_promised_flags() {
     let d = crate::util::scratch();
     let dir = d.path().to_str().unwrap();
-    let cases: [(&[&str], u32, u32); 5] = [
+    let cases: [(&[&str], u32, u32); 8] = [
         (
             &["--direct", "--sync", "dsync"],
             O_DIRECT | O_DSYNC,
@@ -356,6 +356,9 @@ fn bench_opens_its_target_with_the_promised_flags() {
         (&["--sync", "dsync"], O_DSYNC, O_DIRECT),
         (&["--sync", "fdatasync"], 0, O_DIRECT | O_DSYNC),
         (&["--direct"], O_DIRECT, O_DSYNC),
+        (&[], 0, O_DIRECT | O_DSYNC),
+        (&["--engine", "io_uring", "--direct"], O_DIRECT, O_DSYNC),
+        (&["--engine", "io_uring"], 0, O_DIRECT | O_DSYNC),
     ];
     for (extra, want, unwanted) in cases {
         let mut args = vec![
