@@ -246,6 +246,7 @@ fn run_one(
 /// Runs `dbio dbwr`.
 pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let cfgs = configs(&a)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signals = Signals::install(&stop).context("installing signal handlers")?;
     let mut rep = new_report("dbwr", &a.target);
@@ -263,8 +264,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         Err(e) => {
             if let Some(sig) = signals.received() {
                 rep.partial = Some(PartialReason::Signal { signal: sig.into() });
-                crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
-                return Ok(crate::exit_code(&rep));
+                return Ok(outputs.finish(&rep, TableOptions { detail: true }));
             }
             return Err(e);
         }
@@ -289,14 +289,14 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
             rep.partial = Some(PartialReason::IoError { message });
             break;
         }
-        crate::output::save_files(&rep, &a.output)?;
+        outputs.save(&rep);
     }
     if rep.partial.is_none() {
         rep.conclusions.extend(report::conclude_sweep(&rep.dbwr));
     }
-    crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
+    let code = outputs.finish(&rep, TableOptions { detail: true });
     drop(prepared);
-    Ok(crate::exit_code(&rep))
+    Ok(code)
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
@@ -307,10 +307,12 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
 /// touch, a cache of 1,024 buffers over a 64 MiB datafile: the writer is
 /// the bottleneck, so its write rate is what one writer sustains here, and
 /// its CPU share says whether it is CPU-bound. io_uring and O_DIRECT when
-/// the system has them. About runtime_s + 0.5 s.
+/// the system has them; the datafile is `space` bytes at most. About
+/// runtime_s + 0.5 s.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
+    space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
@@ -319,7 +321,7 @@ pub fn check_section(
     } else {
         EngineKind::Psync
     };
-    let size = 64 << 20;
+    let size = space.min(64 << 20) / BLOCK_SIZE as u64 * BLOCK_SIZE as u64;
     let cfg = DbwrConfig {
         buffers: 1024,
         lists: 8,
