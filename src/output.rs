@@ -292,8 +292,8 @@ impl Outputs {
     pub fn write_all(
         &self,
         table: &str,
-        json: impl FnOnce() -> String,
-        csv: impl FnOnce() -> String,
+        json: impl Fn() -> String,
+        csv: impl Fn() -> String,
     ) -> bool {
         let mut ok = true;
         if !self.stdout_taken() {
@@ -302,16 +302,16 @@ impl Outputs {
                 ok = false;
             }
         }
-        let items: [(&Option<(String, Sink)>, Box<dyn FnOnce() -> String + '_>); 2] =
-            [(&self.json, Box::new(json)), (&self.csv, Box::new(csv))];
-        for (dest, text) in items {
+        let mut put = |dest: &Option<(String, Sink)>, text: &dyn Fn() -> String| {
             if let Some((name, sink)) = dest {
                 if let Err(e) = sink.write(text().as_bytes()) {
                     eprintln!("dbio: error: cannot write results to '{name}': {e}");
                     ok = false;
                 }
             }
-        }
+        };
+        put(&self.json, &json);
+        put(&self.csv, &csv);
         ok
     }
 

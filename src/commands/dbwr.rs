@@ -279,7 +279,17 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     }
     for cfg in &cfgs {
         let name = format!("writers={}", cfg.writers);
-        let (r, err) = run_one(&name, cfg, &prepared, a.direct, &stop)?;
+        let (r, err) = match run_one(&name, cfg, &prepared, a.direct, &stop) {
+            Ok(x) => x,
+            // What earlier configurations measured is kept: a partial result.
+            Err(e) if !rep.dbwr.is_empty() => {
+                rep.partial = Some(PartialReason::IoError {
+                    message: format!("{e:#}"),
+                });
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         rep.dbwr.push(r);
         if let Some(sig) = signals.received() {
             rep.partial = Some(PartialReason::Signal { signal: sig.into() });

@@ -278,10 +278,26 @@ fn run_all(
                         report.partial = Some(PartialReason::Signal { signal: sig.into() });
                         break 'rounds;
                     }
+                    // What earlier runs measured is kept: a partial result.
+                    if done.iter().any(|&n| n > 0) {
+                        report.partial = Some(PartialReason::IoError {
+                            message: format!("{e:#}"),
+                        });
+                        break 'rounds;
+                    }
                     return Err(e);
                 }
             };
-            let out = model::run(cfg, group, stop)?;
+            let out = match model::run(cfg, group, stop) {
+                Ok(out) => out,
+                Err(e) if done.iter().any(|&n| n > 0) => {
+                    report.partial = Some(PartialReason::IoError {
+                        message: format!("{e:#}"),
+                    });
+                    break 'rounds;
+                }
+                Err(e) => return Err(e.into()),
+            };
             done[i] += 1;
             match &mut acc[i] {
                 Some(m) => m.merge(&out.measured),

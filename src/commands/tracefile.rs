@@ -235,7 +235,7 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
-    if !outputs.write_all(&table, || json_text, || csv_text) {
+    if !outputs.write_all(&table, || json_text.clone(), || csv_text.clone()) {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
