@@ -60,6 +60,10 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     report.conclusions = conclude(&mut report.jobs);
     // The sections make their own files: free the battery's first.
     session.release_target();
+    let need = (2 * plan.log_file_size)
+        .max(plan.read_size)
+        .max(plan.writer_size);
+    wait_for_space(&a.dir, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
         let sections: [(&str, Section, u64); 3] = [
@@ -87,4 +91,20 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(outputs.finish(&report, TableOptions { detail: false }))
+}
+
+/// Waits, 5 s at most, until `need` bytes are free on the filesystem
+/// holding `dir`: a removed file's space can come back late when the
+/// kernel still holds the file (an io_uring ring closing in a kernel
+/// worker).
+fn wait_for_space(dir: &std::path::Path, need: u64) {
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < std::time::Duration::from_secs(5) {
+        match free_space(dir) {
+            Ok(Some(free)) if free < need => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => return,
+        }
+    }
 }
