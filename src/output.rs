@@ -144,6 +144,44 @@ impl AtomicFile {
     }
 }
 
+/// A destination that is a file descriptor rather than a file name.
+enum FdPath {
+    /// Descriptor N of this process.
+    Fd(i32),
+    /// Something else under /proc (another process's descriptor).
+    Proc,
+}
+
+/// Whether `path`, through ordinary symlinks, names a descriptor:
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, or
+/// anything else in /proc. Such a path is never replaced.
+fn fd_path(path: &Path) -> Option<FdPath> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        let s = p.to_string_lossy();
+        let num = |rest: &str| rest.parse::<i32>().ok().map(FdPath::Fd);
+        match &*s {
+            "/dev/stdout" => return Some(FdPath::Fd(1)),
+            "/dev/stderr" => return Some(FdPath::Fd(2)),
+            _ => {}
+        }
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                return num(rest).or(Some(FdPath::Proc));
+            }
+        }
+        if s.starts_with("/proc/") {
+            return Some(FdPath::Proc);
+        }
+        let target = std::fs::read_link(&p).ok()?;
+        p = match p.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    None
+}
+
 fn same(a: &rustix::fs::Stat, b: &rustix::fs::Stat) -> bool {
     a.st_dev == b.st_dev && a.st_ino == b.st_ino
 }
@@ -157,6 +195,25 @@ impl Sink {
         }
         if dest.is_empty() {
             bail!("an output file name is empty");
+        }
+        match fd_path(path) {
+            Some(FdPath::Fd(n)) => return Self::fd(dest, n),
+            Some(FdPath::Proc) => {
+                // Another process's descriptor: written in place, appended.
+                return rustix::fs::open(
+                    path,
+                    OFlags::WRONLY | OFlags::APPEND | OFlags::NOCTTY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot write results to '{dest}': {}",
+                        std::io::Error::from(e)
+                    )
+                })
+                .and_then(|fd| Self::stream(File::from(fd)));
+            }
+            None => {}
         }
         let st = match rustix::fs::stat(path) {
             Ok(st) => st,
@@ -198,6 +255,30 @@ impl Sink {
             Ok(f) => Ok((Sink::Stream(f), node)),
             Err(e) => bail!("cannot write results to '{dest}': {e}"),
         }
+    }
+
+    /// `/dev/fd/N`, `/proc/self/fd/N`, `/dev/stdout`: descriptor N itself,
+    /// written where it stands, as a shell's `>&N` would.
+    fn fd(dest: &str, n: i32) -> anyhow::Result<(Sink, Identity)> {
+        // SAFETY: N is only borrowed to duplicate it; a closed N fails
+        // with EBADF.
+        let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(n) };
+        let dup = rustix::io::fcntl_dupfd_cloexec(borrowed, 3).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write results to '{dest}': {}",
+                std::io::Error::from(e)
+            )
+        })?;
+        Self::stream(File::from(dup))
+    }
+
+    /// A stream; standard output when it is the same file.
+    fn stream(f: File) -> anyhow::Result<(Sink, Identity)> {
+        let st = rustix::fs::fstat(&f)?;
+        if rustix::fs::fstat(std::io::stdout()).is_ok_and(|o| same(&o, &st)) {
+            return Ok((Sink::Stdout, Identity::Stdout));
+        }
+        Ok((Sink::Stream(f), Identity::Node(st.st_dev, st.st_ino)))
     }
 
     fn regular(dest: &str, path: &Path) -> anyhow::Result<(Sink, Identity)> {

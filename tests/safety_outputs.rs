@@ -114,6 +114,31 @@ fn safety_outputs_a_symlink_to_dev_stdout_writes_to_standard_output() {
 }
 
 #[test]
+fn safety_outputs_a_descriptor_path_is_written_where_it_stands() {
+    // `--json /dev/fd/3` with descriptor 3 opened by the shell on a file:
+    // dbio writes through descriptor 3 (as `>&3` would), creates nothing.
+    let d = scratch();
+    let file = d.path().join("three.json");
+    let script = format!(
+        "exec '{}' bench --engine null --ops 200 --quiet --json /dev/fd/3 3>'{}'",
+        dbio_path().display(),
+        file.display()
+    );
+    let child = Command::new("bash")
+        .args(["-c", &script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bench"));
+    let v = json(&std::fs::read(&file).unwrap());
+    assert_eq!(v["jobs"][0]["read"]["ops"].as_u64(), Some(200));
+    assert_eq!(names_in(d.path()), ["three.json"]);
+}
+
+#[test]
 fn safety_outputs_a_fifo_is_written_as_a_stream() {
     let d = scratch();
     let fifo = d.path().join("results.fifo");
