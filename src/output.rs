@@ -9,10 +9,11 @@
 //! O_NOFOLLOW` in the destination's directory (held open from validation
 //! to rename), synced, then renamed into place: a symlink named as the
 //! destination is replaced, never followed, and a full disk never leaves
-//! half a file. A character device, FIFO or socket (`/dev/null`, a pipe,
-//! `/dev/stdout`) is opened without `O_CREAT` and written as a stream,
-//! never replaced; a destination that is standard output itself takes
-//! the table's place, as `-` does.
+//! half a file. A character device, FIFO or socket (`/dev/null`, a pipe)
+//! is opened without `O_CREAT` and written as a stream, never replaced;
+//! `/dev/fd/N`, `/proc/self/fd/N` and `/dev/stdout` write through the
+//! descriptor itself, as a shell's `>&N` does; a destination that is
+//! standard output takes the table's place, as `-` does.
 //!
 //! Results are saved after each job (regular files only), so an error in a
 //! later job does not lose an earlier one. When saving fails after the
@@ -133,8 +134,10 @@ impl AtomicFile {
             f.sync_all()?;
             drop(f);
             rustix::fs::renameat(&self.dir, &tmp, &self.dir, &self.name)?;
-            // The rename itself is durable once the directory is synced.
-            rustix::fs::fsync(&self.dir)?;
+            // The rename is durable once the directory is synced; the file
+            // is in place either way, so a filesystem that cannot sync a
+            // directory is not an error.
+            let _ = rustix::fs::fsync(&self.dir);
             Ok(())
         })();
         if res.is_err() {
@@ -409,5 +412,40 @@ impl Outputs {
         } else {
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_paths_are_recognised_through_symlinks() {
+        let d = tempfile::tempdir().unwrap();
+        let link = d.path().join("out");
+        std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+        assert!(matches!(fd_path(&link), Some(FdPath::Fd(1))));
+        assert!(matches!(
+            fd_path(Path::new("/dev/fd/7")),
+            Some(FdPath::Fd(7))
+        ));
+        assert!(matches!(
+            fd_path(Path::new("/proc/self/fd/3")),
+            Some(FdPath::Fd(3))
+        ));
+        assert!(matches!(
+            fd_path(Path::new("/proc/1/fd/3")),
+            Some(FdPath::Proc)
+        ));
+        assert!(fd_path(&d.path().join("plain.json")).is_none());
+        let a = temp_name(OsStr::new("r.json"));
+        let b = temp_name(OsStr::new("r.json"));
+        assert_ne!(a, b, "temporary names are random");
+        let a = a.to_string_lossy();
+        assert!(
+            a.starts_with(&format!(".r.json.dbio-{}-", std::process::id()))
+                && a.ends_with(".partial"),
+            "{a}"
+        );
     }
 }
