@@ -531,3 +531,47 @@ fn safety_outputs_sigterm_during_check_prints_what_was_measured() {
     assert!(!v["lgwr"].as_array().unwrap().is_empty());
     assert!(dbio_files(d.path()).is_empty(), "scratch files left behind");
 }
+
+#[test]
+fn safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails() {
+    let fs = match Tmpfs::mount("12m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            return skip(
+                "safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails",
+                &why,
+            )
+        }
+    };
+    // Two 4 MiB log files fit; the second configuration's fresh
+    // fallocated pair does not fit beside them.
+    let out = dbio()
+        .arg("lgwr")
+        .arg(fs.path())
+        .args([
+            "--method",
+            "buffered-fdatasync",
+            "--compare",
+            "buffered-fdatasync,prepare=fallocate",
+            "--runtime",
+            "200ms",
+            "--file-size",
+            "4m",
+            "--files",
+            "2",
+            "--sessions",
+            "2",
+            "--json",
+            "-",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json(&out.stdout);
+    assert_eq!(v["partial"]["kind"], "io_error", "{}", v["partial"]);
+    let lgwr = v["lgwr"].as_array().unwrap();
+    assert_eq!(lgwr.len(), 1, "the first configuration's result is kept");
+    assert!(lgwr[0]["commits"].as_u64().unwrap() > 0);
+    assert!(dbio_files(fs.path()).is_empty(), "log files left behind");
+}
