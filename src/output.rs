@@ -254,10 +254,17 @@ impl Sink {
             .map(File::from)
             .map_err(std::io::Error::from),
         };
-        match stream {
-            Ok(f) => Ok((Sink::Stream(f), node)),
+        let f = match stream {
+            Ok(f) => f,
             Err(e) => bail!("cannot write results to '{dest}': {e}"),
+        };
+        // What was opened must be what was checked: a regular file swapped
+        // in between would be written over in place, not replaced.
+        let socket = FileType::from_raw_mode(st.st_mode) == FileType::Socket;
+        if !socket && !rustix::fs::fstat(&f).is_ok_and(|o| same(&o, &st)) {
+            bail!("cannot write results to '{dest}': it changed while dbio opened it");
         }
+        Ok((Sink::Stream(f), node))
     }
 
     /// `/dev/fd/N`, `/proc/self/fd/N`, `/dev/stdout`: descriptor N itself,

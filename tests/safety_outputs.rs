@@ -173,6 +173,32 @@ fn safety_outputs_a_fifo_is_written_as_a_stream() {
 }
 
 #[test]
+fn safety_outputs_a_unix_socket_is_written_as_a_stream() {
+    let d = scratch();
+    let sock = d.path().join("results.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let got = listener.accept().and_then(|(mut c, _)| {
+            let mut v = Vec::new();
+            c.read_to_end(&mut v).map(|_| v)
+        });
+        let _ = tx.send(got);
+    });
+    let out = dbio().args(QUICK).arg("--csv").arg(&sock).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("dbio never connected")
+        .expect("reading the socket");
+    assert!(String::from_utf8_lossy(&got).starts_with("job,op,ops,"));
+    let m = std::fs::symlink_metadata(&sock).unwrap();
+    assert!(m.file_type().is_socket(), "the socket was replaced");
+    assert_eq!(names_in(d.path()), ["results.sock"]);
+}
+
+#[test]
 fn safety_outputs_calibrate_never_replaces_an_existing_default_file() {
     let d = scratch();
     let cal = d.path().join("dbio-calibration.json");
