@@ -2,7 +2,7 @@
 //! any I/O, one shared target file, signal handling, the environment, and
 //! the assembly of the [`RunReport`].
 
-use crate::cli::OutputArgs;
+use crate::output::Outputs;
 use crate::progress::Bar;
 use crate::signals::Signals;
 use anyhow::Context;
@@ -85,13 +85,19 @@ impl Session {
         self.shared.as_ref().map(|t| t.path.clone())
     }
 
+    /// Removes the shared target file now (`dbio check` frees its space
+    /// before the sections that make their own files).
+    pub fn release_target(&mut self) {
+        self.shared = None;
+    }
+
     /// Runs one job, appending its result to `report`. Returns false when
     /// the session must stop (signal or I/O error: the report is partial).
     pub fn run(
         &mut self,
         nj: &NamedJob,
         report: &mut RunReport,
-        out: &OutputArgs,
+        out: &Outputs,
     ) -> anyhow::Result<bool> {
         // The previous job's deadline raised the stop flag; a signal keeps it raised.
         self.control
@@ -146,7 +152,7 @@ impl Session {
             });
             return Ok(false);
         }
-        crate::output::save_files(report, out)?;
+        out.save(report);
         Ok(true)
     }
 }

@@ -254,6 +254,7 @@ fn measure(
 /// Runs `dbio read`.
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     let (cfg, states) = config(&a)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let session = Session::new(a.output.quiet)?;
     let stop = session.stop_flag().clone();
     let mut report = new_report("read", &a.target);
@@ -263,8 +264,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
             // Ctrl-C while the datafile was being written: nothing measured.
             Some(sig) => {
                 report.partial = Some(PartialReason::Signal { signal: sig.into() });
-                crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-                return Ok(crate::exit_code(&report));
+                return Ok(outputs.finish(&report, TableOptions { detail: true }));
             }
             None => return Err(e),
         },
@@ -289,21 +289,21 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &mut report,
     );
     report.conclusions.extend(compare(&report.reads));
-    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-    Ok(crate::exit_code(&report))
+    Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT/SIGTERM.
 ///
-/// The section reads a 256 MiB file with 8 KiB single-block reads for
+/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
 /// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
 /// with O_DIRECT (storage reads), and says how far apart the tiers are on
 /// this storage. Preparing the file and warming it add about a second.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
+    space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
@@ -316,7 +316,7 @@ pub fn check_section(
         block_size: 8192,
         multiblock_count: 16,
         multiblock_pct: 0,
-        size: 256 << 20,
+        size: space.min(256 << 20),
         access: Access::Uniform,
         runtime_s: Some((runtime_s / 2.0).max(0.2)),
         ops_per_round: None,

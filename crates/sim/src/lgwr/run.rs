@@ -107,7 +107,10 @@ pub fn run(
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
 ) -> Result<Outcome, LgwrError> {
-    check(cfg)?;
+    // Only the options: the storage was checked when the group was
+    // prepared, and a free-space check now would count the group's own
+    // files against it.
+    cfg.validate().map_err(LgwrError::Invalid)?;
     let (files, paths) = match (cfg.real_io(), group) {
         (false, _) => (Vec::new(), Vec::new()),
         (true, Some(g)) => {
