@@ -230,7 +230,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
 /// configuration of the same shape; fallocated or appended files are fresh
 /// for every run (their first writes are what they measure).
 #[derive(Default)]
-struct Groups(Vec<LogGroup>);
+struct Groups(Vec<LogGroup>, Vec<String>);
 
 impl Groups {
     fn for_config(
@@ -245,8 +245,10 @@ impl Groups {
         let i = match self.0.iter().position(|g| g.fits(cfg)) {
             Some(i) => i,
             None => {
-                self.0
-                    .push(LogGroup::prepare(cfg, stop).context("preparing the log files")?);
+                let g = LogGroup::prepare(cfg, stop).context("preparing the log files")?;
+                // For the report's warnings.
+                self.1.extend(g.notices());
+                self.0.push(g);
                 self.0.len() - 1
             }
         };
@@ -295,6 +297,11 @@ fn run_all(
                 report.partial = Some(PartialReason::IoError { message: e });
                 break 'rounds;
             }
+        }
+    }
+    for w in std::mem::take(&mut groups.1) {
+        if !report.warnings.contains(&w) {
+            report.warnings.push(w);
         }
     }
     for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
