@@ -277,7 +277,8 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = &t {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
         report.warnings.extend(t.notices.iter().cloned());
-        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && cfg.thresholds.has_device_tier() {
+        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && cfg.thresholds.has_device_tier()
+        {
             report.warnings.push(format!(
                 "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
                 t.path.display(),

@@ -112,7 +112,8 @@ pub fn disk_of(path: &Path) -> Option<(PathBuf, Option<String>)> {
 /// [`disk_of`] for the file or block device open on `fd`.
 pub fn disk_of_fd(fd: impl AsFd) -> Option<(PathBuf, Option<String>)> {
     let st = rustix::fs::fstat(fd).ok()?;
-    let block = rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::BlockDevice;
+    let block =
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::BlockDevice;
     disk_of_dev(if block { st.st_rdev } else { st.st_dev })
 }
 

@@ -141,7 +141,7 @@ fn errno_io(e: Errno) -> io::Error {
 fn lookup_error(op: &str, p: &Path, e: Errno) -> EngineError {
     match e {
         Errno::LOOP => EngineError::Invalid(format!(
-            "{} cannot be resolved: it is a loop of symbolic links ({})",
+            "{} cannot be resolved because of a loop of symbolic links: {}",
             p.display(),
             errno_io(e)
         )),
@@ -266,9 +266,9 @@ impl Target {
     /// kept after the run.
     fn create_named(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
         let p = &spec.path;
-        let name = p.file_name().ok_or_else(|| {
-            EngineError::Invalid(format!("{} does not name a file", p.display()))
-        })?;
+        let name = p
+            .file_name()
+            .ok_or_else(|| EngineError::Invalid(format!("{} does not name a file", p.display())))?;
         let parent = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),

@@ -218,7 +218,11 @@ pub fn measure(
         Err(EngineError::Unsupported(_)) => {
             notes.push(format!(
                 "{} refuses O_DIRECT: the storage-cache and device tiers cannot be provoked here",
-                if mount.fs_type.is_empty() { "this filesystem" } else { &mount.fs_type }
+                if mount.fs_type.is_empty() {
+                    "this filesystem"
+                } else {
+                    &mount.fs_type
+                }
             ));
             if no_device.is_none() {
                 no_device =

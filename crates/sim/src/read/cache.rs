@@ -53,15 +53,14 @@ pub fn prepare(
         // No read-ahead on this descriptor: the kernel then builds folios
         // only inside the ranges read, so none straddles the share's end
         // (a large folio across it would stay resident after DONTNEED).
-        rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::Random)
-            .map_err(|e| io(e.into()))?;
+        rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::Random).map_err(|e| io(e.into()))?;
     }
     let mut buf = AlignedBuf::new(CHUNK as usize);
     let mut off = 0;
     while off < bytes && !stop.load(Relaxed) {
         let n = CHUNK.min(bytes - off) as usize;
-        let got = rustix::io::pread(&f, &mut buf.as_mut_slice()[..n], off)
-            .map_err(|e| io(e.into()))?;
+        let got =
+            rustix::io::pread(&f, &mut buf.as_mut_slice()[..n], off).map_err(|e| io(e.into()))?;
         if got == 0 {
             break;
         }
