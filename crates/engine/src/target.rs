@@ -529,7 +529,7 @@ fn reopen(inode: &Inode, flags: OFlags, path: &Path) -> Result<File, EngineError
         // No /proc (a bare chroot): without sync flags a duplicate of the
         // anchor does, when its access mode allows the job's.
         Err(Errno::NOENT)
-            if !flags.intersects(OFlags::DSYNC | OFlags::SYNC)
+            if !flags.intersects(OFlags::SYNC)
                 && (inode.writable || !flags.contains(OFlags::RDWR)) =>
         {
             OwnedFd::from(
@@ -585,7 +585,8 @@ fn descriptor(
         OFlags::RDONLY
     };
     match spec.sync {
-        Durability::Dsync => flags |= OFlags::DSYNC,
+        // rustix's OFlags::DSYNC is O_SYNC on linux_raw: use libc's value.
+        Durability::Dsync => flags |= OFlags::from_bits_retain(libc::O_DSYNC as u32),
         Durability::Sync => flags |= OFlags::SYNC,
         _ => {}
     }
