@@ -442,12 +442,13 @@ fn safety_files_symlink_loop_is_named() {
     let d = scratch();
     std::os::unix::fs::symlink("b", d.path().join("a")).unwrap();
     std::os::unix::fs::symlink("a", d.path().join("b")).unwrap();
-    for rw in ["read", "write"] {
+    // The loop as the file, and as the directory of a new file.
+    for (rw, target) in [("read", "a"), ("write", "a"), ("write", "a/new.dat")] {
         let out = dbio()
             .args([
                 "bench", "--rw", rw, "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
             ])
-            .arg(d.path().join("a"))
+            .arg(d.path().join(target))
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);

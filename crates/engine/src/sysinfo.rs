@@ -246,7 +246,14 @@ fn dio_alignment_of(st: rustix::fs::Statx) -> Option<DioAlignment> {
 
 /// How much of the regular file `path` is in the page cache (mmap + mincore).
 pub fn page_cache_residency(path: &Path) -> Option<PageCacheResidency> {
-    page_cache_residency_fd(&fs::File::open(path).ok()?)
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: a FIFO swapped in for the file must not hang dbio.
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    page_cache_residency_fd(&f)
 }
 
 /// [`page_cache_residency`] of the open `file`.

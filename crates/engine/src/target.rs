@@ -167,6 +167,12 @@ fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
     })
 }
 
+/// Checks that `p` is a directory dbio can open, with one sentence that
+/// names the problem (missing, not a directory, a loop of symbolic links).
+pub fn check_dir(p: &Path) -> Result<(), EngineError> {
+    open_dir(p).map(drop)
+}
+
 /// Removes `name` from `dir` only while it still refers to the inode
 /// `dev`/`ino` (something renamed into its place is left alone). Ok(false)
 /// when the name now refers to something else.

@@ -33,9 +33,7 @@ pub struct LogGroup {
 /// Checks the directory and the storage for `cfg` without writing data.
 pub fn preflight(cfg: &LgwrConfig) -> Result<(), String> {
     let dir = &cfg.dir;
-    if !dir.is_dir() {
-        return Err(format!("{} is not a directory", dir.display()));
-    }
+    dbio_engine::target::check_dir(dir).map_err(|e| e.to_string())?;
     if cfg.method.direct() {
         let probe = dbio_engine::target::probe_dir(dir)
             .map_err(|e| format!("cannot create a log file in {}: {e}", dir.display()))?;
