@@ -286,21 +286,33 @@ impl Target {
     fn prepare_temp(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
         let dir = open_dir(&spec.path)?;
         let mut notices = remove_stale_temps(&dir, &spec.path);
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!("dbio-{}-{n}.tmp", std::process::id());
-        let path = spec.path.join(&name);
-        let mut t = Self::create_in(
-            spec,
-            dir,
-            &spec.path,
-            OsStr::new(&name),
-            path,
-            !spec.keep,
-            stop,
-        )?;
-        notices.append(&mut t.notices);
-        t.notices = notices;
-        Ok(t)
+        // The name is predictable: when something already holds it, the
+        // next number will do (a few times, then the error stands).
+        let mut tries = 0;
+        loop {
+            let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let name = format!("dbio-{}-{n}.tmp", std::process::id());
+            let path = spec.path.join(&name);
+            let dir = rustix::io::dup(&dir)
+                .map_err(|e| EngineError::io("opening the directory", &spec.path, e.into()))?;
+            match Self::create_in(
+                spec,
+                dir,
+                &spec.path,
+                OsStr::new(&name),
+                path,
+                !spec.keep,
+                stop,
+            ) {
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) && tries < 8 => tries += 1,
+                Err(e) => return Err(e),
+                Ok(mut t) => {
+                    notices.append(&mut t.notices);
+                    t.notices = notices;
+                    return Ok(t);
+                }
+            }
+        }
     }
 
     /// Creates `name` in `dir` (O_EXCL, O_NOFOLLOW), marks, locks and lays
@@ -977,4 +989,40 @@ fn read_full_at(f: &File, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_yield_their_pid_and_nothing_else_does() {
+        assert_eq!(temp_pid(b"dbio-123-0.tmp"), Some(123));
+        assert_eq!(temp_pid(b"dbio-7-42.tmp"), Some(7));
+        for other in [
+            &b"dbio-123.tmp"[..],
+            b"dbio--0.tmp",
+            b"dbio-12a-0.tmp",
+            b"dbio-123-0.tmp.bak",
+            b"xdbio-123-0.tmp",
+            b"dbio-123-.tmp",
+            b".dbio-probe-123-0",
+        ] {
+            assert_eq!(temp_pid(other), None, "{}", String::from_utf8_lossy(other));
+        }
+    }
+
+    #[test]
+    fn a_name_that_no_longer_refers_to_the_inode_is_not_removed() {
+        let d = tempfile::tempdir_in(".").unwrap();
+        let dir = open_dir(d.path()).unwrap();
+        fs::write(d.path().join("f"), b"mine").unwrap();
+        let st = rustix::fs::stat(d.path().join("f")).unwrap();
+        fs::rename(d.path().join("f"), d.path().join("moved")).unwrap();
+        fs::write(d.path().join("f"), b"someone else's").unwrap();
+        assert!(!remove_if_same(&dir, OsStr::new("f"), st.st_dev, st.st_ino).unwrap());
+        assert_eq!(fs::read(d.path().join("f")).unwrap(), b"someone else's");
+        assert!(remove_if_same(&dir, OsStr::new("moved"), st.st_dev, st.st_ino).unwrap());
+        assert!(!d.path().join("moved").exists());
+    }
 }
