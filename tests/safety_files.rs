@@ -20,12 +20,20 @@ fn cpath(p: &Path) -> CString {
     CString::new(p.as_os_str().as_bytes()).unwrap()
 }
 
-/// Sets dbio's mark on `p` the way dbio does.
+/// Marks `p` as a temporary file of dbio's, the way dbio does.
 fn mark(p: &Path) {
     let name = CString::new("user.dbio").unwrap();
-    // SAFETY: valid C strings and a 1-byte value.
-    let rc =
-        unsafe { libc::setxattr(cpath(p).as_ptr(), name.as_ptr(), b"1".as_ptr().cast(), 1, 0) };
+    let value = dbio_engine::target::TEMP_MARK;
+    // SAFETY: valid C strings and value.
+    let rc = unsafe {
+        libc::setxattr(
+            cpath(p).as_ptr(),
+            name.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
     assert_eq!(rc, 0, "setxattr: {}", std::io::Error::last_os_error());
 }
 
@@ -293,6 +301,21 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
     let symlink = dir.join(format!("dbio-{dead}-4.tmp"));
     std::os::unix::fs::symlink(&alive, &symlink).unwrap();
+    // A temporary file a finished run kept on purpose (--keep).
+    let keep_dir = scratch();
+    dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "1", "--quiet",
+            "--keep",
+        ])
+        .arg(keep_dir.path())
+        .assert()
+        .success();
+    let kept_src = dbio_files(keep_dir.path())
+        .pop()
+        .expect("--keep kept the file");
+    let kept = dir.join(kept_src.file_name().unwrap());
+    fs::rename(&kept_src, &kept).unwrap();
 
     let out_dir = scratch();
     let json_path = out_dir.path().join("r.json");
@@ -307,7 +330,7 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
         .success();
     drop(lock);
     assert!(!stale.exists(), "the stale temporary file is still there");
-    for p in [&unmarked, &alive, &linked, &locked] {
+    for p in [&unmarked, &alive, &linked, &locked, &kept] {
         assert!(p.exists(), "{} was removed", p.display());
     }
     assert!(

@@ -53,6 +53,11 @@ pub const PREWRITE_SEED: u64 = 0xdb10;
 /// Name of the extended attribute that marks files dbio created.
 pub const MARK_XATTR: &str = "user.dbio";
 
+/// The mark's value on a temporary file dbio will remove: only such a file
+/// is cleaned up as stale when its run was killed (a file kept with
+/// `--keep`, or named by the user, carries `1` and is never removed).
+pub const TEMP_MARK: &[u8] = b"temporary";
+
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct TargetSpec {
@@ -341,8 +346,9 @@ impl Target {
         // Held while dbio runs: a later run must not take it for stale.
         let _ = rustix::fs::flock(&anchor, FlockOperation::NonBlockingLockExclusive);
         let mut notices = Vec::new();
+        let mark: &[u8] = if remove_after { TEMP_MARK } else { b"1" };
         if let Err(e) =
-            rustix::fs::fsetxattr(&anchor, MARK_XATTR, b"1", rustix::fs::XattrFlags::empty())
+            rustix::fs::fsetxattr(&anchor, MARK_XATTR, mark, rustix::fs::XattrFlags::empty())
         {
             let fs = sysinfo::mount_of_fd(&anchor)
                 .map(|m| m.fs_type)
@@ -702,7 +708,7 @@ fn temp_pid(name: &[u8]) -> Option<i32> {
 
 /// Removes the temporary files (`dbio-<pid>-<n>.tmp`) that runs killed by
 /// SIGKILL left in `dir`: only those whose process is gone, that carry
-/// dbio's mark, are regular files with a single link and are not locked by
+/// dbio's temporary mark ([`TEMP_MARK`]), are regular files with a single link and are not locked by
 /// a running dbio; each by `unlinkat` while its name still refers to the
 /// inode checked. Returns a notice naming what was removed (none when
 /// nothing was).
@@ -753,7 +759,7 @@ fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
     let st = rustix::fs::fstat(&fd)?;
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_nlink != 1
-        || !is_marked_fd(&fd)
+        || !has_temp_mark(&fd)
         || rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err()
     {
         return Ok(false);
@@ -836,6 +842,12 @@ fn check_free_space(
 pub fn is_marked_fd(fd: impl AsFd) -> bool {
     let mut buf = [0u8; 8];
     rustix::fs::fgetxattr(fd, MARK_XATTR, &mut buf[..]).is_ok()
+}
+
+/// Whether the file open on `fd` is marked as a temporary file of dbio's.
+fn has_temp_mark(fd: impl AsFd) -> bool {
+    let mut buf = [0u8; 16];
+    rustix::fs::fgetxattr(fd, MARK_XATTR, &mut buf[..]).is_ok_and(|n| &buf[..n] == TEMP_MARK)
 }
 
 /// Whether `path` carries dbio's mark (for reports and tests; decisions
