@@ -69,7 +69,7 @@ impl Session {
         })
     }
 
-    /// The stop flag that SIGINT and SIGTERM raise.
+    /// The stop flag that SIGINT, SIGTERM, SIGHUP and SIGQUIT raise.
     pub fn stop_flag(&self) -> &std::sync::Arc<std::sync::atomic::AtomicBool> {
         &self.control.stop
     }

@@ -304,7 +304,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// One writer, two full-speed foregrounds changing half the blocks they
 /// touch, a cache of 1,024 buffers over a 64 MiB datafile: the writer is

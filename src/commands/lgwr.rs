@@ -427,7 +427,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
 /// Whether files in `dir` accept O_DIRECT.
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// Budget: at the default 3 s per test about 5 s of runs (0.8 s each for
 /// 1 and 10 sessions, 0.5 s for each other durability method at 10

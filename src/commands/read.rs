@@ -302,7 +302,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// The section reads a 256 MiB file with 8 KiB single-block reads for
 /// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
