@@ -117,7 +117,8 @@ pub struct BenchArgs {
     /// Injected service time per I/O for the null engine (e.g. 1ms).
     #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
     pub null_delay: Option<f64>,
-    /// Allow writing to an existing file dbio did not create.
+    /// Allow writing to an existing file dbio did not create, or to a file
+    /// named through a symbolic link.
     #[arg(long)]
     pub overwrite: bool,
     /// Allow a block device as the target (refused anyway if it holds a

@@ -165,6 +165,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         },
     };
     report.environment = dbio_engine::sysinfo::environment(&t.path);
+    report.warnings.extend(t.notices.iter().cloned());
     let cfg = CalibrateConfig {
         block_size: bs,
         samples: a.samples,
@@ -172,7 +173,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         page_cache_bytes: (64u64 << 20).min(spec.size / 4),
         seed: 0x5eed,
     };
-    let mut c = measure(&t.path, spec.size, &cfg, &stop)?;
+    let mut c = measure(&t, spec.size, &cfg, &stop)?;
     if let Some(sig) = session.signal() {
         report.partial = Some(PartialReason::Signal { signal: sig.into() });
     }

@@ -204,7 +204,7 @@ fn prepare(
         keep,
     };
     let t = Target::prepare(&spec, stop)?;
-    let disk = sysinfo::disk_of(&t.path)
+    let disk = sysinfo::disk_of_fd(&*t.file)
         .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
     let datafile = Datafile {
         file: Arc::clone(&t.file),
@@ -227,7 +227,7 @@ fn run_one(
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
     if let Some(t) = &p.target {
-        let _ = sysinfo::drop_from_page_cache(&t.path);
+        let _ = sysinfo::drop_from_page_cache_fd(&t.file);
     }
     let engines = standard_engines(cfg, p.datafile.as_ref())?;
     let verify = cfg.engine != EngineKind::Null;
@@ -269,6 +269,9 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
+    if let Some(t) = &prepared.target {
+        rep.warnings.extend(t.notices.iter().cloned());
+    }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);
     if cpus > 0 && (most + a.foregrounds) as usize > cpus {
@@ -311,7 +314,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// One writer, two full-speed foregrounds changing half the blocks they
 /// touch, a cache of 1,024 buffers over a 64 MiB datafile: the writer is

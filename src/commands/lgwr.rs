@@ -230,7 +230,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
 /// configuration of the same shape; fallocated or appended files are fresh
 /// for every run (their first writes are what they measure).
 #[derive(Default)]
-struct Groups(Vec<LogGroup>);
+struct Groups(Vec<LogGroup>, Vec<String>);
 
 impl Groups {
     fn for_config(
@@ -245,8 +245,10 @@ impl Groups {
         let i = match self.0.iter().position(|g| g.fits(cfg)) {
             Some(i) => i,
             None => {
-                self.0
-                    .push(LogGroup::prepare(cfg, stop).context("preparing the log files")?);
+                let g = LogGroup::prepare(cfg, stop).context("preparing the log files")?;
+                // For the report's warnings.
+                self.1.extend(g.notices());
+                self.0.push(g);
                 self.0.len() - 1
             }
         };
@@ -311,6 +313,11 @@ fn run_all(
                 report.partial = Some(PartialReason::IoError { message: e });
                 break 'rounds;
             }
+        }
+    }
+    for w in std::mem::take(&mut groups.1) {
+        if !report.warnings.contains(&w) {
+            report.warnings.push(w);
         }
     }
     for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
@@ -439,7 +446,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
 /// Whether files in `dir` accept O_DIRECT.
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// Budget: at the default 3 s per test about 5 s of runs (0.8 s each for
 /// 1 and 10 sessions, 0.5 s for each other durability method at 10

@@ -195,7 +195,13 @@ fn target(
     if cfg.engine == EngineKind::Null {
         return Ok(None);
     }
-    let spec = TargetSpec {
+    let spec = target_spec(cfg, path, allow_block_device, keep);
+    Ok(Some(Target::prepare(&spec, stop)?))
+}
+
+/// The datafile's specification for `cfg`.
+fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bool) -> TargetSpec {
+    TargetSpec {
         path: path.to_path_buf(),
         size: cfg.size,
         prepare: Prepare::Prewrite,
@@ -206,8 +212,7 @@ fn target(
         overwrite: false,
         allow_block_device,
         keep,
-    };
-    Ok(Some(Target::prepare(&spec, stop)?))
+    }
 }
 
 /// Runs every round of every state into `report`; stops early (partial
@@ -271,7 +276,9 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(t) = &t {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
-        if dbio_engine::sysinfo::disk_of(&t.path).is_none() && cfg.thresholds.has_device_tier() {
+        report.warnings.extend(t.notices.iter().cloned());
+        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && cfg.thresholds.has_device_tier()
+        {
             report.warnings.push(format!(
                 "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
                 t.path.display(),
@@ -294,7 +301,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
 /// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
@@ -338,7 +345,8 @@ pub fn check_section(
             ..cfg
         };
         let td = match &t {
-            Some(t) => target(&dcfg, &t.path, false, false, stop)?,
+            // The same file, through its descriptor (never its path again).
+            Some(t) => Some(t.reopen(&target_spec(&dcfg, &t.path, false, false), stop)?),
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");

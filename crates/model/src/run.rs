@@ -42,7 +42,7 @@ pub struct RunReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PartialReason {
-    /// SIGINT or SIGTERM arrived.
+    /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived.
     Signal {
         /// Signal name.
         signal: String,

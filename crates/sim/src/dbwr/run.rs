@@ -133,7 +133,7 @@ pub struct Outcome {
 }
 
 /// Runs the model on `inst` (made for this run with `cfg`'s geometry).
-/// `stop` (SIGINT/SIGTERM) ends the load early; `disk` names the disk whose
+/// `stop` (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the load early; `disk` names the disk whose
 /// /proc/diskstats counters to take.
 pub fn run_on(
     inst: &Instance,

@@ -111,8 +111,8 @@ pub fn run(
     // prepared, and a free-space check now would count the group's own
     // files against it.
     cfg.validate().map_err(LgwrError::Invalid)?;
-    let (files, paths) = match (cfg.real_io(), group) {
-        (false, _) => (Vec::new(), Vec::new()),
+    let (files, paths, readers) = match (cfg.real_io(), group) {
+        (false, _) => (Vec::new(), Vec::new(), Vec::new()),
         (true, Some(g)) => {
             if !g.fits(cfg) {
                 return Err(LgwrError::Invalid(format!(
@@ -123,7 +123,8 @@ pub fn run(
                 )));
             }
             g.used = true;
-            (g.open(cfg)?, g.paths())
+            let readers = if cfg.verify { g.readers() } else { Vec::new() };
+            (g.open(cfg)?, g.paths(), readers)
         }
         (true, None) => {
             return Err(LgwrError::Invalid(
@@ -183,7 +184,7 @@ pub fn run(
         _ => None,
     };
     let verified = (cfg.verify && cfg.real_io())
-        .then(|| verify(&recs, &paths, &wrec.uses, cfg.seed, cfg.redo_size.max()));
+        .then(|| verify(&recs, &readers, &wrec.uses, cfg.seed, cfg.redo_size.max()));
     let commits: u64 = recs.iter().map(|r| r.commits).sum();
     let measured = Measured {
         runtime_ns,

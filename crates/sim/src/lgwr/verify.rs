@@ -9,7 +9,6 @@ use super::record;
 use super::stats::SessionRec;
 use dbio_model::lgwr::VerifyResult;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
 
 fn note_bad(r: &mut VerifyResult, what: String) {
     r.bad += 1;
@@ -18,21 +17,18 @@ fn note_bad(r: &mut VerifyResult, what: String) {
     }
 }
 
-/// Reads back every record in `sessions`' positions. `paths[file][member]`;
+/// Reads back every record in `sessions`' positions. `files[file][member]`
+/// are buffered read descriptors (None: the file could not be opened);
 /// `uses[file]` is the file's final use count; `max_record` sizes the
 /// payload patterns.
 pub fn verify(
     sessions: &[SessionRec],
-    paths: &[Vec<PathBuf>],
+    files: &[Vec<Option<std::fs::File>>],
     uses: &[u32],
     seed: u64,
     max_record: u64,
 ) -> VerifyResult {
     let mut r = VerifyResult::default();
-    let files: Vec<Vec<Option<std::fs::File>>> = paths
-        .iter()
-        .map(|m| m.iter().map(|p| std::fs::File::open(p).ok()).collect())
-        .collect();
     let mut buf = vec![0u8; max_record as usize];
     for (idx, s) in sessions.iter().enumerate() {
         let Some(positions) = &s.positions else {
