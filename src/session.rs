@@ -110,7 +110,13 @@ impl Session {
                 if let Some(p) = self.shared_path() {
                     spec.path = p;
                 }
-                let t = match Target::prepare(spec, &self.control.stop) {
+                // A block device stays claimed (O_EXCL) by the first job's
+                // descriptor; later jobs reopen it through that descriptor.
+                let prepared = match &self.shared {
+                    Some(s) if s.is_block_device => s.reopen_block_device(spec),
+                    _ => Target::prepare(spec, &self.control.stop),
+                };
+                let t = match prepared {
                     Ok(t) => t,
                     Err(e) => {
                         if let Some(sig) = self.signals.received() {

@@ -9,6 +9,7 @@ use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
 use dbio_engine::runner::Control;
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
 use dbio_model::read::TierThresholds;
@@ -204,7 +205,11 @@ fn target(
         sync: Durability::None,
         writes: false,
         overwrite: false,
-        allow_block_device,
+        block_device: if allow_block_device {
+            BlockDevicePolicy::Allowed
+        } else {
+            BlockDevicePolicy::NeedsFlag
+        },
         keep,
     };
     Ok(Some(Target::prepare(&spec, stop)?))
