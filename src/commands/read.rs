@@ -8,8 +8,8 @@
 use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
-use dbio_engine::runner::Control;
 use dbio_engine::blockdev::BlockDevicePolicy;
+use dbio_engine::runner::Control;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
 use dbio_model::read::TierThresholds;

@@ -138,7 +138,9 @@ pub fn open_for_job(
     {
         return Err(refuse(
             path,
-            format!("it holds an Oracle ASM disk header (ORCLDISK at byte {ASM_MAGIC_OFFSET}){NEVER}"),
+            format!(
+                "it holds an Oracle ASM disk header (ORCLDISK at byte {ASM_MAGIC_OFFSET}){NEVER}"
+            ),
         ));
     }
     Ok(dev)
@@ -160,7 +162,9 @@ pub fn reopen_for_job(held: &File, spec: &TargetSpec) -> Result<File, EngineErro
         size: device_size(held).map_err(|e| EngineError::io("reading the size of", path, e))?,
         logical_block_size: rustix::fs::ioctl_blksszget(held)
             .map_err(|e| EngineError::io("reading the sector size of", path, e.into()))?,
-        file: held.try_clone().map_err(|e| EngineError::io("duplicating", path, e))?,
+        file: held
+            .try_clone()
+            .map_err(|e| EngineError::io("duplicating", path, e))?,
     };
     check_fits(spec, &dev)?;
     let file = OpenOptions::new()
@@ -298,7 +302,10 @@ fn mounted_here(rdev: u64) -> Option<String> {
     mi.lines()
         .map(|l| l.split(' ').collect::<Vec<_>>())
         .find(|f| f.get(2) == Some(&id.as_str()))
-        .and_then(|f| f.get(4).map(|mp| format!("it is mounted at {}", unescape_octal(mp))))
+        .and_then(|f| {
+            f.get(4)
+                .map(|mp| format!("it is mounted at {}", unescape_octal(mp)))
+        })
 }
 
 /// Undoes the octal escapes of /proc/swaps and mountinfo (`\040` = space).
@@ -326,10 +333,7 @@ fn device_size(f: &File) -> io::Result<u64> {
     const BLKGETSIZE64: rustix::ioctl::Opcode = rustix::ioctl::opcode::read::<u64>(0x12, 114);
     // SAFETY: BLKGETSIZE64 is a getter opcode that writes one u64.
     let size = unsafe {
-        rustix::ioctl::ioctl(
-            f.as_fd(),
-            rustix::ioctl::Getter::<BLKGETSIZE64, u64>::new(),
-        )
+        rustix::ioctl::ioctl(f.as_fd(), rustix::ioctl::Getter::<BLKGETSIZE64, u64>::new())
     }?;
     Ok(size)
 }
@@ -449,9 +453,7 @@ fn find_in_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .filter(|d| d.is_absolute())
         .map(|d| d.join(name))
-        .find(|p| {
-            fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find(|p| fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
 /// Runs `tool args /proc/self/fd/N` with dbio's descriptor N inherited, so

@@ -1,8 +1,8 @@
 //! Job specification and validation: every impossible combination of
 //! options is refused here, with one sentence, before any I/O happens.
 
-use crate::engines::probe_io_uring;
 use crate::blockdev::BlockDevicePolicy;
+use crate::engines::probe_io_uring;
 use crate::target::TargetSpec;
 use crate::EngineError;
 use dbio_model::units::format_bytes;

@@ -13,8 +13,8 @@
 //! into a pre-written one on the development machine), so preparation is an
 //! explicit [`Prepare`] choice.
 
-use crate::buf::AlignedBuf;
 use crate::blockdev::{self, BlockDevicePolicy};
+use crate::buf::AlignedBuf;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
 use dbio_model::{Durability, Prepare};
