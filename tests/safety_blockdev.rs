@@ -317,6 +317,20 @@ fn dbio_holds_the_device_exclusively_while_it_runs() {
         Ok(l) => l,
         Err(why) => return skip("dbio_holds_the_device_exclusively_while_it_runs", &why),
     };
+    // The kernel's own count of writes that reached the device
+    // (/sys/block/loopN/stat field 5; it outlives earlier attachments).
+    let name = Path::new(&lo.dev)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    let writes = || {
+        std::fs::read_to_string(format!("/sys/block/{name}/stat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().nth(4)?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let before = writes();
     let child = Command::new(dbio_path())
         .args(["bench", "--rw", "randwrite", "--direct", "--size", "4m"])
         .args([
@@ -333,23 +347,11 @@ fn dbio_holds_the_device_exclusively_while_it_runs() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    // Wait until the kernel has seen dbio's writes reach the device (its own
-    // counter, /sys/block/loopN/stat field 5), so the check below happens
+    // Wait until dbio's writes reach the device, so the check below happens
     // mid-run, not during preparation.
-    let name = Path::new(&lo.dev)
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .to_string();
-    let writes = || {
-        std::fs::read_to_string(format!("/sys/block/{name}/stat"))
-            .ok()
-            .and_then(|s| s.split_whitespace().nth(4)?.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
     let t0 = Instant::now();
     let writing = loop {
-        if writes() > 0 {
+        if writes() > before {
             break true;
         }
         if t0.elapsed() > Duration::from_secs(30) {
