@@ -163,9 +163,6 @@ fn ext4_and_swap_are_refused_for_writes_and_for_reads() {
         );
     }
     let swap = match Loop::with_image(32 << 20, |img| {
-        std::fs::File::create(img)
-            .and_then(|f| f.set_len(32 << 20))
-            .map_err(|e| e.to_string())?;
         tool(Command::new("mkswap").arg("-q").arg(img)).map(|_| ())
     }) {
         Ok(l) => l,
@@ -182,9 +179,6 @@ fn gpt_and_dos_partition_tables_are_refused() {
         ("dos", "a dos partition table at offset 0x1fe"),
     ] {
         let lo = match Loop::with_image(32 << 20, |img| {
-            std::fs::File::create(img)
-                .and_then(|f| f.set_len(32 << 20))
-                .map_err(|e| e.to_string())?;
             let mut child = Command::new("sfdisk")
                 .args(["--quiet", "--no-reread", "--no-tell-kernel"])
                 .arg(img)

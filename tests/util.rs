@@ -185,8 +185,8 @@ impl Loop {
         Self::with_image(size, |_| Ok(()))
     }
 
-    /// A device over an image that `make` writes first (it may create the
-    /// file; it is then grown with zeroes to `size` bytes).
+    /// A device over an image of `size` zero bytes that `make` writes first
+    /// (it may replace the file; it is then grown with zeroes to `size`).
     pub fn with_image(
         size: u64,
         make: impl FnOnce(&Path) -> Result<(), String>,
@@ -196,6 +196,9 @@ impl Loop {
         }
         let dir = scratch();
         let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size))
+            .map_err(|e| e.to_string())?;
         make(&image)?;
         let f = std::fs::OpenOptions::new()
             .create(true)
