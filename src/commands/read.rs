@@ -94,8 +94,9 @@ pub struct ReadArgs {
     /// Tier thresholds from `dbio calibrate --save FILE`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["page_cache_max", "storage_cache_max"])]
     pub calibration: Option<PathBuf>,
-    /// Allow a block device as the target (only read, but refused when it
-    /// holds a filesystem or is in use, as for bench).
+    /// Allow a blank block device as the target (only read, but opened
+    /// exclusively and refused when it holds any signature or is in use, as
+    /// for bench).
     #[arg(long)]
     pub allow_block_device: bool,
     /// Keep the temporary file after the run.
