@@ -500,3 +500,70 @@ fn blkid_is_the_fallback_when_wipefs_is_missing() {
         "{err}"
     );
 }
+
+/// Counts the IN_CLOSE_WRITE events on `dev` (closes of a descriptor that
+/// was open for writing, by anyone) while `f` runs.
+fn closes_after_write(dev: &str, f: impl FnOnce()) -> usize {
+    use std::ffi::CString;
+    // SAFETY: plain syscalls on a descriptor this function owns and closes.
+    unsafe {
+        let fd = libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC);
+        assert!(
+            fd >= 0,
+            "inotify_init1: {}",
+            std::io::Error::last_os_error()
+        );
+        let path = CString::new(dev).unwrap();
+        let wd = libc::inotify_add_watch(fd, path.as_ptr(), libc::IN_CLOSE_WRITE);
+        assert!(
+            wd >= 0,
+            "inotify_add_watch: {}",
+            std::io::Error::last_os_error()
+        );
+        f();
+        let mut n = 0;
+        let mut buf = [0u8; 4096];
+        loop {
+            let r = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+            if r <= 0 {
+                break;
+            }
+            let mut off = 0;
+            while off < r as usize {
+                let ev = &*(buf.as_ptr().add(off) as *const libc::inotify_event);
+                if ev.mask & libc::IN_CLOSE_WRITE != 0 {
+                    n += 1;
+                }
+                off += std::mem::size_of::<libc::inotify_event>() + ev.len as usize;
+            }
+        }
+        libc::close(fd);
+        n
+    }
+}
+
+#[test]
+fn a_refused_device_is_never_opened_for_writing() {
+    let asm = match Loop::with_image(32 << 20, asm_image) {
+        Ok(l) => l,
+        Err(why) => return skip("a_refused_device_is_never_opened_for_writing", &why),
+    };
+    let writes = closes_after_write(&asm.dev, || {
+        refused(&asm, "randwrite");
+    });
+    assert_eq!(writes, 0, "{} was opened for writing", asm.dev);
+    // The same watch sees dbio's descriptor on a device it does write.
+    let blank = Loop::blank(32 << 20).unwrap();
+    let writes = closes_after_write(&blank.dev, || {
+        dbio()
+            .args(["bench", "--rw", "randwrite", "--size", "1m", "--ops", "10"])
+            .args(["--allow-block-device", "--quiet", &blank.dev])
+            .assert()
+            .success();
+    });
+    assert!(
+        writes > 0,
+        "inotify saw no close-after-write on {}",
+        blank.dev
+    );
+}

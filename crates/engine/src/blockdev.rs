@@ -25,7 +25,6 @@
 //! size for O_DIRECT, its holders, partitions and swap use) is made on the
 //! open descriptor, never on the path, which could be replaced meanwhile.
 
-use crate::buf::AlignedBuf;
 use crate::target::TargetSpec;
 use crate::EngineError;
 use dbio_model::units::format_bytes;
@@ -64,8 +63,13 @@ const PROBE_DEADLINE: Duration = Duration::from_secs(30);
 /// A block device opened exclusively for a job.
 #[derive(Debug)]
 pub struct BlockDevice {
-    /// The descriptor, opened with `O_EXCL` and the job's flags; the kernel
-    /// keeps the device claimed for as long as it is open.
+    /// The read-only `O_EXCL` descriptor every check was made on; the
+    /// kernel keeps the device claimed for as long as it is open. No I/O of
+    /// the job goes through it.
+    pub claim: File,
+    /// The job's descriptor, with its flags (read-write, O_DIRECT, O_DSYNC),
+    /// opened through `/proc/self/fd` of the claim once every check passed,
+    /// so a device that is refused is never opened for writing.
     pub file: File,
     /// The device's size in bytes (BLKGETSIZE64).
     pub size: u64,
@@ -96,23 +100,23 @@ pub fn check_policy(path: &Path, policy: BlockDevicePolicy) -> Result<(), Engine
     }
 }
 
-/// Opens the block device `spec.path` for a job: checks the policy, opens
-/// it with `O_EXCL` and the job's flags, and refuses it when it is in use,
-/// has holders or partitions, is swap, is too small, does not fit the job's
-/// O_DIRECT alignment, or holds any signature libblkid or dbio recognises.
+/// Opens the block device `spec.path` for a job: checks the policy, claims
+/// it with a read-only `O_EXCL` open, and refuses it when it is in use, has
+/// holders or partitions, is swap, is too small, does not fit the job's
+/// O_DIRECT alignment, or holds any signature libblkid or dbio recognises;
+/// then opens it again with the job's flags through the claim.
 pub fn open_for_job(
     spec: &TargetSpec,
     policy: BlockDevicePolicy,
 ) -> Result<BlockDevice, EngineError> {
     let path = spec.path.as_path();
     check_policy(path, policy)?;
-    let file = OpenOptions::new()
+    let claim = OpenOptions::new()
         .read(true)
-        .write(spec.writes)
-        .custom_flags(job_flags(spec) | libc::O_EXCL)
+        .custom_flags(libc::O_EXCL)
         .open(path)
         .map_err(|e| open_error(spec, e))?;
-    let md = file
+    let md = claim
         .metadata()
         .map_err(|e| EngineError::io("inspecting the block device", path, e))?;
     if !is_block(&md) {
@@ -125,17 +129,10 @@ pub fn open_for_job(
     if let Some(why) = in_use_by_kernel(rdev) {
         return Err(refuse(path, format!("{why}{NEVER}")));
     }
-    let dev = BlockDevice {
-        size: device_size(&file).map_err(|e| EngineError::io("reading the size of", path, e))?,
-        logical_block_size: rustix::fs::ioctl_blksszget(&file)
-            .map_err(|e| EngineError::io("reading the sector size of", path, e.into()))?,
-        file,
-    };
-    check_fits(spec, &dev)?;
-    signatures(&dev.file).map_err(|why| refuse(path, why))?;
-    if has_asm_header(&dev.file, dev.logical_block_size)
-        .map_err(|e| EngineError::io("reading the header of", path, e))?
-    {
+    let (size, logical_block_size) = geometry(&claim, path)?;
+    check_fits(spec, size, logical_block_size)?;
+    signatures(&claim).map_err(|why| refuse(path, why))?;
+    if has_asm_header(&claim).map_err(|e| EngineError::io("reading the header", path, e))? {
         return Err(refuse(
             path,
             format!(
@@ -143,30 +140,39 @@ pub fn open_for_job(
             ),
         ));
     }
-    Ok(dev)
+    let file = reopen_for_job(&claim, spec)?;
+    Ok(BlockDevice {
+        claim,
+        file,
+        size,
+        logical_block_size,
+    })
+}
+
+/// The device's size in bytes (BLKGETSIZE64) and logical sector size
+/// (BLKSSZGET), read on the descriptor.
+fn geometry(f: &File, path: &Path) -> Result<(u64, u32), EngineError> {
+    let size = device_size(f).map_err(|e| EngineError::io("reading the size", path, e))?;
+    let lbs = rustix::fs::ioctl_blksszget(f)
+        .map_err(|e| EngineError::io("reading the sector size", path, e.into()))?;
+    Ok((size, lbs))
 }
 
 const NEVER: &str = "; dbio uses only a blank device that nothing else holds";
 
-/// Opens the device that `held` (an exclusive descriptor dbio holds) is
-/// open on, again, with the flags of another job in the same session: a
-/// block-size sweep keeps the one `O_EXCL` claim for its whole length (a
-/// second `O_EXCL` open would fail with EBUSY against dbio's own claim,
-/// and closing and reopening would leave a window for someone else).
+/// Opens the device that `held` (the exclusive claim dbio holds) is open
+/// on, again, with the flags of a job: the job right after the checks, and
+/// every later job of the same session, so a block-size sweep keeps the one
+/// `O_EXCL` claim for its whole length (a second `O_EXCL` open would fail
+/// with EBUSY against dbio's own claim, and closing and reopening would
+/// leave a window for someone else).
 pub fn reopen_for_job(held: &File, spec: &TargetSpec) -> Result<File, EngineError> {
     let path = spec.path.as_path();
     let held_md = held
         .metadata()
         .map_err(|e| EngineError::io("inspecting the block device", path, e))?;
-    let dev = BlockDevice {
-        size: device_size(held).map_err(|e| EngineError::io("reading the size of", path, e))?,
-        logical_block_size: rustix::fs::ioctl_blksszget(held)
-            .map_err(|e| EngineError::io("reading the sector size of", path, e.into()))?,
-        file: held
-            .try_clone()
-            .map_err(|e| EngineError::io("duplicating", path, e))?,
-    };
-    check_fits(spec, &dev)?;
+    let (size, logical_block_size) = geometry(held, path)?;
+    check_fits(spec, size, logical_block_size)?;
     let file = OpenOptions::new()
         .read(true)
         .write(spec.writes)
@@ -340,8 +346,8 @@ fn device_size(f: &File) -> io::Result<u64> {
 
 /// Refuses a job that needs more bytes than the device holds, or whose
 /// block size is not a multiple of the sector size under O_DIRECT.
-fn check_fits(spec: &TargetSpec, dev: &BlockDevice) -> Result<(), EngineError> {
-    let lbs = u64::from(dev.logical_block_size);
+fn check_fits(spec: &TargetSpec, size: u64, logical_block_size: u32) -> Result<(), EngineError> {
+    let lbs = u64::from(logical_block_size);
     if spec.direct && lbs > 0 && !spec.bs.is_multiple_of(lbs) {
         return Err(EngineError::Invalid(format!(
             "O_DIRECT on {} needs I/O in multiples of its {lbs} B logical sector (BLKSSZGET), and --bs {} B is not one",
@@ -349,11 +355,11 @@ fn check_fits(spec: &TargetSpec, dev: &BlockDevice) -> Result<(), EngineError> {
             spec.bs
         )));
     }
-    if spec.size > dev.size {
+    if spec.size > size {
         return Err(EngineError::Invalid(format!(
             "{} holds {} but the job needs {}; use a smaller --size",
             spec.path.display(),
-            format_bytes(dev.size),
+            format_bytes(size),
             format_bytes(spec.size)
         )));
     }
@@ -361,18 +367,17 @@ fn check_fits(spec: &TargetSpec, dev: &BlockDevice) -> Result<(), EngineError> {
 }
 
 /// Whether the first sector holds an Oracle ASM disk header.
-fn has_asm_header(f: &File, logical_block_size: u32) -> io::Result<bool> {
-    let len = (logical_block_size as usize).max(4096);
-    let mut buf = AlignedBuf::new(len);
+fn has_asm_header(f: &File) -> io::Result<bool> {
+    let mut buf = [0u8; ASM_MAGIC_OFFSET + ASM_MAGIC.len()];
     let mut done = 0;
     while done < ASM_MAGIC_OFFSET + ASM_MAGIC.len() {
-        let n = rustix::io::pread(f, &mut buf.as_mut_slice()[done..], done as u64)?;
+        let n = rustix::io::pread(f, &mut buf[done..], done as u64)?;
         if n == 0 {
             return Ok(false);
         }
         done += n;
     }
-    Ok(is_asm_header(buf.as_slice()))
+    Ok(is_asm_header(&buf))
 }
 
 /// Whether `head` (the device's first bytes) is an Oracle ASM disk header.

@@ -70,6 +70,9 @@ pub struct Target {
     /// Filesystem type (empty for a block device).
     pub fs_type: String,
     remove_on_drop: bool,
+    /// A block device's exclusive claim (see [`blockdev::BlockDevice`]):
+    /// the device stays claimed while this target lives.
+    claim: Option<File>,
 }
 
 impl Drop for Target {
@@ -221,6 +224,7 @@ impl Target {
             is_block_device: false,
             fs_type,
             remove_on_drop: false,
+            claim: None,
         })
     }
 
@@ -233,14 +237,21 @@ impl Target {
             is_block_device: true,
             fs_type: String::new(),
             remove_on_drop: false,
+            claim: Some(dev.claim),
         })
     }
 
     /// Another job of the same session on this block device: the device is
-    /// opened again through this target's exclusive descriptor, which stays
-    /// open (and the device claimed) for as long as this target lives.
+    /// opened again through this target's exclusive claim, which stays open
+    /// (and the device claimed) for as long as this target lives.
     pub fn reopen_block_device(&self, spec: &TargetSpec) -> Result<Target, EngineError> {
-        let file = blockdev::reopen_for_job(&self.file, spec)?;
+        let Some(claim) = &self.claim else {
+            return Err(EngineError::Invalid(format!(
+                "{} is not a block device dbio holds",
+                self.path.display()
+            )));
+        };
+        let file = blockdev::reopen_for_job(claim, spec)?;
         Ok(Target {
             path: self.path.clone(),
             file: Arc::new(file),
@@ -248,6 +259,7 @@ impl Target {
             is_block_device: true,
             fs_type: String::new(),
             remove_on_drop: false,
+            claim: None,
         })
     }
 }
