@@ -567,3 +567,33 @@ fn a_refused_device_is_never_opened_for_writing() {
         blank.dev
     );
 }
+
+#[test]
+fn a_read_only_device_is_refused_for_writes_before_any_io() {
+    let lo = match Loop::blank_read_only(32 << 20) {
+        Ok(l) => l,
+        Err(why) => {
+            return skip(
+                "a_read_only_device_is_refused_for_writes_before_any_io",
+                &why,
+            )
+        }
+    };
+    let err = refused(&lo, "randwrite");
+    assert!(err.contains("it is read-only (BLKROGET)"), "{err}");
+    // Reading it is fine.
+    let out = dbio()
+        .args(["bench", "--rw", "randread", "--size", "1m", "--ops", "10"])
+        .args(["--allow-block-device", "--quiet", "--json", "-", &lo.dev])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        json(&out.stdout)["jobs"][0]["read"]["ops"].as_u64(),
+        Some(10)
+    );
+}

@@ -191,6 +191,19 @@ impl Loop {
         size: u64,
         make: impl FnOnce(&Path) -> Result<(), String>,
     ) -> Result<Loop, String> {
+        Self::attach(size, make, false)
+    }
+
+    /// A blank device the kernel marks read-only (`losetup --read-only`).
+    pub fn blank_read_only(size: u64) -> Result<Loop, String> {
+        Self::attach(size, |_| Ok(()), true)
+    }
+
+    fn attach(
+        size: u64,
+        make: impl FnOnce(&Path) -> Result<(), String>,
+        read_only: bool,
+    ) -> Result<Loop, String> {
         if !is_root() {
             return Err("loop devices need root".into());
         }
@@ -211,11 +224,12 @@ impl Loop {
             f.set_len(size).map_err(|e| e.to_string())?;
         }
         drop(f);
-        let out = tool(
-            std::process::Command::new("losetup")
-                .args(["--find", "--show"])
-                .arg(&image),
-        )?;
+        let mut losetup = std::process::Command::new("losetup");
+        losetup.args(["--find", "--show"]);
+        if read_only {
+            losetup.arg("--read-only");
+        }
+        let out = tool(losetup.arg(&image))?;
         Ok(Loop {
             dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
             _dir: dir,

@@ -129,6 +129,15 @@ pub fn open_for_job(
     if let Some(why) = in_use_by_kernel(rdev) {
         return Err(refuse(path, format!("{why}{NEVER}")));
     }
+    if spec.writes
+        && is_read_only(&claim)
+            .map_err(|e| EngineError::io("reading the read-only flag", path, e))?
+    {
+        return Err(refuse(
+            path,
+            "it is read-only (BLKROGET) and the job writes; run a read-only --rw or make it writable",
+        ));
+    }
     let (size, logical_block_size) = geometry(&claim, path)?;
     check_fits(spec, size, logical_block_size)?;
     signatures(&claim).map_err(|why| refuse(path, why))?;
@@ -342,6 +351,21 @@ fn device_size(f: &File) -> io::Result<u64> {
         rustix::ioctl::ioctl(f.as_fd(), rustix::ioctl::Getter::<BLKGETSIZE64, u64>::new())
     }?;
     Ok(size)
+}
+
+/// Whether the kernel marks the device read-only (BLKROGET), so writes
+/// would fail with EPERM mid-run.
+fn is_read_only(f: &File) -> io::Result<bool> {
+    // _IO(0x12, 94), which writes an int through its pointer argument.
+    const BLKROGET: rustix::ioctl::Opcode = rustix::ioctl::opcode::none(0x12, 94);
+    // SAFETY: BLKROGET writes one int.
+    let ro = unsafe {
+        rustix::ioctl::ioctl(
+            f.as_fd(),
+            rustix::ioctl::Getter::<BLKROGET, libc::c_int>::new(),
+        )
+    }?;
+    Ok(ro != 0)
 }
 
 /// Refuses a job that needs more bytes than the device holds, or whose
