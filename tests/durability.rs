@@ -10,7 +10,7 @@
 //! fdatasync, fsync, a linked io_uring fsync) shows as one device flush or
 //! more, and a write with no durability shows none.
 
-use crate::util::{dbio, dbio_path, json, skip, tool, wait_output_within, Loop};
+use crate::util::{dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -61,7 +61,7 @@ impl PrivateExt4 {
 impl Drop for PrivateExt4 {
     fn drop(&mut self) {
         // Unmounted before the loop device (a field) is detached.
-        let _ = tool(Command::new("umount").arg(self.mnt.path()));
+        unmount(self.mnt.path());
     }
 }
 

@@ -8,7 +8,9 @@
 //! Each test skips with a reason when not run as root or when a tool that
 //! makes its image is missing (`scripts/test` installs them).
 
-use crate::util::{dbio, dbio_path, json, skip, tool, wait_output_within, Loop, CHILD_DEADLINE};
+use crate::util::{
+    dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, CHILD_DEADLINE,
+};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -172,43 +174,123 @@ fn ext4_and_swap_are_refused_for_writes_and_for_reads() {
     assert!(err.contains("a swap signature at offset 0xff6"), "{err}");
 }
 
+/// Writes a partition table of `label` (gpt, dos) with one partition
+/// over the whole image.
+fn partition_image(image: &Path, label: &str) -> Result<(), String> {
+    let mut child = Command::new("sfdisk")
+        .args(["--quiet", "--no-reread", "--no-tell-kernel"])
+        .arg(image)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("sfdisk cannot run: {e}"))?;
+    let script = format!("label: {label}\n,\n");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let out = wait_output_within(child, CHILD_DEADLINE);
+    if !out.status.success() {
+        return Err(format!(
+            "sfdisk failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
 #[test]
 fn gpt_and_dos_partition_tables_are_refused() {
     for (label, expect) in [
         ("gpt", "a gpt partition table at offset 0x200"),
         ("dos", "a dos partition table at offset 0x1fe"),
     ] {
-        let lo = match Loop::with_image(32 << 20, |img| {
-            let mut child = Command::new("sfdisk")
-                .args(["--quiet", "--no-reread", "--no-tell-kernel"])
-                .arg(img)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .map_err(|e| format!("sfdisk cannot run: {e}"))?;
-            let script = format!("label: {label}\n,\n");
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(script.as_bytes())
-                .map_err(|e| e.to_string())?;
-            let out = wait_output_within(child, CHILD_DEADLINE);
-            if !out.status.success() {
-                return Err(format!(
-                    "sfdisk failed: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                ));
-            }
-            Ok(())
-        }) {
+        let lo = match Loop::with_image(32 << 20, |img| partition_image(img, label)) {
             Ok(l) => l,
             Err(why) => return skip("gpt_and_dos_partition_tables_are_refused", &why),
         };
         let err = refused(&lo, "randwrite");
         assert!(err.contains(expect), "{label}: {err}");
     }
+}
+
+#[test]
+fn a_disk_whose_partitions_the_kernel_knows_is_refused() {
+    const NAME: &str = "a_disk_whose_partitions_the_kernel_knows_is_refused";
+    let lo =
+        match Loop::with_image_args(32 << 20, |img| partition_image(img, "gpt"), &["--partscan"]) {
+            Ok(l) => l,
+            Err(why) => return skip(NAME, &why),
+        };
+    let part = format!("{}p1", lo.dev);
+    if !Path::new(&part).exists() {
+        return skip(NAME, &format!("the kernel made no {part}"));
+    }
+    let err = refused(&lo, "randread");
+    let name = Path::new(&part).file_name().unwrap().to_string_lossy();
+    assert!(
+        err.contains(&format!("it has partitions ({name})")),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_device_mounted_here_is_refused_naming_the_mount_point() {
+    const NAME: &str = "a_device_mounted_here_is_refused_naming_the_mount_point";
+    let lo = match Loop::with_image(32 << 20, squashfs_image) {
+        Ok(l) => l,
+        Err(why) => return skip(NAME, &why),
+    };
+    let mnt = tempfile::tempdir().unwrap();
+    if let Err(why) = tool(
+        Command::new("mount")
+            .args(["-o", "ro", &lo.dev])
+            .arg(mnt.path()),
+    ) {
+        return skip(NAME, &why);
+    }
+    struct Umount<'a>(&'a Path);
+    impl Drop for Umount<'_> {
+        fn drop(&mut self) {
+            unmount(self.0);
+        }
+    }
+    let _umount = Umount(mnt.path());
+    let err = refused(&lo, "randread");
+    assert!(
+        err.contains(&format!("it is mounted at {}", mnt.path().display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_active_swap_device_is_refused() {
+    const NAME: &str = "an_active_swap_device_is_refused";
+    let lo = match Loop::with_image(32 << 20, |img| {
+        tool(Command::new("mkswap").arg("-q").arg(img)).map(|_| ())
+    }) {
+        Ok(l) => l,
+        Err(why) => return skip(NAME, &why),
+    };
+    if let Err(why) = tool(Command::new("swapon").args(["--priority", "-2", &lo.dev])) {
+        return skip(NAME, &why);
+    }
+    // Dropped before the loop device: swapoff first.
+    struct Swapoff<'a>(&'a str);
+    impl Drop for Swapoff<'_> {
+        fn drop(&mut self) {
+            let _ = tool(Command::new("swapoff").arg(self.0));
+        }
+    }
+    let _swapoff = Swapoff(&lo.dev);
+    let err = refused(&lo, "randread");
+    assert!(
+        err.contains("it is an active swap area (/proc/swaps)"),
+        "{err}"
+    );
 }
 
 /// The device's major:minor as mountinfo writes it.

@@ -95,9 +95,18 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg(self.dir.path())
-            .status();
+        unmount(self.dir.path());
+    }
+}
+
+/// Unmounts `dir`. When it is still busy, it is detached lazily and the
+/// kernel finishes when the last reference goes: an io_uring instance
+/// releases its files in a kernel worker after its process has exited, so a
+/// plain umount right after a dbio run can fail with EBUSY (and used to
+/// leave the mount, and its loop device, behind).
+pub fn unmount(dir: &Path) {
+    if tool(std::process::Command::new("umount").arg(dir)).is_err() {
+        let _ = tool(std::process::Command::new("umount").arg("--lazy").arg(dir));
     }
 }
 
@@ -191,18 +200,20 @@ impl Loop {
         size: u64,
         make: impl FnOnce(&Path) -> Result<(), String>,
     ) -> Result<Loop, String> {
-        Self::attach(size, make, false)
+        Self::with_image_args(size, make, &[])
     }
 
     /// A blank device the kernel marks read-only (`losetup --read-only`).
     pub fn blank_read_only(size: u64) -> Result<Loop, String> {
-        Self::attach(size, |_| Ok(()), true)
+        Self::with_image_args(size, |_| Ok(()), &["--read-only"])
     }
 
-    fn attach(
+    /// Like [`Loop::with_image`], with extra `losetup` options
+    /// (`--partscan`, `--read-only`).
+    pub fn with_image_args(
         size: u64,
         make: impl FnOnce(&Path) -> Result<(), String>,
-        read_only: bool,
+        losetup_args: &[&str],
     ) -> Result<Loop, String> {
         if !is_root() {
             return Err("loop devices need root".into());
@@ -225,10 +236,7 @@ impl Loop {
         }
         drop(f);
         let mut losetup = std::process::Command::new("losetup");
-        losetup.args(["--find", "--show"]);
-        if read_only {
-            losetup.arg("--read-only");
-        }
+        losetup.args(["--find", "--show"]).args(losetup_args);
         let out = tool(losetup.arg(&image))?;
         Ok(Loop {
             dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
