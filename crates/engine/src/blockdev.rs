@@ -115,7 +115,7 @@ pub fn open_for_job(
         .read(true)
         .custom_flags(libc::O_EXCL)
         .open(path)
-        .map_err(|e| open_error(spec, e))?;
+        .map_err(|e| open_error(spec, "opening the block device exclusively", e))?;
     let md = claim
         .metadata()
         .map_err(|e| EngineError::io("inspecting the block device", path, e))?;
@@ -187,7 +187,7 @@ pub fn reopen_for_job(held: &File, spec: &TargetSpec) -> Result<File, EngineErro
         .write(spec.writes)
         .custom_flags(job_flags(spec))
         .open(format!("/proc/self/fd/{}", held.as_raw_fd()))
-        .map_err(|e| open_error(spec, e))?;
+        .map_err(|e| open_error(spec, "opening the block device for the job", e))?;
     let md = file
         .metadata()
         .map_err(|e| EngineError::io("inspecting the block device", path, e))?;
@@ -220,11 +220,11 @@ fn is_block(md: &fs::Metadata) -> bool {
 
 /// The error of a failed exclusive open; EBUSY is explained as well as
 /// dbio can (the kernel does not say who holds the device).
-fn open_error(spec: &TargetSpec, e: io::Error) -> EngineError {
+fn open_error(spec: &TargetSpec, op: &str, e: io::Error) -> EngineError {
     let path = spec.path.as_path();
     if e.raw_os_error() == Some(libc::EBUSY) {
         let why = rdev_of(path)
-            .and_then(|rdev| in_use_by_kernel(rdev).or_else(|| mounted_here(rdev)))
+            .and_then(|rdev| mounted_here(rdev).or_else(|| in_use_by_kernel(rdev)))
             .unwrap_or_else(|| {
                 "it is in use (the kernel refused exclusive access: it is mounted, perhaps in another mount namespace, or another process holds it open exclusively)".into()
             });
@@ -236,7 +236,7 @@ fn open_error(spec: &TargetSpec, e: io::Error) -> EngineError {
             path.display()
         ));
     }
-    EngineError::io("opening the block device exclusively", path, e)
+    EngineError::io(op, path, e)
 }
 
 /// The device number of the block device at `path`, from an O_PATH
