@@ -208,17 +208,6 @@ fn open_flags_of(pid: u32, dir: &Path) -> Vec<(PathBuf, u32)> {
 /// at one moment.
 type Expect<'a> = &'a dyn Fn(&[(PathBuf, u32)]) -> bool;
 
-/// Every descriptor has all of `want` and none of `unwanted` (and there is
-/// one).
-fn all_have(want: u32, unwanted: u32) -> impl Fn(&[(PathBuf, u32)]) -> bool {
-    move |fds| {
-        !fds.is_empty()
-            && fds
-                .iter()
-                .all(|(_, f)| f & want == want && f & unwanted == 0)
-    }
-}
-
 /// Every file has a descriptor with all of `want` (the one its I/O goes
 /// through), and no descriptor has any of `unwanted`: lgwr keeps the plain
 /// descriptor it made each log file with beside the one it writes through.
@@ -566,7 +555,7 @@ fn check_opens_each_test_with_its_own_flags() {
     }
     let dir = d.path().to_str().unwrap();
     let args = ["check", dir, "--size", "32m", "--runtime", "3"];
-    let log_direct = all_have(O_DIRECT | O_DSYNC, 0);
+    let log_direct = each_file_has(O_DIRECT | O_DSYNC, 0);
     let log_buffered = some_has(0, O_DIRECT | O_DSYNC);
     let randread = some_has(O_DIRECT, O_DSYNC);
     assert_open_phases(
