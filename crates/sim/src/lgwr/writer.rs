@@ -5,8 +5,8 @@
 //! aligned buffer, pad to the redo block size (the padding is redo
 //! wastage), write at the current offset of the current log file on every
 //! member, make it durable with the method's sync, give the log buffer room
-//! back, then post each session the write covered. With io_uring and an
-//! async depth above 1 the writer keeps taking and issuing new writes while
+//! back, then post each session the write covered. With io_uring (or the
+//! out-of-order null engine) and an async depth above 1 the writer keeps taking and issuing new writes while
 //! older ones are in flight, and posts strictly in write order (a commit is
 //! durable only when every write before it is).
 //!
@@ -156,6 +156,7 @@ pub fn writer_main(
         w.fail_all(&mut batches);
     }
     rec.end = (w.cur, w.offset);
+    rec.null_journal = io.take_journal();
     rec.cpu = thread_usage().since(&cpu0);
     // The rings wait for in-flight I/O on drop: drop them before the buffers.
     drop(io);
