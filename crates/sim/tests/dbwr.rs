@@ -378,3 +378,37 @@ fn bad_configurations_are_refused_in_one_sentence() {
         assert!(e.contains(want), "{e}");
     }
 }
+
+/// `--checkpoint-interval` does what it says: over a 1 s load with a 100 ms
+/// interval the model checkpoints 10 times (±1 for where the last interval
+/// falls), counted against the load's own measured run time. Checkpoints of
+/// a null-engine cache take well under a millisecond, so the schedule, not
+/// the machine's speed, sets the count.
+#[test]
+fn checkpoints_follow_the_interval_exactly() {
+    const INTERVAL: u64 = 100_000_000;
+    let cfg = DbwrConfig {
+        ops: None,
+        runtime_ns: Some(1_000_000_000),
+        rate: Some(20_000),
+        checkpoint_interval_ns: Some(INTERVAL),
+        ..config(EngineKind::Null, 2, 4096)
+    };
+    let engines = standard_engines(&cfg, None).unwrap();
+    let stop = AtomicBool::new(false);
+    let (out, _) = run(&cfg, &engines, &stop, None, false).unwrap();
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let r = dbio_sim::dbwr::report::result("ckpt", &cfg, &out.data);
+    let runtime = out.data.runtime_ns;
+    assert!(runtime >= 1_000_000_000, "the load ran {runtime} ns");
+    let expected = runtime / INTERVAL;
+    let got = r.checkpoints.count;
+    assert_eq!(got, out.data.checkpoints_ns.len() as u64);
+    assert!(
+        got.abs_diff(expected) <= 1,
+        "{got} checkpoints in {runtime} ns at one per {INTERVAL} ns"
+    );
+    // They wrote what the foregrounds dirtied: some buffers each time.
+    assert!(r.checkpoints.blocks_written > 0);
+    assert_eq!(r.checkpoints.duration.count, got);
+}
