@@ -225,7 +225,11 @@ fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch dir")
 }
 
-fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>) {
+/// A run on real files: the result, the log files' lengths, and two
+/// figures taken from elsewhere than the writer's byte counters: the sum
+/// of the record lengths the sessions committed, and the bytes the writer
+/// advanced through the files (every switch's offset plus where it ended).
+fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(cfg, &stop).expect("prepare");
     let out = run(cfg, Some(&mut g), &stop).expect("run");
@@ -235,7 +239,21 @@ fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>) {
         .iter()
         .map(|m| std::fs::metadata(&m[0]).unwrap().len())
         .collect();
-    (out.measured.summarize("t", echo(cfg, 1)), lens)
+    let m = &out.measured;
+    let records: u64 = m
+        .sessions
+        .iter()
+        .flat_map(|s| s.positions.as_ref().expect("verify keeps positions"))
+        .map(|p| u64::from(p.len))
+        .sum();
+    assert!(m.writer.switches.len() as u64 == m.writer.n_switches);
+    let advanced = m.writer.switches.iter().map(|s| s.at_offset).sum::<u64>() + m.writer.end.1;
+    (
+        out.measured.summarize("t", echo(cfg, 1)),
+        lens,
+        records,
+        advanced,
+    )
 }
 
 fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrConfig {
@@ -276,7 +294,7 @@ fn real_files_hold_every_committed_record() {
     let d = scratch();
     for method in [Method::DirectDsync, Method::BufferedFdatasync] {
         let cfg = real_cfg(d.path(), method);
-        let (r, _) = real_run(&cfg);
+        let (r, _, records, advanced) = real_run(&cfg);
         assert_eq!(r.commits, 600);
         let v = r.verify.as_ref().unwrap();
         assert_eq!(
@@ -285,10 +303,9 @@ fn real_files_hold_every_committed_record() {
             "{:?}",
             v.first_bad
         );
-        assert_eq!(
-            r.writer.written_bytes,
-            r.writer.redo_bytes + r.writer.wastage_bytes
-        );
+        assert_eq!(r.writer.redo_bytes, records);
+        assert_eq!(r.writer.written_bytes, advanced);
+        assert_eq!(r.writer.wastage_bytes, advanced - records);
         assert_eq!(r.writer.written_bytes % 512, 0);
         assert_switches_at_the_right_offsets(&r, cfg.file_size);
     }
@@ -307,13 +324,11 @@ fn appended_files_grow_by_redo_plus_padding() {
         files: 24,
         ..real_cfg(d.path(), Method::BufferedFdatasync)
     };
-    let (r, lens) = real_run(&cfg);
+    let (r, lens, records, _) = real_run(&cfg);
     // No file was reused, so the files hold exactly what was written.
     assert_eq!(lens.iter().sum::<u64>(), r.writer.written_bytes);
-    assert_eq!(
-        r.writer.written_bytes,
-        r.writer.redo_bytes + r.writer.wastage_bytes
-    );
+    assert_eq!(r.writer.redo_bytes, records);
+    assert_eq!(r.writer.wastage_bytes, lens.iter().sum::<u64>() - records);
     assert!(lens.iter().all(|l| l % 4096 == 0), "{lens:?}");
     let v = r.verify.clone().unwrap();
     assert_eq!((v.checked, v.bad), (600, 0));
@@ -326,7 +341,7 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         members: 2,
         ..real_cfg(d.path(), Method::DirectFdatasync)
     };
-    let (r, _) = real_run(&cfg);
+    let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!((v.checked, v.bad), (600, 0), "{:?}", v.first_bad);
     if let Err(why) = dbio_engine::engines::probe_io_uring() {
@@ -338,7 +353,7 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         async_depth: 4,
         ..real_cfg(d.path(), Method::UringFdatasync)
     };
-    let (r, _) = real_run(&cfg);
+    let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!((v.checked, v.bad), (600, 0), "{:?}", v.first_bad);
     assert_switches_at_the_right_offsets(&r, cfg.file_size);
