@@ -227,3 +227,49 @@ fn lgwr_compare_puts_configurations_side_by_side() {
         "{c}"
     );
 }
+
+/// The writer's CPUs in the result are what the kernel reports for the
+/// running writer thread, not the option echoed: pinned with --writer-cpu,
+/// and, without it, whatever the process was confined to from outside.
+#[test]
+fn lgwr_writer_cpus_are_read_back_from_the_kernel() {
+    let cpus = crate::util::allowed_cpus();
+    let last = *cpus.last().expect("sched_getaffinity lists a CPU");
+    let run = |extra: &[&str], confine: Option<usize>| {
+        let mut args = vec![
+            "lgwr",
+            "--null-delay",
+            "10us",
+            "--sessions",
+            "2",
+            "--commits",
+            "20",
+            "--quiet",
+            "--json",
+            "-",
+        ];
+        args.extend(extra);
+        let out = match confine {
+            Some(c) => crate::util::dbio_on_cpu(c, &args),
+            None => dbio().args(&args).output().unwrap(),
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out.stdout);
+        let got: Vec<usize> = v["lgwr"][0]["writer"]["cpus"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no writer.cpus in {}", v["lgwr"][0]["writer"]))
+            .iter()
+            .map(|c| c.as_u64().unwrap() as usize)
+            .collect();
+        got
+    };
+    let pinned = last.to_string();
+    assert_eq!(run(&["--writer-cpu", &pinned], None), [last]);
+    // Unpinned, confined from outside (taskset): the kernel's answer.
+    assert_eq!(run(&[], Some(last)), [last]);
+    assert_eq!(run(&[], None), cpus);
+}

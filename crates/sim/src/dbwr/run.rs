@@ -100,7 +100,7 @@ pub struct WriterReport {
     pub index: u32,
     /// Lists it owned.
     pub lists: Vec<u32>,
-    /// CPUs it ran on (`all` when free).
+    /// CPUs it ran on, read back from the kernel.
     pub cpus: String,
     /// Its counters.
     pub stats: WriterCounters,

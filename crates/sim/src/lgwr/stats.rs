@@ -155,6 +155,8 @@ pub struct WriterRec {
     /// With the out-of-order null engine and verification: when the
     /// engine handed back each write (per member), in that order.
     pub null_journal: Vec<NullDone>,
+    /// CPUs the writer thread may run on, read back after its placement.
+    pub cpus: Vec<u32>,
 }
 
 impl WriterRec {
@@ -177,6 +179,7 @@ impl WriterRec {
             end: (0, 0),
             cpu: Usage::default(),
             null_journal: Vec::new(),
+            cpus: Vec::new(),
         }
     }
 
@@ -215,6 +218,9 @@ impl WriterRec {
             }
         }
         self.delays += o.delays;
+        if self.cpus.is_empty() {
+            self.cpus = o.cpus.clone();
+        }
         self.idle_watch_ns += o.idle_watch_ns;
         self.cpu = self.cpu.plus(&o.cpu);
     }
@@ -388,6 +394,7 @@ impl Measured {
                 commit_delays: w.delays,
                 idle_watch_ns: w.idle_watch_ns,
                 cpu: self.cpu(&w.cpu, w.writes),
+                cpus: w.cpus.clone(),
             },
             session_cpu: self.cpu(&session_usage, commits),
             io: IoEvidence {

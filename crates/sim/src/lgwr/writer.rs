@@ -67,6 +67,20 @@ pub fn pin_to(cpus: &[u32]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The CPUs the calling thread may run on, as the kernel has them (empty
+/// when it does not say): the placement as it took effect, not as asked.
+pub fn running_on() -> Vec<u32> {
+    rustix::thread::sched_getaffinity(None).map_or_else(
+        |_| Vec::new(),
+        |set| {
+            (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|&c| set.is_set(c))
+                .map(|c| c as u32)
+                .collect()
+        },
+    )
+}
+
 /// Applies the writer's CPU placement and scheduling priority to the
 /// calling thread.
 fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
@@ -138,6 +152,7 @@ pub fn writer_main(
             return rec;
         }
     };
+    rec.cpus = running_on();
     barrier.wait();
     let cpu0 = thread_usage();
     let mut w = Writer {
