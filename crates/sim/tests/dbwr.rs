@@ -315,8 +315,25 @@ fn full_run(engine: EngineKind) {
             }
         }
     }
-    let share: f64 = r.writers.iter().map(|w| w.share_pct).sum();
-    assert!(r.writes.blocks_written == 0 || (share - 100.0).abs() < 1e-9);
+    // Each writer's count is the engine's: its writes during the load plus
+    // those of the shutdown checkpoint, and its share follows from those.
+    let total = r.writes.blocks_written;
+    for (w, line) in out.data.writers.iter().zip(&r.writers) {
+        let seen = log
+            .iter()
+            .filter(|s| s.dir == Dir::Write && s.role == Role::Writer(w.index))
+            .count() as u64;
+        assert_eq!(
+            seen,
+            line.blocks_written + w.stats.shutdown_writes,
+            "writer {}",
+            w.index
+        );
+        if total > 0 {
+            let want = (seen - w.stats.shutdown_writes) as f64 * 100.0 / total as f64;
+            assert!((line.share_pct - want).abs() < 1e-9, "writer {}", w.index);
+        }
+    }
     // No lost write: the versions on disk sum to the changes made, every
     // block's stamp is valid, and the cache equals the file.
     let mut sum = 0;
