@@ -103,10 +103,25 @@ fn injected_service_time_shows_group_commit() {
 /// redo before it, is durable.
 #[test]
 fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
-    const DELAY: u64 = 300_000;
+    // Whether writes overlap depends on when sessions get a CPU (on a
+    // loaded machine a run may keep one write in flight at a time), so
+    // runs repeat until one had writes finish out of order; every run's
+    // posts are checked all the same.
+    for _ in 0..20 {
+        if posts_follow_completions() > 0 {
+            return;
+        }
+    }
+    panic!("in 20 runs the null engine never had two writes in flight");
+}
+
+/// One out-of-order run, its posts checked against the engine's journal;
+/// returns how many writes came back after a later one.
+fn posts_follow_completions() -> usize {
+    const DELAY: u64 = 1_000_000;
     let cfg = LgwrConfig {
         sessions: 8,
-        commits: Some(150),
+        commits: Some(50),
         runtime_s: None,
         redo_size: RedoSize::Uniform(100, 3000),
         null_delay_ns: Some(DELAY),
@@ -151,15 +166,13 @@ fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 8 * 150);
-    // Every write came back once, and the engine really finished writes
-    // out of order (else the check above proves nothing).
+    assert_eq!(checked, 8 * 50);
+    // Every write came back once.
     assert_eq!(journal.len() as u64, m.writer.writes);
-    let late = journal
+    journal
         .windows(2)
         .filter(|w| w[1].offset < w[0].offset)
-        .count();
-    assert!(late > 0, "the null engine completed every write in order");
+        .count()
 }
 
 #[test]
