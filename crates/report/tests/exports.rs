@@ -489,7 +489,7 @@ fn trace_source<'a>(t: &'a Value, section: &str, item: &str) -> Option<Value> {
     let by = |list: &'a Value, key: &str| -> Option<&'a Value> {
         list.as_array()?.iter().find(|x| match &x[key] {
             Value::String(s) => s == item,
-            other => other.to_string() == item,
+            other => other.as_i64().is_some() && other.as_i64() == item.parse().ok(),
         })
     };
     Some(match section {
