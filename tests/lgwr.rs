@@ -33,28 +33,39 @@ fn lgwr_null_engine_groups_commits() {
     let x = &v["lgwr"][0];
     assert_eq!(x["commits"], 1000);
     assert_eq!(x["config"]["engine"], "null");
-    let cpw = f(&x["writer"]["commits_per_write"]);
-    assert!(cpw >= 3.0, "{cpw} commits per write");
-    // Each write takes the injected 1 ms, so TPS ≈ commits per write / 1 ms
-    // when the writer is never off its CPU. It can never be more; on a
-    // loaded machine it is less, but still well beyond the 1,000 TPS that
-    // writes of one commit each could reach.
-    let tps = f(&x["tps"]);
-    assert!(
-        tps > 1500.0 && tps < 1.05 * cpw * 1000.0,
-        "{tps} TPS at {cpw} per write"
-    );
-    let b = &x["breakdown"];
-    let sum: f64 = ["wait_for_writer", "writer_io", "posting", "wake_up"]
+    // Counts, and bounds the injected 1 ms sets, which a slow or loaded
+    // machine can only move further away from: no ratio of measured times.
+    let w = &x["writer"];
+    let writes = w["writes"].as_u64().unwrap();
+    // Each session's 100 commits are in different writes; ten sessions
+    // committing during a 1 ms write share the next one.
+    assert!((100..=500).contains(&writes), "{writes} writes");
+    let counts: Vec<u64> = w["commits_per_write_counts"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|k| f(&b[k]["mean_ns"]))
-        .sum();
-    let lfs = f(&x["log_file_sync"]["mean_ns"]);
-    assert!(
-        (sum - lfs).abs() / lfs < 0.05,
-        "parts {sum} vs log file sync {lfs}"
-    );
-    assert_eq!(x["sessions"].as_array().unwrap().len(), 10);
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), writes);
+    let covered: u64 = counts.iter().enumerate().map(|(n, c)| n as u64 * c).sum();
+    assert_eq!(covered, 1000);
+    assert_eq!(w["log_file_parallel_write"]["count"], writes);
+    // Nothing that contains the 1 ms write can be shorter (HDR: 1 %).
+    for v in [
+        &w["log_file_parallel_write"],
+        &x["log_file_sync"],
+        &x["breakdown"]["writer_io"],
+    ] {
+        assert!(f(&v["min_ns"]) >= 0.99e6, "{v}");
+    }
+    assert_eq!(x["breakdown"]["writer_io"]["count"], 1000);
+    // A session waits for at least one 1 ms write per commit.
+    let sessions = x["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 10);
+    for s in sessions {
+        assert_eq!(s["commits"], 100);
+        assert!(f(&s["tps"]) <= 1001.0, "{s}");
+    }
 }
 
 #[test]
@@ -68,7 +79,7 @@ fn lgwr_real_files_are_read_back_and_removed() {
             "--commits",
             "100",
             "--redo-size",
-            "100-3000",
+            "1000",
             "--file-size",
             "128k",
             "--max-write",
@@ -94,12 +105,16 @@ fn lgwr_real_files_are_read_back_and_removed() {
     assert_eq!(x["verify"]["checked"], 400, "{}", x["verify"]);
     assert_eq!(x["verify"]["bad"], 0);
     let w = &x["writer"];
-    let written = w["written_bytes"].as_u64().unwrap();
-    assert_eq!(
-        written,
-        w["redo_bytes"].as_u64().unwrap() + w["wastage_bytes"].as_u64().unwrap()
-    );
+    let n = |v: &serde_json::Value| v.as_u64().unwrap();
+    // Redo from the arithmetic (400 records of 1000 bytes), bytes written
+    // from the kernel's count for this process (O_DIRECT writes, one
+    // member, files made before the measured run), wastage the rest.
+    let written = n(&w["written_bytes"]);
+    assert_eq!(n(&w["redo_bytes"]), 400 * 1000);
+    assert_eq!(written, n(&x["io"]["proc_write_bytes"]));
+    assert_eq!(n(&w["wastage_bytes"]), written - 400 * 1000);
     assert_eq!(written % 512, 0);
+    assert!(n(&w["wastage_bytes"]) < 512 * n(&w["writes"]));
     assert!(w["log_switches"].as_u64().unwrap() >= 2);
     for s in w["switches"].as_array().unwrap() {
         let at = s["at_offset"].as_u64().unwrap();
@@ -211,4 +226,50 @@ fn lgwr_compare_puts_configurations_side_by_side() {
             .any(|l| l.starts_with("lgwr,buffered,writer.commits_per_write,")),
         "{c}"
     );
+}
+
+/// The writer's CPUs in the result are what the kernel reports for the
+/// running writer thread, not the option echoed: pinned with --writer-cpu,
+/// and, without it, whatever the process was confined to from outside.
+#[test]
+fn lgwr_writer_cpus_are_read_back_from_the_kernel() {
+    let cpus = crate::util::allowed_cpus();
+    let last = *cpus.last().expect("sched_getaffinity lists a CPU");
+    let run = |extra: &[&str], confine: Option<usize>| {
+        let mut args = vec![
+            "lgwr",
+            "--null-delay",
+            "10us",
+            "--sessions",
+            "2",
+            "--commits",
+            "20",
+            "--quiet",
+            "--json",
+            "-",
+        ];
+        args.extend(extra);
+        let out = match confine {
+            Some(c) => crate::util::dbio_on_cpu(c, &args),
+            None => dbio().args(&args).output().unwrap(),
+        };
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out.stdout);
+        let got: Vec<usize> = v["lgwr"][0]["writer"]["cpus"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no writer.cpus in {}", v["lgwr"][0]["writer"]))
+            .iter()
+            .map(|c| c.as_u64().unwrap() as usize)
+            .collect();
+        got
+    };
+    let pinned = last.to_string();
+    assert_eq!(run(&["--writer-cpu", &pinned], None), [last]);
+    // Unpinned, confined from outside (taskset): the kernel's answer.
+    assert_eq!(run(&[], Some(last)), [last]);
+    assert_eq!(run(&[], None), cpus);
 }

@@ -260,3 +260,41 @@ impl Drop for Loop {
         let _ = tool(std::process::Command::new("losetup").args(["-d", &self.dev]));
     }
 }
+
+/// The CPUs this test process may run on (sched_getaffinity).
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data filled in by the kernel.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Runs dbio with `args`, confined to `cpu` from its start (as `taskset
+/// -c CPU dbio ...` would), within [`CHILD_DEADLINE`].
+pub fn dbio_on_cpu(cpu: usize, args: &[&str]) -> std::process::Output {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(dbio_path());
+    c.args(args)
+        .env_remove("RUST_BACKTRACE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: only an async-signal-safe system call between fork and exec.
+    unsafe {
+        c.pre_exec(move || {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    wait_output_within(c.spawn().expect("spawning dbio"), CHILD_DEADLINE)
+}

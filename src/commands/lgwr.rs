@@ -84,7 +84,8 @@ pub struct LgwrArgs {
     /// How the log files are made before the run.
     #[arg(long, value_enum, default_value = "prewrite")]
     pub prepare: PrepareArg,
-    /// Log writes in flight (needs --method uring-fdatasync).
+    /// Log writes in flight (needs --method uring-fdatasync, or --null-delay,
+    /// whose writes then finish out of order).
     #[arg(long, default_value_t = 1)]
     pub async_depth: u32,
     /// PostgreSQL's commit_delay: the writer sleeps this long before

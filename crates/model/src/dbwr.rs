@@ -163,7 +163,8 @@ pub struct WriterStats {
     pub index: u32,
     /// The LRU lists it owns.
     pub lists: Vec<u32>,
-    /// CPUs it was allowed to run on (`all` when free).
+    /// CPUs it was allowed to run on, read back from the kernel
+    /// (sched_getaffinity of the running writer thread).
     pub cpus: String,
     /// Buffers written.
     pub blocks_written: u64,

@@ -179,6 +179,10 @@ pub struct WriterStats {
     pub idle_watch_ns: u64,
     /// CPU of the writer thread.
     pub cpu: CpuUsage,
+    /// CPUs the writer thread was allowed to run on after its placement,
+    /// read back from the kernel (sched_getaffinity of the running thread).
+    #[serde(default)]
+    pub cpus: Vec<u32>,
 }
 
 /// A bucket of the redo write size histogram.

@@ -315,8 +315,25 @@ fn full_run(engine: EngineKind) {
             }
         }
     }
-    let share: f64 = r.writers.iter().map(|w| w.share_pct).sum();
-    assert!(r.writes.blocks_written == 0 || (share - 100.0).abs() < 1e-9);
+    // Each writer's count is the engine's: its writes during the load plus
+    // those of the shutdown checkpoint, and its share follows from those.
+    let total = r.writes.blocks_written;
+    for (w, line) in out.data.writers.iter().zip(&r.writers) {
+        let seen = log
+            .iter()
+            .filter(|s| s.dir == Dir::Write && s.role == Role::Writer(w.index))
+            .count() as u64;
+        assert_eq!(
+            seen,
+            line.blocks_written + w.stats.shutdown_writes,
+            "writer {}",
+            w.index
+        );
+        if total > 0 {
+            let want = (seen - w.stats.shutdown_writes) as f64 * 100.0 / total as f64;
+            assert!((line.share_pct - want).abs() < 1e-9, "writer {}", w.index);
+        }
+    }
     // No lost write: the versions on disk sum to the changes made, every
     // block's stamp is valid, and the cache equals the file.
     let mut sum = 0;
@@ -377,4 +394,45 @@ fn bad_configurations_are_refused_in_one_sentence() {
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
+}
+
+/// `--checkpoint-interval` does what it says: over a 1 s load with a 100 ms
+/// interval the model checkpoints 10 times (±1 for where the last interval
+/// falls), counted against the load's own measured run time. Checkpoints
+/// start on a fixed schedule (t0 + k × interval) unless the previous one
+/// is still running, so time spent inside checkpoints (long only on a
+/// loaded machine) is the one thing that may push the count down.
+#[test]
+fn checkpoints_follow_the_interval_exactly() {
+    const INTERVAL: u64 = 100_000_000;
+    let cfg = DbwrConfig {
+        ops: None,
+        runtime_ns: Some(1_000_000_000),
+        rate: Some(20_000),
+        checkpoint_interval_ns: Some(INTERVAL),
+        ..config(EngineKind::Null, 2, 4096)
+    };
+    let engines = standard_engines(&cfg, None).unwrap();
+    let stop = AtomicBool::new(false);
+    let (out, _) = run(&cfg, &engines, &stop, None, false).unwrap();
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let r = dbio_sim::dbwr::report::result("ckpt", &cfg, &out.data);
+    let runtime = out.data.runtime_ns;
+    assert!(runtime >= 1_000_000_000, "the load ran {runtime} ns");
+    let got = r.checkpoints.count;
+    assert_eq!(got, out.data.checkpoints_ns.len() as u64);
+    let inside: u64 = out.data.checkpoints_ns.iter().sum();
+    // Never more often than the interval ...
+    assert!(
+        got <= runtime / INTERVAL + 1,
+        "{got} checkpoints in {runtime} ns at one per {INTERVAL} ns"
+    );
+    // ... and on time whenever the previous one had finished.
+    assert!(
+        got + 1 >= (runtime - inside) / INTERVAL,
+        "{got} checkpoints in {runtime} ns ({inside} ns inside them) at one per {INTERVAL} ns"
+    );
+    // They wrote what the foregrounds dirtied: some buffers each time.
+    assert!(r.checkpoints.blocks_written > 0);
+    assert_eq!(r.checkpoints.duration.count, got);
 }

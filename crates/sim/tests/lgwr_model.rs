@@ -21,76 +21,158 @@ fn null_run(sessions: u32, commits: u64, delay_ns: u64, size: RedoSize) -> LgwrR
     out.measured.summarize("t", echo(&cfg, 1))
 }
 
-/// The four parts telescope, so their means add up to the mean commit
-/// latency; HDR summaries keep each mean within 1 %.
-fn parts_add_up(r: &LgwrResult) -> f64 {
-    let b = &r.breakdown;
-    let sum =
-        b.wait_for_writer.mean_ns + b.writer_io.mean_ns + b.posting.mean_ns + b.wake_up.mean_ns;
-    (sum - r.log_file_sync.mean_ns).abs() / r.log_file_sync.mean_ns
+/// The HDR histograms keep 2 significant digits: a recorded value may come
+/// back up to 1 % lower.
+fn at_least(v: u64, floor: u64) -> bool {
+    v as f64 >= floor as f64 * 0.99
 }
 
 #[test]
 fn injected_service_time_shows_group_commit() {
+    // Only counts, and bounds that the injected 1 ms write sets and a slow
+    // or loaded machine can only move further away from: no ratio of two
+    // measured times (such ratios failed on a loaded 2-CPU machine).
     const MS: u64 = 1_000_000;
     let one = null_run(1, 300, MS, RedoSize::Skewed);
     let ten = null_run(10, 300, MS, RedoSize::Skewed);
-    // One session: every write covers exactly its commit, and a commit
-    // costs the 1 ms write plus the model's own overhead.
+    // One session: every write covers exactly its commit.
     assert_eq!(one.commits, 300);
     assert_eq!(one.writer.writes, 300);
     assert_eq!(one.writer.commits_per_write, 1.0);
-    assert!(
-        one.tps > 500.0 && one.tps < 1000.0,
-        "1 session: {} TPS",
-        one.tps
-    );
-    // Ten sessions: a write collects what arrived during the previous one.
+    assert_eq!(one.writer.commits_per_write_counts[1], 300);
+    // Ten sessions: a write collects what arrived during the previous one,
+    // so there are fewer writes than commits; each session's commits are
+    // in different writes, so at least 300.
     assert_eq!(ten.commits, 3000);
     assert!(
-        ten.writer.commits_per_write >= 3.0,
-        "{} commits per write",
-        ten.writer.commits_per_write
+        (300..=1500).contains(&ten.writer.writes),
+        "{} writes for 3000 commits of 10 sessions",
+        ten.writer.writes
     );
-    // TPS rises roughly in proportion to the commits per write: the writer
-    // is busy all the time either way, so TPS ≈ commits per write / write
-    // time (1 ms injected; longer when a loaded machine wakes the writer
-    // late, which is why the measured mean write time is used).
-    let per_write = |r: &LgwrResult| {
-        r.tps * r.writer.log_file_parallel_write.mean_ns / 1e9 / r.writer.commits_per_write
-    };
-    let (u1, u10) = (per_write(&one), per_write(&ten));
-    assert!(
-        (u10 / u1 - 1.0).abs() < 0.4,
-        "TPS per (commits per write / write time): {u1:.2} at 1 session, {u10:.2} at 10"
+    let covered: u64 = ten
+        .writer
+        .commits_per_write_counts
+        .iter()
+        .enumerate()
+        .map(|(n, &w)| n as u64 * w)
+        .sum();
+    assert_eq!(covered, 3000);
+    assert_eq!(
+        ten.writer.commits_per_write_counts.iter().sum::<u64>(),
+        ten.writer.writes
     );
-    assert!(ten.tps > 2.0 * one.tps, "{} vs {} TPS", ten.tps, one.tps);
+    assert!(ten.writer.max_commits_per_write <= 10);
     for r in [&one, &ten] {
-        let err = parts_add_up(r);
-        assert!(
-            err < 0.05,
-            "parts differ from the commit latency by {:.1} %",
-            err * 100.0
-        );
-        // The writer's I/O part is the injected 1 ms plus copying (< 0.5 ms
-        // even on a loaded machine), and 'log file parallel write' too.
-        let io = r.breakdown.writer_io.mean_ns;
-        assert!((0.99e6..1.5e6).contains(&io), "writer I/O {io} ns");
-        let lfpw = r.writer.log_file_parallel_write.p50_ns() as f64;
-        assert!((0.99e6..1.5e6).contains(&lfpw), "lfpw p50 {lfpw} ns");
+        // A session's commit waits for at least one 1 ms write, so no
+        // session, measured on its own clock, commits faster than 1000/s.
+        for sl in &r.sessions {
+            assert!(
+                sl.tps <= 1000.0 * 1.001,
+                "session {}: {} TPS",
+                sl.id,
+                sl.tps
+            );
+        }
+        // Every write, every commit and every commit's I/O part contains
+        // the injected 1 ms; nothing can be shorter.
+        let lfpw = &r.writer.log_file_parallel_write;
+        assert_eq!(lfpw.count, r.writer.writes);
+        assert!(at_least(lfpw.min_ns, MS), "lfpw min {} ns", lfpw.min_ns);
+        assert!(at_least(r.log_file_sync.min_ns, MS));
+        assert!(at_least(r.breakdown.writer_io.min_ns, MS));
+        assert_eq!(r.breakdown.writer_io.count, r.commits);
     }
-    // At 1 session 'log file sync' ≈ 'log file parallel write'; at 10 it
-    // is about twice (wait for the write in progress, then for your own).
-    let lfs_over_lfpw =
-        |r: &LgwrResult| r.log_file_sync.mean_ns / r.writer.log_file_parallel_write.mean_ns;
-    assert!(lfs_over_lfpw(&one) < 1.3, "{}", lfs_over_lfpw(&one));
-    assert!(lfs_over_lfpw(&ten) > 1.5, "{}", lfs_over_lfpw(&ten));
+    // At ten sessions a commit that arrives during a write waits for it
+    // and then for its own: some commit took at least two writes' time.
+    assert!(
+        at_least(ten.log_file_sync.max_ns, 2 * MS),
+        "longest commit {} ns",
+        ten.log_file_sync.max_ns
+    );
     // Seed 003's lines: per-session min/max/TPS.
     assert_eq!(ten.sessions.len(), 10);
     assert!(ten
         .sessions
         .iter()
-        .all(|s| s.commits == 300 && s.min_ns >= MS && s.max_ns >= s.min_ns));
+        .all(|s| s.commits == 300 && at_least(s.min_ns, MS) && s.max_ns >= s.min_ns));
+}
+
+/// Every commit's record is in the write that the out-of-order null engine
+/// handed back at or before the moment the session ran again, and so is
+/// every earlier write: a session is never posted before its redo, and all
+/// redo before it, is durable.
+#[test]
+fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
+    // Whether writes overlap depends on when sessions get a CPU (on a
+    // loaded machine a run may keep one write in flight at a time), so
+    // runs repeat until one had writes finish out of order; every run's
+    // posts are checked all the same.
+    for _ in 0..20 {
+        if posts_follow_completions() > 0 {
+            return;
+        }
+    }
+    panic!("in 20 runs the null engine never had two writes in flight");
+}
+
+/// One out-of-order run, its posts checked against the engine's journal;
+/// returns how many writes came back after a later one.
+fn posts_follow_completions() -> usize {
+    const DELAY: u64 = 1_000_000;
+    let cfg = LgwrConfig {
+        sessions: 8,
+        commits: Some(50),
+        runtime_s: None,
+        redo_size: RedoSize::Uniform(100, 3000),
+        null_delay_ns: Some(DELAY),
+        async_depth: 4,
+        verify: true,
+        ..LgwrConfig::default()
+    };
+    let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let m = &out.measured;
+    // One file, no switch: write offsets grow with the log.
+    assert_eq!(m.writer.n_switches, 0);
+    let journal = &m.writer.null_journal;
+    let mut writes: Vec<_> = journal.clone();
+    writes.sort_by_key(|d| d.offset);
+    // Latest hand-back among this write and all earlier ones.
+    let mut durable_by = Vec::with_capacity(writes.len());
+    let mut latest = 0;
+    for w in &writes {
+        latest = latest.max(w.reaped_ns);
+        durable_by.push(latest);
+    }
+    let mut checked = 0;
+    for (i, s) in m.sessions.iter().enumerate() {
+        for p in s.positions.as_ref().expect("positions kept") {
+            let k = writes.partition_point(|w| w.offset <= p.offset);
+            let inside = k > 0
+                && p.offset + u64::from(p.len)
+                    <= writes[k - 1].offset + u64::from(writes[k - 1].len);
+            assert!(
+                inside,
+                "session {i} commit {} at offset {} was posted, but no completed write holds it",
+                p.seq, p.offset
+            );
+            let k = k - 1;
+            assert!(
+                durable_by[k] <= p.resumed_ns,
+                "session {i} commit {} ran again {} ns before its write (or an earlier one) completed",
+                p.seq,
+                durable_by[k] - p.resumed_ns
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 8 * 50);
+    // Every write came back once.
+    assert_eq!(journal.len() as u64, m.writer.writes);
+    journal
+        .windows(2)
+        .filter(|w| w[1].offset < w[0].offset)
+        .count()
 }
 
 #[test]
@@ -149,14 +231,18 @@ fn the_model_alone_is_fast_and_loses_nothing() {
         .map(|(n, &w)| n as u64 * w)
         .sum();
     assert_eq!(covered, 50_000);
-    assert!(parts_add_up(&r) < 0.05);
+    assert_eq!(r.breakdown.wait_for_writer.count, 50_000);
 }
 
 fn scratch() -> tempfile::TempDir {
     tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("scratch dir")
 }
 
-fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>) {
+/// A run on real files: the result, the log files' lengths, and two
+/// figures taken from elsewhere than the writer's byte counters: the sum
+/// of the record lengths the sessions committed, and the bytes the writer
+/// advanced through the files (every switch's offset plus where it ended).
+fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(cfg, &stop).expect("prepare");
     let out = run(cfg, Some(&mut g), &stop).expect("run");
@@ -166,7 +252,21 @@ fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>) {
         .iter()
         .map(|m| std::fs::metadata(&m[0]).unwrap().len())
         .collect();
-    (out.measured.summarize("t", echo(cfg, 1)), lens)
+    let m = &out.measured;
+    let records: u64 = m
+        .sessions
+        .iter()
+        .flat_map(|s| s.positions.as_ref().expect("verify keeps positions"))
+        .map(|p| u64::from(p.len))
+        .sum();
+    assert!(m.writer.switches.len() as u64 == m.writer.n_switches);
+    let advanced = m.writer.switches.iter().map(|s| s.at_offset).sum::<u64>() + m.writer.end.1;
+    (
+        out.measured.summarize("t", echo(cfg, 1)),
+        lens,
+        records,
+        advanced,
+    )
 }
 
 fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrConfig {
@@ -179,7 +279,10 @@ fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrConfig {
         method,
         file_size: 128 << 10,
         max_write: 64 << 10,
-        files: 8,
+        // 600 records of at most 3000 bytes, padded, fit in 16 × 128 KiB
+        // however the writer groups them: no file is reused, nothing
+        // overwritten, on a slow machine too.
+        files: 16,
         verify: true,
         ..LgwrConfig::default()
     }
@@ -207,7 +310,7 @@ fn real_files_hold_every_committed_record() {
     let d = scratch();
     for method in [Method::DirectDsync, Method::BufferedFdatasync] {
         let cfg = real_cfg(d.path(), method);
-        let (r, _) = real_run(&cfg);
+        let (r, _, records, advanced) = real_run(&cfg);
         assert_eq!(r.commits, 600);
         let v = r.verify.as_ref().unwrap();
         assert_eq!(
@@ -216,10 +319,9 @@ fn real_files_hold_every_committed_record() {
             "{:?}",
             v.first_bad
         );
-        assert_eq!(
-            r.writer.written_bytes,
-            r.writer.redo_bytes + r.writer.wastage_bytes
-        );
+        assert_eq!(r.writer.redo_bytes, records);
+        assert_eq!(r.writer.written_bytes, advanced);
+        assert_eq!(r.writer.wastage_bytes, advanced - records);
         assert_eq!(r.writer.written_bytes % 512, 0);
         assert_switches_at_the_right_offsets(&r, cfg.file_size);
     }
@@ -238,13 +340,11 @@ fn appended_files_grow_by_redo_plus_padding() {
         files: 24,
         ..real_cfg(d.path(), Method::BufferedFdatasync)
     };
-    let (r, lens) = real_run(&cfg);
+    let (r, lens, records, _) = real_run(&cfg);
     // No file was reused, so the files hold exactly what was written.
     assert_eq!(lens.iter().sum::<u64>(), r.writer.written_bytes);
-    assert_eq!(
-        r.writer.written_bytes,
-        r.writer.redo_bytes + r.writer.wastage_bytes
-    );
+    assert_eq!(r.writer.redo_bytes, records);
+    assert_eq!(r.writer.wastage_bytes, lens.iter().sum::<u64>() - records);
     assert!(lens.iter().all(|l| l % 4096 == 0), "{lens:?}");
     let v = r.verify.clone().unwrap();
     assert_eq!((v.checked, v.bad), (600, 0));
@@ -257,9 +357,14 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         members: 2,
         ..real_cfg(d.path(), Method::DirectFdatasync)
     };
-    let (r, _) = real_run(&cfg);
+    let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
-    assert_eq!((v.checked, v.bad), (600, 0), "{:?}", v.first_bad);
+    assert_eq!(
+        (v.checked, v.bad, v.overwritten),
+        (600, 0, 0),
+        "{:?}",
+        v.first_bad
+    );
     if let Err(why) = dbio_engine::engines::probe_io_uring() {
         eprintln!("SKIP async part: {why}");
         return;
@@ -269,9 +374,14 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         async_depth: 4,
         ..real_cfg(d.path(), Method::UringFdatasync)
     };
-    let (r, _) = real_run(&cfg);
+    let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
-    assert_eq!((v.checked, v.bad), (600, 0), "{:?}", v.first_bad);
+    assert_eq!(
+        (v.checked, v.bad, v.overwritten),
+        (600, 0, 0),
+        "{:?}",
+        v.first_bad
+    );
     assert_switches_at_the_right_offsets(&r, cfg.file_size);
 }
 

@@ -10,7 +10,7 @@ mod null;
 mod psync;
 mod uring;
 
-pub use null::NullEngine;
+pub use null::{NullDone, NullEngine};
 pub use psync::PsyncEngine;
 pub use uring::{probe_io_uring, UringEngine};
 

@@ -166,6 +166,10 @@ pub struct LoadSpec {
     pub interval_ns: Option<u64>,
     /// Share of touches that change the block, percent.
     pub dirty_pct: f64,
+    /// Start of the rate schedule (monotonic ns; None: now). The load's
+    /// common start, so that a thread that runs late after the start
+    /// catches up rather than shifting its schedule past the run's end.
+    pub start_ns: Option<u64>,
     /// Seed of this thread's block choice.
     pub seed: u64,
 }
@@ -410,7 +414,7 @@ impl<'a> Foreground<'a> {
         let mut rng = fastrand::Rng::with_seed(spec.seed);
         // Change when a uniform u32 falls below this (2^32 = always).
         let threshold = (spec.dirty_pct / 100.0 * 4_294_967_296.0).round() as u64;
-        let mut next = now_ns();
+        let mut next = spec.start_ns.unwrap_or_else(now_ns);
         let mut done = 0u64;
         while spec.ops.is_none_or(|n| done < n) {
             if self.inst.load_over.load(Ordering::Relaxed) || self.inst.aborted() {

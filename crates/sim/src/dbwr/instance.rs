@@ -31,6 +31,10 @@ pub struct Instance {
     pub(crate) shutdown: AtomicBool,
     /// An error somewhere: every thread stops.
     pub(crate) abort: AtomicBool,
+    /// When the load started (monotonic ns): set once by the first thread
+    /// past the start barrier, so that the coordinator's clock (run time,
+    /// checkpoint schedule) and the foregrounds' rate schedule share it.
+    pub(crate) start: OnceLock<u64>,
     /// The latest checkpoint requested (a sequence number, 0 = none).
     pub(crate) ckpt_requested: AtomicU64,
     /// Per writer: the latest checkpoint it has completed.
@@ -53,6 +57,7 @@ impl Instance {
             load_over: AtomicBool::new(false),
             shutdown: AtomicBool::new(false),
             abort: AtomicBool::new(false),
+            start: OnceLock::new(),
             ckpt_requested: AtomicU64::new(0),
             ckpt_done: (0..writers).map(|_| Padded::default()).collect(),
         }

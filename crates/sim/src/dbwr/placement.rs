@@ -79,10 +79,13 @@ impl Placement {
     }
 
     /// Applies writer `w`'s placement to the calling thread; returns the
-    /// CPU list it now runs on (`all` when free).
+    /// CPU list it now runs on, as the kernel reports it back
+    /// (sched_getaffinity of the calling thread, after the placement;
+    /// with `free`, whatever the process was allowed, e.g. by taskset or a
+    /// cpuset). `all` only when the kernel does not say.
     pub fn apply(&self, w: u32) -> Result<String, DbwrError> {
         let Some(cpus) = self.cpus_of(w) else {
-            return Ok("all".into());
+            return Ok(running_on().unwrap_or_else(|| "all".into()));
         };
         let mut set = CpuSet::new();
         for &c in &cpus {
@@ -94,8 +97,14 @@ impl Placement {
             cpus: text.clone(),
             os: e.into(),
         })?;
-        Ok(text)
+        Ok(running_on().unwrap_or(text))
     }
+}
+
+/// The calling thread's CPUs as the kernel has them (None if it fails).
+fn running_on() -> Option<String> {
+    let cpus = allowed_cpus();
+    (!cpus.is_empty()).then(|| format_cpu_list(&cpus))
 }
 
 impl std::fmt::Display for Placement {

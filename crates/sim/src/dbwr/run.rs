@@ -100,7 +100,7 @@ pub struct WriterReport {
     pub index: u32,
     /// Lists it owned.
     pub lists: Vec<u32>,
-    /// CPUs it ran on (`all` when free).
+    /// CPUs it ran on, read back from the kernel.
     pub cpus: String,
     /// Its counters.
     pub stats: WriterCounters,
@@ -190,10 +190,12 @@ pub fn run_on(
 
         let disk_before = disk.and_then(disk_counters);
         barrier.wait();
-        let t0 = now_ns();
+        let t0 = *inst.start.get_or_init(now_ns);
         let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
-        let t_end = now_ns();
+        // The end is read after the foregrounds are told, so that every
+        // touch they start falls inside the measured time.
         inst.load_over.store(true, Ordering::Release);
+        let t_end = now_ns();
         let foregrounds: Vec<ForegroundReport> = foregrounds
             .into_iter()
             .map(|h| h.join().expect("a foreground thread panicked"))
@@ -365,6 +367,7 @@ fn foreground_thread(
 ) -> ForegroundReport {
     let engine = engines(Role::Foreground(i));
     barrier.wait();
+    let t0 = *inst.start.get_or_init(now_ns);
     let mut report = ForegroundReport {
         stats: ForegroundCounters::default(),
         usage: Usage::default(),
@@ -382,6 +385,7 @@ fn foreground_thread(
                     .rate
                     .map(|r| (u64::from(cfg.foregrounds) * 1_000_000_000 / r).max(1)),
                 dirty_pct: cfg.dirty_pct,
+                start_ns: Some(t0),
                 seed: cfg.seed ^ (u64::from(i) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             };
             let u0 = thread_usage();

@@ -3,6 +3,9 @@
 //! Three shapes, all on the foundation's engines:
 //! * null: no I/O; an injected service time per write and per sync
 //!   (`NullEngine`); members cost nothing extra (they would run in parallel);
+//!   with an async depth above 1, one out-of-order null engine per member
+//!   keeps several writes in flight and finishes them in a seeded random
+//!   order, so the writer's in-order posting is exercised without a device;
 //! * psync: pwrite (+ fdatasync/fsync) on member 0 by the writer itself and
 //!   on each further member by a helper thread at the same time (Oracle
 //!   issues the member writes of one 'log file parallel write' together;
@@ -12,7 +15,8 @@
 
 use super::config::LgwrConfig;
 use dbio_engine::engines::{
-    Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
+    Completion, Dir, Engine, IoRequest, NullDone, NullEngine, PsyncEngine, Queued, SyncOp,
+    UringEngine,
 };
 use dbio_engine::EngineError;
 use std::fs::File;
@@ -135,6 +139,9 @@ fn done_ns(q: Queued) -> u64 {
 pub enum LogIo {
     /// No I/O, injected service time.
     Null(NullEngine),
+    /// No I/O, several writes in flight, completed out of order: one
+    /// engine per member.
+    NullAsync(Vec<NullEngine>),
     /// pwrite; member 0 by the writer, the others by helpers.
     Psync {
         /// Member 0 of each file.
@@ -157,6 +164,13 @@ impl LogIo {
         buf_len: usize,
     ) -> Result<LogIo, EngineError> {
         if let Some(d) = cfg.null_delay_ns {
+            if cfg.async_depth > 1 {
+                let member =
+                    |m: u64| NullEngine::out_of_order(d, cfg.async_depth, cfg.seed + m, cfg.verify);
+                return Ok(LogIo::NullAsync(
+                    (0..u64::from(cfg.members)).map(member).collect(),
+                ));
+            }
             return Ok(LogIo::Null(NullEngine::new(d)));
         }
         if cfg.method.uring() {
@@ -203,6 +217,12 @@ impl LogIo {
         };
         match self {
             LogIo::Null(e) => Ok(Some(done_ns(e.queue(&req)?))),
+            LogIo::NullAsync(members) => {
+                for e in members.iter_mut() {
+                    e.queue(&req)?;
+                }
+                Ok(None)
+            }
             LogIo::Psync { first, helpers } => {
                 for h in helpers.iter() {
                     h.start(*w);
@@ -235,7 +255,8 @@ impl LogIo {
     }
 
     /// Waits for at least one completion on `member` of `file` (io_uring
-    /// only; the synchronous paths have none outstanding).
+    /// and the out-of-order null engine; the synchronous paths have none
+    /// outstanding).
     pub fn reap(
         &mut self,
         file: u32,
@@ -245,7 +266,18 @@ impl LogIo {
         out.clear();
         match self {
             LogIo::Uring(rings) => rings[file as usize][member as usize].reap(1, out),
+            LogIo::NullAsync(members) => members[member as usize].reap(1, out),
             _ => Ok(()),
+        }
+    }
+
+    /// The out-of-order null engines' journals (empty otherwise).
+    pub fn take_journal(&mut self) -> Vec<NullDone> {
+        match self {
+            LogIo::NullAsync(members) => {
+                members.iter_mut().flat_map(|e| e.take_journal()).collect()
+            }
+            _ => Vec::new(),
         }
     }
 }

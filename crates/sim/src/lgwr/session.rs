@@ -177,6 +177,7 @@ pub fn session_main(
                 offset: slot.offset.load(Ordering::Relaxed),
                 seq,
                 len,
+                resumed_ns: t_resumed,
             },
         );
     }

@@ -7,6 +7,7 @@
 //! exact means add up to the exact mean 'log file sync'; the summaries keep
 //! that within the histograms' 1 %.
 
+use dbio_engine::engines::NullDone;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
 use dbio_model::lgwr::{
@@ -29,6 +30,8 @@ pub struct Pos {
     pub seq: u64,
     /// Record length.
     pub len: u32,
+    /// When the session ran again after its post (monotonic ns).
+    pub resumed_ns: u64,
 }
 
 /// One session's recordings.
@@ -149,6 +152,11 @@ pub struct WriterRec {
     pub end: (u32, u64),
     /// The writer thread's CPU.
     pub cpu: Usage,
+    /// With the out-of-order null engine and verification: when the
+    /// engine handed back each write (per member), in that order.
+    pub null_journal: Vec<NullDone>,
+    /// CPUs the writer thread may run on, read back after its placement.
+    pub cpus: Vec<u32>,
 }
 
 impl WriterRec {
@@ -170,6 +178,8 @@ impl WriterRec {
             uses,
             end: (0, 0),
             cpu: Usage::default(),
+            null_journal: Vec::new(),
+            cpus: Vec::new(),
         }
     }
 
@@ -208,6 +218,9 @@ impl WriterRec {
             }
         }
         self.delays += o.delays;
+        if self.cpus.is_empty() {
+            self.cpus = o.cpus.clone();
+        }
         self.idle_watch_ns += o.idle_watch_ns;
         self.cpu = self.cpu.plus(&o.cpu);
     }
@@ -381,6 +394,7 @@ impl Measured {
                 commit_delays: w.delays,
                 idle_watch_ns: w.idle_watch_ns,
                 cpu: self.cpu(&w.cpu, w.writes),
+                cpus: w.cpus.clone(),
             },
             session_cpu: self.cpu(&session_usage, commits),
             io: IoEvidence {

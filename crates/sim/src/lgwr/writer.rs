@@ -5,8 +5,8 @@
 //! aligned buffer, pad to the redo block size (the padding is redo
 //! wastage), write at the current offset of the current log file on every
 //! member, make it durable with the method's sync, give the log buffer room
-//! back, then post each session the write covered. With io_uring and an
-//! async depth above 1 the writer keeps taking and issuing new writes while
+//! back, then post each session the write covered. With io_uring (or the
+//! out-of-order null engine) and an async depth above 1 the writer keeps taking and issuing new writes while
 //! older ones are in flight, and posts strictly in write order (a commit is
 //! durable only when every write before it is).
 //!
@@ -82,6 +82,20 @@ pub fn probe_placement(cfg: &LgwrConfig) -> Result<(), String> {
     })
 }
 
+/// The CPUs the calling thread may run on, as the kernel has them (empty
+/// when it does not say): the placement as it took effect, not as asked.
+pub fn running_on() -> Vec<u32> {
+    rustix::thread::sched_getaffinity(None).map_or_else(
+        |_| Vec::new(),
+        |set| {
+            (0..rustix::thread::CpuSet::MAX_CPU)
+                .filter(|&c| set.is_set(c))
+                .map(|c| c as u32)
+                .collect()
+        },
+    )
+}
+
 /// Applies the writer's CPU placement and scheduling priority to the
 /// calling thread.
 fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
@@ -153,6 +167,7 @@ pub fn writer_main(
             return rec;
         }
     };
+    rec.cpus = running_on();
     barrier.wait();
     let cpu0 = thread_usage();
     let mut w = Writer {
@@ -171,6 +186,7 @@ pub fn writer_main(
         w.fail_all(&mut batches);
     }
     rec.end = (w.cur, w.offset);
+    rec.null_journal = io.take_journal();
     rec.cpu = thread_usage().since(&cpu0);
     // The rings wait for in-flight I/O on drop: drop them before the buffers.
     drop(io);
