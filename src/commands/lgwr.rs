@@ -281,7 +281,17 @@ fn run_all(
                     return Err(e);
                 }
             };
-            let out = model::run(cfg, group, stop)?;
+            let out = match model::run(cfg, group, stop) {
+                Ok(out) => out,
+                // Earlier rounds measured: keep them, as a partial result.
+                Err(e) if done.iter().any(|&d| d > 0) => {
+                    report.partial = Some(PartialReason::IoError {
+                        message: e.to_string(),
+                    });
+                    break 'rounds;
+                }
+                Err(e) => return Err(e.into()),
+            };
             done[i] += 1;
             match &mut acc[i] {
                 Some(m) => m.merge(&out.measured),

@@ -9,6 +9,7 @@ use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
 use dbio_engine::runner::Control;
+use dbio_engine::EngineError;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
 use dbio_model::read::TierThresholds;
@@ -211,7 +212,8 @@ fn target(
 }
 
 /// Runs every round of every state into `report`; stops early (partial
-/// report) on a signal or an I/O error.
+/// report) on a signal or an I/O error. A thread that cannot be started
+/// before anything was measured is an error.
 fn measure(
     cfg: ReadConfig,
     states: &[CacheState],
@@ -220,7 +222,7 @@ fn measure(
     signal: &dyn Fn() -> Option<&'static str>,
     quiet: bool,
     report: &mut RunReport,
-) {
+) -> anyhow::Result<()> {
     let rounds = cfg.rounds;
     let mut run = ReadRun::new(cfg, states);
     let control = Control { stop: stop.clone() };
@@ -240,6 +242,9 @@ fn measure(
                 break 'rounds;
             }
             if let Err(e) = res {
+                if matches!(e, EngineError::Threads(_)) && r == 0 && i == 0 {
+                    return Err(e.into());
+                }
                 report.partial = Some(PartialReason::IoError {
                     message: e.to_string(),
                 });
@@ -249,6 +254,7 @@ fn measure(
     }
     let name = target.map_or("null".to_string(), |t| t.path.display().to_string());
     report.reads.extend(run.finish(&name));
+    Ok(())
 }
 
 /// Runs `dbio read`.
@@ -287,7 +293,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &|| session.signal(),
         a.output.quiet,
         &mut report,
-    );
+    )?;
     report.conclusions.extend(compare(&report.reads));
     crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
     Ok(crate::exit_code(&report))
@@ -331,7 +337,7 @@ pub fn check_section(
     let before = report.reads.len();
     let never = || None;
     let warm = CacheState::parse("warm").expect("static state");
-    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report);
+    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report)?;
     if direct_ok {
         let dcfg = ReadConfig {
             direct: true,
@@ -342,7 +348,7 @@ pub fn check_section(
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");
-        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report);
+        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report)?;
     }
     let names = [
         "check page cache (buffered, warm)",

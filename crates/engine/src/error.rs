@@ -14,6 +14,10 @@ pub enum EngineError {
     /// The kernel or filesystem lacks something the job needs.
     #[error("{0}")]
     Unsupported(String),
+    /// A thread the run needs could not be started (EAGAIN: `ulimit -u`,
+    /// a cgroup's pids.max); nothing was measured.
+    #[error(transparent)]
+    Threads(#[from] crate::threads::SpawnError),
     /// An I/O system call failed.
     #[error("{op} on {path} failed: {source}")]
     Io {
@@ -41,6 +45,7 @@ impl EngineError {
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {
             EngineError::Io { source, .. } => source.raw_os_error(),
+            EngineError::Threads(e) => e.source.raw_os_error(),
             _ => None,
         }
     }

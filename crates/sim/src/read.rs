@@ -272,7 +272,7 @@ impl ReadRun {
                 ClassRecorder::new(cfg.thresholds.clone(), &expected),
             )
         };
-        let out = run_workers(&p, target, control, progress, &make);
+        let out = run_workers(&p, target, control, progress, &make)?;
         let acc = &mut self.accs[state];
         for r in &out.recorders {
             match &mut acc.rec {

@@ -59,7 +59,14 @@ pub struct Helper {
 }
 
 impl Helper {
-    fn spawn(mut engines: Vec<PsyncEngine>, sync: SyncOp) -> Helper {
+    /// Starts the helper for member `m` of `members`; a thread that cannot
+    /// be started is an error.
+    fn spawn(
+        mut engines: Vec<PsyncEngine>,
+        sync: SyncOp,
+        m: usize,
+        members: usize,
+    ) -> Result<Helper, EngineError> {
         let state: HelperShared = Arc::default();
         let st = state.clone();
         let handle = std::thread::Builder::new()
@@ -88,11 +95,15 @@ impl Helper {
                     cv.notify_all();
                 }
             })
-            .expect("spawning a member writer thread");
-        Helper {
+            .map_err(|source| dbio_engine::threads::SpawnError {
+                index: m + 1,
+                total: members,
+                source,
+            })?;
+        Ok(Helper {
             state,
             handle: Some(handle),
-        }
+        })
     }
 
     fn start(&self, w: Issue) {
@@ -184,9 +195,11 @@ impl LogIo {
                 Helper::spawn(
                     (0..files.len()).map(|f| engine(f, m)).collect(),
                     cfg.method.sync_op(),
+                    m,
+                    cfg.members as usize,
                 )
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(LogIo::Psync { first, helpers })
     }
 

@@ -1,5 +1,5 @@
 //! One run end to end: check, open the log files with the method's flags,
-//! start the writer and the sessions behind a barrier, collect, read the
+//! start the writer and the sessions behind a start gate, collect, read the
 //! disk and process counters around the run, and read every record back
 //! when asked.
 
@@ -14,7 +14,8 @@ use dbio_engine::{sysinfo, EngineError};
 use dbio_model::lgwr::LgwrEcho;
 use dbio_model::units::format_bytes;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Barrier, Mutex};
+use dbio_engine::threads::{spawn_scoped, StartGate};
+use std::sync::Mutex;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -138,25 +139,33 @@ pub fn run(
     let io_before = proc_io();
 
     let shared = Shared::new(cfg);
-    let barrier = Barrier::new(cfg.sessions as usize + 2);
-    let error = Mutex::new(None);
-    let (recs, wrec, runtime_ns) = std::thread::scope(|s| {
-        let writer = std::thread::Builder::new()
-            .name("lgwr".into())
-            .spawn_scoped(s, || {
-                writer_main(cfg, &shared, &files, &paths, &barrier, &error)
-            })
-            .expect("spawning the log writer");
-        let sessions: Vec<_> = (0..cfg.sessions)
-            .map(|i| {
-                let (shared, barrier) = (&shared, &barrier);
-                std::thread::Builder::new()
-                    .name(format!("lgwr-session-{}", i + 1))
-                    .spawn_scoped(s, move || session_main(i, cfg, shared, barrier, stop))
-                    .expect("spawning a session")
-            })
-            .collect();
-        barrier.wait();
+    let gate = StartGate::new();
+    let error: Mutex<Option<EngineError>> = Mutex::new(None);
+    let total = cfg.sessions as usize + 1;
+    let started = std::thread::scope(|s| {
+        let writer = spawn_scoped(s, "lgwr".into(), 0, total, || {
+            writer_main(cfg, &shared, &files, &paths, &gate, &error)
+        })?;
+        let mut sessions = Vec::with_capacity(cfg.sessions as usize);
+        let mut spawn_error = None;
+        for i in 0..cfg.sessions {
+            let (shared, gate) = (&shared, &gate);
+            match spawn_scoped(s, format!("lgwr-session-{}", i + 1), i as usize + 1, total, move || {
+                session_main(i, cfg, shared, gate, stop)
+            }) {
+                Ok(h) => sessions.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        if spawn_error.is_some() {
+            // The threads already started return without committing.
+            gate.abort();
+        } else {
+            gate.open_when_arrived(total);
+        }
         let t0 = now_ns();
         let recs: Vec<SessionRec> = sessions
             .into_iter()
@@ -168,8 +177,17 @@ pub fn run(
             w.unpark();
         }
         let wrec = writer.join().expect("the log writer panicked");
-        (recs, wrec, t_end.saturating_sub(t0))
+        match spawn_error {
+            Some(e) => Err(e),
+            None => Ok((recs, wrec, t_end.saturating_sub(t0))),
+        }
     });
+    let (recs, wrec, runtime_ns) = started.map_err(EngineError::from)?;
+    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
+    // A member writer thread that could not start: nothing was measured.
+    if let Some(e @ EngineError::Threads(_)) = error {
+        return Err(e.into());
+    }
 
     let io_after = proc_io();
     let disk_delta = match (
@@ -192,6 +210,8 @@ pub fn run(
         disk: disk_delta,
         verify: verified,
     };
-    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(Outcome { measured, error })
+    Ok(Outcome {
+        measured,
+        error: error.map(|e| e.to_string()),
+    })
 }

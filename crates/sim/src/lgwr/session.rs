@@ -16,7 +16,8 @@ use super::stats::{Pos, SessionRec};
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Barrier, OnceLock};
+use dbio_engine::threads::StartGate;
+use std::sync::OnceLock;
 use std::thread::Thread;
 
 /// Set in [`Slot::done`] when the commit's write failed.
@@ -106,7 +107,7 @@ pub fn session_main(
     idx: u32,
     cfg: &LgwrConfig,
     shared: &Shared,
-    barrier: &Barrier,
+    gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
     let slot = &shared.slots[idx as usize];
@@ -119,7 +120,11 @@ pub fn session_main(
     let pattern = record::pattern(cfg.seed, idx, cfg.redo_size.max());
     let mut rng = fastrand::Rng::with_seed(cfg.seed.wrapping_add(u64::from(idx) * 7919));
     let mut rec = SessionRec::new(cfg.verify.then(|| cfg.commits.unwrap_or(1 << 16)));
-    barrier.wait();
+    if !gate.arrive() {
+        // Another thread could not start: no commits.
+        shared.active.fetch_sub(1, Ordering::Relaxed);
+        return rec;
+    }
     let cpu0 = thread_usage();
     let t_start = now_ns();
     let deadline = t_start + (cfg.runtime_s.unwrap_or(0.0) * 1e9) as u64;

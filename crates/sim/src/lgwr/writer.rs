@@ -31,7 +31,8 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Barrier, Mutex};
+use dbio_engine::threads::StartGate;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Default)]
@@ -104,14 +105,16 @@ fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
 
 /// The writer thread's body. `files`/`paths` are `[file][member]` (empty
 /// with the null engine). A setup or I/O error is stored in `error`; the
-/// writer then fails every pending commit so that sessions stop.
+/// writer then fails every pending commit so that sessions stop. When the
+/// start `gate` is aborted (a session could not be started) it returns
+/// without writing.
 pub fn writer_main(
     cfg: &LgwrConfig,
     shared: &Shared,
     files: &[Vec<Arc<File>>],
     paths: &[Vec<PathBuf>],
-    barrier: &Barrier,
-    error: &Mutex<Option<String>>,
+    gate: &StartGate,
+    error: &Mutex<Option<EngineError>>,
 ) -> WriterRec {
     let _ = shared.writer.set(std::thread::current());
     let depth = cfg.async_depth as usize;
@@ -126,19 +129,21 @@ pub fn writer_main(
             ..Batch::default()
         })
         .collect();
-    let setup = place_thread(cfg).and_then(|_| {
-        LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize).map_err(|e| e.to_string())
-    });
+    let setup = place_thread(cfg)
+        .map_err(EngineError::Unsupported)
+        .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
     let mut io = match setup {
         Ok(io) => io,
         Err(e) => {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             shared.failed.store(true, Ordering::Relaxed);
-            barrier.wait();
+            gate.arrive();
             return rec;
         }
     };
-    barrier.wait();
+    if !gate.arrive() {
+        return rec;
+    }
     let cpu0 = thread_usage();
     let mut w = Writer {
         spin: std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
@@ -151,7 +156,7 @@ pub fn writer_main(
         out: Vec::with_capacity(2 * depth),
     };
     if let Err(e) = w.run(&mut io, &mut bufs, &mut batches, &mut rec) {
-        *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+        *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
         shared.failed.store(true, Ordering::Relaxed);
         w.fail_all(&mut batches);
     }
