@@ -9,9 +9,9 @@ use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
 use dbio_engine::runner::Control;
-use dbio_engine::EngineError;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
+use dbio_engine::EngineError;
 use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, EngineKind, PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
@@ -62,10 +62,10 @@ pub struct ReadArgs {
     /// I/O engine.
     #[arg(long, value_enum, default_value = "psync")]
     pub engine: EngineArg,
-    /// I/Os in flight per thread (io_uring only).
+    /// I/Os in flight per thread (io_uring only), 1..1024.
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
-    /// Reader threads.
+    /// Reader threads, 1..1024.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// O_DIRECT reads (bypass the page cache).
@@ -78,7 +78,7 @@ pub struct ReadArgs {
     /// Reads per cache state and round (instead of a time).
     #[arg(long)]
     pub ops: Option<u64>,
-    /// Interleaved rounds (default: 1 for one state, 3 for several).
+    /// Interleaved rounds, 1..1000 (default: 1 for one state, 3 for several).
     #[arg(long)]
     pub rounds: Option<u32>,
     /// Seed of the offsets.

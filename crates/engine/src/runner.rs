@@ -28,6 +28,7 @@ use crate::recorder::{IoRecord, IoTimes, Recorder};
 use crate::rusage::{thread_usage, Usage};
 use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
+use crate::threads::{spawn_scoped, StartGate};
 use crate::workload::{Io, IoStream, Workload};
 use crate::{EngineError, Job};
 use dbio_model::{
@@ -35,7 +36,6 @@ use dbio_model::{
     PageCacheResidency, SecondSample,
 };
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use crate::threads::{spawn_scoped, StartGate};
 
 /// Shared run control: the stop flag that signals and errors raise.
 #[derive(Debug, Default)]
@@ -472,11 +472,19 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
 ) -> WorkerOut<R> {
     let qd = p.iodepth as usize;
-    let mut bufs: Vec<AlignedBuf> = (0..qd)
-        .map(|i| AlignedBuf::patterned(p.buf_len, p.seed ^ ((index as u64) << 32) ^ i as u64))
+    let bufs: Option<Vec<AlignedBuf>> = (0..qd)
+        .map(|i| AlignedBuf::try_patterned(p.buf_len, p.seed ^ ((index as u64) << 32) ^ i as u64))
         .collect();
+    let mut bufs = bufs.unwrap_or_default();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
-    let mut engine = match make_engine(&ptrs) {
+    let engine = if bufs.is_empty() {
+        Err(EngineError::Unsupported(crate::buf::alloc_error(
+            qd * p.buf_len,
+        )))
+    } else {
+        make_engine(&ptrs)
+    };
+    let mut engine = match engine {
         Ok(engine) => engine,
         Err(err) => {
             control.stop.store(true, Relaxed);

@@ -18,12 +18,12 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{Engine, NullEngine, PsyncEngine, UringEngine};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::sysinfo::disk_counters;
+use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::EngineError;
 use dbio_model::{DiskStatsDelta, EngineKind};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use dbio_engine::threads::{spawn_scoped, StartGate};
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 /// Size of the redo record header (see [`crate::lgwr::record`]).
 pub const HEADER_BYTES: u64 = 32;
+/// The largest log buffer (a sane bound: real log buffers are a few MiB to a few hundred).
+pub const MAX_LOG_BUFFER: u64 = 1 << 30;
 
 /// How the writer makes a log write durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -283,6 +285,15 @@ impl LgwrConfig {
         self.null_delay_ns.is_none()
     }
 
+    /// Memory a run allocates, bytes: the log buffer, the writer's
+    /// buffers, each session's payload pattern.
+    pub fn planned_memory(&self) -> u64 {
+        let pattern = super::record::PATTERN_WINDOW as u64 + self.redo_size.max();
+        self.log_buffer
+            + u64::from(self.async_depth) * self.max_write
+            + u64::from(self.sessions) * pattern
+    }
+
     /// Checks everything that does not need the filesystem. The first
     /// problem comes back as one sentence.
     pub fn validate(&self) -> Result<(), String> {
@@ -330,6 +341,13 @@ impl LgwrConfig {
                 "a redo record of up to {} does not fit in one write of --max-write {}",
                 format_bytes(rmax),
                 format_bytes(self.max_write)
+            ));
+        }
+        if self.log_buffer > MAX_LOG_BUFFER {
+            return Err(format!(
+                "--log-buffer {} is more than {}",
+                format_bytes(self.log_buffer),
+                format_bytes(MAX_LOG_BUFFER)
             ));
         }
         if self.log_buffer < 2 * rmax {

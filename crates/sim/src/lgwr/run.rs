@@ -10,11 +10,11 @@ use super::stats::{Measured, SessionRec};
 use super::verify::verify;
 use super::writer::writer_main;
 use dbio_engine::clock::now_ns;
+use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::{sysinfo, EngineError};
 use dbio_model::lgwr::LgwrEcho;
 use dbio_model::units::format_bytes;
 use std::sync::atomic::AtomicBool;
-use dbio_engine::threads::{spawn_scoped, StartGate};
 use std::sync::Mutex;
 
 /// Why a run could not start.
@@ -39,6 +39,16 @@ pub struct Outcome {
 /// Checks `cfg` and, for real I/O, the directory and storage. Writes no data.
 pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
     cfg.validate().map_err(LgwrError::Invalid)?;
+    dbio_engine::buf::check_memory(
+        cfg.planned_memory(),
+        &format!(
+            "--log-buffer {} with {} sessions and --max-write {}",
+            format_bytes(cfg.log_buffer),
+            cfg.sessions,
+            format_bytes(cfg.max_write)
+        ),
+    )
+    .map_err(LgwrError::Invalid)?;
     if cfg.real_io() {
         preflight(cfg).map_err(LgwrError::Invalid)?;
     }
@@ -138,7 +148,7 @@ pub fn run(
     let disk_before = disk.as_deref().and_then(sysinfo::disk_counters);
     let io_before = proc_io();
 
-    let shared = Shared::new(cfg);
+    let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
     let gate = StartGate::new();
     let error: Mutex<Option<EngineError>> = Mutex::new(None);
     let total = cfg.sessions as usize + 1;
@@ -150,9 +160,13 @@ pub fn run(
         let mut spawn_error = None;
         for i in 0..cfg.sessions {
             let (shared, gate) = (&shared, &gate);
-            match spawn_scoped(s, format!("lgwr-session-{}", i + 1), i as usize + 1, total, move || {
-                session_main(i, cfg, shared, gate, stop)
-            }) {
+            match spawn_scoped(
+                s,
+                format!("lgwr-session-{}", i + 1),
+                i as usize + 1,
+                total,
+                move || session_main(i, cfg, shared, gate, stop),
+            ) {
                 Ok(h) => sessions.push(h),
                 Err(e) => {
                     spawn_error = Some(e);

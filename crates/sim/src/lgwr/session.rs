@@ -15,8 +15,8 @@ use super::record;
 use super::stats::{Pos, SessionRec};
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use dbio_engine::threads::StartGate;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
 
@@ -59,15 +59,16 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Shared state for `cfg`.
-    pub fn new(cfg: &LgwrConfig) -> Self {
-        Self {
-            logbuf: LogBuffer::new(cfg.log_buffer, cfg.sessions),
+    /// Shared state for `cfg`; an error when the log buffer cannot be
+    /// allocated.
+    pub fn new(cfg: &LgwrConfig) -> Result<Self, String> {
+        Ok(Self {
+            logbuf: LogBuffer::try_new(cfg.log_buffer, cfg.sessions)?,
             slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
             active: AtomicU32::new(cfg.sessions),
             writer: OnceLock::new(),
             failed: AtomicBool::new(false),
-        }
+        })
     }
 }
 

@@ -25,13 +25,13 @@ use dbio_engine::buf::AlignedBuf;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::Completion;
 use dbio_engine::rusage::thread_usage;
+use dbio_engine::threads::StartGate;
 use dbio_engine::EngineError;
 use dbio_model::lgwr::LogSwitch;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use dbio_engine::threads::StartGate;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
