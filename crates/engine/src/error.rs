@@ -45,7 +45,7 @@ impl EngineError {
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {
             EngineError::Io { source, .. } => source.raw_os_error(),
-            EngineError::Threads(e) => e.source.raw_os_error(),
+            EngineError::Threads(e) => e.error.raw_os_error(),
             _ => None,
         }
     }

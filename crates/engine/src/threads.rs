@@ -102,15 +102,15 @@ impl StartGate {
 
 /// A thread that could not be started.
 #[derive(Debug, thiserror::Error)]
-#[error("could not start thread {index} of {total}: {source}")]
+#[error("could not start thread {index} of {total}: {error}")]
 pub struct SpawnError {
     /// Which thread (from 1).
     pub index: usize,
     /// How many the run needed.
     pub total: usize,
-    /// The OS error (usually EAGAIN).
-    #[source]
-    pub source: std::io::Error,
+    /// The OS error (usually EAGAIN); part of the message, not a separate
+    /// cause, so that it is printed once.
+    pub error: std::io::Error,
 }
 
 /// Spawns thread `index` (from 0) of `total` named `name` in `scope`.
@@ -128,10 +128,10 @@ where
     std::thread::Builder::new()
         .name(name)
         .spawn_scoped(scope, f)
-        .map_err(|source| SpawnError {
+        .map_err(|error| SpawnError {
             index: index + 1,
             total,
-            source,
+            error,
         })
 }
 

@@ -95,10 +95,10 @@ impl Helper {
                     cv.notify_all();
                 }
             })
-            .map_err(|source| dbio_engine::threads::SpawnError {
+            .map_err(|error| dbio_engine::threads::SpawnError {
                 index: m + 1,
                 total: members,
-                source,
+                error,
             })?;
         Ok(Helper {
             state,
