@@ -211,8 +211,16 @@ pub fn run(
         (Some(a), Some(b)) => Some(a.delta(&b)),
         _ => None,
     };
-    let verified = (cfg.verify && cfg.real_io())
-        .then(|| verify(&recs, &paths, &wrec.uses, cfg.seed, cfg.redo_size.max()));
+    let verified = (cfg.verify && cfg.real_io()).then(|| {
+        verify(
+            &recs,
+            &paths,
+            &wrec.uses,
+            cfg.seed,
+            cfg.redo_size.max(),
+            cfg.block_size,
+        )
+    });
     let commits: u64 = recs.iter().map(|r| r.commits).sum();
     let measured = Measured {
         runtime_ns,

@@ -120,7 +120,7 @@ pub fn session_main(
     }
     let pattern = record::pattern(cfg.seed, idx, cfg.redo_size.max());
     let mut rng = fastrand::Rng::with_seed(cfg.seed.wrapping_add(u64::from(idx) * 7919));
-    let mut rec = SessionRec::new(cfg.verify.then(|| cfg.commits.unwrap_or(1 << 16)));
+    let mut rec = SessionRec::new(cfg.verify.then_some(cfg.files));
     if !gate.arrive() {
         // Another thread could not start: no commits.
         shared.active.fetch_sub(1, Ordering::Relaxed);
