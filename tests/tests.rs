@@ -10,5 +10,6 @@ mod durability;
 mod lgwr;
 mod read;
 mod safety;
+mod safety_limits;
 mod tracefile;
 mod util;
