@@ -358,6 +358,8 @@ fn safety_limits_overflowing_durations_are_refused() {
 }
 
 /// Peak resident memory (KiB) of `dbio ARGS`, from wait4's rusage.
+// The child is reaped by wait4 itself (to get its rusage), not by Child::wait.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&str]) -> i64 {
     let mut child = Command::new(dbio_path())
         .args(args)
