@@ -117,12 +117,16 @@ impl DbwrConfig {
                 self.foregrounds
             ));
         }
-        // The cache's buffers (8 KiB each) are allocated up front.
-        let cache = u64::from(self.buffers) * BLOCK_SIZE as u64;
+        // The cache's buffers (8 KiB each, plus a header) and its block
+        // map (4 B per datafile block) are allocated up front.
+        let cache = u64::from(self.buffers) * (BLOCK_SIZE as u64 + 32) + self.blocks * 4;
         if cache > 64 << 20 {
             dbio_engine::buf::check_memory(
                 cache,
-                &format!("a buffer cache of {} buffers", self.buffers),
+                &format!(
+                    "a buffer cache of {} buffers for a datafile of {} blocks",
+                    self.buffers, self.blocks
+                ),
             )
             .map_err(DbwrError::Invalid)?;
         }

@@ -258,13 +258,14 @@ pub fn run(
     verify_reads: bool,
 ) -> Result<(Outcome, Instance), DbwrError> {
     cfg.validate()?;
-    let inst = Instance::new(
+    let inst = Instance::try_new(
         cfg.buffers,
         cfg.lists,
         cfg.blocks,
         cfg.writers,
         verify_reads,
-    );
+    )
+    .map_err(DbwrError::Invalid)?;
     let out = run_on(&inst, cfg, engines, stop, disk)?;
     Ok((out, inst))
 }

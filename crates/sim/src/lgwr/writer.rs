@@ -119,9 +119,11 @@ pub fn writer_main(
     let _ = shared.writer.set(std::thread::current());
     let depth = cfg.async_depth as usize;
     let mut rec = WriterRec::new(cfg.sessions, cfg.files);
-    let mut bufs: Vec<AlignedBuf> = (0..depth)
-        .map(|_| AlignedBuf::new(cfg.max_write as usize))
+    let bufs: Option<Vec<AlignedBuf>> = (0..depth)
+        .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
         .collect();
+    let alloc_failed = bufs.is_none();
+    let mut bufs = bufs.unwrap_or_default();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
     let mut batches: Vec<Batch> = (0..depth)
         .map(|_| Batch {
@@ -129,9 +131,15 @@ pub fn writer_main(
             ..Batch::default()
         })
         .collect();
-    let setup = place_thread(cfg)
-        .map_err(EngineError::Unsupported)
-        .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
+    let setup = (if alloc_failed {
+        Err(EngineError::Unsupported(dbio_engine::buf::alloc_error(
+            depth * cfg.max_write as usize,
+        )))
+    } else {
+        Ok(())
+    })
+    .and_then(|_| place_thread(cfg).map_err(EngineError::Unsupported))
+    .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
     let mut io = match setup {
         Ok(io) => io,
         Err(e) => {
