@@ -117,7 +117,8 @@ pub struct BenchArgs {
     /// Injected service time per I/O for the null engine (e.g. 1ms; at most 100 s).
     #[arg(long, value_parser = parse_delay_arg, value_name = "TIME")]
     pub null_delay: Option<f64>,
-    /// Allow writing to an existing file dbio did not create.
+    /// Allow writing to an existing file dbio did not create, or to a file
+    /// named through a symbolic link.
     #[arg(long)]
     pub overwrite: bool,
     /// Allow a block device as the target (refused anyway if it holds a
@@ -141,9 +142,11 @@ pub struct CheckArgs {
     /// Measured time of each test (default 3 s).
     #[arg(long, default_value = "3", value_parser = parse_duration_arg)]
     pub runtime: f64,
-    /// Size of the scratch file the tests share (512m by default).
-    #[arg(long, default_value = "512m", value_parser = parse_size_arg)]
-    pub size: u64,
+    /// Scratch space for the whole battery (default: 512m, or half the free
+    /// space when that is less); every section scales its files to fit
+    /// within it and says so.
+    #[arg(long, value_parser = parse_size_arg)]
+    pub size: Option<u64>,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -2,8 +2,9 @@
 //! validate, run a library, render the result model.
 //!
 //! Exit status: 0 success; 1 the run stopped early (signal or I/O error)
-//! and the result is partial; 2 an error before anything was measured
-//! (bad options, refused target).
+//! and the result is partial, or a result file could not be written after
+//! measuring (the table is printed all the same); 2 an error before
+//! anything was measured (bad options, refused target or output file).
 
 mod cli;
 mod commands;

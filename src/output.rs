@@ -1,55 +1,458 @@
-//! Sends a finished [`RunReport`] to its destinations: the table on
-//! standard output (unless JSON or CSV claimed it with `-`), and the JSON
-//! and CSV files. Written once at the end and again after each job, so an
-//! error in a later job does not lose an earlier one.
+//! Where results go: the table on standard output, and the `--json` and
+//! `--csv` destinations.
+//!
+//! dbio runs as root on servers holding real data, so an output path is
+//! treated like a target: it is opened and checked before anything is
+//! measured (a bad path costs nothing), and it is never written through.
+//! A regular-file destination is written beside itself, in a temporary
+//! `.<name>.dbio-<pid>-<random>.partial` created with `O_CREAT|O_EXCL|
+//! O_NOFOLLOW` in the destination's directory (held open from validation
+//! to rename), synced, then renamed into place: a symlink named as the
+//! destination is replaced, never followed, and a full disk never leaves
+//! half a file. A character device, FIFO or socket (`/dev/null`, a pipe)
+//! is opened without `O_CREAT` and written as a stream, never replaced;
+//! `/dev/fd/N`, `/proc/self/fd/N` and `/dev/stdout` write through the
+//! descriptor itself, as a shell's `>&N` does; a destination that is
+//! standard output takes the table's place, as `-` does.
+//!
+//! Results are saved after each job (regular files only), so an error in a
+//! later job does not lose an earlier one. When saving fails after the
+//! measurement, the table is still printed, one sentence names the file
+//! and the OS error, and dbio exits with status 1.
 
 use crate::cli::OutputArgs;
-use anyhow::Context;
+use anyhow::bail;
 use dbio_model::RunReport;
 use dbio_report::table::TableOptions;
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::ExitCode;
 
-/// Writes `text` to FILE, or to standard output for `-`.
-fn write_to(dest: &str, text: &str) -> anyhow::Result<()> {
-    if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.context("writing to standard output"),
+/// One destination, opened and checked.
+pub enum Sink {
+    /// Standard output (`-`, or a path that is standard output).
+    Stdout,
+    /// A character device, FIFO, socket or standard error: written in place.
+    Stream(File),
+    /// A regular file, replaced atomically by rename.
+    File(AtomicFile),
+}
+
+/// A regular-file destination: its directory, held open, and its name.
+pub struct AtomicFile {
+    dir: OwnedFd,
+    name: OsString,
+}
+
+/// What a destination is, to refuse one file named twice.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Identity {
+    Stdout,
+    Node(u64, u64),
+    Name(u64, u64, OsString),
+}
+
+/// A temporary name beside `name`: `.<name>.dbio-<pid>-<random>.partial`.
+fn temp_name(name: &OsStr) -> OsString {
+    use std::hash::{BuildHasher, Hasher};
+    // RandomState is seeded from the OS's random source.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(std::process::id().into());
+    let mut t = OsString::from(".");
+    t.push(name);
+    t.push(format!(
+        ".dbio-{}-{:016x}.partial",
+        std::process::id(),
+        h.finish()
+    ));
+    t
+}
+
+impl AtomicFile {
+    /// Opens `path`'s directory and checks that a file can be created there.
+    fn open(shown: &str, path: &Path) -> anyhow::Result<AtomicFile> {
+        let Some(name) = path.file_name() else {
+            bail!("cannot write results to '{shown}': it does not name a file");
+        };
+        let dir_path = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let dir = rustix::fs::open(
+            dir_path,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write results to '{shown}': its directory '{}' cannot be opened: {}",
+                dir_path.display(),
+                std::io::Error::from(e)
+            )
+        })?;
+        if let Ok(st) = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
+                bail!("cannot write results to '{shown}': it is a directory");
+            }
+        }
+        let f = AtomicFile {
+            dir,
+            name: name.to_os_string(),
+        };
+        // Create and remove a temporary file now: a read-only or full
+        // directory is found before the measurement, not after.
+        let tmp = temp_name(&f.name);
+        let fd = f
+            .create(&tmp)
+            .map_err(|e| anyhow::anyhow!("cannot write results to '{shown}': {e}"))?;
+        drop(fd);
+        let _ = rustix::fs::unlinkat(&f.dir, &tmp, AtFlags::empty());
+        Ok(f)
+    }
+
+    fn create(&self, tmp: &OsStr) -> std::io::Result<OwnedFd> {
+        Ok(rustix::fs::openat(
+            &self.dir,
+            tmp,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )?)
+    }
+
+    /// Writes `bytes` to a temporary file, syncs it and renames it over
+    /// the destination; the temporary file is removed on any error.
+    pub fn replace(&self, bytes: &[u8]) -> std::io::Result<()> {
+        let tmp = temp_name(&self.name);
+        let fd = self.create(&tmp)?;
+        let res = (|| {
+            let mut f = File::from(fd);
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            drop(f);
+            rustix::fs::renameat(&self.dir, &tmp, &self.dir, &self.name)?;
+            // The rename is durable once the directory is synced; the file
+            // is in place either way, so a filesystem that cannot sync a
+            // directory is not an error.
+            let _ = rustix::fs::fsync(&self.dir);
+            Ok(())
+        })();
+        if res.is_err() {
+            let _ = rustix::fs::unlinkat(&self.dir, &tmp, AtFlags::empty());
+        }
+        res
+    }
+}
+
+/// A destination that is a file descriptor rather than a file name.
+enum FdPath {
+    /// Descriptor N of this process.
+    Fd(i32),
+    /// Something else under /proc (another process's descriptor).
+    Proc,
+}
+
+/// Whether `path`, through ordinary symlinks, names a descriptor:
+/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, or
+/// anything else in /proc. Such a path is never replaced.
+fn fd_path(path: &Path) -> Option<FdPath> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        let s = p.to_string_lossy();
+        let num = |rest: &str| rest.parse::<i32>().ok().map(FdPath::Fd);
+        match &*s {
+            "/dev/stdout" => return Some(FdPath::Fd(1)),
+            "/dev/stderr" => return Some(FdPath::Fd(2)),
+            _ => {}
+        }
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"] {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                return num(rest).or(Some(FdPath::Proc));
+            }
+        }
+        if s.starts_with("/proc/") {
+            return Some(FdPath::Proc);
+        }
+        let target = std::fs::read_link(&p).ok()?;
+        p = match p.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
         };
     }
-    // Write beside and rename, so a full disk never leaves half a file.
-    let tmp = format!("{dest}.dbio-partial");
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, dest))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
+    None
+}
+
+fn same(a: &rustix::fs::Stat, b: &rustix::fs::Stat) -> bool {
+    a.st_dev == b.st_dev && a.st_ino == b.st_ino
+}
+
+impl Sink {
+    /// Opens and checks `path` (`-` is standard output); `dest` is how
+    /// messages name it.
+    pub fn open(dest: &str, path: &Path) -> anyhow::Result<(Sink, Identity)> {
+        if dest == "-" {
+            return Ok((Sink::Stdout, Identity::Stdout));
+        }
+        if dest.is_empty() {
+            bail!("an output file name is empty");
+        }
+        match fd_path(path) {
+            Some(FdPath::Fd(n)) => return Self::fd(dest, n),
+            Some(FdPath::Proc) => {
+                // Another process's descriptor: written in place, appended.
+                return rustix::fs::open(
+                    path,
+                    OFlags::WRONLY | OFlags::APPEND | OFlags::NOCTTY | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot write results to '{dest}': {}",
+                        std::io::Error::from(e)
+                    )
+                })
+                .and_then(|fd| Self::stream(File::from(fd)));
+            }
+            None => {}
+        }
+        let st = match rustix::fs::stat(path) {
+            Ok(st) => st,
+            // Nothing there, or a symlink to nothing: a new regular file
+            // (the symlink itself is replaced, its target never created).
+            Err(rustix::io::Errno::NOENT) => return Self::regular(dest, path),
+            Err(e) => bail!(
+                "cannot write results to '{dest}': {}",
+                std::io::Error::from(e)
+            ),
+        };
+        let node = Identity::Node(st.st_dev, st.st_ino);
+        if rustix::fs::fstat(std::io::stdout()).is_ok_and(|o| same(&o, &st)) {
+            return Ok((Sink::Stdout, Identity::Stdout));
+        }
+        if rustix::fs::fstat(std::io::stderr()).is_ok_and(|o| same(&o, &st)) {
+            let fd = rustix::io::fcntl_dupfd_cloexec(std::io::stderr(), 3)?;
+            return Ok((Sink::Stream(File::from(fd)), node));
+        }
+        let stream = match FileType::from_raw_mode(st.st_mode) {
+            FileType::RegularFile => return Self::regular(dest, path),
+            FileType::Directory => bail!("cannot write results to '{dest}': it is a directory"),
+            FileType::BlockDevice => bail!(
+                "cannot write results to '{dest}': it is a block device (results go to a file, a character device, a FIFO or a socket)"
+            ),
+            FileType::Socket => std::os::unix::net::UnixStream::connect(path)
+                .map(|s| File::from(OwnedFd::from(s))),
+            // A character device or a FIFO: opened as it is, never
+            // created or truncated. A FIFO's open waits for its reader.
+            _ => rustix::fs::open(
+                path,
+                OFlags::WRONLY | OFlags::NOCTTY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map(File::from)
+            .map_err(std::io::Error::from),
+        };
+        let f = match stream {
+            Ok(f) => f,
+            Err(e) => bail!("cannot write results to '{dest}': {e}"),
+        };
+        // What was opened must be what was checked: a regular file swapped
+        // in between would be written over in place, not replaced.
+        let socket = FileType::from_raw_mode(st.st_mode) == FileType::Socket;
+        if !socket && !rustix::fs::fstat(&f).is_ok_and(|o| same(&o, &st)) {
+            bail!("cannot write results to '{dest}': it changed while dbio opened it");
+        }
+        Ok((Sink::Stream(f), node))
+    }
+
+    /// `/dev/fd/N`, `/proc/self/fd/N`, `/dev/stdout`: descriptor N itself,
+    /// written where it stands, as a shell's `>&N` would.
+    fn fd(dest: &str, n: i32) -> anyhow::Result<(Sink, Identity)> {
+        // SAFETY: N is only borrowed to duplicate it; a closed N fails
+        // with EBADF.
+        let borrowed = unsafe { std::os::fd::BorrowedFd::borrow_raw(n) };
+        let dup = rustix::io::fcntl_dupfd_cloexec(borrowed, 3).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write results to '{dest}': {}",
+                std::io::Error::from(e)
+            )
+        })?;
+        Self::stream(File::from(dup))
+    }
+
+    /// A stream; standard output when it is the same file.
+    fn stream(f: File) -> anyhow::Result<(Sink, Identity)> {
+        let st = rustix::fs::fstat(&f)?;
+        if rustix::fs::fstat(std::io::stdout()).is_ok_and(|o| same(&o, &st)) {
+            return Ok((Sink::Stdout, Identity::Stdout));
+        }
+        Ok((Sink::Stream(f), Identity::Node(st.st_dev, st.st_ino)))
+    }
+
+    fn regular(dest: &str, path: &Path) -> anyhow::Result<(Sink, Identity)> {
+        let f = AtomicFile::open(dest, path)?;
+        let d = rustix::fs::fstat(&f.dir)?;
+        let id = Identity::Name(d.st_dev, d.st_ino, f.name.clone());
+        Ok((Sink::File(f), id))
+    }
+
+    /// Writes `bytes`: standard output ignores a closed pipe (`| head`).
+    pub fn write(&self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                match out.write_all(bytes).and_then(|_| out.flush()) {
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    r => r,
+                }
+            }
+            Sink::Stream(f) => {
+                let mut f: &File = f;
+                f.write_all(bytes)
+            }
+            Sink::File(a) => a.replace(bytes),
+        }
+    }
+}
+
+/// The `--json` and `--csv` destinations of one run, opened and checked.
+pub struct Outputs {
+    json: Option<(String, Sink)>,
+    csv: Option<(String, Sink)>,
+    ids: Vec<Identity>,
+}
+
+impl Outputs {
+    /// Opens and checks both destinations; the same file twice is refused.
+    pub fn open(json: Option<&str>, csv: Option<&str>) -> anyhow::Result<Outputs> {
+        let open = |d: &str| Sink::open(d, Path::new(d));
+        let j = json.map(open).transpose()?;
+        let c = csv.map(open).transpose()?;
+        let mut ids = Vec::new();
+        if let Some((_, id)) = &j {
+            ids.push(id.clone());
+        }
+        if let Some((_, id)) = &c {
+            if ids.contains(id) {
+                bail!(
+                    "--json and --csv name the same destination ('{}'); give each its own",
+                    json.unwrap_or_default()
+                );
+            }
+            ids.push(id.clone());
+        }
+        Ok(Outputs {
+            json: j.map(|(s, _)| (json.unwrap_or_default().to_string(), s)),
+            csv: c.map(|(s, _)| (csv.unwrap_or_default().to_string(), s)),
+            ids,
         })
-        .with_context(|| format!("writing {dest}"))
+    }
+
+    /// Whether `id` is already the `--json` or `--csv` destination.
+    pub fn names(&self, id: &Identity) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// The destinations of a command's [`OutputArgs`].
+    pub fn for_run(o: &OutputArgs) -> anyhow::Result<Outputs> {
+        Self::open(o.json.as_deref(), o.csv.as_deref())
+    }
+
+    fn stdout_taken(&self) -> bool {
+        [&self.json, &self.csv]
+            .iter()
+            .any(|s| matches!(s, Some((_, Sink::Stdout))))
+    }
+
+    /// Saves the regular files only (after each job): best effort, the
+    /// final [`Outputs::finish`] reports a failure.
+    pub fn save(&self, r: &RunReport) {
+        if let Some((_, Sink::File(f))) = &self.json {
+            let _ = f.replace(dbio_report::to_json(r).as_bytes());
+        }
+        if let Some((_, Sink::File(f))) = &self.csv {
+            let _ = f.replace(dbio_report::csv_out::to_csv(r).as_bytes());
+        }
+    }
+
+    /// Writes the table (unless standard output is a destination), then
+    /// JSON and CSV. Returns false after printing one sentence per
+    /// destination that could not be written.
+    pub fn write_all(
+        &self,
+        table: &str,
+        json: impl Fn() -> String,
+        csv: impl Fn() -> String,
+    ) -> bool {
+        let mut ok = true;
+        if !self.stdout_taken() {
+            if let Err(e) = Sink::Stdout.write(table.as_bytes()) {
+                eprintln!("dbio: error: cannot write the table to standard output: {e}");
+                ok = false;
+            }
+        }
+        let mut put = |dest: &Option<(String, Sink)>, text: &dyn Fn() -> String| {
+            if let Some((name, sink)) = dest {
+                if let Err(e) = sink.write(text().as_bytes()) {
+                    eprintln!("dbio: error: cannot write results to '{name}': {e}");
+                    ok = false;
+                }
+            }
+        };
+        put(&self.json, &json);
+        put(&self.csv, &csv);
+        ok
+    }
+
+    /// Writes every requested output of a run; status 1 when the result
+    /// is partial or a destination could not be written, 0 otherwise.
+    pub fn finish(&self, r: &RunReport, opts: TableOptions) -> ExitCode {
+        let ok = self.write_all(
+            &dbio_report::table::render(r, opts),
+            || dbio_report::to_json(r),
+            || dbio_report::csv_out::to_csv(r),
+        );
+        if ok {
+            crate::exit_code(r)
+        } else {
+            ExitCode::from(1)
+        }
+    }
 }
 
-/// Writes the files only (for intermediate saves after each job).
-pub fn save_files(r: &RunReport, o: &OutputArgs) -> anyhow::Result<()> {
-    if let Some(f) = o.json.as_deref().filter(|f| *f != "-") {
-        write_to(f, &dbio_report::to_json(r))?;
-    }
-    if let Some(f) = o.csv.as_deref().filter(|f| *f != "-") {
-        write_to(f, &dbio_report::csv_out::to_csv(r))?;
-    }
-    Ok(())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Writes every requested output.
-pub fn emit(r: &RunReport, o: &OutputArgs, opts: TableOptions) -> anyhow::Result<()> {
-    let stdout_taken = o.json.as_deref() == Some("-") || o.csv.as_deref() == Some("-");
-    if !stdout_taken {
-        write_to("-", &dbio_report::table::render(r, opts))?;
+    #[test]
+    fn descriptor_paths_are_recognised_through_symlinks() {
+        let d = tempfile::tempdir().unwrap();
+        let link = d.path().join("out");
+        std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+        assert!(matches!(fd_path(&link), Some(FdPath::Fd(1))));
+        assert!(matches!(
+            fd_path(Path::new("/dev/fd/7")),
+            Some(FdPath::Fd(7))
+        ));
+        assert!(matches!(
+            fd_path(Path::new("/proc/self/fd/3")),
+            Some(FdPath::Fd(3))
+        ));
+        assert!(matches!(
+            fd_path(Path::new("/proc/1/fd/3")),
+            Some(FdPath::Proc)
+        ));
+        assert!(fd_path(&d.path().join("plain.json")).is_none());
+        let a = temp_name(OsStr::new("r.json"));
+        let b = temp_name(OsStr::new("r.json"));
+        assert_ne!(a, b, "temporary names are random");
+        let a = a.to_string_lossy();
+        assert!(
+            a.starts_with(&format!(".r.json.dbio-{}-", std::process::id()))
+                && a.ends_with(".partial"),
+            "{a}"
+        );
     }
-    if o.json.as_deref() == Some("-") {
-        write_to("-", &dbio_report::to_json(r))?;
-    }
-    if o.csv.as_deref() == Some("-") {
-        write_to("-", &dbio_report::csv_out::to_csv(r))?;
-    }
-    save_files(r, o)
 }

@@ -2,7 +2,7 @@
 //! any I/O, one shared target file, signal handling, the environment, and
 //! the assembly of the [`RunReport`].
 
-use crate::cli::OutputArgs;
+use crate::output::Outputs;
 use crate::progress::Bar;
 use crate::signals::Signals;
 use anyhow::Context;
@@ -10,7 +10,6 @@ use dbio_engine::runner::{run_job, Control};
 use dbio_engine::target::Target;
 use dbio_engine::{Job, JobSpec};
 use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
-use std::path::PathBuf;
 
 /// A named job to run.
 pub struct NamedJob {
@@ -70,7 +69,7 @@ impl Session {
         })
     }
 
-    /// The stop flag that SIGINT and SIGTERM raise.
+    /// The stop flag that SIGINT, SIGTERM, SIGHUP and SIGQUIT raise.
     pub fn stop_flag(&self) -> &std::sync::Arc<std::sync::atomic::AtomicBool> {
         &self.control.stop
     }
@@ -80,9 +79,10 @@ impl Session {
         self.signals.received()
     }
 
-    /// The path of the shared target once prepared.
-    pub fn shared_path(&self) -> Option<PathBuf> {
-        self.shared.as_ref().map(|t| t.path.clone())
+    /// Removes the shared target file now (`dbio check` frees its space
+    /// before the sections that make their own files).
+    pub fn release_target(&mut self) {
+        self.shared = None;
     }
 
     /// Runs one job, appending its result to `report`. Returns false when
@@ -91,7 +91,7 @@ impl Session {
         &mut self,
         nj: &NamedJob,
         report: &mut RunReport,
-        out: &OutputArgs,
+        out: &Outputs,
     ) -> anyhow::Result<bool> {
         // The previous job's deadline raised the stop flag; a signal keeps it raised.
         self.control
@@ -107,10 +107,16 @@ impl Session {
         let target = match job.target.as_mut() {
             None => None,
             Some(spec) => {
-                if let Some(p) = self.shared_path() {
-                    spec.path = p;
-                }
-                let t = match Target::prepare(spec, &self.control.stop) {
+                // Later jobs reuse the first job's file through its
+                // descriptor: its path is never looked up again.
+                let prepared = match &self.shared {
+                    Some(shared) => {
+                        spec.path = shared.path.clone();
+                        shared.reopen(spec, &self.control.stop)
+                    }
+                    None => Target::prepare(spec, &self.control.stop),
+                };
+                let t = match prepared {
                     Ok(t) => t,
                     Err(e) => {
                         if let Some(sig) = self.signals.received() {
@@ -120,6 +126,7 @@ impl Session {
                         return Err(e.into());
                     }
                 };
+                report.warnings.extend(t.notices.iter().cloned());
                 if self.shared.is_none() {
                     self.shared = Some(t);
                     self.shared.as_ref()
@@ -158,7 +165,7 @@ impl Session {
             });
             return Ok(false);
         }
-        crate::output::save_files(report, out)?;
+        out.save(report);
         Ok(true)
     }
 }

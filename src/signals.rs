@@ -1,41 +1,56 @@
-//! SIGINT and SIGTERM stop a run cleanly: the first one raises the stop
-//! flag, workers reap what is in flight, the partial result is printed and
-//! written, temporary files are removed, and dbio exits with status 1. A
-//! second SIGINT exits at once.
+//! SIGINT, SIGTERM, SIGHUP and SIGQUIT stop a run cleanly: the first one
+//! raises the stop flag, workers reap what is in flight, the partial result
+//! is printed and written, temporary files are removed, and dbio exits with
+//! status 1. A second SIGINT exits at once. SIGHUP (the terminal or ssh
+//! session went away) and SIGQUIT (Ctrl-\) would otherwise kill dbio where
+//! it stands and leave its temporary files behind, so they are handled like
+//! SIGTERM. Only SIGKILL cannot be handled; the next run in the same
+//! directory removes what it left (see `dbio_engine::target`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// The signals that stop a run cleanly besides SIGINT, with their names.
+const STOPPING: [(i32, &str); 3] = [
+    (signal_hook::consts::SIGTERM, "SIGTERM"),
+    (signal_hook::consts::SIGHUP, "SIGHUP"),
+    (signal_hook::consts::SIGQUIT, "SIGQUIT"),
+];
+
 /// Which signal stopped the run, if any.
 pub struct Signals {
     int: Arc<AtomicBool>,
-    term: Arc<AtomicBool>,
+    others: Vec<(Arc<AtomicBool>, &'static str)>,
 }
 
 impl Signals {
-    /// Routes SIGINT and SIGTERM to `stop`.
+    /// Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to `stop`.
     pub fn install(stop: &Arc<AtomicBool>) -> anyhow::Result<Signals> {
-        use signal_hook::consts::{SIGINT, SIGTERM};
+        use signal_hook::consts::SIGINT;
         use signal_hook::flag;
         let int = Arc::new(AtomicBool::new(false));
-        let term = Arc::new(AtomicBool::new(false));
         // Order matters: the conditional shutdown must see the flag before it is set.
         flag::register_conditional_shutdown(SIGINT, 130, int.clone())?;
         flag::register(SIGINT, int.clone())?;
         flag::register(SIGINT, stop.clone())?;
-        flag::register(SIGTERM, term.clone())?;
-        flag::register(SIGTERM, stop.clone())?;
-        Ok(Signals { int, term })
+        let mut others = Vec::new();
+        for (sig, name) in STOPPING {
+            let got = Arc::new(AtomicBool::new(false));
+            flag::register(sig, got.clone())?;
+            flag::register(sig, stop.clone())?;
+            others.push((got, name));
+        }
+        Ok(Signals { int, others })
     }
 
     /// The name of the signal received, if one was.
     pub fn received(&self) -> Option<&'static str> {
         if self.int.load(Ordering::Relaxed) {
-            Some("SIGINT")
-        } else if self.term.load(Ordering::Relaxed) {
-            Some("SIGTERM")
-        } else {
-            None
+            return Some("SIGINT");
         }
+        self.others
+            .iter()
+            .find(|(got, _)| got.load(Ordering::Relaxed))
+            .map(|(_, name)| *name)
     }
 }

@@ -106,3 +106,105 @@ fn calibrate_on_tmpfs_reports_no_device_tier() {
     assert_eq!(r["tiers"]["device"]["count"], 0);
     assert_eq!(r["ops"], 300);
 }
+
+/// The thresholds a calibration must carry, derived from the boundaries it
+/// reports (the rules of `dbio_sim::calibrate::measure`): the page-cache
+/// threshold is the measured page | storage boundary; the storage-cache
+/// threshold is the measured storage | device boundary, raised to the
+/// page-cache one when it fell below it or when the two tiers overlap too
+/// much to split, and "none" (u64::MAX) without a device tier.
+fn thresholds_from_boundaries(c: &serde_json::Value) -> (u64, u64) {
+    let page = c["page_storage_boundary"]["ns"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no page | storage boundary was measured: {c}"));
+    if !c["no_device_tier"].is_null() {
+        return (page, u64::MAX);
+    }
+    let sd = &c["storage_device_boundary"];
+    let storage = match sd["ns"].as_u64() {
+        None => dbio_model::read::DEFAULT_STORAGE_CACHE_MAX_NS,
+        Some(_)
+            if sd["faster_misclassified"].as_f64().unwrap()
+                + sd["slower_misclassified"].as_f64().unwrap()
+                >= 0.5 =>
+        {
+            page
+        }
+        Some(ns) => ns,
+    };
+    (page, storage.max(page))
+}
+
+/// Issue 9: a planted bug that saved the default page-cache threshold
+/// instead of the measured one passed the suite, because the saved file was
+/// only compared with the report, which carried the same default. Here the
+/// thresholds are checked against the boundaries measured in the same run,
+/// in the report, in the saved file, in the table and in what `dbio read
+/// --calibration` then uses.
+#[test]
+fn calibrate_saves_exactly_the_boundaries_it_measured() {
+    let d = scratch();
+    let save = d.path().join("cal.json");
+    let report = d.path().join("report.json");
+    let out = dbio()
+        .arg("calibrate")
+        .arg(d.path())
+        .args(["--size", "16m", "--samples", "200", "--runtime", "1"])
+        .arg("--save")
+        .arg(&save)
+        .arg("--json")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dbio calibrate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let c = &v["calibration"];
+    let (page, storage) = thresholds_from_boundaries(c);
+    assert_eq!(c["page_cache_max_ns"].as_u64(), Some(page), "{c}");
+    assert_eq!(c["storage_cache_max_ns"].as_u64(), Some(storage), "{c}");
+    // The saved file is the reported calibration, field for field.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    assert_eq!(&saved, c);
+    // The table prints the measured thresholds.
+    let fmt = |ns: u64| {
+        if ns == u64::MAX {
+            "none".to_string()
+        } else {
+            dbio_model::units::format_ns(ns as f64)
+        }
+    };
+    for (row, ns) in [
+        ("page cache | storage cache", page),
+        ("storage cache | device", storage),
+    ] {
+        let line = table
+            .lines()
+            .find(|l| l.contains(row))
+            .unwrap_or_else(|| panic!("no '{row}' row in:\n{table}"));
+        assert!(line.contains(&fmt(ns)), "{row} is not {}: {line}", fmt(ns));
+    }
+    // And dbio read classifies with them.
+    let out = dbio()
+        .arg("read")
+        .arg(d.path())
+        .args(["--size", "4m", "--ops", "50", "--json", "-", "--quiet"])
+        .arg("--calibration")
+        .arg(&save)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = &json(&out.stdout)["reads"][0]["thresholds"];
+    assert_eq!(t["page_cache_max_ns"].as_u64(), Some(page), "{t}");
+    assert_eq!(t["storage_cache_max_ns"].as_u64(), Some(storage), "{t}");
+}

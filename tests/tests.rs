@@ -10,6 +10,8 @@ mod durability;
 mod lgwr;
 mod read;
 mod safety;
+mod safety_files;
 mod safety_limits;
+mod safety_outputs;
 mod tracefile;
 mod util;

@@ -94,9 +94,18 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
+        let done = std::process::Command::new("umount")
             .arg(self.dir.path())
-            .status();
+            .status()
+            .is_ok_and(|s| s.success());
+        if !done {
+            // Still busy (a killed child's files closing): detach it now,
+            // the kernel frees it when the last user goes.
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(self.dir.path())
+                .status();
+        }
     }
 }
 

@@ -47,13 +47,13 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs(&a))?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut session = Session::new(a.output.quiet)?;
     let mut report = new_report("bench", &a.target);
     for j in &jobs {
-        if !session.run(j, &mut report, &a.output)? {
+        if !session.run(j, &mut report, &outputs)? {
             break;
         }
     }
-    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-    Ok(crate::exit_code(&report))
+    Ok(outputs.finish(&report, TableOptions { detail: true }))
 }

@@ -37,9 +37,11 @@ pub struct CalibrateArgs {
     #[arg(long, default_value = "2s", value_parser = parse_duration_arg)]
     pub runtime: f64,
     /// Where to save the thresholds (JSON with top-level
-    /// page_cache_max_ns and storage_cache_max_ns).
-    #[arg(long, value_name = "FILE", default_value = "dbio-calibration.json")]
-    pub save: PathBuf,
+    /// page_cache_max_ns and storage_cache_max_ns). Default:
+    /// dbio-calibration.json in the current directory, which is never
+    /// replaced unless named here.
+    #[arg(long, value_name = "FILE")]
+    pub save: Option<PathBuf>,
     /// Do not save a calibration file.
     #[arg(long, conflicts_with = "save")]
     pub no_save: bool,
@@ -81,16 +83,43 @@ pub fn load_thresholds(path: &Path) -> anyhow::Result<TierThresholds> {
     Ok(t)
 }
 
-/// Writes the calibration beside and renames, so a reader never sees half.
-fn save(c: &Calibration, path: &Path) -> anyhow::Result<()> {
-    let text = serde_json::to_string_pretty(c).context("encoding the calibration")?;
-    let tmp = path.with_extension("json.dbio-partial");
-    std::fs::write(&tmp, text + "\n")
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
-        .with_context(|| format!("writing {}", path.display()))
+/// The default calibration file, written in the current directory.
+const DEFAULT_SAVE: &str = "dbio-calibration.json";
+
+/// The calibration's JSON text.
+fn encode(c: &Calibration) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(c).context("encoding the calibration")? + "\n")
+}
+
+/// Where the calibration goes, opened and checked before measuring. An
+/// existing default file is refused: only `--save` replaces a file.
+fn save_destination(
+    a: &CalibrateArgs,
+    outputs: &crate::output::Outputs,
+) -> anyhow::Result<Option<(String, crate::output::Sink)>> {
+    if a.no_save {
+        return Ok(None);
+    }
+    let path = match &a.save {
+        Some(p) => p.clone(),
+        None => {
+            let p = PathBuf::from(DEFAULT_SAVE);
+            if p.symlink_metadata().is_ok() {
+                anyhow::bail!(
+                    "{DEFAULT_SAVE} already exists here; pass --save {DEFAULT_SAVE} to replace it, --save FILE to write another file, or --no-save"
+                );
+            }
+            p
+        }
+    };
+    let shown = path.display().to_string();
+    let (sink, id) = crate::output::Sink::open(&shown, &path)?;
+    if outputs.names(&id) {
+        anyhow::bail!(
+            "--save names the same destination as --json or --csv ('{shown}'); give each its own"
+        );
+    }
+    Ok(Some((shown, sink)))
 }
 
 /// Runs `dbio calibrate`.
@@ -108,6 +137,8 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if !(a.runtime > 0.0 && a.runtime.is_finite()) {
         anyhow::bail!("--runtime must be a positive number of seconds");
     }
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
+    let save_to = save_destination(&a, &outputs)?;
     let session = Session::new(a.output.quiet)?;
     let stop = session.stop_flag().clone();
     let mut report = new_report("calibrate", &a.target);
@@ -128,13 +159,13 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         Err(e) => match session.signal() {
             Some(sig) => {
                 report.partial = Some(PartialReason::Signal { signal: sig.into() });
-                crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-                return Ok(crate::exit_code(&report));
+                return Ok(outputs.finish(&report, TableOptions { detail: true }));
             }
             None => return Err(e.into()),
         },
     };
     report.environment = dbio_engine::sysinfo::environment(&t.path);
+    report.warnings.extend(t.notices.iter().cloned());
     let cfg = CalibrateConfig {
         block_size: bs,
         samples: a.samples,
@@ -142,7 +173,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         page_cache_bytes: (64u64 << 20).min(spec.size / 4),
         seed: 0x5eed,
     };
-    let mut c = measure(&t.path, spec.size, &cfg, &stop)?;
+    let mut c = measure(&t, spec.size, &cfg, &stop)?;
     if let Some(sig) = session.signal() {
         report.partial = Some(PartialReason::Signal { signal: sig.into() });
     }
@@ -152,16 +183,23 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if let Some(why) = &c.no_device_tier {
         report.warnings.push(why.clone());
     }
-    if !a.no_save && report.partial.is_none() {
-        save(&c, &a.save)?;
-        report.conclusions.push(format!(
-            "saved to {}: use it with dbio read --calibration {0} or dbio tracefile --calibration {0}",
-            a.save.display()
-        ));
+    let mut save_error = None;
+    if let (Some((shown, sink)), None) = (&save_to, &report.partial) {
+        match sink.write(encode(&c)?.as_bytes()) {
+            Ok(()) => report.conclusions.push(format!(
+                "saved to {shown}: use it with dbio read --calibration {shown} or dbio tracefile --calibration {shown}"
+            )),
+            Err(e) => save_error = Some(format!("cannot save the calibration to '{shown}': {e}")),
+        }
     }
     report.calibration = Some(c);
-    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-    Ok(crate::exit_code(&report))
+    let code = outputs.finish(&report, TableOptions { detail: true });
+    if let Some(e) = save_error {
+        // The measurement is printed above; only the file is missing.
+        eprintln!("dbio: error: {e}");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(code)
 }
 
 #[cfg(test)]
@@ -178,7 +216,7 @@ mod tests {
             no_device_tier: Some("tmpfs".into()),
             ..Default::default()
         };
-        save(&c, &p).unwrap();
+        std::fs::write(&p, encode(&c).unwrap()).unwrap();
         let t = load_thresholds(&p).unwrap();
         assert_eq!(
             (t.page_cache_max_ns, t.storage_cache_max_ns),

@@ -1,16 +1,25 @@
 //! `dbio check [DIR]`: the battery a newcomer runs first.
+//!
+//! The whole battery's space is planned before the first I/O (a small
+//! filesystem scales every section instead of failing after minutes of
+//! measurement), output files are checked before anything runs, and a
+//! section that cannot run marks the result partial without losing what
+//! the others measured.
 
 use crate::cli::CheckArgs;
 use crate::session::{new_report, resolve_all, Session};
 use anyhow::Context;
-use dbio_engine::check::{battery, conclude};
+use dbio_engine::check::{battery, conclude, free_space, plan_space};
+use dbio_model::PartialReason;
 use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 
-/// A section of `dbio check` added by a model command.
+/// A section of `dbio check` added by a model command: directory, time
+/// per test, the bytes it may use, the stop flag, the report.
 type Section = fn(
     &std::path::Path,
     f64,
+    u64,
     &std::sync::Arc<std::sync::atomic::AtomicBool>,
     &mut dbio_model::RunReport,
 ) -> anyhow::Result<()>;
@@ -20,9 +29,17 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     if !a.dir.is_dir() {
         anyhow::bail!("{} is not a directory", a.dir.display());
     }
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
+    let free = free_space(&a.dir).with_context(|| {
+        format!(
+            "cannot read the free space of the filesystem holding {}",
+            a.dir.display()
+        )
+    })?;
+    let plan = plan_space(a.size, free).map_err(anyhow::Error::msg)?;
     let direct_ok = dbio_engine::target::supports_direct(&a.dir)
         .with_context(|| format!("cannot create a file in {}", a.dir.display()))?;
-    let jobs = resolve_all(battery(&a.dir, a.runtime, a.size, direct_ok))?;
+    let jobs = resolve_all(battery(&a.dir, a.runtime, plan.size, direct_ok))?;
     let mut session = Session::new(a.output.quiet)?;
     let mut report = new_report("check", &a.dir);
     if !direct_ok {
@@ -32,31 +49,62 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             report.environment.fs_type
         ));
     }
+    report.warnings.extend(plan.notes.iter().cloned());
     let mut complete = true;
     for j in &jobs {
-        if !session.run(j, &mut report, &a.output)? {
+        if !session.run(j, &mut report, &outputs)? {
             complete = false;
             break;
         }
     }
     report.conclusions = conclude(&mut report.jobs);
+    // The sections make their own files: free the battery's first.
+    session.release_target();
+    let need = (2 * plan.log_file_size)
+        .max(plan.read_size)
+        .max(plan.writer_size);
+    wait_for_space(&a.dir, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
-        let sections: [Section; 3] = [
-            super::lgwr::check_section,
-            super::read::check_section,
-            super::dbwr::check_section,
+        let sections: [(&str, Section, u64); 3] = [
+            ("commit", super::lgwr::check_section, 2 * plan.log_file_size),
+            ("read", super::read::check_section, plan.read_size),
+            ("writer", super::dbwr::check_section, plan.writer_size),
         ];
         let stop = session.stop_flag().clone();
-        for section in sections {
+        for (what, section, bytes) in sections {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
-            section(&a.dir, a.runtime, &stop, &mut report)?;
+            let res = section(&a.dir, a.runtime, bytes, &stop, &mut report);
             if let Some(sig) = session.signal() {
-                report.partial = Some(dbio_model::PartialReason::Signal { signal: sig.into() });
+                report.partial = Some(PartialReason::Signal { signal: sig.into() });
                 break;
             }
+            if let Err(e) = res {
+                // What the other sections measured is kept and printed.
+                let message = format!("the {what} section could not run: {e:#}");
+                report.warnings.push(message.clone());
+                report
+                    .partial
+                    .get_or_insert(PartialReason::Incomplete { message });
+            }
+            outputs.save(&report);
         }
     }
-    crate::output::emit(&report, &a.output, TableOptions { detail: false })?;
-    Ok(crate::exit_code(&report))
+    Ok(outputs.finish(&report, TableOptions { detail: false }))
+}
+
+/// Waits, 5 s at most, until `need` bytes are free on the filesystem
+/// holding `dir`: a removed file's space can come back late when the
+/// kernel still holds the file (an io_uring ring closing in a kernel
+/// worker).
+fn wait_for_space(dir: &std::path::Path, need: u64) {
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < std::time::Duration::from_secs(5) {
+        match free_space(dir) {
+            Ok(Some(free)) if free < need => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => return,
+        }
+    }
 }

@@ -204,7 +204,7 @@ fn prepare(
         keep,
     };
     let t = Target::prepare(&spec, stop)?;
-    let disk = sysinfo::disk_of(&t.path)
+    let disk = sysinfo::disk_of_fd(&*t.file)
         .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
     let datafile = Datafile {
         file: Arc::clone(&t.file),
@@ -227,7 +227,7 @@ fn run_one(
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
     if let Some(t) = &p.target {
-        let _ = sysinfo::drop_from_page_cache(&t.path);
+        let _ = sysinfo::drop_from_page_cache_fd(&t.file);
     }
     let engines = standard_engines(cfg, p.datafile.as_ref())?;
     let verify = cfg.engine != EngineKind::Null;
@@ -246,6 +246,7 @@ fn run_one(
 /// Runs `dbio dbwr`.
 pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let cfgs = configs(&a)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signals = Signals::install(&stop).context("installing signal handlers")?;
     let mut rep = new_report("dbwr", &a.target);
@@ -263,12 +264,14 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         Err(e) => {
             if let Some(sig) = signals.received() {
                 rep.partial = Some(PartialReason::Signal { signal: sig.into() });
-                crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
-                return Ok(crate::exit_code(&rep));
+                return Ok(outputs.finish(&rep, TableOptions { detail: true }));
             }
             return Err(e);
         }
     };
+    if let Some(t) = &prepared.target {
+        rep.warnings.extend(t.notices.iter().cloned());
+    }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);
     if cpus > 0 && (most + a.foregrounds) as usize > cpus {
@@ -279,7 +282,17 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     }
     for cfg in &cfgs {
         let name = format!("writers={}", cfg.writers);
-        let (r, err) = run_one(&name, cfg, &prepared, a.direct, &stop)?;
+        let (r, err) = match run_one(&name, cfg, &prepared, a.direct, &stop) {
+            Ok(x) => x,
+            // What earlier configurations measured is kept: a partial result.
+            Err(e) if !rep.dbwr.is_empty() => {
+                rep.partial = Some(PartialReason::IoError {
+                    message: format!("{e:#}"),
+                });
+                break;
+            }
+            Err(e) => return Err(e),
+        };
         rep.dbwr.push(r);
         if let Some(sig) = signals.received() {
             rep.partial = Some(PartialReason::Signal { signal: sig.into() });
@@ -289,28 +302,30 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
             rep.partial = Some(PartialReason::IoError { message });
             break;
         }
-        crate::output::save_files(&rep, &a.output)?;
+        outputs.save(&rep);
     }
     if rep.partial.is_none() {
         rep.conclusions.extend(report::conclude_sweep(&rep.dbwr));
     }
-    crate::output::emit(&rep, &a.output, TableOptions { detail: true })?;
+    let code = outputs.finish(&rep, TableOptions { detail: true });
     drop(prepared);
-    Ok(crate::exit_code(&rep))
+    Ok(code)
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// One writer, two full-speed foregrounds changing half the blocks they
 /// touch, a cache of 1,024 buffers over a 64 MiB datafile: the writer is
 /// the bottleneck, so its write rate is what one writer sustains here, and
 /// its CPU share says whether it is CPU-bound. io_uring and O_DIRECT when
-/// the system has them. About runtime_s + 0.5 s.
+/// the system has them; the datafile is `space` bytes at most. About
+/// runtime_s + 0.5 s.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
+    space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
@@ -319,7 +334,7 @@ pub fn check_section(
     } else {
         EngineKind::Psync
     };
-    let size = 64 << 20;
+    let size = space.min(64 << 20) / BLOCK_SIZE as u64 * BLOCK_SIZE as u64;
     let cfg = DbwrConfig {
         buffers: 1024,
         lists: 8,

@@ -231,7 +231,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
 /// configuration of the same shape; fallocated or appended files are fresh
 /// for every run (their first writes are what they measure).
 #[derive(Default)]
-struct Groups(Vec<LogGroup>);
+struct Groups(Vec<LogGroup>, Vec<String>);
 
 impl Groups {
     fn for_config(
@@ -246,8 +246,10 @@ impl Groups {
         let i = match self.0.iter().position(|g| g.fits(cfg)) {
             Some(i) => i,
             None => {
-                self.0
-                    .push(LogGroup::prepare(cfg, stop).context("preparing the log files")?);
+                let g = LogGroup::prepare(cfg, stop).context("preparing the log files")?;
+                // For the report's warnings.
+                self.1.extend(g.notices());
+                self.0.push(g);
                 self.0.len() - 1
             }
         };
@@ -279,15 +281,21 @@ fn run_all(
                         report.partial = Some(PartialReason::Signal { signal: sig.into() });
                         break 'rounds;
                     }
+                    // What earlier runs measured is kept: a partial result.
+                    if done.iter().any(|&n| n > 0) {
+                        report.partial = Some(PartialReason::IoError {
+                            message: format!("{e:#}"),
+                        });
+                        break 'rounds;
+                    }
                     return Err(e);
                 }
             };
             let out = match model::run(cfg, group, stop) {
                 Ok(out) => out,
-                // Earlier rounds measured: keep them, as a partial result.
-                Err(e) if done.iter().any(|&d| d > 0) => {
+                Err(e) if done.iter().any(|&n| n > 0) => {
                     report.partial = Some(PartialReason::IoError {
-                        message: e.to_string(),
+                        message: format!("{e:#}"),
                     });
                     break 'rounds;
                 }
@@ -306,6 +314,11 @@ fn run_all(
                 report.partial = Some(PartialReason::IoError { message: e });
                 break 'rounds;
             }
+        }
+    }
+    for w in std::mem::take(&mut groups.1) {
+        if !report.warnings.contains(&w) {
+            report.warnings.push(w);
         }
     }
     for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
@@ -398,6 +411,10 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     for (_, c) in &configs {
         model::check(c)?;
     }
+    // Privileges the options need (--writer-fifo, a negative --writer-nice,
+    // --writer-cpu), and the output files, before any log file is made.
+    dbio_sim::lgwr::writer::probe_placement(&base).map_err(anyhow::Error::msg)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
     let mut report = new_report("lgwr", &a.dir);
@@ -424,21 +441,22 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
-    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-    Ok(crate::exit_code(&report))
+    Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
 
 /// Whether files in `dir` accept O_DIRECT.
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// Budget: at the default 3 s per test about 5 s of runs (0.8 s each for
 /// 1 and 10 sessions, 0.5 s for each other durability method at 10
-/// sessions), plus making two 32 MiB log files once.
+/// sessions), plus making two log files of half of `space` (32 MiB at
+/// most) once.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
+    space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
@@ -451,7 +469,7 @@ pub fn check_section(
     let base = LgwrConfig {
         dir: dir.to_path_buf(),
         files: 2,
-        file_size: 32 << 20,
+        file_size: (space / 2).min(32 << 20) >> 20 << 20,
         method: main_method,
         runtime_s: Some((0.8 * scale).max(0.1)),
         ..LgwrConfig::default()
@@ -486,12 +504,7 @@ pub fn check_section(
     let start = report.lgwr.len();
     let flag = stop.clone();
     let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
-    if let Err(e) = run_all(&configs, 1, stop, &signal, report) {
-        report
-            .warnings
-            .push(format!("the commit section could not run: {e:#}"));
-        return Ok(());
-    }
+    run_all(&configs, 1, stop, &signal, report)?;
     let xs = &report.lgwr[start..];
     let (Some(one), Some(ten)) = (xs.first(), xs.get(1)) else {
         return Ok(());

@@ -196,7 +196,13 @@ fn target(
     if cfg.engine == EngineKind::Null {
         return Ok(None);
     }
-    let spec = TargetSpec {
+    let spec = target_spec(cfg, path, allow_block_device, keep);
+    Ok(Some(Target::prepare(&spec, stop)?))
+}
+
+/// The datafile's specification for `cfg`.
+fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bool) -> TargetSpec {
+    TargetSpec {
         path: path.to_path_buf(),
         size: cfg.size,
         prepare: Prepare::Prewrite,
@@ -207,8 +213,7 @@ fn target(
         overwrite: false,
         allow_block_device,
         keep,
-    };
-    Ok(Some(Target::prepare(&spec, stop)?))
+    }
 }
 
 /// Runs every round of every state into `report`; stops early (partial
@@ -260,6 +265,7 @@ fn measure(
 /// Runs `dbio read`.
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     let (cfg, states) = config(&a)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let session = Session::new(a.output.quiet)?;
     let stop = session.stop_flag().clone();
     let mut report = new_report("read", &a.target);
@@ -269,15 +275,16 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
             // Ctrl-C while the datafile was being written: nothing measured.
             Some(sig) => {
                 report.partial = Some(PartialReason::Signal { signal: sig.into() });
-                crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-                return Ok(crate::exit_code(&report));
+                return Ok(outputs.finish(&report, TableOptions { detail: true }));
             }
             None => return Err(e),
         },
     };
     if let Some(t) = &t {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
-        if dbio_engine::sysinfo::disk_of(&t.path).is_none() && cfg.thresholds.has_device_tier() {
+        report.warnings.extend(t.notices.iter().cloned());
+        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && cfg.thresholds.has_device_tier()
+        {
             report.warnings.push(format!(
                 "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
                 t.path.display(),
@@ -295,21 +302,21 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &mut report,
     )?;
     report.conclusions.extend(compare(&report.reads));
-    crate::output::emit(&report, &a.output, TableOptions { detail: true })?;
-    Ok(crate::exit_code(&report))
+    Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
 
 /// Adds this command's section to `dbio check` (results and conclusions
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT/SIGTERM.
+/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
-/// The section reads a 256 MiB file with 8 KiB single-block reads for
+/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
 /// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
 /// with O_DIRECT (storage reads), and says how far apart the tiers are on
 /// this storage. Preparing the file and warming it add about a second.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
+    space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
@@ -322,7 +329,7 @@ pub fn check_section(
         block_size: 8192,
         multiblock_count: 16,
         multiblock_pct: 0,
-        size: 256 << 20,
+        size: space.min(256 << 20),
         access: Access::Uniform,
         runtime_s: Some((runtime_s / 2.0).max(0.2)),
         ops_per_round: None,
@@ -344,7 +351,8 @@ pub fn check_section(
             ..cfg
         };
         let td = match &t {
-            Some(t) => target(&dcfg, &t.path, false, false, stop)?,
+            // The same file, through its descriptor (never its path again).
+            Some(t) => Some(t.reopen(&target_spec(&dcfg, &t.path, false, false), stop)?),
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");

@@ -7,11 +7,22 @@ use std::process::ExitCode;
 
 /// Runs `dbio report`.
 pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
     let text = std::fs::read_to_string(&a.from)
         .with_context(|| format!("reading {}", a.from.display()))?;
     let report =
         dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.from.display()))?;
     let detail = report.command != "check";
-    crate::output::emit(&report, &a.output, TableOptions { detail })?;
-    Ok(ExitCode::SUCCESS)
+    // Re-rendering a partial result is itself complete: status 0 unless an
+    // output could not be written.
+    let ok = outputs.write_all(
+        &dbio_report::table::render(&report, TableOptions { detail }),
+        || dbio_report::to_json(&report),
+        || dbio_report::csv_out::to_csv(&report),
+    );
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -9,7 +9,6 @@
 use anyhow::{bail, Context};
 use dbio_model::trace::{TraceComparison, TraceReport, TRACE_SCHEMA_VERSION};
 use dbio_oracle::{analyze_sources, input, Options, Units};
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -198,18 +197,6 @@ fn analyze(
     Ok(analyze_sources(opts, &sources, threads, label)?)
 }
 
-/// Writes `text` to FILE, or to standard output for `-`.
-fn write_to(dest: &str, text: &str) -> anyhow::Result<()> {
-    if dest == "-" {
-        let mut out = std::io::stdout().lock();
-        return match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.context("cannot write to standard output"),
-        };
-    }
-    std::fs::write(dest, text).with_context(|| format!("cannot write '{dest}'"))
-}
-
 fn json(v: Result<String, serde_json::Error>) -> anyhow::Result<String> {
     let mut s = v.context("cannot serialise the result")?;
     s.push('\n');
@@ -224,10 +211,8 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.threads
     };
-    let stdout_taken = args.json.as_deref() == Some("-") || args.csv.as_deref() == Some("-");
-    if args.json.as_deref() == Some("-") && args.csv.as_deref() == Some("-") {
-        bail!("--json - and --csv - cannot both write to standard output");
-    }
+    // Output files are opened and checked before the traces are read.
+    let outputs = crate::output::Outputs::open(args.json.as_deref(), args.csv.as_deref())?;
     let (table, json_text, csv_rows) = if let Some(pair) = &args.compare {
         let a = analyze(&opts, &pair[..1], threads, &pair[0])?;
         let b = analyze(&opts, &pair[1..2], threads, &pair[1])?;
@@ -256,16 +241,14 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
             rows,
         )
     };
-    if !stdout_taken {
-        write_to("-", &table)?;
-    }
-    if let Some(dest) = &args.json {
-        write_to(dest, &json_text)?;
-    }
-    if let Some(dest) = &args.csv {
-        let text = dbio_report::trace::to_csv(&csv_rows)
-            .map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?;
-        write_to(dest, &text)?;
+    let csv_text = if args.csv.is_some() {
+        dbio_report::trace::to_csv(&csv_rows)
+            .map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?
+    } else {
+        String::new()
+    };
+    if !outputs.write_all(&table, || json_text.clone(), || csv_text.clone()) {
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -27,6 +27,126 @@ pub mod names {
     pub const SEQREAD: &str = "sequential read 1m";
 }
 
+/// Scratch space of the whole battery when `--size` is not given (or
+/// half the free space, whichever is smaller).
+pub const DEFAULT_SIZE: u64 = 512 << 20;
+/// The least scratch space the battery can run in: the writer section's
+/// buffer cache is 8 MiB, and two log files of at least 1 MiB each.
+pub const MIN_SIZE: u64 = 16 << 20;
+/// The read section's file at full size.
+pub const READ_SIZE: u64 = 256 << 20;
+/// Each of the commit section's two log files at full size.
+pub const LOG_FILE_SIZE: u64 = 32 << 20;
+/// The writer section's datafile at full size.
+pub const WRITER_SIZE: u64 = 64 << 20;
+
+/// How the battery uses its scratch space, planned before the first I/O.
+/// The sections run one after the other and each removes its files
+/// before the next starts, so each may use the whole budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpacePlan {
+    /// The budget, and the size of the five tests' shared file.
+    pub size: u64,
+    /// The read section's file.
+    pub read_size: u64,
+    /// Each of the commit section's two log files.
+    pub log_file_size: u64,
+    /// The writer section's datafile.
+    pub writer_size: u64,
+    /// Plain-words notes on what was scaled down, and why.
+    pub notes: Vec<String>,
+}
+
+/// Free bytes on the filesystem holding `dir`; `None` when it reports no
+/// size (ramfs).
+pub fn free_space(dir: &Path) -> std::io::Result<Option<u64>> {
+    let st = rustix::fs::statvfs(dir)?;
+    Ok((st.f_blocks > 0).then_some(st.f_bavail * st.f_frsize))
+}
+
+/// Plans the battery's space: `requested` is `--size`, `free` what the
+/// filesystem has. Every section is scaled to fit within the budget, and
+/// says so. Refuses (one sentence) when the budget cannot hold the battery.
+pub fn plan_space(requested: Option<u64>, free: Option<u64>) -> Result<SpacePlan, String> {
+    use dbio_model::units::format_bytes;
+    const MIB: u64 = 1 << 20;
+    let mut notes = Vec::new();
+    let size = match (requested, free) {
+        (Some(r), Some(f)) if r > f => {
+            return Err(format!(
+                "--size {} is more than the {} free here; use a smaller --size",
+                format_bytes(r),
+                format_bytes(f)
+            ))
+        }
+        (Some(r), _) => r,
+        (None, Some(f)) if f / 2 < DEFAULT_SIZE => {
+            let s = f / 2 / MIB * MIB;
+            if s >= MIN_SIZE {
+                notes.push(format!(
+                    "the tests used {} of scratch space, half of the {} free here",
+                    format_bytes(s),
+                    format_bytes(f)
+                ));
+            }
+            s
+        }
+        (None, _) => DEFAULT_SIZE,
+    };
+    let size = size / MIB * MIB;
+    if size < MIN_SIZE {
+        return Err(match free {
+            Some(f) if requested.is_none() => format!(
+                "dbio check needs at least {} of scratch space, and only {} is free here",
+                format_bytes(2 * MIN_SIZE),
+                format_bytes(f)
+            ),
+            _ => format!(
+                "--size must be at least {} for dbio check",
+                format_bytes(MIN_SIZE)
+            ),
+        });
+    }
+    let plan = SpacePlan {
+        size,
+        read_size: READ_SIZE.min(size),
+        log_file_size: LOG_FILE_SIZE.min(size / 2 / MIB * MIB),
+        writer_size: WRITER_SIZE.min(size),
+        notes,
+    };
+    let mut scaled = Vec::new();
+    if plan.log_file_size < LOG_FILE_SIZE {
+        scaled.push(format!(
+            "the commit section used two {} log files (two {} normally)",
+            format_bytes(plan.log_file_size),
+            format_bytes(LOG_FILE_SIZE)
+        ));
+    }
+    if plan.read_size < READ_SIZE {
+        scaled.push(format!(
+            "the read section a {} file ({} normally)",
+            format_bytes(plan.read_size),
+            format_bytes(READ_SIZE)
+        ));
+    }
+    if plan.writer_size < WRITER_SIZE {
+        scaled.push(format!(
+            "the writer section a {} datafile ({} normally)",
+            format_bytes(plan.writer_size),
+            format_bytes(WRITER_SIZE)
+        ));
+    }
+    let mut plan = plan;
+    if !scaled.is_empty() {
+        plan.notes.push(format!(
+            "to fit within {} of scratch space, {}",
+            format_bytes(size),
+            scaled.join(", ")
+        ));
+    }
+    Ok(plan)
+}
+
 /// The battery's jobs on a file of `size` bytes in `dir`, each measured for
 /// `runtime_s`. Without O_DIRECT support (tmpfs), every job runs buffered.
 pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(String, JobSpec)> {
@@ -193,4 +313,44 @@ pub fn conclude(jobs: &mut [JobResult]) -> Vec<String> {
         ));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn space_plan_scales_every_section_within_the_budget() {
+        let full = plan_space(None, None).unwrap();
+        assert_eq!(full.size, DEFAULT_SIZE);
+        assert_eq!(
+            (full.read_size, full.log_file_size, full.writer_size),
+            (READ_SIZE, LOG_FILE_SIZE, WRITER_SIZE)
+        );
+        assert!(full.notes.is_empty(), "{:?}", full.notes);
+        // A 64 MiB filesystem: half of it, every section within it.
+        let small = plan_space(None, Some(64 << 20)).unwrap();
+        assert_eq!(small.size, 32 << 20);
+        assert_eq!(small.read_size, 32 << 20);
+        assert_eq!(small.log_file_size, 16 << 20);
+        assert_eq!(small.writer_size, 32 << 20);
+        assert_eq!(small.notes.len(), 2, "{:?}", small.notes);
+        assert!(
+            small.notes[1].contains("the read section a 32.0 MiB file"),
+            "{:?}",
+            small.notes
+        );
+        let asked = plan_space(Some(40 << 20), Some(1 << 30)).unwrap();
+        assert_eq!(asked.size, 40 << 20);
+        assert_eq!(asked.log_file_size, 20 << 20);
+        assert!(plan_space(Some(2 << 30), Some(1 << 30))
+            .unwrap_err()
+            .contains("more than the"));
+        assert!(plan_space(None, Some(20 << 20))
+            .unwrap_err()
+            .contains("needs at least"));
+        assert!(plan_space(Some(8 << 20), None)
+            .unwrap_err()
+            .contains("at least"));
+    }
 }

@@ -18,16 +18,16 @@ pub enum EngineError {
     /// a cgroup's pids.max); nothing was measured.
     #[error(transparent)]
     Threads(#[from] crate::threads::SpawnError),
-    /// An I/O system call failed.
-    #[error("{op} on {path} failed: {source}")]
+    /// An I/O system call failed. The OS error is part of the message and
+    /// deliberately not a `#[source]`: `{:#}` would print it a second time.
+    #[error("{op} on {path} failed: {os}")]
     Io {
         /// What dbio was doing.
         op: String,
         /// The file involved.
         path: PathBuf,
         /// The OS error.
-        #[source]
-        source: std::io::Error,
+        os: std::io::Error,
     },
 }
 
@@ -37,16 +37,34 @@ impl EngineError {
         EngineError::Io {
             op: op.into(),
             path: path.into(),
-            source,
+            os: source,
         }
     }
 
     /// The OS error number behind this error, if any.
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {
-            EngineError::Io { source, .. } => source.raw_os_error(),
+            EngineError::Io { os, .. } => os.raw_os_error(),
             EngineError::Threads(e) => e.error.raw_os_error(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_os_error_is_printed_once() {
+        let e = EngineError::io(
+            "creating the target",
+            "/x",
+            std::io::Error::from_raw_os_error(libc::EEXIST),
+        );
+        // anyhow's `{:#}` prints Display, then each source: there must be none.
+        assert!(std::error::Error::source(&e).is_none());
+        let text = e.to_string();
+        assert_eq!(text.matches("os error 17").count(), 1, "{text}");
     }
 }

@@ -289,9 +289,9 @@ where
     let threads = p.threads as usize;
     let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
     let disk = target
-        .and_then(|t| sysinfo::disk_of(&t.path))
+        .and_then(|t| sysinfo::disk_of_fd(&*t.file))
         .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
-    let cached_before = target.and_then(|t| sysinfo::page_cache_residency(&t.path));
+    let cached_before = target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file));
     let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
     let start_ns = now_ns() + 1_000_000; // let every worker reach the gate
@@ -408,7 +408,7 @@ where
         series: reporter.series,
         device,
         cached_before,
-        cached_after: target.and_then(|t| sysinfo::page_cache_residency(&t.path)),
+        cached_after: target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file)),
         ops,
         error,
     })

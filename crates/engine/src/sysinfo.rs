@@ -4,9 +4,15 @@
 //! manner of fio's diskutil.c. Everything here is best effort: a missing
 //! file yields `None`, never an error, because the environment describes a
 //! run and must not prevent it.
+//!
+//! Helpers whose answer decides something about a target (its O_DIRECT
+//! alignment, its filesystem, its page-cache state) come in a descriptor
+//! variant (`*_fd`): a path can be changed under dbio by anyone who can
+//! write to its directory, an open descriptor cannot.
 
 use dbio_model::{BlockDevice, DioAlignment, DiskStatsDelta, Environment, PageCacheResidency};
 use std::fs;
+use std::os::fd::AsFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -36,6 +42,23 @@ pub struct MountInfo {
 pub fn mount_of(path: &Path) -> Option<MountInfo> {
     let canon = fs::canonicalize(path).ok()?;
     let dev = fs::metadata(&canon).ok()?.dev();
+    mount_of_dev(&canon, dev)
+}
+
+/// The path the kernel records for an open descriptor (/proc/self/fd).
+fn fd_path(fd: impl AsFd) -> Option<PathBuf> {
+    use std::os::fd::AsRawFd;
+    fs::read_link(format!("/proc/self/fd/{}", fd.as_fd().as_raw_fd())).ok()
+}
+
+/// [`mount_of`] for the file open on `fd`.
+pub fn mount_of_fd(fd: impl AsFd) -> Option<MountInfo> {
+    let dev = rustix::fs::fstat(fd.as_fd()).ok()?.st_dev;
+    let canon = fd_path(fd)?;
+    mount_of_dev(&canon, dev)
+}
+
+fn mount_of_dev(canon: &Path, dev: u64) -> Option<MountInfo> {
     let (maj, min) = (libc::major(dev), libc::minor(dev));
     let text = fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mut best: Option<MountInfo> = None;
@@ -83,6 +106,18 @@ pub fn disk_of(path: &Path) -> Option<(PathBuf, Option<String>)> {
     } else {
         md.dev()
     };
+    disk_of_dev(dev)
+}
+
+/// [`disk_of`] for the file or block device open on `fd`.
+pub fn disk_of_fd(fd: impl AsFd) -> Option<(PathBuf, Option<String>)> {
+    let st = rustix::fs::fstat(fd).ok()?;
+    let block =
+        rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::BlockDevice;
+    disk_of_dev(if block { st.st_rdev } else { st.st_dev })
+}
+
+fn disk_of_dev(dev: u64) -> Option<(PathBuf, Option<String>)> {
     let (maj, min) = (libc::major(dev), libc::minor(dev));
     if maj == 0 {
         return None; // tmpfs, overlay, ...: no block device
@@ -189,7 +224,17 @@ impl DiskCounters {
 /// O_DIRECT alignment of `path` from statx (Linux 6.1+), when reported.
 pub fn dio_alignment(path: &Path) -> Option<DioAlignment> {
     use rustix::fs::{statx, AtFlags, StatxFlags, CWD};
-    let st = statx(CWD, path, AtFlags::empty(), StatxFlags::DIOALIGN).ok()?;
+    dio_alignment_of(statx(CWD, path, AtFlags::empty(), StatxFlags::DIOALIGN).ok()?)
+}
+
+/// [`dio_alignment`] of the file open on `fd`.
+pub fn dio_alignment_fd(fd: impl AsFd) -> Option<DioAlignment> {
+    use rustix::fs::{statx, AtFlags, StatxFlags};
+    dio_alignment_of(statx(fd, "", AtFlags::EMPTY_PATH, StatxFlags::DIOALIGN).ok()?)
+}
+
+fn dio_alignment_of(st: rustix::fs::Statx) -> Option<DioAlignment> {
+    use rustix::fs::StatxFlags;
     if st.stx_mask & StatxFlags::DIOALIGN.bits() == 0 || st.stx_dio_offset_align == 0 {
         return None;
     }
@@ -201,7 +246,18 @@ pub fn dio_alignment(path: &Path) -> Option<DioAlignment> {
 
 /// How much of the regular file `path` is in the page cache (mmap + mincore).
 pub fn page_cache_residency(path: &Path) -> Option<PageCacheResidency> {
-    let file = fs::File::open(path).ok()?;
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: a FIFO swapped in for the file must not hang dbio.
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    page_cache_residency_fd(&f)
+}
+
+/// [`page_cache_residency`] of the open `file`.
+pub fn page_cache_residency_fd(file: &fs::File) -> Option<PageCacheResidency> {
     let md = file.metadata().ok()?;
     if !md.is_file() {
         return None;
@@ -251,9 +307,13 @@ pub fn page_cache_residency(path: &Path) -> Option<PageCacheResidency> {
 /// Drops the page-cache pages of `path` (POSIX_FADV_DONTNEED; dirty pages
 /// are written first by fdatasync so none is lost).
 pub fn drop_from_page_cache(path: &Path) -> std::io::Result<()> {
-    let f = fs::OpenOptions::new().read(true).open(path)?;
-    rustix::fs::fdatasync(&f)?;
-    rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::DontNeed)?;
+    drop_from_page_cache_fd(&fs::OpenOptions::new().read(true).open(path)?)
+}
+
+/// [`drop_from_page_cache`] for the open `file`.
+pub fn drop_from_page_cache_fd(f: &fs::File) -> std::io::Result<()> {
+    rustix::fs::fdatasync(f)?;
+    rustix::fs::fadvise(f, 0, None, rustix::fs::Advice::DontNeed)?;
     Ok(())
 }
 

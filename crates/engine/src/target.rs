@@ -1,12 +1,29 @@
 //! Targets: the file (or block device) a job does I/O on, and its safety.
 //!
-//! dbio runs on machines that hold real data, so a target is written only if
-//! dbio created it, which it marks with the extended attribute `user.dbio`,
-//! or if the user names it with `--overwrite`. A new temporary file
-//! (`dbio-<pid>-<n>.tmp`) is removed when the [`Target`] drops, also after
-//! an error or a signal. Block devices are refused unless explicitly allowed,
-//! and always refused when they hold a filesystem, a partition table, a
-//! volume-manager or RAID signature, or are mounted or in use.
+//! dbio runs as root on machines that hold real data, so a target is
+//! written only if dbio created it, which it marks with the extended
+//! attribute `user.dbio`, or if the user names it with `--overwrite`.
+//!
+//! Never write through a path that changed under us: a path is looked up
+//! once. A file dbio creates is made with `openat(dir, name, O_CREAT |
+//! O_EXCL | O_NOFOLLOW)` in a directory opened once; an existing file is
+//! opened once with O_NOFOLLOW. Every later decision is made on that
+//! descriptor (the [`Inode`] anchor): its type and link count with fstat,
+//! dbio's mark with fgetxattr, free space with fstatvfs, O_DIRECT support
+//! and alignment with fcntl(F_SETFL) and statx on the descriptor. A second
+//! descriptor with other flags (O_DSYNC cannot be set by F_SETFL, and each
+//! job wants its own file description) is opened through
+//! `/proc/self/fd/N` and its device and inode numbers are checked against
+//! the anchor's. A temporary file (`dbio-<pid>-<n>.tmp`) is removed with
+//! `unlinkat(dir, name)` only while that name still refers to its inode, so
+//! a file renamed into its place by someone else is never removed; it is
+//! flock'ed while dbio runs, and a later run removes the ones whose process
+//! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
+//! written through only with `--overwrite`.
+//!
+//! Block devices are refused unless explicitly allowed, and always refused
+//! when they hold a filesystem, a partition table, a volume-manager or RAID
+//! signature, or are mounted or in use.
 //!
 //! How a file is prepared changes commit latency several-fold (an 8 KiB
 //! write + fdatasync into a freshly fallocated file ran 4.8x slower than
@@ -16,10 +33,15 @@
 use crate::buf::AlignedBuf;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
-use dbio_model::{Durability, Prepare};
+use dbio_model::{DioAlignment, Durability, Prepare};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, CWD};
+use rustix::io::Errno;
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -30,6 +52,11 @@ pub const PREWRITE_SEED: u64 = 0xdb10;
 
 /// Name of the extended attribute that marks files dbio created.
 pub const MARK_XATTR: &str = "user.dbio";
+
+/// The mark's value on a temporary file dbio will remove: only such a file
+/// is cleaned up as stale when its run was killed (a file kept with
+/// `--keep`, or named by the user, carries `1` and is never removed).
+pub const TEMP_MARK: &[u8] = b"temporary";
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
@@ -48,7 +75,8 @@ pub struct TargetSpec {
     pub sync: Durability,
     /// The job writes (or prepares) the target.
     pub writes: bool,
-    /// The user allows dbio to write to an existing file it did not create.
+    /// The user allows dbio to write to an existing file it did not create
+    /// (also through a symbolic link).
     pub overwrite: bool,
     /// The user allows a block device (still refused when it holds data).
     pub allow_block_device: bool,
@@ -58,7 +86,7 @@ pub struct TargetSpec {
 
 /// A prepared, open target.
 pub struct Target {
-    /// Its path.
+    /// Its path, for messages and the report (never opened again).
     pub path: PathBuf,
     /// The open file, shared by the workers.
     pub file: Arc<File>,
@@ -68,158 +96,396 @@ pub struct Target {
     pub is_block_device: bool,
     /// Filesystem type (empty for a block device).
     pub fs_type: String,
-    remove_on_drop: bool,
+    /// What the user should know about the target (its mark could not be
+    /// set, stale temporary files were removed): for the report's warnings.
+    pub notices: Vec<String>,
+    inode: Arc<Inode>,
 }
 
-impl Drop for Target {
+/// The file a target lives on, opened once: every descriptor a job uses is
+/// derived from `anchor`, never from the path.
+struct Inode {
+    /// The descriptor the file was created or first opened through; holds
+    /// the flock of a file dbio created.
+    anchor: File,
+    dev: u64,
+    ino: u64,
+    /// `anchor` was opened read-write.
+    writable: bool,
+    /// dbio created it (or it carries dbio's mark).
+    ours: bool,
+    /// Where dbio created it, for removal.
+    entry: Option<Entry>,
+}
+
+/// A directory entry dbio created: the directory (opened once) and the name.
+struct Entry {
+    dir: OwnedFd,
+    name: OsString,
+    remove: AtomicBool,
+}
+
+impl Drop for Inode {
     fn drop(&mut self) {
-        if self.remove_on_drop {
-            let _ = fs::remove_file(&self.path);
+        if let Some(e) = &self.entry {
+            if e.remove.load(Ordering::Relaxed) {
+                let _ = remove_if_same(&e.dir, &e.name, self.dev, self.ino);
+            }
         }
     }
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Removes a file it owns when dropped, unless disarmed: keeps a half-made
-/// target from being left behind by an error or a signal during preparation.
-struct RemoveGuard(Option<PathBuf>);
+fn errno_io(e: Errno) -> io::Error {
+    e.into()
+}
 
-impl Drop for RemoveGuard {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = fs::remove_file(p);
-        }
+/// One sentence for a failed lookup of `p`; a symbolic-link loop is named
+/// as such.
+fn lookup_error(op: &str, p: &Path, e: Errno) -> EngineError {
+    match e {
+        Errno::LOOP => EngineError::Invalid(format!(
+            "{} cannot be resolved because of a loop of symbolic links: {}",
+            p.display(),
+            errno_io(e)
+        )),
+        _ => EngineError::io(op, p, errno_io(e)),
     }
+}
+
+/// Opens the directory `p` once (following symbolic links: a directory is
+/// only ever used through this descriptor).
+fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
+    rustix::fs::openat(
+        CWD,
+        p,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(|e| match e {
+        Errno::NOENT => {
+            EngineError::Invalid(format!("the directory {} does not exist", p.display()))
+        }
+        Errno::NOTDIR => EngineError::Invalid(format!("{} is not a directory", p.display())),
+        e => lookup_error("opening the directory", p, e),
+    })
+}
+
+/// Checks that `p` is a directory dbio can open, with one sentence that
+/// names the problem (missing, not a directory, a loop of symbolic links).
+pub fn check_dir(p: &Path) -> Result<(), EngineError> {
+    open_dir(p).map(drop)
+}
+
+/// Removes `name` from `dir` only while it still refers to the inode
+/// `dev`/`ino` (something renamed into its place is left alone). Ok(false)
+/// when the name now refers to something else.
+fn remove_if_same(dir: &OwnedFd, name: &OsStr, dev: u64, ino: u64) -> io::Result<bool> {
+    let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+    if st.st_dev != dev || st.st_ino != ino {
+        return Ok(false);
+    }
+    rustix::fs::unlinkat(dir, name, AtFlags::empty())?;
+    Ok(true)
 }
 
 impl Target {
     /// Resolves, checks, prepares and opens the target. `stop` aborts a
     /// long preparation (the user pressed Ctrl-C).
     pub fn prepare(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
-        let md = fs::metadata(&spec.path);
-        if let Ok(md) = &md {
-            if md.is_dir() {
-                return Self::prepare_temp(spec, stop);
-            }
-            if md.file_type().is_block_device() {
-                return Self::open_block_device(spec);
-            }
-            if !md.is_file() {
+        let p = &spec.path;
+        let lst = match rustix::fs::lstat(p) {
+            Ok(st) => st,
+            Err(Errno::NOENT) => return Self::create_named(spec, stop),
+            Err(e) => return Err(lookup_error("inspecting the target", p, e)),
+        };
+        let mut kind = FileType::from_raw_mode(lst.st_mode);
+        let mut follow = false;
+        if kind == FileType::Symlink {
+            let st = rustix::fs::stat(p).map_err(|e| match e {
+                Errno::NOENT => EngineError::Refused(format!(
+                    "{} is a symbolic link to nothing; dbio does not create files through symbolic links: name the file itself",
+                    p.display()
+                )),
+                e => lookup_error("following the symbolic link", p, e),
+            })?;
+            kind = FileType::from_raw_mode(st.st_mode);
+            follow = true;
+            if kind == FileType::RegularFile && spec.writes && !spec.overwrite {
                 return Err(EngineError::Refused(format!(
-                    "{} is neither a regular file, a directory nor a block device",
-                    spec.path.display()
+                    "{} is a symbolic link; dbio does not write through one (it can be changed while dbio runs): name the file it points to, or pass --overwrite",
+                    p.display()
                 )));
             }
-            return Self::prepare_existing(spec, md, stop);
         }
-        let parent = match spec.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
+        match kind {
+            FileType::Directory => Self::prepare_temp(spec, stop),
+            FileType::BlockDevice => Self::open_block_device(spec),
+            FileType::RegularFile => Self::prepare_existing(spec, follow, stop),
+            _ => Err(EngineError::Refused(format!(
+                "{} is neither a regular file, a directory nor a block device",
+                p.display()
+            ))),
+        }
+    }
+
+    /// Another target on the same file or device, for a later job with
+    /// other flags or another layout (a file is never looked up again by
+    /// its path). `spec.path` is ignored.
+    pub fn reopen(&self, spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
+        if self.is_block_device {
+            let spec = TargetSpec {
+                path: self.path.clone(),
+                ..spec.clone()
+            };
+            return Self::open_block_device(&spec);
+        }
+        Self::open_on(spec, self.inode.clone(), self.path.clone(), stop)
+    }
+
+    /// A new descriptor on the target's file with these flags (its own
+    /// file description, so its O_DIRECT and fadvise state are its own).
+    pub fn with_flags(
+        &self,
+        direct: bool,
+        sync: Durability,
+        writes: bool,
+    ) -> Result<File, EngineError> {
+        let spec = TargetSpec {
+            path: self.path.clone(),
+            size: self.size,
+            prepare: Prepare::Prewrite,
+            direct,
+            bs: 0,
+            sync,
+            writes,
+            overwrite: false,
+            allow_block_device: false,
+            keep: false,
         };
-        if !parent.is_dir() {
-            return Err(EngineError::Invalid(format!(
-                "the directory {} does not exist",
-                parent.display()
+        if writes && !self.inode.ours && !self.inode.writable {
+            return Err(EngineError::Refused(format!(
+                "{} was not created by dbio; pass --overwrite to let dbio write to it",
+                self.path.display()
             )));
         }
-        // A new file the user named: created, marked and kept after the run.
-        let mut t = Self::create_new(spec, &spec.path, stop)?;
-        t.remove_on_drop = false;
-        Ok(t)
+        descriptor(&spec, &self.inode, &self.path, &self.fs_type)
+    }
+
+    /// A new file named by the user: created in its directory, marked and
+    /// kept after the run.
+    fn create_named(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
+        let p = &spec.path;
+        let name = p
+            .file_name()
+            .ok_or_else(|| EngineError::Invalid(format!("{} does not name a file", p.display())))?;
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let dir = open_dir(parent)?;
+        Self::create_in(spec, dir, parent, name, p.clone(), false, stop)
     }
 
     fn prepare_temp(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = spec
-            .path
-            .join(format!("dbio-{}-{n}.tmp", std::process::id()));
-        let mut t = Self::create_new(spec, &path, stop)?;
-        t.remove_on_drop = !spec.keep;
-        Ok(t)
+        let dir = open_dir(&spec.path)?;
+        let mut notices = remove_stale_temps(&dir, &spec.path);
+        // The name is predictable: when something already holds it, the
+        // next number will do (a few times, then the error stands).
+        let mut tries = 0;
+        loop {
+            let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let name = format!("dbio-{}-{n}.tmp", std::process::id());
+            let path = spec.path.join(&name);
+            let dir = rustix::io::dup(&dir)
+                .map_err(|e| EngineError::io("opening the directory", &spec.path, e.into()))?;
+            match Self::create_in(
+                spec,
+                dir,
+                &spec.path,
+                OsStr::new(&name),
+                path,
+                !spec.keep,
+                stop,
+            ) {
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) && tries < 8 => tries += 1,
+                Err(e) => return Err(e),
+                Ok(mut t) => {
+                    notices.append(&mut t.notices);
+                    t.notices = notices;
+                    return Ok(t);
+                }
+            }
+        }
     }
 
-    fn create_new(
+    /// Creates `name` in `dir` (O_EXCL, O_NOFOLLOW), marks, locks and lays
+    /// it out; removed again if anything fails, and after the run when
+    /// `remove_after`.
+    fn create_in(
         spec: &TargetSpec,
-        path: &Path,
+        dir: OwnedFd,
+        dir_path: &Path,
+        name: &OsStr,
+        path: PathBuf,
+        remove_after: bool,
         stop: &AtomicBool,
     ) -> Result<Target, EngineError> {
-        let dir = path.parent().unwrap_or(Path::new("."));
-        check_free_space(dir, spec.size, 0)?;
-        let f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| EngineError::io("creating the target", path, e))?;
-        let mut guard = RemoveGuard(Some(path.to_path_buf()));
-        mark(&f);
-        lay_out(&f, path, spec.size, spec.prepare, stop)?;
-        drop(f);
-        let t = Self::open_file(spec, path)?;
-        guard.0 = None;
+        check_free_space(&dir, dir_path, spec.size, 0)?;
+        let fd = rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        )
+        .map_err(|e| lookup_error("creating the target", &path, e))?;
+        let anchor = File::from(fd);
+        let st = rustix::fs::fstat(&anchor)
+            .map_err(|e| EngineError::io("inspecting the target", &path, e.into()))?;
+        // Held while dbio runs: a later run must not take it for stale.
+        let _ = rustix::fs::flock(&anchor, FlockOperation::NonBlockingLockExclusive);
+        let mut notices = Vec::new();
+        let mark: &[u8] = if remove_after { TEMP_MARK } else { b"1" };
+        if let Err(e) =
+            rustix::fs::fsetxattr(&anchor, MARK_XATTR, mark, rustix::fs::XattrFlags::empty())
+        {
+            let fs = sysinfo::mount_of_fd(&anchor)
+                .map(|m| m.fs_type)
+                .unwrap_or_default();
+            notices.push(format!(
+                "dbio could not mark {} as its own file ({} refuses the extended attribute {MARK_XATTR}: {}): a later run will not recognise it, so reusing it needs --overwrite, and a copy left behind by a killed run is not cleaned up",
+                path.display(),
+                if fs.is_empty() { "the filesystem" } else { &fs },
+                errno_io(e)
+            ));
+        }
+        let inode = Arc::new(Inode {
+            anchor,
+            dev: st.st_dev,
+            ino: st.st_ino,
+            writable: true,
+            ours: true,
+            entry: Some(Entry {
+                dir,
+                name: name.to_owned(),
+                remove: AtomicBool::new(true),
+            }),
+        });
+        // Until the end of this function an error drops `inode`, which
+        // removes the half-made file.
+        lay_out(&inode.anchor, &path, spec.size, spec.prepare, stop)?;
+        let mut t = Self::finish(spec, inode.clone(), path)?;
+        if let Some(e) = &inode.entry {
+            e.remove.store(remove_after, Ordering::Relaxed);
+        }
+        t.notices = notices;
         Ok(t)
     }
 
+    /// An existing regular file: opened once (O_NOFOLLOW unless the user
+    /// named a symbolic link and may follow it), then checked on the
+    /// descriptor.
     fn prepare_existing(
         spec: &TargetSpec,
-        md: &fs::Metadata,
+        follow: bool,
         stop: &AtomicBool,
     ) -> Result<Target, EngineError> {
-        let ours = is_marked(&spec.path);
-        if !ours && spec.writes && !spec.overwrite {
+        let p = &spec.path;
+        let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+        if !follow {
+            flags |= OFlags::NOFOLLOW;
+        }
+        let fd = rustix::fs::openat(CWD, p, flags, Mode::empty()).map_err(|e| match e {
+            Errno::LOOP if !follow => EngineError::Refused(format!(
+                "{} became a symbolic link while dbio was opening it; nothing was written",
+                p.display()
+            )),
+            e => lookup_error("opening the target", p, e),
+        })?;
+        let anchor = File::from(fd);
+        // O_NONBLOCK only kept a FIFO swapped in from blocking the open.
+        rustix::fs::fcntl_setfl(&anchor, OFlags::empty())
+            .map_err(|e| EngineError::io("opening the target", p, e.into()))?;
+        let st = rustix::fs::fstat(&anchor)
+            .map_err(|e| EngineError::io("inspecting the target", p, e.into()))?;
+        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(EngineError::Refused(format!(
-                "{} exists and was not created by dbio; pass --overwrite to let dbio write to it",
-                spec.path.display()
+                "{} changed while dbio was opening it (it is no longer a regular file); nothing was written",
+                p.display()
             )));
         }
+        let ours = is_marked_fd(&anchor);
+        let inode = Arc::new(Inode {
+            anchor,
+            dev: st.st_dev,
+            ino: st.st_ino,
+            writable: false,
+            ours,
+            entry: None,
+        });
+        Self::open_on(spec, inode, p.clone(), stop)
+    }
+
+    /// Checks and lays out an open existing file for `spec`, then opens the
+    /// job's descriptor.
+    fn open_on(
+        spec: &TargetSpec,
+        inode: Arc<Inode>,
+        path: PathBuf,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
+        if spec.writes && !inode.ours && !spec.overwrite {
+            return Err(EngineError::Refused(format!(
+                "{} exists and was not created by dbio; pass --overwrite to let dbio write to it",
+                path.display()
+            )));
+        }
+        let st = rustix::fs::fstat(&inode.anchor)
+            .map_err(|e| EngineError::io("inspecting the target", &path, e.into()))?;
+        let len = st.st_size as u64;
         let fresh_layout = matches!(
             spec.prepare,
             Prepare::Fallocate | Prepare::Sparse | Prepare::Append
         );
         if fresh_layout && spec.writes {
-            // These layouts are properties of a new file: recreate it.
-            fs::remove_file(&spec.path)
-                .map_err(|e| EngineError::io("removing the old target", &spec.path, e))?;
-            let mut t = Self::create_new(spec, &spec.path, stop)?;
-            t.remove_on_drop = false;
-            return Ok(t);
-        }
-        if md.len() < spec.size {
-            if !spec.writes && !ours {
+            // These layouts are properties of a new file: start it again,
+            // on the same inode.
+            let w = writer(&inode, &path)?;
+            check_free_space(&w, &path, spec.size, st.st_blocks as u64 * 512)?;
+            w.set_len(0)
+                .map_err(|e| EngineError::io("truncating the target", &path, e))?;
+            lay_out(&w, &path, spec.size, spec.prepare, stop)?;
+        } else if len < spec.size {
+            if !spec.writes && !inode.ours {
                 return Err(EngineError::Invalid(format!(
                     "{} holds {} but the job needs {}; use a smaller --size",
-                    spec.path.display(),
-                    format_bytes(md.len()),
+                    path.display(),
+                    format_bytes(len),
                     format_bytes(spec.size)
                 )));
             }
-            check_free_space(
-                spec.path.parent().unwrap_or(Path::new(".")),
-                spec.size,
-                md.blocks() * 512,
-            )?;
-            let f = OpenOptions::new()
-                .write(true)
-                .open(&spec.path)
-                .map_err(|e| EngineError::io("opening the target", &spec.path, e))?;
-            lay_out(&f, &spec.path, spec.size, Prepare::Prewrite, stop)?;
+            let w = writer(&inode, &path)?;
+            check_free_space(&w, &path, spec.size, st.st_blocks as u64 * 512)?;
+            lay_out(&w, &path, spec.size, Prepare::Prewrite, stop)?;
         }
-        Self::open_file(spec, &spec.path)
+        Self::finish(spec, inode, path)
     }
 
-    fn open_file(spec: &TargetSpec, path: &Path) -> Result<Target, EngineError> {
-        let fs_type = sysinfo::mount_of(path)
+    /// The job's own descriptor on `inode`, with the spec's flags.
+    fn finish(spec: &TargetSpec, inode: Arc<Inode>, path: PathBuf) -> Result<Target, EngineError> {
+        let fs_type = sysinfo::mount_of_fd(&inode.anchor)
             .map(|m| m.fs_type)
             .unwrap_or_default();
-        let file = open_with_flags(spec, path, &fs_type)?;
+        let file = descriptor(spec, &inode, &path, &fs_type)?;
         Ok(Target {
-            path: path.to_path_buf(),
+            path,
             file: Arc::new(file),
             size: spec.size,
             is_block_device: false,
             fs_type,
-            remove_on_drop: false,
+            notices: Vec::new(),
+            inode,
         })
     }
 
@@ -243,36 +509,267 @@ impl Target {
                 format_bytes(spec.size)
             )));
         }
+        let anchor = file
+            .try_clone()
+            .map_err(|e| EngineError::io("opening the device", p, e))?;
+        let st = rustix::fs::fstat(&anchor)
+            .map_err(|e| EngineError::io("inspecting the device", p, e.into()))?;
         Ok(Target {
             path: p.clone(),
             file: Arc::new(file),
             size: spec.size,
             is_block_device: true,
             fs_type: String::new(),
-            remove_on_drop: false,
+            notices: Vec::new(),
+            inode: Arc::new(Inode {
+                anchor,
+                dev: st.st_dev,
+                ino: st.st_ino,
+                writable: spec.writes,
+                ours: false,
+                entry: None,
+            }),
         })
     }
 }
 
-/// Whether files in `dir` can be opened with O_DIRECT (ramfs and some FUSE
-/// filesystems refuse it; tmpfs accepts it since Linux 6.6). Probes with an
-/// empty file of its own, removed at once; Err when `dir` takes no new file.
-pub fn supports_direct(dir: &Path) -> io::Result<bool> {
-    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let probe = dir.join(format!(".dbio-probe-{}-{n}", std::process::id()));
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)?;
-    let ok = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(&probe)
-        .is_ok();
-    let _ = fs::remove_file(&probe);
-    Ok(ok)
+/// A read-write descriptor on `inode` (the anchor itself when it is one).
+fn writer(inode: &Inode, path: &Path) -> Result<File, EngineError> {
+    if inode.writable {
+        return inode
+            .anchor
+            .try_clone()
+            .map_err(|e| EngineError::io("opening the target", path, e));
+    }
+    reopen(inode, OFlags::RDWR, path)
 }
 
+/// Opens the anchor's file again through `/proc/self/fd/N` with `flags`,
+/// and checks that it is the same inode.
+fn reopen(inode: &Inode, flags: OFlags, path: &Path) -> Result<File, EngineError> {
+    let proc = format!("/proc/self/fd/{}", inode.anchor.as_raw_fd());
+    let fd = match rustix::fs::open(&proc, flags | OFlags::CLOEXEC, Mode::empty()) {
+        Ok(fd) => fd,
+        // No /proc (a bare chroot): without sync flags a duplicate of the
+        // anchor does, when its access mode allows the job's.
+        Err(Errno::NOENT)
+            if !flags.intersects(OFlags::SYNC)
+                && (inode.writable || !flags.contains(OFlags::RDWR)) =>
+        {
+            OwnedFd::from(
+                inode
+                    .anchor
+                    .try_clone()
+                    .map_err(|e| EngineError::io("opening the target", path, e))?,
+            )
+        }
+        Err(e) => {
+            return Err(EngineError::io(
+                "opening the target again through /proc/self/fd",
+                path,
+                e.into(),
+            ))
+        }
+    };
+    let st = rustix::fs::fstat(&fd)
+        .map_err(|e| EngineError::io("inspecting the target", path, e.into()))?;
+    if st.st_dev != inode.dev || st.st_ino != inode.ino {
+        return Err(EngineError::Refused(format!(
+            "{} is no longer the file dbio opened; nothing was written",
+            path.display()
+        )));
+    }
+    Ok(File::from(fd))
+}
+
+/// The job's descriptor on `inode`: its own file description with the
+/// spec's access mode and sync flags, then O_DIRECT switched on with
+/// F_SETFL (checked against the statx alignment of the descriptor first).
+fn descriptor(
+    spec: &TargetSpec,
+    inode: &Inode,
+    path: &Path,
+    fs_type: &str,
+) -> Result<File, EngineError> {
+    if spec.direct {
+        if let Some(a) = sysinfo::dio_alignment_fd(&inode.anchor) {
+            let align = u64::from(a.offset_align);
+            if align > 0 && spec.bs > 0 && !spec.bs.is_multiple_of(align) {
+                return Err(EngineError::Invalid(format!(
+                    "O_DIRECT on {} needs I/O in multiples of {align} B (statx), and --bs {} B is not one",
+                    path.display(),
+                    spec.bs
+                )));
+            }
+        }
+    }
+    let mut flags = if spec.writes {
+        OFlags::RDWR
+    } else {
+        OFlags::RDONLY
+    };
+    match spec.sync {
+        // rustix's OFlags::DSYNC is O_SYNC on linux_raw: use libc's value.
+        Durability::Dsync => flags |= OFlags::from_bits_retain(libc::O_DSYNC as u32),
+        Durability::Sync => flags |= OFlags::SYNC,
+        _ => {}
+    }
+    let file = reopen(inode, flags, path)?;
+    if spec.direct {
+        set_direct(&file).map_err(|e| {
+            if e == Errno::INVAL {
+                let fs = if fs_type.is_empty() { "this filesystem" } else { fs_type };
+                EngineError::Unsupported(format!(
+                    "{fs} does not support O_DIRECT (target {}); run without --direct or use a directory on a disk-backed filesystem",
+                    path.display()
+                ))
+            } else {
+                EngineError::io("switching on O_DIRECT", path, e.into())
+            }
+        })?;
+    }
+    Ok(file)
+}
+
+/// Switches O_DIRECT on for an open descriptor (EINVAL where the
+/// filesystem has no direct I/O).
+fn set_direct(fd: impl AsFd) -> Result<(), Errno> {
+    let fl = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, fl | OFlags::DIRECT)
+}
+
+/// What a directory offers a new file, probed on a file of dbio's own.
+#[derive(Debug, Clone, Default)]
+pub struct DirProbe {
+    /// Files there take O_DIRECT.
+    pub direct: bool,
+    /// Their O_DIRECT alignment (statx), when the kernel reports it.
+    pub dio_alignment: Option<DioAlignment>,
+    /// The filesystem type.
+    pub fs_type: String,
+}
+
+/// Probes `dir` with an empty file of dbio's own (`.dbio-probe-<pid>-<n>`,
+/// created with O_EXCL|O_NOFOLLOW in the directory's descriptor and
+/// removed at once); Err when `dir` takes no new file.
+pub fn probe_dir(dir: &Path) -> io::Result<DirProbe> {
+    let d = rustix::fs::openat(
+        CWD,
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = format!(".dbio-probe-{}-{n}", std::process::id());
+    let fd = rustix::fs::openat(
+        &d,
+        &name,
+        OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
+    let direct = set_direct(&fd).is_ok();
+    let probe = DirProbe {
+        direct,
+        dio_alignment: if direct {
+            sysinfo::dio_alignment_fd(&fd)
+        } else {
+            None
+        },
+        fs_type: sysinfo::mount_of_fd(&fd)
+            .map(|m| m.fs_type)
+            .unwrap_or_default(),
+    };
+    drop(fd);
+    let _ = remove_if_same(&d, OsStr::new(&name), st.st_dev, st.st_ino);
+    Ok(probe)
+}
+
+/// Whether files in `dir` can be opened with O_DIRECT (ramfs and some FUSE
+/// filesystems refuse it; tmpfs accepts it since Linux 6.6). See
+/// [`probe_dir`]; Err when `dir` takes no new file.
+pub fn supports_direct(dir: &Path) -> io::Result<bool> {
+    probe_dir(dir).map(|p| p.direct)
+}
+
+/// The pid in a temporary file name `dbio-<pid>-<n>.tmp`.
+fn temp_pid(name: &[u8]) -> Option<i32> {
+    let s = std::str::from_utf8(name).ok()?;
+    let (pid, n) = s
+        .strip_prefix("dbio-")?
+        .strip_suffix(".tmp")?
+        .split_once('-')?;
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    if !digits(pid) || !digits(n) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Removes the temporary files (`dbio-<pid>-<n>.tmp`) that runs killed by
+/// SIGKILL left in `dir`: only those whose process is gone, that carry
+/// dbio's temporary mark ([`TEMP_MARK`]), are regular files with a single link and are not locked by
+/// a running dbio; each by `unlinkat` while its name still refers to the
+/// inode checked. Returns a notice naming what was removed (none when
+/// nothing was).
+pub fn remove_stale_temps(dir: &OwnedFd, dir_path: &Path) -> Vec<String> {
+    let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
+        return Vec::new();
+    };
+    let me = std::process::id() as i32;
+    let mut removed = Vec::new();
+    for ent in entries.flatten() {
+        let name = ent.file_name().to_bytes();
+        match temp_pid(name) {
+            Some(pid) if pid != me => {
+                let name = OsStr::from_bytes(name);
+                if remove_if_stale(dir, name, pid).unwrap_or(false) {
+                    removed.push(name.to_string_lossy().into_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    if removed.is_empty() {
+        return Vec::new();
+    }
+    removed.sort();
+    vec![format!(
+        "removed {} stale temporary file{} in {} left by dbio runs that were killed before they could clean up: {}",
+        removed.len(),
+        if removed.len() == 1 { "" } else { "s" },
+        dir_path.display(),
+        removed.join(", ")
+    )]
+}
+
+fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
+    let Some(p) = rustix::process::Pid::from_raw(pid) else {
+        return Ok(false);
+    };
+    if rustix::process::test_kill_process(p) != Err(Errno::SRCH) {
+        return Ok(false); // alive (or not ours to judge)
+    }
+    let fd = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let st = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
+        || st.st_nlink != 1
+        || !has_temp_mark(&fd)
+        || rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err()
+    {
+        return Ok(false);
+    }
+    remove_if_same(dir, name, st.st_dev, st.st_ino)
+}
+
+/// Opens a block device by its path with the spec's flags: the one place a
+/// target is opened by path (device nodes live in root-owned /dev; the
+/// checks of [`check_block_device_is_blank`] run first).
 fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File, EngineError> {
     if spec.direct {
         if let Some(a) = sysinfo::dio_alignment(path) {
@@ -313,11 +810,17 @@ fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File
         })
 }
 
-/// Refuses when the filesystem holding `dir` lacks room for `size` bytes
-/// beyond the `already` bytes the target occupies.
-fn check_free_space(dir: &Path, size: u64, already: u64) -> Result<(), EngineError> {
-    let st = rustix::fs::statvfs(dir)
-        .map_err(|e| EngineError::io("checking free space", dir, e.into()))?;
+/// Refuses when the filesystem holding the open `fd` (`shown` in
+/// messages) lacks room for `size` bytes beyond the `already` bytes the
+/// target occupies.
+fn check_free_space(
+    fd: impl AsFd,
+    shown: &Path,
+    size: u64,
+    already: u64,
+) -> Result<(), EngineError> {
+    let st = rustix::fs::fstatvfs(fd)
+        .map_err(|e| EngineError::io("checking free space", shown, e.into()))?;
     if st.f_blocks == 0 {
         // ramfs and some pseudo filesystems report no size: nothing to check.
         return Ok(());
@@ -329,23 +832,29 @@ fn check_free_space(dir: &Path, size: u64, already: u64) -> Result<(), EngineErr
             "the target needs {} but only {} is free on the filesystem holding {}; use a smaller --size",
             format_bytes(need),
             format_bytes(free),
-            dir.display()
+            shown.display()
         )));
     }
     Ok(())
 }
 
-fn mark(f: &File) {
-    // Best effort: tmpfs before 6.6 and some FUSE filesystems refuse user
-    // xattrs; such a file is still ours for this run, but a later run will
-    // want --overwrite to reuse it.
-    let _ = rustix::fs::fsetxattr(f, MARK_XATTR, b"1", rustix::fs::XattrFlags::empty());
+/// Whether the file open on `fd` carries dbio's mark.
+pub fn is_marked_fd(fd: impl AsFd) -> bool {
+    let mut buf = [0u8; 8];
+    rustix::fs::fgetxattr(fd, MARK_XATTR, &mut buf[..]).is_ok()
 }
 
-/// Whether `path` carries dbio's mark.
+/// Whether the file open on `fd` is marked as a temporary file of dbio's.
+fn has_temp_mark(fd: impl AsFd) -> bool {
+    let mut buf = [0u8; 16];
+    rustix::fs::fgetxattr(fd, MARK_XATTR, &mut buf[..]).is_ok_and(|n| &buf[..n] == TEMP_MARK)
+}
+
+/// Whether `path` carries dbio's mark (for reports and tests; decisions
+/// use [`is_marked_fd`]).
 pub fn is_marked(path: &Path) -> bool {
     let mut buf = [0u8; 8];
-    rustix::fs::getxattr(path, MARK_XATTR, &mut buf[..]).is_ok()
+    rustix::fs::lgetxattr(path, MARK_XATTR, &mut buf[..]).is_ok()
 }
 
 /// Lays out a new file of `size` bytes the way `prepare` says.
@@ -492,4 +1001,40 @@ fn read_full_at(f: &File, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names_yield_their_pid_and_nothing_else_does() {
+        assert_eq!(temp_pid(b"dbio-123-0.tmp"), Some(123));
+        assert_eq!(temp_pid(b"dbio-7-42.tmp"), Some(7));
+        for other in [
+            &b"dbio-123.tmp"[..],
+            b"dbio--0.tmp",
+            b"dbio-12a-0.tmp",
+            b"dbio-123-0.tmp.bak",
+            b"xdbio-123-0.tmp",
+            b"dbio-123-.tmp",
+            b".dbio-probe-123-0",
+        ] {
+            assert_eq!(temp_pid(other), None, "{}", String::from_utf8_lossy(other));
+        }
+    }
+
+    #[test]
+    fn a_name_that_no_longer_refers_to_the_inode_is_not_removed() {
+        let d = tempfile::tempdir_in(".").unwrap();
+        let dir = open_dir(d.path()).unwrap();
+        fs::write(d.path().join("f"), b"mine").unwrap();
+        let st = rustix::fs::stat(d.path().join("f")).unwrap();
+        fs::rename(d.path().join("f"), d.path().join("moved")).unwrap();
+        fs::write(d.path().join("f"), b"someone else's").unwrap();
+        assert!(!remove_if_same(&dir, OsStr::new("f"), st.st_dev, st.st_ino).unwrap());
+        assert_eq!(fs::read(d.path().join("f")).unwrap(), b"someone else's");
+        assert!(remove_if_same(&dir, OsStr::new("moved"), st.st_dev, st.st_ino).unwrap());
+        assert!(!d.path().join("moved").exists());
+    }
 }

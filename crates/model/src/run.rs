@@ -42,7 +42,7 @@ pub struct RunReport {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PartialReason {
-    /// SIGINT or SIGTERM arrived.
+    /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived.
     Signal {
         /// Signal name.
         signal: String,
@@ -52,6 +52,12 @@ pub enum PartialReason {
         /// The error as one sentence.
         message: String,
     },
+    /// A part of the run could not run (a `dbio check` section); the
+    /// other parts ran.
+    Incomplete {
+        /// What did not run and why, as one sentence.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for PartialReason {
@@ -59,6 +65,7 @@ impl std::fmt::Display for PartialReason {
         match self {
             PartialReason::Signal { signal } => write!(f, "interrupted by {signal}"),
             PartialReason::IoError { message } => write!(f, "stopped by an I/O error: {message}"),
+            PartialReason::Incomplete { message } => write!(f, "{message}"),
         }
     }
 }

@@ -27,13 +27,13 @@ pub mod boundary;
 use dbio_engine::buf::AlignedBuf;
 use dbio_engine::clock::now_ns;
 use dbio_engine::recorder::new_histogram;
+use dbio_engine::target::Target;
 use dbio_engine::{sysinfo, EngineError};
 use dbio_model::calibrate::{Calibration, TierMeasurement};
 use dbio_model::units::{format_bytes, format_ns};
-use dbio_model::LatencySummary;
+use dbio_model::{Durability, LatencySummary};
 use hdrhistogram::Histogram;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -168,10 +168,11 @@ fn measurement(method: &str, h: &Histogram<u64>) -> Option<TierMeasurement> {
     })
 }
 
-/// Measures the tiers on the file at `path` (at least `size` bytes, which
-/// the caller prepared) and derives the thresholds.
+/// Measures the tiers on the prepared target `t` (at least `size` bytes)
+/// and derives the thresholds. Every descriptor is derived from the
+/// target's own ([`Target::with_flags`]), never from its path.
 pub fn measure(
-    path: &Path,
+    t: &Target,
     size: u64,
     cfg: &CalibrateConfig,
     stop: &AtomicBool,
@@ -184,14 +185,15 @@ pub fn measure(
             format_bytes(bs)
         )));
     }
-    let mount = sysinfo::mount_of(path).unwrap_or_default();
-    let disk = sysinfo::disk_of(path);
+    let path = t.path.as_path();
+    let mount = sysinfo::mount_of_fd(&*t.file).unwrap_or_default();
+    let disk = sysinfo::disk_of_fd(&*t.file);
     let mut notes = Vec::new();
     let mut buf = AlignedBuf::new(bs.max(1 << 20) as usize);
 
     // 1. Page cache: make the first region resident, then read in it.
     let pc_blocks = (cfg.page_cache_bytes / bs).clamp(1, blocks / 2);
-    let buffered = File::open(path).map_err(|e| EngineError::io("opening", path, e))?;
+    let buffered = t.with_flags(false, Durability::None, false)?;
     let mut off = 0;
     while off < pc_blocks * bs {
         let n = (pc_blocks * bs - off).min(1 << 20) as usize;
@@ -204,10 +206,7 @@ pub fn measure(
     let page = timed_reads(&buffered, path, &mut buf, &mut pc_iter, cfg, false, stop)?;
 
     // 2 and 3 need O_DIRECT.
-    let direct = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path);
+    let direct = t.with_flags(true, Durability::None, false);
     let (mut storage, mut device) = (new_histogram(), new_histogram());
     let mut no_device = disk.is_none().then(|| {
         format!(
@@ -216,23 +215,28 @@ pub fn measure(
         )
     });
     match direct {
-        Err(e) => {
+        Err(EngineError::Unsupported(_)) => {
             notes.push(format!(
-                "{} refuses O_DIRECT ({e}): the storage-cache and device tiers cannot be provoked here",
-                if mount.fs_type.is_empty() { "this filesystem" } else { &mount.fs_type }
+                "{} refuses O_DIRECT: the storage-cache and device tiers cannot be provoked here",
+                if mount.fs_type.is_empty() {
+                    "this filesystem"
+                } else {
+                    &mount.fs_type
+                }
             ));
             if no_device.is_none() {
                 no_device =
                     Some("O_DIRECT is refused here, so device reads cannot be measured".into());
             }
         }
+        Err(e) => return Err(e),
         Ok(df) => {
             // The rest of the file in one scrambled order: the first part
             // for re-reads, the remainder for first reads.
             let mut rest = Scramble::new(pc_blocks, blocks, cfg.seed);
             storage = timed_reads(&df, path, &mut buf, &mut rest, cfg, true, stop)?;
             if no_device.is_none() {
-                sysinfo::drop_from_page_cache(path)
+                sysinfo::drop_from_page_cache_fd(&df)
                     .map_err(|e| EngineError::io("dropping from the page cache", path, e))?;
                 device = timed_reads(&df, path, &mut buf, &mut rest, cfg, false, stop)?;
                 if device.len() < cfg.samples.min(100) && !stop.load(Relaxed) {

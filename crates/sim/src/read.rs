@@ -247,8 +247,7 @@ impl ReadRun {
         if let Some(t) = target {
             let page = 4096u64.max(cfg.block_size);
             let bytes = cache::cached_bytes(cfg.size, self.accs[state].state.cached_pct, page);
-            cache::prepare(&t.path, cfg.size, bytes, cfg.direct, &control.stop)
-                .map_err(|e| EngineError::io("preparing the cache state", &t.path, e))?;
+            cache::prepare(t, cfg.size, bytes, cfg.direct, &control.stop)?;
         }
         let p = RunParams {
             engine: cfg.engine,

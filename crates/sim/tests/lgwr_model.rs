@@ -331,10 +331,11 @@ fn verify_catches_damaged_and_missing_records() {
     let v = m.verify.clone().unwrap();
     assert_eq!((v.checked, v.bad, v.overwritten), (600, 0, 0), "{v:?}");
     let paths = g.paths();
+    let readers = g.readers();
     let again = || {
         verify(
             &m.sessions,
-            &paths,
+            &readers,
             &m.writer.uses,
             cfg.seed,
             cfg.redo_size.max(),

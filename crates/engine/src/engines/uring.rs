@@ -64,6 +64,11 @@ impl Drop for UringEngine {
                 .count() as u32;
             self.in_kernel = self.in_kernel.saturating_sub(ends);
         }
+        // Release the registered file now: a closed ring drops it later,
+        // from a kernel worker, so a removed target's space would come
+        // back only some time after dbio removed it (dbio check plans the
+        // next section's space on it).
+        let _ = self.ring.submitter().unregister_files();
     }
 }
 

@@ -66,15 +66,15 @@ pub enum DbwrError {
         why: StampError,
     },
     /// sched_setaffinity refused a writer's CPU placement.
-    #[error("pinning writer {writer} to CPUs {cpus} failed: {source}")]
+    #[error("pinning writer {writer} to CPUs {cpus} failed: {os}")]
     Affinity {
         /// The writer.
         writer: u32,
         /// The CPU list.
         cpus: String,
-        /// The OS error.
-        #[source]
-        source: std::io::Error,
+        /// The OS error: in the message only, not a `#[source]`, so that
+        /// `{:#}` prints it once.
+        os: std::io::Error,
     },
 }
 

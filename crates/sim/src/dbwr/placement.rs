@@ -92,7 +92,7 @@ impl Placement {
         sched_setaffinity(None, &set).map_err(|e| DbwrError::Affinity {
             writer: w,
             cpus: text.clone(),
-            source: e.into(),
+            os: e.into(),
         })?;
         Ok(text)
     }

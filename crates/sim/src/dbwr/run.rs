@@ -135,9 +135,9 @@ pub struct Outcome {
 }
 
 /// Runs the model on `inst` (made for this run with `cfg`'s geometry).
-/// `stop` (SIGINT/SIGTERM) ends the load early; `disk` names the disk whose
-/// /proc/diskstats counters to take. An error means nothing was measured
-/// (a thread could not be started).
+/// `stop` (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the load early; `disk`
+/// names the disk whose /proc/diskstats counters to take. An error means
+/// nothing was measured (a thread could not be started).
 pub fn run_on(
     inst: &Instance,
     cfg: &DbwrConfig,

@@ -12,12 +12,11 @@
 
 use super::config::LgwrConfig;
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_engine::{sysinfo, EngineError};
+use dbio_engine::EngineError;
 use dbio_model::units::format_bytes;
 use dbio_model::{Durability, Prepare};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -34,44 +33,32 @@ pub struct LogGroup {
 /// Checks the directory and the storage for `cfg` without writing data.
 pub fn preflight(cfg: &LgwrConfig) -> Result<(), String> {
     let dir = &cfg.dir;
-    if !dir.is_dir() {
-        return Err(format!("{} is not a directory", dir.display()));
-    }
+    dbio_engine::target::check_dir(dir).map_err(|e| e.to_string())?;
     if cfg.method.direct() {
-        let probe = dir.join(format!(".dbio-lgwr-probe-{}", std::process::id()));
-        let made = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&probe)
-            .map_err(|e| format!("cannot create a log file in {}: {e}", dir.display()));
-        let verdict = made.and_then(|_| {
-            let opened = OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_DIRECT)
-                .open(&probe);
-            if opened.is_err() {
-                let fs = sysinfo::mount_of(dir)
-                    .map(|m| m.fs_type)
-                    .unwrap_or_default();
+        let probe = dbio_engine::target::probe_dir(dir)
+            .map_err(|e| format!("cannot create a log file in {}: {e}", dir.display()))?;
+        if !probe.direct {
+            return Err(format!(
+                "{} ({}) does not support O_DIRECT; use a buffered --method",
+                dir.display(),
+                if probe.fs_type.is_empty() {
+                    "this filesystem"
+                } else {
+                    &probe.fs_type
+                }
+            ));
+        }
+        if let Some(a) = probe.dio_alignment {
+            if u64::from(a.offset_align) > cfg.block_size {
                 return Err(format!(
-                    "{} ({}) does not support O_DIRECT; use a buffered --method",
-                    dir.display(),
-                    if fs.is_empty() { "this filesystem" } else { &fs }
-                ));
-            }
-            match sysinfo::dio_alignment(&probe) {
-                Some(a) if u64::from(a.offset_align) > cfg.block_size => Err(format!(
                     "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --block-size {} or a buffered method",
                     cfg.block_size,
                     dir.display(),
                     a.offset_align,
                     a.offset_align
-                )),
-                _ => Ok(()),
+                ));
             }
-        });
-        let _ = std::fs::remove_file(&probe);
-        verdict?;
+        }
     }
     let need = cfg.file_size * u64::from(cfg.files) * u64::from(cfg.members);
     if let Ok(st) = rustix::fs::statvfs(dir.as_path()) {
@@ -137,31 +124,45 @@ impl LogGroup {
             .collect()
     }
 
-    /// Opens every file with the method's flags, `[file][member]`.
+    /// Opens every file with the method's flags, `[file][member]`: new
+    /// descriptors derived from the ones the files were created through
+    /// (never from their paths).
     pub fn open(&self, cfg: &LgwrConfig) -> Result<Vec<Vec<Arc<File>>>, EngineError> {
-        let mut flags = 0;
-        if cfg.method.direct() {
-            flags |= libc::O_DIRECT;
-        }
-        if cfg.method.dsync() {
-            flags |= libc::O_DSYNC;
-        }
+        let sync = if cfg.method.dsync() {
+            Durability::Dsync
+        } else {
+            Durability::None
+        };
         self.targets
             .iter()
             .map(|m| {
                 m.iter()
-                    .map(|t| open_log(&t.path, flags).map(Arc::new))
+                    .map(|t| t.with_flags(cfg.method.direct(), sync, true).map(Arc::new))
                     .collect()
             })
             .collect()
     }
-}
 
-fn open_log(p: &Path, flags: i32) -> Result<File, EngineError> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(flags)
-        .open(p)
-        .map_err(|e| EngineError::io("opening the log file", p, e))
+    /// Buffered read-only descriptors on every file, `[file][member]`, for
+    /// reading the records back.
+    pub fn readers(&self) -> Vec<Vec<Option<File>>> {
+        self.targets
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .map(|t| t.with_flags(false, Durability::None, false).ok())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// What the files' preparation found that the report should say
+    /// (marks that could not be set, stale temporary files removed).
+    pub fn notices(&self) -> Vec<String> {
+        self.targets
+            .iter()
+            .flatten()
+            .flat_map(|t| t.notices.iter().cloned())
+            .collect()
+    }
 }

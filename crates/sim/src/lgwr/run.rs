@@ -38,6 +38,15 @@ pub struct Outcome {
 
 /// Checks `cfg` and, for real I/O, the directory and storage. Writes no data.
 pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
+    validate(cfg)?;
+    if cfg.real_io() {
+        preflight(cfg).map_err(LgwrError::Invalid)?;
+    }
+    Ok(())
+}
+
+/// The options, and the memory they plan against MemAvailable.
+fn validate(cfg: &LgwrConfig) -> Result<(), LgwrError> {
     cfg.validate().map_err(LgwrError::Invalid)?;
     dbio_engine::buf::check_memory(
         cfg.planned_memory(),
@@ -48,11 +57,7 @@ pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
             format_bytes(cfg.max_write)
         ),
     )
-    .map_err(LgwrError::Invalid)?;
-    if cfg.real_io() {
-        preflight(cfg).map_err(LgwrError::Invalid)?;
-    }
-    Ok(())
+    .map_err(LgwrError::Invalid)
 }
 
 /// The configuration as the result echoes it.
@@ -118,9 +123,12 @@ pub fn run(
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
 ) -> Result<Outcome, LgwrError> {
-    check(cfg)?;
-    let (files, paths) = match (cfg.real_io(), group) {
-        (false, _) => (Vec::new(), Vec::new()),
+    // Only the options: the storage was checked when the group was
+    // prepared, and a free-space check now would count the group's own
+    // files against it.
+    validate(cfg)?;
+    let (files, paths, readers) = match (cfg.real_io(), group) {
+        (false, _) => (Vec::new(), Vec::new(), Vec::new()),
         (true, Some(g)) => {
             if !g.fits(cfg) {
                 return Err(LgwrError::Invalid(format!(
@@ -131,7 +139,8 @@ pub fn run(
                 )));
             }
             g.used = true;
-            (g.open(cfg)?, g.paths())
+            let readers = if cfg.verify { g.readers() } else { Vec::new() };
+            (g.open(cfg)?, g.paths(), readers)
         }
         (true, None) => {
             return Err(LgwrError::Invalid(
@@ -214,7 +223,7 @@ pub fn run(
     let verified = (cfg.verify && cfg.real_io()).then(|| {
         verify(
             &recs,
-            &paths,
+            &readers,
             &wrec.uses,
             cfg.seed,
             cfg.redo_size.max(),

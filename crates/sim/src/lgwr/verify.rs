@@ -28,7 +28,6 @@ use super::stats::{SessionRec, Span};
 use dbio_model::lgwr::VerifyResult;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
 
 /// Memory for the payload patterns of one group of sessions.
 pub const PATTERN_BUDGET: usize = 64 << 20;
@@ -46,20 +45,17 @@ fn note_bad(r: &mut VerifyResult, n: u64, what: impl FnOnce() -> String) {
 }
 
 /// A sliding read window over one member of a log file.
-struct Reader {
-    file: Option<File>,
+struct Reader<'a> {
+    file: Option<&'a File>,
     len: u64,
     base: u64,
     buf: Vec<u8>,
 }
 
-impl Reader {
-    fn open(path: &PathBuf) -> Reader {
-        let file = File::open(path).ok();
-        let len = file
-            .as_ref()
-            .and_then(|f| f.metadata().ok())
-            .map_or(0, |m| m.len());
+impl<'a> Reader<'a> {
+    fn new(file: &'a Option<File>) -> Reader<'a> {
+        let file = file.as_ref();
+        let len = file.and_then(|f| f.metadata().ok()).map_or(0, |m| m.len());
         Reader {
             file,
             len,
@@ -70,7 +66,7 @@ impl Reader {
 
     /// The bytes `[off, off + n)`, or why they cannot be read.
     fn get(&mut self, off: u64, n: usize) -> Result<&[u8], String> {
-        let Some(f) = &self.file else {
+        let Some(f) = self.file else {
             return Err("the log file could not be opened".into());
         };
         if off + n as u64 > self.len {
@@ -116,12 +112,13 @@ fn intact(b: &[u8], s: u32, seq: u64, len: u32) -> bool {
 }
 
 /// Reads back every record that `sessions` committed to the latest use of
-/// each log file. `paths[file][member]`; `uses[file]` is the file's final
-/// use count; `max_record` sizes the payload patterns; `block` is the redo
-/// block every write starts on.
+/// each log file. `files[file][member]` are read descriptors (None: the
+/// file could not be opened); `uses[file]` is the file's final use count;
+/// `max_record` sizes the payload patterns; `block` is the redo block every
+/// write starts on.
 pub fn verify(
     sessions: &[SessionRec],
-    paths: &[Vec<PathBuf>],
+    files: &[Vec<Option<File>>],
     uses: &[u32],
     seed: u64,
     max_record: u64,
@@ -149,7 +146,7 @@ pub fn verify(
     for g0 in (0..n).step_by(group) {
         let g = g0..(g0 + group).min(n);
         let mut patterns: Vec<Option<Vec<u8>>> = vec![None; g.len()];
-        for (f, members) in paths.iter().enumerate() {
+        for (f, members) in files.iter().enumerate() {
             let mut remaining = 0u64;
             for s in g.clone() {
                 next[s] = 0;
@@ -164,7 +161,7 @@ pub fn verify(
             if remaining == 0 {
                 continue;
             }
-            let mut readers: Vec<Reader> = members.iter().map(Reader::open).collect();
+            let mut readers: Vec<Reader> = members.iter().map(Reader::new).collect();
             let end = readers.iter().map(|x| x.len).max().unwrap_or(0);
             let mut o = 0u64;
             while o + HEADER_BYTES <= end && remaining > 0 {

@@ -68,6 +68,25 @@ pub fn pin_to(cpus: &[u32]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Checks, on a short-lived thread, that the writer's CPU placement and
+/// scheduling priority can be applied (SCHED_FIFO and a negative nice need
+/// privileges): the run fails in one sentence before any file is made,
+/// instead of after the log files are written.
+pub fn probe_placement(cfg: &LgwrConfig) -> Result<(), String> {
+    if cfg.writer_cpu.is_none() && cfg.writer_nice.is_none() && cfg.writer_fifo.is_none() {
+        return Ok(());
+    }
+    std::thread::scope(|s| {
+        match dbio_engine::threads::spawn_scoped(s, "lgwr-probe".into(), 0, 1, || place_thread(cfg))
+        {
+            Ok(h) => h
+                .join()
+                .unwrap_or_else(|_| Err("the placement probe thread failed".into())),
+            Err(e) => Err(e.to_string()),
+        }
+    })
+}
+
 /// Applies the writer's CPU placement and scheduling priority to the
 /// calling thread.
 fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {

@@ -16,9 +16,10 @@
 //! is large enough to hold it; the page cache is left empty.
 
 use dbio_engine::buf::AlignedBuf;
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use dbio_engine::target::Target;
+use dbio_engine::EngineError;
+use dbio_model::Durability;
+use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// Chunk of the warming reads.
@@ -30,39 +31,36 @@ pub fn cached_bytes(size: u64, pct: f64, unit: u64) -> u64 {
     (want / unit * unit).min(size)
 }
 
-/// Brings the first `bytes` of the file at `path` (of `size` bytes) into
-/// the cache that `direct` reads see, and drops the rest from the page
-/// cache. Returns early (Ok) when `stop` is raised.
+/// Brings the first `bytes` of the target `t` (of `size` bytes) into the
+/// cache that `direct` reads see, and drops the rest from the page cache.
+/// Returns early (Ok) when `stop` is raised. Works on descriptors derived
+/// from the target's own, never on its path.
 pub fn prepare(
-    path: &Path,
+    t: &Target,
     size: u64,
     bytes: u64,
     direct: bool,
     stop: &AtomicBool,
-) -> std::io::Result<()> {
-    dbio_engine::sysinfo::drop_from_page_cache(path)?;
+) -> Result<(), EngineError> {
+    let io = |e: std::io::Error| EngineError::io("preparing the cache state", &t.path, e);
+    dbio_engine::sysinfo::drop_from_page_cache_fd(&t.file).map_err(io)?;
     if bytes == 0 {
         return Ok(());
     }
-    let f: File = if direct {
-        OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECT)
-            .open(path)?
-    } else {
-        File::open(path)?
-    };
+    // A descriptor of its own: its fadvise state must not reach the job's.
+    let f: File = t.with_flags(direct, Durability::None, false)?;
     if !direct {
         // No read-ahead on this descriptor: the kernel then builds folios
         // only inside the ranges read, so none straddles the share's end
         // (a large folio across it would stay resident after DONTNEED).
-        rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::Random)?;
+        rustix::fs::fadvise(&f, 0, None, rustix::fs::Advice::Random).map_err(|e| io(e.into()))?;
     }
     let mut buf = AlignedBuf::new(CHUNK as usize);
     let mut off = 0;
     while off < bytes && !stop.load(Relaxed) {
         let n = CHUNK.min(bytes - off) as usize;
-        let got = rustix::io::pread(&f, &mut buf.as_mut_slice()[..n], off)?;
+        let got =
+            rustix::io::pread(&f, &mut buf.as_mut_slice()[..n], off).map_err(|e| io(e.into()))?;
         if got == 0 {
             break;
         }
@@ -75,7 +73,8 @@ pub fn prepare(
             bytes,
             std::num::NonZeroU64::new(size - bytes),
             rustix::fs::Advice::DontNeed,
-        )?;
+        )
+        .map_err(|e| io(e.into()))?;
     }
     Ok(())
 }

@@ -1,0 +1,526 @@
+//! Never write through a path that changed under us (issue 8 §1 and §5):
+//! a file dbio writes is opened once and judged on its descriptor, its
+//! temporary files are removed only by their own inode, stale ones from a
+//! killed run are cleaned up, and every way to stop dbio short of SIGKILL
+//! cleans up. Each test attacks the real binary with real renames,
+//! symlinks, signals and mounts.
+
+use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, wait_output_within};
+use std::ffi::CString;
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn cpath(p: &Path) -> CString {
+    CString::new(p.as_os_str().as_bytes()).unwrap()
+}
+
+/// Marks `p` as a temporary file of dbio's, the way dbio does.
+fn mark(p: &Path) {
+    let name = CString::new("user.dbio").unwrap();
+    let value = dbio_engine::target::TEMP_MARK;
+    // SAFETY: valid C strings and value.
+    let rc = unsafe {
+        libc::setxattr(
+            cpath(p).as_ptr(),
+            name.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
+    assert_eq!(rc, 0, "setxattr: {}", std::io::Error::last_os_error());
+}
+
+fn is_marked(p: &Path) -> bool {
+    let name = CString::new("user.dbio").unwrap();
+    let mut buf = [0u8; 8];
+    // SAFETY: valid C strings and buffer.
+    unsafe {
+        libc::lgetxattr(
+            cpath(p).as_ptr(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        ) >= 0
+    }
+}
+
+fn kill(pid: u32, sig: i32) {
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(pid as i32, sig) }, 0);
+}
+
+/// inotify on a directory: wakes the test when dbio creates its file there
+/// (a real event, not a sleep).
+struct Created(std::os::fd::OwnedFd);
+
+impl Created {
+    fn watch(dir: &Path) -> Created {
+        use std::os::fd::FromRawFd;
+        // SAFETY: plain syscalls; the fd is owned below.
+        let fd = unsafe { libc::inotify_init1(libc::IN_CLOEXEC | libc::IN_NONBLOCK) };
+        assert!(
+            fd >= 0,
+            "inotify_init1: {}",
+            std::io::Error::last_os_error()
+        );
+        // SAFETY: fd is ours and valid.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        use std::os::fd::AsRawFd;
+        // SAFETY: valid fd and C string.
+        let wd = unsafe {
+            libc::inotify_add_watch(fd.as_raw_fd(), cpath(dir).as_ptr(), libc::IN_CREATE)
+        };
+        assert!(
+            wd >= 0,
+            "inotify_add_watch: {}",
+            std::io::Error::last_os_error()
+        );
+        Created(fd)
+    }
+
+    /// The first dbio temporary file in `dir`, waiting for its creation.
+    fn wait(&self, dir: &Path, limit: Duration) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        let t0 = Instant::now();
+        loop {
+            if let Some(p) = dbio_files(dir).into_iter().next() {
+                return p;
+            }
+            let left = limit.saturating_sub(t0.elapsed());
+            assert!(
+                !left.is_zero(),
+                "dbio created no file in {} within {limit:?}",
+                dir.display()
+            );
+            let mut pfd = libc::pollfd {
+                fd: self.0.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            unsafe { libc::poll(&mut pfd, 1, left.as_millis().min(1000) as i32) };
+            let mut buf = [0u8; 4096];
+            // SAFETY: draining events into a local buffer.
+            while unsafe { libc::read(self.0.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) } > 0
+            {
+            }
+        }
+    }
+}
+
+/// Flips `link` in `dir` between symbolic links and hard links to `ours`
+/// (dbio's) and `victim` until `stop`, each flip an atomic rename.
+fn flipper(dir: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let tmp = dir.join(".flip");
+        let race = dir.join("race");
+        let mut n = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            let _ = fs::remove_file(&tmp);
+            let made = match n % 4 {
+                0 => std::os::unix::fs::symlink("ours", &tmp),
+                1 => std::os::unix::fs::symlink("victim", &tmp),
+                2 => fs::hard_link(dir.join("ours"), &tmp),
+                _ => fs::hard_link(dir.join("victim"), &tmp),
+            };
+            if made.is_ok() {
+                let _ = fs::rename(&tmp, &race);
+            }
+            n += 1;
+        }
+        n
+    })
+}
+
+/// See: issue 8 §1 (symlink race: 22 of 50 runs overwrote the other file).
+#[test]
+fn safety_files_symlink_race_never_writes_the_victim() {
+    let d = scratch();
+    let dir = d.path().to_path_buf();
+    dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "1", "--quiet",
+        ])
+        .arg(dir.join("ours"))
+        .assert()
+        .success();
+    let victim_bytes = vec![0x5au8; 1 << 20];
+    fs::write(dir.join("victim"), &victim_bytes).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let flips = flipper(dir.clone(), stop.clone());
+    let mut wrote = 0;
+    for _ in 0..40 {
+        let out = dbio()
+            .args([
+                "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+            ])
+            .arg(dir.join("race"))
+            .output()
+            .unwrap();
+        match out.status.code() {
+            Some(0) => wrote += 1,
+            Some(2) => {
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert_eq!(err.lines().count(), 1, "one sentence: {err}");
+            }
+            other => panic!(
+                "dbio ended with {other:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+        if fs::read(dir.join("victim")).unwrap() != victim_bytes {
+            break;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    assert!(flips.join().unwrap() > 40, "the link hardly flipped");
+    assert!(
+        fs::read(dir.join("victim")).unwrap() == victim_bytes,
+        "dbio wrote into a file it did not create"
+    );
+    assert!(!is_marked(&dir.join("victim")));
+    assert!(
+        wrote > 0,
+        "dbio never ran on its own file: the test proves nothing"
+    );
+}
+
+/// See: issue 8 §1 (a temp file swapped for a symlink during preparation:
+/// dbio wrote into the root-only file and grew it to 2 GiB).
+#[test]
+fn safety_files_temp_swapped_during_prepare_is_not_followed() {
+    let d = scratch();
+    let dir = d.path();
+    let victim = dir.join("victim");
+    let victim_bytes = vec![0xa5u8; 64 << 10];
+    fs::write(&victim, &victim_bytes).unwrap();
+    let created = Created::watch(dir);
+    let size: u64 = 512 << 20;
+    let child = Command::new(dbio_path())
+        .args([
+            "bench",
+            "--rw",
+            "write",
+            "--bs",
+            "4k",
+            "--ops",
+            "256",
+            "--prepare",
+            "prewrite",
+            "--quiet",
+        ])
+        .args(["--size", &size.to_string()])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let temp = created.wait(dir, Duration::from_secs(60));
+    kill(pid, libc::SIGSTOP);
+    // Wait until it is really stopped (WNOWAIT leaves it to be reaped later).
+    // SAFETY: waitid on our own child with a zeroed siginfo.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let rc = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            pid,
+            &mut info,
+            libc::WSTOPPED | libc::WEXITED | libc::WNOWAIT,
+        )
+    };
+    assert_eq!(rc, 0);
+    let laid_out = fs::metadata(&temp).unwrap().len();
+    // The attacker: move dbio's file away and plant a link to the victim.
+    let moved = dir.join("moved");
+    fs::rename(&temp, &moved).unwrap();
+    std::os::unix::fs::symlink(&victim, &temp).unwrap();
+    kill(pid, libc::SIGCONT);
+    let out = wait_output_within(child, Duration::from_secs(110));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        laid_out < size,
+        "dbio was stopped after it had laid out its file ({laid_out} B): the swap came too late to test anything"
+    );
+    let now = fs::read(&victim).unwrap();
+    assert!(
+        now == victim_bytes,
+        "dbio wrote through the planted link: the victim now holds {} B",
+        now.len()
+    );
+    assert!(
+        fs::symlink_metadata(&temp)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "dbio removed a name that no longer was its file"
+    );
+    match out.status.code() {
+        // Went on with its own inode: the run's writes are in the moved file.
+        Some(0) => assert_eq!(fs::metadata(&moved).unwrap().len(), size),
+        Some(2) => assert_eq!(stderr.lines().count(), 1, "one sentence: {stderr}"),
+        other => panic!("dbio ended with {other:?}: {stderr}"),
+    }
+}
+
+/// See: issue 8 §5 (temporary files of a SIGKILLed run stay behind).
+#[test]
+fn safety_files_stale_temps_are_removed_with_a_notice() {
+    let d = scratch();
+    let dir = d.path();
+    // A pid that is certainly gone: a child we started and reaped.
+    let mut c = Command::new("true").spawn().unwrap();
+    let dead = c.id();
+    c.wait().unwrap();
+    let stale = dir.join(format!("dbio-{dead}-0.tmp"));
+    fs::write(&stale, b"left by a killed run").unwrap();
+    mark(&stale);
+    // What must stay: not marked; a live process; two links; locked; a link.
+    let unmarked = dir.join(format!("dbio-{dead}-1.tmp"));
+    fs::write(&unmarked, b"x").unwrap();
+    let alive = dir.join(format!("dbio-{}-0.tmp", std::process::id()));
+    fs::write(&alive, b"x").unwrap();
+    mark(&alive);
+    let linked = dir.join(format!("dbio-{dead}-2.tmp"));
+    fs::write(&linked, b"x").unwrap();
+    mark(&linked);
+    fs::hard_link(&linked, dir.join("second-link")).unwrap();
+    let locked = dir.join(format!("dbio-{dead}-3.tmp"));
+    fs::write(&locked, b"x").unwrap();
+    mark(&locked);
+    let lock = fs::File::open(&locked).unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on an open file of ours.
+    assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let symlink = dir.join(format!("dbio-{dead}-4.tmp"));
+    std::os::unix::fs::symlink(&alive, &symlink).unwrap();
+    // A temporary file a finished run kept on purpose (--keep).
+    let keep_dir = scratch();
+    dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "1", "--quiet",
+            "--keep",
+        ])
+        .arg(keep_dir.path())
+        .assert()
+        .success();
+    let kept_src = dbio_files(keep_dir.path())
+        .pop()
+        .expect("--keep kept the file");
+    let kept = dir.join(kept_src.file_name().unwrap());
+    fs::rename(&kept_src, &kept).unwrap();
+
+    let out_dir = scratch();
+    let json_path = out_dir.path().join("r.json");
+    dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+            "--json",
+        ])
+        .arg(&json_path)
+        .arg(dir)
+        .assert()
+        .success();
+    drop(lock);
+    assert!(!stale.exists(), "the stale temporary file is still there");
+    for p in [&unmarked, &alive, &linked, &locked, &kept] {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    assert!(
+        fs::symlink_metadata(&symlink).is_ok(),
+        "the symlink was removed"
+    );
+    let v = json(&fs::read(&json_path).unwrap());
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("removed 1 stale temporary file")
+            && warnings.contains(&format!("dbio-{dead}-0.tmp")),
+        "{warnings}"
+    );
+}
+
+fn signal_cleans_up(sig: i32, name: &str) {
+    let d = scratch();
+    let dir = d.path();
+    let created = Created::watch(dir);
+    let child = Command::new(dbio_path())
+        .args([
+            "bench",
+            "--rw",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--size",
+            "8m",
+            "--prepare",
+            "sparse",
+        ])
+        .args(["--runtime", "60", "--quiet"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Its file exists: the handlers are installed (before any target is made).
+    created.wait(dir, Duration::from_secs(60));
+    kill(child.id(), sig);
+    let out = wait_output_within(child, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{name}: {:?} stdout: {stdout} stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("PARTIAL RESULT: interrupted by {name}")),
+        "{stdout}"
+    );
+    assert!(
+        dbio_files(dir).is_empty(),
+        "{name}: temporary file left behind"
+    );
+}
+
+/// See: issue 8 §5 (SIGHUP and SIGQUIT killed dbio with its file left).
+#[test]
+fn safety_files_sighup_and_sigquit_clean_up_like_sigterm() {
+    signal_cleans_up(libc::SIGHUP, "SIGHUP");
+    signal_cleans_up(libc::SIGQUIT, "SIGQUIT");
+}
+
+/// See: issue 8 §5 ("checking free space on  failed" for a bare name).
+#[test]
+fn safety_files_bare_file_name_works() {
+    let d = scratch();
+    dbio()
+        .current_dir(d.path())
+        .args([
+            "bench", "new.dat", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16",
+            "--quiet",
+        ])
+        .assert()
+        .success();
+    let p = d.path().join("new.dat");
+    assert_eq!(fs::metadata(&p).unwrap().len(), 1 << 20);
+    assert!(is_marked(&p));
+}
+
+/// See: issue 8 §5 ("File exists (os error 17): File exists (os error 17)").
+#[test]
+fn safety_files_os_error_is_printed_once() {
+    let d = scratch();
+    let ro = d.path().join("ro");
+    fs::create_dir(&ro).unwrap();
+    let _mount = if is_root() {
+        // Root ignores permissions: a read-only mount refuses even root.
+        match crate::util::Tmpfs::mount("1m") {
+            Ok(t) => {
+                let st = Command::new("mount")
+                    .args(["-o", "remount,ro"])
+                    .arg(t.path())
+                    .status()
+                    .unwrap();
+                assert!(st.success());
+                Some(t)
+            }
+            Err(why) => return skip("safety_files_os_error_is_printed_once", &why),
+        }
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&ro, fs::Permissions::from_mode(0o555)).unwrap();
+        None
+    };
+    let target = _mount
+        .as_ref()
+        .map_or(ro.clone(), |t| t.path().to_path_buf());
+    let out = dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+        ])
+        .arg(&target)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(
+        err.matches("(os error").count(),
+        1,
+        "the OS error is repeated: {err}"
+    );
+}
+
+/// See: issue 8 §5 (ELOOP was reported as "no such file").
+#[test]
+fn safety_files_symlink_loop_is_named() {
+    let d = scratch();
+    std::os::unix::fs::symlink("b", d.path().join("a")).unwrap();
+    std::os::unix::fs::symlink("a", d.path().join("b")).unwrap();
+    // The loop as the file, and as the directory of a new file.
+    for (rw, target) in [("read", "a"), ("write", "a"), ("write", "a/new.dat")] {
+        let out = dbio()
+            .args([
+                "bench", "--rw", rw, "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+            ])
+            .arg(d.path().join(target))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("loop of symbolic links"), "{err}");
+        assert!(err.contains("os error 40"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // Nothing was created in place of the links.
+    assert!(fs::symlink_metadata(d.path().join("a"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+/// See: issue 8 §5 (on ramfs the mark silently could not be set).
+#[test]
+fn safety_files_ramfs_mark_warning() {
+    let t = match crate::util::Tmpfs::ramfs() {
+        Ok(t) => t,
+        Err(why) => return skip("safety_files_ramfs_mark_warning", &why),
+    };
+    let out_dir = scratch();
+    let json_path = out_dir.path().join("r.json");
+    let out = dbio()
+        .args([
+            "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+            "--json",
+        ])
+        .arg(&json_path)
+        .arg(t.path().join("f.dat"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&fs::read(&json_path).unwrap());
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("could not mark") && warnings.contains("ramfs"),
+        "{warnings}"
+    );
+    assert!(
+        stdout.contains("could not mark"),
+        "the table shows it too: {stdout}"
+    );
+    assert_eq!(fs::metadata(t.path().join("f.dat")).unwrap().nlink(), 1);
+}

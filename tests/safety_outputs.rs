@@ -1,0 +1,598 @@
+//! Output files (`--json`, `--csv`, `calibrate --save`) and measurements
+//! that must not be lost: outputs are checked before anything is measured,
+//! regular files are replaced by rename and never written through a
+//! symlink, devices, FIFOs and standard output are written in place and
+//! never replaced, and a result that cannot be saved is still printed.
+// See: issue 8, sections 1 and 4.
+
+use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, Tmpfs};
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A quick run that writes results: the null engine, no target file.
+const QUICK: &[&str] = &["bench", "--engine", "null", "--ops", "200", "--quiet"];
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn safety_outputs_planted_symlinks_are_replaced_never_followed() {
+    let d = scratch();
+    let victim = d.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    // The old fixed temporary name, and the destination itself, both
+    // planted as symlinks to a file dbio must not touch.
+    std::os::unix::fs::symlink(&victim, d.path().join("out.json.dbio-partial")).unwrap();
+    std::os::unix::fs::symlink(&victim, d.path().join("out.csv")).unwrap();
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(d.path().join("out.json"))
+        .arg("--csv")
+        .arg(d.path().join("out.csv"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let v = json(&std::fs::read(d.path().join("out.json")).unwrap());
+    assert_eq!(v["jobs"][0]["read"]["ops"].as_u64(), Some(200));
+    let csv = std::fs::symlink_metadata(d.path().join("out.csv")).unwrap();
+    assert!(csv.is_file(), "the symlink named as --csv is replaced");
+    assert!(std::fs::read_to_string(d.path().join("out.csv"))
+        .unwrap()
+        .starts_with("job,op,"));
+    assert_eq!(
+        names_in(d.path()),
+        ["out.csv", "out.json", "out.json.dbio-partial", "victim"],
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn safety_outputs_a_character_device_stays_a_device() {
+    if !is_root() {
+        return skip(
+            "safety_outputs_a_character_device_stays_a_device",
+            "mknod needs root",
+        );
+    }
+    // A private null device, so the machine's /dev/null is never at risk.
+    let d = scratch();
+    let null = d.path().join("null");
+    let st = Command::new("mknod")
+        .arg(&null)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(&null)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("bench"),
+        "the table still goes to standard output"
+    );
+    let m = std::fs::symlink_metadata(&null).unwrap();
+    assert!(m.file_type().is_char_device(), "the device was replaced");
+    assert_eq!(names_in(d.path()), ["null"]);
+}
+
+#[test]
+fn safety_outputs_a_symlink_to_dev_stdout_writes_to_standard_output() {
+    let d = scratch();
+    let link = d.path().join("to-stdout");
+    std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
+    let out = dbio().args(QUICK).arg("--csv").arg(&link).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("job,op,ops,"), "{text}");
+    assert!(
+        !text.contains("lat (usec)") && text.lines().count() < 10,
+        "standard output holds the CSV, not the table too: {text}"
+    );
+    let m = std::fs::symlink_metadata(&link).unwrap();
+    assert!(m.file_type().is_symlink(), "the symlink was replaced");
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/stdout"));
+    assert_eq!(names_in(d.path()), ["to-stdout"]);
+}
+
+#[test]
+fn safety_outputs_a_descriptor_path_is_written_where_it_stands() {
+    // `--json /dev/fd/3` with descriptor 3 opened by the shell on a file:
+    // dbio writes through descriptor 3 (as `>&3` would), creates nothing.
+    let d = scratch();
+    let file = d.path().join("three.json");
+    let script = format!(
+        "exec '{}' bench --engine null --ops 200 --quiet --json /dev/fd/3 3>'{}'",
+        dbio_path().display(),
+        file.display()
+    );
+    let child = Command::new("bash")
+        .args(["-c", &script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("bench"));
+    let v = json(&std::fs::read(&file).unwrap());
+    assert_eq!(v["jobs"][0]["read"]["ops"].as_u64(), Some(200));
+    assert_eq!(names_in(d.path()), ["three.json"]);
+}
+
+#[test]
+fn safety_outputs_a_fifo_is_written_as_a_stream() {
+    let d = scratch();
+    let fifo = d.path().join("results.fifo");
+    let st = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(st.success());
+    let child = Command::new(dbio_path())
+        .args(QUICK)
+        .arg("--json")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader opens the FIFO (waiting for dbio to open its end) and
+    // reads to the end; a FIFO replaced by a file is never opened by dbio,
+    // so the reader is given a deadline rather than trusted to finish.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = fifo.clone();
+    std::thread::spawn(move || {
+        let _ = tx.send(std::fs::read(&path));
+    });
+    let got = rx.recv_timeout(Duration::from_secs(60));
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bytes = got
+        .expect("dbio never opened the FIFO")
+        .expect("reading the FIFO");
+    assert_eq!(json(&bytes)["jobs"][0]["read"]["ops"].as_u64(), Some(200));
+    let m = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(m.file_type().is_fifo(), "the FIFO was replaced");
+    assert_eq!(names_in(d.path()), ["results.fifo"]);
+}
+
+#[test]
+fn safety_outputs_a_unix_socket_is_written_as_a_stream() {
+    let d = scratch();
+    let sock = d.path().join("results.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let got = listener.accept().and_then(|(mut c, _)| {
+            let mut v = Vec::new();
+            c.read_to_end(&mut v).map(|_| v)
+        });
+        let _ = tx.send(got);
+    });
+    let out = dbio().args(QUICK).arg("--csv").arg(&sock).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let got = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("dbio never connected")
+        .expect("reading the socket");
+    assert!(String::from_utf8_lossy(&got).starts_with("job,op,ops,"));
+    let m = std::fs::symlink_metadata(&sock).unwrap();
+    assert!(m.file_type().is_socket(), "the socket was replaced");
+    assert_eq!(names_in(d.path()), ["results.sock"]);
+}
+
+#[test]
+fn safety_outputs_calibrate_never_replaces_an_existing_default_file() {
+    let d = scratch();
+    let cal = d.path().join("dbio-calibration.json");
+    std::fs::write(&cal, "{\"mine\": true}\n").unwrap();
+    let out = dbio()
+        .current_dir(d.path())
+        .args([
+            "calibrate",
+            ".",
+            "--size",
+            "1m",
+            "--samples",
+            "10",
+            "--runtime",
+            "100ms",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("dbio-calibration.json already exists") && err.contains("--save"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read_to_string(&cal).unwrap(), "{\"mine\": true}\n");
+    assert_eq!(names_in(d.path()), ["dbio-calibration.json"]);
+    // Naming it with --save replaces it (by rename), as asked.
+    let out = dbio()
+        .current_dir(d.path())
+        .args([
+            "calibrate",
+            ".",
+            "--size",
+            "1m",
+            "--samples",
+            "10",
+            "--runtime",
+            "100ms",
+            "--quiet",
+            "--save",
+            "dbio-calibration.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json(&std::fs::read(&cal).unwrap());
+    assert!(v["page_cache_max_ns"].as_u64().is_some(), "{v}");
+    assert_eq!(names_in(d.path()), ["dbio-calibration.json"]);
+}
+
+#[test]
+fn safety_outputs_a_bad_output_path_fails_before_measuring() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap().to_string();
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/shared-server-19c.trc"
+    );
+    let bad = "/nonexistent/dbio-out/x.json";
+    // Each would measure for 10 s or more before writing its results.
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["bench", &dir, "--runtime", "10", "--quiet", "--json", bad],
+        vec!["bench", &dir, "--runtime", "10", "--quiet", "--csv", bad],
+        vec!["check", &dir, "--runtime", "10", "--quiet", "--json", bad],
+        vec![
+            "read",
+            &dir,
+            "--size",
+            "8m",
+            "--runtime",
+            "10",
+            "--quiet",
+            "--json",
+            bad,
+        ],
+        vec!["lgwr", &dir, "--runtime", "10", "--quiet", "--json", bad],
+        vec![
+            "dbwr",
+            &dir,
+            "--size",
+            "128m",
+            "--runtime",
+            "10",
+            "--quiet",
+            "--csv",
+            bad,
+        ],
+        vec![
+            "calibrate",
+            &dir,
+            "--size",
+            "8m",
+            "--runtime",
+            "5",
+            "--quiet",
+            "--save",
+            bad,
+        ],
+        vec![
+            "calibrate",
+            &dir,
+            "--size",
+            "8m",
+            "--no-save",
+            "--quiet",
+            "--json",
+            bad,
+        ],
+        vec!["tracefile", trace, "--json", bad],
+        vec!["report", "--from", trace, "--json", bad],
+    ];
+    for args in runs {
+        let t0 = Instant::now();
+        let out = dbio().args(&args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            t0.elapsed() < Duration::from_secs(4),
+            "{args:?} took {:?} before refusing",
+            t0.elapsed()
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: one sentence: {err}");
+        assert!(
+            err.starts_with("dbio: error: cannot write results to '/nonexistent/dbio-out/x.json'")
+                && err.contains("No such file or directory (os error 2)"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            names_in(d.path()).is_empty(),
+            "{args:?} created {:?}",
+            names_in(d.path())
+        );
+    }
+}
+
+#[test]
+fn safety_outputs_the_same_file_for_json_and_csv_is_refused() {
+    let d = scratch();
+    let f = d.path().join("r.out");
+    let same_by_another_name = d.path().join(".").join("r.out");
+    let cases: Vec<(std::ffi::OsString, std::ffi::OsString)> = vec![
+        (f.clone().into(), same_by_another_name.into()),
+        ("-".into(), "/dev/stdout".into()),
+    ];
+    for (j, c) in cases {
+        let out = dbio()
+            .args(QUICK)
+            .arg("--json")
+            .arg(&j)
+            .arg("--csv")
+            .arg(&c)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{j:?} {c:?}: {err}");
+        assert!(
+            err.contains("--json and --csv name the same destination"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "nothing measured, nothing printed");
+    }
+    assert!(names_in(d.path()).is_empty());
+}
+
+#[test]
+fn safety_outputs_a_full_disk_for_the_results_still_prints_the_table() {
+    let fs = match Tmpfs::mount("256k") {
+        Ok(fs) => fs,
+        Err(why) => {
+            return skip(
+                "safety_outputs_a_full_disk_for_the_results_still_prints_the_table",
+                &why,
+            )
+        }
+    };
+    // Fill it: dd stops at ENOSPC (an empty file still fits: inodes remain).
+    let _ = Command::new("dd")
+        .args(["if=/dev/zero", "bs=4k"])
+        .arg(format!("of={}", fs.path().join("filler").display()))
+        .stderr(Stdio::null())
+        .status();
+    let dest = fs.path().join("results.json");
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(&dest)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{err}");
+    assert!(stdout.contains("bench"), "the table is printed: {stdout}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("cannot write results to '{}'", dest.display()))
+            && err.contains("No space left on device (os error 28)"),
+        "{err}"
+    );
+    assert_eq!(names_in(fs.path()), ["filler"], "no partial file left");
+}
+
+#[test]
+fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
+    let fs = match Tmpfs::mount("64m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            return skip(
+                "safety_outputs_check_on_a_small_filesystem_scales_its_sections",
+                &why,
+            )
+        }
+    };
+    let out = dbio()
+        .args(["check", "--runtime", "200ms", "--quiet", "--json", "-"])
+        .arg(fs.path())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let v = json(&out.stdout);
+    assert!(
+        out.status.code() == Some(0) || (out.status.code() == Some(1) && v["partial"].is_object()),
+        "{err}"
+    );
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("to fit within 32.0 MiB of scratch space")
+            && warnings.contains("the read section a 32.0 MiB file"),
+        "{warnings}"
+    );
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 5, "{v}");
+    assert!(
+        v["lgwr"].as_array().is_some_and(|a| !a.is_empty()),
+        "{} {}",
+        v["partial"],
+        v["warnings"]
+    );
+    assert_eq!(
+        v["reads"][0]["settings"]["size"].as_u64(),
+        Some(32 << 20),
+        "{}",
+        v["reads"]
+    );
+    assert!(
+        dbio_files(fs.path()).is_empty(),
+        "scratch files left behind"
+    );
+}
+
+#[test]
+fn safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files() {
+    if !is_root() {
+        return skip(
+            "safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files",
+            "needs root to run dbio as another user",
+        );
+    }
+    let d = scratch();
+    std::fs::set_permissions(
+        d.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
+    // Each option needs CAP_SYS_NICE; nobody lacks it.
+    for (opt, val, what) in [
+        ("--writer-fifo", "10", "SCHED_FIFO"),
+        ("--writer-nice", "-5", "nice -5"),
+    ] {
+        let t0 = Instant::now();
+        let out = Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(dbio_path())
+            .arg("lgwr")
+            .arg(d.path())
+            .args([opt, val, "--runtime", "5", "--keep", "--quiet", "--json"])
+            .arg(d.path().join("out.json"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map(|c| crate::util::wait_output_within(c, Duration::from_secs(60)));
+        let out = match out {
+            Ok(o) => o,
+            Err(e) => {
+                return skip(
+                    "safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files",
+                    &format!("setpriv: {e}"),
+                )
+            }
+        };
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{opt}: {err}");
+        assert!(err.contains(what) && err.contains("(os error "), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            names_in(d.path()).is_empty(),
+            "{opt}: files were made before the refusal: {:?}",
+            names_in(d.path())
+        );
+        assert!(t0.elapsed() < Duration::from_secs(4), "{:?}", t0.elapsed());
+    }
+}
+
+#[test]
+fn safety_outputs_sigterm_during_check_prints_what_was_measured() {
+    let d = scratch();
+    let out_dir = scratch();
+    let json_path = out_dir.path().join("check.json");
+    let child = Command::new(dbio_path())
+        .args(["check", "--runtime", "300ms", "--size", "64m", "--quiet"])
+        .arg("--json")
+        .arg(&json_path)
+        .arg(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Results are saved after each test and each section: wait until the
+    // commit section's are there, then stop the run in a later section.
+    let t0 = Instant::now();
+    let mut ready = false;
+    while t0.elapsed() < Duration::from_secs(60) {
+        if let Some(v) = std::fs::read(&json_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        {
+            if v["lgwr"].as_array().is_some_and(|a| !a.is_empty()) {
+                ready = true;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        ready,
+        "the commit section's results were never saved: {stdout}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{}", stderr(&out));
+    assert!(
+        stdout.contains("PARTIAL RESULT: interrupted by SIGTERM"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("log write 8k O_DIRECT+O_DSYNC") || stdout.contains("log write 8k"));
+    let v = json(&std::fs::read(&json_path).unwrap());
+    assert_eq!(v["partial"]["signal"], "SIGTERM");
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 5);
+    assert!(!v["lgwr"].as_array().unwrap().is_empty());
+    assert!(dbio_files(d.path()).is_empty(), "scratch files left behind");
+}
+
+#[test]
+fn safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails() {
+    let fs = match Tmpfs::mount("12m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            return skip(
+                "safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails",
+                &why,
+            )
+        }
+    };
+    // Two 4 MiB log files fit; the second configuration's fresh
+    // fallocated pair does not fit beside them.
+    let out = dbio()
+        .arg("lgwr")
+        .arg(fs.path())
+        .args([
+            "--method",
+            "buffered-fdatasync",
+            "--compare",
+            "buffered-fdatasync,prepare=fallocate",
+            "--runtime",
+            "200ms",
+            "--file-size",
+            "4m",
+            "--files",
+            "2",
+            "--sessions",
+            "2",
+            "--json",
+            "-",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let v = json(&out.stdout);
+    assert_eq!(v["partial"]["kind"], "io_error", "{}", v["partial"]);
+    let lgwr = v["lgwr"].as_array().unwrap();
+    assert_eq!(lgwr.len(), 1, "the first configuration's result is kept");
+    assert!(lgwr[0]["commits"].as_u64().unwrap() > 0);
+    assert!(dbio_files(fs.path()).is_empty(), "log files left behind");
+}
