@@ -121,8 +121,10 @@ pub struct BenchArgs {
     /// named through a symbolic link.
     #[arg(long)]
     pub overwrite: bool,
-    /// Allow a block device as the target (refused anyway if it holds a
-    /// filesystem, a partition table, or is mounted or in use).
+    /// Allow a blank block device as the target. dbio opens it exclusively
+    /// (O_EXCL) and refuses it when it is mounted (in any mount namespace),
+    /// in use, or holds any signature util-linux's wipefs finds (filesystem,
+    /// partition table, RAID, LVM, LUKS, swap, Oracle ASM, ...).
     #[arg(long)]
     pub allow_block_device: bool,
     /// Keep the temporary file after the run.

@@ -108,7 +108,9 @@ impl Session {
             None => None,
             Some(spec) => {
                 // Later jobs reuse the first job's file through its
-                // descriptor: its path is never looked up again.
+                // descriptor: its path is never looked up again. A block
+                // device stays claimed (O_EXCL) by the first job's
+                // descriptor; later jobs reopen it through that claim.
                 let prepared = match &self.shared {
                     Some(shared) => {
                         spec.path = shared.path.clone();

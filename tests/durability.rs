@@ -15,7 +15,7 @@
 //! fdatasync, fsync, a linked io_uring fsync) shows as one device flush or
 //! more, and a write with no durability shows none.
 
-use crate::util::{dbio, dbio_path, is_root, json, skip, wait_output_within};
+use crate::util::{dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -29,52 +29,17 @@ const O_SYNC: u32 = libc::O_SYNC as u32;
 /// ext4 on a loop device over a file, mounted on a fresh directory; all
 /// undone on drop.
 struct PrivateExt4 {
-    dev: String,
+    dev: Loop,
     mnt: tempfile::TempDir,
-    _img_dir: tempfile::TempDir,
 }
 
 impl PrivateExt4 {
     fn new() -> Result<PrivateExt4, String> {
-        if !is_root() {
-            return Err("a loop device needs root".into());
-        }
-        let img_dir = crate::util::scratch();
-        let img = img_dir.path().join("disk.img");
-        std::fs::File::create(&img)
-            .and_then(|f| f.set_len(256 << 20))
-            .map_err(|e| e.to_string())?;
-        let out = Command::new("losetup")
-            .args(["--find", "--show"])
-            .arg(&img)
-            .output()
-            .map_err(|e| format!("losetup: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "losetup failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let dev = Loop::blank(256 << 20)?;
         let mnt = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let me = PrivateExt4 {
-            dev,
-            mnt,
-            _img_dir: img_dir,
-        };
-        let ok = Command::new("mkfs.ext4")
-            .args(["-q", "-F", &me.dev])
-            .status()
-            .is_ok_and(|s| s.success())
-            && Command::new("mount")
-                .arg(&me.dev)
-                .arg(me.mnt.path())
-                .status()
-                .is_ok_and(|s| s.success());
-        if !ok {
-            return Err(format!("mkfs.ext4 or mount of {} failed", me.dev));
-        }
-        Ok(me)
+        tool(Command::new("mkfs.ext4").args(["-q", "-F", &dev.dev]))?;
+        tool(Command::new("mount").arg(&dev.dev).arg(mnt.path()))?;
+        Ok(PrivateExt4 { dev, mnt })
     }
 
     fn dir(&self) -> &Path {
@@ -84,7 +49,10 @@ impl PrivateExt4 {
     /// The device's flush requests so far (field 15 of the stat file, the
     /// kernel's count of completed flushes since 4.19).
     fn flushes(&self) -> u64 {
-        let name = Path::new(&self.dev).file_name().unwrap().to_string_lossy();
+        let name = Path::new(&self.dev.dev)
+            .file_name()
+            .unwrap()
+            .to_string_lossy();
         let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
         let fields: Vec<u64> = stat
             .split_whitespace()
@@ -138,18 +106,18 @@ impl PrivateExt4 {
             std::thread::sleep(Duration::from_millis(50));
         }
         let st = Command::new("mount")
-            .arg(&self.dev)
+            .arg(&self.dev.dev)
             .arg(self.dir())
             .status()
             .unwrap();
-        assert!(st.success(), "mount {} again: {st}", self.dev);
+        assert!(st.success(), "mount {} again: {st}", self.dev.dev);
     }
 }
 
 impl Drop for PrivateExt4 {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.mnt.path()).status();
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
+        // Unmounted before the loop device (a field) is detached.
+        unmount(self.mnt.path());
     }
 }
 
@@ -239,17 +207,6 @@ fn open_flags_of(pid: u32, dir: &Path) -> Vec<(PathBuf, u32)> {
 /// What a test expects of the descriptors dbio holds under its directory
 /// at one moment.
 type Expect<'a> = &'a dyn Fn(&[(PathBuf, u32)]) -> bool;
-
-/// Every descriptor has all of `want` and none of `unwanted` (and there is
-/// one).
-fn all_have(want: u32, unwanted: u32) -> impl Fn(&[(PathBuf, u32)]) -> bool {
-    move |fds| {
-        !fds.is_empty()
-            && fds
-                .iter()
-                .all(|(_, f)| f & want == want && f & unwanted == 0)
-    }
-}
 
 /// Every file has a descriptor with all of `want` (the one its I/O goes
 /// through), and no descriptor has any of `unwanted`: lgwr keeps the plain
@@ -563,15 +520,17 @@ fn calibrate_reads_the_storage_tiers_with_o_direct_beside_a_buffered_descriptor(
             && fds.iter().any(|(_, f)| f & O_DIRECT == 0)
             && fds.iter().all(|(p, _)| p == &fds[0].0)
     };
+    // 512 MiB: the O_DIRECT tiers read the rest of the file once, which must
+    // take longer than HOLD even on a fast disk.
     let args = [
         "calibrate",
         dir,
         "--size",
-        "64m",
+        "512m",
         "--samples",
         "1000000",
         "--runtime",
-        "5",
+        "20",
         "--save",
         save.to_str().unwrap(),
     ];
@@ -596,7 +555,7 @@ fn check_opens_each_test_with_its_own_flags() {
     }
     let dir = d.path().to_str().unwrap();
     let args = ["check", dir, "--size", "32m", "--runtime", "3"];
-    let log_direct = all_have(O_DIRECT | O_DSYNC, 0);
+    let log_direct = each_file_has(O_DIRECT | O_DSYNC, 0);
     let log_buffered = some_has(0, O_DIRECT | O_DSYNC);
     let randread = some_has(O_DIRECT, O_DSYNC);
     assert_open_phases(

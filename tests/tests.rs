@@ -10,6 +10,7 @@ mod durability;
 mod lgwr;
 mod read;
 mod safety;
+mod safety_blockdev;
 mod safety_files;
 mod safety_limits;
 mod safety_outputs;

@@ -1,5 +1,6 @@
 //! Shared helpers: a scratch directory on a disk-backed filesystem, the
-//! dbio command, JSON parsing, and small tmpfs mounts for the full-disk cases.
+//! dbio command, JSON parsing, small tmpfs mounts for the full-disk cases,
+//! and loop devices over image files for the block-device cases.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -94,18 +95,18 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let done = std::process::Command::new("umount")
-            .arg(self.dir.path())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !done {
-            // Still busy (a killed child's files closing): detach it now,
-            // the kernel frees it when the last user goes.
-            let _ = std::process::Command::new("umount")
-                .arg("-l")
-                .arg(self.dir.path())
-                .status();
-        }
+        unmount(self.dir.path());
+    }
+}
+
+/// Unmounts `dir`. When it is still busy, it is detached lazily and the
+/// kernel finishes when the last reference goes: an io_uring instance
+/// releases its files in a kernel worker after its process has exited, so a
+/// plain umount right after a dbio run can fail with EBUSY (and used to
+/// leave the mount, and its loop device, behind).
+pub fn unmount(dir: &Path) {
+    if tool(std::process::Command::new("umount").arg(dir)).is_err() {
+        let _ = tool(std::process::Command::new("umount").arg("--lazy").arg(dir));
     }
 }
 
@@ -151,5 +152,111 @@ pub fn wait_output_within(mut child: std::process::Child, limit: Duration) -> st
         status,
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
+    }
+}
+
+/// How long a helper tool (losetup, mkfs, sfdisk, ...) may run.
+pub const TOOL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Runs a helper tool to completion within [`TOOL_DEADLINE`]; Err says why
+/// it could not run or failed (a skip reason when the tool is missing).
+pub fn tool(cmd: &mut std::process::Command) -> Result<std::process::Output, String> {
+    use std::process::Stdio;
+    let name = format!("{:?}", cmd.get_program());
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("{name} cannot run: {e}"))?;
+    let out = wait_output_within(child, TOOL_DEADLINE);
+    if !out.status.success() {
+        return Err(format!(
+            "{name} failed with {}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+/// A loop device over an image file in the scratch directory, detached on
+/// drop (`losetup --find --show`).
+pub struct Loop {
+    /// The device, e.g. `/dev/loop3`.
+    pub dev: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Loop {
+    /// A blank (all-zero) device of `size` bytes, or why there cannot be one.
+    pub fn blank(size: u64) -> Result<Loop, String> {
+        Self::with_image(size, |_| Ok(()))
+    }
+
+    /// A device over an image of `size` zero bytes that `make` writes first
+    /// (it may replace the file; it is then grown with zeroes to `size`).
+    pub fn with_image(
+        size: u64,
+        make: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<Loop, String> {
+        Self::with_image_args(size, make, &[])
+    }
+
+    /// A blank device the kernel marks read-only (`losetup --read-only`).
+    pub fn blank_read_only(size: u64) -> Result<Loop, String> {
+        Self::with_image_args(size, |_| Ok(()), &["--read-only"])
+    }
+
+    /// Like [`Loop::with_image`], with extra `losetup` options
+    /// (`--partscan`, `--read-only`).
+    pub fn with_image_args(
+        size: u64,
+        make: impl FnOnce(&Path) -> Result<(), String>,
+        losetup_args: &[&str],
+    ) -> Result<Loop, String> {
+        if !is_root() {
+            return Err("loop devices need root".into());
+        }
+        let dir = scratch();
+        let image = dir.path().join("disk.img");
+        std::fs::File::create(&image)
+            .and_then(|f| f.set_len(size))
+            .map_err(|e| e.to_string())?;
+        make(&image)?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&image)
+            .map_err(|e| e.to_string())?;
+        let len = f.metadata().map_err(|e| e.to_string())?.len();
+        if len < size {
+            f.set_len(size).map_err(|e| e.to_string())?;
+        }
+        drop(f);
+        let mut losetup = std::process::Command::new("losetup");
+        losetup.args(["--find", "--show"]).args(losetup_args);
+        let out = tool(losetup.arg(&image))?;
+        Ok(Loop {
+            dev: String::from_utf8_lossy(&out.stdout).trim().to_string(),
+            _dir: dir,
+        })
+    }
+
+    /// The first `len` bytes of the device, read through the device.
+    pub fn head(&self, len: usize) -> Vec<u8> {
+        use std::io::Read;
+        let mut v = vec![0u8; len];
+        std::fs::File::open(&self.dev)
+            .and_then(|mut f| f.read_exact(&mut v))
+            .unwrap_or_else(|e| panic!("reading {}: {e}", self.dev));
+        v
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = tool(std::process::Command::new("losetup").args(["-d", &self.dev]));
     }
 }

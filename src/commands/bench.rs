@@ -2,6 +2,7 @@
 
 use crate::cli::BenchArgs;
 use crate::session::{new_report, resolve_all, Session};
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::JobSpec;
 use dbio_model::units::format_bytes;
 use dbio_report::table::TableOptions;
@@ -36,7 +37,11 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
                 null_delay_ns: a.null_delay.map_or(0, |d| (d * 1e9) as u64),
                 target: a.target.clone(),
                 overwrite: a.overwrite,
-                allow_block_device: a.allow_block_device,
+                block_device: if a.allow_block_device {
+                    BlockDevicePolicy::Allowed
+                } else {
+                    BlockDevicePolicy::NeedsFlag
+                },
                 keep: a.keep,
             };
             (name, spec)

@@ -5,6 +5,7 @@
 use crate::cli::{parse_duration_arg, OutputArgs};
 use crate::session::{new_report, Session};
 use anyhow::Context;
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::calibrate::Calibration;
 use dbio_model::read::TierThresholds;
@@ -151,7 +152,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         sync: Durability::None,
         writes: false,
         overwrite: false,
-        allow_block_device: false,
+        block_device: BlockDevicePolicy::NotAccepted,
         keep: a.keep,
     };
     let t = match Target::prepare(&spec, &stop) {

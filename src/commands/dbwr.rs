@@ -6,6 +6,7 @@ use crate::cli::{parse_delay_arg, parse_duration_arg, OutputArgs};
 use crate::session::new_report;
 use crate::signals::Signals;
 use anyhow::Context;
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::engines::probe_io_uring;
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
@@ -200,7 +201,7 @@ fn prepare(
         sync: dbio_model::Durability::None,
         writes: true,
         overwrite,
-        allow_block_device: false,
+        block_device: BlockDevicePolicy::NotAccepted,
         keep,
     };
     let t = Target::prepare(&spec, stop)?;

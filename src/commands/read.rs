@@ -8,6 +8,7 @@
 use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
@@ -94,8 +95,9 @@ pub struct ReadArgs {
     /// Tier thresholds from `dbio calibrate --save FILE`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["page_cache_max", "storage_cache_max"])]
     pub calibration: Option<PathBuf>,
-    /// Allow a block device as the target (only read, but refused when it
-    /// holds a filesystem or is in use, as for bench).
+    /// Allow a blank block device as the target (only read, but opened
+    /// exclusively and refused when it holds any signature or is in use, as
+    /// for bench).
     #[arg(long)]
     pub allow_block_device: bool,
     /// Keep the temporary file after the run.
@@ -211,7 +213,11 @@ fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bo
         sync: Durability::None,
         writes: false,
         overwrite: false,
-        allow_block_device,
+        block_device: if allow_block_device {
+            BlockDevicePolicy::Allowed
+        } else {
+            BlockDevicePolicy::NeedsFlag
+        },
         keep,
     }
 }

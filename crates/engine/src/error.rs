@@ -18,6 +18,15 @@ pub enum EngineError {
     /// a cgroup's pids.max); nothing was measured.
     #[error(transparent)]
     Threads(#[from] crate::threads::SpawnError),
+    /// A block device is refused for safety: it holds a signature, is in
+    /// use, or the command does not take one (see [`crate::blockdev`]).
+    #[error("refusing block device {}: {why}", path.display())]
+    BlockDeviceRefused {
+        /// The device as the user named it.
+        path: PathBuf,
+        /// Why, as a clause of the sentence.
+        why: String,
+    },
     /// An I/O system call failed. The OS error is part of the message and
     /// deliberately not a `#[source]`: `{:#}` would print it a second time.
     #[error("{op} on {path} failed: {os}")]

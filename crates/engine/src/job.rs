@@ -1,6 +1,7 @@
 //! Job specification and validation: every impossible combination of
 //! options is refused here, with one sentence, before any I/O happens.
 
+use crate::blockdev::BlockDevicePolicy;
 use crate::engines::probe_io_uring;
 use crate::target::TargetSpec;
 use crate::EngineError;
@@ -60,8 +61,8 @@ pub struct JobSpec {
     pub target: PathBuf,
     /// Allow writing to an existing file dbio did not create.
     pub overwrite: bool,
-    /// Allow a blank block device.
-    pub allow_block_device: bool,
+    /// Whether the command takes a block device (and the user allowed it).
+    pub block_device: BlockDevicePolicy,
     /// Keep the temporary file.
     pub keep: bool,
 }
@@ -88,7 +89,7 @@ impl Default for JobSpec {
             null_delay_ns: 0,
             target: PathBuf::from("."),
             overwrite: false,
-            allow_block_device: false,
+            block_device: BlockDevicePolicy::NotAccepted,
             keep: false,
         }
     }
@@ -265,7 +266,7 @@ impl Job {
             sync: s.sync,
             writes: !reads_only,
             overwrite: s.overwrite,
-            allow_block_device: s.allow_block_device,
+            block_device: s.block_device,
             keep: s.keep,
         });
         Ok(Job { echo, target })

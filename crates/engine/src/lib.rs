@@ -12,6 +12,7 @@
 //! [`dbio_model::JobResult`].
 #![deny(missing_docs)]
 
+pub mod blockdev;
 pub mod buf;
 pub mod check;
 pub mod clock;

@@ -21,15 +21,16 @@
 //! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
 //! written through only with `--overwrite`.
 //!
-//! Block devices are refused unless explicitly allowed, and always refused
-//! when they hold a filesystem, a partition table, a volume-manager or RAID
-//! signature, or are mounted or in use.
+//! Block devices are opened by [`crate::blockdev`]: refused unless
+//! explicitly allowed, and always refused when they hold any signature or
+//! are in use.
 //!
 //! How a file is prepared changes commit latency several-fold (an 8 KiB
 //! write + fdatasync into a freshly fallocated file ran 4.8x slower than
 //! into a pre-written one on the development machine), so preparation is an
 //! explicit [`Prepare`] choice.
 
+use crate::blockdev::{self, BlockDevicePolicy};
 use crate::buf::AlignedBuf;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
@@ -37,11 +38,11 @@ use dbio_model::{DioAlignment, Durability, Prepare};
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, CWD};
 use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -78,8 +79,8 @@ pub struct TargetSpec {
     /// The user allows dbio to write to an existing file it did not create
     /// (also through a symbolic link).
     pub overwrite: bool,
-    /// The user allows a block device (still refused when it holds data).
-    pub allow_block_device: bool,
+    /// Whether the command takes a block device (and the user allowed it).
+    pub block_device: BlockDevicePolicy,
     /// Keep a temporary file after the run instead of removing it.
     pub keep: bool,
 }
@@ -100,6 +101,9 @@ pub struct Target {
     /// set, stale temporary files were removed): for the report's warnings.
     pub notices: Vec<String>,
     inode: Arc<Inode>,
+    /// A block device's exclusive claim (see [`blockdev::BlockDevice`]):
+    /// the device stays claimed while this target lives.
+    claim: Option<File>,
 }
 
 /// The file a target lives on, opened once: every descriptor a job uses is
@@ -235,11 +239,7 @@ impl Target {
     /// its path). `spec.path` is ignored.
     pub fn reopen(&self, spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
         if self.is_block_device {
-            let spec = TargetSpec {
-                path: self.path.clone(),
-                ..spec.clone()
-            };
-            return Self::open_block_device(&spec);
+            return self.reopen_block_device(spec);
         }
         Self::open_on(spec, self.inode.clone(), self.path.clone(), stop)
     }
@@ -261,7 +261,7 @@ impl Target {
             sync,
             writes,
             overwrite: false,
-            allow_block_device: false,
+            block_device: BlockDevicePolicy::NotAccepted,
             keep: false,
         };
         if writes && !self.inode.ours && !self.inode.writable {
@@ -486,36 +486,43 @@ impl Target {
             fs_type,
             notices: Vec::new(),
             inode,
+            claim: None,
         })
     }
 
     fn open_block_device(spec: &TargetSpec) -> Result<Target, EngineError> {
-        let p = &spec.path;
-        if !spec.allow_block_device {
-            return Err(EngineError::Refused(format!(
-                "{} is a block device; pass --allow-block-device to use it (dbio still refuses devices that hold a filesystem, a partition table or are in use)",
-                p.display()
-            )));
-        }
-        check_block_device_is_blank(p)?;
-        let file = open_with_flags(spec, p, "")?;
-        let dev_size = block_device_size(&file)
-            .map_err(|e| EngineError::io("reading the device size", p, e))?;
-        if spec.size > dev_size {
+        let dev = blockdev::open_for_job(spec, spec.block_device)?;
+        Target::on_block_device(&spec.path, spec, dev.file, Some(dev.claim))
+    }
+
+    /// Another job of the same session on this block device: the device is
+    /// opened again through this target's exclusive claim, which stays open
+    /// (and the device claimed) for as long as this target lives.
+    pub fn reopen_block_device(&self, spec: &TargetSpec) -> Result<Target, EngineError> {
+        let Some(claim) = &self.claim else {
             return Err(EngineError::Invalid(format!(
-                "{} holds {} but the job needs {}",
-                p.display(),
-                format_bytes(dev_size),
-                format_bytes(spec.size)
+                "{} is not a block device dbio holds",
+                self.path.display()
             )));
-        }
+        };
+        let file = blockdev::reopen_for_job(claim, spec)?;
+        Target::on_block_device(&self.path, spec, file, None)
+    }
+
+    /// A target on a block device opened (and checked) by [`blockdev`].
+    fn on_block_device(
+        path: &Path,
+        spec: &TargetSpec,
+        file: File,
+        claim: Option<File>,
+    ) -> Result<Target, EngineError> {
         let anchor = file
             .try_clone()
-            .map_err(|e| EngineError::io("opening the device", p, e))?;
+            .map_err(|e| EngineError::io("opening the device", path, e))?;
         let st = rustix::fs::fstat(&anchor)
-            .map_err(|e| EngineError::io("inspecting the device", p, e.into()))?;
+            .map_err(|e| EngineError::io("inspecting the device", path, e.into()))?;
         Ok(Target {
-            path: p.clone(),
+            path: path.to_path_buf(),
             file: Arc::new(file),
             size: spec.size,
             is_block_device: true,
@@ -529,6 +536,7 @@ impl Target {
                 ours: false,
                 entry: None,
             }),
+            claim,
         })
     }
 }
@@ -767,49 +775,6 @@ fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
     remove_if_same(dir, name, st.st_dev, st.st_ino)
 }
 
-/// Opens a block device by its path with the spec's flags: the one place a
-/// target is opened by path (device nodes live in root-owned /dev; the
-/// checks of [`check_block_device_is_blank`] run first).
-fn open_with_flags(spec: &TargetSpec, path: &Path, fs_type: &str) -> Result<File, EngineError> {
-    if spec.direct {
-        if let Some(a) = sysinfo::dio_alignment(path) {
-            let align = u64::from(a.offset_align);
-            if align > 0 && !spec.bs.is_multiple_of(align) {
-                return Err(EngineError::Invalid(format!(
-                    "O_DIRECT on {} needs I/O in multiples of {align} B (statx), and --bs {} B is not one",
-                    path.display(),
-                    spec.bs
-                )));
-            }
-        }
-    }
-    let mut flags = 0;
-    if spec.direct {
-        flags |= libc::O_DIRECT;
-    }
-    match spec.sync {
-        Durability::Dsync => flags |= libc::O_DSYNC,
-        Durability::Sync => flags |= libc::O_SYNC,
-        _ => {}
-    }
-    OpenOptions::new()
-        .read(true)
-        .write(spec.writes)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(|e| {
-            if spec.direct && e.raw_os_error() == Some(libc::EINVAL) {
-                let fs = if fs_type.is_empty() { "this filesystem" } else { fs_type };
-                EngineError::Unsupported(format!(
-                    "{fs} does not support O_DIRECT (target {}); run without --direct or use a directory on a disk-backed filesystem",
-                    path.display()
-                ))
-            } else {
-                EngineError::io("opening the target", path, e)
-            }
-        })
-}
-
 /// Refuses when the filesystem holding the open `fd` (`shown` in
 /// messages) lacks room for `size` bytes beyond the `already` bytes the
 /// target occupies.
@@ -905,107 +870,10 @@ fn lay_out(
     Ok(())
 }
 
-fn block_device_size(f: &File) -> io::Result<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut f = f;
-    let end = f.seek(SeekFrom::End(0))?;
-    f.seek(SeekFrom::Start(0))?;
-    Ok(end)
-}
-
-/// On-disk signatures that mean "this device holds data" (offset, magic, what).
-const SIGNATURES: &[(usize, &[u8], &str)] = &[
-    (1080, &[0x53, 0xEF], "an ext2/3/4 filesystem"),
-    (0, b"XFSB", "an XFS filesystem"),
-    (65600, b"_BHRfS_M", "a btrfs filesystem"),
-    (4086, b"SWAPSPACE2", "a swap area"),
-    (4086, b"SWAP-SPACE", "a swap area"),
-    (510, &[0x55, 0xAA], "a partition table or boot sector (MBR)"),
-    (512, b"EFI PART", "a GPT partition table"),
-    (512, b"LABELONE", "an LVM physical volume"),
-    (536, b"LVM2 001", "an LVM physical volume"),
-    (0, b"LUKS\xba\xbe", "a LUKS encrypted volume"),
-    (4096, &[0xfc, 0x4e, 0x2b, 0xa9], "an md RAID member"),
-    (32769, b"CD001", "an ISO 9660 filesystem"),
-    (3, b"NTFS    ", "an NTFS filesystem"),
-    (82, b"FAT32   ", "a FAT32 filesystem"),
-    (54, b"FAT1", "a FAT filesystem"),
-    (1024, &[0x10, 0x20, 0xF5, 0xF2], "an F2FS filesystem"),
-];
-
-/// Refuses a block device that is mounted, in use, partitioned or carries
-/// a known filesystem or volume signature.
-pub fn check_block_device_is_blank(p: &Path) -> Result<(), EngineError> {
-    let refuse = |why: String| {
-        Err(EngineError::Refused(format!(
-            "refusing {}: it {why}; dbio never writes to a device that holds data",
-            p.display()
-        )))
-    };
-    if let Some((sys, part)) = sysinfo::disk_of(p) {
-        let own = match &part {
-            Some(name) => sys.join(name),
-            None => sys.clone(),
-        };
-        if part.is_none() {
-            let name = sys.file_name().map(|n| n.to_string_lossy().to_string());
-            if let (Some(name), Ok(rd)) = (name, fs::read_dir(&sys)) {
-                if rd
-                    .flatten()
-                    .any(|e| e.file_name().to_string_lossy().starts_with(&name))
-                {
-                    return refuse("has partitions".into());
-                }
-            }
-        }
-        if fs::read_dir(own.join("holders")).is_ok_and(|mut d| d.next().is_some()) {
-            return refuse("is in use by another device (device-mapper, md or LVM)".into());
-        }
-    }
-    let md = fs::metadata(p).map_err(|e| EngineError::io("inspecting the device", p, e))?;
-    let dev = md.rdev();
-    let id = format!("{}:{}", libc::major(dev), libc::minor(dev));
-    if let Ok(mi) = fs::read_to_string("/proc/self/mountinfo") {
-        if mi.lines().any(|l| l.split(' ').nth(2) == Some(id.as_str())) {
-            return refuse("is mounted".into());
-        }
-    }
-    if let Ok(swaps) = fs::read_to_string("/proc/swaps") {
-        let canon = fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        if swaps
-            .lines()
-            .skip(1)
-            .any(|l| l.split_whitespace().next() == Some(&*canon.to_string_lossy()))
-        {
-            return refuse("is an active swap device".into());
-        }
-    }
-    let mut head = vec![0u8; 70 * 1024];
-    let f = File::open(p).map_err(|e| EngineError::io("reading the device", p, e))?;
-    let n = read_full_at(&f, &mut head).map_err(|e| EngineError::io("reading the device", p, e))?;
-    for (off, magic, what) in SIGNATURES {
-        if off + magic.len() <= n && &head[*off..off + magic.len()] == *magic {
-            return refuse(format!("holds {what}"));
-        }
-    }
-    Ok(())
-}
-
-fn read_full_at(f: &File, buf: &mut [u8]) -> io::Result<usize> {
-    use std::os::unix::fs::FileExt;
-    let mut done = 0;
-    while done < buf.len() {
-        match f.read_at(&mut buf[done..], done as u64)? {
-            0 => break,
-            n => done += n,
-        }
-    }
-    Ok(done)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn temp_names_yield_their_pid_and_nothing_else_does() {

@@ -11,6 +11,7 @@
 //! (statx on an empty probe file), and the free space of the whole group.
 
 use super::config::LgwrConfig;
+use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::EngineError;
 use dbio_model::units::format_bytes;
@@ -87,7 +88,7 @@ impl LogGroup {
             sync: Durability::None,
             writes: true,
             overwrite: false,
-            allow_block_device: false,
+            block_device: BlockDevicePolicy::NotAccepted,
             keep: cfg.keep,
         };
         let mut targets = Vec::with_capacity(cfg.files as usize);
