@@ -89,7 +89,7 @@ pub struct BenchArgs {
     /// fdatasync or fsync after each write (io_uring: a linked sync op).
     #[arg(long, value_enum, default_value = "none")]
     pub sync: SyncArg,
-    /// Worker threads, each with its own engine and iodepth.
+    /// Worker threads, each with its own engine and iodepth, 1..1024.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// Size of the target region (e.g. 256m, 1g).
@@ -98,7 +98,7 @@ pub struct BenchArgs {
     /// How a new file is laid out before the run.
     #[arg(long, value_enum, default_value = "prewrite")]
     pub prepare: PrepareArg,
-    /// Measured run time (e.g. 10, 10s, 500ms, 2m). Default 10 s unless --ops is given.
+    /// Measured run time (e.g. 10, 10s, 500ms, 2m; at most 30 days). Default 10 s unless --ops is given.
     #[arg(long, value_parser = parse_duration_arg)]
     pub runtime: Option<f64>,
     /// Stop after this many operations in total (split across threads).
@@ -114,8 +114,8 @@ pub struct BenchArgs {
     /// Seed of the random offsets (same seed, same offsets).
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Injected service time per I/O for the null engine (e.g. 1ms).
-    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    /// Injected service time per I/O for the null engine (e.g. 1ms; at most 100 s).
+    #[arg(long, value_parser = parse_delay_arg, value_name = "TIME")]
     pub null_delay: Option<f64>,
     /// Allow writing to an existing file dbio did not create, or to a file
     /// named through a symbolic link.
@@ -265,12 +265,42 @@ fn parse_size_arg(s: &str) -> Result<u64, String> {
     dbio_model::units::parse_size(s)
 }
 
-/// Parses `10`, `10s`, `500ms`, `250us`, `2m` into seconds.
+/// The longest duration any option accepts: 30 days.
+pub const MAX_DURATION_S: f64 = 30.0 * 86400.0;
+/// The longest injected delay or think time: 100 s.
+pub const MAX_DELAY_S: f64 = 100.0;
+
+/// Parses `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into seconds.
+/// Refuses what is not a finite, non-negative duration of at most 30 days:
+/// a huge value would overflow the nanosecond clock and silently become
+/// no time at all.
 pub fn parse_duration_arg(s: &str) -> Result<f64, String> {
+    parse_bounded(s, MAX_DURATION_S, "30 days")
+}
+
+/// [`parse_duration_arg`] for injected delays, think times and spins: at
+/// most 100 s.
+pub fn parse_delay_arg(s: &str) -> Result<f64, String> {
+    parse_bounded(s, MAX_DELAY_S, "100 s")
+}
+
+fn parse_bounded(s: &str, max_s: f64, max_text: &str) -> Result<f64, String> {
     let t = s.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
+    let b = t.as_bytes();
+    // The number: digits, a point, a sign, and an exponent (1e3).
+    let mut split = 0;
+    while split < b.len() {
+        let c = b[split];
+        let exponent = (c == b'e' || c == b'E')
+            && split > 0
+            && b.get(split + 1)
+                .is_some_and(|n| n.is_ascii_digit() || *n == b'-' || *n == b'+');
+        let sign = (c == b'-' || c == b'+') && (split == 0 || matches!(b[split - 1], b'e' | b'E'));
+        if !(c.is_ascii_digit() || c == b'.' || exponent || sign) {
+            break;
+        }
+        split += 1;
+    }
     let (num, unit) = t.split_at(split);
     let v: f64 = num
         .parse()
@@ -288,5 +318,48 @@ pub fn parse_duration_arg(s: &str) -> Result<f64, String> {
             ))
         }
     };
-    Ok(v * mult)
+    let secs = v * mult;
+    if v.is_sign_negative() && v != 0.0 {
+        return Err(format!("'{s}' is negative; a duration must be 0 or more"));
+    }
+    if !secs.is_finite() || secs > max_s {
+        return Err(format!(
+            "'{s}' is longer than {max_text}, the most it may be"
+        ));
+    }
+    Ok(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_and_overflows_are_refused() {
+        assert_eq!(parse_duration_arg("10").unwrap(), 10.0);
+        assert_eq!(parse_duration_arg("500ms").unwrap(), 0.5);
+        assert_eq!(parse_duration_arg("2m").unwrap(), 120.0);
+        assert_eq!(parse_duration_arg("1.5e3ms").unwrap(), 1.5);
+        assert_eq!(parse_duration_arg("0").unwrap(), 0.0);
+        assert!(parse_duration_arg("30d").unwrap_err().contains("unit"));
+        for bad in ["99999999999999999999", "1e20", "721h", "inf", "1e400"] {
+            let e = parse_duration_arg(bad).unwrap_err();
+            assert!(
+                e.contains("longer than 30 days") || e.contains("not a duration"),
+                "{bad}: {e}"
+            );
+        }
+        assert!(parse_duration_arg("-1").unwrap_err().contains("negative"));
+        assert!(parse_duration_arg("-1ms").unwrap_err().contains("negative"));
+        assert!(parse_duration_arg("nan")
+            .unwrap_err()
+            .contains("not a duration"));
+        assert!(parse_delay_arg("1e20")
+            .unwrap_err()
+            .contains("longer than 100 s"));
+        assert!(parse_delay_arg("101")
+            .unwrap_err()
+            .contains("longer than 100 s"));
+        assert_eq!(parse_delay_arg("100").unwrap(), 100.0);
+    }
 }

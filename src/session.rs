@@ -144,6 +144,18 @@ impl Session {
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job(&nj.name, &job, target, &self.control, &bar);
         bar.finish();
+        let outcome = match outcome {
+            Ok(o) => o,
+            // Nothing measured yet: an error (status 2).
+            Err(e) if report.jobs.is_empty() => return Err(e.into()),
+            // Earlier jobs measured: keep them, as a partial result.
+            Err(e) => {
+                report.partial = Some(PartialReason::IoError {
+                    message: e.to_string(),
+                });
+                return Ok(false);
+            }
+        };
         report.jobs.push(outcome.result);
         if let Some(sig) = self.signals.received() {
             report.partial = Some(PartialReason::Signal { signal: sig.into() });

@@ -91,7 +91,7 @@ fn impossible_options_fail_before_any_io() {
             "null engine only",
         ),
         (&["--bs", "8q"], "unknown size suffix"),
-        (&["--runtime=-1"], "not a duration"),
+        (&["--runtime=-1"], "is negative"),
     ];
     for (args, msg) in cases {
         let out = dbio()

@@ -12,6 +12,7 @@ mod read;
 mod safety;
 mod safety_blockdev;
 mod safety_files;
+mod safety_limits;
 mod safety_outputs;
 mod tracefile;
 mod util;

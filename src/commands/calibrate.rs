@@ -31,7 +31,7 @@ pub struct CalibrateArgs {
     /// Bytes per read.
     #[arg(long, default_value = "8k", value_parser = parse_size)]
     pub block_size: u64,
-    /// Reads per tier at most.
+    /// Reads per tier at most, 1..1000000.
     #[arg(long, default_value_t = 2000)]
     pub samples: u64,
     /// Time per tier at most.
@@ -132,8 +132,8 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if a.size < 8 * bs {
         anyhow::bail!("--size must hold at least 8 blocks of --block-size");
     }
-    if a.samples == 0 {
-        anyhow::bail!("--samples must be at least 1");
+    if a.samples == 0 || a.samples > 1_000_000 {
+        anyhow::bail!("--samples must be between 1 and 1000000");
     }
     if !(a.runtime > 0.0 && a.runtime.is_finite()) {
         anyhow::bail!("--runtime must be a positive number of seconds");

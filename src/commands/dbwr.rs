@@ -2,7 +2,7 @@
 //! configuration or a sweep over writer counts (`--writers 1,2,4,8`, seed
 //! 004's experiment), and the writer section of `dbio check`.
 
-use crate::cli::{parse_duration_arg, OutputArgs};
+use crate::cli::{parse_delay_arg, parse_duration_arg, OutputArgs};
 use crate::session::new_report;
 use crate::signals::Signals;
 use anyhow::Context;
@@ -57,10 +57,10 @@ pub struct DbwrArgs {
     /// LRU lists the cache is split into (block b lives on list b mod L).
     #[arg(long, default_value_t = 16)]
     pub lists: u32,
-    /// Writer threads; a comma list runs a sweep (e.g. 1,2,4,8).
+    /// Writer threads, 1..4096; a comma list runs a sweep (e.g. 1,2,4,8).
     #[arg(long, default_value = "1", value_delimiter = ',')]
     pub writers: Vec<u32>,
-    /// Foreground threads touching random blocks.
+    /// Foreground threads touching random blocks, 1..4096.
     #[arg(long, default_value_t = 4)]
     pub foregrounds: u32,
     /// Share of touches that change the block, percent.
@@ -98,8 +98,8 @@ pub struct DbwrArgs {
     /// Seed of the foregrounds' block choice.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
-    /// Injected service time per I/O for the null engine (e.g. 100us).
-    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    /// Injected service time per I/O for the null engine (e.g. 100us; at most 100 s).
+    #[arg(long, value_parser = parse_delay_arg, value_name = "TIME")]
     pub null_delay: Option<f64>,
     /// Allow writing to an existing file dbio did not create.
     #[arg(long)]

@@ -7,7 +7,10 @@
 //! prepares and reuses log groups, runs rounds A B A B ..., and draws the
 //! plain-words conclusions.
 
-use crate::cli::{parse_duration_arg, OutputArgs, PrepareArg};
+/// The most interleaved rounds (each is a whole run).
+const MAX_ROUNDS: u32 = 1000;
+
+use crate::cli::{parse_delay_arg, parse_duration_arg, OutputArgs, PrepareArg};
 use crate::session::new_report;
 use anyhow::Context;
 use dbio_model::lgwr::LgwrResult;
@@ -35,7 +38,7 @@ pub struct LgwrArgs {
     /// Directory for the log files (temporary files, removed after the run).
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Committing session threads.
+    /// Committing session threads, 1..4096.
     #[arg(long, default_value_t = 10)]
     pub sessions: u32,
     /// Commits per session (instead of a run time).
@@ -48,10 +51,10 @@ pub struct LgwrArgs {
     /// a fixed size (`8k`), or a uniform range (`512-8k`).
     #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
     pub redo_size: RedoSize,
-    /// Think time between a session's commits (e.g. 1ms).
-    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    /// Think time between a session's commits (e.g. 1ms; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub think_time: f64,
-    /// Log buffer size; sessions wait for room ('log buffer space').
+    /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
     #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,
     /// Largest log write (padding included).
@@ -69,8 +72,8 @@ pub struct LgwrArgs {
     /// No I/O at all: measure the model itself.
     #[arg(long)]
     pub null: bool,
-    /// No I/O, every write and every sync takes this long (e.g. 1ms).
-    #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]
+    /// No I/O, every write and every sync takes this long (e.g. 1ms; at most 100 s).
+    #[arg(long, value_parser = parse_delay_arg, value_name = "TIME")]
     pub null_delay: Option<f64>,
     /// Log files in the group (used round-robin, switching when full).
     #[arg(long, default_value_t = 3)]
@@ -89,8 +92,8 @@ pub struct LgwrArgs {
     #[arg(long, default_value_t = 1)]
     pub async_depth: u32,
     /// PostgreSQL's commit_delay: the writer sleeps this long before
-    /// writing when enough other sessions are in a transaction.
-    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    /// writing when enough other sessions are in a transaction (at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub commit_delay: f64,
     /// PostgreSQL's commit_siblings.
     #[arg(long, default_value_t = 5)]
@@ -109,8 +112,8 @@ pub struct LgwrArgs {
     pub writer_fifo: Option<u32>,
     /// How long a waiting session watches for the writer's post before it
     /// sleeps (default 0: sleep at once, Oracle's post/wait; a few µs
-    /// approximate adaptive polling).
-    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    /// approximate adaptive polling; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub post_spin: f64,
     /// Read every committed record back after the run and compare it.
     #[arg(long)]
@@ -122,7 +125,7 @@ pub struct LgwrArgs {
     /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
     #[arg(long, value_delimiter = ',')]
     pub compare: Vec<String>,
-    /// Interleaved rounds of the configurations (A B A B ...).
+    /// Interleaved rounds of the configurations (A B A B ...), 1..1000.
     #[arg(long, default_value_t = 1)]
     pub rounds: u32,
     /// Seed of the redo sizes and payloads.
@@ -171,6 +174,7 @@ fn base_config(a: &LgwrArgs) -> LgwrConfig {
         writer_fifo: a.writer_fifo,
         post_spin_ns: (a.post_spin * 1e9).round() as u64,
         verify: a.verify,
+        journal: false,
         seed: a.seed,
         keep: a.keep,
     }
@@ -213,13 +217,11 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             "prepare" => c.prepare = parse_prepare(v).map_err(bad)?,
             "dir" => c.dir = PathBuf::from(v),
             "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,
-            "delay" => {
-                c.commit_delay_ns = (parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64
-            }
+            "delay" => c.commit_delay_ns = (parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64,
             "siblings" => c.commit_siblings = num(v)?,
-            "spin" => c.post_spin_ns = (parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64,
+            "spin" => c.post_spin_ns = (parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64,
             "null-delay" => {
-                c.null_delay_ns = Some((parse_duration_arg(v).map_err(bad)? * 1e9).round() as u64)
+                c.null_delay_ns = Some((parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64)
             }
             _ => return Err(bad(format!("unknown key '{k}'"))),
         }
@@ -405,8 +407,8 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
             .collect::<Result<_, _>>()
             .map_err(anyhow::Error::msg)?
     };
-    if a.rounds == 0 {
-        anyhow::bail!("--rounds must be at least 1");
+    if a.rounds == 0 || a.rounds > MAX_ROUNDS {
+        anyhow::bail!("--rounds must be between 1 and {MAX_ROUNDS}");
     }
     for (_, c) in &configs {
         model::check(c)?;

@@ -12,6 +12,7 @@ use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
+use dbio_engine::EngineError;
 use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, EngineKind, PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
@@ -62,10 +63,10 @@ pub struct ReadArgs {
     /// I/O engine.
     #[arg(long, value_enum, default_value = "psync")]
     pub engine: EngineArg,
-    /// I/Os in flight per thread (io_uring only).
+    /// I/Os in flight per thread (io_uring only), 1..1024.
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
-    /// Reader threads.
+    /// Reader threads, 1..1024.
     #[arg(long, default_value_t = 1)]
     pub threads: u32,
     /// O_DIRECT reads (bypass the page cache).
@@ -78,7 +79,7 @@ pub struct ReadArgs {
     /// Reads per cache state and round (instead of a time).
     #[arg(long)]
     pub ops: Option<u64>,
-    /// Interleaved rounds (default: 1 for one state, 3 for several).
+    /// Interleaved rounds, 1..1000 (default: 1 for one state, 3 for several).
     #[arg(long)]
     pub rounds: Option<u32>,
     /// Seed of the offsets.
@@ -222,7 +223,8 @@ fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bo
 }
 
 /// Runs every round of every state into `report`; stops early (partial
-/// report) on a signal or an I/O error.
+/// report) on a signal or an I/O error. A thread that cannot be started
+/// before anything was measured is an error.
 fn measure(
     cfg: ReadConfig,
     states: &[CacheState],
@@ -231,7 +233,7 @@ fn measure(
     signal: &dyn Fn() -> Option<&'static str>,
     quiet: bool,
     report: &mut RunReport,
-) {
+) -> anyhow::Result<()> {
     let rounds = cfg.rounds;
     let mut run = ReadRun::new(cfg, states);
     let control = Control { stop: stop.clone() };
@@ -251,6 +253,9 @@ fn measure(
                 break 'rounds;
             }
             if let Err(e) = res {
+                if matches!(e, EngineError::Threads(_)) && r == 0 && i == 0 {
+                    return Err(e.into());
+                }
                 report.partial = Some(PartialReason::IoError {
                     message: e.to_string(),
                 });
@@ -260,6 +265,7 @@ fn measure(
     }
     let name = target.map_or("null".to_string(), |t| t.path.display().to_string());
     report.reads.extend(run.finish(&name));
+    Ok(())
 }
 
 /// Runs `dbio read`.
@@ -300,7 +306,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &|| session.signal(),
         a.output.quiet,
         &mut report,
-    );
+    )?;
     report.conclusions.extend(compare(&report.reads));
     Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
@@ -344,7 +350,7 @@ pub fn check_section(
     let before = report.reads.len();
     let never = || None;
     let warm = CacheState::parse("warm").expect("static state");
-    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report);
+    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report)?;
     if direct_ok {
         let dcfg = ReadConfig {
             direct: true,
@@ -356,7 +362,7 @@ pub fn check_section(
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");
-        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report);
+        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report)?;
     }
     let names = [
         "check page cache (buffered, warm)",

@@ -70,7 +70,8 @@ pub struct TracefileArgs {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["page_cache_max", "storage_cache_max"])]
     pub calibration: Option<PathBuf>,
 
-    /// Rows in the top-N tables (statements, objects, slowest waits, blocks).
+    /// Rows in the top-N tables (statements, objects, slowest waits,
+    /// blocks), 1..100000.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
 
@@ -87,10 +88,15 @@ pub struct TracefileArgs {
     #[arg(long)]
     pub no_hot_blocks: bool,
 
-    /// Threads reading files in parallel (0: one per CPU).
+    /// Threads reading files in parallel (0: one per CPU; at most 1024).
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
     pub threads: usize,
 }
+
+/// The most rows a top-N table may ask for.
+const MAX_TOP: usize = 100_000;
+/// The most reader threads.
+const MAX_THREADS: usize = 1024;
 
 /// Parses `250ns`, `100us`, `100µs`, `1ms`, `2s` (a bare number is µs).
 fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
@@ -125,6 +131,12 @@ fn read_calibration(path: &std::path::Path) -> anyhow::Result<(u64, u64)> {
 }
 
 fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
+    if a.top == 0 || a.top > MAX_TOP {
+        anyhow::bail!("--top must be between 1 and {MAX_TOP}");
+    }
+    if a.threads > MAX_THREADS {
+        anyhow::bail!("--threads must be between 0 (one per CPU) and {MAX_THREADS}");
+    }
     let (page, storage, from) = match &a.calibration {
         Some(p) => {
             let (x, y) = read_calibration(p)?;

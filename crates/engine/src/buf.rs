@@ -1,7 +1,14 @@
 //! Aligned I/O buffers: O_DIRECT needs memory aligned to the device's
 //! logical block size (statx STATX_DIOALIGN tells it; 4 KiB is always enough
 //! on Linux, so dbio aligns to 4 KiB).
+//!
+//! Allocation is fallible ([`AlignedBuf::try_new`]): an allocation failure
+//! in Rust aborts the process, which would leave temporary files behind and
+//! lose what was measured, so every buffer whose size comes from an option
+//! is allocated with `try_new`, and large plans are checked against
+//! MemAvailable first ([`check_memory`]).
 
+use dbio_model::units::format_bytes;
 use std::alloc::{alloc_zeroed, dealloc, Layout};
 
 /// Alignment of every buffer dbio allocates.
@@ -16,29 +23,72 @@ pub struct AlignedBuf {
 // SAFETY: the buffer owns its memory exclusively; moving it across threads is sound.
 unsafe impl Send for AlignedBuf {}
 
+/// Refuses a plan that needs `bytes` of memory when the kernel reports less
+/// available (MemAvailable in /proc/meminfo); `what` names the plan in the
+/// sentence. Unknown availability lets the plan through.
+pub fn check_memory(bytes: u64, what: &str) -> Result<(), String> {
+    match crate::sysinfo::mem_available() {
+        Some(avail) if bytes > avail => Err(format!(
+            "{what} needs about {} of memory, but only {} is available",
+            format_bytes(bytes),
+            format_bytes(avail)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The sentence for a failed allocation of `len` bytes.
+pub fn alloc_error(len: usize) -> String {
+    format!(
+        "could not allocate {} of memory for I/O buffers",
+        format_bytes(len as u64)
+    )
+}
+
 impl AlignedBuf {
-    /// Allocates `len` zeroed bytes (at least one page).
-    pub fn new(len: usize) -> Self {
-        let layout = Layout::from_size_align(len.max(BUF_ALIGN), BUF_ALIGN)
-            .expect("buffer length fits in isize");
+    /// Allocates `len` zeroed bytes (at least one page); None when the
+    /// allocator has no memory for it.
+    pub fn try_new(len: usize) -> Option<Self> {
+        let layout = Layout::from_size_align(len.max(BUF_ALIGN), BUF_ALIGN).ok()?;
         // SAFETY: the layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return None;
         }
-        Self { ptr, layout }
+        Some(Self { ptr, layout })
+    }
+
+    /// Allocates `len` zeroed bytes (at least one page). Only for small,
+    /// fixed sizes: aborts the process when memory is exhausted.
+    pub fn new(len: usize) -> Self {
+        let layout = Layout::from_size_align(len.max(BUF_ALIGN), BUF_ALIGN)
+            .expect("buffer length fits in isize");
+        Self::try_new(len).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
     }
 
     /// Allocates `len` bytes filled with a non-repeating pattern from `seed`,
     /// so that compressing or deduplicating storage cannot shortcut writes.
+    /// Only for small, fixed sizes (see [`AlignedBuf::new`]).
     pub fn patterned(len: usize, seed: u64) -> Self {
         let mut b = Self::new(len);
+        b.fill_pattern(seed);
+        b
+    }
+
+    /// [`AlignedBuf::patterned`], or None when memory is exhausted.
+    pub fn try_patterned(len: usize, seed: u64) -> Option<Self> {
+        let mut b = Self::try_new(len)?;
+        b.fill_pattern(seed);
+        Some(b)
+    }
+
+    fn fill_pattern(&mut self, seed: u64) {
+        let b = self;
         let mut rng = fastrand::Rng::with_seed(seed);
         for chunk in b.as_mut_slice().chunks_mut(8) {
             let v = rng.u64(..).to_le_bytes();
             chunk.copy_from_slice(&v[..chunk.len()]);
         }
-        b
     }
 
     /// The buffer's length in bytes.
@@ -88,5 +138,17 @@ mod tests {
         let p = AlignedBuf::patterned(512, 7);
         assert_eq!(p.len(), 4096);
         assert!(p.as_slice().iter().any(|&x| x != 0));
+        let q = AlignedBuf::try_patterned(512, 7).unwrap();
+        assert_eq!(p.as_slice(), q.as_slice());
+    }
+
+    #[test]
+    fn impossible_sizes_fail_instead_of_aborting() {
+        assert!(AlignedBuf::try_new(usize::MAX / 2).is_none());
+        assert!(AlignedBuf::try_new(1 << 50).is_none());
+        assert!(check_memory(u64::MAX, "this plan")
+            .unwrap_err()
+            .starts_with("this plan needs about"));
+        assert!(check_memory(4096, "a page").is_ok());
     }
 }

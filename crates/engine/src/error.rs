@@ -14,6 +14,10 @@ pub enum EngineError {
     /// The kernel or filesystem lacks something the job needs.
     #[error("{0}")]
     Unsupported(String),
+    /// A thread the run needs could not be started (EAGAIN: `ulimit -u`,
+    /// a cgroup's pids.max); nothing was measured.
+    #[error(transparent)]
+    Threads(#[from] crate::threads::SpawnError),
     /// A block device is refused for safety: it holds a signature, is in
     /// use, or the command does not take one (see [`crate::blockdev`]).
     #[error("refusing block device {}: {why}", path.display())]
@@ -50,6 +54,7 @@ impl EngineError {
     pub fn raw_os_error(&self) -> Option<i32> {
         match self {
             EngineError::Io { os, .. } => os.raw_os_error(),
+            EngineError::Threads(e) => e.error.raw_os_error(),
             _ => None,
         }
     }

@@ -215,6 +215,20 @@ impl Job {
                     .into(),
             );
         }
+        // Every worker holds iodepth buffers of the block size.
+        let buffers = u64::from(s.threads) * u64::from(s.iodepth) * s.bs.max(4096);
+        if buffers > 64 << 20 {
+            crate::buf::check_memory(
+                buffers,
+                &format!(
+                    "--threads {} × --iodepth {} × --bs {}",
+                    s.threads,
+                    s.iodepth,
+                    format_bytes(s.bs)
+                ),
+            )
+            .map_err(EngineError::Invalid)?;
+        }
         if s.engine == EngineKind::IoUring {
             probe_io_uring().map_err(EngineError::Unsupported)?;
         }

@@ -25,6 +25,7 @@ pub mod runner;
 pub mod rusage;
 pub mod sysinfo;
 pub mod target;
+pub mod threads;
 pub mod workload;
 
 pub use error::EngineError;

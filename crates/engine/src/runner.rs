@@ -28,6 +28,7 @@ use crate::recorder::{IoRecord, IoTimes, Recorder};
 use crate::rusage::{thread_usage, Usage};
 use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
+use crate::threads::{spawn_scoped, StartGate};
 use crate::workload::{Io, IoStream, Workload};
 use crate::{EngineError, Job};
 use dbio_model::{
@@ -35,7 +36,6 @@ use dbio_model::{
     PageCacheResidency, SecondSample,
 };
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
-use std::sync::Barrier;
 
 /// Shared run control: the stop flag that signals and errors raise.
 #[derive(Debug, Default)]
@@ -183,14 +183,15 @@ impl IoRecord for BenchRecorder {
     }
 }
 
-/// Runs `job` on `target` (None for the null engine).
+/// Runs `job` on `target` (None for the null engine). An error means
+/// nothing was measured (a thread could not be started).
 pub fn run_job(
     name: &str,
     job: &Job,
     target: Option<&Target>,
     control: &Control,
     progress: &dyn Progress,
-) -> JobOutcome {
+) -> Result<JobOutcome, EngineError> {
     let e = &job.echo;
     let p = RunParams::from_echo(e);
     let make = |index: u32| {
@@ -203,7 +204,7 @@ pub fn run_job(
             },
         )
     };
-    let out = run_workers(&p, target, control, progress, &make);
+    let out = run_workers(&p, target, control, progress, &make)?;
     let mut rec = Recorder::default();
     for r in &out.recorders {
         rec.merge(&r.rec);
@@ -214,7 +215,7 @@ pub fn run_job(
     let ops = rec.read.ops + rec.write.ops;
     let usage = out.usage;
     let wrote = rec.write.ops > 0;
-    JobOutcome {
+    Ok(JobOutcome {
         result: JobResult {
             name: name.to_string(),
             job: e.clone(),
@@ -233,7 +234,7 @@ pub fn run_job(
             conclusion: None,
         },
         error: out.error,
-    }
+    })
 }
 
 /// CPU figures of `usage` over `ops` operations and `runtime_ns`.
@@ -279,7 +280,7 @@ pub fn run_workers<S, R, F>(
     control: &Control,
     progress: &dyn Progress,
     make: &F,
-) -> RunOutput<R>
+) -> Result<RunOutput<R>, EngineError>
 where
     S: IoStream,
     R: IoRecord,
@@ -291,9 +292,9 @@ where
         .and_then(|t| sysinfo::disk_of_fd(&*t.file))
         .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
     let cached_before = target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file));
-    let barrier = Barrier::new(threads + 1);
+    let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
-    let start_ns = now_ns() + 1_000_000; // let every worker reach the barrier
+    let start_ns = now_ns() + 1_000_000; // let every worker reach the gate
     let warmup_end_ns = start_ns + (p.warmup_s * 1e9) as u64;
     let deadline_ns = p.runtime_s.map(|r| warmup_end_ns + (r * 1e9) as u64);
     let sched = Schedule {
@@ -304,57 +305,82 @@ where
             .map(|r| (1e9 * p.threads as f64 / r as f64) as u64),
     };
 
-    let (outs, reporter) = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|i| {
-                let live = &live[i];
-                let barrier = &barrier;
-                let finished = &finished;
-                let quota = sched
-                    .quota
-                    .map(|q| q / p.threads as u64 + u64::from((i as u64) < q % p.threads as u64));
-                let sched = Schedule { quota, ..sched };
-                std::thread::Builder::new()
-                    .name(format!("dbio-worker-{i}"))
-                    .spawn_scoped(s, move || {
-                        let (stream, recorder) = make(i as u32);
-                        let args = WorkerArgs {
-                            index: i as u32,
-                            p,
-                            control,
-                            live,
-                            barrier,
-                            start_ns,
-                            sched,
-                        };
-                        let out = worker(args, target, stream, recorder);
-                        finished.fetch_add(1, Relaxed);
-                        out
-                    })
-                    .expect("spawning a worker thread")
-            })
-            .collect();
-        let rep = s.spawn(|| {
-            reporter(
-                &live,
-                &finished,
-                threads,
-                control,
-                progress,
-                start_ns,
-                warmup_end_ns,
-                deadline_ns,
-                p,
-                disk.as_deref(),
-            )
-        });
-        barrier.wait();
+    // Workers, then the reporter: threads + 1 in all.
+    let total = threads + 1;
+    let (outs, reporter, spawn_error) = std::thread::scope(|s| {
+        let mut handles = Vec::with_capacity(threads);
+        let mut spawn_error = None;
+        for i in 0..threads {
+            let live = &live[i];
+            let gate = &gate;
+            let finished = &finished;
+            let quota = sched
+                .quota
+                .map(|q| q / p.threads as u64 + u64::from((i as u64) < q % p.threads as u64));
+            let sched = Schedule { quota, ..sched };
+            let spawned = spawn_scoped(s, format!("dbio-worker-{i}"), i, total, move || {
+                let (stream, recorder) = make(i as u32);
+                let args = WorkerArgs {
+                    index: i as u32,
+                    p,
+                    control,
+                    live,
+                    gate,
+                    start_ns,
+                    sched,
+                };
+                let out = worker(args, target, stream, recorder);
+                finished.fetch_add(1, Relaxed);
+                out
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        let rep = match spawn_error {
+            Some(_) => None,
+            None => match spawn_scoped(s, "dbio-reporter".into(), threads, total, || {
+                reporter(
+                    &live,
+                    &finished,
+                    threads,
+                    control,
+                    progress,
+                    start_ns,
+                    warmup_end_ns,
+                    deadline_ns,
+                    p,
+                    disk.as_deref(),
+                )
+            }) {
+                Ok(h) => Some(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    None
+                }
+            },
+        };
+        if spawn_error.is_some() {
+            // The threads already started return without doing any I/O.
+            gate.abort();
+        } else {
+            gate.open_when_arrived(threads);
+        }
         let outs: Vec<WorkerOut<R>> = handles
             .into_iter()
             .map(|h| h.join().expect("worker thread panicked"))
             .collect();
-        (outs, rep.join().expect("reporter thread panicked"))
+        let reporter = rep.map(|h| h.join().expect("reporter thread panicked"));
+        (outs, reporter, spawn_error)
     });
+    if let Some(e) = spawn_error {
+        return Err(e.into());
+    }
+    let reporter = reporter.expect("the reporter ran when every thread started");
 
     let mut recorders = Vec::with_capacity(outs.len());
     let mut usage = Usage::default();
@@ -375,7 +401,7 @@ where
         (Some(a), Some(name)) => sysinfo::disk_counters(name).map(|b| b.delta(a)),
         _ => None,
     };
-    RunOutput {
+    Ok(RunOutput {
         recorders,
         usage,
         runtime_ns,
@@ -385,7 +411,7 @@ where
         cached_after: target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file)),
         ops,
         error,
-    }
+    })
 }
 
 fn worker<S: IoStream, R: IoRecord>(
@@ -424,7 +450,7 @@ struct WorkerArgs<'a> {
     p: &'a RunParams,
     control: &'a Control,
     live: &'a LiveCounters,
-    barrier: &'a Barrier,
+    gate: &'a StartGate,
     start_ns: u64,
     sched: Schedule,
 }
@@ -437,7 +463,7 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
         p,
         control,
         live,
-        barrier,
+        gate,
         start_ns,
         sched,
     }: WorkerArgs<'_>,
@@ -446,15 +472,23 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
 ) -> WorkerOut<R> {
     let qd = p.iodepth as usize;
-    let mut bufs: Vec<AlignedBuf> = (0..qd)
-        .map(|i| AlignedBuf::patterned(p.buf_len, p.seed ^ ((index as u64) << 32) ^ i as u64))
+    let bufs: Option<Vec<AlignedBuf>> = (0..qd)
+        .map(|i| AlignedBuf::try_patterned(p.buf_len, p.seed ^ ((index as u64) << 32) ^ i as u64))
         .collect();
+    let mut bufs = bufs.unwrap_or_default();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
-    let mut engine = match make_engine(&ptrs) {
+    let engine = if bufs.is_empty() {
+        Err(EngineError::Unsupported(crate::buf::alloc_error(
+            qd * p.buf_len,
+        )))
+    } else {
+        make_engine(&ptrs)
+    };
+    let mut engine = match engine {
         Ok(engine) => engine,
         Err(err) => {
             control.stop.store(true, Relaxed);
-            barrier.wait();
+            gate.arrive();
             return WorkerOut {
                 recorder: rec,
                 ops: 0,
@@ -494,7 +528,16 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
     let mut usage_start: Option<Usage> = None;
     let mut error = None;
 
-    barrier.wait();
+    if !gate.arrive() {
+        // Another thread could not start: no I/O.
+        return WorkerOut {
+            recorder: rec,
+            ops: 0,
+            usage: Usage::default(),
+            finished_ns: now_ns(),
+            error: None,
+        };
+    }
     wait_until(start_ns);
     let mut next_due = start_ns;
 

@@ -343,6 +343,17 @@ fn loadavg() -> [f64; 3] {
     ]
 }
 
+/// MemAvailable from /proc/meminfo, bytes (None when unreadable).
+pub fn mem_available() -> Option<u64> {
+    fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    })
+}
+
 fn mem_total() -> u64 {
     fs::read_to_string("/proc/meminfo")
         .ok()

@@ -34,7 +34,7 @@ fn changed_blocks(
     let job = Job::resolve(&spec).unwrap();
     let control = Control::default();
     let target = Target::prepare(job.target.as_ref().unwrap(), &control.stop).unwrap();
-    let out = run_job("t", &job, Some(&target), &control, &NoProgress);
+    let out = run_job("t", &job, Some(&target), &control, &NoProgress).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);
     assert_eq!(out.result.write.as_ref().unwrap().ops, ops);
     drop(target);

@@ -110,9 +110,11 @@ pub fn analyze_sources(
     let next = AtomicUsize::new(0);
     let first_error: Mutex<Option<io::Error>> = Mutex::new(None);
     let mut parts: Vec<Analyzer> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
+        let mut handles = Vec::with_capacity(threads);
+        for i in 0..threads {
+            let spawned = std::thread::Builder::new()
+                .name(format!("dbio-parse-{i}"))
+                .spawn_scoped(scope, || {
                     let mut an = Analyzer::new(opts);
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
@@ -130,9 +132,22 @@ pub fn analyze_sources(
                         }
                     }
                     an
-                })
-            })
-            .collect();
+                });
+            match spawned {
+                Ok(h) => handles.push(h),
+                // The threads already started share the files among
+                // themselves: fewer threads, same result.
+                Err(_) if i > 0 => break,
+                Err(e) => {
+                    let mut fe = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                    fe.get_or_insert(io::Error::new(
+                        e.kind(),
+                        format!("could not start thread 1 of {threads}: {e}"),
+                    ));
+                    break;
+                }
+            }
+        }
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
     if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {

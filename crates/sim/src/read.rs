@@ -101,8 +101,24 @@ impl ReadConfig {
         if self.threads == 0 || self.threads > 1024 {
             return Err("--threads must be between 1 and 1024".into());
         }
-        if self.rounds == 0 {
-            return Err("--rounds must be at least 1".into());
+        if self.rounds == 0 || self.rounds > 1000 {
+            return Err("--rounds must be between 1 and 1000".into());
+        }
+        if self.iodepth == 0 || self.iodepth > 1024 {
+            return Err("--iodepth must be between 1 and 1024".into());
+        }
+        // Every thread holds iodepth buffers of the largest read.
+        let buffers = u64::from(self.threads) * u64::from(self.iodepth) * self.max_read();
+        if buffers > 64 << 20 {
+            dbio_engine::buf::check_memory(
+                buffers,
+                &format!(
+                    "--threads {} × --iodepth {} × reads of {}",
+                    self.threads,
+                    self.iodepth,
+                    format_bytes(self.max_read())
+                ),
+            )?;
         }
         if let Some(ops) = self.ops_per_round {
             if ops < u64::from(self.threads) {
@@ -271,7 +287,7 @@ impl ReadRun {
                 ClassRecorder::new(cfg.thresholds.clone(), &expected),
             )
         };
-        let out = run_workers(&p, target, control, progress, &make);
+        let out = run_workers(&p, target, control, progress, &make)?;
         let acc = &mut self.accs[state];
         for r in &out.recorders {
             match &mut acc.rec {

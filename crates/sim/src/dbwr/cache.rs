@@ -75,8 +75,12 @@ pub(crate) struct ListState {
 }
 
 impl ListState {
-    fn new(buffers: u32, map_len: usize) -> Self {
+    /// None when the block map cannot be allocated.
+    fn try_new(buffers: u32, map_len: usize) -> Option<Self> {
         let n = buffers as usize;
+        let mut map = Vec::new();
+        map.try_reserve_exact(map_len).ok()?;
+        map.resize(map_len, NIL);
         let hdrs = (0..n)
             .map(|i| Header {
                 block: NO_BLOCK,
@@ -88,14 +92,14 @@ impl ListState {
                 reading: false,
             })
             .collect();
-        ListState {
+        Some(ListState {
             hdrs,
-            map: vec![NIL; map_len],
+            map,
             hot: 0,
             cold: buffers - 1,
             dirty: 0,
             waiters: 0,
-        }
+        })
     }
 
     /// Moves buffer `i` to the hot end.
@@ -191,11 +195,23 @@ impl BufferCache {
     /// A cache of `buffers` buffers over `lists` lists for a datafile of
     /// `blocks` blocks. The last list takes the remainder of an uneven split.
     pub fn new(buffers: u32, lists: u32, blocks: u64) -> Self {
+        Self::try_new(buffers, lists, blocks).expect("a small buffer cache")
+    }
+
+    /// [`BufferCache::new`], or the sentence saying that its memory could
+    /// not be allocated.
+    pub fn try_new(buffers: u32, lists: u32, blocks: u64) -> Result<Self, String> {
         assert!(lists >= 1 && buffers >= lists, "validated by DbwrConfig");
-        let mut mem = AlignedBuf::new(buffers as usize * BLOCK_SIZE);
+        let bytes = buffers as usize * BLOCK_SIZE;
+        let mut mem = AlignedBuf::try_new(bytes).ok_or_else(|| {
+            format!(
+                "could not allocate the {} buffer cache: out of memory",
+                dbio_model::units::format_bytes(bytes as u64)
+            )
+        })?;
+        let map_len = blocks.div_ceil(u64::from(lists)) as usize;
         let base = mem.as_mut_ptr();
         let per = buffers / lists;
-        let map_len = blocks.div_ceil(u64::from(lists)) as usize;
         let mut first = 0usize;
         let lists = (0..lists)
             .map(|l| {
@@ -207,19 +223,24 @@ impl BufferCache {
                 // SAFETY: first + len <= buffers, all within the allocation.
                 let mem = unsafe { base.add(first * BLOCK_SIZE) };
                 first += len as usize;
-                LruList {
-                    state: Mutex::new(ListState::new(len, map_len)),
+                let state = ListState::try_new(len, map_len).ok_or_else(|| {
+                    format!(
+                        "could not allocate the block map of a {blocks}-block datafile: out of memory"
+                    )
+                })?;
+                Ok(LruList {
+                    state: Mutex::new(state),
                     cond: Condvar::new(),
                     mem,
                     len,
-                }
+                })
             })
-            .collect();
-        BufferCache {
+            .collect::<Result<_, String>>()?;
+        Ok(BufferCache {
             lists,
             blocks,
             _mem: mem,
-        }
+        })
     }
 
     /// Number of LRU lists.

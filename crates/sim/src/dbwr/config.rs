@@ -78,6 +78,9 @@ pub enum DbwrError {
     },
 }
 
+/// The most writer or foreground threads.
+pub const MAX_THREADS: u32 = 4096;
+
 impl DbwrConfig {
     /// Buffers per list, rounded down (the last list takes the remainder).
     pub fn buffers_per_list(&self) -> u32 {
@@ -101,6 +104,31 @@ impl DbwrConfig {
         }
         if self.foregrounds == 0 {
             return bad("--foregrounds must be at least 1".into());
+        }
+        if self.writers > MAX_THREADS {
+            return bad(format!(
+                "--writers {} is more than {MAX_THREADS}",
+                self.writers
+            ));
+        }
+        if self.foregrounds > MAX_THREADS {
+            return bad(format!(
+                "--foregrounds {} is more than {MAX_THREADS}",
+                self.foregrounds
+            ));
+        }
+        // The cache's buffers (8 KiB each, plus a header) and its block
+        // map (4 B per datafile block) are allocated up front.
+        let cache = u64::from(self.buffers) * (BLOCK_SIZE as u64 + 32) + self.blocks * 4;
+        if cache > 64 << 20 {
+            dbio_engine::buf::check_memory(
+                cache,
+                &format!(
+                    "a buffer cache of {} buffers for a datafile of {} blocks",
+                    self.buffers, self.blocks
+                ),
+            )
+            .map_err(DbwrError::Invalid)?;
         }
         if self.batch_max == 0 || self.batch_max > MAX_BATCH {
             return bad(format!(

@@ -47,8 +47,20 @@ impl Instance {
     /// `verify_reads` makes every block read from the datafile check its
     /// stamp (off for the null engine, which reads nothing).
     pub fn new(buffers: u32, lists: u32, blocks: u64, writers: u32, verify_reads: bool) -> Self {
-        Instance {
-            cache: BufferCache::new(buffers, lists, blocks),
+        Self::try_new(buffers, lists, blocks, writers, verify_reads).expect("a small instance")
+    }
+
+    /// [`Instance::new`], or the sentence saying that the cache's memory
+    /// could not be allocated.
+    pub fn try_new(
+        buffers: u32,
+        lists: u32,
+        blocks: u64,
+        writers: u32,
+        verify_reads: bool,
+    ) -> Result<Self, String> {
+        Ok(Instance {
+            cache: BufferCache::try_new(buffers, lists, blocks)?,
             writers,
             verify_reads,
             posted: (0..writers).map(|_| Padded::default()).collect(),
@@ -60,7 +72,7 @@ impl Instance {
             start: OnceLock::new(),
             ckpt_requested: AtomicU64::new(0),
             ckpt_done: (0..writers).map(|_| Padded::default()).collect(),
-        }
+        })
     }
 
     /// Number of writers.

@@ -4,8 +4,9 @@
 //!
 //! The coordinator (the calling thread) never touches buffers; it sleeps
 //! on park_timeout between its deadlines. Every thread sets itself up (CPU
-//! placement, its engine) before a barrier, so the measured interval starts
-//! with all of them ready, and per-thread getrusage(RUSAGE_THREAD) readings
+//! placement, its engine) before a start gate, so the measured interval
+//! starts with all of them ready (and a thread that cannot be started
+//! releases the others without any I/O), and per-thread getrusage(RUSAGE_THREAD) readings
 //! bracket exactly the load.
 
 use super::config::DbwrConfig;
@@ -17,12 +18,13 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{Engine, NullEngine, PsyncEngine, UringEngine};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::sysinfo::disk_counters;
+use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::EngineError;
 use dbio_model::{DiskStatsDelta, EngineKind};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The datafile the model reads and writes.
@@ -133,18 +135,20 @@ pub struct Outcome {
 }
 
 /// Runs the model on `inst` (made for this run with `cfg`'s geometry).
-/// `stop` (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the load early; `disk` names the disk whose
-/// /proc/diskstats counters to take.
+/// `stop` (SIGINT, SIGTERM, SIGHUP, SIGQUIT) ends the load early; `disk`
+/// names the disk whose /proc/diskstats counters to take. An error means
+/// nothing was measured (a thread could not be started).
 pub fn run_on(
     inst: &Instance,
     cfg: &DbwrConfig,
     engines: &EngineFactory<'_>,
     stop: &AtomicBool,
     disk: Option<&str>,
-) -> Outcome {
+) -> Result<Outcome, DbwrError> {
     let k = cfg.writers;
     let f = cfg.foregrounds;
-    let barrier = Barrier::new((k + f + 1) as usize);
+    let total = (k + f) as usize;
+    let gate = StartGate::new();
     let first_error: std::sync::Mutex<Option<DbwrError>> = std::sync::Mutex::new(None);
     let fail = |e: DbwrError| {
         let mut g = first_error.lock().expect("error slot");
@@ -162,34 +166,50 @@ pub fn run_on(
     let _ = inst.coordinator.set(std::thread::current());
 
     std::thread::scope(|s| {
-        let writers: Vec<_> = (0..k)
-            .map(|w| {
-                let (barrier, fail) = (&barrier, &fail);
-                std::thread::Builder::new()
-                    .name(format!("dbw{w}"))
-                    .spawn_scoped(s, move || {
-                        writer_thread(inst, cfg, engines, w, barrier, fail)
-                    })
-                    .expect("spawning a writer thread")
-            })
-            .collect();
+        let mut spawn_error = None;
+        let mut writers = Vec::with_capacity(k as usize);
+        for w in 0..k {
+            let (gate, fail) = (&gate, &fail);
+            match spawn_scoped(s, format!("dbw{w}"), w as usize, total, move || {
+                writer_thread(inst, cfg, engines, w, gate, fail)
+            }) {
+                Ok(h) => writers.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
         let _ = inst
             .writer_threads
             .set(writers.iter().map(|h| h.thread().clone()).collect());
-        let foregrounds: Vec<_> = (0..f)
-            .map(|i| {
-                let (barrier, fail, active) = (&barrier, &fail, &active);
-                std::thread::Builder::new()
-                    .name(format!("fg{i}"))
-                    .spawn_scoped(s, move || {
-                        foreground_thread(inst, cfg, engines, i, barrier, fail, active)
-                    })
-                    .expect("spawning a foreground thread")
-            })
-            .collect();
+        let mut foregrounds = Vec::with_capacity(f as usize);
+        for i in 0..f {
+            if spawn_error.is_some() {
+                break;
+            }
+            let (gate, fail, active) = (&gate, &fail, &active);
+            match spawn_scoped(s, format!("fg{i}"), (k + i) as usize, total, move || {
+                foreground_thread(inst, cfg, engines, i, gate, fail, active)
+            }) {
+                Ok(h) => foregrounds.push(h),
+                Err(e) => spawn_error = Some(e),
+            }
+        }
+        if let Some(e) = spawn_error {
+            // The threads already started return without any I/O.
+            gate.abort();
+            for h in foregrounds {
+                let _ = h.join();
+            }
+            for h in writers {
+                let _ = h.join();
+            }
+            return Err(DbwrError::Engine(e.into()));
+        }
 
         let disk_before = disk.and_then(disk_counters);
-        barrier.wait();
+        gate.open_when_arrived(total);
         let t0 = *inst.start.get_or_init(now_ns);
         let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
         // The end is read after the foregrounds are told, so that every
@@ -223,10 +243,10 @@ pub fn run_on(
             dirty_after_shutdown: inst.cache.dirty_buffers(),
             device,
         };
-        Outcome {
+        Ok(Outcome {
             data,
             error: first_error.lock().expect("error slot").take(),
-        }
+        })
     })
 }
 
@@ -240,14 +260,15 @@ pub fn run(
     verify_reads: bool,
 ) -> Result<(Outcome, Instance), DbwrError> {
     cfg.validate()?;
-    let inst = Instance::new(
+    let inst = Instance::try_new(
         cfg.buffers,
         cfg.lists,
         cfg.blocks,
         cfg.writers,
         verify_reads,
-    );
-    let out = run_on(&inst, cfg, engines, stop, disk);
+    )
+    .map_err(DbwrError::Invalid)?;
+    let out = run_on(&inst, cfg, engines, stop, disk)?;
     Ok((out, inst))
 }
 
@@ -317,15 +338,24 @@ fn writer_thread(
     cfg: &DbwrConfig,
     engines: &EngineFactory<'_>,
     w: u32,
-    barrier: &Barrier,
+    gate: &StartGate,
     fail: &(dyn Fn(DbwrError) + Sync),
 ) -> WriterReport {
     let setup = cfg
         .placement
         .apply(w)
         .and_then(|cpus| Ok((cpus, engines(Role::Writer(w))?)));
-    barrier.wait();
+    let started = gate.arrive();
     let (cpus, engine) = match setup {
+        Ok(_) if !started => {
+            return WriterReport {
+                index: w,
+                lists: inst.lists_of(w),
+                cpus: String::new(),
+                stats: WriterCounters::new(inst.cache.list_count(), cfg.batch_max),
+                usage: Usage::default(),
+            }
+        }
         Ok(x) => x,
         Err(e) => {
             fail(e);
@@ -361,17 +391,20 @@ fn foreground_thread(
     cfg: &DbwrConfig,
     engines: &EngineFactory<'_>,
     i: u32,
-    barrier: &Barrier,
+    gate: &StartGate,
     fail: &(dyn Fn(DbwrError) + Sync),
     active: &AtomicU32,
 ) -> ForegroundReport {
     let engine = engines(Role::Foreground(i));
-    barrier.wait();
-    let t0 = *inst.start.get_or_init(now_ns);
     let mut report = ForegroundReport {
         stats: ForegroundCounters::default(),
         usage: Usage::default(),
     };
+    if !gate.arrive() {
+        return report;
+    }
+    // One start instant for the coordinator and every foreground.
+    let t0 = *inst.start.get_or_init(now_ns);
     match engine {
         Err(e) => fail(e.into()),
         Ok(engine) => {

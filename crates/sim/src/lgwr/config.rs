@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 /// Size of the redo record header (see [`crate::lgwr::record`]).
 pub const HEADER_BYTES: u64 = 32;
+/// The largest log buffer (a sane bound: real log buffers are a few MiB to a few hundred).
+pub const MAX_LOG_BUFFER: u64 = 1 << 30;
 
 /// How the writer makes a log write durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -230,8 +232,14 @@ pub struct LgwrConfig {
     /// How long a session watches for its post before it sleeps, ns
     /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
-    /// Keep every commit's position and read all records back after the run.
+    /// Read every committed record back after the run (constant memory:
+    /// per session and log file, the span of commits it holds).
     pub verify: bool,
+    /// Keep every commit's position and when its session ran again, and the
+    /// out-of-order null engine's completion journal: evidence for tests of
+    /// the posting order. Grows by about 48 B per commit and per write, so
+    /// no command-line option sets it.
+    pub journal: bool,
     /// Seed of the redo size and payload generators.
     pub seed: u64,
     /// Keep the log files after the run.
@@ -265,6 +273,7 @@ impl Default for LgwrConfig {
             writer_fifo: None,
             post_spin_ns: 0,
             verify: false,
+            journal: false,
             seed: 0x5eed,
             keep: false,
         }
@@ -281,6 +290,15 @@ impl LgwrConfig {
     /// Whether the run does real I/O.
     pub fn real_io(&self) -> bool {
         self.null_delay_ns.is_none()
+    }
+
+    /// Memory a run allocates, bytes: the log buffer, the writer's
+    /// buffers, each session's payload pattern.
+    pub fn planned_memory(&self) -> u64 {
+        let pattern = super::record::PATTERN_WINDOW as u64 + self.redo_size.max();
+        self.log_buffer
+            + u64::from(self.async_depth) * self.max_write
+            + u64::from(self.sessions) * pattern
     }
 
     /// Checks everything that does not need the filesystem. The first
@@ -330,6 +348,13 @@ impl LgwrConfig {
                 "a redo record of up to {} does not fit in one write of --max-write {}",
                 format_bytes(rmax),
                 format_bytes(self.max_write)
+            ));
+        }
+        if self.log_buffer > MAX_LOG_BUFFER {
+            return Err(format!(
+                "--log-buffer {} is more than {}",
+                format_bytes(self.log_buffer),
+                format_bytes(MAX_LOG_BUFFER)
             ));
         }
         if self.log_buffer < 2 * rmax {

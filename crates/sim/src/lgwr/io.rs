@@ -63,7 +63,14 @@ pub struct Helper {
 }
 
 impl Helper {
-    fn spawn(mut engines: Vec<PsyncEngine>, sync: SyncOp) -> Helper {
+    /// Starts the helper for member `m` of `members`; a thread that cannot
+    /// be started is an error.
+    fn spawn(
+        mut engines: Vec<PsyncEngine>,
+        sync: SyncOp,
+        m: usize,
+        members: usize,
+    ) -> Result<Helper, EngineError> {
         let state: HelperShared = Arc::default();
         let st = state.clone();
         let handle = std::thread::Builder::new()
@@ -92,11 +99,15 @@ impl Helper {
                     cv.notify_all();
                 }
             })
-            .expect("spawning a member writer thread");
-        Helper {
+            .map_err(|error| dbio_engine::threads::SpawnError {
+                index: m + 1,
+                total: members,
+                error,
+            })?;
+        Ok(Helper {
             state,
             handle: Some(handle),
-        }
+        })
     }
 
     fn start(&self, w: Issue) {
@@ -165,8 +176,9 @@ impl LogIo {
     ) -> Result<LogIo, EngineError> {
         if let Some(d) = cfg.null_delay_ns {
             if cfg.async_depth > 1 {
-                let member =
-                    |m: u64| NullEngine::out_of_order(d, cfg.async_depth, cfg.seed + m, cfg.verify);
+                let member = |m: u64| {
+                    NullEngine::out_of_order(d, cfg.async_depth, cfg.seed + m, cfg.journal)
+                };
                 return Ok(LogIo::NullAsync(
                     (0..u64::from(cfg.members)).map(member).collect(),
                 ));
@@ -198,9 +210,11 @@ impl LogIo {
                 Helper::spawn(
                     (0..files.len()).map(|f| engine(f, m)).collect(),
                     cfg.method.sync_op(),
+                    m,
+                    cfg.members as usize,
                 )
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         Ok(LogIo::Psync { first, helpers })
     }
 

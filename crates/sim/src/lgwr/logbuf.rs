@@ -98,10 +98,27 @@ impl Drop for LogBuffer {
 }
 
 impl LogBuffer {
-    /// A buffer of `cap` bytes for `sessions` sessions.
+    /// A buffer of `cap` bytes for `sessions` sessions. Only for small,
+    /// fixed sizes: aborts when memory is exhausted (see [`LogBuffer::try_new`]).
     pub fn new(cap: u64, sessions: u32) -> Self {
-        let ring = Box::into_raw(vec![0u8; cap as usize].into_boxed_slice()) as *mut u8;
-        Self {
+        Self::try_new(cap, sessions).expect("a small log buffer")
+    }
+
+    /// A buffer of `cap` bytes for `sessions` sessions, or the sentence
+    /// saying that the memory for it could not be allocated.
+    pub fn try_new(cap: u64, sessions: u32) -> Result<Self, String> {
+        let fail = || {
+            format!(
+                "could not allocate the {} log buffer: out of memory",
+                dbio_model::units::format_bytes(cap)
+            )
+        };
+        let mut v: Vec<u8> = Vec::new();
+        v.try_reserve_exact(usize::try_from(cap).map_err(|_| fail())?)
+            .map_err(|_| fail())?;
+        v.resize(cap as usize, 0);
+        let ring = Box::into_raw(v.into_boxed_slice()) as *mut u8;
+        Ok(Self {
             state: Mutex::new(State {
                 head: 0,
                 tail: 0,
@@ -114,7 +131,7 @@ impl LogBuffer {
             appends: AtomicU64::new(0),
             ring,
             cap,
-        }
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {

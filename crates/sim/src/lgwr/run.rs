@@ -1,5 +1,5 @@
 //! One run end to end: check, open the log files with the method's flags,
-//! start the writer and the sessions behind a barrier, collect, read the
+//! start the writer and the sessions behind a start gate, collect, read the
 //! disk and process counters around the run, and read every record back
 //! when asked.
 
@@ -10,11 +10,12 @@ use super::stats::{Measured, SessionRec};
 use super::verify::verify;
 use super::writer::writer_main;
 use dbio_engine::clock::now_ns;
+use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::{sysinfo, EngineError};
 use dbio_model::lgwr::LgwrEcho;
 use dbio_model::units::format_bytes;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Barrier, Mutex};
+use std::sync::Mutex;
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -37,11 +38,26 @@ pub struct Outcome {
 
 /// Checks `cfg` and, for real I/O, the directory and storage. Writes no data.
 pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
-    cfg.validate().map_err(LgwrError::Invalid)?;
+    validate(cfg)?;
     if cfg.real_io() {
         preflight(cfg).map_err(LgwrError::Invalid)?;
     }
     Ok(())
+}
+
+/// The options, and the memory they plan against MemAvailable.
+fn validate(cfg: &LgwrConfig) -> Result<(), LgwrError> {
+    cfg.validate().map_err(LgwrError::Invalid)?;
+    dbio_engine::buf::check_memory(
+        cfg.planned_memory(),
+        &format!(
+            "--log-buffer {} with {} sessions and --max-write {}",
+            format_bytes(cfg.log_buffer),
+            cfg.sessions,
+            format_bytes(cfg.max_write)
+        ),
+    )
+    .map_err(LgwrError::Invalid)
 }
 
 /// The configuration as the result echoes it.
@@ -110,7 +126,7 @@ pub fn run(
     // Only the options: the storage was checked when the group was
     // prepared, and a free-space check now would count the group's own
     // files against it.
-    cfg.validate().map_err(LgwrError::Invalid)?;
+    validate(cfg)?;
     let (files, paths, readers) = match (cfg.real_io(), group) {
         (false, _) => (Vec::new(), Vec::new(), Vec::new()),
         (true, Some(g)) => {
@@ -141,26 +157,38 @@ pub fn run(
     let disk_before = disk.as_deref().and_then(sysinfo::disk_counters);
     let io_before = proc_io();
 
-    let shared = Shared::new(cfg);
-    let barrier = Barrier::new(cfg.sessions as usize + 2);
-    let error = Mutex::new(None);
-    let (recs, wrec, runtime_ns) = std::thread::scope(|s| {
-        let writer = std::thread::Builder::new()
-            .name("lgwr".into())
-            .spawn_scoped(s, || {
-                writer_main(cfg, &shared, &files, &paths, &barrier, &error)
-            })
-            .expect("spawning the log writer");
-        let sessions: Vec<_> = (0..cfg.sessions)
-            .map(|i| {
-                let (shared, barrier) = (&shared, &barrier);
-                std::thread::Builder::new()
-                    .name(format!("lgwr-session-{}", i + 1))
-                    .spawn_scoped(s, move || session_main(i, cfg, shared, barrier, stop))
-                    .expect("spawning a session")
-            })
-            .collect();
-        barrier.wait();
+    let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
+    let gate = StartGate::new();
+    let error: Mutex<Option<EngineError>> = Mutex::new(None);
+    let total = cfg.sessions as usize + 1;
+    let started = std::thread::scope(|s| {
+        let writer = spawn_scoped(s, "lgwr".into(), 0, total, || {
+            writer_main(cfg, &shared, &files, &paths, &gate, &error)
+        })?;
+        let mut sessions = Vec::with_capacity(cfg.sessions as usize);
+        let mut spawn_error = None;
+        for i in 0..cfg.sessions {
+            let (shared, gate) = (&shared, &gate);
+            match spawn_scoped(
+                s,
+                format!("lgwr-session-{}", i + 1),
+                i as usize + 1,
+                total,
+                move || session_main(i, cfg, shared, gate, stop),
+            ) {
+                Ok(h) => sessions.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        if spawn_error.is_some() {
+            // The threads already started return without committing.
+            gate.abort();
+        } else {
+            gate.open_when_arrived(total);
+        }
         let t0 = now_ns();
         let recs: Vec<SessionRec> = sessions
             .into_iter()
@@ -172,8 +200,17 @@ pub fn run(
             w.unpark();
         }
         let wrec = writer.join().expect("the log writer panicked");
-        (recs, wrec, t_end.saturating_sub(t0))
+        match spawn_error {
+            Some(e) => Err(e),
+            None => Ok((recs, wrec, t_end.saturating_sub(t0))),
+        }
     });
+    let (recs, wrec, runtime_ns) = started.map_err(EngineError::from)?;
+    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
+    // A member writer thread that could not start: nothing was measured.
+    if let Some(e @ EngineError::Threads(_)) = error {
+        return Err(e.into());
+    }
 
     let io_after = proc_io();
     let disk_delta = match (
@@ -183,8 +220,16 @@ pub fn run(
         (Some(a), Some(b)) => Some(a.delta(&b)),
         _ => None,
     };
-    let verified = (cfg.verify && cfg.real_io())
-        .then(|| verify(&recs, &readers, &wrec.uses, cfg.seed, cfg.redo_size.max()));
+    let verified = (cfg.verify && cfg.real_io()).then(|| {
+        verify(
+            &recs,
+            &readers,
+            &wrec.uses,
+            cfg.seed,
+            cfg.redo_size.max(),
+            cfg.block_size,
+        )
+    });
     let commits: u64 = recs.iter().map(|r| r.commits).sum();
     let measured = Measured {
         runtime_ns,
@@ -196,6 +241,8 @@ pub fn run(
         disk: disk_delta,
         verify: verified,
     };
-    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
-    Ok(Outcome { measured, error })
+    Ok(Outcome {
+        measured,
+        error: error.map(|e| e.to_string()),
+    })
 }

@@ -15,8 +15,9 @@ use super::record;
 use super::stats::{Pos, SessionRec};
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
+use dbio_engine::threads::StartGate;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::OnceLock;
 use std::thread::Thread;
 
 /// Set in [`Slot::done`] when the commit's write failed.
@@ -58,15 +59,16 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Shared state for `cfg`.
-    pub fn new(cfg: &LgwrConfig) -> Self {
-        Self {
-            logbuf: LogBuffer::new(cfg.log_buffer, cfg.sessions),
+    /// Shared state for `cfg`; an error when the log buffer cannot be
+    /// allocated.
+    pub fn new(cfg: &LgwrConfig) -> Result<Self, String> {
+        Ok(Self {
+            logbuf: LogBuffer::try_new(cfg.log_buffer, cfg.sessions)?,
             slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
             active: AtomicU32::new(cfg.sessions),
             writer: OnceLock::new(),
             failed: AtomicBool::new(false),
-        }
+        })
     }
 }
 
@@ -106,7 +108,7 @@ pub fn session_main(
     idx: u32,
     cfg: &LgwrConfig,
     shared: &Shared,
-    barrier: &Barrier,
+    gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
     let slot = &shared.slots[idx as usize];
@@ -118,8 +120,15 @@ pub fn session_main(
     }
     let pattern = record::pattern(cfg.seed, idx, cfg.redo_size.max());
     let mut rng = fastrand::Rng::with_seed(cfg.seed.wrapping_add(u64::from(idx) * 7919));
-    let mut rec = SessionRec::new(cfg.verify.then(|| cfg.commits.unwrap_or(1 << 16)));
-    barrier.wait();
+    let mut rec = SessionRec::new(
+        cfg.verify.then_some(cfg.files),
+        cfg.journal.then(|| cfg.commits.unwrap_or(1 << 16)),
+    );
+    if !gate.arrive() {
+        // Another thread could not start: no commits.
+        shared.active.fetch_sub(1, Ordering::Relaxed);
+        return rec;
+    }
     let cpu0 = thread_usage();
     let t_start = now_ns();
     let deadline = t_start + (cfg.runtime_s.unwrap_or(0.0) * 1e9) as u64;

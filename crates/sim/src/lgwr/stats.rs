@@ -34,6 +34,74 @@ pub struct Pos {
     pub resumed_ns: u64,
 }
 
+/// A session's commits in one use (generation) of one log file. A
+/// session commits in order and the writer uses the files in order, so
+/// these commits are the contiguous sequence numbers `first..=last`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    /// The file's use count when written.
+    pub gen: u32,
+    /// First commit in it (0: none).
+    pub first: u64,
+    /// Last commit in it.
+    pub last: u64,
+}
+
+impl Span {
+    /// Commits in the span.
+    pub fn len(&self) -> u64 {
+        if self.first == 0 {
+            0
+        } else {
+            self.last - self.first + 1
+        }
+    }
+
+    /// Whether the span holds no commit.
+    pub fn is_empty(&self) -> bool {
+        self.first == 0
+    }
+}
+
+/// What verification needs to know of a session's commits, in constant
+/// memory: per log file the span of its latest use, and how many commits
+/// went to uses of a file that a later use overwrote.
+#[derive(Debug, Clone, Default)]
+pub struct Spans {
+    /// Per log file.
+    pub per_file: Vec<Span>,
+    /// Commits in file uses already replaced by a later use.
+    pub overwritten: u64,
+}
+
+impl Spans {
+    /// No commits yet, `files` log files.
+    pub fn new(files: u32) -> Self {
+        Self {
+            per_file: vec![Span::default(); files as usize],
+            overwritten: 0,
+        }
+    }
+
+    /// Notes that commit `pos.seq` went to `pos.file` in use `pos.gen`.
+    #[inline]
+    pub fn note(&mut self, pos: &Pos) {
+        let Some(s) = self.per_file.get_mut(pos.file as usize) else {
+            return;
+        };
+        if s.is_empty() || s.gen != pos.gen {
+            self.overwritten += s.len();
+            *s = Span {
+                gen: pos.gen,
+                first: pos.seq,
+                last: pos.seq,
+            };
+        } else {
+            s.last = pos.seq;
+        }
+    }
+}
+
 /// One session's recordings.
 #[derive(Clone)]
 pub struct SessionRec {
@@ -57,13 +125,20 @@ pub struct SessionRec {
     pub end_ns: u64,
     /// The session thread's CPU.
     pub cpu: Usage,
-    /// Positions of committed records (only with verification).
+    /// Where committed records went (only with verification; constant
+    /// size, however long the run).
+    pub spans: Option<Spans>,
+    /// Every commit's position (only with [`LgwrConfig::journal`]).
+    ///
+    /// [`LgwrConfig::journal`]: super::config::LgwrConfig::journal
     pub positions: Option<Vec<Pos>>,
 }
 
 impl SessionRec {
-    /// Empty recordings; `positions` reserves room for that many commits.
-    pub fn new(positions: Option<u64>) -> Self {
+    /// Empty recordings; with `files`, spans for that many log files are
+    /// kept for verification; with `positions`, room for that many commits'
+    /// positions is reserved (the test journal).
+    pub fn new(files: Option<u32>, positions: Option<u64>) -> Self {
         Self {
             commits: 0,
             lfs: new_histogram(),
@@ -75,6 +150,7 @@ impl SessionRec {
             elapsed_ns: 0,
             end_ns: 0,
             cpu: Usage::default(),
+            spans: files.map(Spans::new),
             positions: positions.map(|n| Vec::with_capacity(n.min(1 << 24) as usize)),
         }
     }
@@ -92,6 +168,9 @@ impl SessionRec {
         self.wake.saturating_record(t[4].saturating_sub(t[3]));
         if waited > 0 {
             self.lbs.saturating_record(waited);
+        }
+        if let Some(s) = &mut self.spans {
+            s.note(&pos);
         }
         if let Some(p) = &mut self.positions {
             p.push(pos);
@@ -112,7 +191,8 @@ impl SessionRec {
         }
         self.elapsed_ns += o.elapsed_ns;
         self.cpu = self.cpu.plus(&o.cpu);
-        // Positions belong to one round's files; a merged result keeps none.
+        // Spans belong to one round's files; a merged result keeps none.
+        self.spans = None;
         self.positions = None;
     }
 }

@@ -25,13 +25,14 @@ use dbio_engine::buf::AlignedBuf;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::Completion;
 use dbio_engine::rusage::thread_usage;
+use dbio_engine::threads::StartGate;
 use dbio_engine::EngineError;
 use dbio_model::lgwr::LogSwitch;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 #[derive(Default)]
@@ -76,9 +77,13 @@ pub fn probe_placement(cfg: &LgwrConfig) -> Result<(), String> {
         return Ok(());
     }
     std::thread::scope(|s| {
-        s.spawn(|| place_thread(cfg))
-            .join()
-            .unwrap_or_else(|_| Err("the placement probe thread failed".into()))
+        match dbio_engine::threads::spawn_scoped(s, "lgwr-probe".into(), 0, 1, || place_thread(cfg))
+        {
+            Ok(h) => h
+                .join()
+                .unwrap_or_else(|_| Err("the placement probe thread failed".into())),
+            Err(e) => Err(e.to_string()),
+        }
     })
 }
 
@@ -133,21 +138,25 @@ fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
 
 /// The writer thread's body. `files`/`paths` are `[file][member]` (empty
 /// with the null engine). A setup or I/O error is stored in `error`; the
-/// writer then fails every pending commit so that sessions stop.
+/// writer then fails every pending commit so that sessions stop. When the
+/// start `gate` is aborted (a session could not be started) it returns
+/// without writing.
 pub fn writer_main(
     cfg: &LgwrConfig,
     shared: &Shared,
     files: &[Vec<Arc<File>>],
     paths: &[Vec<PathBuf>],
-    barrier: &Barrier,
-    error: &Mutex<Option<String>>,
+    gate: &StartGate,
+    error: &Mutex<Option<EngineError>>,
 ) -> WriterRec {
     let _ = shared.writer.set(std::thread::current());
     let depth = cfg.async_depth as usize;
     let mut rec = WriterRec::new(cfg.sessions, cfg.files);
-    let mut bufs: Vec<AlignedBuf> = (0..depth)
-        .map(|_| AlignedBuf::new(cfg.max_write as usize))
+    let bufs: Option<Vec<AlignedBuf>> = (0..depth)
+        .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
         .collect();
+    let alloc_failed = bufs.is_none();
+    let mut bufs = bufs.unwrap_or_default();
     let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
     let mut batches: Vec<Batch> = (0..depth)
         .map(|_| Batch {
@@ -155,20 +164,28 @@ pub fn writer_main(
             ..Batch::default()
         })
         .collect();
-    let setup = place_thread(cfg).and_then(|_| {
-        LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize).map_err(|e| e.to_string())
-    });
+    let setup = (if alloc_failed {
+        Err(EngineError::Unsupported(dbio_engine::buf::alloc_error(
+            depth * cfg.max_write as usize,
+        )))
+    } else {
+        Ok(())
+    })
+    .and_then(|_| place_thread(cfg).map_err(EngineError::Unsupported))
+    .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
     let mut io = match setup {
         Ok(io) => io,
         Err(e) => {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             shared.failed.store(true, Ordering::Relaxed);
-            barrier.wait();
+            gate.arrive();
             return rec;
         }
     };
     rec.cpus = running_on();
-    barrier.wait();
+    if !gate.arrive() {
+        return rec;
+    }
     let cpu0 = thread_usage();
     let mut w = Writer {
         spin: std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
@@ -181,7 +198,7 @@ pub fn writer_main(
         out: Vec::with_capacity(2 * depth),
     };
     if let Err(e) = w.run(&mut io, &mut bufs, &mut batches, &mut rec) {
-        *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.to_string());
+        *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
         shared.failed.store(true, Ordering::Relaxed);
         w.fail_all(&mut batches);
     }
