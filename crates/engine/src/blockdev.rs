@@ -510,17 +510,30 @@ fn run_on_fd(tool: &Path, args: &[&str], f: &File) -> Result<(Option<i32>, Strin
     }
     let name = tool.display().to_string();
     let mut child = cmd.spawn().map_err(|e| format!("{name}: {e}"))?;
+    // A thread per pipe, so a chatty tool cannot block on a full pipe; a
+    // thread that cannot start is an error, not a panic.
     let drain = |r: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
-            }
-            s
-        })
+        std::thread::Builder::new()
+            .name("probe-output".into())
+            .spawn(move || {
+                let mut s = String::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_string(&mut s);
+                }
+                s
+            })
+            .map_err(|e| format!("could not start a thread to read {name}'s output: {e}"))
     };
-    let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
-    let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
+    let drains = drain(child.stdout.take().map(|r| Box::new(r) as _))
+        .and_then(|out| drain(child.stderr.take().map(|r| Box::new(r) as _)).map(|err| (out, err)));
+    let (out, err) = match drains {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e);
+        }
+    };
     let t0 = Instant::now();
     let status = loop {
         match child.try_wait() {
