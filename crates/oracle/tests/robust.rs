@@ -1,7 +1,13 @@
-//! Property test: no input makes the parser panic, and the profile always
-//! adds up (CPU + waits + unaccounted-for = R). Inputs are random bytes,
-//! and real-looking trace lines cut, spliced and corrupted at random.
-//! Bounded: a few thousand cases, seconds in a debug build.
+//! Property test: no input makes the parser panic, and the counts the
+//! lexer and the aggregation keep separately agree (wait lines against
+//! events, histograms against events). Inputs are random bytes, and
+//! real-looking trace lines cut, spliced and corrupted at random. Bounded:
+//! a few thousand cases, seconds in a debug build.
+//!
+//! The profile's lines are not summed here: 'unaccounted-for' is computed
+//! as the remainder, so they add up to R by construction. The profile is
+//! checked against independent figures instead: parsetrc's output for the
+//! real traces (fixtures.rs) and hand-computed values (quirks.rs).
 
 use dbio_oracle::{analyze_reader, Options};
 use proptest::prelude::*;
@@ -81,7 +87,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, max_shrink_iters: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn never_panics_and_the_profile_adds_up(lines in prop::collection::vec(any_line(), 0..60), crlf in any::<bool>()) {
+    fn never_panics_and_the_counts_agree(lines in prop::collection::vec(any_line(), 0..60), crlf in any::<bool>()) {
         let mut text = Vec::new();
         for l in &lines {
             text.extend_from_slice(l);
@@ -89,9 +95,6 @@ proptest! {
             text.push(b'\n');
         }
         let r = analyze_reader(&Options::default(), "fuzz", &text[..]).unwrap();
-        let p = &r.profile;
-        let sum: i128 = p.lines.iter().map(|l| l.total_us as i128).sum();
-        prop_assert_eq!(sum, p.response_time_us as i128);
         let waits: u64 = r.events.iter().map(|e| e.count).sum();
         prop_assert_eq!(waits, r.files[0].wait_lines);
         for h in &r.io_histograms {
