@@ -15,6 +15,9 @@
 //! descriptor itself, as a shell's `>&N` does; a destination that is
 //! standard output takes the table's place, as `-` does.
 //!
+//! Findings (`dbio_report::findings`) are drawn from the report here,
+//! each time it is saved or printed.
+//!
 //! Results are saved after each job (regular files only), so an error in a
 //! later job does not lose an earlier one. When saving fails after the
 //! measurement, the table is still printed, one sentence names the file
@@ -369,6 +372,7 @@ impl Outputs {
     /// Saves the regular files only (after each job): best effort, the
     /// final [`Outputs::finish`] reports a failure.
     pub fn save(&self, r: &RunReport) {
+        let r = &with_findings(r);
         if let Some((_, Sink::File(f))) = &self.json {
             let _ = f.replace(dbio_report::to_json(r).as_bytes());
         }
@@ -409,6 +413,7 @@ impl Outputs {
     /// Writes every requested output of a run; status 1 when the result
     /// is partial or a destination could not be written, 0 otherwise.
     pub fn finish(&self, r: &RunReport, opts: TableOptions) -> ExitCode {
+        let r = &with_findings(r);
         let ok = self.write_all(
             &dbio_report::table::render(r, opts),
             || dbio_report::to_json(r),
@@ -420,6 +425,16 @@ impl Outputs {
             ExitCode::from(1)
         }
     }
+}
+
+/// The report with its findings drawn from what it holds now: every
+/// measuring command's result passes through here, so the table, JSON and
+/// CSV carry the same findings, and a save after each step carries those
+/// of the steps that ran. The commands themselves write no conclusions.
+fn with_findings(r: &RunReport) -> RunReport {
+    let mut r = r.clone();
+    r.findings = dbio_report::findings::evaluate(&r);
+    r
 }
 
 #[cfg(test)]

@@ -187,9 +187,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut save_error = None;
     if let (Some((shown, sink)), None) = (&save_to, &report.partial) {
         match sink.write(encode(&c)?.as_bytes()) {
-            Ok(()) => report.conclusions.push(format!(
-                "saved to {shown}: use it with dbio read --calibration {shown} or dbio tracefile --calibration {shown}"
-            )),
+            Ok(()) => c.saved_to = Some(shown.clone()),
             Err(e) => save_error = Some(format!("cannot save the calibration to '{shown}': {e}")),
         }
     }

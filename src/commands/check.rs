@@ -9,7 +9,7 @@
 use crate::cli::CheckArgs;
 use crate::session::{new_report, resolve_all, Session};
 use anyhow::Context;
-use dbio_engine::check::{battery, conclude, free_space, plan_space};
+use dbio_engine::check::{battery, free_space, plan_space};
 use dbio_model::PartialReason;
 use dbio_report::table::TableOptions;
 use std::process::ExitCode;
@@ -57,7 +57,6 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    report.conclusions = conclude(&mut report.jobs);
     // The sections make their own files: free the battery's first.
     session.release_target();
     let need = (2 * plan.log_file_size)

@@ -240,7 +240,6 @@ fn run_one(
         .as_ref()
         .map(|t| t.path.display().to_string())
         .unwrap_or_default();
-    r.conclusion = Some(report::conclude(&r));
     Ok((r, out.error.map(|e| e.to_string())))
 }
 
@@ -305,16 +304,13 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         }
         outputs.save(&rep);
     }
-    if rep.partial.is_none() {
-        rep.conclusions.extend(report::conclude_sweep(&rep.dbwr));
-    }
     let code = outputs.finish(&rep, TableOptions { detail: true });
     drop(prepared);
     Ok(code)
 }
 
-/// Adds this command's section to `dbio check` (results and conclusions
-/// go into `report`); `runtime_s` is check's per-test time, `stop` is
+/// Adds this command's section to `dbio check` (its results go into
+/// `report`; `dbio_report::findings::dbwr` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// One writer, two full-speed foregrounds changing half the blocks they
@@ -362,46 +358,6 @@ pub fn check_section(
     if let Some(message) = err {
         report.partial = Some(PartialReason::IoError { message });
     }
-    report.conclusions.push(check_conclusion(&r));
     report.dbwr.push(r);
     Ok(())
-}
-
-/// The writer section's sentence.
-fn check_conclusion(r: &DbwrResult) -> String {
-    let w = &r.writes;
-    let busiest = report::busiest_writer(r);
-    let how = format!(
-        "{}{}",
-        match r.config.engine {
-            Some(EngineKind::IoUring) => "io_uring",
-            Some(EngineKind::Psync) => "pwrite",
-            _ => "null",
-        },
-        if r.config.direct {
-            ", O_DIRECT"
-        } else {
-            ", buffered"
-        }
-    );
-    let saturated = r.foreground.free_buffer_waits.count > 0;
-    let rate = if saturated {
-        format!("sustained {:.0} writes/s", w.write_iops)
-    } else {
-        format!(
-            "wrote {:.0} writes/s without falling behind (so it can sustain at least that)",
-            w.write_iops
-        )
-    };
-    let verdict = if busiest >= report::CPU_BOUND_SHARE {
-        "it is CPU-bound, the only case where a second writer can help"
-    } else {
-        "it is not CPU-bound, so one writer is enough here and more would only add scheduling (seed 004)"
-    };
-    format!(
-        "One database writer {rate} of 8 KiB blocks ({}/s, {how}, batches of {:.0} on average) on a CPU {:.0} % of the time: {verdict}.",
-        dbio_model::units::format_bytes(w.bytes_per_sec as u64),
-        w.batch_mean,
-        busiest * 100.0
-    )
 }

@@ -4,8 +4,8 @@
 //!
 //! The model lives in `dbio_sim::lgwr`; this file turns options into
 //! configurations, checks all of them before the first file is made,
-//! prepares and reuses log groups, runs rounds A B A B ..., and draws the
-//! plain-words conclusions.
+//! prepares and reuses log groups and runs rounds A B A B ...; the
+//! plain-words findings are drawn by `dbio_report::findings::commit`.
 
 /// The most interleaved rounds (each is a whole run).
 const MAX_ROUNDS: u32 = 1000;
@@ -13,8 +13,7 @@ const MAX_ROUNDS: u32 = 1000;
 use crate::cli::{parse_delay_arg, parse_duration_arg, OutputArgs, PrepareArg};
 use crate::session::new_report;
 use anyhow::Context;
-use dbio_model::lgwr::LgwrResult;
-use dbio_model::units::{format_bytes, format_count_rate, format_ns, parse_size};
+use dbio_model::units::parse_size;
 use dbio_model::{PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
@@ -331,70 +330,6 @@ fn run_all(
     Ok(())
 }
 
-/// Plain-words reading of one configuration.
-fn conclude(x: &LgwrResult) -> Vec<String> {
-    let mut v = Vec::new();
-    if x.commits == 0 {
-        return v;
-    }
-    let lfs = x.log_file_sync.p50_ns() as f64;
-    let lfpw = x.writer.log_file_parallel_write.p50_ns() as f64;
-    v.push(format!(
-        "{}: {} session{} committed about {} times per second with a median 'log file sync' of {} against a median 'log file parallel write' of {} ({:.1}x); group commit put {:.1} commits in each write.",
-        x.name,
-        x.config.sessions,
-        if x.config.sessions == 1 { "" } else { "s" },
-        format_count_rate(x.tps),
-        format_ns(lfs),
-        format_ns(lfpw),
-        lfs / lfpw.max(1.0),
-        x.writer.commits_per_write
-    ));
-    let b = &x.breakdown;
-    let total = x.log_file_sync.mean_ns.max(1.0);
-    let parts = [
-        (
-            "waiting for the log writer to take the redo",
-            b.wait_for_writer.mean_ns,
-        ),
-        ("the log writer's I/O", b.writer_io.mean_ns),
-        ("the writer posting other sessions first", b.posting.mean_ns),
-        (
-            "getting the CPU back after the writer's post (scheduling, not the disk)",
-            b.wake_up.mean_ns,
-        ),
-    ];
-    let (what, most) = parts
-        .iter()
-        .copied()
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .expect("four parts");
-    v.push(format!(
-        "{}: most of a commit's time ({:.0} %) is {what}.",
-        x.name,
-        100.0 * most / total
-    ));
-    if x.io.proc_read_bytes > 0 {
-        v.push(format!(
-            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (seed 000).",
-            x.name,
-            format_bytes(x.io.proc_read_bytes),
-            format_bytes(x.io.proc_read_bytes / x.commits)
-        ));
-    }
-    if let Some(vr) = &x.verify {
-        if vr.bad > 0 {
-            v.push(format!(
-                "{}: {} committed records were missing or damaged when read back: {}",
-                x.name,
-                vr.bad,
-                vr.first_bad.clone().unwrap_or_default()
-            ));
-        }
-    }
-    v
-}
-
 /// Runs `dbio lgwr`.
 pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let base = base_config(&a);
@@ -427,28 +362,12 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
         &|| signals.received(),
         &mut report,
     )?;
-    for x in &report.lgwr {
-        report.conclusions.extend(conclude(x));
-    }
-    if report.lgwr.len() > 1 {
-        let base = &report.lgwr[0];
-        for x in &report.lgwr[1..] {
-            report.conclusions.push(format!(
-                "{} commits {:.2}x as fast as {} ({} vs {} TPS).",
-                x.name,
-                x.tps / base.tps.max(1e-9),
-                base.name,
-                format_count_rate(x.tps),
-                format_count_rate(base.tps)
-            ));
-        }
-    }
     Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
 
 /// Whether files in `dir` accept O_DIRECT.
-/// Adds this command's section to `dbio check` (results and conclusions
-/// go into `report`); `runtime_s` is check's per-test time, `stop` is
+/// Adds this command's section to `dbio check` (its results go into
+/// `report`; `dbio_report::findings::commit` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// Budget: at the default 3 s per test about 5 s of runs (0.8 s each for
@@ -503,35 +422,8 @@ pub fn check_section(
             },
         ));
     }
-    let start = report.lgwr.len();
     let flag = stop.clone();
     let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
     run_all(&configs, 1, stop, &signal, report)?;
-    let xs = &report.lgwr[start..];
-    let (Some(one), Some(ten)) = (xs.first(), xs.get(1)) else {
-        return Ok(());
-    };
-    let mut lines = vec![format!(
-        "Commit path: one session commits about {} times per second here (median 'log file sync' {}); at 10 sessions this storage commits about {} times per second with a median 'log file sync' of {}; group commit puts {:.1} commits in each write.",
-        format_count_rate(one.tps),
-        format_ns(one.log_file_sync.p50_ns() as f64),
-        format_count_rate(ten.tps),
-        format_ns(ten.log_file_sync.p50_ns() as f64),
-        ten.writer.commits_per_write
-    )];
-    let methods: Vec<&LgwrResult> = xs[1..].iter().collect();
-    if let (Some(best), Some(worst)) = (
-        methods.iter().max_by(|a, b| a.tps.total_cmp(&b.tps)),
-        methods.iter().min_by(|a, b| a.tps.total_cmp(&b.tps)),
-    ) {
-        lines.push(format!(
-            "The fastest durability method for the log writer here is {} ({} commits/s at 10 sessions); the slowest is {} ({} commits/s).",
-            best.config.method,
-            format_count_rate(best.tps),
-            worst.config.method,
-            format_count_rate(worst.tps)
-        ));
-    }
-    report.conclusions.extend(lines);
     Ok(())
 }

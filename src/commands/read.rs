@@ -16,7 +16,7 @@ use dbio_engine::EngineError;
 use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, EngineKind, PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
-use dbio_sim::read::{compare, CacheState, ReadConfig, ReadRun};
+use dbio_sim::read::{CacheState, ReadConfig, ReadRun};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -307,12 +307,11 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         a.output.quiet,
         &mut report,
     )?;
-    report.conclusions.extend(compare(&report.reads));
     Ok(outputs.finish(&report, TableOptions { detail: true }))
 }
 
-/// Adds this command's section to `dbio check` (results and conclusions
-/// go into `report`); `runtime_s` is check's per-test time, `stop` is
+/// Adds this command's section to `dbio check` (its results go into
+/// `report`; `dbio_report::findings::read` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
 /// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
@@ -370,33 +369,6 @@ pub fn check_section(
     ];
     for (r, name) in report.reads[before..].iter_mut().zip(names) {
         r.name = name.to_string();
-    }
-    use dbio_model::read::Tier;
-    use dbio_model::units::format_ns;
-    let p50 = |r: &dbio_model::read::ReadResult| format_ns(r.lat.p50_ns() as f64);
-    match &report.reads[before..] {
-        [warm, storage] => {
-            let fast = storage.tiers.share(Tier::PageCache);
-            let slow = storage.tiers.share(Tier::Device);
-            let verdict = if fast > 0.5 {
-                "so reads under 100 µs in a trace from this machine are not proof of OS caching (a cache in front of the media, the hypervisor's or the array's, or fast flash answers that fast)"
-            } else {
-                "so reads under 100 µs in a trace from this machine point to the page cache"
-            };
-            report.conclusions.push(format!(
-                "Reads: an 8 KiB block costs {} from the page cache and {} from storage (medians, {:.0}x apart); {:.0} % of the storage reads took under 100 µs and {:.1} % over 1 ms, {verdict}; `dbio calibrate` measures this machine's tier boundaries",
-                p50(warm),
-                p50(storage),
-                storage.lat.p50_ns() as f64 / warm.lat.p50_ns().max(1) as f64,
-                100.0 * fast,
-                100.0 * slow,
-            ));
-        }
-        [warm] => report.conclusions.push(format!(
-            "Reads: an 8 KiB block costs {} from the page cache (median); no O_DIRECT here, so storage reads could not be measured apart from memory",
-            p50(warm)
-        )),
-        _ => {}
     }
     Ok(())
 }

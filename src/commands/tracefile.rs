@@ -194,7 +194,9 @@ fn analyze(
     label: &str,
 ) -> anyhow::Result<TraceReport> {
     let sources = input::expand(inputs)?;
-    Ok(analyze_sources(opts, &sources, threads, label)?)
+    let mut r = analyze_sources(opts, &sources, threads, label)?;
+    r.findings = dbio_report::findings::evaluate_trace(&r);
+    Ok(r)
 }
 
 fn json(v: Result<String, serde_json::Error>) -> anyhow::Result<String> {

@@ -231,7 +231,6 @@ pub fn run_job(
             cached_before: out.cached_before,
             cached_after: out.cached_after,
             series: out.series,
-            conclusion: None,
         },
         error: out.error,
     })

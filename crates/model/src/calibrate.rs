@@ -82,6 +82,10 @@ pub struct Calibration {
     /// than the region, ...).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Where `dbio calibrate --save` wrote this calibration, as the user
+    /// named it (absent from the saved file itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saved_to: Option<String>,
 }
 
 impl Calibration {

@@ -40,8 +40,6 @@ pub struct DbwrResult {
     pub dirty_after_shutdown: u64,
     /// The target disk's counters over the measured interval.
     pub device: Option<DiskStatsDelta>,
-    /// A plain-words reading of this configuration.
-    pub conclusion: Option<String>,
 }
 
 /// The configuration echoed into the result.

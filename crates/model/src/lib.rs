@@ -12,6 +12,7 @@
 pub mod calibrate;
 pub mod dbwr;
 pub mod environment;
+pub mod finding;
 pub mod latency;
 pub mod lgwr;
 pub mod read;
@@ -20,6 +21,7 @@ pub mod trace;
 pub mod units;
 
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
+pub use finding::{Evidence, Finding, Reference, Severity};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
 pub use run::{
     CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, OpStats, PartialReason,

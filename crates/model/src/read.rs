@@ -333,8 +333,6 @@ pub struct ReadResult {
     pub device: Option<DiskStatsDelta>,
     /// CPU of the reader threads.
     pub cpu: CpuUsage,
-    /// Plain-words remarks on this configuration.
-    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

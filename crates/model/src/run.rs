@@ -30,8 +30,12 @@ pub struct RunReport {
     /// Tier thresholds measured by `dbio calibrate`.
     #[serde(default)]
     pub calibration: Option<crate::calibrate::Calibration>,
-    /// Plain-words conclusions drawn from the jobs (one line each).
-    pub conclusions: Vec<String>,
+    /// Plain-words conclusions with their evidence, drawn from the rest
+    /// of the report by `dbio_report::findings`. A result written before
+    /// findings has a `conclusions` list of strings instead: it reads
+    /// back here, one `legacy` finding per string.
+    #[serde(default, alias = "conclusions")]
+    pub findings: Vec<crate::Finding>,
     /// Set when the run stopped early: the jobs hold what was measured so far.
     pub partial: Option<PartialReason>,
     /// Things the reader should know (noisy machine, page cache state, ...).
@@ -323,8 +327,6 @@ pub struct JobResult {
     pub cached_after: Option<PageCacheResidency>,
     /// Per-second samples.
     pub series: Vec<SecondSample>,
-    /// A plain-words reading of the result, when the command draws one.
-    pub conclusion: Option<String>,
 }
 
 impl JobResult {

@@ -52,6 +52,10 @@ pub struct TraceReport {
     pub sessions: Vec<SessionProfile>,
     /// Wait latency over wall-clock time.
     pub timeline: Timeline,
+    /// Plain-words conclusions with their evidence
+    /// (`dbio_report::findings::trace`).
+    #[serde(default)]
+    pub findings: Vec<crate::Finding>,
 }
 
 /// The knobs an analysis ran with, echoed so a JSON result explains itself.

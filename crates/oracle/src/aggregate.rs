@@ -659,6 +659,7 @@ impl Analyzer {
             slowest_waits: slowest,
             sessions,
             timeline,
+            findings: Vec::new(),
         }
     }
 }

@@ -5,7 +5,8 @@
 //! `dbwr`, `calibrate`, or `check`, which has several) is one long table,
 //! `section,name,metric,value`, where `metric` is the JSON path of a number
 //! inside that entry (`commit.percentiles.2.ns`), so every figure of every
-//! section is there without a per-section column list.
+//! section is there without a per-section column list. Findings follow as
+//! `finding` rows (a report with findings is in the long form).
 
 use dbio_model::{JobResult, LatencySummary, RunReport};
 use serde::Serialize;
@@ -63,8 +64,11 @@ fn row<'a>(
 
 /// Renders the report as CSV with a header line.
 pub fn to_csv(r: &RunReport) -> String {
-    let has_sections =
-        !r.lgwr.is_empty() || !r.reads.is_empty() || !r.dbwr.is_empty() || r.calibration.is_some();
+    let has_sections = !r.lgwr.is_empty()
+        || !r.reads.is_empty()
+        || !r.dbwr.is_empty()
+        || r.calibration.is_some()
+        || !r.findings.is_empty();
     if has_sections {
         long_form(r)
     } else {
@@ -105,7 +109,35 @@ fn long_form(r: &RunReport) -> String {
     if let Some(c) = &r.calibration {
         emit("calibrate", value(c));
     }
+    for (section, name, metric, v) in finding_rows(&r.findings) {
+        w.write_record([section, &name, &metric, &v])
+            .expect("in-memory writer");
+    }
     String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8")
+}
+
+/// `finding,<rule>,<metric>,<value>` rows: the subject, severity, text
+/// and source of each finding, then one row per piece of evidence with its
+/// unit in the metric (`p99 commit (ns)`).
+pub fn finding_rows(fs: &[dbio_model::Finding]) -> Vec<(&'static str, String, String, String)> {
+    let mut rows = Vec::new();
+    for f in fs {
+        let mut add = |metric: &str, v: String| {
+            rows.push(("finding", f.rule.clone(), metric.to_string(), v));
+        };
+        if let Some(s) = &f.subject {
+            add("subject", s.clone());
+        }
+        add("severity", f.severity.to_string());
+        add("text", f.text.clone());
+        for e in &f.evidence {
+            add(&format!("{} ({})", e.what, e.unit), e.value.to_string());
+        }
+        if let Some(r) = &f.reference {
+            add("source", r.to_string());
+        }
+    }
+    rows
 }
 
 fn value<T: Serialize>(x: &T) -> serde_json::Value {

@@ -243,9 +243,6 @@ fn detail(d: &DbwrResult) -> String {
             d.dirty_after_shutdown
         );
     }
-    if let Some(c) = &d.conclusion {
-        let _ = writeln!(s, "=> {c}");
-    }
     s
 }
 

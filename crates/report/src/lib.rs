@@ -6,6 +6,7 @@
 pub mod calibrate;
 pub mod csv_out;
 pub mod dbwr;
+pub mod findings;
 pub mod histogram;
 pub mod lgwr;
 pub mod read;
@@ -32,6 +33,35 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
             dbio_model::SCHEMA_VERSION
         ));
     }
-    serde_json::from_value(v).map_err(|e| format!("not a dbio JSON result: {e}"))
+    let legacy = legacy_entry_conclusions(&v);
+    let mut r: RunReport =
+        serde_json::from_value(v).map_err(|e| format!("not a dbio JSON result: {e}"))?;
+    for f in legacy {
+        if !r.findings.iter().any(|g| g.text == f.text) {
+            r.findings.push(f);
+        }
+    }
+    Ok(r)
+}
+
+/// The plain-words strings a result written before findings kept inside
+/// its entries (a job's or writer configuration's `conclusion`, a read
+/// state's `notes`), as `legacy` findings about that entry.
+fn legacy_entry_conclusions(v: &serde_json::Value) -> Vec<dbio_model::Finding> {
+    let mut out = Vec::new();
+    for (section, key) in [("jobs", "conclusion"), ("reads", "notes"), ("dbwr", "conclusion")] {
+        for entry in v.get(section).and_then(|x| x.as_array()).into_iter().flatten() {
+            let name = entry.get("name").and_then(|n| n.as_str()).map(str::to_string);
+            let texts: Vec<&str> = match entry.get(key) {
+                Some(serde_json::Value::String(s)) => vec![s.as_str()],
+                Some(serde_json::Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).collect(),
+                _ => Vec::new(),
+            };
+            for t in texts {
+                out.push(dbio_model::Finding::legacy(name.clone(), t.to_string()));
+            }
+        }
+    }
+    out
 }
 pub mod trace;

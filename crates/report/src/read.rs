@@ -41,11 +41,6 @@ pub fn render(r: &RunReport) -> String {
     out.push_str(&tiers(reads));
     out.push_str(&groups(reads));
     out.push_str(&histogram(reads));
-    for rr in reads {
-        for n in &rr.notes {
-            let _ = writeln!(out, "note ({}): {n}", rr.name);
-        }
-    }
     out
 }
 

@@ -1,6 +1,6 @@
 //! Terminal rendering: a table per job with throughput, CPU, percentiles
 //! and a latency histogram, a summary table when a run has several jobs,
-//! the environment, and plain-words conclusions.
+//! the environment, and the findings with their evidence.
 
 use crate::histogram;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
@@ -50,17 +50,33 @@ pub fn render(r: &RunReport, opts: TableOptions) -> String {
             out.push_str(&section);
         }
     }
-    if !r.conclusions.is_empty() {
+    if !r.findings.is_empty() {
         out.push('\n');
-        for c in &r.conclusions {
-            let _ = writeln!(out, "* {c}");
-        }
+        out.push_str(&findings(&r.findings));
     }
     if !r.warnings.is_empty() {
         out.push('\n');
         for w in &r.warnings {
             let _ = writeln!(out, "warning: {w}");
         }
+    }
+    out
+}
+
+/// Findings, one bullet each, with the severity, the evidence and the
+/// source on an indented line below.
+pub fn findings(fs: &[dbio_model::Finding]) -> String {
+    let mut out = String::new();
+    for f in fs {
+        let _ = writeln!(out, "* {}", f.text);
+        let mut line = f.severity.to_string();
+        if !f.evidence.is_empty() {
+            let _ = write!(line, "; {}", crate::findings::evidence_line(f));
+        }
+        if let Some(r) = &f.reference {
+            let _ = write!(line, "; source: {r}");
+        }
+        let _ = writeln!(out, "  ({line})");
     }
     out
 }
@@ -331,9 +347,6 @@ pub fn job_detail(j: &JobResult) -> String {
     if let Some((what, l)) = hist {
         let _ = writeln!(s, "{what} histogram (power-of-two µs buckets):");
         s.push_str(&histogram::render(&l.log2_us));
-    }
-    if let Some(c) = &j.conclusion {
-        let _ = writeln!(s, "=> {c}");
     }
     s
 }

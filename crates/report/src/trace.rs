@@ -91,6 +91,10 @@ pub fn render(r: &TraceReport) -> String {
         out.push_str(&sessions(r));
     }
     out.push_str(&timeline(r));
+    if !r.findings.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::table::findings(&r.findings));
+    }
     out
 }
 
@@ -767,6 +771,15 @@ pub fn render_comparison(c: &TraceComparison) -> String {
             &t.to_string(),
         );
     }
+    for (g, r) in [("A", a), ("B", b)] {
+        if !r.findings.is_empty() {
+            section(
+                &mut out,
+                &format!("Findings, {g}"),
+                crate::table::findings(&r.findings).trim_end(),
+            );
+        }
+    }
     out
 }
 
@@ -781,7 +794,7 @@ pub struct CsvRow {
     /// What the row is about (event name, statement key, bucket, ...).
     pub item: String,
     /// The measure.
-    pub metric: &'static str,
+    pub metric: String,
     /// Its value (times in µs).
     pub value: String,
 }
@@ -789,12 +802,12 @@ pub struct CsvRow {
 /// Flattens a report into long-form CSV rows.
 pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
     let mut v = Vec::new();
-    let mut add = |section: &'static str, item: &str, metric: &'static str, value: String| {
+    let mut add = |section: &'static str, item: &str, metric: &str, value: String| {
         v.push(CsvRow {
             group: group.to_string(),
             section,
             item: item.to_string(),
-            metric,
+            metric: metric.to_string(),
             value,
         });
     };
@@ -941,6 +954,9 @@ pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
         add("timeline", &pt.start, "waits", pt.waits.to_string());
         add("timeline", &pt.start, "io_waits", pt.io_waits.to_string());
         add("timeline", &pt.start, "io_us", pt.io_us.to_string());
+    }
+    for (section, item, metric, value) in crate::csv_out::finding_rows(&r.findings) {
+        add(section, &item, &metric, value);
     }
     v
 }

@@ -135,7 +135,6 @@ fn job() -> JobResult {
         cached_before: None,
         cached_after: None,
         series: Vec::new(),
-        conclusion: None,
     }
 }
 

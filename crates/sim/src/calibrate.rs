@@ -328,6 +328,7 @@ pub fn measure(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         notes,
+        saved_to: None,
     })
 }
 

@@ -26,7 +26,7 @@ use dbio_engine::target::Target;
 use dbio_engine::workload::{Access, BlockPicker};
 use dbio_engine::EngineError;
 use dbio_model::read::{ReadGroup, ReadKind, ReadResult, ReadSettings, TierSplit, TierThresholds};
-use dbio_model::units::{format_bytes, format_ns};
+use dbio_model::units::format_bytes;
 use dbio_model::{DiskStatsDelta, Durability, EngineKind, LatencySummary, PageCacheResidency};
 use mix::ReadMix;
 
@@ -411,18 +411,6 @@ fn build(
         })
         .collect();
     let all = group(ReadKind::Single, None, bs, &groups);
-    let mut notes = Vec::new();
-    if cfg.direct && state.cached_pct > 0.0 {
-        notes.push(format!(
-            "O_DIRECT bypasses the page cache: 'cached {}%' read that share once with O_DIRECT, which warms only a cache below the OS",
-            state.cached_pct
-        ));
-    }
-    if !cfg.direct && state.cached_pct < 100.0 && all.tiers.page_cache.count > 0 {
-        notes.push(
-            "buffered reads fill the page cache as they go, so a cold file warms up during the run (as seed 002's dev database did after a few runs)".into(),
-        );
-    }
     ReadResult {
         name: state.name,
         settings: ReadSettings {
@@ -456,70 +444,7 @@ fn build(
         cached_after,
         device,
         cpu: cpu_usage(&usage, all.ops, runtime_ns),
-        notes,
     }
-}
-
-/// Plain-words comparison of the states (seed 002's finding when they are
-/// a cold and a warm file): the fastest state's mean against each other's,
-/// and the tier shares that explain the difference.
-pub fn compare(results: &[ReadResult]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in results {
-        if r.ops == 0 {
-            continue;
-        }
-        let t = &r.tiers;
-        out.push(format!(
-            "{}: mean {} over {} reads; {:.1} % page-cache hits, {:.1} % storage-cache hits, {:.1} % device reads (thresholds {} and {}, {})",
-            r.name,
-            format_ns(r.lat.mean_ns),
-            r.ops,
-            100.0 * t.share(dbio_model::read::Tier::PageCache),
-            100.0 * t.share(dbio_model::read::Tier::StorageCache),
-            100.0 * t.share(dbio_model::read::Tier::Device),
-            format_ns(r.thresholds.page_cache_max_ns as f64),
-            if r.thresholds.has_device_tier() {
-                format_ns(r.thresholds.storage_cache_max_ns as f64)
-            } else {
-                "none".into()
-            },
-            r.thresholds.source
-        ));
-    }
-    let ran: Vec<&ReadResult> = results.iter().filter(|r| r.ops > 0).collect();
-    if ran.len() >= 2 {
-        let fast = ran
-            .iter()
-            .min_by(|a, b| a.lat.mean_ns.total_cmp(&b.lat.mean_ns))
-            .expect("two results");
-        for r in &ran {
-            if std::ptr::eq(*r, *fast) || fast.lat.mean_ns <= 0.0 {
-                continue;
-            }
-            let pc = dbio_model::read::Tier::PageCache;
-            let (rs, fs) = (r.tiers.share(pc), fast.tiers.share(pc));
-            let mut line = format!(
-                "{} averages {:.1}x the latency of {} ({} vs {}) for the same reads; by latency {:.1} % of its reads were page-cache hits against {:.1} %",
-                r.name,
-                r.lat.mean_ns / fast.lat.mean_ns,
-                fast.name,
-                format_ns(r.lat.mean_ns),
-                format_ns(fast.lat.mean_ns),
-                100.0 * rs,
-                100.0 * fs,
-            );
-            if fs - rs < 0.1 && r.lat.mean_ns > 2.0 * fast.lat.mean_ns {
-                line.push_str(
-                    ": the thresholds do not separate the tiers on this storage (reads that missed the page cache are still faster than the page-cache boundary); measure them with dbio calibrate and pass --calibration",
-                );
-            } else {
-                line.push_str(", so its 'physical' reads were not all physical");
-            }
-            out.push(line);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use dbio_engine::rusage::Usage;
 use dbio_model::dbwr::{
     CheckpointStats, DbwrEcho, DbwrResult, ForegroundStats, WriteStats, WriterStats,
 };
-use dbio_model::units::format_count_rate;
 use dbio_model::{CpuUsage, LatencySummary, Log2Buckets};
 
 /// CPU usage over `runtime_ns`, with `per_unit` the work it is divided by.
@@ -150,108 +149,5 @@ pub fn result(name: &str, cfg: &DbwrConfig, d: &RunData) -> DbwrResult {
         shutdown_writes: d.writers.iter().map(|w| w.stats.shutdown_writes).sum(),
         dirty_after_shutdown: d.dirty_after_shutdown,
         device: d.device.clone(),
-        conclusion: None,
     }
-}
-
-/// A writer is called CPU-bound when its user + system time covers at
-/// least this share of the wall time: it was on a CPU nearly all the time,
-/// so a faster device would not make it write faster.
-pub const CPU_BOUND_SHARE: f64 = 0.8;
-
-/// The busiest writer's share of one CPU.
-pub fn busiest_writer(r: &DbwrResult) -> f64 {
-    r.writers
-        .iter()
-        .map(|w| w.cpu.utilisation)
-        .fold(0.0, f64::max)
-}
-
-/// One configuration in plain words.
-pub fn conclude(r: &DbwrResult) -> String {
-    let k = r.config.writers;
-    let busiest = busiest_writer(r);
-    let fbw = &r.foreground.free_buffer_waits;
-    let mut s = format!(
-        "{k} writer{}: {} buffer operations per minute; the writers wrote {} blocks/s in batches of {:.1} on average, using {:.0} % of one CPU together",
-        if k == 1 { "" } else { "s" },
-        format_count_rate(r.foreground.ops_per_min),
-        format_count_rate(r.writes.write_iops),
-        r.writes.batch_mean,
-        r.writers_cpu.utilisation * 100.0,
-    );
-    if fbw.count > 0 {
-        s.push_str(&format!(
-            "; foregrounds waited for free buffers {} times ({:.0} ms in all)",
-            fbw.count,
-            fbw.total_ns as f64 / 1e6
-        ));
-    } else {
-        s.push_str("; no foreground waited for a free buffer");
-    }
-    if busiest >= CPU_BOUND_SHARE {
-        s.push_str(&format!(
-            ". The busiest writer was on a CPU {:.0} % of the time: CPU-bound, the case where more writers can help",
-            busiest * 100.0
-        ));
-    } else {
-        s.push_str(&format!(
-            ". The busiest writer used {:.0} % of a CPU: not CPU-bound",
-            busiest * 100.0
-        ));
-    }
-    s.push('.');
-    s
-}
-
-/// A writer sweep in plain words, against seed 004's finding (1 DBWR 62.6
-/// TPM, 8 DBWR 57.9 TPM: -7.5 %).
-pub fn conclude_sweep(rs: &[DbwrResult]) -> Vec<String> {
-    if rs.len() < 2 {
-        return Vec::new();
-    }
-    let best = rs
-        .iter()
-        .max_by(|a, b| {
-            a.foreground
-                .ops_per_min
-                .total_cmp(&b.foreground.ops_per_min)
-        })
-        .expect("non-empty");
-    let first = &rs[0];
-    let last = &rs[rs.len() - 1];
-    let change =
-        (last.foreground.ops_per_min / first.foreground.ops_per_min.max(1e-9) - 1.0) * 100.0;
-    let mut out = vec![format!(
-        "Highest throughput with {} writer{} ({} ops/min). From {} to {} writers throughput changed by {:+.1} % and aggregate writer CPU went from {:.2} s to {:.2} s (seed 004: 1 to 8 DBWR, -7.5 % throughput, 291 to 256 CPU s).",
-        best.config.writers,
-        if best.config.writers == 1 { "" } else { "s" },
-        format_count_rate(best.foreground.ops_per_min),
-        first.config.writers,
-        last.config.writers,
-        change,
-        cpu_s(&first.writers_cpu),
-        cpu_s(&last.writers_cpu),
-    )];
-    if busiest_writer(first) < CPU_BOUND_SHARE {
-        out.push(format!(
-            "With {} writer{} the busiest was not CPU-bound ({:.0} % of a CPU), so extra writers could only add scheduling and cache misses: differences within a few percent are noise unless repeated.",
-            first.config.writers,
-            if first.config.writers == 1 { "" } else { "s" },
-            busiest_writer(first) * 100.0
-        ));
-    } else {
-        out.push(format!(
-            "With {} writer{} the busiest was CPU-bound ({:.0} % of a CPU): this is the case where more writers can raise throughput, as long as CPUs are free for them.",
-            first.config.writers,
-            if first.config.writers == 1 { "" } else { "s" },
-            busiest_writer(first) * 100.0
-        ));
-    }
-    out
-}
-
-/// CPU seconds (user + system).
-pub fn cpu_s(c: &CpuUsage) -> f64 {
-    (c.user_ns + c.system_ns) as f64 / 1e9
 }

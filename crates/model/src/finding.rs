@@ -1,0 +1,158 @@
+//! Findings: the plain-words conclusions dbio draws from a result.
+//!
+//! A finding is data, not a sentence pasted into a list: the rule that drew
+//! it, what it is about, how much it matters, the numbers it rests on (with
+//! their units) and where the rule comes from. The rules themselves live in
+//! `dbio-report` (`findings/`), as pure functions of the result model; this
+//! crate only holds the type, because every result carries its findings and
+//! the model cannot depend on the crate that draws them.
+//!
+//! Results written before findings existed have a `conclusions` list of
+//! strings; such a string reads back as an `info` finding with the rule
+//! `legacy`, so an old result still renders with `dbio report --from`.
+
+use serde::{Deserialize, Serialize};
+
+/// How much a finding matters to the reader.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// A reading of the figures: what was measured, in words.
+    #[default]
+    Info,
+    /// Worth acting on or checking (a slow tail, a misleading threshold).
+    Notice,
+    /// The figures, or the storage, are not what they seem (lost records,
+    /// commits dominated by the log).
+    Warning,
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Severity::Info => "info",
+            Severity::Notice => "notice",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+/// One number a finding rests on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// What the number is (`p99 commit latency`).
+    pub what: String,
+    /// The number, in `unit`.
+    pub value: f64,
+    /// Its unit: `ns`, `bytes`, `bytes/s`, `ops/s`, `ops/min`, `%`, `x`
+    /// (a ratio), `count`, `s`.
+    pub unit: String,
+}
+
+impl Evidence {
+    /// One number with its unit.
+    pub fn new(what: &str, value: f64, unit: &str) -> Evidence {
+        Evidence {
+            what: what.to_string(),
+            value,
+            unit: unit.to_string(),
+        }
+    }
+}
+
+/// Where a rule comes from: a public article, or a file in `docs/`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The article's title, or the documentation file (`docs/dbwr.md`).
+    pub title: String,
+    /// Its author, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+}
+
+impl std::fmt::Display for Reference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.author {
+            Some(a) => write!(f, "{a}, \"{}\"", self.title),
+            None if self.title.starts_with("docs/") => f.write_str(&self.title),
+            None => write!(f, "\"{}\"", self.title),
+        }
+    }
+}
+
+/// A plain-words conclusion with the numbers it rests on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Finding {
+    /// The rule that drew it (`commit.single_session`); `legacy` for a
+    /// conclusion read from a result written before findings existed.
+    pub rule: String,
+    /// The entry it is about (a job, model run or configuration name),
+    /// when it is about one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// How much it matters.
+    pub severity: Severity,
+    /// The conclusion, one sentence or two.
+    pub text: String,
+    /// The numbers it rests on.
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+    /// Where the rule comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Reference>,
+}
+
+/// The fields of a finding as JSON writes them.
+#[derive(Deserialize)]
+struct Fields {
+    rule: String,
+    #[serde(default)]
+    subject: Option<String>,
+    #[serde(default)]
+    severity: Severity,
+    text: String,
+    #[serde(default)]
+    evidence: Vec<Evidence>,
+    #[serde(default)]
+    reference: Option<Reference>,
+}
+
+/// A finding, or a conclusion string from before findings.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Finding(Fields),
+    Legacy(String),
+}
+
+impl<'de> Deserialize<'de> for Finding {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match Stored::deserialize(d)? {
+            Stored::Finding(f) => Finding {
+                rule: f.rule,
+                subject: f.subject,
+                severity: f.severity,
+                text: f.text,
+                evidence: f.evidence,
+                reference: f.reference,
+            },
+            Stored::Legacy(text) => Finding::legacy(None, text),
+        })
+    }
+}
+
+impl Finding {
+    /// A conclusion written before findings existed: its text only.
+    pub fn legacy(subject: Option<String>, text: String) -> Finding {
+        Finding {
+            rule: "legacy".into(),
+            subject,
+            severity: Severity::Info,
+            text,
+            evidence: Vec::new(),
+            reference: None,
+        }
+    }
+}

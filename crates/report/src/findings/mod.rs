@@ -1,0 +1,152 @@
+//! One home for findings: every plain-words conclusion dbio prints is drawn
+//! here, as a pure function of the result model.
+//!
+//! Why one place: conclusions used to be written where the numbers were
+//! produced (the engine's check battery, the read and writer models, five
+//! command files), so a sentence could not be tested without running I/O,
+//! its thresholds were scattered, and the measurement code carried prose.
+//! Here each rule reads a finished result and returns [`Finding`]s that
+//! carry the numbers they rest on, a [`Severity`] and a [`Reference`]
+//! (the public article or the file in `docs/` the rule comes from), so
+//! the table, JSON and CSV show the same evidence, and every threshold is
+//! unit-tested on hand-made result values just below and just above it.
+//!
+//! Registration: a rule set is one file with a `pub const RULES: RuleSet<T>`
+//! for the result type `T` it reads, listed once in [`RUN_RULES`] (for the
+//! [`RunReport`] every measuring command writes) or [`TRACE_RULES`] (for
+//! `dbio tracefile`'s [`TraceReport`]). A rule set decides itself whether it
+//! applies (by `command`, or by the sections present); the order of the
+//! lists is the order findings are printed in. AWR/Statspack and live-trace
+//! rules will be one more file each, with a list of their own when they
+//! bring a result type of their own.
+//!
+//! The [`Finding`] type itself lives in `dbio-model` (re-exported here):
+//! every result carries its findings, and the model cannot depend on this
+//! crate.
+
+pub mod calibrate;
+pub mod check;
+pub mod commit;
+pub mod dbwr;
+pub mod read;
+pub mod references;
+pub mod trace;
+
+pub use dbio_model::{Evidence, Finding, Reference, Severity};
+
+use dbio_model::trace::TraceReport;
+use dbio_model::RunReport;
+
+/// The findings one area draws from a result of type `T`.
+pub struct RuleSet<T: 'static> {
+    /// The area (`commit`, `read`, ...): the first part of its rules' names.
+    pub area: &'static str,
+    /// Draws the findings; returns none when the result is not this area's.
+    pub evaluate: fn(&T) -> Vec<Finding>,
+}
+
+/// The rule sets over a [`RunReport`], in the order their findings print.
+pub const RUN_RULES: &[RuleSet<RunReport>] = &[
+    check::RULES,
+    commit::RULES,
+    read::RULES,
+    dbwr::RULES,
+    calibrate::RULES,
+];
+
+/// The rule sets over a trace analysis.
+pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
+
+/// Every finding the registered rule sets draw from `r`.
+pub fn evaluate(r: &RunReport) -> Vec<Finding> {
+    RUN_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
+}
+
+/// Every finding the registered rule sets draw from a trace analysis.
+pub fn evaluate_trace(r: &TraceReport) -> Vec<Finding> {
+    TRACE_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
+}
+
+/// Builds a finding (the rule sets' shorthand).
+pub(crate) fn finding(
+    rule: &str,
+    subject: Option<&str>,
+    severity: Severity,
+    text: String,
+    evidence: Vec<Evidence>,
+    reference: Option<Reference>,
+) -> Finding {
+    Finding {
+        rule: rule.to_string(),
+        subject: subject.map(str::to_string),
+        severity,
+        text,
+        evidence,
+        reference,
+    }
+}
+
+/// One number with its unit (the rule sets' shorthand).
+pub(crate) fn ev(what: &str, value: f64, unit: &str) -> Evidence {
+    Evidence::new(what, value, unit)
+}
+
+/// `s` when `n` is not 1.
+pub(crate) fn plural(n: impl Into<u64>) -> &'static str {
+    if n.into() == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The evidence of a finding in one line: `what value unit, ...`.
+pub fn evidence_line(f: &Finding) -> String {
+    f.evidence
+        .iter()
+        .map(|e| format!("{} {}", e.what, show(e.value, &e.unit)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A value in its unit, as the table prints it.
+fn show(v: f64, unit: &str) -> String {
+    use dbio_model::units::{format_bytes, format_ns, format_rate};
+    match unit {
+        "ns" => format_ns(v),
+        "bytes" => format_bytes(v.max(0.0) as u64),
+        "bytes/s" => format_rate(v),
+        "%" => format!("{v:.1} %"),
+        "x" => format!("{v:.2}x"),
+        "count" => format!("{v:.0}"),
+        u if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0} {u}"),
+        u => format!("{v:.2} {u}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_report_has_no_findings_and_evidence_prints_with_units() {
+        assert!(evaluate(&RunReport::default()).is_empty());
+        let f = finding(
+            "x.y",
+            None,
+            Severity::Info,
+            "t".into(),
+            vec![
+                ev("median", 1_500_000.0, "ns"),
+                ev("share", 12.345, "%"),
+                ev("rate", 1234.0, "ops/s"),
+                ev("ratio", 2.5, "x"),
+            ],
+            None,
+        );
+        assert_eq!(
+            evidence_line(&f),
+            "median 1.50 ms, share 12.3 %, rate 1234 ops/s, ratio 2.50x"
+        );
+    }
+}
