@@ -40,11 +40,11 @@ fn check_runs_every_section_and_concludes() {
     );
     assert!(jobs[0]["commit"]["count"].as_u64().unwrap() > 0);
     assert!(jobs[0]["job"]["direct"].as_bool().unwrap());
-    let conclusions: Vec<&str> = v["conclusions"]
+    let conclusions: Vec<&str> = v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c.as_str().unwrap())
+        .map(|c| c["text"].as_str().unwrap())
         .collect();
     assert!(
         conclusions

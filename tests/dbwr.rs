@@ -78,7 +78,15 @@ fn a_sweep_counts_every_operation_and_leaves_nothing_dirty() {
         let written = blocks + r["shutdown_writes"].as_u64().unwrap();
         assert!(written >= 1 && written <= changes, "{written} vs {changes}");
     }
-    assert_eq!(v["conclusions"].as_array().unwrap().len(), 2);
+    // One finding per configuration, then the sweep's two.
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules.len(), 5, "{rules:?}");
+    assert_eq!(&rules[3..], ["dbwr.sweep", "dbwr.sweep_first_cpu"]);
     assert!(dbio_files(d.path()).is_empty(), "datafile left behind");
 }
 

@@ -179,10 +179,10 @@ fn cold_and_warm_side_by_side() {
     let warm = &reads[1]["cached_before"];
     assert_eq!(warm["resident_pages"], warm["total_pages"]);
     assert_eq!(reads[0]["cached_before"]["resident_pages"], 0);
-    let conclusions = v["conclusions"].as_array().unwrap();
-    assert!(conclusions
+    let findings = v["findings"].as_array().unwrap();
+    assert!(findings
         .iter()
-        .any(|c| c.as_str().unwrap().contains("the latency of")));
+        .any(|c| c["text"].as_str().unwrap().contains("the latency of")));
 }
 
 #[test]

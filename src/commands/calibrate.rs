@@ -186,9 +186,11 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     }
     let mut save_error = None;
     if let (Some((shown, sink)), None) = (&save_to, &report.partial) {
-        match sink.write(encode(&c)?.as_bytes()) {
-            Ok(()) => c.saved_to = Some(shown.clone()),
-            Err(e) => save_error = Some(format!("cannot save the calibration to '{shown}': {e}")),
+        // The file records where it was saved, as the report does.
+        c.saved_to = Some(shown.clone());
+        if let Err(e) = sink.write(encode(&c)?.as_bytes()) {
+            c.saved_to = None;
+            save_error = Some(format!("cannot save the calibration to '{shown}': {e}"));
         }
     }
     report.calibration = Some(c);

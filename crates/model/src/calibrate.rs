@@ -83,7 +83,7 @@ pub struct Calibration {
     #[serde(default)]
     pub notes: Vec<String>,
     /// Where `dbio calibrate --save` wrote this calibration, as the user
-    /// named it (absent from the saved file itself).
+    /// named it (absent when it was not saved).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saved_to: Option<String>,
 }

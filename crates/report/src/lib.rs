@@ -49,9 +49,21 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
 /// state's `notes`), as `legacy` findings about that entry.
 fn legacy_entry_conclusions(v: &serde_json::Value) -> Vec<dbio_model::Finding> {
     let mut out = Vec::new();
-    for (section, key) in [("jobs", "conclusion"), ("reads", "notes"), ("dbwr", "conclusion")] {
-        for entry in v.get(section).and_then(|x| x.as_array()).into_iter().flatten() {
-            let name = entry.get("name").and_then(|n| n.as_str()).map(str::to_string);
+    for (section, key) in [
+        ("jobs", "conclusion"),
+        ("reads", "notes"),
+        ("dbwr", "conclusion"),
+    ] {
+        for entry in v
+            .get(section)
+            .and_then(|x| x.as_array())
+            .into_iter()
+            .flatten()
+        {
+            let name = entry
+                .get("name")
+                .and_then(|n| n.as_str())
+                .map(str::to_string);
             let texts: Vec<&str> = match entry.get(key) {
                 Some(serde_json::Value::String(s)) => vec![s.as_str()],
                 Some(serde_json::Value::Array(a)) => a.iter().filter_map(|x| x.as_str()).collect(),

@@ -184,7 +184,45 @@ fn evaluate(r: &RunReport) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::{JobResult, LatencySummary, OpStats};
+    use dbio_model::{
+        CpuUsage, Durability, EngineKind, JobEcho, JobResult, LatencySummary, OpStats, Prepare,
+    };
+
+    fn job(name: &str, rw: Pattern, direct: bool) -> JobResult {
+        JobResult {
+            name: name.into(),
+            job: JobEcho {
+                engine: EngineKind::Psync,
+                rw,
+                read_pct: 0,
+                bs: 8192,
+                iodepth: 1,
+                iodepth_batch: 1,
+                direct,
+                sync: Durability::None,
+                threads: 1,
+                size: 1 << 20,
+                prepare: Prepare::Prewrite,
+                runtime_s: Some(1.0),
+                ops_limit: None,
+                warmup_s: 0.0,
+                rate_iops: None,
+                seed: 0,
+                null_delay_ns: 0,
+                target: String::new(),
+            },
+            runtime_ns: 1_000_000_000,
+            read: None,
+            write: None,
+            sync: None,
+            commit: None,
+            cpu: CpuUsage::default(),
+            device: None,
+            cached_before: None,
+            cached_after: None,
+            series: Vec::new(),
+        }
+    }
 
     fn lat(ns: u64) -> LatencySummary {
         let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();
@@ -196,10 +234,8 @@ mod tests {
 
     fn commit_job(name: &str, ns: u64) -> JobResult {
         JobResult {
-            name: name.into(),
-            runtime_ns: 1_000_000_000,
             commit: Some(lat(ns)),
-            ..Default::default()
+            ..job(name, Pattern::Write, true)
         }
     }
 
@@ -230,7 +266,8 @@ mod tests {
             assert_eq!(f[0].severity, sev, "{ns}");
             assert!(f[0].text.contains(words), "{}", f[0].text);
             assert!(
-                f[0].text.contains("a single session can commit at most about 100 times per second"),
+                f[0].text
+                    .contains("a single session can commit at most about 100 times per second"),
                 "{}",
                 f[0].text
             );
@@ -252,20 +289,20 @@ mod tests {
             assert!(read_class(true, ns).contains(words), "{ns}");
         }
         assert!(read_class(false, 1).contains("buffered reads"));
-        let mut j = JobResult {
-            name: "random read 8k".into(),
-            runtime_ns: 1_000_000_000,
+        let j = JobResult {
             read: Some(OpStats {
                 lat: lat(250_000),
                 iops: 4000.0,
                 ..Default::default()
             }),
-            ..Default::default()
+            ..job("random read 8k", Pattern::Randread, true)
         };
-        j.job.rw = Pattern::Randread;
-        j.job.direct = true;
         let f = evaluate(&check(vec![j]));
-        assert!(f[0].text.contains("solid-state class latency"), "{}", f[0].text);
+        assert!(
+            f[0].text.contains("solid-state class latency"),
+            "{}",
+            f[0].text
+        );
         assert_eq!(f[0].rule, "check.random_read");
     }
 
@@ -280,7 +317,8 @@ mod tests {
         let f = evaluate(&two);
         assert_eq!(f.len(), 3);
         assert!(
-            f[2].text.starts_with("The fastest commit method here is B (mean"),
+            f[2].text
+                .starts_with("The fastest commit method here is B (mean"),
             "{}",
             f[2].text
         );

@@ -156,7 +156,11 @@ pub fn versus_first(xs: &[LgwrResult]) -> Vec<Finding> {
                 ),
                 vec![
                     ev(&format!("commits per second, {}", x.name), x.tps, "ops/s"),
-                    ev(&format!("commits per second, {}", base.name), base.tps, "ops/s"),
+                    ev(
+                        &format!("commits per second, {}", base.name),
+                        base.tps,
+                        "ops/s",
+                    ),
                     ev("ratio", ratio, "x"),
                 ],
                 Some(doc("docs/lgwr.md")),
@@ -270,10 +274,18 @@ mod tests {
         x.breakdown.writer_io.mean_ns = 50.0;
         x.breakdown.wake_up.mean_ns = 49.0;
         let f = run(&x);
-        assert!(f[1].text.contains("(50 %) is the log writer's I/O"), "{}", f[1].text);
+        assert!(
+            f[1].text.contains("(50 %) is the log writer's I/O"),
+            "{}",
+            f[1].text
+        );
         x.breakdown.wake_up.mean_ns = 51.0;
         let f = run(&x);
-        assert!(f[1].text.contains("(51 %) is getting the CPU back"), "{}", f[1].text);
+        assert!(
+            f[1].text.contains("(51 %) is getting the CPU back"),
+            "{}",
+            f[1].text
+        );
     }
 
     #[test]
@@ -284,11 +296,17 @@ mod tests {
         assert_eq!(last.text, "b commits 2.50x as fast as a (250 vs 100 TPS).");
         let c = report(
             "check",
-            vec![result("one", 100.0), result("ten", 500.0), result("other", 300.0)],
+            vec![
+                result("one", 100.0),
+                result("ten", 500.0),
+                result("other", 300.0),
+            ],
         );
         let f = evaluate(&c);
         assert_eq!(f.len(), 2);
-        assert!(f[0].text.contains("at 10 sessions this storage commits about 500 times"));
+        assert!(f[0]
+            .text
+            .contains("at 10 sessions this storage commits about 500 times"));
         assert!(
             f[1].text.starts_with(
                 "The fastest durability method for the log writer here is ten (500 commits/s at 10 sessions); the slowest is other (300"

@@ -104,10 +104,18 @@ pub fn configuration(r: &DbwrResult) -> Finding {
         },
         s,
         vec![
-            ev("buffer operations per minute", r.foreground.ops_per_min, "ops/min"),
+            ev(
+                "buffer operations per minute",
+                r.foreground.ops_per_min,
+                "ops/min",
+            ),
             ev("blocks written per second", r.writes.write_iops, "ops/s"),
             ev("mean batch", r.writes.batch_mean, "count"),
-            ev("writers' CPU, share of one CPU", r.writers_cpu.utilisation * 100.0, "%"),
+            ev(
+                "writers' CPU, share of one CPU",
+                r.writers_cpu.utilisation * 100.0,
+                "%",
+            ),
             ev("busiest writer, share of one CPU", busiest * 100.0, "%"),
             ev("free buffer waits", fbw.count as f64, "count"),
         ],
@@ -271,16 +279,20 @@ mod tests {
         assert!(below.text.ends_with("used 79 % of a CPU: not CPU-bound."));
         let above = configuration(&result(1, 1.0, 0.81));
         assert_eq!(above.rule, "dbwr.cpu_bound");
-        assert!(above.text.contains("CPU-bound, the case where more writers can help"));
-        assert!(check_writer(&result(1, 1.0, 0.79))
+        assert!(above
             .text
-            .ends_with("it is not CPU-bound, so one writer is enough here and more would only add scheduling."));
+            .contains("CPU-bound, the case where more writers can help"));
+        assert!(check_writer(&result(1, 1.0, 0.79)).text.ends_with(
+            "it is not CPU-bound, so one writer is enough here and more would only add scheduling."
+        ));
         assert!(check_writer(&result(1, 1.0, 0.81))
             .text
             .contains("it is CPU-bound, the only case"));
         let mut saturated = result(1, 1.0, 0.5);
         saturated.foreground.free_buffer_waits.count = 1;
-        assert!(check_writer(&saturated).text.contains("One database writer sustained"));
+        assert!(check_writer(&saturated)
+            .text
+            .contains("One database writer sustained"));
     }
 
     #[test]
@@ -288,7 +300,12 @@ mod tests {
         assert!(sweep(&[result(1, 1.0, 0.5)]).is_empty());
         let f = sweep(&[result(1, 62.6, 0.79), result(8, 57.9, 0.5)]);
         assert_eq!(f.len(), 2);
-        assert!(f[0].text.starts_with("Highest throughput with 1 writer (62.6 ops/min)."), "{}", f[0].text);
+        assert!(
+            f[0].text
+                .starts_with("Highest throughput with 1 writer (63 ops/min)."),
+            "{}",
+            f[0].text
+        );
         assert!(f[0].text.contains("changed by -7.5 %"), "{}", f[0].text);
         assert!(f[1].text.contains("was not CPU-bound (79 %"));
         let f = sweep(&[result(1, 62.6, 0.81), result(8, 57.9, 0.5)]);
@@ -302,7 +319,11 @@ mod tests {
         r.partial = Some(dbio_model::PartialReason::Signal {
             signal: "SIGINT".into(),
         });
-        assert_eq!(evaluate(&r).len(), 2, "no sweep reading of a cut-short sweep");
+        assert_eq!(
+            evaluate(&r).len(),
+            2,
+            "no sweep reading of a cut-short sweep"
+        );
         r.command = "check".into();
         r.dbwr.truncate(1);
         let f = evaluate(&r);

@@ -133,7 +133,10 @@ pub fn compare(results: &[ReadResult]) -> Vec<Finding> {
         if std::ptr::eq(r, fast) {
             continue;
         }
-        let (rs, fs) = (r.tiers.share(Tier::PageCache), fast.tiers.share(Tier::PageCache));
+        let (rs, fs) = (
+            r.tiers.share(Tier::PageCache),
+            fast.tiers.share(Tier::PageCache),
+        );
         let ratio = r.lat.mean_ns / fast.lat.mean_ns;
         let mut text = format!(
             "{} averages {ratio:.1}x the latency of {} ({} vs {}) for the same reads; by latency {:.1} % of its reads were page-cache hits against {:.1} %",
@@ -149,7 +152,11 @@ pub fn compare(results: &[ReadResult]) -> Vec<Finding> {
             text.push_str(
                 ": the thresholds do not separate the tiers on this storage (reads that missed the page cache are still faster than the page-cache boundary); measure them with dbio calibrate and pass --calibration",
             );
-            ("read.thresholds_blind", Severity::Notice, doc("docs/read.md"))
+            (
+                "read.thresholds_blind",
+                Severity::Notice,
+                doc("docs/read.md"),
+            )
         } else {
             text.push_str(", so its 'physical' reads were not all physical");
             (
@@ -267,16 +274,25 @@ mod tests {
         let f = compare(&[state("a", 100.0, 91, 9), state("b", 201.0, 82, 18)]);
         assert_eq!(f.len(), 3);
         assert_eq!(f[2].rule, "read.thresholds_blind");
-        assert!(f[2].text.contains("the latency of a (201 ns vs 100 ns)"), "{}", f[2].text);
+        assert!(
+            f[2].text.contains("the latency of a (201 ns vs 100 ns)"),
+            "{}",
+            f[2].text
+        );
         // Ratio 1.99: not blind.
         let f = compare(&[state("a", 100.0, 91, 9), state("b", 199.0, 82, 18)]);
         assert_eq!(f[2].rule, "read.not_all_physical");
         // Share gap 0.11: not blind.
         let f = compare(&[state("a", 100.0, 91, 9), state("b", 300.0, 80, 20)]);
         assert_eq!(f[2].rule, "read.not_all_physical");
-        assert!(f[2].text.ends_with("so its 'physical' reads were not all physical"));
+        assert!(f[2]
+            .text
+            .ends_with("so its 'physical' reads were not all physical"));
         // One state, or states that read nothing: tiers only.
-        assert_eq!(compare(&[state("a", 1.0, 1, 0), state("b", 1.0, 0, 0)]).len(), 1);
+        assert_eq!(
+            compare(&[state("a", 1.0, 1, 0), state("b", 1.0, 0, 0)]).len(),
+            1
+        );
     }
 
     #[test]

@@ -43,10 +43,7 @@ fn evaluate(r: &TraceReport) -> Vec<Finding> {
         };
         let fast_mean = mean(row.page_cache.count, row.page_cache.total_us);
         let rest = row.storage_cache.count + row.device.count;
-        let rest_mean = mean(
-            rest,
-            row.storage_cache.total_us + row.device.total_us,
-        );
+        let rest_mean = mean(rest, row.storage_cache.total_us + row.device.total_us);
         out.push(finding(
             "trace.page_cache_reads",
             Some(&row.event),
@@ -108,7 +105,12 @@ mod tests {
             "{}",
             f[0].text
         );
-        assert!(f[0].text.contains("memory (50.0 µs mean) and storage (5.00 ms mean)"), "{}", f[0].text);
+        assert!(
+            f[0].text
+                .contains("memory (50.0 µs mean) and storage (5.00 ms mean)"),
+            "{}",
+            f[0].text
+        );
         assert_eq!(f[0].evidence[0].value, 10.0);
         assert!(evaluate(&report(0, 0)).is_empty());
     }
