@@ -7,6 +7,7 @@ mod calibrate;
 mod check;
 mod dbwr;
 mod durability;
+mod findings;
 mod lgwr;
 mod read;
 mod safety;
