@@ -100,27 +100,29 @@ pub(crate) fn plural(n: impl Into<u64>) -> &'static str {
     }
 }
 
-/// The evidence of a finding in one line: `what value unit, ...`.
+/// The evidence of a finding in one line: `what value unit; ...`.
 pub fn evidence_line(f: &Finding) -> String {
     f.evidence
         .iter()
         .map(|e| format!("{} {}", e.what, show(e.value, &e.unit)))
         .collect::<Vec<_>>()
-        .join(", ")
+        .join("; ")
 }
 
 /// A value in its unit, as the table prints it.
 fn show(v: f64, unit: &str) -> String {
-    use dbio_model::units::{format_bytes, format_ns, format_rate};
+    use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
     match unit {
         "ns" => format_ns(v),
         "bytes" => format_bytes(v.max(0.0) as u64),
         "bytes/s" => format_rate(v),
         "%" => format!("{v:.1} %"),
         "x" => format!("{v:.2}x"),
-        "count" => format!("{v:.0}"),
-        u if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0} {u}"),
-        u => format!("{v:.2} {u}"),
+        "s" => format!("{v:.3} s"),
+        "count" if v.fract() == 0.0 => format!("{v:.0}"),
+        "count" => format!("{v:.2}"),
+        u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),
+        u => format!("{v} {u}"),
     }
 }
 
@@ -141,12 +143,14 @@ mod tests {
                 ev("share", 12.345, "%"),
                 ev("rate", 1234.0, "ops/s"),
                 ev("ratio", 2.5, "x"),
+                ev("batch", 18.25, "count"),
+                ev("writes", 7.0, "count"),
             ],
             None,
         );
         assert_eq!(
             evidence_line(&f),
-            "median 1.50 ms, share 12.3 %, rate 1234 ops/s, ratio 2.50x"
+            "median 1.50 ms; share 12.3 %; rate 1.23 k ops/s; ratio 2.50x; batch 18.25; writes 7"
         );
     }
 }
