@@ -4,8 +4,8 @@
 use super::engine::{Engine, NullDelay, Queue};
 use super::limits::{Ops, Runtime, Seed, Warmup};
 use super::output::OutputArgs;
-use super::target::{BlockDevice, Keep, Overwrite, PrepareArg, Target};
 use super::parse_size_arg;
+use super::target::{BlockDevice, Keep, Overwrite, PrepareArg, Target};
 use clap::{Args, ValueEnum};
 use dbio_model::{Durability, Pattern};
 

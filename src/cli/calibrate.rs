@@ -5,7 +5,6 @@ use super::output::OutputArgs;
 use super::target::{BlockSize, Keep, Target};
 use clap::Args;
 
-
 /// calibrate's time per tier when `--runtime` is not given, seconds.
 pub const DEFAULT_RUNTIME_S: f64 = 2.0;
 
@@ -50,4 +49,3 @@ pub struct CalibrateArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 }
-

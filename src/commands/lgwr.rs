@@ -15,11 +15,11 @@ use crate::cli::{parse_delay_arg, LgwrArgs};
 use crate::session::new_report;
 use anyhow::Context;
 use dbio_model::lgwr::LgwrResult;
+use dbio_model::units::seconds_to_ns;
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, parse_size};
 use dbio_model::{PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
-use dbio_model::units::seconds_to_ns;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,9 +106,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             "delay" => c.commit_delay_ns = seconds_to_ns(parse_delay_arg(v).map_err(bad)?),
             "siblings" => c.commit_siblings = num(v)?,
             "spin" => c.post_spin_ns = seconds_to_ns(parse_delay_arg(v).map_err(bad)?),
-            "null-delay" => {
-                c.null_delay_ns = Some(seconds_to_ns(parse_delay_arg(v).map_err(bad)?))
-            }
+            "null-delay" => c.null_delay_ns = Some(seconds_to_ns(parse_delay_arg(v).map_err(bad)?)),
             _ => return Err(bad(format!("unknown key '{k}'"))),
         }
     }

@@ -253,7 +253,10 @@ mod tests {
         assert_eq!(parse_duration("1h", SPAN), Ok(3600.0));
         assert_eq!(parse_duration("250µs", DELAY), Ok(250e-6));
         assert_eq!(parse_duration("0", DELAY), Ok(0.0));
-        assert_eq!(seconds_to_ns(parse_duration("100us", THRESHOLD).unwrap()), 100_000);
+        assert_eq!(
+            seconds_to_ns(parse_duration("100us", THRESHOLD).unwrap()),
+            100_000
+        );
         for bare in ["100", "1", "1e20", "0.5"] {
             for rule in [DELAY, THRESHOLD] {
                 let e = parse_duration(bare, rule).unwrap_err();
@@ -266,7 +269,9 @@ mod tests {
         assert!(parse_duration("721h", THRESHOLD)
             .unwrap_err()
             .contains("longer than 30 days"));
-        assert!(parse_duration("-1ms", DELAY).unwrap_err().contains("negative"));
+        assert!(parse_duration("-1ms", DELAY)
+            .unwrap_err()
+            .contains("negative"));
         assert!(parse_duration("1d", SPAN).unwrap_err().contains("unit 'd'"));
     }
 }
