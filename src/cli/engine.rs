@@ -12,7 +12,7 @@ use dbio_model::EngineKind;
 pub enum EngineArg {
     /// pread/pwrite, one I/O at a time per thread.
     Psync,
-    /// io_uring: I/Os queued, one submit, completions reaped.
+    /// I/Os queued on a ring: one submit, completions reaped.
     #[value(name = "io_uring", alias = "uring")]
     IoUring,
     /// No I/O: measures dbio's own cost.
