@@ -4,9 +4,9 @@
 use super::engine::{Engine, NullDelay, Queue};
 use super::limits::{Ops, Runtime, Seed, Warmup};
 use super::output::OutputArgs;
-use super::parse_size_arg;
 use super::target::{BlockDevice, Keep, Overwrite, PrepareArg, Target};
 use clap::{Args, ValueEnum};
+use dbio_model::units::parse_size;
 use dbio_model::{Durability, Pattern};
 
 /// Options of `dbio bench`.
@@ -22,7 +22,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 50, value_name = "PCT")]
     pub read_pct: u8,
     /// Block size, 512 B .. 8 MiB; a comma list runs a sweep (e.g. 4k,8k,1m).
-    #[arg(long, default_value = "8k", value_delimiter = ',', value_parser = parse_size_arg)]
+    #[arg(long, default_value = "8k", value_delimiter = ',', value_parser = parse_size)]
     pub bs: Vec<u64>,
     /// Engine and O_DIRECT.
     #[command(flatten)]

@@ -2,9 +2,9 @@
 
 use super::limits::Runtime;
 use super::output::OutputArgs;
-use super::parse_size_arg;
 use super::target::Dir;
 use clap::Args;
+use dbio_model::units::parse_size;
 
 /// check's measured time per test when `--runtime` is not given, seconds.
 pub const DEFAULT_RUNTIME_S: f64 = 3.0;
@@ -27,7 +27,7 @@ pub struct CheckArgs {
     /// Scratch space for the whole battery (default: 512m, or half the free
     /// space when that is less); every section scales its files to fit
     /// within it and says so.
-    #[arg(long, value_parser = parse_size_arg)]
+    #[arg(long, value_parser = parse_size)]
     pub size: Option<u64>,
     /// Outputs.
     #[command(flatten)]

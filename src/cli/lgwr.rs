@@ -3,9 +3,10 @@
 use super::engine::NullDelay;
 use super::limits::{Runtime, Seed};
 use super::output::OutputArgs;
+use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, PrepareArg};
-use super::{parse_delay_arg, parse_size_arg};
 use clap::Args;
+use dbio_model::units::parse_size;
 use dbio_sim::lgwr::{Method, RedoSize};
 
 /// `--method` (and `--compare`'s method names).
@@ -56,10 +57,10 @@ pub struct LgwrArgs {
     #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub think_time: f64,
     /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
-    #[arg(long, default_value = "16m", value_parser = parse_size_arg)]
+    #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,
     /// Largest log write (padding included).
-    #[arg(long, default_value = "1m", value_parser = parse_size_arg)]
+    #[arg(long, default_value = "1m", value_parser = parse_size)]
     pub max_write: u64,
     /// Redo block size.
     #[command(flatten)]
@@ -80,7 +81,7 @@ pub struct LgwrArgs {
     #[arg(long, default_value_t = 3)]
     pub files: u32,
     /// Size of each log file.
-    #[arg(long, default_value = "64m", value_parser = parse_size_arg)]
+    #[arg(long, default_value = "64m", value_parser = parse_size)]
     pub file_size: u64,
     /// Mirrored members per log file, written in parallel.
     #[arg(long, default_value_t = 1)]

@@ -80,11 +80,6 @@ pub enum Command {
     Tracefile(TracefileArgs),
 }
 
-/// `--size`-like values: `8k`, `1m`, `512` (bytes), binary multiples.
-pub fn parse_size_arg(s: &str) -> Result<u64, String> {
-    units::parse_size(s)
-}
-
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into
 /// seconds (a bare number is seconds). Refuses what is not a finite,
 /// non-negative duration of at most 30 days: a huge value would overflow

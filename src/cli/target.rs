@@ -5,8 +5,8 @@
 //! safety surface: each is declared once, with one help text, so what
 //! `--help` promises cannot drift between commands.
 
-use super::parse_size_arg;
 use clap::{Args, ValueEnum};
+use dbio_model::units::parse_size;
 use dbio_model::Prepare;
 use std::path::PathBuf;
 
@@ -18,7 +18,7 @@ pub struct Target {
     #[arg(id = "target", value_name = "TARGET", default_value = ".")]
     pub path: PathBuf,
     /// Size of the target region (e.g. 256m, 1g).
-    #[arg(long, default_value = "256m", value_parser = parse_size_arg)]
+    #[arg(long, default_value = "256m", value_parser = parse_size)]
     pub size: u64,
 }
 
@@ -63,7 +63,7 @@ pub struct BlockDevice {
 #[derive(Debug, Clone, Args)]
 pub struct BlockSize {
     /// Database block size: the size of a single-block read.
-    #[arg(long, default_value = "8k", value_parser = parse_size_arg)]
+    #[arg(long, default_value = "8k", value_parser = parse_size)]
     pub block_size: u64,
 }
 
