@@ -10,6 +10,12 @@ use crate::read::TierThresholds;
 use crate::LatencySummary;
 use serde::{Deserialize, Serialize};
 
+/// Equal-weight misclassification (the two shares of a [`Boundary`]
+/// added) from which two tiers are not separable by latency: a quarter of
+/// each side misattributed on average. Calibration then merges the
+/// storage-cache tier into the device tier, and says the tiers overlap.
+pub const INSEPARABLE_ERROR: f64 = 0.5;
+
 /// One measured tier: how it was provoked and what its reads took.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TierMeasurement {
@@ -78,8 +84,8 @@ pub struct Calibration {
     /// Seconds since the Unix epoch when measured.
     #[serde(default)]
     pub measured_at_unix: u64,
-    /// Plain-words remarks (overlapping tiers, caches that may be larger
-    /// than the region, ...).
+    /// Plain-words remarks on how the thresholds were set (a tier that
+    /// could not be provoked, a tier merged into another, ...).
     #[serde(default)]
     pub notes: Vec<String>,
     /// Where `dbio calibrate --save` wrote this calibration, as the user

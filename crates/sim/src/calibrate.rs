@@ -37,10 +37,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-/// Equal-weight misclassification above which two tiers are reported as
-/// not separable by latency (a quarter of each side misattributed on
-/// average).
-const INSEPARABLE_ERROR: f64 = 0.5;
+use dbio_model::calibrate::INSEPARABLE_ERROR;
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -268,22 +265,8 @@ pub fn measure(
             "the page-cache boundary could not be measured; the default 100 µs stands".into(),
         );
     }
-    for (b, a, z) in [
-        (&ps, "page-cache hits", "storage-cache hits"),
-        (&sd, "storage-cache hits", "device reads"),
-    ] {
-        if let Some(b) = b {
-            let err = b.faster_misclassified + b.slower_misclassified;
-            if err >= INSEPARABLE_ERROR {
-                notes.push(format!(
-                    "{a} and {z} overlap: at the best boundary ({}) {:.0} % of {a} and {:.0} % of {z} land on the wrong side, so latency alone cannot tell them apart on this storage",
-                    format_ns(b.ns as f64),
-                    100.0 * b.faster_misclassified,
-                    100.0 * b.slower_misclassified
-                ));
-            }
-        }
-    }
+    // Overlapping tiers are a finding (`dbio_report::findings::calibrate`),
+    // drawn from the boundaries kept in the result.
     if sd
         .as_ref()
         .is_some_and(|b| b.faster_misclassified + b.slower_misclassified >= INSEPARABLE_ERROR)
