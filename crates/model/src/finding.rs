@@ -156,3 +156,31 @@ impl Finding {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_round_trips_and_a_plain_string_reads_as_legacy() {
+        let f = Finding {
+            rule: "commit.compare".into(),
+            subject: Some("b".into()),
+            severity: Severity::Warning,
+            text: "b commits 2.00x as fast as a.".into(),
+            evidence: vec![Evidence::new("ratio", 2.0, "x")],
+            reference: Some(Reference {
+                title: "docs/lgwr.md".into(),
+                author: None,
+            }),
+        };
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(text.contains(r#""severity":"warning""#), "{text}");
+        assert!(!text.contains("author"), "absent, not null: {text}");
+        assert_eq!(serde_json::from_str::<Finding>(&text).unwrap(), f);
+        let old: Vec<Finding> = serde_json::from_str(r#"["an old line"]"#).unwrap();
+        assert_eq!(old, [Finding::legacy(None, "an old line".into())]);
+        assert!(serde_json::from_str::<Finding>("42").is_err());
+        assert_eq!(f.reference.unwrap().to_string(), "docs/lgwr.md");
+    }
+}

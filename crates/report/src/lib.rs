@@ -77,3 +77,37 @@ fn legacy_entry_conclusions(v: &serde_json::Value) -> Vec<dbio_model::Finding> {
     out
 }
 pub mod trace;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_conclusions_and_notes_of_an_old_result_become_findings() {
+        let mut v = serde_json::to_value(RunReport {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            reads: vec![dbio_model::read::ReadResult {
+                name: "cold".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        })
+        .unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("findings");
+        o.insert("conclusions".into(), serde_json::json!(["same line"]));
+        v["reads"][0]["notes"] = serde_json::json!(["a note"]);
+        v["jobs"] = serde_json::json!([]);
+        let r = from_json(&v.to_string()).unwrap();
+        let texts: Vec<(&str, Option<&str>)> = r
+            .findings
+            .iter()
+            .map(|f| (f.text.as_str(), f.subject.as_deref()))
+            .collect();
+        assert_eq!(texts, [("same line", None), ("a note", Some("cold"))]);
+        assert!(r.findings.iter().all(|f| f.rule == "legacy"));
+        // A new result reads back as written, with no legacy additions.
+        let back = from_json(&to_json(&r)).unwrap();
+        assert_eq!(back, r);
+    }
+}
