@@ -25,9 +25,10 @@ pub struct CalibrateArgs {
     pub target: PathBuf,
     /// Size of the region read. Device reads are first reads of distinct
     /// blocks, so a region larger than every cache below the OS (array,
-    /// hypervisor host) keeps them off those caches.
-    #[arg(long, default_value = "1g", value_parser = parse_size)]
-    pub size: u64,
+    /// hypervisor host) keeps them off those caches. Default: an existing
+    /// file's own size, else 1 GiB.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
     /// Bytes per read.
     #[arg(long, default_value = "8k", value_parser = parse_size)]
     pub block_size: u64,
@@ -126,10 +127,11 @@ fn save_destination(
 /// Runs `dbio calibrate`.
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let bs = a.block_size;
+    let size = super::read::default_size(&a.target, a.size);
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
         anyhow::bail!("--block-size must be a power of two between 512 B and 1 MiB");
     }
-    if a.size < 8 * bs {
+    if size < 8 * bs {
         anyhow::bail!("--size must hold at least 8 blocks of --block-size");
     }
     if a.samples == 0 || a.samples > 1_000_000 {
@@ -145,7 +147,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut report = new_report("calibrate", &a.target);
     let spec = TargetSpec {
         path: a.target.clone(),
-        size: a.size / bs * bs,
+        size: size / bs * bs,
         prepare: Prepare::Prewrite,
         direct: false,
         bs,

@@ -272,6 +272,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(t) = &prepared.target {
         rep.warnings.extend(t.notices.iter().cloned());
+        crate::session::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);

@@ -420,6 +420,13 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
     let mut report = new_report("lgwr", &a.dir);
+    if report.environment.dio_alignment.is_none() {
+        // statx reports the alignment of files, not directories: ask a
+        // probe file of dbio's own in the log directory.
+        report.environment.dio_alignment = dbio_engine::target::probe_dir(&a.dir)
+            .ok()
+            .and_then(|p| p.dio_alignment);
+    }
     run_all(
         &configs,
         a.rounds,

@@ -29,9 +29,10 @@ pub struct ReadArgs {
     /// (a temporary file is made there and removed after) or a block device.
     #[arg(value_name = "TARGET", default_value = ".")]
     pub target: PathBuf,
-    /// Datafile size (e.g. 256m, 1g).
-    #[arg(long, default_value = "1g", value_parser = parse_size)]
-    pub size: u64,
+    /// Datafile size (e.g. 256m, 1g). Default: an existing file's own
+    /// size, else 1 GiB.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
     /// Database block size: the size of a single-block read.
     #[arg(long, default_value = "8k", value_parser = parse_size)]
     pub block_size: u64,
@@ -112,6 +113,16 @@ fn parse_size(s: &str) -> Result<u64, String> {
     dbio_model::units::parse_size(s)
 }
 
+/// The size to use when `--size` is not given: an existing regular file's
+/// own size (it is only read, so all of it is the datafile), else 1 GiB.
+/// `Target::prepare` checks the size again on the descriptor it opens.
+pub(super) fn default_size(target: &Path, asked: Option<u64>) -> u64 {
+    asked.unwrap_or_else(|| match std::fs::metadata(target) {
+        Ok(m) if m.is_file() => m.len(),
+        _ => 1 << 30,
+    })
+}
+
 fn time_ns(s: &str, opt: &str) -> anyhow::Result<u64> {
     let v = parse_duration_arg(s).map_err(|e| anyhow::anyhow!("{opt}: {e}"))?;
     if !(0.0..1.8e10).contains(&v) {
@@ -171,7 +182,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, Vec<CacheState>)> {
         block_size: a.block_size,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
-        size: a.size / a.block_size.max(1) * a.block_size.max(1),
+        size: default_size(&a.target, a.size) / a.block_size.max(1) * a.block_size.max(1),
         access: Access::parse(&a.distribution)
             .map_err(|e| anyhow::anyhow!("--distribution {e}"))?,
         runtime_s: match (a.runtime, a.ops) {
