@@ -397,7 +397,7 @@ fn check_conclusion(r: &DbwrResult) -> String {
     let verdict = if busiest >= report::CPU_BOUND_SHARE {
         "it is CPU-bound, the only case where a second writer can help"
     } else {
-        "it is not CPU-bound, so one writer is enough here and more would only add scheduling (seed 004)"
+        "it is not CPU-bound, so one writer is enough here and more would only add scheduling (Kevin Closson, \"Over-Configuring DBWR Processes\": one DBWR did 62.6 TPM, eight 57.9)"
     };
     format!(
         "One database writer {rate} of 8 KiB blocks ({}/s, {how}, batches of {:.0} on average) on a CPU {:.0} % of the time: {verdict}.",

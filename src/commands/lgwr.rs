@@ -47,7 +47,8 @@ pub struct LgwrArgs {
     /// Run time of each run (default 10 s unless --commits is given).
     #[arg(long, value_parser = parse_duration_arg)]
     pub runtime: Option<f64>,
-    /// Redo per commit: `skewed` (about 2.7 KB on average, as in seed 000),
+    /// Redo per commit: `skewed` (about 2.7 KB on average, the 2,734 B per
+    /// transaction of "Analyzing Oracle Logwriter w/ buffered vs. direct I/O"),
     /// a fixed size (`8k`), or a uniform range (`512-8k`).
     #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
     pub redo_size: RedoSize,
@@ -65,8 +66,10 @@ pub struct LgwrArgs {
     pub block_size: u64,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
-    /// (O_DIRECT write linked to fdatasync); `direct` and `buffered` are
-    /// seed 000's pair (both O_DSYNC).
+    /// (O_DIRECT write linked to fdatasync); `direct` (direct-dsync),
+    /// `buffered` (buffered-dsync: Oracle's log writer on a filesystem
+    /// without direct I/O) and `uring`/`io_uring` (uring-fdatasync) are
+    /// aliases.
     #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
     pub method: Method,
     /// No I/O at all: measure the model itself.
@@ -119,9 +122,13 @@ pub struct LgwrArgs {
     #[arg(long)]
     pub verify: bool,
     /// Configurations to run side by side, comma-separated; each is `+`-joined
-    /// overrides: a method name, `bs=4k`, `sessions=1`, `prepare=fallocate`,
-    /// `dir=/other/path`, `async=4`, `redo=8k`, `members=2`, `delay=100us`,
-    /// `spin=5us`.
+    /// overrides of the options above: a method name or `method=NAME`
+    /// (--method, with the aliases direct, buffered, uring), `bs=4k`
+    /// (also `block=` or `block-size=`: --block-size), `sessions=N`,
+    /// `members=N`, `files=N`, `async=N` (--async-depth),
+    /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
+    /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),
+    /// `spin=5us` (--post-spin), `null-delay=1ms`.
     /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
     #[arg(long, value_delimiter = ',')]
     pub compare: Vec<String>,
@@ -376,7 +383,7 @@ fn conclude(x: &LgwrResult) -> Vec<String> {
     ));
     if x.io.proc_read_bytes > 0 {
         v.push(format!(
-            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (seed 000).",
+            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (as the 1 MiB log-file reads of buffered redo in \"Analyzing Oracle Logwriter w/ buffered vs. direct I/O\").",
             x.name,
             format_bytes(x.io.proc_read_bytes),
             format_bytes(x.io.proc_read_bytes / x.commits)

@@ -1,9 +1,12 @@
 //! `dbio read`: datafile reads as a database does them, in explicit cache
 //! states, with every read attributed to a cache tier by its latency.
 //!
-//! `dbio read --cached cold,warm` is seed 002 in one command: the same read
-//! workload on a cold and on a warm file, run in interleaved rounds, shown
-//! side by side (tri-modal histogram, averages, tier table).
+//! `dbio read --cached cold,warm` reproduces Kyle Hailey's "Oracle
+//! 'Physical I/O'? not always physical" (the same query averaged 9 ms on a
+//! development database and 5 ms on production only because production's
+//! OS had cached more of it) in one command: the same read workload on a
+//! cold and on a warm file, run in interleaved rounds, shown side by side
+//! (tri-modal histogram, averages, tier table).
 
 use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
 use crate::progress::Bar;

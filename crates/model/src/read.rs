@@ -3,9 +3,8 @@
 //!
 //! A database cannot tell where a "physical" read was served from: the OS
 //! page cache, a storage-array (or hypervisor) cache, or the device. Kyle
-//! Hailey's "Oracle physical I/O? not always physical" (seed 002 of the
-//! reference material) infers it from latency alone, with 100 µs and 1 ms as
-//! the boundaries. [`TierThresholds`] is that rule, in one place, so every
+//! Hailey's "Oracle 'Physical I/O'? not always physical" infers it from
+//! latency alone, with 100 µs and 1 ms as the boundaries. [`TierThresholds`] is that rule, in one place, so every
 //! command classifies a latency the same way; `dbio calibrate` measures the
 //! boundaries instead of guessing them.
 

@@ -20,8 +20,9 @@ pub enum Method {
     DirectFdatasync,
     /// Buffered writes, then fdatasync (PostgreSQL's Linux default).
     BufferedFdatasync,
-    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: seed 000's
-    /// `noforcedirectio`; PostgreSQL `open_datasync` without direct I/O).
+    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: the
+    /// `noforcedirectio` mount of "Analyzing Oracle Logwriter w/ buffered
+    /// vs. direct I/O"; PostgreSQL `open_datasync` without direct I/O).
     BufferedDsync,
     /// Buffered writes, then fsync (PostgreSQL `wal_sync_method=fsync`).
     BufferedFsync,
@@ -52,7 +53,9 @@ impl Method {
         }
     }
 
-    /// Parses a name; `direct` and `buffered` are seed 000's pair (both O_DSYNC).
+    /// Parses a name; `direct` and `buffered` are the pair compared in
+    /// "Analyzing Oracle Logwriter w/ buffered vs. direct I/O" (both
+    /// O_DSYNC, as Oracle's log writer opens its files).
     pub fn parse(s: &str) -> Option<Method> {
         match s {
             "direct" => Some(Method::DirectDsync),
