@@ -250,7 +250,8 @@ fn detail(d: &DbwrResult) -> String {
     s
 }
 
-/// Seed 004's table: writers, throughput, aggregate writer CPU.
+/// Kevin Closson's table ("Over-Configuring DBWR Processes – Part III"):
+/// writers, throughput, aggregate writer CPU.
 fn sweep(rs: &[DbwrResult]) -> String {
     let mut t = new_table(&[
         "writers",
