@@ -13,8 +13,8 @@ pub const DEFAULT_RUNTIME_S: f64 = 2.0;
 #[command(mut_arg("target", |a| a.help(
     "A directory (a temporary file is made there and removed after) or an existing file to read (only read; a large datafile gives the truest device figure)"
 )))]
-#[command(mut_arg("size", |a| a.default_value("1g").help(
-    "Size of the region read. Device reads are first reads of distinct blocks, so a region larger than every cache below the OS (array, hypervisor host) keeps them off those caches"
+#[command(mut_arg("size", |a| a.help(
+    "Size of the region read. Device reads are first reads of distinct blocks, so a region larger than every cache below the OS (array, hypervisor host) keeps them off those caches. Default: an existing file's own size, else 1 GiB"
 )))]
 #[command(mut_arg("block_size", |a| a.help("Bytes per read")))]
 #[command(mut_arg("runtime", |a| a.help(

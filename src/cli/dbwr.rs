@@ -13,7 +13,7 @@ use dbio_sim::dbwr::Placement;
 #[command(mut_arg("target", |a| a.help(
     "Datafile: a file, or a directory where a temporary one is made and removed after. Default: a temporary file in the current directory"
 )))]
-#[command(mut_arg("size", |a| a.help("Datafile size (a multiple of 8 KiB)")))]
+#[command(mut_arg("size", |a| a.help("Datafile size (a multiple of 8 KiB). Default: 256 MiB")))]
 #[command(mut_arg("engine", |a| a.default_value("io_uring").help(
     "Writers' I/O engine (foregrounds read with pread)"
 )))]

@@ -48,7 +48,8 @@ pub struct LgwrArgs {
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
-    /// Redo per commit: `skewed` (about 2.7 KB on average, as in seed 000),
+    /// Redo per commit: `skewed` (about 2.7 KB on average, the 2,734 B per
+    /// transaction of "Analyzing Oracle Logwriter w/ buffered vs. direct I/O"),
     /// a fixed size (`8k`), or a uniform range (`512-8k`).
     #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
     pub redo_size: RedoSize,
@@ -67,8 +68,10 @@ pub struct LgwrArgs {
     pub block_size: BlockSize,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
-    /// (O_DIRECT write linked to fdatasync); `direct` and `buffered` are
-    /// seed 000's pair (both O_DSYNC).
+    /// (O_DIRECT write linked to fdatasync); `direct` (direct-dsync),
+    /// `buffered` (buffered-dsync: Oracle's log writer on a filesystem
+    /// without direct I/O) and `uring`/`io_uring` (uring-fdatasync) are
+    /// aliases.
     #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
     pub method: Method,
     /// No I/O at all: measure the model itself.
@@ -122,9 +125,13 @@ pub struct LgwrArgs {
     #[arg(long)]
     pub verify: bool,
     /// Configurations to run side by side, comma-separated; each is `+`-joined
-    /// overrides: a method name, `bs=4k`, `sessions=1`, `prepare=fallocate`,
-    /// `dir=/other/path`, `async=4`, `redo=8k`, `members=2`, `delay=100us`,
-    /// `spin=5us`.
+    /// overrides of the options above: a method name or `method=NAME`
+    /// (--method, with the aliases direct, buffered, uring), `bs=4k`
+    /// (also `block=` or `block-size=`: --block-size), `sessions=N`,
+    /// `members=N`, `files=N`, `async=N` (--async-depth),
+    /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
+    /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),
+    /// `spin=5us` (--post-spin), `null-delay=1ms`.
     /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
     #[arg(long, value_delimiter = ',')]
     pub compare: Vec<String>,

@@ -153,7 +153,8 @@ mod tests {
         let parse = |args: &[&str]| Cli::try_parse_from(args).unwrap().command;
         match parse(&["dbio", "read"]) {
             Command::Read(a) => {
-                assert_eq!(a.target.size, 1 << 30);
+                // An existing file's own size, else 1 GiB (commands::read).
+                assert_eq!(a.target.size, None);
                 assert_eq!(a.block_size.block_size, 8192);
                 assert_eq!(a.tiers.page_cache_max, 100_000);
                 assert_eq!(a.tiers.storage_cache_max, 1_000_000);
@@ -162,7 +163,7 @@ mod tests {
         }
         match parse(&["dbio", "dbwr"]) {
             Command::Dbwr(a) => {
-                assert_eq!(a.target.size, 256 << 20);
+                assert_eq!(a.target.size_or_default(), 256 << 20);
                 assert!(matches!(a.engine.engine, engine::EngineArg::IoUring));
             }
             c => panic!("{c:?}"),
@@ -172,12 +173,12 @@ mod tests {
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "calibrate"]) {
-            Command::Calibrate(a) => assert_eq!(a.target.size, 1 << 30),
+            Command::Calibrate(a) => assert_eq!(a.target.size, None),
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "bench"]) {
             Command::Bench(a) => {
-                assert_eq!(a.target.size, 256 << 20);
+                assert_eq!(a.target.size_or_default(), 256 << 20);
                 assert!(matches!(a.engine.engine, engine::EngineArg::Psync));
             }
             c => panic!("{c:?}"),

@@ -12,7 +12,9 @@ use clap::Args;
 #[command(mut_arg("target", |a| a.help(
     "The datafile: a file (only read, so any file will do), a directory (a temporary file is made there and removed after) or a block device"
 )))]
-#[command(mut_arg("size", |a| a.default_value("1g").help("Datafile size (e.g. 256m, 1g)")))]
+#[command(mut_arg("size", |a| a.help(
+    "Datafile size (e.g. 256m, 1g). Default: an existing file's own size, else 1 GiB"
+)))]
 #[command(mut_arg("threads", |a| a.help("Reader threads, 1..1024")))]
 #[command(mut_arg("direct", |a| a.help("O_DIRECT reads (bypass the page cache)")))]
 #[command(mut_arg("runtime", |a| a.help(

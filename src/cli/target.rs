@@ -17,9 +17,17 @@ pub struct Target {
     /// block device. Default: a temporary file in the current directory.
     #[arg(id = "target", value_name = "TARGET", default_value = ".")]
     pub path: PathBuf,
-    /// Size of the target region (e.g. 256m, 1g).
-    #[arg(long, default_value = "256m", value_parser = parse_size)]
-    pub size: u64,
+    /// Size of the target region (e.g. 256m, 1g). Default: 256 MiB.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
+}
+
+impl Target {
+    /// `--size` when given, else the 256 MiB that `bench` and `dbwr` use
+    /// (`read` and `calibrate` default to an existing file's own size).
+    pub fn size_or_default(&self) -> u64 {
+        self.size.unwrap_or(256 << 20)
+    }
 }
 
 /// A directory for scratch files (check, lgwr).

@@ -27,7 +27,7 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
                 direct: a.engine.direct,
                 sync: a.sync.into(),
                 threads: a.queue.threads,
-                size: a.target.size,
+                size: a.target.size_or_default(),
                 prepare: a.prepare.into(),
                 runtime_s: a.runtime.runtime,
                 ops: a.ops.ops,

@@ -84,10 +84,11 @@ fn save_destination(
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let bs = a.block_size.block_size;
     let runtime = a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S);
+    let size = super::read::default_size(&a.target.path, a.target.size);
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
         anyhow::bail!("--block-size must be a power of two between 512 B and 1 MiB");
     }
-    if a.target.size < 8 * bs {
+    if size < 8 * bs {
         anyhow::bail!("--size must hold at least 8 blocks of --block-size");
     }
     if a.samples == 0 || a.samples > 1_000_000 {
@@ -103,7 +104,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut report = new_report("calibrate", &a.target.path);
     let spec = TargetSpec {
         path: a.target.path.clone(),
-        size: a.target.size / bs * bs,
+        size: size / bs * bs,
         prepare: Prepare::Prewrite,
         direct: false,
         bs,

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 /// One configuration per writer count, validated.
 fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
-    let size = a.target.size;
+    let size = a.target.size_or_default();
     if size == 0 || !size.is_multiple_of(BLOCK_SIZE as u64) {
         anyhow::bail!(
             "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
@@ -158,7 +158,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let engine: EngineKind = a.engine.engine.into();
     let prepared = match prepare(
         &a.target.path,
-        a.target.size,
+        a.target.size_or_default(),
         engine,
         a.engine.direct,
         a.overwrite.overwrite,
@@ -176,6 +176,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(t) = &prepared.target {
         rep.warnings.extend(t.notices.iter().cloned());
+        crate::session::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);

@@ -239,6 +239,16 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
     let mut report = new_report("lgwr", &a.dir.path);
+    // statx reports the alignment of files, not directories: ask a probe
+    // file of dbio's own in the log directory (none when no run does I/O).
+    if let (None, Some((_, c))) = (
+        &report.environment.dio_alignment,
+        configs.iter().find(|(_, c)| c.real_io()),
+    ) {
+        report.environment.dio_alignment = dbio_engine::target::probe_dir(&c.dir)
+            .ok()
+            .and_then(|p| p.dio_alignment);
+    }
     run_all(
         &configs,
         a.rounds,

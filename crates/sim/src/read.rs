@@ -3,8 +3,8 @@
 //! A database reads its datafiles in two ways: one block at a random place
 //! ('db file sequential read') and several adjacent blocks of a scan ('db
 //! file scattered read'). Whether such a "physical" read touched a device
-//! is invisible to the database; seed 002 (Kyle Hailey, "Oracle physical
-//! I/O? not always physical") shows the same query averaging 9 ms on one
+//! is invisible to the database; Kyle Hailey's "Oracle 'Physical I/O'? not
+//! always physical" shows the same query averaging 9 ms on one
 //! database and 5 ms on another only because the OS had cached more of the
 //! second one, visible as a tri-modal latency histogram. This module runs
 //! such a read mix on a real file through dbio's engines and worker loop

@@ -62,7 +62,7 @@ pub fn cache_notes(r: &ReadResult) -> Vec<Finding> {
             Some(&r.name),
             Severity::Notice,
             format!(
-                "{}: buffered reads fill the page cache as they go, so a cold file warms up during the run (as Kyle Hailey's development database did after a few runs)",
+                "{}: buffered reads fill the page cache as they go, so a cold file warms up during the run (as the development database in Kyle Hailey's \"Oracle 'Physical I/O'? not always physical\" would after a few runs)",
                 r.name
             ),
             vec![
