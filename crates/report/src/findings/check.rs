@@ -307,6 +307,28 @@ mod tests {
     }
 
     #[test]
+    fn streaming_jobs_read_as_throughput() {
+        let j = JobResult {
+            write: Some(OpStats {
+                lat: lat(2_000_000),
+                bytes_per_sec: 1_073_741_824.0,
+                ..Default::default()
+            }),
+            ..job("sequential write 1m", Pattern::Write, true)
+        };
+        let f = evaluate(&check(vec![j]));
+        assert_eq!(f[0].rule, "check.throughput");
+        assert!(
+            f[0].text.starts_with(
+                "sequential write 1m: 1.00 GiB/s with 1 in flight (p99 2.00 ms per 1 MiB write)"
+            ),
+            "{}",
+            f[0].text
+        );
+        assert_eq!(f[0].evidence[0].unit, "bytes/s");
+    }
+
+    #[test]
     fn the_faster_commit_method_is_named_only_with_both() {
         let one = check(vec![commit_job("log write 8k A", 2_000_000)]);
         assert_eq!(evaluate(&one).len(), 1);
@@ -322,6 +344,14 @@ mod tests {
             "{}",
             f[2].text
         );
+        // The other order names the other method.
+        let two = check(vec![
+            commit_job("log write 8k A", 1_000_000),
+            commit_job("log write 8k B", 2_000_000),
+        ]);
+        assert!(evaluate(&two)[2]
+            .text
+            .starts_with("The fastest commit method here is A (mean"));
         // Not a check report: nothing.
         let bench = RunReport {
             command: "bench".into(),

@@ -252,6 +252,8 @@ mod tests {
         let mut x = result("lgwr", 100.0);
         let rules = |x: &LgwrResult| run(x).into_iter().map(|f| f.rule).collect::<Vec<_>>();
         assert_eq!(rules(&x), ["commit.sync_vs_write", "commit.breakdown"]);
+        x.verify = Some(VerifyResult::default());
+        assert_eq!(rules(&x).len(), 2, "nothing lost, nothing said");
         x.io.proc_read_bytes = 1;
         x.verify = Some(VerifyResult {
             bad: 1,
