@@ -29,7 +29,7 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::target::Target;
 use dbio_engine::{sysinfo, EngineError};
-use dbio_model::calibrate::{Calibration, TierMeasurement};
+use dbio_model::calibrate::{Boundary, Calibration, TierMeasurement};
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::{Durability, LatencySummary};
 use hdrhistogram::Histogram;
@@ -39,8 +39,27 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 /// Equal-weight misclassification above which two tiers are reported as
 /// not separable by latency (a quarter of each side misattributed on
-/// average).
-const INSEPARABLE_ERROR: f64 = 0.5;
+/// average). `dbio check` uses the same rule.
+pub const INSEPARABLE_ERROR: f64 = 0.5;
+
+/// True when the two tiers of `b` overlap so much that latency alone
+/// cannot tell them apart.
+pub fn inseparable(b: &Boundary) -> bool {
+    b.faster_misclassified + b.slower_misclassified >= INSEPARABLE_ERROR
+}
+
+/// The sentence saying that the tiers `faster` and `slower` overlap at
+/// `b`, naming both misclassified shares; `None` when they separate.
+pub fn overlap_note(b: &Boundary, faster: &str, slower: &str) -> Option<String> {
+    inseparable(b).then(|| {
+        format!(
+            "{faster} and {slower} overlap: at the best boundary ({}) {:.0} % of {faster} and {:.0} % of {slower} land on the wrong side, so latency alone cannot tell them apart on this storage",
+            format_ns(b.ns as f64),
+            100.0 * b.faster_misclassified,
+            100.0 * b.slower_misclassified
+        )
+    })
+}
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -161,6 +180,23 @@ fn timed_reads(
     Ok(h)
 }
 
+/// The storage-cache tier as calibration provokes it: each of up to
+/// `cfg.samples` blocks of `0..blocks` (scrambled order, `cfg.tier_time_s`
+/// at most) read with O_DIRECT once untimed, then timed at once: the second
+/// read finds the block in whatever cache sits below the OS, if any.
+/// `direct` must be an O_DIRECT descriptor on `path`.
+pub fn storage_cache_reads(
+    direct: &File,
+    path: &Path,
+    blocks: u64,
+    cfg: &CalibrateConfig,
+    stop: &AtomicBool,
+) -> Result<Histogram<u64>, EngineError> {
+    let mut buf = AlignedBuf::new(cfg.block_size as usize);
+    let mut order = Scramble::new(0, blocks, cfg.seed);
+    timed_reads(direct, path, &mut buf, &mut order, cfg, true, stop)
+}
+
 fn measurement(method: &str, h: &Histogram<u64>) -> Option<TierMeasurement> {
     (!h.is_empty()).then(|| TierMeasurement {
         method: method.to_string(),
@@ -272,22 +308,9 @@ pub fn measure(
         (&ps, "page-cache hits", "storage-cache hits"),
         (&sd, "storage-cache hits", "device reads"),
     ] {
-        if let Some(b) = b {
-            let err = b.faster_misclassified + b.slower_misclassified;
-            if err >= INSEPARABLE_ERROR {
-                notes.push(format!(
-                    "{a} and {z} overlap: at the best boundary ({}) {:.0} % of {a} and {:.0} % of {z} land on the wrong side, so latency alone cannot tell them apart on this storage",
-                    format_ns(b.ns as f64),
-                    100.0 * b.faster_misclassified,
-                    100.0 * b.slower_misclassified
-                ));
-            }
-        }
+        notes.extend(b.as_ref().and_then(|b| overlap_note(b, a, z)));
     }
-    if sd
-        .as_ref()
-        .is_some_and(|b| b.faster_misclassified + b.slower_misclassified >= INSEPARABLE_ERROR)
-    {
+    if sd.as_ref().is_some_and(inseparable) {
         // No evidence of a cache below the OS that is faster than the
         // device: keep two tiers rather than split one distribution.
         notes.push(
