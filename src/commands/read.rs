@@ -234,6 +234,28 @@ fn measure(
     quiet: bool,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
+    let run = measure_run(cfg, states, target, stop, signal, quiet, report)?;
+    report.reads.extend(run.finish(&target_name(target)));
+    Ok(())
+}
+
+/// The name results give the datafile.
+fn target_name(target: Option<&Target>) -> String {
+    target.map_or("null".to_string(), |t| t.path.display().to_string())
+}
+
+/// [`measure`]'s rounds, without making the results: the caller decides
+/// how their reads are attributed. Marks `report` partial on a signal or
+/// an I/O error.
+fn measure_run(
+    cfg: ReadConfig,
+    states: &[CacheState],
+    target: Option<&Target>,
+    stop: &Arc<AtomicBool>,
+    signal: &dyn Fn() -> Option<&'static str>,
+    quiet: bool,
+    report: &mut RunReport,
+) -> anyhow::Result<ReadRun> {
     let rounds = cfg.rounds;
     let mut run = ReadRun::new(cfg, states);
     let control = Control { stop: stop.clone() };
@@ -263,9 +285,7 @@ fn measure(
             }
         }
     }
-    let name = target.map_or("null".to_string(), |t| t.path.display().to_string());
-    report.reads.extend(run.finish(&name));
-    Ok(())
+    Ok(run)
 }
 
 /// Runs `dbio read`.
@@ -315,10 +335,15 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
 /// go into `report`); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
-/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
-/// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
-/// with O_DIRECT (storage reads), and says how far apart the tiers are on
-/// this storage. Preparing the file and warming it add about a second.
+/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB
+/// single-block reads for `runtime_s / 2` twice: buffered with the file
+/// warm (page-cache hits) and with O_DIRECT (storage reads), then re-reads
+/// up to 1000 blocks with O_DIRECT right after reading each (storage-cache
+/// hits, as `dbio calibrate` provokes them; `runtime_s / 4`, 0.5 s at
+/// most). The tiers are attributed with the boundaries derived from these
+/// reads (an O_DIRECT read is never a page-cache hit), and the section says
+/// how far apart the tiers are on this storage and where they overlap.
+/// Preparing the file and warming it add about a second.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
@@ -326,6 +351,8 @@ pub fn check_section(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
+    use dbio_sim::calibrate::{storage_cache_reads, CalibrateConfig};
+    use dbio_sim::read::attribute;
     let direct_ok = dbio_engine::target::supports_direct(dir)?;
     let cfg = ReadConfig {
         engine: EngineKind::Psync,
@@ -347,14 +374,24 @@ pub fn check_section(
     // O_DIRECT reads of the same file (a buffered "cold" file warms up as
     // it is read, so its median soon measures memory, not storage).
     let t = target(&cfg, dir, false, false, stop)?;
+    let name = target_name(t.as_ref());
     let before = report.reads.len();
     let never = || None;
     let warm = CacheState::parse("warm").expect("static state");
-    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report)?;
+    let mut runs = vec![measure_run(
+        cfg.clone(),
+        &[warm],
+        t.as_ref(),
+        stop,
+        &never,
+        true,
+        report,
+    )?];
+    let mut rereads = None;
     if direct_ok {
         let dcfg = ReadConfig {
             direct: true,
-            ..cfg
+            ..cfg.clone()
         };
         let td = match &t {
             // The same file, through its descriptor (never its path again).
@@ -362,7 +399,41 @@ pub fn check_section(
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");
-        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report)?;
+        runs.push(measure_run(
+            dcfg,
+            &[cold],
+            td.as_ref(),
+            stop,
+            &never,
+            true,
+            report,
+        )?);
+        if let Some(td) = &td {
+            let probe = CalibrateConfig {
+                block_size: cfg.block_size,
+                samples: 1000,
+                tier_time_s: (runtime_s / 4.0).clamp(0.05, 0.5),
+                ..CalibrateConfig::default()
+            };
+            let blocks = cfg.size / cfg.block_size;
+            // The timed run above ends by raising `stop`, as each round
+            // begins by clearing it (a signal is kept by the session).
+            stop.store(false, Relaxed);
+            rereads = Some(storage_cache_reads(
+                &td.file, &td.path, blocks, &probe, stop,
+            )?);
+        }
+    }
+    // The boundaries come from this run's own reads of each tier.
+    let hist = |i: usize| runs.get(i).and_then(|r| r.histogram(0));
+    let att = hist(0).map(|page| {
+        let storage = hist(1).unwrap_or_else(dbio_engine::recorder::new_histogram);
+        attribute::derive(&page, &storage, rereads.as_ref())
+    });
+    for run in runs {
+        report
+            .reads
+            .extend(run.finish_attributed(&name, att.as_ref()));
     }
     let names = [
         "check page cache (buffered, warm)",
@@ -371,32 +442,9 @@ pub fn check_section(
     for (r, name) in report.reads[before..].iter_mut().zip(names) {
         r.name = name.to_string();
     }
-    use dbio_model::read::Tier;
-    use dbio_model::units::format_ns;
-    let p50 = |r: &dbio_model::read::ReadResult| format_ns(r.lat.p50_ns() as f64);
-    match &report.reads[before..] {
-        [warm, storage] => {
-            let fast = storage.tiers.share(Tier::PageCache);
-            let slow = storage.tiers.share(Tier::Device);
-            let verdict = if fast > 0.5 {
-                "so reads under 100 µs in a trace from this machine are not proof of OS caching (a cache in front of the media, the hypervisor's or the array's, or fast flash answers that fast)"
-            } else {
-                "so reads under 100 µs in a trace from this machine point to the page cache"
-            };
-            report.conclusions.push(format!(
-                "Reads: an 8 KiB block costs {} from the page cache and {} from storage (medians, {:.0}x apart); {:.0} % of the storage reads took under 100 µs and {:.1} % over 1 ms, {verdict}; `dbio calibrate` measures this machine's tier boundaries",
-                p50(warm),
-                p50(storage),
-                storage.lat.p50_ns() as f64 / warm.lat.p50_ns().max(1) as f64,
-                100.0 * fast,
-                100.0 * slow,
-            ));
-        }
-        [warm] => report.conclusions.push(format!(
-            "Reads: an 8 KiB block costs {} from the page cache (median); no O_DIRECT here, so storage reads could not be measured apart from memory",
-            p50(warm)
-        )),
-        _ => {}
+    if let [warm, storage @ ..] = &report.reads[before..] {
+        let findings = attribute::check_findings(warm, storage.first());
+        report.conclusions.extend(findings);
     }
     Ok(())
 }

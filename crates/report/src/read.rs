@@ -8,7 +8,9 @@
 
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
-use dbio_model::read::{ReadGroup, ReadResult, Tier, TierThresholds};
+use dbio_model::read::{
+    ReadGroup, ReadResult, Tier, TierAttribution, TierThresholds, UsedBoundary,
+};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::{Log2Buckets, RunReport};
 use std::fmt::Write;
@@ -35,8 +37,15 @@ pub fn render(r: &RunReport) -> String {
         format_bytes(s.size),
         s.rounds
     );
-    let th = &reads[0].thresholds;
-    let _ = writeln!(out, "Tier thresholds ({}): {}", th.source, describe(th));
+    match &reads[0].attribution {
+        Some(a) => {
+            let _ = writeln!(out, "Tier boundaries: {}", describe_attribution(a));
+        }
+        None => {
+            let th = &reads[0].thresholds;
+            let _ = writeln!(out, "Tier thresholds ({}): {}", th.source, describe(th));
+        }
+    }
     out.push_str(&summary(reads));
     out.push_str(&tiers(reads));
     out.push_str(&groups(reads));
@@ -61,6 +70,55 @@ fn describe(th: &TierThresholds) -> String {
             "page cache < {} <= storage cache; no device tier",
             format_ns(th.page_cache_max_ns as f64)
         )
+    }
+}
+
+/// The boundaries a run measured itself, each with its source and, when
+/// measured, the shares of each side that land on the wrong side of it.
+fn describe_attribution(a: &TierAttribution) -> String {
+    let used = |b: &UsedBoundary| {
+        let mut s = b.source.label().to_string();
+        if let Some(f) = &b.fit {
+            let _ = write!(
+                s,
+                "; {:.1} % and {:.1} % of each side's reads on the wrong side",
+                100.0 * f.faster_misclassified,
+                100.0 * f.slower_misclassified
+            );
+        }
+        s
+    };
+    let page = a
+        .page_cache_max
+        .ns
+        .map_or("-".into(), |ns| format_ns(ns as f64));
+    let storage = match a.storage_cache_max.ns {
+        Some(ns) => format!(
+            "storage cache < {} ({}) <= device",
+            format_ns(ns as f64),
+            used(&a.storage_cache_max)
+        ),
+        None => format!(
+            "device (no separate storage-cache tier: {}; at best {})",
+            used(&a.storage_cache_max),
+            a.storage_cache_max
+                .fit
+                .as_ref()
+                .map_or("-".into(), |f| format_ns(f.ns as f64))
+        ),
+    };
+    format!(
+        "page cache < {page} ({}) <= {storage}; an O_DIRECT read is never counted as a page-cache hit",
+        used(&a.page_cache_max)
+    )
+}
+
+/// False for a tier no read of `r` can be attributed to.
+fn possible(r: &ReadResult, tier: Tier) -> bool {
+    match (&r.attribution, tier) {
+        (Some(a), Tier::PageCache) => !a.direct,
+        (Some(a), Tier::StorageCache) => a.storage_cache_max.ns.is_some(),
+        _ => !(tier == Tier::Device && !r.thresholds.has_device_tier()),
     }
 }
 
@@ -99,7 +157,7 @@ fn tiers(reads: &[ReadResult]) -> String {
     let mut t = new_table(&["state", "tier", "reads", "share", "mean", "share of time"]);
     for r in reads {
         for tier in Tier::ALL {
-            if tier == Tier::Device && !r.thresholds.has_device_tier() {
+            if !possible(r, tier) {
                 continue;
             }
             let c = r.tiers.get(tier);
