@@ -76,12 +76,12 @@ fn describe(th: &TierThresholds) -> String {
 /// The boundaries a run measured itself, each with its source and, when
 /// measured, the shares of each side that land on the wrong side of it.
 fn describe_attribution(a: &TierAttribution) -> String {
-    let used = |b: &UsedBoundary| {
+    let used = |b: &UsedBoundary, faster: &str| {
         let mut s = b.source.label().to_string();
         if let Some(f) = &b.fit {
             let _ = write!(
                 s,
-                "; {:.1} % and {:.1} % of each side's reads on the wrong side",
+                "; on the wrong side: {:.1} % of {faster}, {:.1} % of O_DIRECT reads",
                 100.0 * f.faster_misclassified,
                 100.0 * f.slower_misclassified
             );
@@ -96,11 +96,11 @@ fn describe_attribution(a: &TierAttribution) -> String {
         Some(ns) => format!(
             "storage cache < {} ({}) <= device",
             format_ns(ns as f64),
-            used(&a.storage_cache_max)
+            used(&a.storage_cache_max, REREADS)
         ),
         None => format!(
-            "device (no separate storage-cache tier: {}; at best {})",
-            used(&a.storage_cache_max),
+            "device (no separate storage-cache tier: {}, at the best boundary {})",
+            used(&a.storage_cache_max, REREADS),
             a.storage_cache_max
                 .fit
                 .as_ref()
@@ -109,9 +109,12 @@ fn describe_attribution(a: &TierAttribution) -> String {
     };
     format!(
         "page cache < {page} ({}) <= {storage}; an O_DIRECT read is never counted as a page-cache hit",
-        used(&a.page_cache_max)
+        used(&a.page_cache_max, "page-cache hits")
     )
 }
+
+/// The reads that measure the storage-cache tier.
+const REREADS: &str = "O_DIRECT re-reads";
 
 /// False for a tier no read of `r` can be attributed to.
 fn possible(r: &ReadResult, tier: Tier) -> bool {
@@ -286,6 +289,99 @@ mod tests {
         // Bucket 10 is 512..1024 µs, 1 ms = 1000 µs inside it.
         assert_eq!(bucket_tier(10, &th), "mixed");
         assert_eq!(bucket_tier(11, &th), "device");
+    }
+
+    #[test]
+    fn measured_boundaries_are_shown_with_their_source_and_fit() {
+        use dbio_model::calibrate::Boundary;
+        use dbio_model::read::{BoundarySource, TierSplit};
+        let att = TierAttribution {
+            page_cache_max: UsedBoundary {
+                ns: Some(31_000),
+                source: BoundarySource::Measured,
+                fit: Some(Boundary {
+                    ns: 31_000,
+                    faster_misclassified: 0.012,
+                    slower_misclassified: 0.003,
+                }),
+            },
+            storage_cache_max: UsedBoundary {
+                ns: Some(1_000_000),
+                source: BoundarySource::Default,
+                fit: None,
+            },
+            direct: true,
+        };
+        let storage = ReadResult {
+            name: "storage".into(),
+            ops: 10,
+            tiers: TierSplit::from_arrays([0, 9, 1], [0, 900, 2_000]),
+            thresholds: att.thresholds(),
+            attribution: Some(att.clone()),
+            ..Default::default()
+        };
+        let s = render(&RunReport {
+            reads: vec![storage.clone()],
+            ..Default::default()
+        });
+        let line = s
+            .lines()
+            .find(|l| l.starts_with("Tier boundaries: "))
+            .unwrap();
+        assert!(
+            line.contains("page cache < 31.0 µs (measured in this run; on the wrong side: 1.2 % of page-cache hits, 0.3 % of O_DIRECT reads)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("storage cache < 1.00 ms (default, not measured here) <= device"),
+            "{line}"
+        );
+        // The O_DIRECT result has no page-cache row.
+        assert!(!s.lines().any(|l| l.contains("page cache ┆")), "{s}");
+        assert!(s.lines().any(|l| l.contains("storage cache ┆")), "{s}");
+        // No separate storage-cache tier: named, and no row for it.
+        let mut one = storage;
+        let a = one.attribution.as_mut().unwrap();
+        a.storage_cache_max = UsedBoundary {
+            ns: None,
+            source: BoundarySource::Measured,
+            fit: Some(Boundary {
+                ns: 77_000,
+                faster_misclassified: 0.1,
+                slower_misclassified: 0.8,
+            }),
+        };
+        one.tiers = TierSplit::from_arrays([0, 0, 10], [0, 0, 2_900]);
+        let s = render(&RunReport {
+            reads: vec![one],
+            ..Default::default()
+        });
+        assert!(s.contains("<= device (no separate storage-cache tier: measured in this run; on the wrong side: 10.0 % of O_DIRECT re-reads, 80.0 % of O_DIRECT reads, at the best boundary 77.0 µs)"), "{s}");
+        assert!(!s.lines().any(|l| l.contains("storage cache ┆")), "{s}");
+    }
+
+    #[test]
+    fn a_result_saved_before_attribution_renders_its_thresholds() {
+        let r = ReadResult {
+            name: "cold".into(),
+            ops: 1,
+            tiers: dbio_model::read::TierSplit::from_arrays([1, 0, 0], [10, 0, 0]),
+            ..Default::default()
+        };
+        let mut v = serde_json::to_value(&r).unwrap();
+        assert!(v.get("attribution").is_none());
+        v.as_object_mut().unwrap().remove("attribution");
+        let old: ReadResult = serde_json::from_value(v).unwrap();
+        assert_eq!(old.attribution, None);
+        let s = render(&RunReport {
+            reads: vec![old],
+            ..Default::default()
+        });
+        assert!(
+            s.contains("Tier thresholds (default): page cache < 100 µs"),
+            "{s}"
+        );
+        assert!(s.lines().any(|l| l.contains("page cache ┆")), "{s}");
     }
 
     #[test]
