@@ -388,7 +388,12 @@ pub fn check_section(
         report,
     )?];
     let mut rereads = None;
-    if direct_ok {
+    // What failed after the buffered reads is returned once their results
+    // (and the O_DIRECT ones, if any) are in the report.
+    let storage_part = (|| -> anyhow::Result<()> {
+        if !direct_ok {
+            return Ok(());
+        }
         let dcfg = ReadConfig {
             direct: true,
             ..cfg.clone()
@@ -423,7 +428,8 @@ pub fn check_section(
                 &td.file, &td.path, blocks, &probe, stop,
             )?);
         }
-    }
+        Ok(())
+    })();
     // The boundaries come from this run's own reads of each tier.
     let hist = |i: usize| runs.get(i).and_then(|r| r.histogram(0));
     let att = hist(0).map(|page| {
@@ -442,9 +448,13 @@ pub fn check_section(
     for (r, name) in report.reads[before..].iter_mut().zip(names) {
         r.name = name.to_string();
     }
+    // Without O_DIRECT results where O_DIRECT works (stopped, or failed:
+    // the error says so), there is nothing to say about storage.
     if let [warm, storage @ ..] = &report.reads[before..] {
-        let findings = attribute::check_findings(warm, storage.first());
-        report.conclusions.extend(findings);
+        if !direct_ok || !storage.is_empty() {
+            let findings = attribute::check_findings(warm, storage.first());
+            report.conclusions.extend(findings);
+        }
     }
-    Ok(())
+    storage_part
 }

@@ -121,7 +121,7 @@ fn possible(r: &ReadResult, tier: Tier) -> bool {
     match (&r.attribution, tier) {
         (Some(a), Tier::PageCache) => !a.direct,
         (Some(a), Tier::StorageCache) => a.storage_cache_max.ns.is_some(),
-        _ => !(tier == Tier::Device && !r.thresholds.has_device_tier()),
+        _ => tier != Tier::Device || r.thresholds.has_device_tier(),
     }
 }
 
