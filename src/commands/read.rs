@@ -432,9 +432,12 @@ pub fn check_section(
     })();
     // The boundaries come from this run's own reads of each tier.
     let hist = |i: usize| runs.get(i).and_then(|r| r.histogram(0));
+    let has_device = t
+        .as_ref()
+        .is_some_and(|t| dbio_engine::sysinfo::disk_of_fd(&*t.file).is_some());
     let att = hist(0).map(|page| {
         let storage = hist(1).unwrap_or_else(dbio_engine::recorder::new_histogram);
-        attribute::derive(&page, &storage, rereads.as_ref())
+        attribute::derive(&page, &storage, rereads.as_ref(), has_device)
     });
     for run in runs {
         report

@@ -128,6 +128,9 @@ pub enum BoundarySource {
     /// Seed 002's fixed value: this run could not measure the boundary.
     #[default]
     Default,
+    /// No block device under the file (tmpfs): every read is served from
+    /// memory, so there is no device tier to draw a boundary to.
+    NoDevice,
 }
 
 impl BoundarySource {
@@ -136,6 +139,7 @@ impl BoundarySource {
         match self {
             BoundarySource::Measured => "measured in this run",
             BoundarySource::Default => "default, not measured here",
+            BoundarySource::NoDevice => "no block device under the file, so no device tier",
         }
     }
 }
@@ -192,16 +196,9 @@ impl TierAttribution {
             page_cache_max_ns: page,
             storage_cache_max_ns: self.storage_cache_max.ns.unwrap_or(page).max(page),
             source: match (self.page_cache_max.source, self.storage_cache_max.source) {
-                (BoundarySource::Measured, BoundarySource::Measured) => "measured in this run",
-                (BoundarySource::Measured, BoundarySource::Default) => {
-                    "page cache measured in this run, storage cache default"
-                }
-                (BoundarySource::Default, BoundarySource::Measured) => {
-                    "page cache default, storage cache measured in this run"
-                }
-                (BoundarySource::Default, BoundarySource::Default) => "default",
-            }
-            .into(),
+                (a, b) if a == b => a.label().into(),
+                (a, b) => format!("page cache {}; storage cache {}", a.label(), b.label()),
+            },
         }
     }
 }
@@ -499,7 +496,7 @@ mod tests {
         );
         assert_eq!(
             th.source,
-            "page cache measured in this run, storage cache default"
+            "page cache measured in this run; storage cache default, not measured here"
         );
     }
 

@@ -9,7 +9,7 @@
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
 use dbio_model::read::{
-    ReadGroup, ReadResult, Tier, TierAttribution, TierThresholds, UsedBoundary,
+    BoundarySource, ReadGroup, ReadResult, Tier, TierAttribution, TierThresholds, UsedBoundary,
 };
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::{Log2Buckets, RunReport};
@@ -93,6 +93,9 @@ fn describe_attribution(a: &TierAttribution) -> String {
         .ns
         .map_or("-".into(), |ns| format_ns(ns as f64));
     let storage = match a.storage_cache_max.ns {
+        _ if a.storage_cache_max.source == BoundarySource::NoDevice => {
+            format!("storage cache ({})", a.storage_cache_max.source.label())
+        }
         Some(ns) => format!(
             "storage cache < {} ({}) <= device",
             format_ns(ns as f64),
@@ -294,7 +297,7 @@ mod tests {
     #[test]
     fn measured_boundaries_are_shown_with_their_source_and_fit() {
         use dbio_model::calibrate::Boundary;
-        use dbio_model::read::{BoundarySource, TierSplit};
+        use dbio_model::read::TierSplit;
         let att = TierAttribution {
             page_cache_max: UsedBoundary {
                 ns: Some(31_000),

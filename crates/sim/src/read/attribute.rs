@@ -28,12 +28,15 @@ use hdrhistogram::Histogram;
 /// overlap beyond [`crate::calibrate::INSEPARABLE_ERROR`] below the page
 /// cache count as one (every storage read is then a device read), and so
 /// does a storage-cache boundary at or below the page-cache one. A boundary
-/// that cannot be measured (a side without reads) is the default. The
-/// result's `direct` is false; set it per result.
+/// that cannot be measured (a side without reads) is the default. Without
+/// a block device under the file (`has_device` false, as calibrate's "no
+/// device tier") every read that misses the page cache is a storage-cache
+/// (memory) read. The result's `direct` is false; set it per result.
 pub fn derive(
     page: &Histogram<u64>,
     storage: &Histogram<u64>,
     rereads: Option<&Histogram<u64>>,
+    has_device: bool,
 ) -> TierAttribution {
     let page_cache_max = match boundary::boundary(page, storage) {
         Some(b) => UsedBoundary {
@@ -49,6 +52,11 @@ pub fn derive(
     };
     let page_ns = page_cache_max.ns.unwrap_or(DEFAULT_PAGE_CACHE_MAX_NS);
     let storage_cache_max = match rereads.and_then(|r| boundary::boundary(r, storage)) {
+        _ if !has_device => UsedBoundary {
+            ns: Some(u64::MAX),
+            source: BoundarySource::NoDevice,
+            fit: None,
+        },
         Some(b) => UsedBoundary {
             ns: (!inseparable(&b) && b.ns > page_ns).then_some(b.ns),
             source: BoundarySource::Measured,
@@ -106,7 +114,9 @@ pub fn check_findings(warm: &ReadResult, storage: Option<&ReadResult>) -> Vec<St
         line.push_str(&format!(
             "; {:.0} % of the O_DIRECT reads were faster than the page-cache boundary measured here ({at}), {}",
             100.0 * fast,
-            if fast > 0.5 {
+            if inseparable(b) {
+                "so latency cannot tell a page-cache hit from a storage read on this machine".into()
+            } else if fast > 0.5 {
                 format!("so reads under {at} in a trace from this machine are not proof of OS caching (a cache in front of the media, the hypervisor's or the array's, or fast flash answers that fast)")
             } else {
                 format!("so reads under {at} in a trace from this machine point to the page cache")
@@ -114,6 +124,12 @@ pub fn check_findings(warm: &ReadResult, storage: Option<&ReadResult>) -> Vec<St
         ));
     }
     let t = &storage.tiers;
+    if att.is_some_and(|a| a.storage_cache_max.source == BoundarySource::NoDevice) {
+        line.push_str("; no block device under the file, so every O_DIRECT read was served from memory (an O_DIRECT read is never a page-cache hit, and none here is a device read)");
+        out.push(line);
+        out.extend(att.map(tier_notes).unwrap_or_default());
+        return out;
+    }
     line.push_str(&format!(
         "; by this run's boundaries {:.1} % of the O_DIRECT reads were storage-cache hits and {:.1} % device reads (an O_DIRECT read is never a page-cache hit)",
         100.0 * t.share(Tier::StorageCache),
@@ -189,7 +205,7 @@ mod tests {
         let page = h(&[(2_000, 500), (5_000, 500)]);
         let rereads = h(&[(20_000, 300)]);
         let storage = h(&[(20_000, 200), (150_000, 800)]);
-        let att = derive(&page, &storage, Some(&rereads));
+        let att = derive(&page, &storage, Some(&rereads), true);
         let p = att.page_cache_max.ns.unwrap();
         // Geometric middle of the 5-20 µs gap, within the histogram's 1 %.
         assert!((p as f64 - 10_000.0).abs() < 200.0, "{p}");
@@ -228,7 +244,7 @@ mod tests {
         let page = h(&[(2_000, 400), (4_000, 300), (8_000, 300)]);
         let storage = h(&[(2_000, 200), (4_000, 400), (8_000, 400)]);
         let rereads = h(&[(2_000, 20), (4_000, 40), (8_000, 40)]);
-        let att = derive(&page, &storage, Some(&rereads));
+        let att = derive(&page, &storage, Some(&rereads), true);
         let fit = att.page_cache_max.fit.clone().unwrap();
         assert!(inseparable(&fit), "{fit:?}");
         // Re-reads and reads are one distribution: no storage-cache tier.
@@ -272,10 +288,39 @@ mod tests {
     }
 
     #[test]
+    fn without_a_block_device_storage_reads_are_memory_reads() {
+        // tmpfs: O_DIRECT reads as fast as page-cache hits.
+        let page = h(&[(1_800, 500), (2_100, 500)]);
+        let storage = h(&[(1_800, 450), (2_100, 550)]);
+        let att = derive(&page, &storage, Some(&storage), false);
+        assert_eq!(att.storage_cache_max.source, BoundarySource::NoDevice);
+        assert!(!att.thresholds().has_device_tier());
+        let direct = result(&storage, &att, true);
+        assert_eq!(direct.tiers.storage_cache.count, 1000);
+        let f = check_findings(&result(&page, &att, false), Some(&direct));
+        assert!(
+            f[0].contains("so latency cannot tell a page-cache hit from a storage read"),
+            "{}",
+            f[0]
+        );
+        assert!(
+            f[0].contains("every O_DIRECT read was served from memory"),
+            "{}",
+            f[0]
+        );
+        assert!(!f[0].contains("device reads"), "{}", f[0]);
+        assert!(
+            f.iter()
+                .any(|l| l.starts_with("page-cache hits and O_DIRECT reads overlap")),
+            "{f:?}"
+        );
+    }
+
+    #[test]
     fn unmeasured_boundaries_are_the_defaults_and_say_so() {
         let page = h(&[(3_000, 100)]);
         let storage = h(&[(50_000, 90), (2_000_000, 10)]);
-        let att = derive(&page, &storage, None);
+        let att = derive(&page, &storage, None, true);
         assert_eq!(att.page_cache_max.source, BoundarySource::Measured);
         assert_eq!(
             (att.storage_cache_max.ns, att.storage_cache_max.source),
@@ -292,7 +337,7 @@ mod tests {
             (t.page_cache.count, t.storage_cache.count, t.device.count),
             (0, 90, 10)
         );
-        let none = derive(&new_histogram(), &storage, None);
+        let none = derive(&new_histogram(), &storage, None, true);
         assert_eq!(
             (none.page_cache_max.ns, none.page_cache_max.source),
             (Some(DEFAULT_PAGE_CACHE_MAX_NS), BoundarySource::Default)
@@ -307,7 +352,7 @@ mod tests {
         let page = h(&[(30_000, 100)]);
         let storage = h(&[(60_000, 100)]);
         let rereads = h(&[(5_000, 100)]);
-        let att = derive(&page, &storage, Some(&rereads));
+        let att = derive(&page, &storage, Some(&rereads), true);
         let (p, s) = (
             att.page_cache_max.ns.unwrap(),
             att.storage_cache_max.fit.as_ref().unwrap().ns,
@@ -326,7 +371,7 @@ mod tests {
     #[test]
     fn split_times_carry_the_histograms_precision() {
         let hist = h(&[(10_000, 3), (1_000_000, 1)]);
-        let att = derive(&hist, &hist, None);
+        let att = derive(&hist, &hist, None, true);
         let t = split(
             &hist,
             &TierAttribution {
