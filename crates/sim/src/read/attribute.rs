@@ -342,7 +342,7 @@ mod tests {
             (none.page_cache_max.ns, none.page_cache_max.source),
             (Some(DEFAULT_PAGE_CACHE_MAX_NS), BoundarySource::Default)
         );
-        assert_eq!(none.thresholds().source, "default");
+        assert_eq!(none.thresholds().source, "default, not measured here");
     }
 
     #[test]
