@@ -172,6 +172,10 @@ pub struct TierAttribution {
     /// The reads bypassed the page cache (O_DIRECT): none is a page-cache
     /// hit, whatever its latency.
     pub direct: bool,
+    /// The O_DIRECT re-reads of a block just read that the storage-cache
+    /// boundary was measured with (the evidence for that tier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rereads: Option<LatencySummary>,
 }
 
 impl TierAttribution {
@@ -479,6 +483,7 @@ mod tests {
             page_cache_max: used(Some(20_000), BoundarySource::Measured),
             storage_cache_max: used(Some(50_000), BoundarySource::Default),
             direct: false,
+            rereads: None,
         };
         assert_eq!(a.tier(19_999), Tier::PageCache);
         assert_eq!(a.tier(20_000), Tier::StorageCache);

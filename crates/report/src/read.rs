@@ -97,17 +97,25 @@ fn describe_attribution(a: &TierAttribution) -> String {
             format!("storage cache ({})", a.storage_cache_max.source.label())
         }
         Some(ns) => format!(
-            "storage cache < {} ({}) <= device",
+            "storage cache < {} ({}{}) <= device",
             format_ns(ns as f64),
-            used(&a.storage_cache_max, REREADS)
+            used(&a.storage_cache_max, REREADS),
+            a.rereads.as_ref().map_or(String::new(), |l| format!(
+                "; {REREADS} median {}",
+                format_ns(l.p50_ns() as f64)
+            ))
         ),
         None => format!(
-            "device (no separate storage-cache tier: {}, at the best boundary {})",
+            "device (no separate storage-cache tier: {}, at the best boundary {}{})",
             used(&a.storage_cache_max, REREADS),
             a.storage_cache_max
                 .fit
                 .as_ref()
-                .map_or("-".into(), |f| format_ns(f.ns as f64))
+                .map_or("-".into(), |f| format_ns(f.ns as f64)),
+            a.rereads.as_ref().map_or(String::new(), |l| format!(
+                "; {REREADS} median {}",
+                format_ns(l.p50_ns() as f64)
+            ))
         ),
     };
     format!(
@@ -314,6 +322,7 @@ mod tests {
                 fit: None,
             },
             direct: true,
+            rereads: None,
         };
         let storage = ReadResult {
             name: "storage".into(),
@@ -354,12 +363,20 @@ mod tests {
                 slower_misclassified: 0.8,
             }),
         };
+        a.rereads = Some(dbio_model::LatencySummary {
+            count: 5,
+            percentiles: vec![dbio_model::Percentile {
+                p: 50.0,
+                ns: 45_000,
+            }],
+            ..Default::default()
+        });
         one.tiers = TierSplit::from_arrays([0, 0, 10], [0, 0, 2_900]);
         let s = render(&RunReport {
             reads: vec![one],
             ..Default::default()
         });
-        assert!(s.contains("<= device (no separate storage-cache tier: measured in this run; on the wrong side: 10.0 % of O_DIRECT re-reads, 80.0 % of O_DIRECT reads, at the best boundary 77.0 µs)"), "{s}");
+        assert!(s.contains("<= device (no separate storage-cache tier: measured in this run; on the wrong side: 10.0 % of O_DIRECT re-reads, 80.0 % of O_DIRECT reads, at the best boundary 77.0 µs; O_DIRECT re-reads median 45.0 µs)"), "{s}");
         assert!(!s.lines().any(|l| l.contains("storage cache ┆")), "{s}");
     }
 

@@ -327,6 +327,7 @@ fn sections_report() -> RunReport {
             page_cache_max: used(),
             storage_cache_max: used(),
             direct: true,
+            rereads: Some(LatencySummary::default()),
         }),
         ..ReadResult::default()
     };

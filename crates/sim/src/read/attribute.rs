@@ -20,6 +20,7 @@ use dbio_model::read::{
     DEFAULT_PAGE_CACHE_MAX_NS, DEFAULT_STORAGE_CACHE_MAX_NS,
 };
 use dbio_model::units::format_ns;
+use dbio_model::LatencySummary;
 use hdrhistogram::Histogram;
 
 /// The boundaries derived from `page` (buffered reads of a resident file),
@@ -72,6 +73,9 @@ pub fn derive(
         page_cache_max,
         storage_cache_max,
         direct: false,
+        rereads: rereads
+            .filter(|r| !r.is_empty())
+            .map(LatencySummary::from_histogram),
     }
 }
 
@@ -131,7 +135,7 @@ pub fn check_findings(warm: &ReadResult, storage: Option<&ReadResult>) -> Vec<St
         return out;
     }
     line.push_str(&format!(
-        "; by this run's boundaries {:.1} % of the O_DIRECT reads were storage-cache hits and {:.1} % device reads (an O_DIRECT read is never a page-cache hit)",
+        "; by the boundaries shown with the read tables, {:.1} % of the O_DIRECT reads were storage-cache hits and {:.1} % device reads (an O_DIRECT read is never a page-cache hit)",
         100.0 * t.share(Tier::StorageCache),
         100.0 * t.share(Tier::Device),
     ));
@@ -173,7 +177,6 @@ fn tier_notes(a: &TierAttribution) -> Vec<String> {
 mod tests {
     use super::*;
     use dbio_engine::recorder::new_histogram;
-    use dbio_model::LatencySummary;
 
     fn h(vals: &[(u64, u64)]) -> Histogram<u64> {
         let mut h = new_histogram();
@@ -213,6 +216,7 @@ mod tests {
         let s = att.storage_cache_max.ns.unwrap();
         assert!(s > 20_200 && s < 150_000, "{s}");
         assert_eq!(att.storage_cache_max.source, BoundarySource::Measured);
+        assert_eq!(att.rereads.as_ref().map(|l| l.count), Some(300));
         let direct = result(&storage, &att, true);
         assert_eq!(direct.tiers.page_cache.count, 0);
         assert_eq!(direct.tiers.storage_cache.count, 200);
