@@ -13,7 +13,7 @@ mod progress;
 mod session;
 mod signals;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
 use std::process::ExitCode;
 
@@ -26,8 +26,62 @@ pub fn exit_code(r: &dbio_model::RunReport) -> ExitCode {
     }
 }
 
+/// clap's message for a command line it refused, as the one line every
+/// other error gets: "dbio: error: <sentence>; try 'dbio CMD --help'".
+/// clap's own form spans several paragraphs (message, tips, usage, a
+/// pointer to --help); the message's lines and the tips are kept, joined.
+fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> String {
+    let text = e.render().to_string();
+    let mut parts: Vec<String> = Vec::new();
+    for para in text.split("\n\n") {
+        let line = para
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            continue;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(&line);
+        match line.strip_prefix("tip: ") {
+            Some(tip) => parts.push(format!("({tip})")),
+            None if !line.is_empty() => parts.push(line.to_string()),
+            None => {}
+        }
+    }
+    // The subcommand named on the command line, if any, for the hint.
+    let cmd = Cli::command();
+    let sub = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.to_string_lossy().starts_with('-'))
+        .and_then(|a| cmd.find_subcommand(a))
+        .map(|c| format!(" {}", c.get_name()))
+        .unwrap_or_default();
+    format!(
+        "dbio: error: {}; try 'dbio{sub} --help'",
+        parts.join(" ").trim_end_matches('.')
+    )
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind::*;
+            if matches!(
+                e.kind(),
+                DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                // Help and version are what was asked for, not errors.
+                e.exit();
+            }
+            eprintln!("{}", usage_error(&e, &args));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Check(a) => commands::check::run(a),
         Command::Bench(a) => commands::bench::run(a),

@@ -46,6 +46,15 @@ pub fn new_report(command: &str, target: &std::path::Path) -> RunReport {
     }
 }
 
+/// Records the O_DIRECT alignment (statx) of the prepared file when the
+/// environment could not: statx reports it for regular files and block
+/// devices only, so a directory target gets it from dbio's file in it.
+pub fn fill_dio_alignment(report: &mut RunReport, t: &Target) {
+    if report.environment.dio_alignment.is_none() {
+        report.environment.dio_alignment = dbio_engine::sysinfo::dio_alignment_fd(&*t.file);
+    }
+}
+
 /// Runs jobs in order on one target. The first job that uses a file
 /// prepares it; later jobs reuse it (it is dbio's, so reuse is allowed).
 /// Stops at the first interruption or I/O error and marks the report partial.
@@ -129,6 +138,7 @@ impl Session {
                     }
                 };
                 report.warnings.extend(t.notices.iter().cloned());
+                fill_dio_alignment(report, &t);
                 if self.shared.is_none() {
                     self.shared = Some(t);
                     self.shared.as_ref()

@@ -366,3 +366,82 @@ fn warmup_is_excluded_and_seconds_are_sampled() {
         .iter()
         .all(|s| s["read_iops"].as_f64().unwrap() > 0.0));
 }
+
+/// The O_DIRECT alignment (statx) is recorded and printed for a directory
+/// target too: statx reports it for files only, so it is read from the
+/// file dbio makes there (bench, dbwr) or a probe file (lgwr).
+#[test]
+fn statx_alignment_is_reported_for_directory_targets() {
+    let d = scratch();
+    let f = d.path().join("data");
+    std::fs::write(&f, vec![0u8; 1 << 20]).unwrap();
+    let file = bench_json(&[
+        f.to_str().unwrap(),
+        "--size",
+        "1m",
+        "--rw",
+        "randread",
+        "--ops",
+        "10",
+    ]);
+    let want = &file["environment"]["dio_alignment"];
+    if want.is_null() {
+        crate::util::skip(
+            "statx_alignment_is_reported_for_directory_targets",
+            "the kernel reports no O_DIRECT alignment (STATX_DIOALIGN) for files here",
+        );
+        return;
+    }
+    std::fs::remove_file(&f).unwrap();
+    let dir = d.path().to_str().unwrap();
+    let runs: [&[&str]; 3] = [
+        &["bench", dir, "--size", "1m", "--ops", "10"],
+        &[
+            "dbwr",
+            dir,
+            "--size",
+            "4m",
+            "--buffers",
+            "128",
+            "--lists",
+            "2",
+            "--ops",
+            "500",
+        ],
+        &[
+            "lgwr",
+            dir,
+            "--commits",
+            "20",
+            "--file-size",
+            "128k",
+            "--max-write",
+            "64k",
+            "--files",
+            "2",
+        ],
+    ];
+    for args in runs {
+        let out = dbio()
+            .args(args)
+            .args(["--json", "-", "--quiet"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = json(&out.stdout);
+        assert_eq!(&v["environment"]["dio_alignment"], want, "{args:?}");
+        let table = dbio().args(args).arg("--quiet").output().unwrap();
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(
+            text.contains(&format!(
+                "O_DIRECT alignment: memory {} B, offsets {} B (statx)",
+                want["mem_align"], want["offset_align"]
+            )),
+            "{args:?}: {text}"
+        );
+    }
+}

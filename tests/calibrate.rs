@@ -208,3 +208,29 @@ fn calibrate_saves_exactly_the_boundaries_it_measured() {
     assert_eq!(t["page_cache_max_ns"].as_u64(), Some(page), "{t}");
     assert_eq!(t["storage_cache_max_ns"].as_u64(), Some(storage), "{t}");
 }
+
+/// Without `--size`, an existing file is calibrated on its own size
+/// instead of being refused for holding less than 1 GiB.
+#[test]
+fn calibrate_existing_file_defaults_to_its_own_size() {
+    let d = scratch();
+    let f = d.path().join("small.dbf");
+    std::fs::write(&f, vec![7u8; 4 << 20]).unwrap();
+    let out = dbio()
+        .arg("calibrate")
+        .arg(&f)
+        .args(["--samples", "50", "--runtime", "0.5", "--no-save"])
+        .args(["--json", "-", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dbio calibrate failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = &json(&out.stdout)["calibration"];
+    let region = c["region_bytes"].as_u64().unwrap();
+    assert!(region > 0 && region <= 4 << 20, "{c}");
+    assert_eq!(c["page_cache"]["lat"]["count"], 50);
+    assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 4 << 20]);
+}

@@ -102,7 +102,7 @@ fn the_table_shows_the_seed_004_sweep() {
         .unwrap();
     assert!(out.status.success());
     let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.contains("writer sweep (seed 004"), "{s}");
+    assert!(s.contains("writer sweep (Kevin Closson"), "{s}");
     assert!(s.contains("aggregate writer CPU (s)"), "{s}");
     assert!(s.contains("free buffer waits"), "{s}");
     assert!(s.contains("DBW1"), "{s}");

@@ -273,3 +273,53 @@ fn lgwr_writer_cpus_are_read_back_from_the_kernel() {
     assert_eq!(run(&[], Some(last)), [last]);
     assert_eq!(run(&[], None), cpus);
 }
+
+/// Every `--compare` key and method alias the parser accepts is named in
+/// `dbio lgwr --help`, and each is accepted.
+#[test]
+fn lgwr_help_names_every_compare_key() {
+    let help = dbio().args(["lgwr", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout).replace('\n', " ");
+    let keys = [
+        "method=",
+        "bs=",
+        "block=",
+        "block-size=",
+        "sessions=",
+        "members=",
+        "files=",
+        "async=",
+        "prepare=",
+        "dir=",
+        "redo=",
+        "delay=",
+        "siblings=",
+        "spin=",
+        "null-delay=",
+    ];
+    for k in keys {
+        assert!(text.contains(&format!("`{k}")), "--help lacks {k}: {text}");
+    }
+    for alias in ["`direct`", "`buffered`", "`uring`"] {
+        assert!(text.contains(alias), "--help lacks {alias}");
+    }
+    let item = "method=direct-dsync+bs=512+block=512+block-size=512+sessions=1+members=1+files=2+async=1+prepare=prewrite+redo=512+delay=0+siblings=5+spin=0+null-delay=1us,uring+null-delay=1us";
+    let out = dbio()
+        .args([
+            "lgwr",
+            "--null",
+            "--commits",
+            "5",
+            "--sessions",
+            "1",
+            "--quiet",
+        ])
+        .args(["--compare", item])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

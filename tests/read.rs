@@ -234,3 +234,31 @@ fn refuses_impossible_options_in_one_sentence() {
     }
     assert!(dbio_files(d.path()).is_empty());
 }
+
+/// Without `--size`, an existing datafile is read whole: its own size
+/// (rounded down to blocks), not the 1 GiB default it would be refused for.
+#[test]
+fn read_existing_file_defaults_to_its_own_size() {
+    let d = scratch();
+    let f = d.path().join("small.dbf");
+    std::fs::write(&f, vec![7u8; (3 << 20) + 100]).unwrap();
+    let v = read_json(&[f.to_str().unwrap(), "--ops", "200"]);
+    assert_eq!(u(&v["reads"][0]["settings"]["size"]), 3 << 20, "{v}");
+    assert_eq!(u(&v["reads"][0]["ops"]), 200);
+    // An explicit --size larger than the file is still refused.
+    let out = dbio()
+        .args([
+            "read",
+            f.to_str().unwrap(),
+            "--size",
+            "1g",
+            "--ops",
+            "10",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("use a smaller --size"));
+    assert_eq!(std::fs::metadata(&f).unwrap().len(), (3 << 20) + 100);
+}

@@ -103,10 +103,8 @@ fn impossible_options_fail_before_any_io() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         let first = err.lines().next().unwrap_or_default();
-        assert!(
-            first.starts_with("dbio: error: ") || first.starts_with("error: "),
-            "{args:?}: {err}"
-        );
+        assert!(first.starts_with("dbio: error: "), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one sentence: {err}");
         assert!(
             first.contains(msg),
             "{args:?}: the first line must say what is wrong: {err}"
@@ -117,6 +115,54 @@ fn impossible_options_fail_before_any_io() {
         std::fs::read_dir(d.path()).unwrap().next().is_none(),
         "a refused job created a file"
     );
+}
+
+/// A command line clap refuses (unknown option, missing or bad value,
+/// conflicting options, unknown command) fails as every other error does:
+/// one line "dbio: error: ...", ending in where to look, status 2, and
+/// nothing written; clap's usage block and tips do not follow it.
+#[test]
+fn usage_errors_are_one_line_with_a_help_hint() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let cases: &[(&[&str], &str, &str)] = &[
+        (
+            &["bench", dir, "--runtme", "1"],
+            "'--runtme'",
+            "dbio bench --help",
+        ),
+        (&["bench", dir, "--bs"], "'--bs <BS>'", "dbio bench --help"),
+        (
+            &["bench", dir, "--rw", "sideways"],
+            "'sideways'",
+            "dbio bench --help",
+        ),
+        (&["report"], "--from", "dbio report --help"),
+        (
+            &["calibrate", dir, "--save", "x.json", "--no-save"],
+            "cannot be used with",
+            "dbio calibrate --help",
+        ),
+        (&["frobnicate"], "'frobnicate'", "dbio --help"),
+    ];
+    for (args, names, hint) in cases {
+        let out = dbio().args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(err.starts_with("dbio: error: "), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: says what is wrong: {err}");
+        assert!(
+            err.trim_end().ends_with(&format!("try '{hint}'")),
+            "{args:?}: ends in where to look: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+    // Help and version are not errors: they still print in full, status 0.
+    let help = dbio().args(["bench", "--help"]).output().unwrap();
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: dbio bench"));
 }
 
 #[test]

@@ -294,8 +294,8 @@ fn safety_limits_overflowing_durations_are_refused() {
             "'--warmup <WARMUP>': '1e20' is longer than 30 days",
         ),
         (
-            &["bench", "--engine", "null", "--null-delay", "1e20"],
-            "'--null-delay <TIME>': '1e20' is longer than 100 s",
+            &["bench", "--engine", "null", "--null-delay", "1e20s"],
+            "'--null-delay <TIME>': '1e20s' is longer than 100 s",
         ),
         (
             &["bench", "--runtime", "inf", "."],
@@ -314,8 +314,8 @@ fn safety_limits_overflowing_durations_are_refused() {
             "'--runtime <RUNTIME>': '1e20' is longer than 30 days",
         ),
         (
-            &["lgwr", "--null-delay", "1e20", "--commits", "1"],
-            "'--null-delay <TIME>': '1e20' is longer than 100 s",
+            &["lgwr", "--null-delay", "1e20ms", "--commits", "1"],
+            "'--null-delay <TIME>': '1e20ms' is longer than 100 s",
         ),
         (
             &["lgwr", "--think-time", "101s", "--commits", "1", "."],
@@ -325,20 +325,20 @@ fn safety_limits_overflowing_durations_are_refused() {
             &[
                 "lgwr",
                 "--compare",
-                "null-delay=1e20",
+                "null-delay=1e20s",
                 "--commits",
                 "1",
                 ".",
             ],
-            "--compare item 'null-delay=1e20': '1e20' is longer than 100 s",
+            "--compare item 'null-delay=1e20s': '1e20s' is longer than 100 s",
         ),
         (
             &["dbwr", "--runtime", "1e20", "."],
             "'--runtime <RUNTIME>': '1e20' is longer than 30 days",
         ),
         (
-            &["dbwr", "--engine", "null", "--null-delay", "1e20"],
-            "'--null-delay <TIME>': '1e20' is longer than 100 s",
+            &["dbwr", "--engine", "null", "--null-delay", "1e20us"],
+            "'--null-delay <TIME>': '1e20us' is longer than 100 s",
         ),
         (
             &["check", "--runtime", "1e20", "."],
@@ -351,6 +351,125 @@ fn safety_limits_overflowing_durations_are_refused() {
     ];
     for (args, msg) in cases {
         refused(p, args, msg);
+    }
+}
+
+/// A latency, delay or threshold written without a unit is refused in one
+/// sentence by every command that takes one: `--page-cache-max 100` was
+/// 100 s in `read` and 100 µs in `tracefile`. Spans of a run keep bare
+/// seconds (`--runtime 1`), and a bare 0 is 0 in any unit.
+#[test]
+fn safety_limits_bare_numbers_are_refused_where_the_unit_is_ambiguous() {
+    let d = scratch();
+    let p = d.path();
+    let trc = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/ninei-9201.trc"
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "bench",
+                "--engine",
+                "null",
+                "--null-delay",
+                "200",
+                "--ops",
+                "1",
+            ],
+            "'--null-delay <TIME>': '200' needs a unit",
+        ),
+        (
+            &[
+                "dbwr",
+                "--engine",
+                "null",
+                "--null-delay",
+                "100",
+                "--ops",
+                "1",
+            ],
+            "'--null-delay <TIME>': '100' needs a unit",
+        ),
+        (
+            &["lgwr", "--null", "--think-time", "5", "--commits", "1"],
+            "'--think-time <THINK_TIME>': '5' needs a unit",
+        ),
+        (
+            &["lgwr", "--null", "--commit-delay", "100", "--commits", "1"],
+            "'--commit-delay <COMMIT_DELAY>': '100' needs a unit",
+        ),
+        (
+            &["lgwr", "--null", "--post-spin", "5", "--commits", "1"],
+            "'--post-spin <POST_SPIN>': '5' needs a unit",
+        ),
+        (
+            &["lgwr", "--null", "--compare", "spin=5", "--commits", "1"],
+            "--compare item 'spin=5': '5' needs a unit",
+        ),
+        (
+            &[
+                "read",
+                "--engine",
+                "null",
+                "--page-cache-max",
+                "100",
+                "--ops",
+                "1",
+            ],
+            "'--page-cache-max <TIME>': '100' needs a unit",
+        ),
+        (
+            &[
+                "read",
+                "--engine",
+                "null",
+                "--storage-cache-max",
+                "1",
+                "--ops",
+                "1",
+            ],
+            "'--storage-cache-max <TIME>': '1' needs a unit",
+        ),
+        (
+            &["tracefile", "--page-cache-max", "100", trc],
+            "'--page-cache-max <TIME>': '100' needs a unit",
+        ),
+    ];
+    for (args, msg) in cases {
+        refused(p, args, msg);
+    }
+    // Bare seconds where the option is a span, and a bare 0, still work.
+    for args in [
+        &[
+            "bench",
+            "--engine",
+            "null",
+            "--runtime",
+            "0.05",
+            "--warmup",
+            "0",
+            "-q",
+        ][..],
+        &[
+            "lgwr",
+            "--null",
+            "--runtime",
+            "0.05",
+            "--think-time",
+            "0",
+            "--post-spin",
+            "0",
+            "-q",
+        ],
+        &["tracefile", "--interval", "60", "-q", trc],
+    ] {
+        let out = dbio().current_dir(p).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 

@@ -6,6 +6,7 @@ mod bench;
 mod calibrate;
 mod check;
 mod dbwr;
+mod docs;
 mod durability;
 mod lgwr;
 mod read;

@@ -292,3 +292,47 @@ fn parsetrc_histogram_on_the_largest_fixture() {
     assert_eq!(counts[9..], [174, 6193, 1163, 2837, 9416, 9326, 132, 6, 2]);
     assert_eq!(v["profile"]["top_depth"], 1);
 }
+
+/// The shared options mean the same here as in every command: a threshold
+/// needs a unit and is the same number of nanoseconds as in `dbio read`,
+/// `--interval` takes bare seconds like `--runtime`, and `--quiet` is
+/// accepted (issue 10).
+#[test]
+fn shared_options_mean_the_same_as_in_every_command() {
+    let r = json_of(&[
+        "-q",
+        "--page-cache-max",
+        "250us",
+        "--storage-cache-max",
+        "2ms",
+        "--interval",
+        "60",
+        data("ninei-9201.trc").to_str().unwrap(),
+    ]);
+    let s = &r["settings"];
+    assert_eq!(s["page_cache_max_ns"], 250_000, "{s}");
+    assert_eq!(s["storage_cache_max_ns"], 2_000_000, "{s}");
+    assert_eq!(s["thresholds_from"], "option", "{s}");
+    assert_eq!(s["interval_s"], 60, "{s}");
+    let d = tempfile::tempdir().unwrap();
+    let out = dbio()
+        .arg("read")
+        .arg(d.path())
+        .args(["--engine", "null", "--ops", "10", "--quiet", "--json", "-"])
+        .args(["--page-cache-max", "250us", "--storage-cache-max", "2ms"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let t = &v["reads"][0]["thresholds"];
+    assert_eq!(t["page_cache_max_ns"], 250_000, "{t}");
+    assert_eq!(t["storage_cache_max_ns"], 2_000_000, "{t}");
+    dbio()
+        .args(["tracefile", "--page-cache-max", "100"])
+        .arg(data("ninei-9201.trc"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("'100' needs a unit"));
+}

@@ -18,31 +18,31 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
                 "bench".to_string()
             };
             let spec = JobSpec {
-                engine: a.engine.into(),
+                engine: a.engine.engine.into(),
                 rw: a.rw.into(),
                 read_pct: a.read_pct,
                 bs,
-                iodepth: a.iodepth,
+                iodepth: a.queue.iodepth,
                 iodepth_batch: a.iodepth_batch,
-                direct: a.direct,
+                direct: a.engine.direct,
                 sync: a.sync.into(),
-                threads: a.threads,
-                size: a.size,
+                threads: a.queue.threads,
+                size: a.target.size_or_default(),
                 prepare: a.prepare.into(),
-                runtime_s: a.runtime,
-                ops: a.ops,
-                warmup_s: a.warmup,
+                runtime_s: a.runtime.runtime,
+                ops: a.ops.ops,
+                warmup_s: a.warmup.warmup,
                 rate_iops: a.rate,
-                seed: a.seed,
-                null_delay_ns: a.null_delay.map_or(0, |d| (d * 1e9) as u64),
-                target: a.target.clone(),
-                overwrite: a.overwrite,
-                block_device: if a.allow_block_device {
+                seed: a.seed.seed,
+                null_delay_ns: a.null_delay.ns().unwrap_or(0),
+                target: a.target.path.clone(),
+                overwrite: a.overwrite.overwrite,
+                block_device: if a.block_device.allow_block_device {
                     BlockDevicePolicy::Allowed
                 } else {
                     BlockDevicePolicy::NeedsFlag
                 },
-                keep: a.keep,
+                keep: a.keep.keep,
             };
             (name, spec)
         })
@@ -54,7 +54,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs(&a))?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut session = Session::new(a.output.quiet)?;
-    let mut report = new_report("bench", &a.target);
+    let mut report = new_report("bench", &a.target.path);
     for j in &jobs {
         if !session.run(j, &mut report, &outputs)? {
             break;

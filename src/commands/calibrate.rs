@@ -2,7 +2,7 @@
 //! device read latencies, derive the tier thresholds and save them for
 //! `dbio read --calibration` and `dbio tracefile --calibration`.
 
-use crate::cli::{parse_duration_arg, OutputArgs};
+use crate::cli::CalibrateArgs;
 use crate::session::{new_report, Session};
 use anyhow::Context;
 use dbio_engine::blockdev::BlockDevicePolicy;
@@ -14,49 +14,6 @@ use dbio_report::table::TableOptions;
 use dbio_sim::calibrate::{measure, CalibrateConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Arguments of `dbio calibrate`.
-#[derive(Debug, clap::Args)]
-pub struct CalibrateArgs {
-    /// A directory (a temporary file is made there and removed after) or an
-    /// existing file to read (only read; a large datafile gives the truest
-    /// device figure).
-    #[arg(value_name = "TARGET", default_value = ".")]
-    pub target: PathBuf,
-    /// Size of the region read. Device reads are first reads of distinct
-    /// blocks, so a region larger than every cache below the OS (array,
-    /// hypervisor host) keeps them off those caches.
-    #[arg(long, default_value = "1g", value_parser = parse_size)]
-    pub size: u64,
-    /// Bytes per read.
-    #[arg(long, default_value = "8k", value_parser = parse_size)]
-    pub block_size: u64,
-    /// Reads per tier at most, 1..1000000.
-    #[arg(long, default_value_t = 2000)]
-    pub samples: u64,
-    /// Time per tier at most.
-    #[arg(long, default_value = "2s", value_parser = parse_duration_arg)]
-    pub runtime: f64,
-    /// Where to save the thresholds (JSON with top-level
-    /// page_cache_max_ns and storage_cache_max_ns). Default:
-    /// dbio-calibration.json in the current directory, which is never
-    /// replaced unless named here.
-    #[arg(long, value_name = "FILE")]
-    pub save: Option<PathBuf>,
-    /// Do not save a calibration file.
-    #[arg(long, conflicts_with = "save")]
-    pub no_save: bool,
-    /// Keep the temporary file after the run.
-    #[arg(long)]
-    pub keep: bool,
-    /// Outputs.
-    #[command(flatten)]
-    pub output: OutputArgs,
-}
-
-fn parse_size(s: &str) -> Result<u64, String> {
-    dbio_model::units::parse_size(s)
-}
 
 /// Reads the thresholds of a calibration file: any JSON object with
 /// whole-number fields `page_cache_max_ns` and `storage_cache_max_ns` (what
@@ -125,27 +82,29 @@ fn save_destination(
 
 /// Runs `dbio calibrate`.
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let bs = a.block_size;
+    let bs = a.block_size.block_size;
+    let runtime = a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S);
+    let size = super::read::default_size(&a.target.path, a.target.size);
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
         anyhow::bail!("--block-size must be a power of two between 512 B and 1 MiB");
     }
-    if a.size < 8 * bs {
+    if size < 8 * bs {
         anyhow::bail!("--size must hold at least 8 blocks of --block-size");
     }
     if a.samples == 0 || a.samples > 1_000_000 {
         anyhow::bail!("--samples must be between 1 and 1000000");
     }
-    if !(a.runtime > 0.0 && a.runtime.is_finite()) {
+    if !(runtime > 0.0 && runtime.is_finite()) {
         anyhow::bail!("--runtime must be a positive number of seconds");
     }
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let save_to = save_destination(&a, &outputs)?;
     let session = Session::new(a.output.quiet)?;
     let stop = session.stop_flag().clone();
-    let mut report = new_report("calibrate", &a.target);
+    let mut report = new_report("calibrate", &a.target.path);
     let spec = TargetSpec {
-        path: a.target.clone(),
-        size: a.size / bs * bs,
+        path: a.target.path.clone(),
+        size: size / bs * bs,
         prepare: Prepare::Prewrite,
         direct: false,
         bs,
@@ -153,7 +112,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         writes: false,
         overwrite: false,
         block_device: BlockDevicePolicy::NotAccepted,
-        keep: a.keep,
+        keep: a.keep.keep,
     };
     let t = match Target::prepare(&spec, &stop) {
         Ok(t) => t,
@@ -170,7 +129,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let cfg = CalibrateConfig {
         block_size: bs,
         samples: a.samples,
-        tier_time_s: a.runtime,
+        tier_time_s: runtime,
         page_cache_bytes: (64u64 << 20).min(spec.size / 4),
         seed: 0x5eed,
     };
@@ -178,8 +137,8 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     if let Some(sig) = session.signal() {
         report.partial = Some(PartialReason::Signal { signal: sig.into() });
     }
-    if a.target.is_dir() {
-        c.target = format!("a temporary file in {}", a.target.display());
+    if a.target.path.is_dir() {
+        c.target = format!("a temporary file in {}", a.target.path.display());
     }
     if let Some(why) = &c.no_device_tier {
         report.warnings.push(why.clone());

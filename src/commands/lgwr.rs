@@ -10,10 +10,12 @@
 /// The most interleaved rounds (each is a whole run).
 const MAX_ROUNDS: u32 = 1000;
 
-use crate::cli::{parse_delay_arg, parse_duration_arg, OutputArgs, PrepareArg};
+use crate::cli::lgwr::parse_method;
+use crate::cli::{parse_delay_arg, LgwrArgs};
 use crate::session::new_report;
 use anyhow::Context;
 use dbio_model::lgwr::LgwrResult;
+use dbio_model::units::seconds_to_ns;
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, parse_size};
 use dbio_model::{PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
@@ -23,142 +25,26 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-fn parse_method(s: &str) -> Result<Method, String> {
-    Method::parse(s).ok_or_else(|| {
-        format!(
-            "unknown method '{s}' (use direct, buffered, {})",
-            Method::ALL.map(Method::name).join(", ")
-        )
-    })
-}
-
-/// Arguments of `dbio lgwr`.
-#[derive(Debug, clap::Args)]
-pub struct LgwrArgs {
-    /// Directory for the log files (temporary files, removed after the run).
-    #[arg(value_name = "DIR", default_value = ".")]
-    pub dir: PathBuf,
-    /// Committing session threads, 1..4096.
-    #[arg(long, default_value_t = 10)]
-    pub sessions: u32,
-    /// Commits per session (instead of a run time).
-    #[arg(long)]
-    pub commits: Option<u64>,
-    /// Run time of each run (default 10 s unless --commits is given).
-    #[arg(long, value_parser = parse_duration_arg)]
-    pub runtime: Option<f64>,
-    /// Redo per commit: `skewed` (about 2.7 KB on average, as in seed 000),
-    /// a fixed size (`8k`), or a uniform range (`512-8k`).
-    #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
-    pub redo_size: RedoSize,
-    /// Think time between a session's commits (e.g. 1ms; at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub think_time: f64,
-    /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
-    #[arg(long, default_value = "16m", value_parser = parse_size)]
-    pub log_buffer: u64,
-    /// Largest log write (padding included).
-    #[arg(long, default_value = "1m", value_parser = parse_size)]
-    pub max_write: u64,
-    /// Redo block size: every write is padded to it (redo wastage).
-    #[arg(long, default_value = "512", value_parser = parse_size)]
-    pub block_size: u64,
-    /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
-    /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
-    /// (O_DIRECT write linked to fdatasync); `direct` and `buffered` are
-    /// seed 000's pair (both O_DSYNC).
-    #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
-    pub method: Method,
-    /// No I/O at all: measure the model itself.
-    #[arg(long)]
-    pub null: bool,
-    /// No I/O, every write and every sync takes this long (e.g. 1ms; at most 100 s).
-    #[arg(long, value_parser = parse_delay_arg, value_name = "TIME")]
-    pub null_delay: Option<f64>,
-    /// Log files in the group (used round-robin, switching when full).
-    #[arg(long, default_value_t = 3)]
-    pub files: u32,
-    /// Size of each log file.
-    #[arg(long, default_value = "64m", value_parser = parse_size)]
-    pub file_size: u64,
-    /// Mirrored members per log file, written in parallel.
-    #[arg(long, default_value_t = 1)]
-    pub members: u32,
-    /// How the log files are made before the run.
-    #[arg(long, value_enum, default_value = "prewrite")]
-    pub prepare: PrepareArg,
-    /// Log writes in flight (needs --method uring-fdatasync, or --null-delay,
-    /// whose writes then finish out of order).
-    #[arg(long, default_value_t = 1)]
-    pub async_depth: u32,
-    /// PostgreSQL's commit_delay: the writer sleeps this long before
-    /// writing when enough other sessions are in a transaction (at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub commit_delay: f64,
-    /// PostgreSQL's commit_siblings.
-    #[arg(long, default_value_t = 5)]
-    pub commit_siblings: u32,
-    /// Pin the log writer to this CPU.
-    #[arg(long)]
-    pub writer_cpu: Option<u32>,
-    /// Keep the sessions on these CPUs (comma list, e.g. 1 or 0,1).
-    #[arg(long, value_delimiter = ',')]
-    pub session_cpus: Vec<u32>,
-    /// Nice value of the log writer thread (-20..19; negative needs root).
-    #[arg(long, allow_hyphen_values = true)]
-    pub writer_nice: Option<i32>,
-    /// Run the log writer SCHED_FIFO at this priority (1..99; needs root).
-    #[arg(long)]
-    pub writer_fifo: Option<u32>,
-    /// How long a waiting session watches for the writer's post before it
-    /// sleeps (default 0: sleep at once, Oracle's post/wait; a few µs
-    /// approximate adaptive polling; at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub post_spin: f64,
-    /// Read every committed record back after the run and compare it.
-    #[arg(long)]
-    pub verify: bool,
-    /// Configurations to run side by side, comma-separated; each is `+`-joined
-    /// overrides: a method name, `bs=4k`, `sessions=1`, `prepare=fallocate`,
-    /// `dir=/other/path`, `async=4`, `redo=8k`, `members=2`, `delay=100us`,
-    /// `spin=5us`.
-    /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
-    #[arg(long, value_delimiter = ',')]
-    pub compare: Vec<String>,
-    /// Interleaved rounds of the configurations (A B A B ...), 1..1000.
-    #[arg(long, default_value_t = 1)]
-    pub rounds: u32,
-    /// Seed of the redo sizes and payloads.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub seed: u64,
-    /// Keep the log files after the run.
-    #[arg(long)]
-    pub keep: bool,
-    /// Outputs.
-    #[command(flatten)]
-    pub output: OutputArgs,
-}
-
 fn base_config(a: &LgwrArgs) -> LgwrConfig {
-    let null_delay_ns = match (a.null, a.null_delay) {
-        (_, Some(d)) => Some((d * 1e9).round() as u64),
+    let null_delay_ns = match (a.null, a.null_delay.ns()) {
+        (_, Some(d)) => Some(d),
         (true, None) => Some(0),
         (false, None) => None,
     };
     LgwrConfig {
-        dir: a.dir.clone(),
+        dir: a.dir.path.clone(),
         sessions: a.sessions,
         commits: a.commits,
         runtime_s: if a.commits.is_some() {
             None
         } else {
-            Some(a.runtime.unwrap_or(10.0))
+            Some(a.runtime.or(10.0))
         },
         redo_size: a.redo_size,
-        think_time_ns: (a.think_time * 1e9).round() as u64,
+        think_time_ns: seconds_to_ns(a.think_time),
         log_buffer: a.log_buffer,
         max_write: a.max_write,
-        block_size: a.block_size,
+        block_size: a.block_size.block_size,
         method: a.method,
         null_delay_ns,
         files: a.files,
@@ -166,17 +52,17 @@ fn base_config(a: &LgwrArgs) -> LgwrConfig {
         members: a.members,
         prepare: a.prepare.into(),
         async_depth: a.async_depth,
-        commit_delay_ns: (a.commit_delay * 1e9).round() as u64,
+        commit_delay_ns: seconds_to_ns(a.commit_delay),
         commit_siblings: a.commit_siblings,
         writer_cpu: a.writer_cpu,
         session_cpus: a.session_cpus.clone(),
         writer_nice: a.writer_nice,
         writer_fifo: a.writer_fifo,
-        post_spin_ns: (a.post_spin * 1e9).round() as u64,
+        post_spin_ns: seconds_to_ns(a.post_spin),
         verify: a.verify,
         journal: false,
-        seed: a.seed,
-        keep: a.keep,
+        seed: a.seed.seed,
+        keep: a.keep.keep,
     }
 }
 
@@ -217,12 +103,10 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             "prepare" => c.prepare = parse_prepare(v).map_err(bad)?,
             "dir" => c.dir = PathBuf::from(v),
             "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,
-            "delay" => c.commit_delay_ns = (parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64,
+            "delay" => c.commit_delay_ns = seconds_to_ns(parse_delay_arg(v).map_err(bad)?),
             "siblings" => c.commit_siblings = num(v)?,
-            "spin" => c.post_spin_ns = (parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64,
-            "null-delay" => {
-                c.null_delay_ns = Some((parse_delay_arg(v).map_err(bad)? * 1e9).round() as u64)
-            }
+            "spin" => c.post_spin_ns = seconds_to_ns(parse_delay_arg(v).map_err(bad)?),
+            "null-delay" => c.null_delay_ns = Some(seconds_to_ns(parse_delay_arg(v).map_err(bad)?)),
             _ => return Err(bad(format!("unknown key '{k}'"))),
         }
     }
@@ -376,7 +260,7 @@ fn conclude(x: &LgwrResult) -> Vec<String> {
     ));
     if x.io.proc_read_bytes > 0 {
         v.push(format!(
-            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (seed 000).",
+            "{}: the log writer's storage reads were {} during the run ({} per commit): partial-block buffered rewrites read the log file (as the 1 MiB log-file reads of buffered redo in \"Analyzing Oracle Logwriter w/ buffered vs. direct I/O\").",
             x.name,
             format_bytes(x.io.proc_read_bytes),
             format_bytes(x.io.proc_read_bytes / x.commits)
@@ -419,7 +303,17 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let stop = Arc::new(AtomicBool::new(false));
     let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
-    let mut report = new_report("lgwr", &a.dir);
+    let mut report = new_report("lgwr", &a.dir.path);
+    // statx reports the alignment of files, not directories: ask a probe
+    // file of dbio's own in the log directory (none when no run does I/O).
+    if let (None, Some((_, c))) = (
+        &report.environment.dio_alignment,
+        configs.iter().find(|(_, c)| c.real_io()),
+    ) {
+        report.environment.dio_alignment = dbio_engine::target::probe_dir(&c.dir)
+            .ok()
+            .and_then(|p| p.dio_alignment);
+    }
     run_all(
         &configs,
         a.rounds,

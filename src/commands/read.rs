@@ -1,11 +1,14 @@
 //! `dbio read`: datafile reads as a database does them, in explicit cache
 //! states, with every read attributed to a cache tier by its latency.
 //!
-//! `dbio read --cached cold,warm` is seed 002 in one command: the same read
-//! workload on a cold and on a warm file, run in interleaved rounds, shown
-//! side by side (tri-modal histogram, averages, tier table).
+//! `dbio read --cached cold,warm` reproduces Kyle Hailey's "Oracle
+//! 'Physical I/O'? not always physical" (the same query averaged 9 ms on a
+//! development database and 5 ms on production only because production's
+//! OS had cached more of it) in one command: the same read workload on a
+//! cold and on a warm file, run in interleaved rounds, shown side by side
+//! (tri-modal histogram, averages, tier table).
 
-use crate::cli::{parse_duration_arg, EngineArg, OutputArgs};
+use crate::cli::ReadArgs;
 use crate::progress::Bar;
 use crate::session::{new_report, Session};
 use dbio_engine::blockdev::BlockDevicePolicy;
@@ -17,122 +20,30 @@ use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, EngineKind, PartialReason, Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::read::{compare, CacheState, ReadConfig, ReadRun};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// Arguments of `dbio read`.
-#[derive(Debug, clap::Args)]
-pub struct ReadArgs {
-    /// The datafile: a file (only read, so any file will do), a directory
-    /// (a temporary file is made there and removed after) or a block device.
-    #[arg(value_name = "TARGET", default_value = ".")]
-    pub target: PathBuf,
-    /// Datafile size (e.g. 256m, 1g).
-    #[arg(long, default_value = "1g", value_parser = parse_size)]
-    pub size: u64,
-    /// Database block size: the size of a single-block read.
-    #[arg(long, default_value = "8k", value_parser = parse_size)]
-    pub block_size: u64,
-    /// Blocks per multiblock read ('db file scattered read'; Oracle's
-    /// db_file_multiblock_read_count).
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    pub multiblock_count: u32,
-    /// Share of reads that are multiblock scan reads, percent; the rest are
-    /// single-block random reads ('db file sequential read').
-    #[arg(long, default_value_t = 10, value_name = "PCT")]
-    pub multiblock_pct: u8,
-    /// Distribution of single-block reads: uniform, zipf:THETA (e.g.
-    /// zipf:1.2) or hot:DATA/ACCESS (e.g. hot:10/90: 10 % of the blocks get
-    /// 90 % of the reads). Hot blocks are at the start of the file.
-    #[arg(long, default_value = "uniform", value_name = "DIST")]
-    pub distribution: String,
-    /// Cache state(s) to measure in: cold, warm or a share such as 30% (that
-    /// share of the file, from its start where the hot set lies, is read
-    /// into the cache first and the rest dropped). A list (cold,warm) runs
-    /// each in interleaved rounds and compares them side by side.
-    #[arg(
-        long,
-        alias = "compare",
-        default_value = "cold",
-        value_delimiter = ',',
-        value_name = "STATES"
-    )]
-    pub cached: Vec<String>,
-    /// I/O engine.
-    #[arg(long, value_enum, default_value = "psync")]
-    pub engine: EngineArg,
-    /// I/Os in flight per thread (io_uring only), 1..1024.
-    #[arg(long, default_value_t = 1)]
-    pub iodepth: u32,
-    /// Reader threads, 1..1024.
-    #[arg(long, default_value_t = 1)]
-    pub threads: u32,
-    /// O_DIRECT reads (bypass the page cache).
-    #[arg(long)]
-    pub direct: bool,
-    /// Measured time per cache state, all rounds together (default 10 s
-    /// unless --ops is given).
-    #[arg(long, value_parser = parse_duration_arg)]
-    pub runtime: Option<f64>,
-    /// Reads per cache state and round (instead of a time).
-    #[arg(long)]
-    pub ops: Option<u64>,
-    /// Interleaved rounds, 1..1000 (default: 1 for one state, 3 for several).
-    #[arg(long)]
-    pub rounds: Option<u32>,
-    /// Seed of the offsets.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub seed: u64,
-    /// Reads faster than this are page-cache hits.
-    #[arg(long, value_name = "TIME", default_value = "100us")]
-    pub page_cache_max: String,
-    /// Reads faster than this (and not page-cache hits) are storage-cache
-    /// hits; slower ones are device reads.
-    #[arg(long, value_name = "TIME", default_value = "1ms")]
-    pub storage_cache_max: String,
-    /// Tier thresholds from `dbio calibrate --save FILE`.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["page_cache_max", "storage_cache_max"])]
-    pub calibration: Option<PathBuf>,
-    /// Allow a blank block device as the target (only read, but opened
-    /// exclusively and refused when it holds any signature or is in use, as
-    /// for bench).
-    #[arg(long)]
-    pub allow_block_device: bool,
-    /// Keep the temporary file after the run.
-    #[arg(long)]
-    pub keep: bool,
-    /// Outputs.
-    #[command(flatten)]
-    pub output: OutputArgs,
-}
-
-fn parse_size(s: &str) -> Result<u64, String> {
-    dbio_model::units::parse_size(s)
-}
-
-fn time_ns(s: &str, opt: &str) -> anyhow::Result<u64> {
-    let v = parse_duration_arg(s).map_err(|e| anyhow::anyhow!("{opt}: {e}"))?;
-    if !(0.0..1.8e10).contains(&v) {
-        anyhow::bail!("{opt}: '{s}' is out of range");
-    }
-    Ok((v * 1e9).round() as u64)
+/// The size to use when `--size` is not given: an existing regular file's
+/// own size (it is only read, so all of it is the datafile), else 1 GiB.
+/// `Target::prepare` checks the size again on the descriptor it opens.
+pub(super) fn default_size(target: &Path, asked: Option<u64>) -> u64 {
+    asked.unwrap_or_else(|| match std::fs::metadata(target) {
+        Ok(m) if m.is_file() => m.len(),
+        _ => 1 << 30,
+    })
 }
 
 /// The thresholds the options ask for.
 fn thresholds(a: &ReadArgs) -> anyhow::Result<TierThresholds> {
-    if let Some(p) = &a.calibration {
+    if let Some(p) = &a.tiers.calibration {
         return super::calibrate::load_thresholds(p);
     }
     let t = TierThresholds {
-        page_cache_max_ns: time_ns(&a.page_cache_max, "--page-cache-max")?,
-        storage_cache_max_ns: time_ns(&a.storage_cache_max, "--storage-cache-max")?,
-        source: if a.page_cache_max == "100us" && a.storage_cache_max == "1ms" {
-            "default".into()
-        } else {
-            "option".into()
-        },
+        page_cache_max_ns: a.tiers.page_cache_max,
+        storage_cache_max_ns: a.tiers.storage_cache_max,
+        source: a.tiers.source().into(),
     };
     t.validate().map_err(anyhow::Error::msg)?;
     Ok(t)
@@ -145,42 +56,44 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, Vec<CacheState>)> {
         .iter()
         .map(|s| CacheState::parse(s).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<_>>()?;
-    let engine: EngineKind = a.engine.into();
-    if a.iodepth > 1 && engine != EngineKind::IoUring {
+    let engine: EngineKind = a.engine.engine.into();
+    let (iodepth, direct) = (a.queue.iodepth, a.engine.direct);
+    if iodepth > 1 && engine != EngineKind::IoUring {
         anyhow::bail!(
             "--iodepth {} needs --engine io_uring (psync runs one read at a time per thread; use --threads)",
-            a.iodepth
+            iodepth
         );
     }
-    if engine == EngineKind::Null && a.direct {
+    if engine == EngineKind::Null && direct {
         anyhow::bail!("the null engine does no I/O, so --direct has no meaning with it");
     }
     if engine == EngineKind::IoUring {
         dbio_engine::engines::probe_io_uring().map_err(anyhow::Error::msg)?;
     }
-    if let Some(r) = a.runtime {
+    if let Some(r) = a.runtime.runtime {
         if !(r > 0.0 && r.is_finite()) {
             anyhow::bail!("--runtime must be a positive number of seconds");
         }
     }
     let cfg = ReadConfig {
         engine,
-        direct: a.direct,
-        threads: a.threads,
-        iodepth: a.iodepth,
-        block_size: a.block_size,
+        direct,
+        threads: a.queue.threads,
+        iodepth,
+        block_size: a.block_size.block_size,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
-        size: a.size / a.block_size.max(1) * a.block_size.max(1),
+        size: default_size(&a.target.path, a.target.size) / a.block_size.block_size.max(1)
+            * a.block_size.block_size.max(1),
         access: Access::parse(&a.distribution)
             .map_err(|e| anyhow::anyhow!("--distribution {e}"))?,
-        runtime_s: match (a.runtime, a.ops) {
+        runtime_s: match (a.runtime.runtime, a.ops.ops) {
             (None, None) => Some(10.0),
             (r, _) => r,
         },
-        ops_per_round: a.ops,
+        ops_per_round: a.ops.ops,
         rounds: a.rounds.unwrap_or(if states.len() > 1 { 3 } else { 1 }),
-        seed: a.seed,
+        seed: a.seed.seed,
         thresholds: thresholds(a)?,
     };
     cfg.validate().map_err(anyhow::Error::msg)?;
@@ -294,8 +207,14 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let session = Session::new(a.output.quiet)?;
     let stop = session.stop_flag().clone();
-    let mut report = new_report("read", &a.target);
-    let t = match target(&cfg, &a.target, a.allow_block_device, a.keep, &stop) {
+    let mut report = new_report("read", &a.target.path);
+    let t = match target(
+        &cfg,
+        &a.target.path,
+        a.block_device.allow_block_device,
+        a.keep.keep,
+        &stop,
+    ) {
         Ok(t) => t,
         Err(e) => match session.signal() {
             // Ctrl-C while the datafile was being written: nothing measured.

@@ -6,122 +6,17 @@
 //! threshold, an unreadable calibration file) ends in one sentence that
 //! names the culprit, never in a panic.
 
+use crate::cli::tracefile::UnitsArg;
+use crate::cli::TracefileArgs;
 use anyhow::{bail, Context};
 use dbio_model::trace::{TraceComparison, TraceReport, TRACE_SCHEMA_VERSION};
 use dbio_oracle::{analyze_sources, input, Options, Units};
-use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// Time unit of the traces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum UnitsArg {
-    /// From the banner: centiseconds before 9i, microseconds otherwise.
-    Auto,
-    /// Microseconds (9i and later).
-    Us,
-    /// Centiseconds (8i and earlier).
-    Cs,
-}
-
-/// Arguments of `dbio tracefile`.
-#[derive(Debug, clap::Args)]
-#[command(
-    about = "Analyze Oracle 10046 extended SQL trace files",
-    long_about = "Analyze Oracle 10046 extended SQL trace files (levels 4, 8, 12; 8i to 23ai): \
-response-time profile, wait events with percentiles, power-of-two latency histograms \
-(parsetrc.pl's and AWR's buckets), I/O sizes, page-cache/storage-cache/device attribution, \
-statements, objects, hot blocks, the slowest waits, sessions and a timeline."
-)]
-pub struct TracefileArgs {
-    /// Trace files, directories (their *.trc, *.trc.gz, *.trc.xz files) or
-    /// glob patterns; `-` reads standard input. gzip and xz are recognised
-    /// by content.
-    #[arg(value_name = "TRACE")]
-    pub inputs: Vec<String>,
-
-    /// Compare two traces or groups side by side; A and B are each a file, a
-    /// directory or a quoted glob.
-    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "inputs")]
-    pub compare: Option<Vec<String>>,
-
-    /// Write the result as JSON to FILE (`-`: standard output, no table).
-    #[arg(long, value_name = "FILE|-")]
-    pub json: Option<String>,
-
-    /// Write the result as long-form CSV to FILE (`-`: standard output).
-    #[arg(long, value_name = "FILE|-")]
-    pub csv: Option<String>,
-
-    /// Time unit of c, e, ela and tim.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub units: UnitsArg,
-
-    /// Waits faster than this are counted as OS page-cache hits.
-    #[arg(long, value_name = "TIME", default_value = "100us")]
-    pub page_cache_max: String,
-
-    /// Waits faster than this (and not page cache) are counted as storage
-    /// cache hits; slower ones as device reads.
-    #[arg(long, value_name = "TIME", default_value = "1ms")]
-    pub storage_cache_max: String,
-
-    /// Tier thresholds from a JSON file: {"page_cache_max_ns": N,
-    /// "storage_cache_max_ns": M} (what `dbio calibrate` will write).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["page_cache_max", "storage_cache_max"])]
-    pub calibration: Option<PathBuf>,
-
-    /// Rows in the top-N tables (statements, objects, slowest waits,
-    /// blocks), 1..100000.
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub top: usize,
-
-    /// Timeline interval such as 1s, 10s or 1m (default: by trace span).
-    #[arg(long, value_name = "TIME")]
-    pub interval: Option<String>,
-
-    /// Database block size, for sizes shown in bytes.
-    #[arg(long, value_name = "SIZE", default_value = "8k")]
-    pub block_size: String,
-
-    /// Skip the per-block hot-spot table (faster on very large traces; the
-    /// per-file and per-object tables stay).
-    #[arg(long)]
-    pub no_hot_blocks: bool,
-
-    /// Threads reading files in parallel (0: one per CPU; at most 1024).
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
-    pub threads: usize,
-}
 
 /// The most rows a top-N table may ask for.
 const MAX_TOP: usize = 100_000;
 /// The most reader threads.
 const MAX_THREADS: usize = 1024;
-
-/// Parses `250ns`, `100us`, `100µs`, `1ms`, `2s` (a bare number is µs).
-fn parse_time_ns(s: &str) -> anyhow::Result<u64> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let mult = match unit.trim() {
-        "ns" => 1.0,
-        "" | "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        "m" | "min" => 60e9,
-        other => bail!("unknown time unit '{other}' in '{s}' (use ns, us, ms, s or m)"),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| anyhow::anyhow!("'{s}' is not a time (examples: 100us, 1ms, 1s)"))?;
-    let ns = v * mult;
-    if !(0.0..1.8e19).contains(&ns) {
-        bail!("'{s}' is out of range");
-    }
-    Ok(ns as u64)
-}
 
 /// Reads `{"page_cache_max_ns": N, "storage_cache_max_ns": M}` (what
 /// `dbio calibrate --save` writes), with the same rules as `dbio read`.
@@ -137,37 +32,30 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
     if a.threads > MAX_THREADS {
         anyhow::bail!("--threads must be between 0 (one per CPU) and {MAX_THREADS}");
     }
-    let (page, storage, from) = match &a.calibration {
+    let (page, storage, from) = match &a.tiers.calibration {
         Some(p) => {
             let (x, y) = read_calibration(p)?;
             (x, y, p.display().to_string())
         }
-        None => {
-            let x = parse_time_ns(&a.page_cache_max).context("--page-cache-max")?;
-            let y = parse_time_ns(&a.storage_cache_max).context("--storage-cache-max")?;
-            let from = if a.page_cache_max == "100us" && a.storage_cache_max == "1ms" {
-                "default"
-            } else {
-                "option"
-            };
-            (x, y, from.to_string())
-        }
+        None => (
+            a.tiers.page_cache_max,
+            a.tiers.storage_cache_max,
+            a.tiers.source().to_string(),
+        ),
     };
     if page > storage {
         bail!("the page-cache threshold ({page} ns) is above the storage-cache threshold ({storage} ns)");
     }
-    let interval_s = match &a.interval {
+    let interval_s = match a.interval {
         Some(s) => {
-            let ns = parse_time_ns(s).context("--interval")?;
-            if ns < 1_000_000_000 || ns % 1_000_000_000 != 0 {
-                bail!("--interval must be a whole number of seconds, at least 1s (got '{s}')");
+            if s < 1.0 || s.fract() != 0.0 {
+                bail!("--interval must be a whole number of seconds, at least 1s (got {s} s)");
             }
-            Some(ns / 1_000_000_000)
+            Some(s as u64)
         }
         None => None,
     };
-    let block_size = dbio_model::units::parse_size(&a.block_size)
-        .map_err(|e| anyhow::anyhow!("--block-size: {e}"))?;
+    let block_size = a.block_size.block_size;
     if block_size == 0 {
         bail!("--block-size must be above zero");
     }
@@ -212,7 +100,7 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         args.threads
     };
     // Output files are opened and checked before the traces are read.
-    let outputs = crate::output::Outputs::open(args.json.as_deref(), args.csv.as_deref())?;
+    let outputs = crate::output::Outputs::for_run(&args.output)?;
     let (table, json_text, csv_rows) = if let Some(pair) = &args.compare {
         let a = analyze(&opts, &pair[..1], threads, &pair[0])?;
         let b = analyze(&opts, &pair[1..2], threads, &pair[1])?;
@@ -241,7 +129,7 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
             rows,
         )
     };
-    let csv_text = if args.csv.is_some() {
+    let csv_text = if args.output.csv.is_some() {
         dbio_report::trace::to_csv(&csv_rows)
             .map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?
     } else {
@@ -251,20 +139,4 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn times() {
-        assert_eq!(parse_time_ns("100us").unwrap(), 100_000);
-        assert_eq!(parse_time_ns("100µs").unwrap(), 100_000);
-        assert_eq!(parse_time_ns("1ms").unwrap(), 1_000_000);
-        assert_eq!(parse_time_ns("1m").unwrap(), 60_000_000_000);
-        assert_eq!(parse_time_ns("250").unwrap(), 250_000);
-        assert!(parse_time_ns("1h").is_err());
-        assert!(parse_time_ns("x").is_err());
-    }
 }

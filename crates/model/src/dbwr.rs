@@ -27,8 +27,8 @@ pub struct DbwrResult {
     pub writes: WriteStats,
     /// One entry per writer, in writer order.
     pub writers: Vec<WriterStats>,
-    /// CPU of all writers together over the measured interval (the seed's
-    /// "aggregate DBWR CPU").
+    /// CPU of all writers together over the measured interval (Kevin
+    /// Closson's "aggregate DBWR CPU").
     pub writers_cpu: CpuUsage,
     /// Checkpoints requested by `--checkpoint-interval` during the run.
     pub checkpoints: CheckpointStats,
@@ -103,7 +103,8 @@ pub struct ForegroundStats {
     pub ops: u64,
     /// Touches per second.
     pub ops_per_sec: f64,
-    /// Touches per minute (the seed's TPM column, at buffer granularity).
+    /// Touches per minute (Kevin Closson's TPM column, at buffer
+    /// granularity).
     pub ops_per_min: f64,
     /// Touches that found the block in the cache.
     pub hits: u64,

@@ -27,8 +27,7 @@ pub struct Percentile {
 ///
 /// Bucket 0 holds latencies below 1 µs; bucket `b >= 1` holds
 /// `2^(b-1) µs <= latency < 2^b µs`. This is parsetrc.pl's
-/// `int(log(ela)/log(2) + 1)` and AWR's `<1us <2us <4us ...` convention
-/// (`docs/oracle-trace-format.md` in the reference material, section 10.3).
+/// `int(log(ela)/log(2) + 1)` and AWR's `<1us <2us <4us ...` convention.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Log2Buckets {
     /// Count per bucket; trailing empty buckets are not stored.

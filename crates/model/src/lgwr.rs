@@ -37,8 +37,9 @@ pub struct LgwrResult {
     pub breakdown: CommitBreakdown,
     /// 'log buffer space': waits of sessions for room in the log buffer.
     pub log_buffer_space: LatencySummary,
-    /// Per-session lines (seed 003's test program: commits, min and max
-    /// commit time, TPS per thread).
+    /// Per-session lines (as the test program of "Log File Sync wait event
+    /// and SSD disks" prints them: commits, min and max commit time, TPS
+    /// per thread).
     pub sessions: Vec<SessionLine>,
     /// The log writer's side.
     pub writer: WriterStats,
@@ -121,7 +122,9 @@ pub struct CommitBreakdown {
     /// (posting sessions ahead of it).
     pub posting: LatencySummary,
     /// From the writer's post until the session ran again (wake-up and
-    /// CPU scheduling: the seed 003 gap).
+    /// CPU scheduling: the gap between 20.8 ms of 'log file sync' and
+    /// 0.1 ms of 'log file parallel write' in "Log File Sync wait event and
+    /// SSD disks").
     pub wake_up: LatencySummary,
 }
 
@@ -214,7 +217,8 @@ pub struct LogSwitch {
 pub struct IoEvidence {
     /// Bytes this process caused to be read from storage (/proc/self/io
     /// `read_bytes`): reads of the log files forced by partial-block
-    /// buffered rewrites show here (seed 000).
+    /// buffered rewrites show here (the 1 MB log-file reads of "Analyzing
+    /// Oracle Logwriter w/ buffered vs. direct I/O").
     pub proc_read_bytes: u64,
     /// Bytes this process caused to be written to storage (/proc/self/io
     /// `write_bytes`).

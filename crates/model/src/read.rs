@@ -3,9 +3,8 @@
 //!
 //! A database cannot tell where a "physical" read was served from: the OS
 //! page cache, a storage-array (or hypervisor) cache, or the device. Kyle
-//! Hailey's "Oracle physical I/O? not always physical" (seed 002 of the
-//! reference material) infers it from latency alone, with 100 µs and 1 ms as
-//! the boundaries. [`TierThresholds`] is that rule, in one place, so every
+//! Hailey's "Oracle 'Physical I/O'? not always physical" infers it from
+//! latency alone, with 100 µs and 1 ms as the boundaries. [`TierThresholds`] is that rule, in one place, so every
 //! command classifies a latency the same way; `dbio calibrate` measures the
 //! boundaries instead of guessing them.
 
@@ -58,10 +57,11 @@ impl Tier {
     }
 }
 
-/// Seed 002's page-cache boundary: 100 µs ("faster than a SAN could supply
-/// 8 KiB plus code path and scheduling").
+/// The page-cache boundary of Kyle Hailey's "Oracle 'Physical I/O'? not
+/// always physical": 100 µs ("faster than a SAN could supply 8 KiB plus
+/// code path and scheduling").
 pub const DEFAULT_PAGE_CACHE_MAX_NS: u64 = 100_000;
-/// Seed 002's storage-cache boundary: 1 ms.
+/// The storage-cache boundary of the same article: 1 ms.
 pub const DEFAULT_STORAGE_CACHE_MAX_NS: u64 = 1_000_000;
 
 /// The latency boundaries between the tiers.

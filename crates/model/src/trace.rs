@@ -207,7 +207,7 @@ pub struct EventStats {
     pub min_us: i64,
     /// Largest ela, µs.
     pub max_us: i64,
-    /// Median, µs (HDR histogram, within 0.1 %).
+    /// Median, µs (HDR histogram of 2 significant digits, within 1 %).
     pub p50_us: u64,
     /// 90th percentile, µs.
     pub p90_us: u64,

@@ -1,7 +1,8 @@
 //! Terminal rendering of the `dbio dbwr` section of a report: per
 //! configuration, the foreground's throughput and waits in Oracle's event
 //! names, the writers' I/O and each writer's CPU and share; for a sweep,
-//! seed 004's table (writers, throughput, aggregate writer CPU).
+//! the table of Kevin Closson's "Over-Configuring DBWR Processes – Part
+//! III" (writers, throughput, aggregate writer CPU).
 
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
@@ -249,7 +250,8 @@ fn detail(d: &DbwrResult) -> String {
     s
 }
 
-/// Seed 004's table: writers, throughput, aggregate writer CPU.
+/// Kevin Closson's table ("Over-Configuring DBWR Processes – Part III"):
+/// writers, throughput, aggregate writer CPU.
 fn sweep(rs: &[DbwrResult]) -> String {
     let mut t = new_table(&[
         "writers",
@@ -282,7 +284,7 @@ fn sweep(rs: &[DbwrResult]) -> String {
     }
     right_align(&mut t);
     format!(
-        "writer sweep (seed 004: 1 DBWR 62.6 TPM, 291 CPU s; 8 DBWR 57.9 TPM, 256 CPU s)\n{t}\n"
+        "writer sweep (Kevin Closson, \"Over-Configuring DBWR Processes\": 1 DBWR 62.6 TPM, 291 CPU s; 8 DBWR 57.9 TPM, 256 CPU s)\n{t}\n"
     )
 }
 

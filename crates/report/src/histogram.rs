@@ -1,5 +1,5 @@
 //! ASCII latency histograms on power-of-two microsecond buckets, the layout
-//! of Oracle's wait histograms and of the seeds (parsetrc.pl, AWR).
+//! of Oracle's wait histograms, AWR and parsetrc.pl.
 
 use dbio_model::units::format_ns;
 use dbio_model::Log2Buckets;

@@ -1,6 +1,7 @@
 //! Terminal rendering of the `dbio read` section of a report.
 //!
-//! The layout follows seed 002: cache states side by side (dev and prod
+//! The layout follows Kyle Hailey's "Oracle 'Physical I/O'? not always
+//! physical": cache states side by side (dev and prod
 //! there, cold and warm here), one latency histogram per state on the
 //! power-of-two microsecond buckets, and a tier table that says where the
 //! time went. The tier column of the histogram marks the buckets each

@@ -612,7 +612,8 @@ fn timeline(r: &TraceReport) -> String {
     )
 }
 
-/// Renders two groups side by side (seed 002's dev-against-prod table).
+/// Renders two groups side by side (the dev-against-prod table of Kyle
+/// Hailey's "Oracle 'Physical I/O'? not always physical").
 pub fn render_comparison(c: &TraceComparison) -> String {
     let (a, b) = (&c.a, &c.b);
     let mut out = String::new();

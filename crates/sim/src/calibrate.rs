@@ -3,8 +3,9 @@
 //! derive the latency boundaries that `dbio read` and `dbio tracefile` use
 //! to attribute reads to tiers.
 //!
-//! Seed 002 guesses 100 µs and 1 ms; the AWR report in the reference
-//! material (jasmin, AIX, 12.2) has 90 % of its single-block reads between
+//! Kyle Hailey's "Oracle 'Physical I/O'? not always physical" guesses
+//! 100 µs and 1 ms; a public AWR report (ora600pl/jas-min
+//! `awrrpt_1_2668_2669.txt`, AIX, 12.2) has 90 % of its single-block reads between
 //! 64 and 128 µs, which that guess would call storage-cache hits whatever
 //! they were. So each tier is provoked on purpose:
 //!

@@ -3,8 +3,9 @@
 //! blocks of a real datafile, and K writer threads that each own L/K lists
 //! and flush their cold ends in batches.
 //!
-//! Why: seed 004 (Kevin Closson) measured that one DBWR outperforms eight
-//! unless it is CPU-bound (62.6 vs 57.9 TPM) because every writer is
+//! Why: Kevin Closson ("Over-Configuring DBWR Processes – Part III")
+//! measured that one DBWR outperforms eight unless it is CPU-bound (62.6 vs
+//! 57.9 TPM) because every writer is
 //! equally loaded, so more writers only add scheduling and cache misses.
 //! This model lets a user measure that trade-off on their own machine:
 //! throughput, 'free buffer waits', write IOPS and batch sizes, and each

@@ -7,8 +7,11 @@
 //! one padded, sequential write that it makes durable ('log file parallel
 //! write'), then posts every session the write covered. fio, pg_test_fsync
 //! and ioping each sync their own writes and cannot show group commit,
-//! redo wastage, or the scheduling gap between the two waits (seeds 000
-//! and 003 in the reference material).
+//! redo wastage, or the scheduling gap between the two waits ("Analyzing
+//! Oracle Logwriter w/ buffered vs. direct I/O": buffered redo rewrote
+//! whole 8 KB blocks and read the log 1 MB at a time; "Log File Sync wait
+//! event and SSD disks": 20.8 ms of 'log file sync' against 0.1 ms of 'log
+//! file parallel write').
 //!
 //! Layout: [`config`] (options and their validation before any I/O),
 //! [`record`] (the on-disk redo record: header with session, sequence,

@@ -89,7 +89,8 @@ fn injected_service_time_shows_group_commit() {
         "longest commit {} ns",
         ten.log_file_sync.max_ns
     );
-    // Seed 003's lines: per-session min/max/TPS.
+    // The per-session lines of "Log File Sync wait event and SSD disks":
+    // min/max/TPS.
     assert_eq!(ten.sessions.len(), 10);
     assert!(ten
         .sessions

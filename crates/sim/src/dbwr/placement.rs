@@ -1,6 +1,6 @@
 //! Writer CPU placement: free, one CPU per writer, or all writers in a set.
 //!
-//! Seed 004 (Kevin Closson, "Over-Configuring DBWR Processes", part III)
+//! Kevin Closson ("Over-Configuring DBWR Processes", part III)
 //! bound running DBWR processes with `taskset -pc 2-3 PID` to a socket and
 //! found that the throughput did not change: more writers help only when
 //! one is CPU-bound. These placements reproduce that experiment on threads

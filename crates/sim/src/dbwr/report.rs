@@ -204,8 +204,9 @@ pub fn conclude(r: &DbwrResult) -> String {
     s
 }
 
-/// A writer sweep in plain words, against seed 004's finding (1 DBWR 62.6
-/// TPM, 8 DBWR 57.9 TPM: -7.5 %).
+/// A writer sweep in plain words, against Kevin Closson's finding in
+/// "Over-Configuring DBWR Processes – Part III" (1 DBWR 62.6 TPM, 8 DBWR
+/// 57.9 TPM: -7.5 %).
 pub fn conclude_sweep(rs: &[DbwrResult]) -> Vec<String> {
     if rs.len() < 2 {
         return Vec::new();
@@ -223,7 +224,7 @@ pub fn conclude_sweep(rs: &[DbwrResult]) -> Vec<String> {
     let change =
         (last.foreground.ops_per_min / first.foreground.ops_per_min.max(1e-9) - 1.0) * 100.0;
     let mut out = vec![format!(
-        "Highest throughput with {} writer{} ({} ops/min). From {} to {} writers throughput changed by {:+.1} % and aggregate writer CPU went from {:.2} s to {:.2} s (seed 004: 1 to 8 DBWR, -7.5 % throughput, 291 to 256 CPU s).",
+        "Highest throughput with {} writer{} ({} ops/min). From {} to {} writers throughput changed by {:+.1} % and aggregate writer CPU went from {:.2} s to {:.2} s (Kevin Closson, \"Over-Configuring DBWR Processes\": 1 to 8 DBWR, -7.5 % throughput, 291 to 256 CPU s).",
         best.config.writers,
         if best.config.writers == 1 { "" } else { "s" },
         format_count_rate(best.foreground.ops_per_min),

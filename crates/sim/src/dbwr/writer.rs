@@ -2,8 +2,8 @@
 //! scans the cold end of each for dirty buffers, writes them as one batch
 //! ('db file parallel write') and marks them clean.
 //!
-//! This is the DBWR of seed 004 ("Over-Configuring DBWR Processes", part
-//! II): it "builds write batches by examining the state of buffer headers
+//! This is the DBWR of Kevin Closson's "Over-Configuring DBWR Processes"
+//! (part II): it "builds write batches by examining the state of buffer headers
 //! on the LRU lists ... each DBWR process is assigned a set of LRUs", marks
 //! buffers busy while they are in flight, and posts waiting foregrounds.
 //! A batch is collected list by list, at most `batch_max` buffers, with each

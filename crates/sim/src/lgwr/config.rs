@@ -20,8 +20,9 @@ pub enum Method {
     DirectFdatasync,
     /// Buffered writes, then fdatasync (PostgreSQL's Linux default).
     BufferedFdatasync,
-    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: seed 000's
-    /// `noforcedirectio`; PostgreSQL `open_datasync` without direct I/O).
+    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: the
+    /// `noforcedirectio` mount of "Analyzing Oracle Logwriter w/ buffered
+    /// vs. direct I/O"; PostgreSQL `open_datasync` without direct I/O).
     BufferedDsync,
     /// Buffered writes, then fsync (PostgreSQL `wal_sync_method=fsync`).
     BufferedFsync,
@@ -52,7 +53,9 @@ impl Method {
         }
     }
 
-    /// Parses a name; `direct` and `buffered` are seed 000's pair (both O_DSYNC).
+    /// Parses a name; `direct` and `buffered` are the pair compared in
+    /// "Analyzing Oracle Logwriter w/ buffered vs. direct I/O" (both
+    /// O_DSYNC, as Oracle's log writer opens its files).
     pub fn parse(s: &str) -> Option<Method> {
         match s {
             "direct" => Some(Method::DirectDsync),
@@ -100,7 +103,9 @@ pub enum RedoSize {
     Fixed(u64),
     /// Uniform between the two sizes, inclusive.
     Uniform(u64, u64),
-    /// Seed 000's import: about 2.7 KB per commit on average, most records
+    /// The import of "Analyzing Oracle Logwriter w/ buffered vs. direct
+    /// I/O" (2,734 bytes of redo per transaction): about 2.7 KB per commit
+    /// on average, most records
     /// small and a long tail (256 B + an exponential of mean 2,444 B,
     /// capped at 32 KiB).
     Skewed,

@@ -1,6 +1,7 @@
 //! Puts a datafile into a chosen cache state before a read run.
 //!
-//! Seed 002's dev and prod databases differed only in how much of the data
+//! The dev and prod databases of Kyle Hailey's "Oracle 'Physical I/O'? not
+//! always physical" (9 ms against 5 ms per single-block read) differed only in how much of the data
 //! the OS had cached; here that is an explicit control. The share to cache
 //! is taken from the start of the file, which is where the hot set and the
 //! zipf head lie (see `dbio_engine::workload::Access`), so `--cached 10%`

@@ -1,0 +1,150 @@
+//! `dbio lgwr`'s own flags.
+
+use super::engine::NullDelay;
+use super::limits::{Runtime, Seed};
+use super::output::OutputArgs;
+use super::parse_delay_arg;
+use super::target::{BlockSize, Dir, Keep, PrepareArg};
+use clap::Args;
+use dbio_model::units::parse_size;
+use dbio_sim::lgwr::{Method, RedoSize};
+
+/// `--method` (and `--compare`'s method names).
+pub fn parse_method(s: &str) -> Result<Method, String> {
+    Method::parse(s).ok_or_else(|| {
+        format!(
+            "unknown method '{s}' (use direct, buffered, {})",
+            Method::ALL.map(Method::name).join(", ")
+        )
+    })
+}
+
+/// Arguments of `dbio lgwr`.
+#[derive(Debug, Args)]
+#[command(mut_arg("dir", |a| a.help(
+    "Directory for the log files (temporary files, removed after the run)"
+)))]
+#[command(mut_arg("runtime", |a| a.help(
+    "Run time of each run (e.g. 10, 10s, 500ms; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
+)))]
+#[command(mut_arg("block_size", |a| a.default_value("512").help(
+    "Redo block size: every write is padded to it (redo wastage)"
+)))]
+#[command(mut_arg("null_delay", |a| a.help(
+    "No I/O, every write and every sync takes this long (e.g. 1ms; a unit is required; at most 100 s)"
+)))]
+#[command(mut_arg("seed", |a| a.help("Seed of the redo sizes and payloads")))]
+#[command(mut_arg("keep", |a| a.help("Keep the log files after the run")))]
+pub struct LgwrArgs {
+    /// Directory for the log files.
+    #[command(flatten)]
+    pub dir: Dir,
+    /// Committing session threads, 1..4096.
+    #[arg(long, default_value_t = 10)]
+    pub sessions: u32,
+    /// Commits per session (instead of a run time).
+    #[arg(long)]
+    pub commits: Option<u64>,
+    /// Run time.
+    #[command(flatten)]
+    pub runtime: Runtime,
+    /// Redo per commit: `skewed` (about 2.7 KB on average, the 2,734 B per
+    /// transaction of "Analyzing Oracle Logwriter w/ buffered vs. direct I/O"),
+    /// a fixed size (`8k`), or a uniform range (`512-8k`).
+    #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
+    pub redo_size: RedoSize,
+    /// Think time between a session's commits (e.g. 1ms; a unit is
+    /// required; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub think_time: f64,
+    /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
+    #[arg(long, default_value = "16m", value_parser = parse_size)]
+    pub log_buffer: u64,
+    /// Largest log write (padding included).
+    #[arg(long, default_value = "1m", value_parser = parse_size)]
+    pub max_write: u64,
+    /// Redo block size.
+    #[command(flatten)]
+    pub block_size: BlockSize,
+    /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
+    /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
+    /// (O_DIRECT write linked to fdatasync); `direct` (direct-dsync),
+    /// `buffered` (buffered-dsync: Oracle's log writer on a filesystem
+    /// without direct I/O) and `uring`/`io_uring` (uring-fdatasync) are
+    /// aliases.
+    #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
+    pub method: Method,
+    /// No I/O at all: measure the model itself.
+    #[arg(long)]
+    pub null: bool,
+    /// The null model's delay.
+    #[command(flatten)]
+    pub null_delay: NullDelay,
+    /// Log files in the group (used round-robin, switching when full).
+    #[arg(long, default_value_t = 3)]
+    pub files: u32,
+    /// Size of each log file.
+    #[arg(long, default_value = "64m", value_parser = parse_size)]
+    pub file_size: u64,
+    /// Mirrored members per log file, written in parallel.
+    #[arg(long, default_value_t = 1)]
+    pub members: u32,
+    /// How the log files are made before the run.
+    #[arg(long, value_enum, default_value = "prewrite")]
+    pub prepare: PrepareArg,
+    /// Log writes in flight (needs --method uring-fdatasync, or --null-delay,
+    /// whose writes then finish out of order).
+    #[arg(long, default_value_t = 1)]
+    pub async_depth: u32,
+    /// PostgreSQL's commit_delay: the writer sleeps this long before
+    /// writing when enough other sessions are in a transaction (a unit is
+    /// required; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub commit_delay: f64,
+    /// PostgreSQL's commit_siblings.
+    #[arg(long, default_value_t = 5)]
+    pub commit_siblings: u32,
+    /// Pin the log writer to this CPU.
+    #[arg(long)]
+    pub writer_cpu: Option<u32>,
+    /// Keep the sessions on these CPUs (comma list, e.g. 1 or 0,1).
+    #[arg(long, value_delimiter = ',')]
+    pub session_cpus: Vec<u32>,
+    /// Nice value of the log writer thread (-20..19; negative needs root).
+    #[arg(long, allow_hyphen_values = true)]
+    pub writer_nice: Option<i32>,
+    /// Run the log writer SCHED_FIFO at this priority (1..99; needs root).
+    #[arg(long)]
+    pub writer_fifo: Option<u32>,
+    /// How long a waiting session watches for the writer's post before it
+    /// sleeps (default 0: sleep at once, Oracle's post/wait; a few µs
+    /// approximate adaptive polling; a unit is required; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub post_spin: f64,
+    /// Read every committed record back after the run and compare it.
+    #[arg(long)]
+    pub verify: bool,
+    /// Configurations to run side by side, comma-separated; each is `+`-joined
+    /// overrides of the options above: a method name or `method=NAME`
+    /// (--method, with the aliases direct, buffered, uring), `bs=4k`
+    /// (also `block=` or `block-size=`: --block-size), `sessions=N`,
+    /// `members=N`, `files=N`, `async=N` (--async-depth),
+    /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
+    /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),
+    /// `spin=5us` (--post-spin), `null-delay=1ms`.
+    /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
+    #[arg(long, value_delimiter = ',')]
+    pub compare: Vec<String>,
+    /// Interleaved rounds of the configurations (A B A B ...), 1..1000.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: u32,
+    /// Seed.
+    #[command(flatten)]
+    pub seed: Seed,
+    /// `--keep`.
+    #[command(flatten)]
+    pub keep: Keep,
+    /// Outputs.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

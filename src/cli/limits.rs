@@ -1,0 +1,49 @@
+//! How long a run lasts, how much it does, and which random sequence it
+//! follows. A span (`--runtime`, `--warmup`) takes a bare number as
+//! seconds, the documented default in every command; the bounds (finite,
+//! at least 0, at most 30 days) are the units module's.
+
+use super::parse_duration_arg;
+use clap::Args;
+
+/// `--runtime` (every measuring command; check and calibrate state their
+/// own default).
+#[derive(Debug, Clone, Args)]
+pub struct Runtime {
+    /// Measured run time (e.g. 10, 10s, 500ms, 2m; a bare number is seconds;
+    /// at most 30 days). Default 10 s unless --ops is given.
+    #[arg(long, value_parser = parse_duration_arg)]
+    pub runtime: Option<f64>,
+}
+
+impl Runtime {
+    /// The run time in seconds, `default` when not given.
+    pub fn or(&self, default: f64) -> f64 {
+        self.runtime.unwrap_or(default)
+    }
+}
+
+/// `--ops` (bench, read, dbwr).
+#[derive(Debug, Clone, Args)]
+pub struct Ops {
+    /// Stop after this many operations in total (split across threads).
+    #[arg(long)]
+    pub ops: Option<u64>,
+}
+
+/// `--warmup` (bench).
+#[derive(Debug, Clone, Args)]
+pub struct Warmup {
+    /// Warm-up before the measured interval, excluded from the statistics
+    /// (a bare number is seconds).
+    #[arg(long, default_value = "0", value_parser = parse_duration_arg)]
+    pub warmup: f64,
+}
+
+/// `--seed` (bench, lgwr, read, dbwr).
+#[derive(Debug, Clone, Args)]
+pub struct Seed {
+    /// Seed of the random choices (same seed, same offsets and sizes).
+    #[arg(long, default_value_t = 0x5eed)]
+    pub seed: u64,
+}

@@ -1,0 +1,16 @@
+//! `dbio report`'s own flags.
+
+use super::output::OutputArgs;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Options of `dbio report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A JSON result written by `--json`.
+    #[arg(long, value_name = "FILE")]
+    pub from: PathBuf,
+    /// Outputs (the table goes to standard output unless JSON or CSV does).
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

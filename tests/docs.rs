@@ -1,0 +1,137 @@
+//! The documents tell the truth: every field a command writes to its JSON
+//! result is named in docs/result-schema.md, and every such result renders
+//! again with `dbio report --from`.
+
+use crate::util::{dbio, scratch};
+use std::collections::BTreeSet;
+
+fn keys(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                out.insert(k.clone());
+                keys(x, out);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| keys(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn result_schema_names_every_field_of_every_command() {
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/result-schema.md"
+    ))
+    .unwrap();
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    // Small real runs, with the options that fill the optional sections
+    // (--verify, checkpoints, several cache states).
+    let runs: [&[&str]; 5] = [
+        &[
+            "bench",
+            dir,
+            "--size",
+            "1m",
+            "--ops",
+            "200",
+            "--sync",
+            "fdatasync",
+            "--rw",
+            "randrw",
+        ],
+        &[
+            "lgwr",
+            dir,
+            "--commits",
+            "20",
+            "--file-size",
+            "128k",
+            "--max-write",
+            "64k",
+            "--files",
+            "2",
+            "--verify",
+        ],
+        &[
+            "dbwr",
+            dir,
+            "--size",
+            "4m",
+            "--buffers",
+            "128",
+            "--lists",
+            "2",
+            "--ops",
+            "500",
+            "--checkpoint-interval",
+            "10ms",
+        ],
+        &[
+            "read",
+            dir,
+            "--size",
+            "4m",
+            "--ops",
+            "200",
+            "--cached",
+            "cold,warm",
+            "--rounds",
+            "1",
+        ],
+        &[
+            "calibrate",
+            dir,
+            "--size",
+            "16m",
+            "--samples",
+            "50",
+            "--runtime",
+            "0.2",
+            "--no-save",
+        ],
+    ];
+    let mut undocumented = Vec::new();
+    for args in runs {
+        let file = d.path().join(format!("{}.json", args[0]));
+        let out = dbio()
+            .args(args)
+            .arg("--json")
+            .arg(&file)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+        assert_eq!(v["command"], args[0]);
+        let mut found = BTreeSet::new();
+        keys(&v, &mut found);
+        for k in found {
+            if !doc.contains(&format!("`{k}`")) && !doc.contains(&format!("\"{k}\"")) {
+                undocumented.push(format!("{} ({})", k, args[0]));
+            }
+        }
+        let again = dbio()
+            .arg("report")
+            .arg("--from")
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            again.status.success(),
+            "report --from {}: {}",
+            args[0],
+            String::from_utf8_lossy(&again.stderr)
+        );
+    }
+    assert!(
+        undocumented.is_empty(),
+        "fields missing from docs/result-schema.md: {undocumented:?}"
+    );
+}
