@@ -146,7 +146,11 @@ fn check_runs_every_section_and_concludes() {
         w["foreground"]["changes"].as_u64().unwrap(),
         w["writes"]["blocks_written"].as_u64().unwrap(),
     );
-    assert_eq!(written > 0, changes > 0, "{changes} changes, {written} written");
+    assert_eq!(
+        written > 0,
+        changes > 0,
+        "{changes} changes, {written} written"
+    );
     assert!(written <= changes, "{changes} changes, {written} written");
     assert_eq!(w["dirty_after_shutdown"].as_u64(), Some(0));
     assert!(

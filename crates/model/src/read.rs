@@ -125,7 +125,8 @@ pub enum BoundarySource {
     /// Derived in this run from reads of both tiers, provoked on purpose
     /// (the calibrate method).
     Measured,
-    /// Seed 002's fixed value: this run could not measure the boundary.
+    /// The fixed value (Kyle Hailey's 100 µs or 1 ms): this run could not
+    /// measure the boundary.
     #[default]
     Default,
     /// No block device under the file (tmpfs): every read is served from
