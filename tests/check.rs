@@ -6,17 +6,14 @@ use crate::util::{dbio, dbio_files, json, scratch, skip, Tmpfs};
 #[test]
 fn check_runs_every_section_and_concludes() {
     let d = scratch();
+    // The JSON in a file of its own (not in the checked directory), the
+    // table on standard output.
+    let results = scratch();
+    let file = results.path().join("check.json");
     let out = dbio()
-        .args([
-            "check",
-            "--runtime",
-            "300ms",
-            "--size",
-            "32m",
-            "--quiet",
-            "--json",
-            "-",
-        ])
+        .args(["check", "--runtime", "300ms", "--size", "32m", "--quiet"])
+        .arg("--json")
+        .arg(&file)
         .arg(d.path())
         .output()
         .unwrap();
@@ -25,7 +22,8 @@ fn check_runs_every_section_and_concludes() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v = json(&out.stdout);
+    let table = String::from_utf8_lossy(&out.stdout);
+    let v = json(&std::fs::read(&file).unwrap());
     let jobs = v["jobs"].as_array().unwrap();
     let names: Vec<&str> = jobs.iter().map(|j| j["name"].as_str().unwrap()).collect();
     assert_eq!(
@@ -78,6 +76,53 @@ fn check_runs_every_section_and_concludes() {
             .iter()
             .any(|c| c.starts_with("Reads: an 8 KiB block costs")),
         "{conclusions:?}"
+    );
+    // See: issue 10. The tiers are attributed with boundaries measured in
+    // this run, and no O_DIRECT read is a page-cache hit (whatever its
+    // latency: a fixed 100 µs called nearly all of them page-cache hits).
+    let storage = &v["reads"][1];
+    let count = |r: &serde_json::Value, tier: &str| r["tiers"][tier]["count"].as_u64().unwrap();
+    assert_eq!(count(storage, "page_cache"), 0, "{}", storage["tiers"]);
+    assert_eq!(
+        count(storage, "storage_cache") + count(storage, "device"),
+        storage["ops"].as_u64().unwrap()
+    );
+    assert!(storage["ops"].as_u64().unwrap() > 0);
+    let att = &storage["attribution"];
+    assert_eq!(att["direct"], true, "{att}");
+    assert_eq!(v["reads"][0]["attribution"]["direct"], false);
+    // Both boundaries measured: page-cache hits against O_DIRECT reads,
+    // O_DIRECT re-reads against O_DIRECT reads, each with its fit.
+    // (Where no block device is under the directory, as on tmpfs, there
+    // is no device tier to measure a boundary to.)
+    let device_tier = att["storage_cache_max"]["source"] != "no_device";
+    for b in ["page_cache_max", "storage_cache_max"] {
+        if b == "storage_cache_max" && !device_tier {
+            assert_eq!(count(storage, "device"), 0, "{att}");
+            continue;
+        }
+        assert_eq!(att[b]["source"], "measured", "{att}");
+        assert!(att[b]["fit"]["ns"].as_u64().unwrap() > 0, "{att}");
+    }
+    let page_ns = att["page_cache_max"]["ns"].as_u64().unwrap();
+    assert_eq!(
+        v["reads"][1]["thresholds"]["page_cache_max_ns"].as_u64(),
+        Some(page_ns)
+    );
+    // The warm buffered reads: page-cache hits below the measured boundary.
+    assert!(count(&v["reads"][0], "page_cache") > 0);
+    // The table names the boundaries and their source; the storage row
+    // has no page-cache line.
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("Tier boundaries: page cache < "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains("(measured in this run"), "{line}");
+    assert!(
+        !table
+            .lines()
+            .any(|l| l.contains("check storage (O_DIRECT)") && l.contains("page cache ┆")),
+        "{table}"
     );
     // The commit section: 1 and 10 sessions, then the other methods.
     let lgwr = v["lgwr"].as_array().unwrap();

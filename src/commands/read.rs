@@ -147,6 +147,28 @@ fn measure(
     quiet: bool,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
+    let run = measure_run(cfg, states, target, stop, signal, quiet, report)?;
+    report.reads.extend(run.finish(&target_name(target)));
+    Ok(())
+}
+
+/// The name results give the datafile.
+fn target_name(target: Option<&Target>) -> String {
+    target.map_or("null".to_string(), |t| t.path.display().to_string())
+}
+
+/// [`measure`]'s rounds, without making the results: the caller decides
+/// how their reads are attributed. Marks `report` partial on a signal or
+/// an I/O error.
+fn measure_run(
+    cfg: ReadConfig,
+    states: &[CacheState],
+    target: Option<&Target>,
+    stop: &Arc<AtomicBool>,
+    signal: &dyn Fn() -> Option<&'static str>,
+    quiet: bool,
+    report: &mut RunReport,
+) -> anyhow::Result<ReadRun> {
     let rounds = cfg.rounds;
     let mut run = ReadRun::new(cfg, states);
     let control = Control { stop: stop.clone() };
@@ -176,9 +198,7 @@ fn measure(
             }
         }
     }
-    let name = target.map_or("null".to_string(), |t| t.path.display().to_string());
-    report.reads.extend(run.finish(&name));
-    Ok(())
+    Ok(run)
 }
 
 /// Runs `dbio read`.
@@ -233,10 +253,15 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
 /// `report`; `dbio_report::findings::read` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
 ///
-/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB single-block reads for
-/// `runtime_s / 2` twice: buffered with the file warm (page-cache hits) and
-/// with O_DIRECT (storage reads), and says how far apart the tiers are on
-/// this storage. Preparing the file and warming it add about a second.
+/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB
+/// single-block reads for `runtime_s / 2` twice: buffered with the file
+/// warm (page-cache hits) and with O_DIRECT (storage reads), then re-reads
+/// up to 1000 blocks with O_DIRECT right after reading each (storage-cache
+/// hits, as `dbio calibrate` provokes them; `runtime_s / 4`, 0.5 s at
+/// most). The tiers are attributed with the boundaries derived from these
+/// reads (an O_DIRECT read is never a page-cache hit), and the section says
+/// how far apart the tiers are on this storage and where they overlap.
+/// Preparing the file and warming it add about a second.
 pub fn check_section(
     dir: &std::path::Path,
     runtime_s: f64,
@@ -244,6 +269,8 @@ pub fn check_section(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
+    use dbio_sim::calibrate::{storage_cache_reads, CalibrateConfig};
+    use dbio_sim::read::attribute;
     let direct_ok = dbio_engine::target::supports_direct(dir)?;
     let cfg = ReadConfig {
         engine: EngineKind::Psync,
@@ -265,14 +292,29 @@ pub fn check_section(
     // O_DIRECT reads of the same file (a buffered "cold" file warms up as
     // it is read, so its median soon measures memory, not storage).
     let t = target(&cfg, dir, false, false, stop)?;
+    let name = target_name(t.as_ref());
     let before = report.reads.len();
     let never = || None;
     let warm = CacheState::parse("warm").expect("static state");
-    measure(cfg.clone(), &[warm], t.as_ref(), stop, &never, true, report)?;
-    if direct_ok {
+    let mut runs = vec![measure_run(
+        cfg.clone(),
+        &[warm],
+        t.as_ref(),
+        stop,
+        &never,
+        true,
+        report,
+    )?];
+    let mut rereads = None;
+    // What failed after the buffered reads is returned once their results
+    // (and the O_DIRECT ones, if any) are in the report.
+    let storage_part = (|| -> anyhow::Result<()> {
+        if !direct_ok {
+            return Ok(());
+        }
         let dcfg = ReadConfig {
             direct: true,
-            ..cfg
+            ..cfg.clone()
         };
         let td = match &t {
             // The same file, through its descriptor (never its path again).
@@ -280,7 +322,45 @@ pub fn check_section(
             None => None,
         };
         let cold = CacheState::parse("cold").expect("static state");
-        measure(dcfg, &[cold], td.as_ref(), stop, &never, true, report)?;
+        runs.push(measure_run(
+            dcfg,
+            &[cold],
+            td.as_ref(),
+            stop,
+            &never,
+            true,
+            report,
+        )?);
+        if let Some(td) = &td {
+            let probe = CalibrateConfig {
+                block_size: cfg.block_size,
+                samples: 1000,
+                tier_time_s: (runtime_s / 4.0).clamp(0.05, 0.5),
+                ..CalibrateConfig::default()
+            };
+            let blocks = cfg.size / cfg.block_size;
+            // The timed run above ends by raising `stop`, as each round
+            // begins by clearing it (a signal is kept by the session).
+            stop.store(false, Relaxed);
+            rereads = Some(storage_cache_reads(
+                &td.file, &td.path, blocks, &probe, stop,
+            )?);
+        }
+        Ok(())
+    })();
+    // The boundaries come from this run's own reads of each tier.
+    let hist = |i: usize| runs.get(i).and_then(|r| r.histogram(0));
+    let has_device = t
+        .as_ref()
+        .is_some_and(|t| dbio_engine::sysinfo::disk_of_fd(&*t.file).is_some());
+    let att = hist(0).map(|page| {
+        let storage = hist(1).unwrap_or_else(dbio_engine::recorder::new_histogram);
+        attribute::derive(&page, &storage, rereads.as_ref(), has_device)
+    });
+    for run in runs {
+        report
+            .reads
+            .extend(run.finish_attributed(&name, att.as_ref()));
     }
     let names = [
         "check page cache (buffered, warm)",
@@ -289,5 +369,6 @@ pub fn check_section(
     for (r, name) in report.reads[before..].iter_mut().zip(names) {
         r.name = name.to_string();
     }
-    Ok(())
+    // What the section found is drawn by `dbio_report::findings::read`.
+    storage_part
 }

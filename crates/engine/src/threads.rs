@@ -150,6 +150,25 @@ mod tests {
     }
 
     #[test]
+    fn the_coordinator_waits_for_the_last_arrival() {
+        let gate = StartGate::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| tx.send(gate.open_when_arrived(2)).unwrap());
+            let first = s.spawn(|| gate.arrive());
+            // One of two arrived: the gate stays shut (a gate that opened
+            // early would let the coordinator take its start time before
+            // every worker is ready). Waiting longer can only let a wrong
+            // gate show itself, never fail a right one.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(rx.try_recv().is_err(), "opened with one of two arrived");
+            assert!(gate.arrive());
+            assert!(rx.recv().unwrap());
+            assert!(first.join().unwrap());
+        });
+    }
+
+    #[test]
     fn abort_releases_waiters() {
         let gate = StartGate::new();
         std::thread::scope(|s| {

@@ -311,6 +311,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn zeta_beyond_the_exact_terms_matches_the_exact_sum() {
+        // Past ZIPF_EXACT_TERMS the tail is an integral; against the exact
+        // sum of 3 million terms it must hold the documented 1e-6.
+        for theta in [0.5, 0.99, 1.2] {
+            let n = 3 * ZIPF_EXACT_TERMS;
+            let exact: f64 = (1..=n).map(|i| (i as f64).powf(-theta)).sum();
+            let err = (zeta(n, theta) - exact).abs() / exact;
+            assert!(err < 1e-6, "theta {theta}: relative error {err:e}");
+        }
+    }
+
+    #[test]
     fn access_parsing() {
         assert_eq!(Access::parse("uniform").unwrap(), Access::Uniform);
         assert_eq!(

@@ -123,3 +123,48 @@ fn sequential_writes_cover_the_file_exactly_once() {
         half
     );
 }
+
+/// Records every progress update the reporter sends.
+#[derive(Default)]
+struct Recorded(std::sync::Mutex<Vec<dbio_engine::runner::ProgressInfo>>);
+
+impl dbio_engine::runner::Progress for Recorded {
+    fn update(&self, info: &dbio_engine::runner::ProgressInfo) {
+        self.0.lock().unwrap().push(*info);
+    }
+}
+
+/// The progress bar is told the whole plan (warm-up plus runtime) and
+/// which updates fall in the warm-up: updates before its end say so, later
+/// ones do not. Judged by each update's own elapsed time, so a slow machine
+/// changes how many updates there are, not whether they are right.
+#[test]
+fn progress_reports_the_plan_and_the_warm_up_as_they_are() {
+    let spec = JobSpec {
+        engine: EngineKind::Null,
+        rw: Pattern::Randread,
+        bs: 4096,
+        runtime_s: Some(0.6),
+        warmup_s: 0.3,
+        ..JobSpec::default()
+    };
+    let job = Job::resolve(&spec).unwrap();
+    let rec = Recorded::default();
+    let out = run_job("t", &job, None, &Control::default(), &rec).unwrap();
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let updates = rec.0.into_inner().unwrap();
+    assert!(updates.len() >= 2, "{} updates", updates.len());
+    for u in &updates {
+        let planned = u.planned_s.expect("a time-based job has a plan");
+        assert!((planned - 0.9).abs() < 1e-9, "{u:?}");
+        // The flag is set from the same clock a moment after elapsed_s
+        // was read; 1 ms either side of the boundary is left undecided.
+        if u.elapsed_s < 0.299 {
+            assert!(u.warming_up, "{u:?}");
+        } else if u.elapsed_s > 0.301 {
+            assert!(!u.warming_up, "{u:?}");
+        }
+    }
+    assert!(updates.iter().any(|u| u.warming_up));
+    assert!(updates.iter().any(|u| !u.warming_up));
+}

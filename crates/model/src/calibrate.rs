@@ -37,6 +37,14 @@ pub struct Boundary {
     pub slower_misclassified: f64,
 }
 
+impl Boundary {
+    /// True when the two tiers overlap so much that latency alone cannot
+    /// tell them apart: [`INSEPARABLE_ERROR`] or more misclassified.
+    pub fn inseparable(&self) -> bool {
+        self.faster_misclassified + self.slower_misclassified >= INSEPARABLE_ERROR
+    }
+}
+
 /// The result of `dbio calibrate`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {

@@ -8,6 +8,7 @@
 //! command classifies a latency the same way; `dbio calibrate` measures the
 //! boundaries instead of guessing them.
 
+use crate::calibrate::Boundary;
 use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, PageCacheResidency};
 use serde::{Deserialize, Serialize};
 
@@ -114,6 +115,96 @@ impl TierThresholds {
             ));
         }
         Ok(())
+    }
+}
+
+/// Where a tier boundary came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundarySource {
+    /// Derived in this run from reads of both tiers, provoked on purpose
+    /// (the calibrate method).
+    Measured,
+    /// The fixed value (Kyle Hailey's 100 µs or 1 ms): this run could not
+    /// measure the boundary.
+    #[default]
+    Default,
+    /// No block device under the file (tmpfs): every read is served from
+    /// memory, so there is no device tier to draw a boundary to.
+    NoDevice,
+}
+
+impl BoundarySource {
+    /// Words for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            BoundarySource::Measured => "measured in this run",
+            BoundarySource::Default => "default, not measured here",
+            BoundarySource::NoDevice => "no block device under the file, so no device tier",
+        }
+    }
+}
+
+/// One boundary as used to attribute reads.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UsedBoundary {
+    /// The threshold, ns (a latency equal to it goes to the slower tier);
+    /// `None` when the two tiers could not be told apart and count as one.
+    pub ns: Option<u64>,
+    /// Where it came from.
+    pub source: BoundarySource,
+    /// When measured: the fit at the best boundary (the shares of each
+    /// side's reads that land on the wrong side), even when the tiers
+    /// overlap too much for `ns` to be used.
+    #[serde(default)]
+    pub fit: Option<Boundary>,
+}
+
+/// How the reads of a result were attributed when the boundaries come
+/// from the run itself (`dbio check`); absent where a result uses the
+/// given [`TierThresholds`] as they are (`dbio read`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TierAttribution {
+    /// Page-cache hits are faster than this; other reads came from storage.
+    pub page_cache_max: UsedBoundary,
+    /// Storage-cache hits are faster than this; slower reads, and every
+    /// storage read when `ns` is `None`, are device reads.
+    pub storage_cache_max: UsedBoundary,
+    /// The reads bypassed the page cache (O_DIRECT): none is a page-cache
+    /// hit, whatever its latency.
+    pub direct: bool,
+    /// The O_DIRECT re-reads of a block just read that the storage-cache
+    /// boundary was measured with (the evidence for that tier).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rereads: Option<LatencySummary>,
+}
+
+impl TierAttribution {
+    /// The tier of a read that took `ns` nanoseconds (the boundary
+    /// convention of [`TierThresholds`]).
+    pub fn tier(&self, ns: u64) -> Tier {
+        let page = self.page_cache_max.ns.unwrap_or(DEFAULT_PAGE_CACHE_MAX_NS);
+        if !self.direct && ns < page {
+            Tier::PageCache
+        } else if self.storage_cache_max.ns.is_some_and(|s| ns < s) {
+            Tier::StorageCache
+        } else {
+            Tier::Device
+        }
+    }
+
+    /// The same boundaries as plain thresholds (for the histogram's tier
+    /// column); no separate storage-cache tier makes both equal.
+    pub fn thresholds(&self) -> TierThresholds {
+        let page = self.page_cache_max.ns.unwrap_or(DEFAULT_PAGE_CACHE_MAX_NS);
+        TierThresholds {
+            page_cache_max_ns: page,
+            storage_cache_max_ns: self.storage_cache_max.ns.unwrap_or(page).max(page),
+            source: match (self.page_cache_max.source, self.storage_cache_max.source) {
+                (a, b) if a == b => a.label().into(),
+                (a, b) => format!("page cache {}; storage cache {}", a.label(), b.label()),
+            },
+        }
     }
 }
 
@@ -333,6 +424,10 @@ pub struct ReadResult {
     pub device: Option<DiskStatsDelta>,
     /// CPU of the reader threads.
     pub cpu: CpuUsage,
+    /// The boundaries `tiers` was attributed with and where they came
+    /// from, when the run measured them itself (`dbio check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<TierAttribution>,
 }
 
 #[cfg(test)]
@@ -374,6 +469,39 @@ mod tests {
             ..t
         };
         assert!(bad.validate().unwrap_err().contains("above"));
+    }
+
+    #[test]
+    fn an_o_direct_read_is_never_a_page_cache_hit() {
+        let used = |ns, source| UsedBoundary {
+            ns,
+            source,
+            fit: None,
+        };
+        let mut a = TierAttribution {
+            page_cache_max: used(Some(20_000), BoundarySource::Measured),
+            storage_cache_max: used(Some(50_000), BoundarySource::Default),
+            direct: false,
+            rereads: None,
+        };
+        assert_eq!(a.tier(19_999), Tier::PageCache);
+        assert_eq!(a.tier(20_000), Tier::StorageCache);
+        assert_eq!(a.tier(50_000), Tier::Device);
+        a.direct = true;
+        assert_eq!(a.tier(0), Tier::StorageCache);
+        assert_eq!(a.tier(19_999), Tier::StorageCache);
+        // No separate storage-cache tier: every storage read is a device read.
+        a.storage_cache_max.ns = None;
+        assert_eq!(a.tier(0), Tier::Device);
+        let th = a.thresholds();
+        assert_eq!(
+            (th.page_cache_max_ns, th.storage_cache_max_ns),
+            (20_000, 20_000)
+        );
+        assert_eq!(
+            th.source,
+            "page cache measured in this run; storage cache default, not measured here"
+        );
     }
 
     #[test]

@@ -9,7 +9,9 @@
 
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
-use dbio_model::read::{ReadGroup, ReadResult, Tier, TierThresholds};
+use dbio_model::read::{
+    BoundarySource, ReadGroup, ReadResult, Tier, TierAttribution, TierThresholds, UsedBoundary,
+};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::{Log2Buckets, RunReport};
 use std::fmt::Write;
@@ -36,8 +38,15 @@ pub fn render(r: &RunReport) -> String {
         format_bytes(s.size),
         s.rounds
     );
-    let th = &reads[0].thresholds;
-    let _ = writeln!(out, "Tier thresholds ({}): {}", th.source, describe(th));
+    match &reads[0].attribution {
+        Some(a) => {
+            let _ = writeln!(out, "Tier boundaries: {}", describe_attribution(a));
+        }
+        None => {
+            let th = &reads[0].thresholds;
+            let _ = writeln!(out, "Tier thresholds ({}): {}", th.source, describe(th));
+        }
+    }
     out.push_str(&summary(reads));
     out.push_str(&tiers(reads));
     out.push_str(&groups(reads));
@@ -57,6 +66,69 @@ fn describe(th: &TierThresholds) -> String {
             "page cache < {} <= storage cache; no device tier",
             format_ns(th.page_cache_max_ns as f64)
         )
+    }
+}
+
+/// The boundaries a run measured itself, each with its source and, when
+/// measured, the shares of each side that land on the wrong side of it.
+fn describe_attribution(a: &TierAttribution) -> String {
+    let used = |b: &UsedBoundary, faster: &str| {
+        let mut s = b.source.label().to_string();
+        if let Some(f) = &b.fit {
+            let _ = write!(
+                s,
+                "; on the wrong side: {:.1} % of {faster}, {:.1} % of O_DIRECT reads",
+                100.0 * f.faster_misclassified,
+                100.0 * f.slower_misclassified
+            );
+        }
+        s
+    };
+    let page = a
+        .page_cache_max
+        .ns
+        .map_or("-".into(), |ns| format_ns(ns as f64));
+    let storage = match a.storage_cache_max.ns {
+        _ if a.storage_cache_max.source == BoundarySource::NoDevice => {
+            format!("storage cache ({})", a.storage_cache_max.source.label())
+        }
+        Some(ns) => format!(
+            "storage cache < {} ({}{}) <= device",
+            format_ns(ns as f64),
+            used(&a.storage_cache_max, REREADS),
+            a.rereads.as_ref().map_or(String::new(), |l| format!(
+                "; {REREADS} median {}",
+                format_ns(l.p50_ns() as f64)
+            ))
+        ),
+        None => format!(
+            "device (no separate storage-cache tier: {}, at the best boundary {}{})",
+            used(&a.storage_cache_max, REREADS),
+            a.storage_cache_max
+                .fit
+                .as_ref()
+                .map_or("-".into(), |f| format_ns(f.ns as f64)),
+            a.rereads.as_ref().map_or(String::new(), |l| format!(
+                "; {REREADS} median {}",
+                format_ns(l.p50_ns() as f64)
+            ))
+        ),
+    };
+    format!(
+        "page cache < {page} ({}) <= {storage}; an O_DIRECT read is never counted as a page-cache hit",
+        used(&a.page_cache_max, "page-cache hits")
+    )
+}
+
+/// The reads that measure the storage-cache tier.
+const REREADS: &str = "O_DIRECT re-reads";
+
+/// False for a tier no read of `r` can be attributed to.
+fn possible(r: &ReadResult, tier: Tier) -> bool {
+    match (&r.attribution, tier) {
+        (Some(a), Tier::PageCache) => !a.direct,
+        (Some(a), Tier::StorageCache) => a.storage_cache_max.ns.is_some(),
+        _ => tier != Tier::Device || r.thresholds.has_device_tier(),
     }
 }
 
@@ -95,7 +167,7 @@ fn tiers(reads: &[ReadResult]) -> String {
     let mut t = new_table(&["state", "tier", "reads", "share", "mean", "share of time"]);
     for r in reads {
         for tier in Tier::ALL {
-            if tier == Tier::Device && !r.thresholds.has_device_tier() {
+            if !possible(r, tier) {
                 continue;
             }
             let c = r.tiers.get(tier);
@@ -224,6 +296,108 @@ mod tests {
         // Bucket 10 is 512..1024 µs, 1 ms = 1000 µs inside it.
         assert_eq!(bucket_tier(10, &th), "mixed");
         assert_eq!(bucket_tier(11, &th), "device");
+    }
+
+    #[test]
+    fn measured_boundaries_are_shown_with_their_source_and_fit() {
+        use dbio_model::calibrate::Boundary;
+        use dbio_model::read::TierSplit;
+        let att = TierAttribution {
+            page_cache_max: UsedBoundary {
+                ns: Some(31_000),
+                source: BoundarySource::Measured,
+                fit: Some(Boundary {
+                    ns: 31_000,
+                    faster_misclassified: 0.012,
+                    slower_misclassified: 0.003,
+                }),
+            },
+            storage_cache_max: UsedBoundary {
+                ns: Some(1_000_000),
+                source: BoundarySource::Default,
+                fit: None,
+            },
+            direct: true,
+            rereads: None,
+        };
+        let storage = ReadResult {
+            name: "storage".into(),
+            ops: 10,
+            tiers: TierSplit::from_arrays([0, 9, 1], [0, 900, 2_000]),
+            thresholds: att.thresholds(),
+            attribution: Some(att.clone()),
+            ..Default::default()
+        };
+        let s = render(&RunReport {
+            reads: vec![storage.clone()],
+            ..Default::default()
+        });
+        let line = s
+            .lines()
+            .find(|l| l.starts_with("Tier boundaries: "))
+            .unwrap();
+        assert!(
+            line.contains("page cache < 31.0 µs (measured in this run; on the wrong side: 1.2 % of page-cache hits, 0.3 % of O_DIRECT reads)"),
+            "{line}"
+        );
+        assert!(
+            line.contains("storage cache < 1.00 ms (default, not measured here) <= device"),
+            "{line}"
+        );
+        // The O_DIRECT result has no page-cache row.
+        assert!(!s.lines().any(|l| l.contains("page cache ┆")), "{s}");
+        assert!(s.lines().any(|l| l.contains("storage cache ┆")), "{s}");
+        // No separate storage-cache tier: named, and no row for it.
+        let mut one = storage;
+        let a = one.attribution.as_mut().unwrap();
+        a.storage_cache_max = UsedBoundary {
+            ns: None,
+            source: BoundarySource::Measured,
+            fit: Some(Boundary {
+                ns: 77_000,
+                faster_misclassified: 0.1,
+                slower_misclassified: 0.8,
+            }),
+        };
+        a.rereads = Some(dbio_model::LatencySummary {
+            count: 5,
+            percentiles: vec![dbio_model::Percentile {
+                p: 50.0,
+                ns: 45_000,
+            }],
+            ..Default::default()
+        });
+        one.tiers = TierSplit::from_arrays([0, 0, 10], [0, 0, 2_900]);
+        let s = render(&RunReport {
+            reads: vec![one],
+            ..Default::default()
+        });
+        assert!(s.contains("<= device (no separate storage-cache tier: measured in this run; on the wrong side: 10.0 % of O_DIRECT re-reads, 80.0 % of O_DIRECT reads, at the best boundary 77.0 µs; O_DIRECT re-reads median 45.0 µs)"), "{s}");
+        assert!(!s.lines().any(|l| l.contains("storage cache ┆")), "{s}");
+    }
+
+    #[test]
+    fn a_result_saved_before_attribution_renders_its_thresholds() {
+        let r = ReadResult {
+            name: "cold".into(),
+            ops: 1,
+            tiers: dbio_model::read::TierSplit::from_arrays([1, 0, 0], [10, 0, 0]),
+            ..Default::default()
+        };
+        let mut v = serde_json::to_value(&r).unwrap();
+        assert!(v.get("attribution").is_none());
+        v.as_object_mut().unwrap().remove("attribution");
+        let old: ReadResult = serde_json::from_value(v).unwrap();
+        assert_eq!(old.attribution, None);
+        let s = render(&RunReport {
+            reads: vec![old],
+            ..Default::default()
+        });
+        assert!(
+            s.contains("Tier thresholds (default): page cache < 100 µs"),
+            "{s}"
+        );
+        assert!(s.lines().any(|l| l.contains("page cache ┆")), "{s}");
     }
 
     #[test]

@@ -7,10 +7,10 @@
 //! operations) or changes the unit (µs for ns, KiB for bytes) then shows a
 //! value that is not the source's, and the comparison names it.
 
-use dbio_model::calibrate::{Calibration, TierMeasurement};
+use dbio_model::calibrate::{Boundary, Calibration, TierMeasurement};
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::lgwr::{LgwrResult, SessionLine};
-use dbio_model::read::{ReadGroup, ReadResult};
+use dbio_model::read::{ReadGroup, ReadResult, TierAttribution, UsedBoundary};
 use dbio_model::trace::{
     BlockHotSpot, EventStats, FileHotSpot, IoHistogram, ObjectStats, SessionProfile, SizeHistogram,
     SlowWait, StatementStats, TierRow, TimelinePoint, TraceFileInfo, TraceReport,
@@ -311,10 +311,23 @@ fn sections_report() -> RunReport {
         sessions: vec![SessionLine::default(), SessionLine::default()],
         ..LgwrResult::default()
     };
+    // Both boundaries present, with their fits, so every number of the
+    // attribution is exported too.
+    let used = || UsedBoundary {
+        ns: Some(0),
+        fit: Some(Boundary::default()),
+        ..UsedBoundary::default()
+    };
     let read = ReadResult {
         name: "read-a".into(),
         by_kind: vec![ReadGroup::default()],
         by_size: vec![ReadGroup::default(), ReadGroup::default()],
+        attribution: Some(TierAttribution {
+            page_cache_max: used(),
+            storage_cache_max: used(),
+            direct: true,
+            rereads: Some(LatencySummary::default()),
+        }),
         ..ReadResult::default()
     };
     let dbwr = DbwrResult {

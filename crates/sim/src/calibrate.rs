@@ -30,7 +30,7 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::target::Target;
 use dbio_engine::{sysinfo, EngineError};
-use dbio_model::calibrate::{Calibration, TierMeasurement};
+use dbio_model::calibrate::{Boundary, Calibration, TierMeasurement};
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::{Durability, LatencySummary};
 use hdrhistogram::Histogram;
@@ -38,7 +38,14 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use dbio_model::calibrate::INSEPARABLE_ERROR;
+pub use dbio_model::calibrate::INSEPARABLE_ERROR;
+
+/// True when the two tiers of `b` overlap so much that latency alone
+/// cannot tell them apart (`dbio check` uses the same rule; the sentence
+/// saying so is a finding, `dbio_report::findings`).
+pub fn inseparable(b: &Boundary) -> bool {
+    b.inseparable()
+}
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -159,6 +166,23 @@ fn timed_reads(
     Ok(h)
 }
 
+/// The storage-cache tier as calibration provokes it: each of up to
+/// `cfg.samples` blocks of `0..blocks` (scrambled order, `cfg.tier_time_s`
+/// at most) read with O_DIRECT once untimed, then timed at once: the second
+/// read finds the block in whatever cache sits below the OS, if any.
+/// `direct` must be an O_DIRECT descriptor on `path`.
+pub fn storage_cache_reads(
+    direct: &File,
+    path: &Path,
+    blocks: u64,
+    cfg: &CalibrateConfig,
+    stop: &AtomicBool,
+) -> Result<Histogram<u64>, EngineError> {
+    let mut buf = AlignedBuf::new(cfg.block_size as usize);
+    let mut order = Scramble::new(0, blocks, cfg.seed);
+    timed_reads(direct, path, &mut buf, &mut order, cfg, true, stop)
+}
+
 fn measurement(method: &str, h: &Histogram<u64>) -> Option<TierMeasurement> {
     (!h.is_empty()).then(|| TierMeasurement {
         method: method.to_string(),
@@ -268,10 +292,7 @@ pub fn measure(
     }
     // Overlapping tiers are a finding (`dbio_report::findings::calibrate`),
     // drawn from the boundaries kept in the result.
-    if sd
-        .as_ref()
-        .is_some_and(|b| b.faster_misclassified + b.slower_misclassified >= INSEPARABLE_ERROR)
-    {
+    if sd.as_ref().is_some_and(inseparable) {
         // No evidence of a cache below the OS that is faster than the
         // device: keep two tiers rather than split one distribution.
         notes.push(

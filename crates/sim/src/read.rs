@@ -16,6 +16,7 @@
 //! state: [`cache::prepare`], then [`ReadRun::round`] → [`ReadRun::finish`]
 //! gives one [`ReadResult`] per state.
 
+pub mod attribute;
 pub mod cache;
 pub mod mix;
 
@@ -25,9 +26,12 @@ use dbio_engine::rusage::Usage;
 use dbio_engine::target::Target;
 use dbio_engine::workload::{Access, BlockPicker};
 use dbio_engine::EngineError;
-use dbio_model::read::{ReadGroup, ReadKind, ReadResult, ReadSettings, TierSplit, TierThresholds};
+use dbio_model::read::{
+    ReadGroup, ReadKind, ReadResult, ReadSettings, TierAttribution, TierSplit, TierThresholds,
+};
 use dbio_model::units::format_bytes;
 use dbio_model::{DiskStatsDelta, Durability, EngineKind, LatencySummary, PageCacheResidency};
+use hdrhistogram::Histogram;
 use mix::ReadMix;
 
 /// Largest multiblock read: 8 MiB, the engine's largest I/O (Oracle's
@@ -311,9 +315,30 @@ impl ReadRun {
         }
     }
 
+    /// The latency of every read of state `state` so far (None before its
+    /// first round).
+    pub fn histogram(&self, state: usize) -> Option<Histogram<u64>> {
+        let rec = self.accs.get(state)?.rec.as_ref()?;
+        let mut h = dbio_engine::recorder::new_histogram();
+        for g in &rec.groups {
+            h.add(&g.lat).expect("same bounds");
+        }
+        Some(h)
+    }
+
     /// One result per state (states that never ran are left out).
     pub fn finish(self, target: &str) -> Vec<ReadResult> {
+        self.finish_attributed(target, None)
+    }
+
+    /// As [`ReadRun::finish`], with the tiers attributed by `att` (its
+    /// `direct` is this run's) instead of the configured thresholds.
+    pub fn finish_attributed(self, target: &str, att: Option<&TierAttribution>) -> Vec<ReadResult> {
         let cfg = self.cfg;
+        let att = att.map(|a| TierAttribution {
+            direct: cfg.direct,
+            ..a.clone()
+        });
         self.accs
             .into_iter()
             .filter_map(|a| {
@@ -328,6 +353,7 @@ impl ReadRun {
                     a.device,
                     a.cached_before,
                     a.cached_after,
+                    att.as_ref(),
                 ))
             })
             .collect()
@@ -350,7 +376,13 @@ fn add_disk(mut a: DiskStatsDelta, b: &DiskStatsDelta) -> DiskStatsDelta {
     a
 }
 
-fn group(kind: ReadKind, io_bytes: Option<u64>, bs: u64, parts: &[&ClassStats]) -> ReadGroup {
+fn group(
+    kind: ReadKind,
+    io_bytes: Option<u64>,
+    bs: u64,
+    parts: &[&ClassStats],
+    att: Option<&TierAttribution>,
+) -> ReadGroup {
     let mut h = dbio_engine::recorder::new_histogram();
     let (mut ops, mut bytes) = (0, 0);
     let (mut count, mut ns) = ([0u64; 3], [0u64; 3]);
@@ -370,7 +402,10 @@ fn group(kind: ReadKind, io_bytes: Option<u64>, bs: u64, parts: &[&ClassStats]) 
         blocks: bytes / bs,
         bytes,
         lat: LatencySummary::from_histogram(&h),
-        tiers: TierSplit::from_arrays(count, ns),
+        tiers: match att {
+            Some(a) => attribute::split(&h, a),
+            None => TierSplit::from_arrays(count, ns),
+        },
     }
 }
 
@@ -385,6 +420,7 @@ fn build(
     device: Option<DiskStatsDelta>,
     cached_before: Option<PageCacheResidency>,
     cached_after: Option<PageCacheResidency>,
+    att: Option<&TierAttribution>,
 ) -> ReadResult {
     let bs = cfg.block_size;
     let groups = rec.nonempty();
@@ -396,6 +432,7 @@ fn build(
                 Some(u64::from(g.len)),
                 bs,
                 &[g],
+                att,
             )
         })
         .collect();
@@ -407,10 +444,10 @@ fn build(
                 .copied()
                 .filter(|g| g.class == k.class())
                 .collect();
-            (!parts.is_empty()).then(|| group(k, None, bs, &parts))
+            (!parts.is_empty()).then(|| group(k, None, bs, &parts, att))
         })
         .collect();
-    let all = group(ReadKind::Single, None, bs, &groups);
+    let all = group(ReadKind::Single, None, bs, &groups, att);
     ReadResult {
         name: state.name,
         settings: ReadSettings {
@@ -430,7 +467,7 @@ fn build(
             seed: cfg.seed,
             target: target.to_string(),
         },
-        thresholds: cfg.thresholds.clone(),
+        thresholds: att.map_or_else(|| cfg.thresholds.clone(), TierAttribution::thresholds),
         runtime_ns,
         ops: all.ops,
         blocks: all.blocks,
@@ -444,6 +481,7 @@ fn build(
         cached_after,
         device,
         cpu: cpu_usage(&usage, all.ops, runtime_ns),
+        attribution: att.cloned(),
     }
 }
 

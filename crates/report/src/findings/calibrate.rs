@@ -42,30 +42,35 @@ pub fn overlaps(c: &Calibration) -> Vec<Finding> {
     ];
     pairs
         .into_iter()
-        .filter_map(|(b, a, z)| {
-            let b = b.as_ref()?;
-            let err = b.faster_misclassified + b.slower_misclassified;
-            (err >= INSEPARABLE_ERROR).then(|| {
-                finding(
-                    "calibrate.overlap",
-                    None,
-                    Severity::Notice,
-                    format!(
-                        "{a} and {z} overlap: at the best boundary ({}) {:.0} % of {a} and {:.0} % of {z} land on the wrong side, so latency alone cannot tell them apart on this storage",
-                        format_ns(b.ns as f64),
-                        100.0 * b.faster_misclassified,
-                        100.0 * b.slower_misclassified
-                    ),
-                    vec![
-                        ev("best boundary", b.ns as f64, "ns"),
-                        ev(&format!("{a} at or above it"), 100.0 * b.faster_misclassified, "%"),
-                        ev(&format!("{z} below it"), 100.0 * b.slower_misclassified, "%"),
-                    ],
-                    Some(doc("docs/read.md")),
-                )
-            })
-        })
+        .filter_map(|(b, a, z)| overlap("calibrate.overlap", b.as_ref()?, a, z))
         .collect()
+}
+
+/// The finding `rule` that the tiers `a` (the faster) and `z` overlap at
+/// `b`, when [`INSEPARABLE_ERROR`] or more of their reads land on the wrong
+/// side; `None` when they separate. `dbio check`'s read section words its
+/// overlaps the same way.
+pub fn overlap(rule: &str, b: &Boundary, a: &str, z: &str) -> Option<Finding> {
+    let err = b.faster_misclassified + b.slower_misclassified;
+    (err >= INSEPARABLE_ERROR).then(|| {
+        finding(
+            rule,
+            None,
+            Severity::Notice,
+            format!(
+                "{a} and {z} overlap: at the best boundary ({}) {:.0} % of {a} and {:.0} % of {z} land on the wrong side, so latency alone cannot tell them apart on this storage",
+                format_ns(b.ns as f64),
+                100.0 * b.faster_misclassified,
+                100.0 * b.slower_misclassified
+            ),
+            vec![
+                ev("best boundary", b.ns as f64, "ns"),
+                ev(&format!("{a} at or above it"), 100.0 * b.faster_misclassified, "%"),
+                ev(&format!("{z} below it"), 100.0 * b.slower_misclassified, "%"),
+            ],
+            Some(doc("docs/read.md")),
+        )
+    })
 }
 
 /// Where the calibration was saved, and how to use it.

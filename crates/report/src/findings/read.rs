@@ -9,7 +9,7 @@
 
 use super::references::{doc, physical_io_not_always_physical};
 use super::{ev, finding, Finding, RuleSet, Severity};
-use dbio_model::read::{ReadResult, Tier};
+use dbio_model::read::{BoundarySource, ReadResult, Tier, TierAttribution};
 use dbio_model::units::format_ns;
 use dbio_model::RunReport;
 
@@ -25,15 +25,17 @@ pub const RULES: RuleSet<RunReport> = RuleSet {
 pub const SEPARATE_SHARE_GAP: f64 = 0.1;
 /// See [`SEPARATE_SHARE_GAP`].
 pub const SEPARATE_MEAN_RATIO: f64 = 2.0;
-/// In `check`, O_DIRECT reads of which more than this share fall under the
-/// page-cache threshold show that fast reads are no proof of OS caching.
+/// In `check`, O_DIRECT reads of which more than this share are faster
+/// than the measured page-cache boundary show that fast reads are no proof
+/// of OS caching.
 pub const FAST_STORAGE_SHARE: f64 = 0.5;
 
 fn evaluate(r: &RunReport) -> Vec<Finding> {
     let mut out: Vec<Finding> = r.reads.iter().flat_map(cache_notes).collect();
     match r.command.as_str() {
         "read" => out.extend(compare(&r.reads)),
-        "check" => out.extend(check_section(&r.reads)),
+        // The battery's jobs ran with O_DIRECT where the filesystem took it.
+        "check" => out.extend(check_section(&r.reads, r.jobs.iter().any(|j| j.job.direct))),
         _ => {}
     }
     out
@@ -184,58 +186,20 @@ pub fn compare(results: &[ReadResult]) -> Vec<Finding> {
 }
 
 /// `dbio check`'s read section: a warm buffered state, then (when the
-/// filesystem takes O_DIRECT) the same file read with O_DIRECT.
-fn check_section(reads: &[ReadResult]) -> Vec<Finding> {
+/// filesystem takes O_DIRECT) the same file read with O_DIRECT, attributed
+/// with boundaries measured in the same run. `direct_ok` says whether the
+/// filesystem took O_DIRECT: with it but without O_DIRECT results (the
+/// section was stopped or failed, and says so) nothing is said about
+/// storage.
+pub fn check_section(reads: &[ReadResult], direct_ok: bool) -> Vec<Finding> {
     let p50 = |r: &ReadResult| r.lat.p50_ns() as f64;
-    match reads {
-        [warm, storage] => {
-            let th = &storage.thresholds;
-            let fast = storage.tiers.share(Tier::PageCache);
-            let slow = storage.tiers.share(Tier::Device);
-            let page = format_ns(th.page_cache_max_ns as f64);
-            let (verdict, reference) = if fast > FAST_STORAGE_SHARE {
-                (
-                    format!("so reads under {page} in a trace from this machine are not proof of OS caching (a cache in front of the media, the hypervisor's or the array's, or fast flash answers that fast)"),
-                    physical_io_not_always_physical(),
-                )
-            } else {
-                (
-                    format!("so reads under {page} in a trace from this machine point to the page cache"),
-                    physical_io_not_always_physical(),
-                )
-            };
-            let ratio = p50(storage) / p50(warm).max(1.0);
-            vec![finding(
-                "read.check_tiers",
-                None,
-                if fast > FAST_STORAGE_SHARE {
-                    Severity::Notice
-                } else {
-                    Severity::Info
-                },
-                format!(
-                    "Reads: an 8 KiB block costs {} from the page cache and {} from storage (medians, {ratio:.0}x apart); {:.0} % of the storage reads took under {page} and {:.1} % over {}, {verdict}; `dbio calibrate` measures this machine's tier boundaries",
-                    format_ns(p50(warm)),
-                    format_ns(p50(storage)),
-                    100.0 * fast,
-                    100.0 * slow,
-                    if th.has_device_tier() {
-                        format_ns(th.storage_cache_max_ns as f64)
-                    } else {
-                        "the storage-cache threshold".into()
-                    },
-                ),
-                vec![
-                    ev("median page-cache read", p50(warm), "ns"),
-                    ev("median O_DIRECT read", p50(storage), "ns"),
-                    ev("O_DIRECT reads under the page-cache threshold", 100.0 * fast, "%"),
-                    ev("O_DIRECT reads at or over the storage-cache threshold", 100.0 * slow, "%"),
-                    ev("page-cache threshold", th.page_cache_max_ns as f64, "ns"),
-                ],
-                Some(reference),
-            )]
-        }
-        [warm] => vec![finding(
+    let (warm, storage) = match reads {
+        [warm] if !direct_ok => (warm, None),
+        [warm, storage, ..] => (warm, Some(storage)),
+        _ => return Vec::new(),
+    };
+    let Some(storage) = storage else {
+        return vec![finding(
             "read.check_no_direct",
             None,
             Severity::Notice,
@@ -245,9 +209,117 @@ fn check_section(reads: &[ReadResult]) -> Vec<Finding> {
             ),
             vec![ev("median page-cache read", p50(warm), "ns")],
             Some(doc("docs/read.md")),
-        )],
-        _ => Vec::new(),
+        )];
+    };
+    let ratio = p50(storage) / p50(warm).max(1.0);
+    let mut line = format!(
+        "Reads: an 8 KiB block costs {} from the page cache and {} from storage (medians, {ratio:.0}x apart)",
+        format_ns(p50(warm)),
+        format_ns(p50(storage)),
+    );
+    let mut evidence = vec![
+        ev("median page-cache read", p50(warm), "ns"),
+        ev("median O_DIRECT read", p50(storage), "ns"),
+    ];
+    let mut severity = Severity::Info;
+    let att = storage.attribution.as_ref();
+    if let Some(b) = att.and_then(|a| a.page_cache_max.fit.as_ref()) {
+        let at = format_ns(b.ns as f64);
+        let fast = b.slower_misclassified;
+        evidence.push(ev("measured page-cache boundary", b.ns as f64, "ns"));
+        evidence.push(ev(
+            "O_DIRECT reads faster than the boundary",
+            100.0 * fast,
+            "%",
+        ));
+        let reading = if b.inseparable() {
+            severity = Severity::Notice;
+            "so latency cannot tell a page-cache hit from a storage read on this machine"
+                .to_string()
+        } else if fast > FAST_STORAGE_SHARE {
+            severity = Severity::Notice;
+            format!("so reads under {at} in a trace from this machine are not proof of OS caching (a cache in front of the media, the hypervisor's or the array's, or fast flash answers that fast)")
+        } else {
+            format!("so reads under {at} in a trace from this machine point to the page cache")
+        };
+        line.push_str(&format!(
+            "; {:.0} % of the O_DIRECT reads were faster than the page-cache boundary measured here ({at}), {reading}",
+            100.0 * fast,
+        ));
     }
+    let t = &storage.tiers;
+    let no_device = att.is_some_and(|a| a.storage_cache_max.source == BoundarySource::NoDevice);
+    if no_device {
+        line.push_str("; no block device under the file, so every O_DIRECT read was served from memory (an O_DIRECT read is never a page-cache hit, and none here is a device read)");
+    } else {
+        line.push_str(&format!(
+            "; by the boundaries shown with the read tables, {:.1} % of the O_DIRECT reads were storage-cache hits and {:.1} % device reads (an O_DIRECT read is never a page-cache hit)",
+            100.0 * t.share(Tier::StorageCache),
+            100.0 * t.share(Tier::Device),
+        ));
+        evidence.push(ev(
+            "O_DIRECT storage-cache hits",
+            100.0 * t.share(Tier::StorageCache),
+            "%",
+        ));
+        evidence.push(ev(
+            "O_DIRECT device reads",
+            100.0 * t.share(Tier::Device),
+            "%",
+        ));
+    }
+    let mut out = vec![finding(
+        "read.check_tiers",
+        None,
+        severity,
+        line,
+        evidence,
+        Some(physical_io_not_always_physical()),
+    )];
+    if let Some(a) = att {
+        out.extend(check_tier_notes(a));
+    }
+    out
+}
+
+/// The sentences on tiers that latency cannot tell apart in check's read
+/// section, as calibrate words them.
+fn check_tier_notes(a: &TierAttribution) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if let Some(b) = &a.page_cache_max.fit {
+        out.extend(super::calibrate::overlap(
+            "read.check_overlap",
+            b,
+            "page-cache hits",
+            "O_DIRECT reads",
+        ));
+    }
+    if let Some(b) = &a.storage_cache_max.fit {
+        out.extend(super::calibrate::overlap(
+            "read.check_overlap",
+            b,
+            "O_DIRECT re-reads of a block just read",
+            "O_DIRECT reads",
+        ));
+        if a.storage_cache_max.ns.is_none() {
+            out.push(finding(
+                "read.check_no_storage_tier",
+                None,
+                Severity::Info,
+                if b.inseparable() {
+                    "no separate storage-cache tier: every O_DIRECT read counts as a device read".into()
+                } else {
+                    format!(
+                        "the storage-cache boundary ({}) fell at or below the page-cache one: no separate storage-cache tier, every O_DIRECT read counts as a device read",
+                        format_ns(b.ns as f64)
+                    )
+                },
+                vec![ev("measured storage-cache boundary", b.ns as f64, "ns")],
+                Some(doc("docs/read.md")),
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -308,21 +380,60 @@ mod tests {
     }
 
     #[test]
-    fn check_says_fast_storage_reads_are_no_proof_above_half() {
+    fn check_reads_overlap_from_half_misclassified() {
+        use dbio_model::calibrate::Boundary;
+        use dbio_model::read::UsedBoundary;
         let warm = state("warm", 1_000.0, 100, 0);
-        for (page_hits, words, sev) in [
-            (51, "are not proof of OS caching", Severity::Notice),
-            (50, "point to the page cache", Severity::Info),
-        ] {
-            let mut storage = state("storage", 50_000.0, page_hits, 100 - page_hits);
-            storage.thresholds = Default::default();
-            let f = check_section(&[warm.clone(), storage]);
-            assert_eq!(f.len(), 1);
-            assert!(f[0].text.starts_with("Reads: an 8 KiB block costs"));
-            assert!(f[0].text.contains("took under 100 µs"), "{}", f[0].text);
-            assert!(f[0].text.contains(words), "{}", f[0].text);
-            assert_eq!(f[0].severity, sev);
-        }
-        assert!(check_section(&[warm])[0].text.contains("no O_DIRECT here"));
+        let at = |faster: f64, slower: f64| {
+            let mut storage = state("storage", 50_000.0, 0, 100);
+            storage.attribution = Some(TierAttribution {
+                page_cache_max: UsedBoundary {
+                    ns: Some(10_000),
+                    source: BoundarySource::Measured,
+                    fit: Some(Boundary {
+                        ns: 10_000,
+                        faster_misclassified: faster,
+                        slower_misclassified: slower,
+                    }),
+                },
+                direct: true,
+                ..Default::default()
+            });
+            check_section(&[warm.clone(), storage], true)
+        };
+        let f = at(0.19, 0.3);
+        assert_eq!(f.len(), 1, "0.49 misclassified: no overlap, {f:?}");
+        assert!(f[0].text.contains("apart); 30 % of the O_DIRECT reads were faster than the page-cache boundary measured here (10.0 µs), so reads under 10.0 µs in a trace from this machine point to the page cache; by the boundaries shown with the read tables, 0.0 % of the O_DIRECT reads were storage-cache hits and 100.0 % device reads"), "{}", f[0].text);
+        assert_eq!(f[0].severity, Severity::Info);
+        let f = at(0.2, 0.3);
+        assert_eq!(f.len(), 2, "0.5 misclassified: overlap, {f:?}");
+        assert!(
+            f[0].text.contains(
+                "so latency cannot tell a page-cache hit from a storage read on this machine"
+            ),
+            "{}",
+            f[0].text
+        );
+        assert!(f[1].text.starts_with("page-cache hits and O_DIRECT reads overlap: at the best boundary (10.0 µs) 20 % of page-cache hits and 30 % of O_DIRECT reads land on the wrong side"), "{}", f[1].text);
+        assert_eq!(f[1].rule, "read.check_overlap");
+    }
+
+    #[test]
+    fn check_without_o_direct_says_so_and_a_cut_short_section_says_nothing() {
+        let mut warm = state("warm", 1_000.0, 100, 0);
+        warm.settings.cached_pct = 100.0;
+        let f = check_section(std::slice::from_ref(&warm), false);
+        assert!(f[0].text.contains("no O_DIRECT here"), "{}", f[0].text);
+        // O_DIRECT works but its reads are missing (stopped or failed).
+        assert!(check_section(std::slice::from_ref(&warm), true).is_empty());
+        assert!(check_section(&[], false).is_empty());
+        // Through a check report: the battery's jobs say whether O_DIRECT
+        // worked (none here: no jobs).
+        let r = RunReport {
+            command: "check".into(),
+            reads: vec![warm],
+            ..Default::default()
+        };
+        assert_eq!(evaluate(&r)[0].rule, "read.check_no_direct");
     }
 }
