@@ -42,7 +42,11 @@ fn check_runs_every_section_and_concludes() {
     // longer).
     for j in jobs {
         assert_eq!(j["job"]["runtime_s"].as_f64(), Some(0.3), "{}", j["name"]);
-        assert!(j["runtime_ns"].as_u64().unwrap() >= 300_000_000, "{}", j["name"]);
+        assert!(
+            j["runtime_ns"].as_u64().unwrap() >= 300_000_000,
+            "{}",
+            j["name"]
+        );
     }
     let conclusions: Vec<&str> = v["conclusions"]
         .as_array()
