@@ -445,3 +445,31 @@ fn statx_alignment_is_reported_for_directory_targets() {
         );
     }
 }
+
+/// Laying out an existing dbio file again (`--prepare fallocate`) frees its
+/// blocks first, so the free-space check counts them as available: 40 MiB
+/// again on a 64 MiB filesystem that holds the 40 MiB file is fine.
+#[test]
+fn preparing_a_file_again_counts_its_own_blocks_as_free() {
+    let fs = match crate::util::Tmpfs::mount("64m") {
+        Ok(f) => f,
+        Err(why) => {
+            return crate::util::skip("preparing_a_file_again_counts_its_own_blocks_as_free", &why)
+        }
+    };
+    let file = fs.path().join("f.dat");
+    let file = file.to_str().unwrap();
+    for prepare in ["prewrite", "fallocate"] {
+        let out = dbio()
+            .args(["bench", "--rw", "write", "--size", "40m", "--ops", "1"])
+            .args(["--prepare", prepare, "--quiet", file])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "--prepare {prepare}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(std::fs::metadata(file).unwrap().len(), 40 << 20);
+}

@@ -38,6 +38,16 @@ fn check_runs_every_section_and_concludes() {
     );
     assert!(jobs[0]["commit"]["count"].as_u64().unwrap() > 0);
     assert!(jobs[0]["job"]["direct"].as_bool().unwrap());
+    // Each test runs for --runtime (a loaded machine can only make it
+    // longer).
+    for j in jobs {
+        assert_eq!(j["job"]["runtime_s"].as_f64(), Some(0.3), "{}", j["name"]);
+        assert!(
+            j["runtime_ns"].as_u64().unwrap() >= 300_000_000,
+            "{}",
+            j["name"]
+        );
+    }
     let conclusions: Vec<&str> = v["findings"]
         .as_array()
         .unwrap()

@@ -490,6 +490,14 @@ fn a_blank_device_is_accepted_and_written_through_a_bs_sweep() {
     for j in jobs {
         assert_eq!(j["write"]["ops"].as_u64(), Some(100), "{j}");
     }
+    // The environment names the device itself, not the filesystem that
+    // holds its /dev node.
+    let name = lo.dev.trim_start_matches("/dev/");
+    assert_eq!(
+        v["environment"]["device"]["name"], name,
+        "{}",
+        v["environment"]
+    );
     assert!(
         lo.head(1 << 20).iter().any(|&b| b != 0),
         "nothing was written"

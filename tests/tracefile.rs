@@ -336,3 +336,41 @@ fn shared_options_mean_the_same_as_in_every_command() {
         .code(2)
         .stderr(predicate::str::contains("'100' needs a unit"));
 }
+
+/// The profile's rows, as a reader sees them: a wait's mean is its time
+/// over its count (2 scattered reads, 2.00 ms in all: 1.00 ms each), CPU
+/// has no mean, and 'unaccounted-for' shows the negative remainder.
+#[test]
+fn profile_rows_carry_counts_times_and_means() {
+    let out = dbio()
+        .arg("tracefile")
+        .arg(data("ninei-9201.trc"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let cells = |name: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.starts_with('│') && l.contains(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{text}"))
+            .split(['│', '┆'])
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let scattered = cells("db file scattered read");
+    assert_eq!(
+        scattered[1..7],
+        [
+            "db file scattered read",
+            "wait",
+            "2",
+            "2.00 ms",
+            "27.2%",
+            "1.00 ms"
+        ]
+    );
+    let cpu = cells("CPU");
+    assert_eq!(cpu[1..7], ["CPU", "cpu", "3", "1.00 ms", "13.6%", ""]);
+    let unaccounted = cells("unaccounted-for");
+    assert_eq!(unaccounted[4], "-640 µs");
+}

@@ -101,7 +101,7 @@ fn unescape_mount(s: &str) -> String {
 /// device `path` itself), and the partition name when there is one.
 pub fn disk_of(path: &Path) -> Option<(PathBuf, Option<String>)> {
     let md = fs::metadata(path).ok()?;
-    let dev = if md.file_type().is_block_device_like() {
+    let dev = if std::os::unix::fs::FileTypeExt::is_block_device(&md.file_type()) {
         md.rdev()
     } else {
         md.dev()
@@ -128,17 +128,6 @@ fn disk_of_dev(dev: u64) -> Option<(PathBuf, Option<String>)> {
         Some((sys.parent()?.to_path_buf(), Some(part)))
     } else {
         Some((sys, None))
-    }
-}
-
-trait BlockLike {
-    fn is_block_device_like(&self) -> bool;
-}
-
-impl BlockLike for fs::FileType {
-    fn is_block_device_like(&self) -> bool {
-        use std::os::unix::fs::FileTypeExt;
-        self.is_block_device()
     }
 }
 

@@ -59,3 +59,84 @@ fn lgwr_description_names_writes_in_flight_only_when_there_are_several() {
         dbio_report::lgwr::describe(&x)
     );
 }
+
+#[test]
+fn read_summary_shows_the_measured_residency_beside_the_asked_one() {
+    use dbio_model::read::ReadResult;
+    use dbio_model::PageCacheResidency;
+    let mut measured = ReadResult {
+        name: "warm".into(),
+        cached_before: Some(PageCacheResidency {
+            resident_pages: 37,
+            total_pages: 100,
+            page_size: 4096,
+        }),
+        ..ReadResult::default()
+    };
+    measured.settings.cached_pct = 40.0;
+    let mut unmeasured = ReadResult {
+        name: "cold".into(),
+        ..ReadResult::default()
+    };
+    unmeasured.settings.cached_pct = 0.0;
+    let r = RunReport {
+        reads: vec![measured, unmeasured],
+        ..RunReport::default()
+    };
+    let text = dbio_report::read::render(&r);
+    assert_eq!(row(&text, "warm")[1], "37 % (asked 40 %)", "{text}");
+    assert_eq!(row(&text, "cold")[1], "asked 0 %", "{text}");
+}
+
+#[test]
+fn a_jobs_sync_row_is_named_after_its_sync_call() {
+    use dbio_model::{
+        CpuUsage, Durability, EngineKind, JobEcho, JobResult, LatencySummary, Pattern, Prepare,
+    };
+    for (sync, name, other) in [
+        (Durability::Fsync, "fsync", "fdatasync"),
+        (Durability::Fdatasync, "fdatasync", "fsync"),
+    ] {
+        let j = JobResult {
+            name: "j".into(),
+            job: JobEcho {
+                engine: EngineKind::Psync,
+                rw: Pattern::Write,
+                read_pct: 0,
+                bs: 8192,
+                iodepth: 1,
+                iodepth_batch: 1,
+                direct: false,
+                sync,
+                threads: 1,
+                size: 1 << 20,
+                prepare: Prepare::Prewrite,
+                runtime_s: Some(1.0),
+                ops_limit: None,
+                warmup_s: 0.0,
+                rate_iops: None,
+                seed: 1,
+                null_delay_ns: 0,
+                target: "/data/t".into(),
+            },
+            runtime_ns: 1_000_000_000,
+            read: None,
+            write: None,
+            sync: Some(LatencySummary::default()),
+            commit: None,
+            cpu: CpuUsage::default(),
+            device: None,
+            cached_before: None,
+            cached_after: None,
+            series: Vec::new(),
+        };
+        let text = dbio_report::table::job_detail(&j);
+        let rows: Vec<String> = text
+            .lines()
+            .filter(|l| l.starts_with('│'))
+            .map(|l| l.split(['│', '┆']).nth(1).unwrap_or("").trim().to_string())
+            .collect();
+        assert!(rows.iter().any(|c| c == name), "{text}");
+        assert!(!rows.iter().any(|c| c == other), "{text}");
+    }
+}
