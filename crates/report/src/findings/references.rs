@@ -41,14 +41,6 @@ pub fn over_configuring_dbwr() -> Reference {
     )
 }
 
-/// Disk latency classes for Oracle servers.
-pub fn disk_io_subsystem() -> Reference {
-    article(
-        Some("Clancy Bufton"),
-        "Oracle Disk io subsystem performance",
-    )
-}
-
 /// A file in `docs/`.
 pub fn doc(path: &str) -> Reference {
     article(None, path)
