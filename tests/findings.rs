@@ -105,6 +105,7 @@ fn a_result_written_before_findings_still_renders() {
     let mut v = json(&out.stdout);
     let o = v.as_object_mut().unwrap();
     o.remove("findings");
+    o.insert("schema_version".into(), serde_json::json!(1));
     o.insert(
         "conclusions".into(),
         serde_json::json!(["an old report-wide line"]),
@@ -141,6 +142,8 @@ fn a_result_written_before_findings_still_renders() {
         String::from_utf8_lossy(&out.stderr)
     );
     let back = json(&out.stdout);
+    // Migrated: written again, it is a version 2 result.
+    assert_eq!(back["schema_version"], 2);
     let fs = back["findings"].as_array().unwrap();
     assert_eq!(fs.len(), 2, "{fs:?}");
     assert_eq!(fs[0]["rule"], "legacy");

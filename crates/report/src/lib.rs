@@ -21,14 +21,18 @@ pub fn to_json(report: &RunReport) -> String {
     s
 }
 
-/// Reads a report written by [`to_json`]; refuses other schema versions.
+/// Reads a report written by [`to_json`], of this schema version or of
+/// version 1 (before findings: its `conclusions` strings and the entries'
+/// `conclusion`/`notes` become `legacy` findings, and the report is
+/// version 2 from then on); refuses other versions.
 pub fn from_json(text: &str) -> Result<RunReport, String> {
     let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a dbio JSON result: {e}"))?;
     let version = v.get("schema_version").and_then(|x| x.as_u64());
-    if version != Some(dbio_model::SCHEMA_VERSION as u64) {
+    let readable = 1..=u64::from(dbio_model::SCHEMA_VERSION);
+    if !version.is_some_and(|v| readable.contains(&v)) {
         return Err(format!(
-            "schema version {} is not the one this dbio reads ({})",
+            "schema version {} is not one this dbio reads (1 to {})",
             version.map_or("missing".to_string(), |v| v.to_string()),
             dbio_model::SCHEMA_VERSION
         ));
@@ -41,6 +45,7 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
             r.findings.push(f);
         }
     }
+    r.schema_version = dbio_model::SCHEMA_VERSION;
     Ok(r)
 }
 
