@@ -103,6 +103,20 @@ mod tests {
     }
 
     #[test]
+    fn the_best_cut_may_leave_slow_reads_below_it() {
+        // Fast: 100 at 10 µs, 50 at 60 µs; slow: 10 at 50 µs, 90 at 100 µs.
+        // A cut in (10, 50] costs a third of fast; one in (60, 100] costs
+        // a tenth of slow and nothing of fast: the better one, and only a
+        // slow share weighed as a share (not a count) finds it.
+        let fast = h(&[(10_000, 100), (60_000, 50)]);
+        let slow = h(&[(50_000, 10), (100_000, 90)]);
+        let b = boundary(&fast, &slow).unwrap();
+        assert!(b.ns > 60_600 && b.ns <= 101_000, "{}", b.ns);
+        assert_eq!(b.faster_misclassified, 0.0);
+        assert!((b.slower_misclassified - 0.1).abs() < 1e-9);
+    }
+
+    #[test]
     fn empty_side_gives_no_boundary() {
         assert!(boundary(&new_histogram(), &h(&[(1, 1)])).is_none());
     }
