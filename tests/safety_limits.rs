@@ -238,6 +238,22 @@ fn safety_limits_counts_sizes_and_depths_are_bounded() {
             "--threads must be between 1 and 1024",
         ),
         (
+            // 1024 threads × 1024 reads in flight × 1 MiB multiblock reads.
+            &[
+                "read",
+                "--engine",
+                "io_uring",
+                "--threads",
+                "1024",
+                "--iodepth",
+                "1024",
+                "--multiblock-count",
+                "128",
+                ".",
+            ],
+            "of memory, but only",
+        ),
+        (
             &["read", "--rounds", "1001", "."],
             "--rounds must be between 1 and 1000",
         ),
