@@ -323,3 +323,24 @@ fn lgwr_help_names_every_compare_key() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Durations reach the model in nanoseconds, whatever unit the user wrote:
+/// `--post-spin 5us`, `--think-time 2ms`, `--commit-delay 0.1ms`.
+#[test]
+fn lgwr_durations_reach_the_model_in_nanoseconds() {
+    let out = dbio()
+        .args(["lgwr", "--null", "--sessions", "2", "--commits", "10"])
+        .args(["--post-spin", "5us", "--think-time", "2ms"])
+        .args(["--commit-delay", "0.1ms", "--quiet", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = &json(&out.stdout)["lgwr"][0]["config"];
+    assert_eq!(c["post_spin_ns"], 5_000, "{c}");
+    assert_eq!(c["think_time_ns"], 2_000_000, "{c}");
+    assert_eq!(c["commit_delay_ns"], 100_000, "{c}");
+}
