@@ -436,3 +436,25 @@ fn checkpoints_follow_the_interval_exactly() {
     assert!(r.checkpoints.blocks_written > 0);
     assert_eq!(r.checkpoints.duration.count, got);
 }
+
+/// A miss looks for a reusable buffer from the cold end of its list and
+/// counts what it passes: with the four oldest buffers dirty and the next
+/// one clean, it inspects five and four of them are dirty ('dirty buffers
+/// inspected', which the writers' lag drives up).
+#[test]
+fn a_miss_counts_the_dirty_buffers_it_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (d, _) = datafile(&dir, 64);
+    let log: Log = Log::default();
+    // 8 buffers, one list, no writer running: nothing is cleaned meanwhile.
+    let inst = Instance::new(8, 1, 64, 1, true);
+    let mut fg = Foreground::new(&inst, psync(&d, Role::Foreground(0), &log), 100);
+    for b in 0..8u64 {
+        assert_eq!(fg.touch(b, b < 4).unwrap(), Touch::Miss);
+    }
+    assert_eq!(fg.stats.dirty_inspected, 0);
+    let inspected = fg.stats.free_inspected;
+    assert_eq!(fg.touch(8, false).unwrap(), Touch::Miss);
+    assert_eq!(fg.stats.dirty_inspected, 4);
+    assert_eq!(fg.stats.free_inspected - inspected, 5);
+}
