@@ -1,7 +1,7 @@
 //! `dbio bench` on real temporary files: exact counts, page-cache effects,
 //! device flushes, and the outputs.
 
-use crate::util::{dbio, dbio_files, json, scratch};
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds};
 
 fn bench_json(args: &[&str]) -> serde_json::Value {
     let out = dbio()
@@ -267,13 +267,7 @@ fn table_csv_and_report_rerender() {
         .arg(&json_path)
         .arg("--csv")
         .arg(&csv_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let table = String::from_utf8(out.stdout).unwrap();
     for want in [
         "[bs=4.00 KiB]",

@@ -2,7 +2,7 @@
 //! on tmpfs (said, not invented), and the saved file read back by `dbio
 //! read --calibration`.
 
-use crate::util::{dbio, dbio_files, json, scratch, skip, Tmpfs};
+use crate::util::{dbio, dbio_files, json, scratch, skip, Succeeds, Tmpfs};
 
 fn calibrate(dir: &std::path::Path, save: &std::path::Path) -> serde_json::Value {
     let out = dbio()
@@ -95,13 +95,7 @@ fn calibrate_on_tmpfs_reports_no_device_tier() {
         .args(["--size", "4m", "--ops", "300", "--json", "-", "--quiet"])
         .arg("--calibration")
         .arg(&save)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let r = &json(&out.stdout)["reads"][0];
     assert_eq!(r["tiers"]["device"]["count"], 0);
     assert_eq!(r["ops"], 300);
@@ -197,13 +191,7 @@ fn calibrate_saves_exactly_the_boundaries_it_measured() {
         .args(["--size", "4m", "--ops", "50", "--json", "-", "--quiet"])
         .arg("--calibration")
         .arg(&save)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let t = &json(&out.stdout)["reads"][0]["thresholds"];
     assert_eq!(t["page_cache_max_ns"].as_u64(), Some(page), "{t}");
     assert_eq!(t["storage_cache_max_ns"].as_u64(), Some(storage), "{t}");

@@ -1,7 +1,7 @@
 //! `dbio check`: the battery runs, concludes in plain words, and its JSON
 //! re-renders.
 
-use crate::util::{dbio, dbio_files, json, scratch, skip, Tmpfs};
+use crate::util::{dbio, dbio_files, json, scratch, skip, Succeeds, Tmpfs};
 
 #[test]
 fn check_runs_every_section_and_concludes() {
@@ -15,13 +15,7 @@ fn check_runs_every_section_and_concludes() {
         .arg("--json")
         .arg(&file)
         .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
     let v = json(&std::fs::read(&file).unwrap());
     let jobs = v["jobs"].as_array().unwrap();

@@ -4,7 +4,7 @@
 //! findings (a `conclusions` list of strings, per-entry `conclusion`s and
 //! `notes`) still renders with `report --from`. See: issue 10.
 
-use crate::util::{dbio, json, scratch};
+use crate::util::{dbio, json, scratch, Succeeds};
 
 /// A two-configuration writer sweep on the null engine (no I/O, fast).
 const SWEEP: [&str; 15] = [
@@ -37,13 +37,7 @@ fn findings_carry_severity_evidence_and_source_in_every_output() {
         .arg("--csv")
         .arg(&c)
         .arg("-q")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
         table.contains("* Highest throughput with "),
@@ -94,13 +88,7 @@ fn a_result_written_before_findings_still_renders() {
         .args(SWEEP)
         .arg(d.path())
         .args(["--json", "-", "-q"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     // Turn it into the shape results had before findings.
     let mut v = json(&out.stdout);
     let o = v.as_object_mut().unwrap();
@@ -114,16 +102,7 @@ fn a_result_written_before_findings_still_renders() {
     let old = d.path().join("old.json");
     std::fs::write(&old, serde_json::to_vec(&v).unwrap()).unwrap();
 
-    let out = dbio()
-        .args(["report", "--from"])
-        .arg(&old)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = dbio().args(["report", "--from"]).arg(&old).succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("* an old report-wide line\n"), "{table}");
     assert!(
@@ -134,13 +113,7 @@ fn a_result_written_before_findings_still_renders() {
     let out = dbio()
         .args(["report", "--json", "-", "--from"])
         .arg(&old)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let back = json(&out.stdout);
     // Migrated: written again, it is a version 2 result.
     assert_eq!(back["schema_version"], 2);
@@ -158,15 +131,7 @@ fn tracefile_says_when_physical_reads_were_page_cache_hits() {
         env!("CARGO_MANIFEST_DIR"),
         "/crates/oracle/tests/data/ninei-9201.trc"
     );
-    let out = dbio()
-        .args(["tracefile", trace, "--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = dbio().args(["tracefile", trace, "--json", "-"]).succeeds();
     let v = json(&out.stdout);
     let f = &v["findings"][0];
     assert_eq!(f["rule"], "trace.page_cache_reads");
@@ -175,13 +140,7 @@ fn tracefile_says_when_physical_reads_were_page_cache_hits() {
     // With a page-cache threshold of 0, no wait is under it: nothing is said.
     let out = dbio()
         .args(["tracefile", trace, "--page-cache-max", "0", "--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_eq!(json(&out.stdout)["findings"], serde_json::json!([]));
     // The table prints the finding with its evidence.
     let out = dbio().args(["tracefile", trace]).output().unwrap();

@@ -1,7 +1,7 @@
 //! `dbio lgwr`: group commit arithmetic through the binary, real log files
 //! read back, bad input refused before any file is made, `--compare`.
 
-use crate::util::{dbio, dbio_files, json, scratch};
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds};
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -22,13 +22,7 @@ fn lgwr_null_engine_groups_commits() {
             "--json",
             "-",
         ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let v = json(&out.stdout);
     let x = &v["lgwr"][0];
     assert_eq!(x["commits"], 1000);
@@ -92,13 +86,7 @@ fn lgwr_real_files_are_read_back_and_removed() {
             "-",
         ])
         .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let v = json(&out.stdout);
     let x = &v["lgwr"][0];
     assert_eq!(x["commits"], 400);
@@ -182,13 +170,7 @@ fn lgwr_compare_puts_configurations_side_by_side() {
             "-",
         ])
         .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let v = json(&out.stdout);
     let xs = v["lgwr"].as_array().unwrap();
     assert_eq!(xs.len(), 2);
@@ -304,7 +286,7 @@ fn lgwr_help_names_every_compare_key() {
         assert!(text.contains(alias), "--help lacks {alias}");
     }
     let item = "method=direct-dsync+bs=512+block=512+block-size=512+sessions=1+members=1+files=2+async=1+prepare=prewrite+redo=512+delay=0+siblings=5+spin=0+null-delay=1us,uring+null-delay=1us";
-    let out = dbio()
+    dbio()
         .args([
             "lgwr",
             "--null",
@@ -315,13 +297,7 @@ fn lgwr_help_names_every_compare_key() {
             "--quiet",
         ])
         .args(["--compare", item])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
 }
 
 /// Durations reach the model in nanoseconds, whatever unit the user wrote:
@@ -332,13 +308,7 @@ fn lgwr_durations_reach_the_model_in_nanoseconds() {
         .args(["lgwr", "--null", "--sessions", "2", "--commits", "10"])
         .args(["--post-spin", "5us", "--think-time", "2ms"])
         .args(["--commit-delay", "0.1ms", "--quiet", "--json", "-"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let c = &json(&out.stdout)["lgwr"][0]["config"];
     assert_eq!(c["post_spin_ns"], 5_000, "{c}");
     assert_eq!(c["think_time_ns"], 2_000_000, "{c}");

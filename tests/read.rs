@@ -2,7 +2,7 @@
 //! type and size, the asked page-cache residency, cold/warm comparison,
 //! thresholds from a calibration file, and refusals.
 
-use crate::util::{dbio, dbio_files, json, scratch};
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds};
 
 fn read_json(args: &[&str]) -> serde_json::Value {
     let out = dbio()
@@ -138,13 +138,7 @@ fn cold_and_warm_side_by_side() {
         .arg(d.path())
         .args(["--size", "16m", "--ops", "500", "--cached", "cold,warm"])
         .args(["--rounds", "2", "--multiblock-pct", "0", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
     for want in [
         "cold reads",

@@ -9,7 +9,7 @@
 //! makes its image is missing (`scripts/test` installs them).
 
 use crate::util::{
-    dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, CHILD_DEADLINE,
+    dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, Succeeds, CHILD_DEADLINE,
 };
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -477,13 +477,7 @@ fn a_blank_device_is_accepted_and_written_through_a_bs_sweep() {
         .args(["bench", "--rw", "randwrite", "--bs", "4k,8k", "--direct"])
         .args(["--size", "1m", "--ops", "100", "--allow-block-device"])
         .args(["--quiet", "--json", "-", &lo.dev])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let v = json(&out.stdout);
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2);
@@ -681,13 +675,7 @@ fn a_read_only_device_is_refused_for_writes_before_any_io() {
     let out = dbio()
         .args(["bench", "--rw", "randread", "--size", "1m", "--ops", "10"])
         .args(["--allow-block-device", "--quiet", "--json", "-", &lo.dev])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     assert_eq!(
         json(&out.stdout)["jobs"][0]["read"]["ops"].as_u64(),
         Some(10)

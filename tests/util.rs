@@ -298,3 +298,23 @@ pub fn dbio_on_cpu(cpu: usize, args: &[&str]) -> std::process::Output {
     }
     wait_output_within(c.spawn().expect("spawning dbio"), CHILD_DEADLINE)
 }
+
+/// Runs a command to completion and fails the calling test, showing the
+/// command's stderr, unless it exited with status 0.
+pub trait Succeeds {
+    /// The command's output, after a successful exit.
+    fn succeeds(&mut self) -> std::process::Output;
+}
+
+impl Succeeds for Command {
+    #[track_caller]
+    fn succeeds(&mut self) -> std::process::Output {
+        let out = self.output().expect("running dbio");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+}
