@@ -314,3 +314,30 @@ fn lgwr_durations_reach_the_model_in_nanoseconds() {
     assert_eq!(c["think_time_ns"], 2_000_000, "{c}");
     assert_eq!(c["commit_delay_ns"], 100_000, "{c}");
 }
+
+/// 16 sessions released together, 16 KiB of redo each, a 64 KiB log
+/// buffer: at most four records fit, so at least twelve commits of the
+/// first round wait for room, and each wait is a 'log buffer space' wait
+/// (never part of 'log file sync' or of another session's count).
+#[test]
+fn lgwr_counts_log_buffer_space_waits() {
+    let out = dbio()
+        .args(["lgwr", "--null", "--null-delay", "1ms", "--sessions", "16"])
+        .args([
+            "--log-buffer",
+            "64k",
+            "--redo-size",
+            "16k",
+            "--commits",
+            "20",
+        ])
+        .args(["--quiet", "--json", "-"])
+        .succeeds();
+    let x = &json(&out.stdout)["lgwr"][0];
+    assert_eq!(x["commits"], 320);
+    let waits = x["log_buffer_space"]["count"].as_u64().unwrap();
+    assert!(
+        (12..=320).contains(&waits),
+        "{waits} 'log buffer space' waits"
+    );
+}
