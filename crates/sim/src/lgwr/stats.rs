@@ -489,3 +489,54 @@ impl Measured {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounds' device deltas add up field by field; a flush figure known in
+    /// only one round stays known.
+    #[test]
+    fn device_deltas_of_rounds_add_up_field_by_field() {
+        // Field i of d(k) is k + i: every field of a sum is distinct.
+        let d = |k: u64| DiskStatsDelta {
+            device: "vda".into(),
+            reads: k,
+            read_merges: k + 1,
+            read_sectors: k + 2,
+            read_ms: k + 3,
+            writes: k + 4,
+            write_merges: k + 5,
+            write_sectors: k + 6,
+            write_ms: k + 7,
+            io_ms: k + 8,
+            queue_ms: k + 9,
+            flushes: Some(k + 10),
+            flush_ms: None,
+        };
+        let mut a = d(100);
+        let b = DiskStatsDelta {
+            flush_ms: Some(7),
+            ..d(1000)
+        };
+        add_disk(&mut a, &b);
+        let sum = |i: u64| 1100 + 2 * i;
+        let got = [
+            a.reads,
+            a.read_merges,
+            a.read_sectors,
+            a.read_ms,
+            a.writes,
+            a.write_merges,
+            a.write_sectors,
+            a.write_ms,
+            a.io_ms,
+            a.queue_ms,
+        ];
+        for (i, g) in got.into_iter().enumerate() {
+            assert_eq!(g, sum(i as u64), "field {i}");
+        }
+        assert_eq!(a.flushes, Some(sum(10)));
+        assert_eq!(a.flush_ms, Some(7));
+    }
+}
