@@ -108,6 +108,7 @@ mod tests {
         let p = BlockPicker::new(Access::Uniform, 1000);
         let mut r = ReadMix::new(p, 8192, 16, 20, 9, 0, 1);
         let mut multi = 0;
+        let mut seen = std::collections::HashSet::new();
         for _ in 0..10_000 {
             let io = r.next();
             if io.class == 1 {
@@ -115,9 +116,13 @@ mod tests {
             } else {
                 assert_eq!(io.len, 8192);
                 assert!(io.offset < 1000 * 8192 && io.offset.is_multiple_of(8192));
+                seen.insert(io.offset);
             }
         }
         // Binomial(10000, 0.2): sd 40.
         assert!((1800..2200).contains(&multi), "{multi}");
+        // About 8000 uniform single-block reads over 1000 blocks reach
+        // nearly every block (each is missed with probability e^-8).
+        assert!(seen.len() > 990, "{} distinct blocks", seen.len());
     }
 }
