@@ -102,6 +102,18 @@ fn lgwr_real_files_are_read_back_and_removed() {
     assert_eq!(written, n(&x["io"]["proc_write_bytes"]));
     assert_eq!(n(&w["wastage_bytes"]), written - 400 * 1000);
     assert_eq!(written % 512, 0);
+    // The per-commit device figures are the device's counts over the
+    // commits (where the disk under the scratch directory is known).
+    if let Some(dev) = x["io"]["device"].as_object() {
+        for (count, per) in [
+            ("writes", "device_writes_per_commit"),
+            ("reads", "device_reads_per_commit"),
+        ] {
+            let want = dev[count].as_f64().unwrap() / 400.0;
+            let got = x["io"][per].as_f64().unwrap();
+            assert!((got - want).abs() < 1e-9, "{per}: {got} vs {want}");
+        }
+    }
     assert!(n(&w["wastage_bytes"]) < 512 * n(&w["writes"]));
     assert!(w["log_switches"].as_u64().unwrap() >= 2);
     for s in w["switches"].as_array().unwrap() {
