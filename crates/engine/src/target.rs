@@ -498,7 +498,7 @@ impl Target {
     /// Another job of the same session on this block device: the device is
     /// opened again through this target's exclusive claim, which stays open
     /// (and the device claimed) for as long as this target lives.
-    pub fn reopen_block_device(&self, spec: &TargetSpec) -> Result<Target, EngineError> {
+    fn reopen_block_device(&self, spec: &TargetSpec) -> Result<Target, EngineError> {
         let Some(claim) = &self.claim else {
             return Err(EngineError::Invalid(format!(
                 "{} is not a block device dbio holds",
@@ -813,13 +813,6 @@ pub fn is_marked_fd(fd: impl AsFd) -> bool {
 fn has_temp_mark(fd: impl AsFd) -> bool {
     let mut buf = [0u8; 16];
     rustix::fs::fgetxattr(fd, MARK_XATTR, &mut buf[..]).is_ok_and(|n| &buf[..n] == TEMP_MARK)
-}
-
-/// Whether `path` carries dbio's mark (for reports and tests; decisions
-/// use [`is_marked_fd`]).
-pub fn is_marked(path: &Path) -> bool {
-    let mut buf = [0u8; 8];
-    rustix::fs::lgetxattr(path, MARK_XATTR, &mut buf[..]).is_ok()
 }
 
 /// Lays out a new file of `size` bytes the way `prepare` says.
