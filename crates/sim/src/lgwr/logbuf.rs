@@ -32,8 +32,6 @@ pub struct Pending {
     pub lsn: u64,
     /// Record length, bytes.
     pub len: u32,
-    /// When the record was in the buffer (monotonic ns).
-    pub t_commit: u64,
 }
 
 struct State {
@@ -177,7 +175,6 @@ impl LogBuffer {
         st.queue.push_back(Pending {
             lsn,
             len: len as u32,
-            t_commit,
             ..p
         });
         let wake = std::mem::replace(&mut st.writer_idle, false);
