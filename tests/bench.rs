@@ -467,3 +467,20 @@ fn preparing_a_file_again_counts_its_own_blocks_as_free() {
     }
     assert_eq!(std::fs::metadata(file).unwrap().len(), 40 << 20);
 }
+
+/// A file dbio is about to create is described by the filesystem of its
+/// directory (the report said "on ?" for a new named file).
+#[test]
+fn a_new_named_file_is_described_by_its_directorys_filesystem() {
+    let d = scratch();
+    let file = d.path().join("new.dat");
+    let out = dbio()
+        .args(["bench", "--rw", "write", "--size", "1m", "--ops", "8"])
+        .args(["--quiet", "--json", "-"])
+        .arg(&file)
+        .succeeds();
+    let env = &json(&out.stdout)["environment"];
+    let dir = dbio_engine::sysinfo::mount_of(d.path()).expect("the scratch dir is mounted");
+    assert_eq!(env["fs_type"], dir.fs_type.as_str(), "{env}");
+    assert_eq!(env["mount_point"], dir.mount_point.as_str(), "{env}");
+}

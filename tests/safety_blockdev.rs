@@ -492,6 +492,7 @@ fn a_blank_device_is_accepted_and_written_through_a_bs_sweep() {
         "{}",
         v["environment"]
     );
+    assert_eq!(v["environment"]["fs_type"], "", "{}", v["environment"]);
     assert!(
         lo.head(1 << 20).iter().any(|&b| b != 0),
         "nothing was written"

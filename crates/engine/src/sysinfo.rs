@@ -358,9 +358,24 @@ fn mem_total() -> u64 {
 /// Gathers the environment of a run on `target` (a file or directory).
 pub fn environment(target: &Path) -> Environment {
     let uts = rustix::system::uname();
-    let mount = mount_of(target).unwrap_or_default();
-    let device = disk_of(target).map(|(sys, part)| block_device(&sys, part));
-    let file = target.is_file();
+    // A file not made yet will lie in its directory; a block device is on
+    // no filesystem (the one that holds its /dev node says nothing of it).
+    let md = fs::metadata(target).ok();
+    let block = md
+        .as_ref()
+        .is_some_and(|m| std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()));
+    let place = match (&md, target.parent()) {
+        (None, Some(dir)) if !dir.as_os_str().is_empty() => dir,
+        (None, _) => Path::new("."),
+        (Some(_), _) => target,
+    };
+    let mount = if block {
+        MountInfo::default()
+    } else {
+        mount_of(place).unwrap_or_default()
+    };
+    let device = disk_of(place).map(|(sys, part)| block_device(&sys, part));
+    let file = md.as_ref().is_some_and(|m| m.is_file());
     Environment {
         hostname: uts.nodename().to_string_lossy().to_string(),
         kernel: uts.release().to_string_lossy().to_string(),
