@@ -12,11 +12,11 @@ const MAX_ROUNDS: u32 = 1000;
 
 use crate::cli::lgwr::parse_method;
 use crate::cli::{parse_delay_arg, LgwrArgs};
-use crate::session::new_report;
+use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use anyhow::Context;
 use dbio_model::units::parse_size;
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{PartialReason, Prepare, RunReport};
+use dbio_model::{Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
 use std::path::PathBuf;
@@ -162,15 +162,12 @@ fn run_all(
             let group = match groups.for_config(cfg, stop) {
                 Ok(g) => g,
                 Err(e) => {
-                    if let Some(sig) = signal() {
-                        report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                    if stopped_by(report, signal()) {
                         break 'rounds;
                     }
                     // What earlier runs measured is kept: a partial result.
                     if done.iter().any(|&n| n > 0) {
-                        report.partial = Some(PartialReason::IoError {
-                            message: format!("{e:#}"),
-                        });
+                        io_error(report, format!("{e:#}"));
                         break 'rounds;
                     }
                     return Err(e);
@@ -179,9 +176,7 @@ fn run_all(
             let out = match model::run(cfg, group, stop) {
                 Ok(out) => out,
                 Err(e) if done.iter().any(|&n| n > 0) => {
-                    report.partial = Some(PartialReason::IoError {
-                        message: format!("{e:#}"),
-                    });
+                    io_error(report, format!("{e:#}"));
                     break 'rounds;
                 }
                 Err(e) => return Err(e.into()),
@@ -191,12 +186,11 @@ fn run_all(
                 Some(m) => m.merge(&out.measured),
                 slot => *slot = Some(out.measured),
             }
-            if let Some(sig) = signal() {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+            if stopped_by(report, signal()) {
                 break 'rounds;
             }
             if let Some(e) = out.error {
-                report.partial = Some(PartialReason::IoError { message: e });
+                io_error(report, e);
                 break 'rounds;
             }
         }
@@ -236,8 +230,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     // --writer-cpu), and the output files, before any log file is made.
     dbio_sim::lgwr::writer::probe_placement(&base).map_err(anyhow::Error::msg)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("lgwr", &a.dir.path);
     // statx reports the alignment of files, not directories: ask a probe
     // file of dbio's own in the log directory (none when no run does I/O).
@@ -252,11 +245,11 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     run_all(
         &configs,
         a.rounds,
-        &stop,
-        &|| signals.received(),
+        ctx.stop_flag(),
+        &|| ctx.signal(),
         &mut report,
     )?;
-    Ok(outputs.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report, TableOptions { detail: true }))
 }
 
 /// Whether files in `dir` accept O_DIRECT.
