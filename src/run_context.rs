@@ -267,3 +267,53 @@ impl RunContext {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn incomplete(m: &str) -> PartialReason {
+        PartialReason::Incomplete { message: m.into() }
+    }
+
+    #[test]
+    fn a_signal_or_io_error_replaces_the_reason_a_missing_section_only_fills_it() {
+        let mut r = RunReport::default();
+        mark_partial(&mut r, incomplete("the read section could not run"));
+        mark_partial(&mut r, incomplete("the writer section could not run"));
+        assert_eq!(
+            r.partial,
+            Some(incomplete("the read section could not run"))
+        );
+        assert!(!stopped_by(&mut r, None));
+        assert_eq!(
+            r.partial,
+            Some(incomplete("the read section could not run"))
+        );
+        io_error(&mut r, "No space left on device (os error 28)");
+        assert!(matches!(r.partial, Some(PartialReason::IoError { .. })));
+        assert!(stopped_by(&mut r, Some("SIGTERM")));
+        assert_eq!(
+            r.partial,
+            Some(PartialReason::Signal {
+                signal: "SIGTERM".into()
+            })
+        );
+        mark_partial(&mut r, incomplete("later"));
+        assert!(matches!(r.partial, Some(PartialReason::Signal { .. })));
+    }
+
+    #[test]
+    fn the_exit_status_is_zero_only_when_complete_and_written() {
+        let code = |p, w| format!("{:?}", exit_status(p, w));
+        assert_ne!(
+            format!("{:?}", ExitCode::SUCCESS),
+            format!("{:?}", ExitCode::from(1)),
+            "the statuses must be told apart"
+        );
+        assert_eq!(code(false, true), format!("{:?}", ExitCode::SUCCESS));
+        for (p, w) in [(true, true), (false, false), (true, false)] {
+            assert_eq!(code(p, w), format!("{:?}", ExitCode::from(1)), "{p} {w}");
+        }
+    }
+}
