@@ -142,13 +142,36 @@ impl Groups {
     }
 }
 
+/// Adds to `report` the warnings of the log groups made so far and one
+/// result per configuration that ran at least once.
+fn add_results(
+    report: &mut RunReport,
+    configs: &[(String, LgwrConfig)],
+    acc: &[Option<Measured>],
+    done: &[u32],
+    notices: &[String],
+) {
+    for w in notices {
+        if !report.warnings.contains(w) {
+            report.warnings.push(w.clone());
+        }
+    }
+    for ((name, cfg), (m, &n)) in configs.iter().zip(acc.iter().zip(done)) {
+        if let Some(m) = m {
+            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
+        }
+    }
+}
+
 /// Runs named configurations in `rounds` interleaved rounds. Stops early
-/// on a signal or an I/O error and marks the report partial.
+/// on a signal or an I/O error and marks the report partial. `save` gets
+/// the results so far after each run (what a later SIGKILL would lose).
 fn run_all(
     configs: &[(String, LgwrConfig)],
     rounds: u32,
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
+    save: &dyn Fn(&RunReport),
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
     for (_, c) in configs {
@@ -193,18 +216,12 @@ fn run_all(
                 io_error(report, e);
                 break 'rounds;
             }
+            let mut so_far = report.clone();
+            add_results(&mut so_far, configs, &acc, &done, &groups.1);
+            save(&so_far);
         }
     }
-    for w in std::mem::take(&mut groups.1) {
-        if !report.warnings.contains(&w) {
-            report.warnings.push(w);
-        }
-    }
-    for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
-        if let Some(m) = m {
-            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
-        }
-    }
+    add_results(report, configs, &acc, &done, &groups.1);
     Ok(())
 }
 
@@ -247,6 +264,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
         a.rounds,
         ctx.stop_flag(),
         &|| ctx.signal(),
+        &|r| ctx.save(r),
         &mut report,
     )?;
     Ok(ctx.finish(&report, TableOptions { detail: true }))
@@ -311,6 +329,7 @@ pub fn check_section(
     }
     let flag = stop.clone();
     let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
-    run_all(&configs, 1, stop, &signal, report)?;
+    // `dbio check` saves after each section.
+    run_all(&configs, 1, stop, &signal, &|_| {}, report)?;
     Ok(())
 }
