@@ -10,21 +10,12 @@ mod cli;
 mod commands;
 mod output;
 mod progress;
-mod session;
+mod run_context;
 mod signals;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
 use std::process::ExitCode;
-
-/// Status 1 for a partial result, 0 otherwise.
-pub fn exit_code(r: &dbio_model::RunReport) -> ExitCode {
-    if r.partial.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
 
 /// clap's message for a command line it refused, as the one line every
 /// other error gets: "dbio: error: <sentence>; try 'dbio CMD --help'".

@@ -33,7 +33,6 @@ use std::fs::File;
 use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// One destination, opened and checked.
 pub enum Sink {
@@ -410,20 +409,16 @@ impl Outputs {
         ok
     }
 
-    /// Writes every requested output of a run; status 1 when the result
-    /// is partial or a destination could not be written, 0 otherwise.
-    pub fn finish(&self, r: &RunReport, opts: TableOptions) -> ExitCode {
+    /// Writes every requested output of a run, with its findings; false
+    /// when a destination could not be written (the exit status is the
+    /// run context's).
+    pub fn finish(&self, r: &RunReport, opts: TableOptions) -> bool {
         let r = &with_findings(r);
-        let ok = self.write_all(
+        self.write_all(
             &dbio_report::table::render(r, opts),
             || dbio_report::to_json(r),
             || dbio_report::csv_out::to_csv(r),
-        );
-        if ok {
-            crate::exit_code(r)
-        } else {
-            ExitCode::from(1)
-        }
+        )
     }
 }
 

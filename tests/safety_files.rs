@@ -347,11 +347,8 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
 }
 
 fn signal_cleans_up(sig: i32, name: &str) {
-    let d = scratch();
-    let dir = d.path();
-    let created = Created::watch(dir);
-    let child = Command::new(dbio_path())
-        .args([
+    signal_cleans_up_after(
+        &[
             "bench",
             "--rw",
             "randwrite",
@@ -361,8 +358,26 @@ fn signal_cleans_up(sig: i32, name: &str) {
             "8m",
             "--prepare",
             "sparse",
-        ])
-        .args(["--runtime", "60", "--quiet"])
+        ],
+        sig,
+        name,
+    );
+}
+
+/// Runs `dbio ARGS --runtime 60 --quiet --json FILE DIR`, sends `sig` once
+/// its first file exists, and checks the run context's promise: status 1,
+/// the partial result printed and saved with the signal's name, and no
+/// file of dbio's left.
+fn signal_cleans_up_after(args: &[&str], sig: i32, name: &str) {
+    let d = scratch();
+    let dir = &d.path().join("run");
+    fs::create_dir(dir).unwrap();
+    let json_path = d.path().join("out.json");
+    let created = Created::watch(dir);
+    let child = Command::new(dbio_path())
+        .args(args)
+        .args(["--runtime", "60", "--quiet", "--json"])
+        .arg(&json_path)
         .arg(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -384,6 +399,8 @@ fn signal_cleans_up(sig: i32, name: &str) {
         stdout.contains(&format!("PARTIAL RESULT: interrupted by {name}")),
         "{stdout}"
     );
+    let v = json(&fs::read(&json_path).unwrap());
+    assert_eq!(v["partial"]["signal"], name, "{}", args[0]);
     assert!(
         dbio_files(dir).is_empty(),
         "{name}: temporary file left behind"
@@ -395,6 +412,14 @@ fn signal_cleans_up(sig: i32, name: &str) {
 fn safety_files_sighup_and_sigquit_clean_up_like_sigterm() {
     signal_cleans_up(libc::SIGHUP, "SIGHUP");
     signal_cleans_up(libc::SIGQUIT, "SIGQUIT");
+}
+
+/// See: issue 10 §3 (lgwr and dbwr went around the run context): every
+/// measuring command stops on a signal the same way.
+#[test]
+fn safety_files_lgwr_and_dbwr_stop_on_a_signal_like_bench() {
+    signal_cleans_up_after(&["lgwr", "--file-size", "8m"], libc::SIGTERM, "SIGTERM");
+    signal_cleans_up_after(&["dbwr", "--size", "128m"], libc::SIGINT, "SIGINT");
 }
 
 /// See: issue 8 §5 ("checking free space on  failed" for a bare name).

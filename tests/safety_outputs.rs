@@ -605,3 +605,58 @@ fn safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails() {
     assert!(lgwr[0]["commits"].as_u64().unwrap() > 0);
     assert!(dbio_files(fs.path()).is_empty(), "log files left behind");
 }
+
+/// See: issue 10 §3 (lgwr saved its `--json` only at the end, so a run of
+/// many rounds killed with SIGKILL lost every round it had measured).
+/// The run context saves after each run, as it does after each bench job.
+#[test]
+fn safety_outputs_lgwr_saves_after_each_run_so_sigkill_loses_only_the_current_one() {
+    let d = scratch();
+    let out_dir = scratch();
+    let json_path = out_dir.path().join("lgwr.json");
+    let mut child = Command::new(dbio_path())
+        .args(["lgwr", "--compare", "direct,buffered", "--rounds", "1000"])
+        .args([
+            "--runtime",
+            "200ms",
+            "--file-size",
+            "8m",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&json_path)
+        .arg(d.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The whole run takes 400 s: a result in the file before then was
+    // saved after a step, not at the end.
+    let t0 = Instant::now();
+    let mut saved = None;
+    while t0.elapsed() < Duration::from_secs(60) && saved.is_none() {
+        saved = std::fs::read(&json_path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .filter(|v| v["lgwr"].as_array().is_some_and(|a| !a.is_empty()));
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    let v = saved.unwrap_or_else(|| {
+        panic!(
+            "no lgwr result was saved during the run ({:?}): {}",
+            out.status,
+            stderr(&out)
+        )
+    });
+    let first = &v["lgwr"][0];
+    assert_eq!(first["name"], "direct", "{v}");
+    assert!(first["commits"].as_u64().unwrap() > 0, "{v}");
+    // What SIGKILL interrupted is not in the file; the file is whole JSON.
+    let after = json(&std::fs::read(&json_path).unwrap());
+    assert!(!after["lgwr"].as_array().unwrap().is_empty());
+}

@@ -1,7 +1,7 @@
 //! `dbio bench`: a raw workload, or a sweep over block sizes.
 
 use crate::cli::BenchArgs;
-use crate::session::{new_report, resolve_all, Session};
+use crate::run_context::{new_report, resolve_all, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::JobSpec;
 use dbio_model::units::format_bytes;
@@ -53,12 +53,12 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs(&a))?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let mut session = Session::new(a.output.quiet)?;
+    let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("bench", &a.target.path);
     for j in &jobs {
-        if !session.run(j, &mut report, &outputs)? {
+        if !ctx.run(j, &mut report)? {
             break;
         }
     }
-    Ok(outputs.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report, TableOptions { detail: true }))
 }

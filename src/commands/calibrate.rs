@@ -3,13 +3,13 @@
 //! `dbio read --calibration` and `dbio tracefile --calibration`.
 
 use crate::cli::CalibrateArgs;
-use crate::session::{new_report, Session};
+use crate::run_context::{exit_status, new_report, RunContext};
 use anyhow::Context;
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::calibrate::Calibration;
 use dbio_model::read::TierThresholds;
-use dbio_model::{Durability, PartialReason, Prepare};
+use dbio_model::{Durability, Prepare};
 use dbio_report::table::TableOptions;
 use dbio_sim::calibrate::{measure, CalibrateConfig};
 use std::path::{Path, PathBuf};
@@ -99,8 +99,8 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     }
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let save_to = save_destination(&a, &outputs)?;
-    let session = Session::new(a.output.quiet)?;
-    let stop = session.stop_flag().clone();
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let stop = ctx.stop_flag().clone();
     let mut report = new_report("calibrate", &a.target.path);
     let spec = TargetSpec {
         path: a.target.path.clone(),
@@ -116,13 +116,10 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     };
     let t = match Target::prepare(&spec, &stop) {
         Ok(t) => t,
-        Err(e) => match session.signal() {
-            Some(sig) => {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
-                return Ok(outputs.finish(&report, TableOptions { detail: true }));
-            }
-            None => return Err(e.into()),
-        },
+        Err(_) if ctx.interrupted(&mut report) => {
+            return Ok(ctx.finish(&report, TableOptions { detail: true }));
+        }
+        Err(e) => return Err(e.into()),
     };
     report.environment = dbio_engine::sysinfo::environment(&t.path);
     report.warnings.extend(t.notices.iter().cloned());
@@ -134,9 +131,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         seed: 0x5eed,
     };
     let mut c = measure(&t, spec.size, &cfg, &stop)?;
-    if let Some(sig) = session.signal() {
-        report.partial = Some(PartialReason::Signal { signal: sig.into() });
-    }
+    ctx.interrupted(&mut report);
     if a.target.path.is_dir() {
         c.target = format!("a temporary file in {}", a.target.path.display());
     }
@@ -153,11 +148,11 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     report.calibration = Some(c);
-    let code = outputs.finish(&report, TableOptions { detail: true });
+    let code = ctx.finish(&report, TableOptions { detail: true });
     if let Some(e) = save_error {
         // The measurement is printed above; only the file is missing.
         eprintln!("dbio: error: {e}");
-        return Ok(ExitCode::from(1));
+        return Ok(exit_status(report.partial.is_some(), false));
     }
     Ok(code)
 }

@@ -7,7 +7,7 @@
 //! the others measured.
 
 use crate::cli::CheckArgs;
-use crate::session::{new_report, resolve_all, Session};
+use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
 use anyhow::Context;
 use dbio_engine::check::{battery, free_space, plan_space};
 use dbio_model::PartialReason;
@@ -52,7 +52,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let jobs = resolve_all(specs)?;
-    let mut session = Session::new(a.output.quiet)?;
+    let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("check", dir);
     if !direct_ok {
         report.warnings.push(format!(
@@ -64,13 +64,13 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     report.warnings.extend(plan.notes.iter().cloned());
     let mut complete = true;
     for j in &jobs {
-        if !session.run(j, &mut report, &outputs)? {
+        if !ctx.run(j, &mut report)? {
             complete = false;
             break;
         }
     }
     // The sections make their own files: free the battery's first.
-    session.release_target();
+    ctx.release_target();
     let need = (2 * plan.log_file_size)
         .max(plan.read_size)
         .max(plan.writer_size);
@@ -82,26 +82,23 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             ("read", super::read::check_section, plan.read_size),
             ("writer", super::dbwr::check_section, plan.writer_size),
         ];
-        let stop = session.stop_flag().clone();
+        let stop = ctx.stop_flag().clone();
         for (what, section, bytes) in sections {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
             let res = section(dir, runtime, bytes, &stop, &mut report);
-            if let Some(sig) = session.signal() {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+            if ctx.interrupted(&mut report) {
                 break;
             }
             if let Err(e) = res {
                 // What the other sections measured is kept and printed.
                 let message = format!("the {what} section could not run: {e:#}");
                 report.warnings.push(message.clone());
-                report
-                    .partial
-                    .get_or_insert(PartialReason::Incomplete { message });
+                mark_partial(&mut report, PartialReason::Incomplete { message });
             }
-            outputs.save(&report);
+            ctx.save(&report);
         }
     }
-    Ok(outputs.finish(&report, TableOptions { detail: false }))
+    Ok(ctx.finish(&report, TableOptions { detail: false }))
 }
 
 /// Waits, 5 s at most, until `need` bytes are free on the filesystem

@@ -4,15 +4,13 @@
 
 use crate::cli::engine::EngineArg;
 use crate::cli::DbwrArgs;
-use crate::session::new_report;
-use crate::signals::Signals;
-use anyhow::Context;
+use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::engines::probe_io_uring;
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::dbwr::DbwrResult;
-use dbio_model::{EngineKind, PartialReason, Prepare};
+use dbio_model::{EngineKind, Prepare};
 use dbio_report::table::TableOptions;
 use dbio_sim::dbwr::{report, standard_engines, Datafile, DbwrConfig, Placement, BLOCK_SIZE};
 use std::path::Path;
@@ -152,8 +150,8 @@ fn run_one(
 pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let cfgs = configs(&a)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let signals = Signals::install(&stop).context("installing signal handlers")?;
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let stop = ctx.stop_flag().clone();
     let mut rep = new_report("dbwr", &a.target.path);
     let engine: EngineKind = a.engine.engine.into();
     let prepared = match prepare(
@@ -166,17 +164,14 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         &stop,
     ) {
         Ok(p) => p,
-        Err(e) => {
-            if let Some(sig) = signals.received() {
-                rep.partial = Some(PartialReason::Signal { signal: sig.into() });
-                return Ok(outputs.finish(&rep, TableOptions { detail: true }));
-            }
-            return Err(e);
+        Err(_) if ctx.interrupted(&mut rep) => {
+            return Ok(ctx.finish(&rep, TableOptions { detail: true }));
         }
+        Err(e) => return Err(e),
     };
     if let Some(t) = &prepared.target {
         rep.warnings.extend(t.notices.iter().cloned());
-        crate::session::fill_dio_alignment(&mut rep, t);
+        crate::run_context::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);
@@ -192,25 +187,22 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
             Ok(x) => x,
             // What earlier configurations measured is kept: a partial result.
             Err(e) if !rep.dbwr.is_empty() => {
-                rep.partial = Some(PartialReason::IoError {
-                    message: format!("{e:#}"),
-                });
+                io_error(&mut rep, format!("{e:#}"));
                 break;
             }
             Err(e) => return Err(e),
         };
         rep.dbwr.push(r);
-        if let Some(sig) = signals.received() {
-            rep.partial = Some(PartialReason::Signal { signal: sig.into() });
+        if ctx.interrupted(&mut rep) {
             break;
         }
         if let Some(message) = err {
-            rep.partial = Some(PartialReason::IoError { message });
+            io_error(&mut rep, message);
             break;
         }
-        outputs.save(&rep);
+        ctx.save(&rep);
     }
-    let code = outputs.finish(&rep, TableOptions { detail: true });
+    let code = ctx.finish(&rep, TableOptions { detail: true });
     drop(prepared);
     Ok(code)
 }
@@ -262,7 +254,7 @@ pub fn check_section(
     let prepared = prepare(dir, size, engine, direct, false, false, stop)?;
     let (r, err) = run_one("writer check", &cfg, &prepared, direct, stop)?;
     if let Some(message) = err {
-        report.partial = Some(PartialReason::IoError { message });
+        io_error(report, message);
     }
     report.dbwr.push(r);
     Ok(())

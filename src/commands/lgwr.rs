@@ -12,11 +12,11 @@ const MAX_ROUNDS: u32 = 1000;
 
 use crate::cli::lgwr::parse_method;
 use crate::cli::{parse_delay_arg, LgwrArgs};
-use crate::session::new_report;
+use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use anyhow::Context;
 use dbio_model::units::parse_size;
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{PartialReason, Prepare, RunReport};
+use dbio_model::{Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
 use std::path::PathBuf;
@@ -142,13 +142,36 @@ impl Groups {
     }
 }
 
+/// Adds to `report` the warnings of the log groups made so far and one
+/// result per configuration that ran at least once.
+fn add_results(
+    report: &mut RunReport,
+    configs: &[(String, LgwrConfig)],
+    acc: &[Option<Measured>],
+    done: &[u32],
+    notices: &[String],
+) {
+    for w in notices {
+        if !report.warnings.contains(w) {
+            report.warnings.push(w.clone());
+        }
+    }
+    for ((name, cfg), (m, &n)) in configs.iter().zip(acc.iter().zip(done)) {
+        if let Some(m) = m {
+            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
+        }
+    }
+}
+
 /// Runs named configurations in `rounds` interleaved rounds. Stops early
-/// on a signal or an I/O error and marks the report partial.
+/// on a signal or an I/O error and marks the report partial. `save` gets
+/// the results so far after each run (what a later SIGKILL would lose).
 fn run_all(
     configs: &[(String, LgwrConfig)],
     rounds: u32,
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
+    save: &dyn Fn(&RunReport),
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
     for (_, c) in configs {
@@ -162,15 +185,12 @@ fn run_all(
             let group = match groups.for_config(cfg, stop) {
                 Ok(g) => g,
                 Err(e) => {
-                    if let Some(sig) = signal() {
-                        report.partial = Some(PartialReason::Signal { signal: sig.into() });
+                    if stopped_by(report, signal()) {
                         break 'rounds;
                     }
                     // What earlier runs measured is kept: a partial result.
                     if done.iter().any(|&n| n > 0) {
-                        report.partial = Some(PartialReason::IoError {
-                            message: format!("{e:#}"),
-                        });
+                        io_error(report, format!("{e:#}"));
                         break 'rounds;
                     }
                     return Err(e);
@@ -179,9 +199,7 @@ fn run_all(
             let out = match model::run(cfg, group, stop) {
                 Ok(out) => out,
                 Err(e) if done.iter().any(|&n| n > 0) => {
-                    report.partial = Some(PartialReason::IoError {
-                        message: format!("{e:#}"),
-                    });
+                    io_error(report, format!("{e:#}"));
                     break 'rounds;
                 }
                 Err(e) => return Err(e.into()),
@@ -191,26 +209,19 @@ fn run_all(
                 Some(m) => m.merge(&out.measured),
                 slot => *slot = Some(out.measured),
             }
-            if let Some(sig) = signal() {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+            if stopped_by(report, signal()) {
                 break 'rounds;
             }
             if let Some(e) = out.error {
-                report.partial = Some(PartialReason::IoError { message: e });
+                io_error(report, e);
                 break 'rounds;
             }
+            let mut so_far = report.clone();
+            add_results(&mut so_far, configs, &acc, &done, &groups.1);
+            save(&so_far);
         }
     }
-    for w in std::mem::take(&mut groups.1) {
-        if !report.warnings.contains(&w) {
-            report.warnings.push(w);
-        }
-    }
-    for ((name, cfg), (m, n)) in configs.iter().zip(acc.into_iter().zip(done)) {
-        if let Some(m) = m {
-            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
-        }
-    }
+    add_results(report, configs, &acc, &done, &groups.1);
     Ok(())
 }
 
@@ -236,8 +247,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     // --writer-cpu), and the output files, before any log file is made.
     dbio_sim::lgwr::writer::probe_placement(&base).map_err(anyhow::Error::msg)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let signals = crate::signals::Signals::install(&stop).context("installing signal handlers")?;
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("lgwr", &a.dir.path);
     // statx reports the alignment of files, not directories: ask a probe
     // file of dbio's own in the log directory (none when no run does I/O).
@@ -252,11 +262,12 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     run_all(
         &configs,
         a.rounds,
-        &stop,
-        &|| signals.received(),
+        ctx.stop_flag(),
+        &|| ctx.signal(),
+        &|r| ctx.save(r),
         &mut report,
     )?;
-    Ok(outputs.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report, TableOptions { detail: true }))
 }
 
 /// Whether files in `dir` accept O_DIRECT.
@@ -318,6 +329,7 @@ pub fn check_section(
     }
     let flag = stop.clone();
     let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
-    run_all(&configs, 1, stop, &signal, report)?;
+    // `dbio check` saves after each section.
+    run_all(&configs, 1, stop, &signal, &|_| {}, report)?;
     Ok(())
 }

@@ -10,14 +10,14 @@
 
 use crate::cli::ReadArgs;
 use crate::progress::Bar;
-use crate::session::{new_report, Session};
+use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::workload::Access;
 use dbio_engine::EngineError;
 use dbio_model::read::TierThresholds;
-use dbio_model::{Durability, EngineKind, PartialReason, Prepare, RunReport};
+use dbio_model::{Durability, EngineKind, Prepare, RunReport};
 use dbio_report::table::TableOptions;
 use dbio_sim::read::{CacheState, ReadConfig, ReadRun};
 use std::path::Path;
@@ -183,17 +183,14 @@ fn measure_run(
             let bar = Bar::new(&label, quiet);
             let res = run.round(i, r, target, &control, &bar);
             bar.finish();
-            if let Some(sig) = signal() {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
+            if stopped_by(report, signal()) {
                 break 'rounds;
             }
             if let Err(e) = res {
                 if matches!(e, EngineError::Threads(_)) && r == 0 && i == 0 {
                     return Err(e.into());
                 }
-                report.partial = Some(PartialReason::IoError {
-                    message: e.to_string(),
-                });
+                io_error(report, e.to_string());
                 break 'rounds;
             }
         }
@@ -205,8 +202,8 @@ fn measure_run(
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     let (cfg, states) = config(&a)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let session = Session::new(a.output.quiet)?;
-    let stop = session.stop_flag().clone();
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let stop = ctx.stop_flag().clone();
     let mut report = new_report("read", &a.target.path);
     let t = match target(
         &cfg,
@@ -216,14 +213,11 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &stop,
     ) {
         Ok(t) => t,
-        Err(e) => match session.signal() {
-            // Ctrl-C while the datafile was being written: nothing measured.
-            Some(sig) => {
-                report.partial = Some(PartialReason::Signal { signal: sig.into() });
-                return Ok(outputs.finish(&report, TableOptions { detail: true }));
-            }
-            None => return Err(e),
-        },
+        // Ctrl-C while the datafile was being written: nothing measured.
+        Err(_) if ctx.interrupted(&mut report) => {
+            return Ok(ctx.finish(&report, TableOptions { detail: true }));
+        }
+        Err(e) => return Err(e),
     };
     if let Some(t) = &t {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
@@ -242,11 +236,11 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         &states,
         t.as_ref(),
         &stop,
-        &|| session.signal(),
+        &|| ctx.signal(),
         a.output.quiet,
         &mut report,
     )?;
-    Ok(outputs.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report, TableOptions { detail: true }))
 }
 
 /// Adds this command's section to `dbio check` (its results go into

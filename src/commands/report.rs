@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 /// Runs `dbio report`.
 pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
-    let outputs = crate::output::Outputs::for_run(&a.output)?;
+    let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
+        &a.output,
+    )?);
     let text = std::fs::read_to_string(&a.from)
         .with_context(|| format!("reading {}", a.from.display()))?;
     let report =
@@ -15,14 +17,9 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let detail = report.command != "check";
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.
-    let ok = outputs.write_all(
+    Ok(ctx.finish_rendered(
         &dbio_report::table::render(&report, TableOptions { detail }),
         || dbio_report::to_json(&report),
         || dbio_report::csv_out::to_csv(&report),
-    );
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    ))
 }

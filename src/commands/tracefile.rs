@@ -102,7 +102,9 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         args.threads
     };
     // Output files are opened and checked before the traces are read.
-    let outputs = crate::output::Outputs::for_run(&args.output)?;
+    let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
+        &args.output,
+    )?);
     let (table, json_text, csv_rows) = if let Some(pair) = &args.compare {
         let a = analyze(&opts, &pair[..1], threads, &pair[0])?;
         let b = analyze(&opts, &pair[1..2], threads, &pair[1])?;
@@ -137,8 +139,5 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
-    if !outputs.write_all(&table, || json_text.clone(), || csv_text.clone()) {
-        return Ok(ExitCode::from(1));
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(ctx.finish_rendered(&table, || json_text.clone(), || csv_text.clone()))
 }
