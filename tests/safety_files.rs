@@ -549,3 +549,47 @@ fn safety_files_ramfs_mark_warning() {
     );
     assert_eq!(fs::metadata(t.path().join("f.dat")).unwrap().nlink(), 1);
 }
+
+/// Without /proc (a bare chroot, or here a mount namespace that unmounted
+/// it) dbio cannot reopen its file through /proc/self/fd: a job that needs
+/// no other flags uses a duplicate of the descriptor it already holds, and
+/// one that needs O_DSYNC is refused in one sentence, leaving nothing.
+#[test]
+fn safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused() {
+    const NAME: &str = "safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused";
+    if !is_root() {
+        return skip(NAME, "unsharing a mount namespace needs root");
+    }
+    let d = scratch();
+    let run = |extra: &str| {
+        let script = format!(
+            "umount -l /proc && exec {} bench --rw write --size 1m --ops 8 --quiet {extra} {}",
+            dbio_path().display(),
+            d.path().display()
+        );
+        let child = Command::new("unshare")
+            .args(["-m", "sh", "-c", &script])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("unshare");
+        wait_output_within(child, crate::util::CHILD_DEADLINE)
+    };
+    let plain = run("");
+    if String::from_utf8_lossy(&plain.stderr).contains("umount") {
+        return skip(NAME, "/proc cannot be unmounted here");
+    }
+    assert!(
+        plain.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plain.stderr)
+    );
+    let dsync = run("--sync dsync");
+    assert_eq!(dsync.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&dsync.stderr);
+    assert!(
+        err.contains("through /proc/self/fd") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(dbio_files(d.path()).is_empty());
+}
