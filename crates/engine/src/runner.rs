@@ -21,7 +21,7 @@
 use crate::buf::AlignedBuf;
 use crate::clock::{now_ns, wait_until};
 use crate::engines::{
-    Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
+    self, Completion, Dir, Engine, EngineFile, IoRequest, OpenOptions, Queued, SyncOp,
 };
 use crate::live::{LiveCounters, LiveSnapshot};
 use crate::recorder::{IoRecord, IoTimes, Recorder};
@@ -420,18 +420,23 @@ fn worker<S: IoStream, R: IoRecord>(
     recorder: R,
 ) -> WorkerOut<R> {
     let p = args.p;
-    match (p.engine, target) {
-        (EngineKind::Null, _) => worker_loop(args, stream, recorder, |_| {
-            Ok(NullEngine::new(p.null_delay_ns))
-        }),
-        (EngineKind::Psync, Some(t)) => worker_loop(args, stream, recorder, |_| {
-            Ok(PsyncEngine::new(t.file.clone(), t.path.clone()))
-        }),
-        (EngineKind::IoUring, Some(t)) => worker_loop(args, stream, recorder, |bufs| {
-            UringEngine::new(t.file.clone(), &t.path, p.iodepth, bufs, p.buf_len)
-        }),
-        (_, None) => unreachable!("Job::resolve gives every non-null engine a target"),
-    }
+    let file = target.map(|t| EngineFile {
+        file: &t.file,
+        path: &t.path,
+    });
+    worker_loop(args, stream, recorder, |bufs| {
+        engines::open(
+            p.engine,
+            file,
+            &OpenOptions {
+                depth: p.iodepth,
+                bufs,
+                buf_len: p.buf_len,
+                null_delay_ns: p.null_delay_ns,
+                null_out_of_order: None,
+            },
+        )
+    })
 }
 
 /// Per-slot bookkeeping of an in-flight I/O.
@@ -599,7 +604,13 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
                     SyncOp::None
                 },
             };
-            match engine.queue(&req) {
+            // SAFETY: `ptrs[tag]` is `bufs[tag]`, `buf_len` bytes (the
+            // stream's I/Os fit, asserted above), alive until after the
+            // engine is dropped below and never moved (the Vec is not
+            // touched until then); `tag` came off the free list and goes
+            // back only when its completion is handled, so no other I/O
+            // uses the buffer meanwhile, and the loop never reads it.
+            match unsafe { engine.queue(&req) } {
                 Ok(Queued::Done(c)) => {
                     complete(&c, &mut slots, &mut rec);
                     free.push(tag);

@@ -84,7 +84,7 @@ impl NullEngine {
 
 impl Engine for NullEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let mut io_done_ns = now_ns();
         let sync = req.sync != SyncOp::None && self.delay_ns > 0;
         if let Some((q, _)) = &mut self.queue {

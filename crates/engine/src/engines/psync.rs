@@ -21,11 +21,12 @@ impl PsyncEngine {
 
 impl Engine for PsyncEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let len = req.len as usize;
         let res = match req.dir {
             Dir::Read => {
-                // SAFETY: the worker guarantees buf is valid for len bytes.
+                // SAFETY: the caller guarantees buf is valid for len bytes and
+                // untouched by anyone else until this call returns (`Engine::queue`).
                 let buf = unsafe { std::slice::from_raw_parts_mut(req.buf, len) };
                 rustix::io::pread(&*self.file, buf, req.offset)
             }

@@ -152,7 +152,7 @@ impl UringEngine {
 
 impl Engine for UringEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let fd = types::Fixed(0);
         let tag = req.tag as usize;
         let user = (req.tag as u64) << 1;
@@ -178,7 +178,8 @@ impl Engine for UringEngine {
         match req.sync {
             SyncOp::None => {
                 self.has_sync[tag] = false;
-                // SAFETY: the buffer stays valid until the worker reaps this tag.
+                // SAFETY: the caller guarantees the buffer stays valid until this
+                // tag is reaped or the engine dropped (`Engine::queue`).
                 unsafe { sq.push(&io) }
             }
             sync => {

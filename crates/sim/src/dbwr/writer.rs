@@ -283,7 +283,13 @@ impl<'a> Writer<'a> {
                 buf: self.inst.cache.lists[e.list as usize].buf_ptr(e.buf),
                 sync: SyncOp::None,
             };
-            if let Queued::InFlight = self.engine.queue(&req)? {
+            // SAFETY: the buffer is one of the cache's, which outlive every
+            // engine; its header is marked `in_write`, so no foreground
+            // writes or reuses it until the batch is reaped below (or, after
+            // an error, until `release`, which runs once this returns and
+            // the engine has finished with what it queued); tags are the
+            // batch's indices, each queued once per batch.
+            if let Queued::InFlight = unsafe { self.engine.queue(&req) }? {
                 in_flight += 1;
             }
         }
