@@ -168,3 +168,96 @@ fn progress_reports_the_plan_and_the_warm_up_as_they_are() {
     assert!(updates.iter().any(|u| u.warming_up));
     assert!(updates.iter().any(|u| !u.warming_up));
 }
+
+/// Every engine `open` makes does what its declared capabilities say: a
+/// write (with its fdatasync) completes inside `queue` unless the engine
+/// keeps I/Os in flight, and a file engine's bytes land in the file.
+#[test]
+fn open_makes_engines_that_do_what_their_capabilities_declare() {
+    use dbio_engine::engines::{
+        open, Capabilities, Completion, Dir, Engine, EngineFile, IoRequest, OpenOptions, Queued,
+        SyncOp,
+    };
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let mut kinds = vec![EngineKind::Null, EngineKind::Psync];
+    if uring_available() {
+        kinds.push(EngineKind::IoUring);
+    }
+    for kind in kinds {
+        let caps = Capabilities::of(kind);
+        let path = dir.path().join(format!("{kind:?}"));
+        let file = Arc::new(
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .unwrap(),
+        );
+        let mut buf = AlignedBuf::patterned(BS, 7);
+        let ptrs = [buf.as_mut_ptr()];
+        let f = EngineFile {
+            file: &file,
+            path: &path,
+        };
+        let opts = OpenOptions {
+            depth: 1,
+            bufs: &ptrs,
+            buf_len: BS,
+            ..OpenOptions::default()
+        };
+        let mut engine = open(kind, caps.needs_file.then_some(f), &opts).unwrap();
+        let req = IoRequest {
+            tag: 0,
+            dir: Dir::Write,
+            offset: BS as u64,
+            len: BS as u32,
+            buf: ptrs[0],
+            sync: SyncOp::Fdatasync,
+        };
+        // SAFETY: `buf` outlives the engine (dropped below, first) and is
+        // not touched until the write is reaped or done.
+        let queued = unsafe { engine.queue(&req) }.unwrap();
+        let done = match queued {
+            Queued::Done(c) => {
+                assert!(!caps.queue_depth, "{kind:?} completed inside queue");
+                c
+            }
+            Queued::InFlight => {
+                assert!(caps.queue_depth, "{kind:?} left a write in flight");
+                engine.commit().unwrap();
+                let mut out: Vec<Completion> = Vec::with_capacity(1);
+                while out.is_empty() {
+                    engine.reap(1, &mut out).unwrap();
+                }
+                out[0]
+            }
+        };
+        assert_eq!(done.tag, 0);
+        assert!(done.sync_done_ns >= done.io_done_ns);
+        drop(engine);
+        let data = std::fs::read(&path).unwrap();
+        if caps.needs_file {
+            assert_eq!(&data[BS..2 * BS], buf.as_slice(), "{kind:?}");
+        } else {
+            assert!(data.is_empty(), "the null engine wrote to the file");
+        }
+    }
+}
+
+/// A file engine asked for without a file is one sentence naming it, not
+/// a panic.
+#[test]
+fn open_refuses_a_file_engine_without_a_file() {
+    use dbio_engine::engines::{open, Capabilities, OpenOptions};
+    for kind in [EngineKind::Psync, EngineKind::IoUring] {
+        assert!(Capabilities::of(kind).needs_file);
+        let err = match open(kind, None, &OpenOptions::default()) {
+            Ok(_) => panic!("{kind:?} opened without a file"),
+            Err(e) => e.to_string(),
+        };
+        let name = dbio_engine::engines::name(kind);
+        assert_eq!(err, format!("the {name} engine needs a target file"));
+    }
+}

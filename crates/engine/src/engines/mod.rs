@@ -212,7 +212,7 @@ pub fn open(
     let Some(f) = file else {
         return Err(EngineError::Invalid(format!(
             "the {} engine needs a target file",
-            kind_name(kind)
+            name(kind)
         )));
     };
     Ok(match kind {
@@ -227,7 +227,8 @@ pub fn open(
     })
 }
 
-fn kind_name(kind: EngineKind) -> &'static str {
+/// The engine's name, as `--engine` spells it.
+pub fn name(kind: EngineKind) -> &'static str {
     match kind {
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",
