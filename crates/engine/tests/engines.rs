@@ -261,3 +261,72 @@ fn open_refuses_a_file_engine_without_a_file() {
         assert_eq!(err, format!("the {name} engine needs a target file"));
     }
 }
+
+/// Dropping an io_uring engine waits for every I/O that uses a caller's
+/// buffer, including one queued but not yet submitted when the drop
+/// starts: the drop submits it along with its wait, so returning before it
+/// completes would let the caller free a buffer the kernel still fills.
+/// A read from an empty pipe stays pending until the test writes to it.
+#[test]
+fn dropping_an_io_uring_engine_waits_for_io_queued_but_not_submitted() {
+    use dbio_engine::engines::{open, Dir, Engine, EngineFile, IoRequest, OpenOptions, SyncOp};
+    use std::io::Write;
+    use std::sync::{mpsc, Arc};
+    use std::time::Duration;
+    if !uring_available() {
+        return;
+    }
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills `fds` with two new descriptors on success.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: both descriptors are new and owned by nothing else.
+    let (rd, mut wr) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            Arc::new(std::fs::File::from_raw_fd(fds[0])),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    };
+    wr.write_all(&[1u8; BS]).unwrap();
+    let (tx, rx) = mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        let path = Path::new("pipe");
+        let mut bufs = [vec![0u8; BS], vec![0u8; BS]];
+        let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+        let file = EngineFile { file: &rd, path };
+        let opts = OpenOptions {
+            depth: 2,
+            ..OpenOptions::default()
+        };
+        let mut engine = open(EngineKind::IoUring, Some(file), &opts).unwrap();
+        let read = |tag: u32| IoRequest {
+            tag,
+            dir: Dir::Read,
+            offset: 0,
+            len: BS as u32,
+            buf: ptrs[tag as usize],
+            sync: SyncOp::None,
+        };
+        // SAFETY: `bufs` outlives the engine, dropped below, and is read
+        // only after that.
+        unsafe { engine.queue(&read(0)) }.unwrap();
+        engine.commit().unwrap();
+        // SAFETY: as above.
+        unsafe { engine.queue(&read(1)) }.unwrap();
+        tx.send("queued").unwrap();
+        drop(engine);
+        tx.send("dropped").unwrap();
+        bufs
+    });
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok("queued"));
+    // The second read has no data yet: the drop must still be waiting.
+    assert!(
+        rx.recv_timeout(Duration::from_millis(300)).is_err(),
+        "the engine was dropped while a read into its caller's buffer was pending"
+    );
+    wr.write_all(&[2u8; BS]).unwrap();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(10)), Ok("dropped"));
+    let bufs = worker.join().unwrap();
+    assert!(bufs[0].iter().all(|&b| b == 1));
+    assert!(bufs[1].iter().all(|&b| b == 2), "the pending read landed");
+}

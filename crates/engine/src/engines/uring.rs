@@ -50,7 +50,13 @@ pub struct UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // After an error the worker stops without reaping; the kernel may
-        // still be writing into the worker's buffers, so wait here.
+        // still be writing into the worker's buffers, so wait here. What
+        // was queued but not submitted (a failed commit, an error between
+        // queue and commit) goes in with the first wait below, since the
+        // ring cannot take it back: wait for it too.
+        if self.in_kernel > 0 {
+            self.in_kernel += std::mem::take(&mut self.unsubmitted);
+        }
         while self.in_kernel > 0 {
             match self.ring.submit_and_wait(1) {
                 Ok(_) => {}
