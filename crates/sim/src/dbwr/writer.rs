@@ -284,11 +284,14 @@ impl<'a> Writer<'a> {
                 sync: SyncOp::None,
             };
             // SAFETY: the buffer is one of the cache's, which outlive every
-            // engine; its header is marked `in_write`, so no foreground
-            // writes or reuses it until the batch is reaped below (or, after
-            // an error, until `release`, which runs once this returns and
-            // the engine has finished with what it queued); tags are the
-            // batch's indices, each queued once per batch.
+            // engine, and this is a write, so the kernel only reads it; its
+            // header is marked `in_write`, so no foreground changes or reuses
+            // it until the batch is reaped below. Tags are the batch's
+            // indices, each queued once per batch. After an error `release`
+            // clears the marks while writes may still be in flight: a
+            // foreground may then change bytes the kernel is still reading,
+            // which can tear that block of dbio's own datafile in a run that
+            // already failed, but no memory is freed under the kernel.
             if let Queued::InFlight = unsafe { self.engine.queue(&req) }? {
                 in_flight += 1;
             }
