@@ -1,12 +1,13 @@
 //! Runs a job: one worker thread per `--threads`, one reporter thread.
 //!
 //! Workers share nothing mutable but their own [`LiveCounters`] and the stop
-//! flag. Each owns an engine, a workload generator, its buffers and a
-//! [`Recorder`]; the loop neither prints nor allocates. The reporter thread
-//! starts the measured interval (device counters), takes the per-second
-//! series from the live counters, drives progress, and raises the stop flag
-//! at the deadline. After the join the recorders are merged into one
-//! [`JobResult`].
+//! flag. Each owns an engine (made by [`crate::engines::open`]), a workload
+//! generator, its buffers and a recorder ([`IoRecord`]); the loop neither
+//! prints nor allocates. The reporter thread starts the measured interval
+//! (device counters), takes the per-second series from the live counters,
+//! drives progress, and raises the stop flag at the deadline. After the
+//! join the caller merges the recorders (`dbio bench`: into one
+//! [`dbio_model::JobResult`]).
 //!
 //! Latency is measured from each I/O's *intended* start: with `--rate` that
 //! is its slot in the schedule, so a stall delays the schedule's later I/Os

@@ -114,7 +114,9 @@ pub trait Engine {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
     /// More than one I/O in flight per engine (queue depth > 1): `queue`
-    /// may return [`Queued::InFlight`].
+    /// may return [`Queued::InFlight`]. (The null engine's out-of-order
+    /// variant, a test device asked for with
+    /// [`OpenOptions::null_out_of_order`], keeps I/Os in flight too.)
     pub queue_depth: bool,
     /// A write and its sync submitted as one linked pair (the kernel starts
     /// the sync when the write succeeded); without it the sync is a second
