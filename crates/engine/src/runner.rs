@@ -23,7 +23,7 @@
 use crate::buf::AlignedBuf;
 use crate::clock::{now_ns, wait_until};
 use crate::engines::{
-    self, Completion, Dir, Engine, EngineFile, IoRequest, OpenOptions, Queued, SyncOp,
+    self, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest, Queued, SyncOp,
 };
 use crate::live::{LiveCounters, LiveSnapshot};
 use crate::recorder::{IoRecord, IoTimes};
@@ -332,7 +332,7 @@ fn worker<S: IoStream, R: IoRecord>(
         engines::open(
             p.engine,
             file,
-            &OpenOptions {
+            &EngineOptions {
                 depth: p.iodepth,
                 bufs,
                 buf_len: p.buf_len,

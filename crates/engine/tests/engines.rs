@@ -175,7 +175,7 @@ fn progress_reports_the_plan_and_the_warm_up_as_they_are() {
 #[test]
 fn open_makes_engines_that_do_what_their_capabilities_declare() {
     use dbio_engine::engines::{
-        open, Capabilities, Completion, Dir, Engine, EngineFile, IoRequest, OpenOptions, Queued,
+        open, Capabilities, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest, Queued,
         SyncOp,
     };
     use std::sync::Arc;
@@ -201,11 +201,11 @@ fn open_makes_engines_that_do_what_their_capabilities_declare() {
             file: &file,
             path: &path,
         };
-        let opts = OpenOptions {
+        let opts = EngineOptions {
             depth: 1,
             bufs: &ptrs,
             buf_len: BS,
-            ..OpenOptions::default()
+            ..EngineOptions::default()
         };
         let mut engine = open(kind, caps.needs_file.then_some(f), &opts).unwrap();
         let req = IoRequest {
@@ -250,10 +250,10 @@ fn open_makes_engines_that_do_what_their_capabilities_declare() {
 /// a panic.
 #[test]
 fn open_refuses_a_file_engine_without_a_file() {
-    use dbio_engine::engines::{open, Capabilities, OpenOptions};
+    use dbio_engine::engines::{open, Capabilities, EngineOptions};
     for kind in [EngineKind::Psync, EngineKind::IoUring] {
         assert!(Capabilities::of(kind).needs_file);
-        let err = match open(kind, None, &OpenOptions::default()) {
+        let err = match open(kind, None, &EngineOptions::default()) {
             Ok(_) => panic!("{kind:?} opened without a file"),
             Err(e) => e.to_string(),
         };
@@ -269,7 +269,7 @@ fn open_refuses_a_file_engine_without_a_file() {
 /// A read from an empty pipe stays pending until the test writes to it.
 #[test]
 fn dropping_an_io_uring_engine_waits_for_io_queued_but_not_submitted() {
-    use dbio_engine::engines::{open, Dir, Engine, EngineFile, IoRequest, OpenOptions, SyncOp};
+    use dbio_engine::engines::{open, Dir, Engine, EngineFile, EngineOptions, IoRequest, SyncOp};
     use std::io::Write;
     use std::sync::{mpsc, Arc};
     use std::time::Duration;
@@ -294,9 +294,9 @@ fn dropping_an_io_uring_engine_waits_for_io_queued_but_not_submitted() {
         let mut bufs = [vec![0u8; BS], vec![0u8; BS]];
         let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
         let file = EngineFile { file: &rd, path };
-        let opts = OpenOptions {
+        let opts = EngineOptions {
             depth: 2,
-            ..OpenOptions::default()
+            ..EngineOptions::default()
         };
         let mut engine = open(EngineKind::IoUring, Some(file), &opts).unwrap();
         let read = |tag: u32| IoRequest {

@@ -5,7 +5,7 @@
 //! it. See: issue 4.
 
 use dbio_engine::engines::{
-    probe_io_uring, Completion, Dir, Engine, IoRequest, PsyncEngine, Queued,
+    self, probe_io_uring, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest, Queued,
 };
 use dbio_engine::EngineError;
 use dbio_model::EngineKind;
@@ -86,7 +86,17 @@ fn read_block(f: &File, b: u64) -> Vec<u8> {
 
 fn psync(d: &Datafile, role: Role, log: &Log) -> Box<dyn Engine> {
     Box::new(Recording {
-        inner: Box::new(PsyncEngine::new(d.file.clone(), d.path.clone())),
+        inner: Box::new(
+            engines::open(
+                EngineKind::Psync,
+                Some(EngineFile {
+                    file: &d.file,
+                    path: &d.path,
+                }),
+                &EngineOptions::default(),
+            )
+            .unwrap(),
+        ),
         role,
         log: log.clone(),
     })

@@ -116,7 +116,7 @@ pub struct Capabilities {
     /// More than one I/O in flight per engine (queue depth > 1): `queue`
     /// may return [`Queued::InFlight`]. (The null engine's out-of-order
     /// variant, a test device asked for with
-    /// [`OpenOptions::null_out_of_order`], keeps I/Os in flight too.)
+    /// [`EngineOptions::null_out_of_order`], keeps I/Os in flight too.)
     pub queue_depth: bool,
     /// A write and its sync submitted as one linked pair (the kernel starts
     /// the sync when the write succeeded); without it the sync is a second
@@ -166,7 +166,7 @@ pub struct EngineFile<'a> {
 
 /// What [`open`] needs besides the kind and the file.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct OpenOptions<'a> {
+pub struct EngineOptions<'a> {
     /// I/Os in flight at most (io_uring sizes its ring for them and their
     /// linked syncs; the out-of-order null engine its queue).
     pub depth: u32,
@@ -201,7 +201,7 @@ pub enum AnyEngine {
 pub fn open(
     kind: EngineKind,
     file: Option<EngineFile<'_>>,
-    o: &OpenOptions<'_>,
+    o: &EngineOptions<'_>,
 ) -> Result<AnyEngine, EngineError> {
     if kind == EngineKind::Null {
         return Ok(AnyEngine::Null(match o.null_out_of_order {

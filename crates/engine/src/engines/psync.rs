@@ -13,8 +13,8 @@ pub struct PsyncEngine {
 }
 
 impl PsyncEngine {
-    /// An engine over an open file.
-    pub fn new(file: Arc<File>, path: PathBuf) -> Self {
+    /// An engine over an open file (made through [`super::open`]).
+    pub(crate) fn new(file: Arc<File>, path: PathBuf) -> Self {
         Self { file, path }
     }
 }

@@ -98,7 +98,7 @@ pub fn probe_io_uring() -> Result<(), String> {
 impl UringEngine {
     /// A ring with room for `depth` I/Os and their linked syncs, using the
     /// worker's buffers `bufs` (one per tag, each `buf_len` bytes).
-    pub fn new(
+    pub(crate) fn new(
         file: Arc<File>,
         path: &Path,
         depth: u32,

@@ -15,7 +15,7 @@ use super::instance::Instance;
 use super::writer::{Writer, WriterCounters};
 use super::DbwrError;
 use dbio_engine::clock::now_ns;
-use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, OpenOptions};
+use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, EngineOptions};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::sysinfo::disk_counters;
 use dbio_engine::threads::{spawn_scoped, StartGate};
@@ -82,10 +82,10 @@ pub fn standard_engines(
                 file: &d.file,
                 path: &d.path,
             });
-            let opts = OpenOptions {
+            let opts = EngineOptions {
                 depth,
                 null_delay_ns: delay,
-                ..OpenOptions::default()
+                ..EngineOptions::default()
             };
             Ok(Box::new(engines::open(engine, file, &opts)?))
         },

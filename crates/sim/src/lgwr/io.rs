@@ -15,8 +15,8 @@
 
 use super::config::LgwrConfig;
 use dbio_engine::engines::{
-    self, AnyEngine, Capabilities, Completion, Dir, Engine, EngineFile, IoRequest, NullDone,
-    OpenOptions, Queued, SyncOp,
+    self, AnyEngine, Capabilities, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest,
+    NullDone, Queued, SyncOp,
 };
 use dbio_engine::EngineError;
 use dbio_model::EngineKind;
@@ -185,7 +185,7 @@ impl LogIo {
             (None, true) => EngineKind::IoUring,
             (None, false) => EngineKind::Psync,
         };
-        let opts = OpenOptions {
+        let opts = EngineOptions {
             depth: cfg.async_depth,
             bufs,
             buf_len,
@@ -202,7 +202,7 @@ impl LogIo {
         if !Capabilities::of(kind).needs_file {
             if cfg.async_depth > 1 {
                 let member = |m: u64| {
-                    let o = OpenOptions {
+                    let o = EngineOptions {
                         null_out_of_order: Some((cfg.seed + m, cfg.journal)),
                         ..opts
                     };
