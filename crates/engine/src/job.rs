@@ -2,7 +2,7 @@
 //! options is refused here, with one sentence, before any I/O happens.
 
 use crate::blockdev::BlockDevicePolicy;
-use crate::engines::probe_io_uring;
+use crate::engines::{self, probe_io_uring, Capabilities};
 use crate::target::TargetSpec;
 use crate::EngineError;
 use dbio_model::units::format_bytes;
@@ -123,12 +123,8 @@ impl Job {
         if !(1..=MAX_IODEPTH).contains(&s.iodepth) {
             return invalid(format!("--iodepth must be between 1 and {MAX_IODEPTH}"));
         }
-        if s.iodepth > 1 && s.engine != EngineKind::IoUring {
-            let name = if s.engine == EngineKind::Psync {
-                "psync"
-            } else {
-                "null"
-            };
+        if s.iodepth > 1 && !Capabilities::of(s.engine).queue_depth {
+            let name = engines::name(s.engine);
             return invalid(format!(
                 "the {name} engine runs one I/O at a time per thread, so --iodepth {} needs --engine io_uring (or use --threads for concurrency)",
                 s.iodepth

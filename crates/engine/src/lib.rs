@@ -8,10 +8,11 @@
 //! atomic counters for progress and the per-second series.
 //!
 //! Data flow: [`JobSpec`] (unvalidated) → [`Job::resolve`] (checked before any
-//! I/O) → [`target::Target::prepare`] → [`runner::run_job`] → a
+//! I/O) → [`target::Target::prepare`] → [`bench::run_job`] → a
 //! [`dbio_model::JobResult`].
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod blockdev;
 pub mod buf;
 pub mod check;
@@ -28,6 +29,7 @@ pub mod target;
 pub mod threads;
 pub mod workload;
 
+pub use bench::run_job;
 pub use error::EngineError;
 pub use job::{Job, JobSpec};
-pub use runner::{run_job, Control, Progress};
+pub use runner::{Control, Progress};

@@ -1,41 +1,45 @@
 //! Runs a job: one worker thread per `--threads`, one reporter thread.
 //!
 //! Workers share nothing mutable but their own [`LiveCounters`] and the stop
-//! flag. Each owns an engine, a workload generator, its buffers and a
-//! [`Recorder`]; the loop neither prints nor allocates. The reporter thread
-//! starts the measured interval (device counters), takes the per-second
-//! series from the live counters, drives progress, and raises the stop flag
-//! at the deadline. After the join the recorders are merged into one
-//! [`JobResult`].
+//! flag. Each owns an engine (made by [`crate::engines::open`]), a workload
+//! generator, its buffers and a recorder ([`IoRecord`]); the loop neither
+//! prints nor allocates. The reporter thread starts the measured interval
+//! (device counters), takes the per-second series from the live counters,
+//! drives progress, and raises the stop flag at the deadline. After the
+//! join the caller merges the recorders (`dbio bench`: into one
+//! [`dbio_model::JobResult`]).
 //!
 //! Latency is measured from each I/O's *intended* start: with `--rate` that
 //! is its slot in the schedule, so a stall delays the schedule's later I/Os
 //! and their waiting time is counted (no coordinated omission); without a
 //! rate it is when the worker picked the I/O.
 //!
-//! [`run_workers`] is the generic part: any [`IoStream`] (what to do next)
+//! [`run_workers`] is the whole of it: any [`IoStream`] (what to do next)
 //! and any [`IoRecord`] (what to keep) per worker, so a model such as the
-//! datafile-read mix reuses this loop instead of copying it; [`run_job`] is
-//! `dbio bench`'s use of it.
+//! datafile-read mix reuses this loop instead of copying it. What only
+//! `dbio bench` needs (its recorder, its job set-up) lives in
+//! [`crate::bench`], so this file is the generic loop alone.
 
 use crate::buf::AlignedBuf;
 use crate::clock::{now_ns, wait_until};
 use crate::engines::{
-    Completion, Dir, Engine, IoRequest, NullEngine, PsyncEngine, Queued, SyncOp, UringEngine,
+    self, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest, Queued, SyncOp,
 };
 use crate::live::{LiveCounters, LiveSnapshot};
-use crate::recorder::{IoRecord, IoTimes, Recorder};
+use crate::recorder::{IoRecord, IoTimes};
 use crate::rusage::{thread_usage, Usage};
 use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
 use crate::threads::{spawn_scoped, StartGate};
-use crate::workload::{Io, IoStream, Workload};
-use crate::{EngineError, Job};
+use crate::workload::{Io, IoStream};
+use crate::EngineError;
 use dbio_model::{
-    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, LatencySummary,
-    PageCacheResidency, SecondSample,
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, PageCacheResidency, SecondSample,
 };
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+// `dbio bench`'s entry point, still reachable where callers found it.
+pub use crate::bench::{run_job, JobOutcome};
 
 /// Shared run control: the stop flag that signals and errors raise.
 #[derive(Debug, Default)]
@@ -83,14 +87,6 @@ impl Progress for NoProgress {
     fn update(&self, _: &ProgressInfo) {}
 }
 
-/// What a job produced: its result, and the error that stopped it early.
-pub struct JobOutcome {
-    /// Everything measured (partial when `error` is set or a stop was requested).
-    pub result: JobResult,
-    /// The first error a worker hit.
-    pub error: Option<EngineError>,
-}
-
 /// How workers run, independent of what they do: engine, concurrency,
 /// limits and schedule.
 #[derive(Debug, Clone)]
@@ -121,26 +117,6 @@ pub struct RunParams {
     pub seed: u64,
 }
 
-impl RunParams {
-    /// The parameters of a `dbio bench` job.
-    pub fn from_echo(e: &JobEcho) -> Self {
-        Self {
-            engine: e.engine,
-            iodepth: e.iodepth,
-            iodepth_batch: e.iodepth_batch,
-            threads: e.threads,
-            buf_len: e.bs as usize,
-            sync: e.sync,
-            warmup_s: e.warmup_s,
-            runtime_s: e.runtime_s,
-            ops_limit: e.ops_limit,
-            rate_iops: e.rate_iops,
-            null_delay_ns: e.null_delay_ns,
-            seed: e.seed,
-        }
-    }
-}
-
 /// What [`run_workers`] measured: one recorder per worker, unmerged.
 pub struct RunOutput<R> {
     /// Each worker's recorder.
@@ -162,78 +138,6 @@ pub struct RunOutput<R> {
     pub ops: u64,
     /// The first error a worker hit.
     pub error: Option<EngineError>,
-}
-
-/// `dbio bench`'s recorder: by direction, with commits.
-struct BenchRecorder {
-    rec: Recorder,
-    durable: bool,
-    has_sync: bool,
-}
-
-impl IoRecord for BenchRecorder {
-    #[inline]
-    fn record(&mut self, io: &Io, t: &IoTimes) {
-        if io.dir == Dir::Read {
-            self.rec.record_read(u64::from(io.len), t);
-        } else {
-            self.rec
-                .record_write(u64::from(io.len), t, self.durable, self.has_sync);
-        }
-    }
-}
-
-/// Runs `job` on `target` (None for the null engine). An error means
-/// nothing was measured (a thread could not be started).
-pub fn run_job(
-    name: &str,
-    job: &Job,
-    target: Option<&Target>,
-    control: &Control,
-    progress: &dyn Progress,
-) -> Result<JobOutcome, EngineError> {
-    let e = &job.echo;
-    let p = RunParams::from_echo(e);
-    let make = |index: u32| {
-        (
-            Workload::new(e.rw, e.read_pct, e.bs, e.size, e.seed, index, e.threads),
-            BenchRecorder {
-                rec: Recorder::default(),
-                durable: e.sync.is_durable(),
-                has_sync: e.sync.has_sync_op(),
-            },
-        )
-    };
-    let out = run_workers(&p, target, control, progress, &make)?;
-    let mut rec = Recorder::default();
-    for r in &out.recorders {
-        rec.merge(&r.rec);
-    }
-    let runtime_ns = out.runtime_ns;
-    let read = rec.read.stats(runtime_ns);
-    let write = rec.write.stats(runtime_ns);
-    let ops = rec.read.ops + rec.write.ops;
-    let usage = out.usage;
-    let wrote = rec.write.ops > 0;
-    Ok(JobOutcome {
-        result: JobResult {
-            name: name.to_string(),
-            job: e.clone(),
-            runtime_ns,
-            read,
-            write,
-            sync: (wrote && e.sync.has_sync_op())
-                .then(|| LatencySummary::from_histogram(&rec.sync)),
-            commit: (wrote && e.sync.is_durable())
-                .then(|| LatencySummary::from_histogram(&rec.commit)),
-            cpu: cpu_usage(&usage, ops, runtime_ns),
-            device: out.device,
-            cached_before: out.cached_before,
-            cached_after: out.cached_after,
-            series: out.series,
-        },
-        error: out.error,
-    })
 }
 
 /// CPU figures of `usage` over `ops` operations and `runtime_ns`.
@@ -420,18 +324,23 @@ fn worker<S: IoStream, R: IoRecord>(
     recorder: R,
 ) -> WorkerOut<R> {
     let p = args.p;
-    match (p.engine, target) {
-        (EngineKind::Null, _) => worker_loop(args, stream, recorder, |_| {
-            Ok(NullEngine::new(p.null_delay_ns))
-        }),
-        (EngineKind::Psync, Some(t)) => worker_loop(args, stream, recorder, |_| {
-            Ok(PsyncEngine::new(t.file.clone(), t.path.clone()))
-        }),
-        (EngineKind::IoUring, Some(t)) => worker_loop(args, stream, recorder, |bufs| {
-            UringEngine::new(t.file.clone(), &t.path, p.iodepth, bufs, p.buf_len)
-        }),
-        (_, None) => unreachable!("Job::resolve gives every non-null engine a target"),
-    }
+    let file = target.map(|t| EngineFile {
+        file: &t.file,
+        path: &t.path,
+    });
+    worker_loop(args, stream, recorder, |bufs| {
+        engines::open(
+            p.engine,
+            file,
+            &EngineOptions {
+                depth: p.iodepth,
+                bufs,
+                buf_len: p.buf_len,
+                null_delay_ns: p.null_delay_ns,
+                null_out_of_order: None,
+            },
+        )
+    })
 }
 
 /// Per-slot bookkeeping of an in-flight I/O.
@@ -599,7 +508,13 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
                     SyncOp::None
                 },
             };
-            match engine.queue(&req) {
+            // SAFETY: `ptrs[tag]` is `bufs[tag]`, `buf_len` bytes (the
+            // stream's I/Os fit, asserted above), alive until after the
+            // engine is dropped below and never moved (the Vec is not
+            // touched until then); `tag` came off the free list and goes
+            // back only when its completion is handled, so no other I/O
+            // uses the buffer meanwhile, and the loop never reads it.
+            match unsafe { engine.queue(&req) } {
                 Ok(Queued::Done(c)) => {
                     complete(&c, &mut slots, &mut rec);
                     free.push(tag);

@@ -19,8 +19,8 @@
 pub mod attribute;
 pub mod cache;
 pub mod mix;
+pub mod record;
 
-use dbio_engine::recorder::{ClassRecorder, ClassStats};
 use dbio_engine::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
 use dbio_engine::rusage::Usage;
 use dbio_engine::target::Target;
@@ -33,6 +33,7 @@ use dbio_model::units::format_bytes;
 use dbio_model::{DiskStatsDelta, Durability, EngineKind, LatencySummary, PageCacheResidency};
 use hdrhistogram::Histogram;
 use mix::ReadMix;
+use record::{ClassRecorder, ClassStats};
 
 /// Largest multiblock read: 8 MiB, the engine's largest I/O (Oracle's
 /// multiblock reads stop at 1 MiB on most platforms).

@@ -5,7 +5,7 @@
 //! it. See: issue 4.
 
 use dbio_engine::engines::{
-    probe_io_uring, Completion, Dir, Engine, IoRequest, PsyncEngine, Queued,
+    self, probe_io_uring, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest, Queued,
 };
 use dbio_engine::EngineError;
 use dbio_model::EngineKind;
@@ -37,7 +37,7 @@ struct Recording {
 }
 
 impl Engine for Recording {
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         assert_eq!(req.len as usize, BLOCK_SIZE);
         assert_eq!(req.offset % BLOCK_SIZE as u64, 0);
         self.log.lock().unwrap().push(Seen {
@@ -45,7 +45,8 @@ impl Engine for Recording {
             dir: req.dir,
             block: req.offset / BLOCK_SIZE as u64,
         });
-        self.inner.queue(req)
+        // SAFETY: the caller's contract, passed on unchanged.
+        unsafe { self.inner.queue(req) }
     }
     fn commit(&mut self) -> Result<(), EngineError> {
         self.inner.commit()
@@ -85,7 +86,17 @@ fn read_block(f: &File, b: u64) -> Vec<u8> {
 
 fn psync(d: &Datafile, role: Role, log: &Log) -> Box<dyn Engine> {
     Box::new(Recording {
-        inner: Box::new(PsyncEngine::new(d.file.clone(), d.path.clone())),
+        inner: Box::new(
+            engines::open(
+                EngineKind::Psync,
+                Some(EngineFile {
+                    file: &d.file,
+                    path: &d.path,
+                }),
+                &EngineOptions::default(),
+            )
+            .unwrap(),
+        ),
         role,
         log: log.clone(),
     })

@@ -5,6 +5,17 @@
 //! (`io_uring`) returns [`Queued::InFlight`], submits a batch in
 //! [`Engine::commit`] and hands completions back from [`Engine::reap`]. One
 //! worker loop drives both. Nothing here allocates per I/O.
+//!
+//! Every engine is made by [`open`], which takes the kind the user asked for,
+//! the file and the few options an engine needs, and hands back an
+//! [`AnyEngine`]: an enum, not a trait object, so the measurement loop stays
+//! monomorphic. What an engine can do is declared in [`Capabilities`] (as
+//! fio's engine flags), so callers ask "can it keep several I/Os in flight"
+//! instead of matching on the kind.
+//!
+//! [`Engine::queue`] is an `unsafe fn`: the request carries a raw buffer
+//! pointer that the kernel may read or write after `queue` returns, so only
+//! the caller can promise the buffer outlives the I/O.
 
 mod null;
 mod psync;
@@ -15,6 +26,10 @@ pub use psync::PsyncEngine;
 pub use uring::{probe_io_uring, UringEngine};
 
 use crate::EngineError;
+use dbio_model::EngineKind;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Direction of an I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,12 +91,194 @@ pub enum Queued {
 /// An I/O engine.
 pub trait Engine {
     /// Queues (or, for synchronous engines, performs) one I/O.
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError>;
+    ///
+    /// # Safety
+    ///
+    /// `req.buf` must point to `req.len` bytes that are valid for reads (a
+    /// write) or for writes (a read), and must stay valid, unmoved and
+    /// untouched by anyone else until the I/O is over: until `queue`
+    /// returns [`Queued::Done`], or until [`Engine::reap`] hands back a
+    /// completion with `req.tag` (for a write with a sync, the sync's), or
+    /// until the engine is dropped (an io_uring engine waits in `Drop` for
+    /// what the kernel still owns). No other request with the same tag may
+    /// be queued before then.
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError>;
     /// Submits everything queued since the last commit.
     fn commit(&mut self) -> Result<(), EngineError>;
     /// Waits until at least `min` I/Os have completed, then appends every
     /// available completion to `out` (which has capacity for the queue depth).
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError>;
+}
+
+/// What an engine can do (fio's engine flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// More than one I/O in flight per engine (queue depth > 1): `queue`
+    /// may return [`Queued::InFlight`]. (The null engine's out-of-order
+    /// variant, a test device asked for with
+    /// [`EngineOptions::null_out_of_order`], keeps I/Os in flight too.)
+    pub queue_depth: bool,
+    /// A write and its sync submitted as one linked pair (the kernel starts
+    /// the sync when the write succeeded); without it the sync is a second
+    /// system call after the write.
+    pub linked_sync: bool,
+    /// The worker's buffers can be registered with the kernel once, so
+    /// O_DIRECT I/O does not pin pages per I/O.
+    pub registered_buffers: bool,
+    /// Does real I/O on a file (the null engine does none).
+    pub needs_file: bool,
+}
+
+impl Capabilities {
+    /// What engine `kind` can do.
+    pub const fn of(kind: EngineKind) -> Capabilities {
+        match kind {
+            EngineKind::Psync => Capabilities {
+                queue_depth: false,
+                linked_sync: false,
+                registered_buffers: false,
+                needs_file: true,
+            },
+            EngineKind::IoUring => Capabilities {
+                queue_depth: true,
+                linked_sync: true,
+                registered_buffers: true,
+                needs_file: true,
+            },
+            EngineKind::Null => Capabilities {
+                queue_depth: false,
+                linked_sync: false,
+                registered_buffers: false,
+                needs_file: false,
+            },
+        }
+    }
+}
+
+/// The file an engine does its I/O on.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineFile<'a> {
+    /// The open file, shared with the other engines on it.
+    pub file: &'a Arc<File>,
+    /// Its path, for error messages.
+    pub path: &'a Path,
+}
+
+/// What [`open`] needs besides the kind and the file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EngineOptions<'a> {
+    /// I/Os in flight at most (io_uring sizes its ring for them and their
+    /// linked syncs; the out-of-order null engine its queue).
+    pub depth: u32,
+    /// The caller's buffers, one per tag, each `buf_len` bytes, to register
+    /// when the engine can (empty: do not register).
+    pub bufs: &'a [*mut u8],
+    /// Bytes of each buffer in `bufs`.
+    pub buf_len: usize,
+    /// Null engine: the service time of every I/O and every sync, ns.
+    pub null_delay_ns: u64,
+    /// Null engine: keep I/Os in flight and complete them in an order drawn
+    /// from this seed (see [`NullEngine::out_of_order`]), with a journal
+    /// when the flag is set.
+    pub null_out_of_order: Option<(u64, bool)>,
+}
+
+/// Any engine [`open`] makes; dispatches without a trait object.
+// One per worker thread: boxing the ring would add a pointer chase per I/O
+// to save a few hundred bytes.
+#[allow(clippy::large_enum_variant)]
+pub enum AnyEngine {
+    /// `null`.
+    Null(NullEngine),
+    /// `psync`.
+    Psync(PsyncEngine),
+    /// `io_uring`.
+    Uring(UringEngine),
+}
+
+/// Makes the engine `kind` on `file` (None only for the null engine), in
+/// the thread that will use it (io_uring rings are single-issuer).
+pub fn open(
+    kind: EngineKind,
+    file: Option<EngineFile<'_>>,
+    o: &EngineOptions<'_>,
+) -> Result<AnyEngine, EngineError> {
+    if kind == EngineKind::Null {
+        return Ok(AnyEngine::Null(match o.null_out_of_order {
+            Some((seed, journal)) => {
+                NullEngine::out_of_order(o.null_delay_ns, o.depth, seed, journal)
+            }
+            None => NullEngine::new(o.null_delay_ns),
+        }));
+    }
+    let Some(f) = file else {
+        return Err(EngineError::Invalid(format!(
+            "the {} engine needs a target file",
+            name(kind)
+        )));
+    };
+    Ok(match kind {
+        EngineKind::IoUring => AnyEngine::Uring(UringEngine::new(
+            f.file.clone(),
+            f.path,
+            o.depth.max(1),
+            o.bufs,
+            o.buf_len,
+        )?),
+        _ => AnyEngine::Psync(PsyncEngine::new(f.file.clone(), f.path.to_path_buf())),
+    })
+}
+
+/// The engine's name, as `--engine` spells it.
+pub fn name(kind: EngineKind) -> &'static str {
+    match kind {
+        EngineKind::Psync => "psync",
+        EngineKind::IoUring => "io_uring",
+        EngineKind::Null => "null",
+    }
+}
+
+impl AnyEngine {
+    /// The out-of-order null engine's journal so far (empty for every
+    /// other engine), emptying it.
+    pub fn take_journal(&mut self) -> Vec<NullDone> {
+        match self {
+            AnyEngine::Null(e) => e.take_journal(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Engine for AnyEngine {
+    #[inline]
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        // SAFETY: the caller's contract is the one each engine asks for.
+        unsafe {
+            match self {
+                AnyEngine::Null(e) => e.queue(req),
+                AnyEngine::Psync(e) => e.queue(req),
+                AnyEngine::Uring(e) => e.queue(req),
+            }
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> Result<(), EngineError> {
+        match self {
+            AnyEngine::Null(e) => e.commit(),
+            AnyEngine::Psync(e) => e.commit(),
+            AnyEngine::Uring(e) => e.commit(),
+        }
+    }
+
+    #[inline]
+    fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        match self {
+            AnyEngine::Null(e) => e.reap(min, out),
+            AnyEngine::Psync(e) => e.reap(min, out),
+            AnyEngine::Uring(e) => e.reap(min, out),
+        }
+    }
 }
 
 /// Turns a short transfer into an error that names it.

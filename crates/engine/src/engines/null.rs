@@ -51,7 +51,7 @@ pub struct NullEngine {
 
 impl NullEngine {
     /// A null engine whose every I/O (and every sync) takes `delay_ns`.
-    pub fn new(delay_ns: u64) -> Self {
+    pub(crate) fn new(delay_ns: u64) -> Self {
         Self {
             delay_ns,
             queue: None,
@@ -62,7 +62,7 @@ impl NullEngine {
     /// An asynchronous null engine: every I/O (and every sync) takes at
     /// least `delay_ns` from its queueing, and completions come back in an
     /// order drawn from `seed`. `journal` keeps a [`NullDone`] per I/O.
-    pub fn out_of_order(delay_ns: u64, depth: u32, seed: u64, journal: bool) -> Self {
+    pub(crate) fn out_of_order(delay_ns: u64, depth: u32, seed: u64, journal: bool) -> Self {
         Self {
             delay_ns,
             queue: Some((
@@ -84,7 +84,7 @@ impl NullEngine {
 
 impl Engine for NullEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let mut io_done_ns = now_ns();
         let sync = req.sync != SyncOp::None && self.delay_ns > 0;
         if let Some((q, _)) = &mut self.queue {

@@ -13,19 +13,20 @@ pub struct PsyncEngine {
 }
 
 impl PsyncEngine {
-    /// An engine over an open file.
-    pub fn new(file: Arc<File>, path: PathBuf) -> Self {
+    /// An engine over an open file (made through [`super::open`]).
+    pub(crate) fn new(file: Arc<File>, path: PathBuf) -> Self {
         Self { file, path }
     }
 }
 
 impl Engine for PsyncEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let len = req.len as usize;
         let res = match req.dir {
             Dir::Read => {
-                // SAFETY: the worker guarantees buf is valid for len bytes.
+                // SAFETY: the caller guarantees buf is valid for len bytes and
+                // untouched by anyone else until this call returns (`Engine::queue`).
                 let buf = unsafe { std::slice::from_raw_parts_mut(req.buf, len) };
                 rustix::io::pread(&*self.file, buf, req.offset)
             }

@@ -50,7 +50,13 @@ pub struct UringEngine {
 impl Drop for UringEngine {
     fn drop(&mut self) {
         // After an error the worker stops without reaping; the kernel may
-        // still be writing into the worker's buffers, so wait here.
+        // still be writing into the worker's buffers, so wait here. What
+        // was queued but not submitted (a failed commit, an error between
+        // queue and commit) goes in with the first wait below, since the
+        // ring cannot take it back: wait for it too.
+        if self.in_kernel > 0 {
+            self.in_kernel += std::mem::take(&mut self.unsubmitted);
+        }
         while self.in_kernel > 0 {
             match self.ring.submit_and_wait(1) {
                 Ok(_) => {}
@@ -92,7 +98,7 @@ pub fn probe_io_uring() -> Result<(), String> {
 impl UringEngine {
     /// A ring with room for `depth` I/Os and their linked syncs, using the
     /// worker's buffers `bufs` (one per tag, each `buf_len` bytes).
-    pub fn new(
+    pub(crate) fn new(
         file: Arc<File>,
         path: &Path,
         depth: u32,
@@ -152,7 +158,7 @@ impl UringEngine {
 
 impl Engine for UringEngine {
     #[inline]
-    fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
         let fd = types::Fixed(0);
         let tag = req.tag as usize;
         let user = (req.tag as u64) << 1;
@@ -178,7 +184,8 @@ impl Engine for UringEngine {
         match req.sync {
             SyncOp::None => {
                 self.has_sync[tag] = false;
-                // SAFETY: the buffer stays valid until the worker reaps this tag.
+                // SAFETY: the caller guarantees the buffer stays valid until this
+                // tag is reaped or the engine dropped (`Engine::queue`).
                 unsafe { sq.push(&io) }
             }
             sync => {

@@ -353,7 +353,11 @@ impl<'a> Foreground<'a> {
             buf,
             sync: SyncOp::None,
         };
-        match self.engine.queue(&req)? {
+        // SAFETY: `buf` is a cache buffer (the cache outlives the engine)
+        // whose header this thread marked `reading`, so nobody else touches
+        // it until this read is over: it completes in `queue`, or is reaped
+        // just below before this returns.
+        match unsafe { self.engine.queue(&req) }? {
             Queued::Done(_) => Ok(()),
             Queued::InFlight => {
                 // An asynchronous engine works too, at queue depth 1.

@@ -15,7 +15,7 @@ use super::instance::Instance;
 use super::writer::{Writer, WriterCounters};
 use super::DbwrError;
 use dbio_engine::clock::now_ns;
-use dbio_engine::engines::{Engine, NullEngine, PsyncEngine, UringEngine};
+use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, EngineOptions};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::sysinfo::disk_counters;
 use dbio_engine::threads::{spawn_scoped, StartGate};
@@ -71,19 +71,23 @@ pub fn standard_engines(
     };
     Ok(Box::new(
         move |role| -> Result<Box<dyn Engine>, EngineError> {
-            let Some(d) = &df else {
-                return Ok(Box::new(NullEngine::new(delay)));
+            // Writers keep a batch in flight when the engine can; a
+            // foreground reads one block at a time, so pread serves it.
+            let engine = match role {
+                Role::Writer(_) => kind,
+                Role::Foreground(_) if Capabilities::of(kind).needs_file => EngineKind::Psync,
+                Role::Foreground(_) => kind,
             };
-            match (role, kind) {
-                (Role::Writer(_), EngineKind::IoUring) => Ok(Box::new(UringEngine::new(
-                    d.file.clone(),
-                    &d.path,
-                    depth,
-                    &[],
-                    0,
-                )?)),
-                _ => Ok(Box::new(PsyncEngine::new(d.file.clone(), d.path.clone()))),
-            }
+            let file = df.as_ref().map(|d| EngineFile {
+                file: &d.file,
+                path: &d.path,
+            });
+            let opts = EngineOptions {
+                depth,
+                null_delay_ns: delay,
+                ..EngineOptions::default()
+            };
+            Ok(Box::new(engines::open(engine, file, &opts)?))
         },
     ))
 }

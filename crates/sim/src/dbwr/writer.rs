@@ -283,7 +283,16 @@ impl<'a> Writer<'a> {
                 buf: self.inst.cache.lists[e.list as usize].buf_ptr(e.buf),
                 sync: SyncOp::None,
             };
-            if let Queued::InFlight = self.engine.queue(&req)? {
+            // SAFETY: the buffer is one of the cache's, which outlive every
+            // engine, and this is a write, so the kernel only reads it; its
+            // header is marked `in_write`, so no foreground changes or reuses
+            // it until the batch is reaped below. Tags are the batch's
+            // indices, each queued once per batch. After an error `release`
+            // clears the marks while writes may still be in flight: a
+            // foreground may then change bytes the kernel is still reading,
+            // which can tear that block of dbio's own datafile in a run that
+            // already failed, but no memory is freed under the kernel.
+            if let Queued::InFlight = unsafe { self.engine.queue(&req) }? {
                 in_flight += 1;
             }
         }

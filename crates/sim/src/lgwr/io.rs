@@ -15,10 +15,11 @@
 
 use super::config::LgwrConfig;
 use dbio_engine::engines::{
-    Completion, Dir, Engine, IoRequest, NullDone, NullEngine, PsyncEngine, Queued, SyncOp,
-    UringEngine,
+    self, AnyEngine, Capabilities, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest,
+    NullDone, Queued, SyncOp,
 };
 use dbio_engine::EngineError;
+use dbio_model::EngineKind;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -66,7 +67,7 @@ impl Helper {
     /// Starts the helper for member `m` of `members`; a thread that cannot
     /// be started is an error.
     fn spawn(
-        mut engines: Vec<PsyncEngine>,
+        mut engines: Vec<AnyEngine>,
         sync: SyncOp,
         m: usize,
         members: usize,
@@ -94,7 +95,10 @@ impl Helper {
                         buf: w.buf,
                         sync,
                     };
-                    let r = engines[w.file as usize].queue(&req).map(done_ns);
+                    // SAFETY: `LogIo::issue` handed `w` over under its
+                    // contract (buffer valid and untouched until the write
+                    // completes) and waits in `finish` for this result.
+                    let r = unsafe { engines[w.file as usize].queue(&req) }.map(done_ns);
                     lock(m).result = Some(r);
                     cv.notify_all();
                 }
@@ -148,20 +152,22 @@ fn done_ns(q: Queued) -> u64 {
 
 /// The writer's I/O path.
 pub enum LogIo {
-    /// No I/O, injected service time.
-    Null(NullEngine),
+    /// No I/O, injected service time (boxed: the enum would otherwise be
+    /// as large as an io_uring engine).
+    Null(Box<AnyEngine>),
     /// No I/O, several writes in flight, completed out of order: one
     /// engine per member.
-    NullAsync(Vec<NullEngine>),
-    /// pwrite; member 0 by the writer, the others by helpers.
+    NullAsync(Vec<AnyEngine>),
+    /// One I/O at a time (pwrite); member 0 by the writer, the others by
+    /// helpers.
     Psync {
         /// Member 0 of each file.
-        first: Vec<PsyncEngine>,
+        first: Vec<AnyEngine>,
         /// One helper per further member.
         helpers: Vec<Helper>,
     },
-    /// io_uring: `rings[file][member]`.
-    Uring(Vec<Vec<UringEngine>>),
+    /// Several I/Os in flight (io_uring): `rings[file][member]`.
+    Uring(Vec<Vec<AnyEngine>>),
 }
 
 impl LogIo {
@@ -174,41 +180,59 @@ impl LogIo {
         bufs: &[*mut u8],
         buf_len: usize,
     ) -> Result<LogIo, EngineError> {
-        if let Some(d) = cfg.null_delay_ns {
+        let kind = match (cfg.null_delay_ns, cfg.method.uring()) {
+            (Some(_), _) => EngineKind::Null,
+            (None, true) => EngineKind::IoUring,
+            (None, false) => EngineKind::Psync,
+        };
+        let opts = EngineOptions {
+            depth: cfg.async_depth,
+            bufs,
+            buf_len,
+            null_delay_ns: cfg.null_delay_ns.unwrap_or(0),
+            null_out_of_order: None,
+        };
+        let open = |f: usize, m: usize| {
+            let file = files.get(f).map(|fs| EngineFile {
+                file: &fs[m],
+                path: &paths[f][m],
+            });
+            engines::open(kind, file, &opts)
+        };
+        if !Capabilities::of(kind).needs_file {
             if cfg.async_depth > 1 {
                 let member = |m: u64| {
-                    NullEngine::out_of_order(d, cfg.async_depth, cfg.seed + m, cfg.journal)
+                    let o = EngineOptions {
+                        null_out_of_order: Some((cfg.seed + m, cfg.journal)),
+                        ..opts
+                    };
+                    engines::open(kind, None, &o)
                 };
                 return Ok(LogIo::NullAsync(
-                    (0..u64::from(cfg.members)).map(member).collect(),
+                    (0..u64::from(cfg.members))
+                        .map(member)
+                        .collect::<Result<_, _>>()?,
                 ));
             }
-            return Ok(LogIo::Null(NullEngine::new(d)));
+            return Ok(LogIo::Null(Box::new(engines::open(kind, None, &opts)?)));
         }
-        if cfg.method.uring() {
+        if Capabilities::of(kind).queue_depth {
             let mut rings = Vec::with_capacity(files.len());
-            for (f, p) in files.iter().zip(paths) {
-                let mut members = Vec::with_capacity(f.len());
-                for (file, path) in f.iter().zip(p) {
-                    members.push(UringEngine::new(
-                        file.clone(),
-                        path,
-                        cfg.async_depth,
-                        bufs,
-                        buf_len,
-                    )?);
-                }
-                rings.push(members);
+            for (f, fs) in files.iter().enumerate() {
+                let members = (0..fs.len()).map(|m| open(f, m));
+                rings.push(members.collect::<Result<_, _>>()?);
             }
             return Ok(LogIo::Uring(rings));
         }
-        let engine =
-            |f: usize, m: usize| PsyncEngine::new(files[f][m].clone(), paths[f][m].clone());
-        let first = (0..files.len()).map(|f| engine(f, 0)).collect();
+        let first = (0..files.len())
+            .map(|f| open(f, 0))
+            .collect::<Result<_, _>>()?;
         let helpers = (1..cfg.members as usize)
             .map(|m| {
                 Helper::spawn(
-                    (0..files.len()).map(|f| engine(f, m)).collect(),
+                    (0..files.len())
+                        .map(|f| open(f, m))
+                        .collect::<Result<_, _>>()?,
                     cfg.method.sync_op(),
                     m,
                     cfg.members as usize,
@@ -220,7 +244,15 @@ impl LogIo {
 
     /// Issues a write to every member; `Some(done_ns)` when it already
     /// completed everywhere, `None` when completions must be reaped.
-    pub fn issue(&mut self, w: &Issue, sync: SyncOp) -> Result<Option<u64>, EngineError> {
+    ///
+    /// # Safety
+    ///
+    /// `w.buf` must point to `w.len` bytes, valid for reads and untouched
+    /// (not written, moved or freed) until the write is over on every
+    /// member: until this returns `Some`, or until [`LogIo::reap`] has
+    /// handed back `w.tag` for every member, or until `self` is dropped.
+    /// No other write with the same tag may be issued before then.
+    pub unsafe fn issue(&mut self, w: &Issue, sync: SyncOp) -> Result<Option<u64>, EngineError> {
         let req = IoRequest {
             tag: w.tag,
             dir: Dir::Write,
@@ -230,10 +262,12 @@ impl LogIo {
             sync,
         };
         match self {
-            LogIo::Null(e) => Ok(Some(done_ns(e.queue(&req)?))),
+            // SAFETY (every `queue` below): this function's contract is
+            // `Engine::queue`'s, for each member's engine.
+            LogIo::Null(e) => Ok(Some(done_ns(unsafe { e.queue(&req) }?))),
             LogIo::NullAsync(members) => {
                 for e in members.iter_mut() {
-                    e.queue(&req)?;
+                    unsafe { e.queue(&req) }?;
                 }
                 Ok(None)
             }
@@ -241,7 +275,7 @@ impl LogIo {
                 for h in helpers.iter() {
                     h.start(*w);
                 }
-                let mine = first[w.file as usize].queue(&req).map(done_ns);
+                let mine = unsafe { first[w.file as usize].queue(&req) }.map(done_ns);
                 let mut latest = 0;
                 let mut err = None;
                 for h in helpers.iter() {
@@ -258,7 +292,7 @@ impl LogIo {
             }
             LogIo::Uring(rings) => {
                 for r in rings[w.file as usize].iter_mut() {
-                    r.queue(&req)?;
+                    unsafe { r.queue(&req) }?;
                 }
                 for r in rings[w.file as usize].iter_mut() {
                     r.commit()?;

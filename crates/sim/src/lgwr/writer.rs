@@ -291,7 +291,12 @@ impl Writer<'_> {
                         self.fifo.push_back(tag);
                         self.offset += padded;
                         b.t_issue = now_ns();
-                        match io.issue(&issue, sync)? {
+                        // SAFETY: `bufs[tag]` holds `padded` bytes (at most
+                        // `max_write`), lives until after `io` is dropped
+                        // and is not touched again until `tag` comes back
+                        // to the free list, which happens only once every
+                        // member's write of it is over.
+                        match unsafe { io.issue(&issue, sync) }? {
                             Some(done) => {
                                 b.pending = 0;
                                 b.done_ns = done;
