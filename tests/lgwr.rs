@@ -353,3 +353,53 @@ fn lgwr_counts_log_buffer_space_waits() {
         "{waits} 'log buffer space' waits"
     );
 }
+
+/// Before any file is made, lgwr checks the whole group against the free
+/// space and an O_DIRECT method against the filesystem, and says which
+/// option to change.
+#[test]
+fn lgwr_checks_the_group_and_the_filesystem_before_making_files() {
+    let small = match crate::util::Tmpfs::mount("8m") {
+        Ok(f) => f,
+        Err(why) => {
+            return crate::util::skip(
+                "lgwr_checks_the_group_and_the_filesystem_before_making_files",
+                &why,
+            )
+        }
+    };
+    let out = dbio()
+        .args(["lgwr", "--method", "buffered-fdatasync", "--commits", "10"])
+        .args(["--file-size", "4m", "--files", "3", "--quiet"])
+        .arg(small.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("the log files need 12.0 MiB") && err.contains("fewer --files"),
+        "{err}"
+    );
+    assert!(dbio_files(small.path()).is_empty());
+
+    let ram = crate::util::Tmpfs::ramfs().expect("ramfs where tmpfs mounts");
+    let out = dbio()
+        .args([
+            "lgwr",
+            "--method",
+            "direct-dsync",
+            "--commits",
+            "10",
+            "--quiet",
+        ])
+        .arg(ram.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("does not support O_DIRECT; use a buffered --method"),
+        "{err}"
+    );
+    assert!(dbio_files(ram.path()).is_empty());
+}
