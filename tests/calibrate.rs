@@ -159,6 +159,9 @@ fn calibrate_saves_exactly_the_boundaries_it_measured() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let c = &v["calibration"];
+    // The device reads spread over the file beyond the page-cache region
+    // (a quarter of 16 MiB).
+    assert_eq!(c["region_bytes"].as_u64(), Some(12 << 20), "{c}");
     let (page, storage) = thresholds_from_boundaries(c);
     assert_eq!(c["page_cache_max_ns"].as_u64(), Some(page), "{c}");
     assert_eq!(c["storage_cache_max_ns"].as_u64(), Some(storage), "{c}");

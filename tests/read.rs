@@ -96,6 +96,12 @@ fn multiblock_reads_are_cut_at_the_end_of_the_scan() {
     ]);
     let r = &v["reads"][0];
     assert_eq!(u(&r["blocks"]), 80);
+    // IOPS is the reads over the measured time.
+    let iops = 6.0 / (u(&r["runtime_ns"]) as f64 / 1e9);
+    assert!(
+        (r["iops"].as_f64().unwrap() - iops).abs() < 1e-6 * iops,
+        "{r}"
+    );
     let sizes: Vec<(u64, u64, u64)> = r["by_size"]
         .as_array()
         .unwrap()
