@@ -15,7 +15,7 @@
 //! fdatasync, fsync, a linked io_uring fsync) shows as one device flush or
 //! more, and a write with no durability shows none.
 
-use crate::util::{dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop};
+use crate::util::{dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, Succeeds};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -801,5 +801,34 @@ fn lgwr_compare_opens_the_log_files_again_with_each_configurations_flags() {
             ("direct-dsync's O_DIRECT + O_DSYNC", &first),
             ("buffered-fdatasync's plain descriptors", &second),
         ],
+    );
+}
+
+/// Over several rounds the device's counters add up: on a private device
+/// that nothing else writes to, the device saw at least as many writes and
+/// flushes as the log writer made O_DIRECT+O_DSYNC writes in all rounds.
+#[test]
+fn lgwr_device_counters_add_up_over_rounds() {
+    let fs = match PrivateExt4::new() {
+        Ok(f) => f,
+        Err(why) => return skip("lgwr_device_counters_add_up_over_rounds", &why),
+    };
+    let out = dbio()
+        .args(["lgwr", "--method", "direct-dsync", "--sessions", "1"])
+        .args(["--commits", "40", "--rounds", "3", "--files", "2"])
+        .args(["--file-size", "2m", "--quiet", "--json", "-"])
+        .arg(fs.dir())
+        .succeeds();
+    let r = &json(&out.stdout)["lgwr"][0];
+    let writes = r["writer"]["writes"].as_u64().unwrap();
+    assert_eq!(r["commits"], 120, "{r}");
+    let dev = &r["io"]["device"];
+    assert!(
+        dev["writes"].as_u64().unwrap() >= writes,
+        "{writes} log writes: {dev}"
+    );
+    assert!(
+        dev["flushes"].as_u64().unwrap() >= writes,
+        "{writes} log writes: {dev}"
     );
 }
