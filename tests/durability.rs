@@ -455,19 +455,26 @@ fn read_opens_its_datafile_with_o_direct_exactly_when_asked() {
     std::fs::write(&existing, vec![7u8; 8 << 20]).unwrap();
     let existing = existing.to_str().unwrap();
     for target in [dir, existing] {
-        for engine in ["psync", "io_uring"] {
-            for direct in [true, false] {
-                let mut args = vec!["read", target, "--size", "8m", "--engine", engine];
-                args.extend(["--runtime", "20"]);
-                let (want, unwanted) = if direct {
-                    args.push("--direct");
-                    (O_DIRECT, 0)
-                } else {
-                    (0, O_DIRECT)
-                };
-                let what = format!("read {target} {engine} direct={direct}");
-                assert_open_flags(&what, &args, d.path(), want, unwanted);
-            }
+        assert_direct_exactly_when_asked(&["read", target, "--size", "8m"], d.path());
+    }
+}
+
+/// Runs `args` with psync and io_uring, with and without `--direct`, and
+/// asserts that its files under `dir` are open with O_DIRECT exactly when
+/// asked.
+fn assert_direct_exactly_when_asked(args: &[&str], dir: &Path) {
+    for engine in ["psync", "io_uring"] {
+        for direct in [true, false] {
+            let mut all = args.to_vec();
+            all.extend(["--engine", engine, "--runtime", "20"]);
+            let (want, unwanted) = if direct {
+                all.push("--direct");
+                (O_DIRECT, 0)
+            } else {
+                (0, O_DIRECT)
+            };
+            let what = format!("{args:?} {engine} direct={direct}");
+            assert_open_flags(&what, &all, dir, want, unwanted);
         }
     }
 }
@@ -482,20 +489,8 @@ fn dbwr_opens_its_datafile_with_o_direct_exactly_when_asked() {
         );
     }
     let dir = d.path().to_str().unwrap();
-    for engine in ["psync", "io_uring"] {
-        for direct in [true, false] {
-            let mut args = vec!["dbwr", dir, "--size", "16m", "--buffers", "512"];
-            args.extend(["--engine", engine, "--runtime", "20"]);
-            let (want, unwanted) = if direct {
-                args.push("--direct");
-                (O_DIRECT, 0)
-            } else {
-                (0, O_DIRECT)
-            };
-            let what = format!("dbwr {engine} direct={direct}");
-            assert_open_flags(&what, &args, d.path(), want, unwanted);
-        }
-    }
+    let args = ["dbwr", dir, "--size", "16m", "--buffers", "512"];
+    assert_direct_exactly_when_asked(&args, d.path());
 }
 
 /// `calibrate` has no `--direct`: it reads the page-cache tier buffered and
