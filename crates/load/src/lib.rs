@@ -1,0 +1,18 @@
+//! Commit load on real database engines (`dbio load`).
+//!
+//! `dbio lgwr` models how a log writer groups commits; this crate drives
+//! real engines with the same load (N sessions, each committing one-row
+//! inserts) and reads the engines' own counters, so a result shows both
+//! what the storage allows and what the database makes of it.
+//!
+//! The crate is split by job: [`backend`] is the one interface every
+//! database implements (connections that commit, a table dbio owns, the
+//! server's counters); each engine lives in its own module behind it; the
+//! load loop and its per-session recorders know nothing of any engine.
+#![deny(missing_docs)]
+
+pub mod backend;
+
+pub use backend::{
+    CommitMode, Counter, Database, DbKind, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+};
