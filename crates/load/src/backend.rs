@@ -100,6 +100,28 @@ pub struct WaitSample {
     pub backend: String,
 }
 
+/// The server's log-flush path over a run, from its own counters: the
+/// numbers behind "commits per flush" and the 'log file parallel write'
+/// equivalent. `None` where the server does not count or time it (say
+/// why in [`ServerInfo::missing`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FlushPath {
+    /// Log flushes (PostgreSQL `wal_sync`, or `wal_write` under
+    /// `open_*sync`; InnoDB `Innodb_data_fsyncs`; SQLite WAL syncs).
+    pub flushes: Option<u64>,
+    /// Time in those flushes, ns (PostgreSQL with
+    /// `track_wal_io_timing`; MariaDB's binlog sync timer; SQLite's shim).
+    pub flush_time_ns: Option<u64>,
+    /// Log bytes written (`wal_bytes`, `Innodb_os_log_written`).
+    pub bytes: Option<u64>,
+    /// Commits the server counted (`xact_commit` includes read-only
+    /// transactions, so the load loop's own count is the one to divide by).
+    pub server_commits: Option<u64>,
+    /// Other named figures worth showing (binlog group commits, WAL
+    /// records, full-page images, ...), as deltas with units.
+    pub extra: Vec<Counter>,
+}
+
 /// Why a database operation failed, as one sentence without secrets.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -145,6 +167,8 @@ pub trait Database: Send + Sync {
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError>;
     /// The server's cumulative commit-path counters now.
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError>;
+    /// The flush path over a run, from counters read before and after it.
+    fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath;
     /// What each committing backend is doing now (empty where the
     /// engine offers no such view). Called every 10–20 ms during a run
     /// from a sampler thread with its own `Database` value.

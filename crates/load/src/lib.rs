@@ -14,5 +14,6 @@
 pub mod backend;
 
 pub use backend::{
-    CommitMode, Counter, Database, DbKind, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+    CommitMode, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
+    WaitSample,
 };
