@@ -426,162 +426,14 @@ impl Analyzer {
             ..
         } = self;
         let names: Vec<String> = events.iter().map(|e| e.name.clone()).collect();
-        let cells = |v: Vec<WaitCell>| -> Vec<WaitAgg> {
-            let mut out: Vec<WaitAgg> = v
-                .into_iter()
-                .map(|w| WaitAgg {
-                    event: names.get(w.event as usize).cloned().unwrap_or_default(),
-                    count: w.count,
-                    total_us: w.total,
-                    max_us: w.max,
-                })
-                .collect();
-            out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
-            out
-        };
-
-        // Profile.
-        let t = &totals;
-        let r = t.calls_e.saturating_add(t.between);
-        let unaccounted = t.calls_e.saturating_sub(t.cpu).saturating_sub(t.claimed);
-        let share = |x: i64| if r != 0 { x as f64 / r as f64 } else { 0.0 };
-        let mut lines = vec![ProfileLine {
-            name: "CPU".into(),
-            kind: ProfileKind::Cpu,
-            count: t.top_calls,
-            total_us: t.cpu,
-            share: share(t.cpu),
-        }];
-        for e in &events {
-            if e.class.idle {
-                if e.between.0 > 0 {
-                    lines.push(ProfileLine {
-                        name: e.name.clone(),
-                        kind: ProfileKind::Idle,
-                        count: e.between.0,
-                        total_us: e.between.1,
-                        share: share(e.between.1),
-                    });
-                }
-                if e.in_calls.0 > 0 {
-                    lines.push(ProfileLine {
-                        name: format!("{} (inside calls)", e.name),
-                        kind: ProfileKind::Wait,
-                        count: e.in_calls.0,
-                        total_us: e.in_calls.1,
-                        share: share(e.in_calls.1),
-                    });
-                }
-            } else {
-                let total = e.in_calls.1.saturating_add(e.between.1);
-                lines.push(ProfileLine {
-                    name: e.name.clone(),
-                    kind: ProfileKind::Wait,
-                    count: e.in_calls.0 + e.between.0,
-                    total_us: total,
-                    share: share(total),
-                });
-            }
-        }
-        lines.push(ProfileLine {
-            name: "unaccounted-for".into(),
-            kind: ProfileKind::Unaccounted,
-            count: 0,
-            total_us: unaccounted,
-            share: share(unaccounted),
-        });
-        lines.sort_by(|a, b| {
-            b.total_us
-                .abs()
-                .cmp(&a.total_us.abs())
-                .then(a.name.cmp(&b.name))
-        });
-        let profile = ResponseProfile {
-            response_time_us: r,
-            busy_time_us: r.saturating_sub(t.idle_between),
-            top_depth: t.top_depth,
-            top_calls: t.top_calls,
-            calls_elapsed_us: t.calls_e,
-            cpu_us: t.cpu,
-            waits_in_calls_us: t.claimed,
-            waits_between_calls_us: t.between.saturating_sub(t.idle_between),
-            idle_between_calls_us: t.idle_between,
-            unaccounted_us: unaccounted,
-            clock_span_us: t.clock_span,
-            commits: t.commits,
-            rollbacks: t.rollbacks,
-            errors: t.errors,
-            lines,
-            notes: t.notes.clone(),
-        };
-
-        // Events, histograms, tiers.
-        let mut ev_out = Vec::new();
-        let mut io_h = Vec::new();
-        let mut size_h = Vec::new();
-        let mut tiers = Vec::new();
-        for e in events {
-            let q = |p: f64| {
-                if e.count > 0 {
-                    e.hdr.value_at_quantile(p)
-                } else {
-                    0
-                }
-            };
-            ev_out.push(EventStats {
-                name: e.name.clone(),
-                idle: e.class.idle,
-                io: e.class.io,
-                count: e.count,
-                total_us: e.total,
-                mean_us: if e.count > 0 {
-                    e.total as f64 / e.count as f64
-                } else {
-                    0.0
-                },
-                min_us: if e.count > 0 { e.min } else { 0 },
-                max_us: if e.count > 0 { e.max } else { 0 },
-                p50_us: q(0.5),
-                p90_us: q(0.9),
-                p99_us: q(0.99),
-                p999_us: q(0.999),
-                zero_count: e.zeros,
-                in_calls_us: e.in_calls.1,
-                between_calls_us: e.between.1,
-            });
-            if e.class.io {
-                io_h.push(IoHistogram {
-                    event: e.name.clone(),
-                    buckets: e.log2.clone(),
-                    total_us: e.total,
-                });
-                tiers.push(TierRow {
-                    event: e.name.clone(),
-                    page_cache: e.tiers[0],
-                    storage_cache: e.tiers[1],
-                    device: e.tiers[2],
-                });
-            }
-            let mut sizes = e.sizes;
-            sizes.sort_by_key(|s| s.0);
-            for (blocks, buckets, total) in sizes {
-                size_h.push(SizeHistogram {
-                    event: e.name.clone(),
-                    blocks,
-                    buckets,
-                    total_us: total,
-                });
-            }
-        }
-        ev_out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
-        io_h.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
-        tiers.sort_by(|a, b| {
-            let t =
-                |r: &TierRow| r.page_cache.total_us + r.storage_cache.total_us + r.device.total_us;
-            t(b).cmp(&t(a)).then(a.event.cmp(&b.event))
-        });
-        size_h.sort_by(|a, b| a.event.cmp(&b.event).then(a.blocks.cmp(&b.blocks)));
-
+        let cells = |v: Vec<WaitCell>| wait_aggs(&names, v);
+        let profile = response_profile(&totals, &events);
+        let EventTables {
+            events: ev_out,
+            io_histograms: io_h,
+            size_histograms: size_h,
+            tiers,
+        } = event_tables(events);
         let mut statements: Vec<StatementStats> = stmts
             .into_iter()
             .map(|s| {
@@ -610,27 +462,7 @@ impl Analyzer {
         objs.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.obj.cmp(&b.obj)));
         objs.truncate(opts.top.max(1) * 5);
 
-        let mut hf: Vec<FileHotSpot> = hot_files.into_values().collect();
-        hf.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.file.cmp(&b.file)));
-        let blocks_complete = blocks.is_complete();
-        let mut hb: Vec<BlockHotSpot> = blocks
-            .into_entries()
-            .filter(|(_, (c, _))| *c > 1)
-            .map(|((file, block), (count, total_us))| BlockHotSpot {
-                file,
-                block,
-                count,
-                total_us,
-            })
-            .collect();
-        hb.sort_by(|a, b| {
-            b.count
-                .cmp(&a.count)
-                .then(b.total_us.cmp(&a.total_us))
-                .then((a.file, a.block).cmp(&(b.file, b.block)))
-        });
-        hb.truncate(opts.top.max(1));
-
+        let (hf, hb, blocks_complete) = hot_spots(hot_files, blocks, opts.top);
         let timeline = make_timeline(&opts, timeline_wall, timeline_rel);
 
         TraceReport {
@@ -662,6 +494,213 @@ impl Analyzer {
             findings: Vec::new(),
         }
     }
+}
+
+/// A list of wait cells as named, sorted aggregates (largest total first).
+fn wait_aggs(names: &[String], v: Vec<WaitCell>) -> Vec<WaitAgg> {
+    let mut out: Vec<WaitAgg> = v
+        .into_iter()
+        .map(|w| WaitAgg {
+            event: names.get(w.event as usize).cloned().unwrap_or_default(),
+            count: w.count,
+            total_us: w.total,
+            max_us: w.max,
+        })
+        .collect();
+    out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
+    out
+}
+
+/// The response-time profile (Millsap's resource profile): CPU, each
+/// event, and what the calls' elapsed time leaves unaccounted for.
+fn response_profile(totals: &Totals, events: &[EventAgg]) -> ResponseProfile {
+    let t = totals;
+    let r = t.calls_e.saturating_add(t.between);
+    let unaccounted = t.calls_e.saturating_sub(t.cpu).saturating_sub(t.claimed);
+    let share = |x: i64| if r != 0 { x as f64 / r as f64 } else { 0.0 };
+    let mut lines = vec![ProfileLine {
+        name: "CPU".into(),
+        kind: ProfileKind::Cpu,
+        count: t.top_calls,
+        total_us: t.cpu,
+        share: share(t.cpu),
+    }];
+    for e in events {
+        if e.class.idle {
+            if e.between.0 > 0 {
+                lines.push(ProfileLine {
+                    name: e.name.clone(),
+                    kind: ProfileKind::Idle,
+                    count: e.between.0,
+                    total_us: e.between.1,
+                    share: share(e.between.1),
+                });
+            }
+            if e.in_calls.0 > 0 {
+                lines.push(ProfileLine {
+                    name: format!("{} (inside calls)", e.name),
+                    kind: ProfileKind::Wait,
+                    count: e.in_calls.0,
+                    total_us: e.in_calls.1,
+                    share: share(e.in_calls.1),
+                });
+            }
+        } else {
+            let total = e.in_calls.1.saturating_add(e.between.1);
+            lines.push(ProfileLine {
+                name: e.name.clone(),
+                kind: ProfileKind::Wait,
+                count: e.in_calls.0 + e.between.0,
+                total_us: total,
+                share: share(total),
+            });
+        }
+    }
+    lines.push(ProfileLine {
+        name: "unaccounted-for".into(),
+        kind: ProfileKind::Unaccounted,
+        count: 0,
+        total_us: unaccounted,
+        share: share(unaccounted),
+    });
+    lines.sort_by(|a, b| {
+        b.total_us
+            .abs()
+            .cmp(&a.total_us.abs())
+            .then(a.name.cmp(&b.name))
+    });
+    ResponseProfile {
+        response_time_us: r,
+        busy_time_us: r.saturating_sub(t.idle_between),
+        top_depth: t.top_depth,
+        top_calls: t.top_calls,
+        calls_elapsed_us: t.calls_e,
+        cpu_us: t.cpu,
+        waits_in_calls_us: t.claimed,
+        waits_between_calls_us: t.between.saturating_sub(t.idle_between),
+        idle_between_calls_us: t.idle_between,
+        unaccounted_us: unaccounted,
+        clock_span_us: t.clock_span,
+        commits: t.commits,
+        rollbacks: t.rollbacks,
+        errors: t.errors,
+        lines,
+        notes: t.notes.clone(),
+    }
+}
+
+/// Per-event statistics, the I/O events' latency and size histograms and
+/// their tier split, each sorted for display.
+struct EventTables {
+    events: Vec<EventStats>,
+    io_histograms: Vec<IoHistogram>,
+    size_histograms: Vec<SizeHistogram>,
+    tiers: Vec<TierRow>,
+}
+
+fn event_tables(events: Vec<EventAgg>) -> EventTables {
+    let mut ev_out = Vec::new();
+    let mut io_h = Vec::new();
+    let mut size_h = Vec::new();
+    let mut tiers = Vec::new();
+    for e in events {
+        let q = |p: f64| {
+            if e.count > 0 {
+                e.hdr.value_at_quantile(p)
+            } else {
+                0
+            }
+        };
+        ev_out.push(EventStats {
+            name: e.name.clone(),
+            idle: e.class.idle,
+            io: e.class.io,
+            count: e.count,
+            total_us: e.total,
+            mean_us: if e.count > 0 {
+                e.total as f64 / e.count as f64
+            } else {
+                0.0
+            },
+            min_us: if e.count > 0 { e.min } else { 0 },
+            max_us: if e.count > 0 { e.max } else { 0 },
+            p50_us: q(0.5),
+            p90_us: q(0.9),
+            p99_us: q(0.99),
+            p999_us: q(0.999),
+            zero_count: e.zeros,
+            in_calls_us: e.in_calls.1,
+            between_calls_us: e.between.1,
+        });
+        if e.class.io {
+            io_h.push(IoHistogram {
+                event: e.name.clone(),
+                buckets: e.log2.clone(),
+                total_us: e.total,
+            });
+            tiers.push(TierRow {
+                event: e.name.clone(),
+                page_cache: e.tiers[0],
+                storage_cache: e.tiers[1],
+                device: e.tiers[2],
+            });
+        }
+        let mut sizes = e.sizes;
+        sizes.sort_by_key(|s| s.0);
+        for (blocks, buckets, total) in sizes {
+            size_h.push(SizeHistogram {
+                event: e.name.clone(),
+                blocks,
+                buckets,
+                total_us: total,
+            });
+        }
+    }
+    ev_out.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.name.cmp(&b.name)));
+    io_h.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.event.cmp(&b.event)));
+    tiers.sort_by(|a, b| {
+        let t = |r: &TierRow| r.page_cache.total_us + r.storage_cache.total_us + r.device.total_us;
+        t(b).cmp(&t(a)).then(a.event.cmp(&b.event))
+    });
+    size_h.sort_by(|a, b| a.event.cmp(&b.event).then(a.blocks.cmp(&b.blocks)));
+
+    EventTables {
+        events: ev_out,
+        io_histograms: io_h,
+        size_histograms: size_h,
+        tiers,
+    }
+}
+
+/// The hottest files and the blocks read more than once (the top `top`),
+/// and whether the block table saw every block.
+fn hot_spots(
+    hot_files: FxHashMap<i64, FileHotSpot>,
+    blocks: BlockCounter,
+    top: usize,
+) -> (Vec<FileHotSpot>, Vec<BlockHotSpot>, bool) {
+    let mut hf: Vec<FileHotSpot> = hot_files.into_values().collect();
+    hf.sort_by(|a, b| b.total_us.cmp(&a.total_us).then(a.file.cmp(&b.file)));
+    let blocks_complete = blocks.is_complete();
+    let mut hb: Vec<BlockHotSpot> = blocks
+        .into_entries()
+        .filter(|(_, (c, _))| *c > 1)
+        .map(|((file, block), (count, total_us))| BlockHotSpot {
+            file,
+            block,
+            count,
+            total_us,
+        })
+        .collect();
+    hb.sort_by(|a, b| {
+        b.count
+            .cmp(&a.count)
+            .then(b.total_us.cmp(&a.total_us))
+            .then((a.file, a.block).cmp(&(b.file, b.block)))
+    });
+    hb.truncate(top.max(1));
+
+    (hf, hb, blocks_complete)
 }
 
 fn merge_cell(v: &mut Vec<WaitCell>, w: WaitCell) {
