@@ -1,7 +1,7 @@
 //! `dbio bench` on real temporary files: exact counts, page-cache effects,
 //! device flushes, and the outputs.
 
-use crate::util::{dbio, dbio_files, json, scratch, Succeeds};
+use crate::util::{dbio, dbio_files, json, scratch, skip_this_test, Succeeds};
 
 fn bench_json(args: &[&str]) -> serde_json::Value {
     let out = dbio()
@@ -380,10 +380,7 @@ fn statx_alignment_is_reported_for_directory_targets() {
     ]);
     let want = &file["environment"]["dio_alignment"];
     if want.is_null() {
-        crate::util::skip(
-            "statx_alignment_is_reported_for_directory_targets",
-            "the kernel reports no O_DIRECT alignment (STATX_DIOALIGN) for files here",
-        );
+        skip_this_test("the kernel reports no O_DIRECT alignment (STATX_DIOALIGN) for files here");
         return;
     }
     std::fs::remove_file(&f).unwrap();
@@ -445,12 +442,7 @@ fn statx_alignment_is_reported_for_directory_targets() {
 /// again on a 64 MiB filesystem that holds the 40 MiB file is fine.
 #[test]
 fn preparing_a_file_again_counts_its_own_blocks_as_free() {
-    let fs = match crate::util::Tmpfs::mount("64m") {
-        Ok(f) => f,
-        Err(why) => {
-            return crate::util::skip("preparing_a_file_again_counts_its_own_blocks_as_free", &why)
-        }
-    };
+    let fs = or_skip!(crate::util::Tmpfs::mount("64m"));
     let file = fs.path().join("f.dat");
     let file = file.to_str().unwrap();
     for prepare in ["prewrite", "fallocate"] {

@@ -2,7 +2,7 @@
 //! on tmpfs (said, not invented), and the saved file read back by `dbio
 //! read --calibration`.
 
-use crate::util::{dbio, dbio_files, json, scratch, skip, Succeeds, Tmpfs};
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds, Tmpfs};
 
 fn calibrate(dir: &std::path::Path, save: &std::path::Path) -> serde_json::Value {
     let out = dbio()
@@ -47,10 +47,7 @@ fn calibrate_on_a_disk_measures_three_tiers_and_saves_them() {
 
 #[test]
 fn calibrate_on_tmpfs_reports_no_device_tier() {
-    let fs = match Tmpfs::mount("64m") {
-        Ok(fs) => fs,
-        Err(why) => return skip("calibrate_on_tmpfs_reports_no_device_tier", &why),
-    };
+    let fs = or_skip!(Tmpfs::mount("64m"));
     let d = scratch();
     let save = d.path().join("tmpfs-cal.json");
     let v = calibrate(fs.path(), &save);

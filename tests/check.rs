@@ -1,7 +1,7 @@
 //! `dbio check`: the battery runs, concludes in plain words, and its JSON
 //! re-renders.
 
-use crate::util::{dbio, dbio_files, json, scratch, skip, Succeeds, Tmpfs};
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds, Tmpfs};
 
 #[test]
 fn check_runs_every_section_and_concludes() {
@@ -187,10 +187,7 @@ fn check_refuses_a_missing_directory() {
 /// behind, as the guide says.
 #[test]
 fn check_on_ramfs_runs_buffered_and_warns() {
-    let fs = match Tmpfs::ramfs() {
-        Ok(fs) => fs,
-        Err(why) => return skip("check_on_ramfs_runs_buffered_and_warns", &why),
-    };
+    let fs = or_skip!(Tmpfs::ramfs());
     let out = dbio()
         .args([
             "check",

@@ -15,7 +15,9 @@
 //! fdatasync, fsync, a linked io_uring fsync) shows as one device flush or
 //! more, and a write with no durability shows none.
 
-use crate::util::{dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, Succeeds};
+use crate::util::{
+    dbio, dbio_path, json, skip_this_test, tool, unmount, wait_output_within, Loop, Succeeds,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -144,15 +146,7 @@ fn bench_flushes(fs: &PrivateExt4, ops: u64, extra: &[&str]) -> (u64, u64) {
 
 #[test]
 fn every_bench_durability_method_flushes_the_device_once_per_write() {
-    let fs = match PrivateExt4::new() {
-        Ok(f) => f,
-        Err(why) => {
-            return skip(
-                "every_bench_durability_method_flushes_the_device_once_per_write",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(PrivateExt4::new());
     const OPS: u64 = 64;
     // The file exists before the first measured run, so preparation's own
     // flushes are not counted (a re-used dbio file is not prepared again).
@@ -376,15 +370,7 @@ fn lgwr_opens_its_log_files_with_each_methods_flags() {
 
 #[test]
 fn every_lgwr_method_flushes_the_device_for_every_log_write() {
-    let fs = match PrivateExt4::new() {
-        Ok(f) => f,
-        Err(why) => {
-            return skip(
-                "every_lgwr_method_flushes_the_device_for_every_log_write",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(PrivateExt4::new());
     for method in [
         "direct-dsync",
         "direct-fdatasync",
@@ -444,10 +430,7 @@ fn no_direct_in(dir: &Path) -> Option<String> {
 fn read_opens_its_datafile_with_o_direct_exactly_when_asked() {
     let d = crate::util::scratch();
     if let Some(why) = no_direct_in(d.path()) {
-        return skip(
-            "read_opens_its_datafile_with_o_direct_exactly_when_asked",
-            &why,
-        );
+        return skip_this_test(&why);
     }
     let dir = d.path().to_str().unwrap();
     // An existing file that dbio did not make (read only reads it).
@@ -483,10 +466,7 @@ fn assert_direct_exactly_when_asked(args: &[&str], dir: &Path) {
 fn dbwr_opens_its_datafile_with_o_direct_exactly_when_asked() {
     let d = crate::util::scratch();
     if let Some(why) = no_direct_in(d.path()) {
-        return skip(
-            "dbwr_opens_its_datafile_with_o_direct_exactly_when_asked",
-            &why,
-        );
+        return skip_this_test(&why);
     }
     let dir = d.path().to_str().unwrap();
     let args = ["dbwr", dir, "--size", "16m", "--buffers", "512"];
@@ -500,10 +480,7 @@ fn dbwr_opens_its_datafile_with_o_direct_exactly_when_asked() {
 fn calibrate_reads_the_storage_tiers_with_o_direct_beside_a_buffered_descriptor() {
     let d = crate::util::scratch();
     if let Some(why) = no_direct_in(d.path()) {
-        return skip(
-            "calibrate_reads_the_storage_tiers_with_o_direct_beside_a_buffered_descriptor",
-            &why,
-        );
+        return skip_this_test(&why);
     }
     let dir = d.path().to_str().unwrap();
     // The saved file lies outside the watched directory: dbio holds its
@@ -546,7 +523,7 @@ fn calibrate_reads_the_storage_tiers_with_o_direct_beside_a_buffered_descriptor(
 fn check_opens_each_test_with_its_own_flags() {
     let d = crate::util::scratch();
     if let Some(why) = no_direct_in(d.path()) {
-        return skip("check_opens_each_test_with_its_own_flags", &why);
+        return skip_this_test(&why);
     }
     let dir = d.path().to_str().unwrap();
     let args = ["check", dir, "--size", "32m", "--runtime", "3"];
@@ -576,15 +553,7 @@ fn check_opens_each_test_with_its_own_flags() {
 /// what was not made durable.
 #[test]
 fn what_every_bench_durability_method_wrote_survives_a_crash() {
-    let fs = match PrivateExt4::new() {
-        Ok(f) => f,
-        Err(why) => {
-            return skip(
-                "what_every_bench_durability_method_wrote_survives_a_crash",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(PrivateExt4::new());
     const OPS: u64 = 64;
     const BS: usize = 8192;
     // Thread 0's buffers, one per I/O in flight (the runner's seeds).
@@ -695,10 +664,7 @@ fn records_on_disk(dir: &Path, seed: u64) -> std::collections::HashMap<(u32, u64
 /// members.
 #[test]
 fn every_lgwr_methods_committed_records_survive_a_crash() {
-    let fs = match PrivateExt4::new() {
-        Ok(f) => f,
-        Err(why) => return skip("every_lgwr_methods_committed_records_survive_a_crash", &why),
-    };
+    let fs = or_skip!(PrivateExt4::new());
     let methods = [
         "direct-dsync",
         "direct-fdatasync",
@@ -766,10 +732,7 @@ fn every_lgwr_methods_committed_records_survive_a_crash() {
 fn lgwr_compare_opens_the_log_files_again_with_each_configurations_flags() {
     let d = crate::util::scratch();
     if let Some(why) = no_direct_in(d.path()) {
-        return skip(
-            "lgwr_compare_opens_the_log_files_again_with_each_configurations_flags",
-            &why,
-        );
+        return skip_this_test(&why);
     }
     let dir = d.path().to_str().unwrap();
     let args = [
@@ -804,10 +767,7 @@ fn lgwr_compare_opens_the_log_files_again_with_each_configurations_flags() {
 /// flushes as the log writer made O_DIRECT+O_DSYNC writes in all rounds.
 #[test]
 fn lgwr_device_counters_add_up_over_rounds() {
-    let fs = match PrivateExt4::new() {
-        Ok(f) => f,
-        Err(why) => return skip("lgwr_device_counters_add_up_over_rounds", &why),
-    };
+    let fs = or_skip!(PrivateExt4::new());
     let out = dbio()
         .args(["lgwr", "--method", "direct-dsync", "--sessions", "1"])
         .args(["--commits", "40", "--rounds", "3", "--files", "2"])

@@ -359,15 +359,7 @@ fn lgwr_counts_log_buffer_space_waits() {
 /// option to change.
 #[test]
 fn lgwr_checks_the_group_and_the_filesystem_before_making_files() {
-    let small = match crate::util::Tmpfs::mount("8m") {
-        Ok(f) => f,
-        Err(why) => {
-            return crate::util::skip(
-                "lgwr_checks_the_group_and_the_filesystem_before_making_files",
-                &why,
-            )
-        }
-    };
+    let small = or_skip!(crate::util::Tmpfs::mount("8m"));
     let out = dbio()
         .args(["lgwr", "--method", "buffered-fdatasync", "--commits", "10"])
         .args(["--file-size", "4m", "--files", "3", "--quiet"])

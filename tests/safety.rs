@@ -1,7 +1,7 @@
 //! Safety and bad input, for real: foreign files, full filesystems,
 //! signals mid-run, impossible options (block devices: safety_blockdev.rs).
 
-use crate::util::{dbio, dbio_files, dbio_path, json, scratch, skip, wait_output_within, Tmpfs};
+use crate::util::{dbio, dbio_files, dbio_path, json, scratch, wait_output_within, Tmpfs};
 use predicates::str::contains;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -167,10 +167,7 @@ fn usage_errors_are_one_line_with_a_help_hint() {
 
 #[test]
 fn o_direct_refusal_names_the_filesystem() {
-    let t = match Tmpfs::ramfs() {
-        Ok(t) => t,
-        Err(why) => return skip("o_direct_refusal_names_the_filesystem", &why),
-    };
+    let t = or_skip!(Tmpfs::ramfs());
     dbio()
         .args(["bench", "--direct", "--size", "1m", "--ops", "10"])
         .arg(t.path())
@@ -185,10 +182,7 @@ fn o_direct_refusal_names_the_filesystem() {
 
 #[test]
 fn refuses_a_target_larger_than_the_free_space() {
-    let t = match Tmpfs::mount("8m") {
-        Ok(t) => t,
-        Err(why) => return skip("refuses_a_target_larger_than_the_free_space", &why),
-    };
+    let t = or_skip!(Tmpfs::mount("8m"));
     dbio()
         .args(["bench", "--size", "64m", "--ops", "10"])
         .arg(t.path())
@@ -212,15 +206,7 @@ fn wait_for_target(dir: &std::path::Path) -> bool {
 
 #[test]
 fn full_filesystem_mid_run_stops_cleanly_with_a_partial_result() {
-    let t = match Tmpfs::mount("16m") {
-        Ok(t) => t,
-        Err(why) => {
-            return skip(
-                "full_filesystem_mid_run_stops_cleanly_with_a_partial_result",
-                &why,
-            )
-        }
-    };
+    let t = or_skip!(Tmpfs::mount("16m"));
     let out_dir = scratch();
     let json_path = out_dir.path().join("partial.json");
     // A sparse 12 MiB file: every random write into a hole allocates memory.

@@ -9,7 +9,8 @@
 //! makes its image is missing (`scripts/test` installs them).
 
 use crate::util::{
-    dbio, dbio_path, json, skip, tool, unmount, wait_output_within, Loop, Succeeds, CHILD_DEADLINE,
+    dbio, dbio_path, json, skip_this_test, tool, unmount, wait_output_within, Loop, Succeeds,
+    CHILD_DEADLINE,
 };
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -64,10 +65,7 @@ fn squashfs_image(image: &Path) -> Result<(), String> {
 
 #[test]
 fn an_oracle_asm_disk_header_is_refused() {
-    let lo = match Loop::with_image(32 << 20, asm_image) {
-        Ok(l) => l,
-        Err(why) => return skip("an_oracle_asm_disk_header_is_refused", &why),
-    };
+    let lo = or_skip!(Loop::with_image(32 << 20, asm_image));
     for rw in ["randwrite", "randread"] {
         let err = refused(&lo, rw);
         assert!(err.contains("Oracle ASM"), "{err}");
@@ -80,15 +78,7 @@ fn an_oracle_asm_disk_header_is_refused() {
 fn the_asm_header_is_refused_even_where_libblkid_does_not_know_it() {
     // A wipefs that finds nothing, as one built before libblkid's oracleasm
     // probe would on an ASM disk: dbio's own check must still refuse it.
-    let lo = match Loop::with_image(32 << 20, asm_image) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "the_asm_header_is_refused_even_where_libblkid_does_not_know_it",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::with_image(32 << 20, asm_image));
     let bin = tempfile::tempdir().unwrap();
     let fake = bin.path().join("wipefs");
     std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
@@ -109,21 +99,13 @@ fn the_asm_header_is_refused_even_where_libblkid_does_not_know_it() {
 
 #[test]
 fn squashfs_and_erofs_are_refused_with_the_signature_named() {
-    let sq = match Loop::with_image(32 << 20, squashfs_image) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "squashfs_and_erofs_are_refused_with_the_signature_named",
-                &why,
-            )
-        }
-    };
+    let sq = or_skip!(Loop::with_image(32 << 20, squashfs_image));
     let err = refused(&sq, "randwrite");
     assert!(
         err.contains("a squashfs filesystem signature at offset 0x0"),
         "{err}"
     );
-    let ero = match Loop::with_image(32 << 20, |img| {
+    let ero = or_skip!(Loop::with_image(32 << 20, |img| {
         let src = tempfile::tempdir().map_err(|e| e.to_string())?;
         std::fs::write(src.path().join("f"), b"data").map_err(|e| e.to_string())?;
         tool(
@@ -133,15 +115,7 @@ fn squashfs_and_erofs_are_refused_with_the_signature_named() {
                 .arg(src.path()),
         )
         .map(|_| ())
-    }) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "squashfs_and_erofs_are_refused_with_the_signature_named",
-                &why,
-            )
-        }
-    };
+    }));
     let err = refused(&ero, "randwrite");
     assert!(
         err.contains("an erofs filesystem signature at offset 0x400"),
@@ -151,12 +125,9 @@ fn squashfs_and_erofs_are_refused_with_the_signature_named() {
 
 #[test]
 fn ext4_and_swap_are_refused_for_writes_and_for_reads() {
-    let ext4 = match Loop::with_image(32 << 20, |img| {
+    let ext4 = or_skip!(Loop::with_image(32 << 20, |img| {
         tool(Command::new("mkfs.ext4").args(["-q", "-F"]).arg(img)).map(|_| ())
-    }) {
-        Ok(l) => l,
-        Err(why) => return skip("ext4_and_swap_are_refused_for_writes_and_for_reads", &why),
-    };
+    }));
     for rw in ["randwrite", "randread", "read"] {
         let err = refused(&ext4, rw);
         assert!(
@@ -164,12 +135,9 @@ fn ext4_and_swap_are_refused_for_writes_and_for_reads() {
             "{err}"
         );
     }
-    let swap = match Loop::with_image(32 << 20, |img| {
+    let swap = or_skip!(Loop::with_image(32 << 20, |img| {
         tool(Command::new("mkswap").arg("-q").arg(img)).map(|_| ())
-    }) {
-        Ok(l) => l,
-        Err(why) => return skip("ext4_and_swap_are_refused_for_writes_and_for_reads", &why),
-    };
+    }));
     let err = refused(&swap, "randread");
     assert!(err.contains("a swap signature at offset 0xff6"), "{err}");
 }
@@ -208,10 +176,9 @@ fn gpt_and_dos_partition_tables_are_refused() {
         ("gpt", "a gpt partition table at offset 0x200"),
         ("dos", "a dos partition table at offset 0x1fe"),
     ] {
-        let lo = match Loop::with_image(32 << 20, |img| partition_image(img, label)) {
-            Ok(l) => l,
-            Err(why) => return skip("gpt_and_dos_partition_tables_are_refused", &why),
-        };
+        let lo = or_skip!(Loop::with_image(32 << 20, |img| partition_image(
+            img, label
+        )));
         let err = refused(&lo, "randwrite");
         assert!(err.contains(expect), "{label}: {err}");
     }
@@ -219,12 +186,11 @@ fn gpt_and_dos_partition_tables_are_refused() {
 
 #[test]
 fn a_disk_whose_partitions_the_kernel_knows_is_refused() {
-    const NAME: &str = "a_disk_whose_partitions_the_kernel_knows_is_refused";
-    let lo =
-        match Loop::with_image_args(32 << 20, |img| partition_image(img, "gpt"), &["--partscan"]) {
-            Ok(l) => l,
-            Err(why) => return skip(NAME, &why),
-        };
+    let lo = or_skip!(Loop::with_image_args(
+        32 << 20,
+        |img| partition_image(img, "gpt"),
+        &["--partscan"]
+    ));
     let disk = Path::new(&lo.dev).file_name().unwrap().to_string_lossy();
     let part = format!("{disk}p1");
     let sys = format!("/sys/block/{disk}/{part}");
@@ -233,7 +199,7 @@ fn a_disk_whose_partitions_the_kernel_knows_is_refused() {
         let _ = tool(Command::new("partx").args(["--add", &lo.dev]));
     }
     if !Path::new(&sys).exists() {
-        return skip(NAME, &format!("the kernel made no {part}"));
+        return skip_this_test(&format!("the kernel made no {part}"));
     }
     let err = refused(&lo, "randread");
     assert!(
@@ -244,18 +210,14 @@ fn a_disk_whose_partitions_the_kernel_knows_is_refused() {
 
 #[test]
 fn a_device_mounted_here_is_refused_naming_the_mount_point() {
-    const NAME: &str = "a_device_mounted_here_is_refused_naming_the_mount_point";
-    let lo = match Loop::with_image(32 << 20, squashfs_image) {
-        Ok(l) => l,
-        Err(why) => return skip(NAME, &why),
-    };
+    let lo = or_skip!(Loop::with_image(32 << 20, squashfs_image));
     let mnt = tempfile::tempdir().unwrap();
     if let Err(why) = tool(
         Command::new("mount")
             .args(["-o", "ro", &lo.dev])
             .arg(mnt.path()),
     ) {
-        return skip(NAME, &why);
+        return skip_this_test(&why);
     }
     struct Umount<'a>(&'a Path);
     impl Drop for Umount<'_> {
@@ -273,15 +235,11 @@ fn a_device_mounted_here_is_refused_naming_the_mount_point() {
 
 #[test]
 fn an_active_swap_device_is_refused() {
-    const NAME: &str = "an_active_swap_device_is_refused";
-    let lo = match Loop::with_image(32 << 20, |img| {
+    let lo = or_skip!(Loop::with_image(32 << 20, |img| {
         tool(Command::new("mkswap").arg("-q").arg(img)).map(|_| ())
-    }) {
-        Ok(l) => l,
-        Err(why) => return skip(NAME, &why),
-    };
+    }));
     if let Err(why) = tool(Command::new("swapon").args(["--priority", "-2", &lo.dev])) {
-        return skip(NAME, &why);
+        return skip_this_test(&why);
     }
     // Dropped before the loop device: swapoff first.
     struct Swapoff<'a>(&'a str);
@@ -307,13 +265,9 @@ fn dev_id(dev: &str) -> String {
 
 #[test]
 fn a_device_mounted_in_another_mount_namespace_is_refused() {
-    const NAME: &str = "a_device_mounted_in_another_mount_namespace_is_refused";
     // squashfs: a filesystem dbio's old hand-kept signature list did not
     // know, so only the kernel's exclusive-open refusal can catch the mount.
-    let lo = match Loop::with_image(32 << 20, squashfs_image) {
-        Ok(l) => l,
-        Err(why) => return skip(NAME, &why),
-    };
+    let lo = or_skip!(Loop::with_image(32 << 20, squashfs_image));
     let mnt = tempfile::tempdir().unwrap();
     // Killed on drop, so a failed assert cannot leave the mount behind.
     struct Holder(std::process::Child);
@@ -334,7 +288,7 @@ fn a_device_mounted_in_another_mount_namespace_is_refused() {
         .spawn()
     {
         Ok(c) => c,
-        Err(e) => return skip(NAME, &format!("unshare cannot run: {e}")),
+        Err(e) => return skip_this_test(&format!("unshare cannot run: {e}")),
     };
     let mut holder = Holder(child);
     // The mounting process says "mounted" and then waits on its stdin.
@@ -348,7 +302,7 @@ fn a_device_mounted_in_another_mount_namespace_is_refused() {
     let line = rx.recv_timeout(CHILD_DEADLINE).unwrap_or_default();
     if line.trim() != "mounted" {
         drop(holder);
-        return skip(NAME, "mounting squashfs in a new mount namespace failed");
+        return skip_this_test("mounting squashfs in a new mount namespace failed");
     }
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     let id = dev_id(&lo.dev);
@@ -373,15 +327,7 @@ fn open_exclusive(dev: &str) -> std::io::Result<std::fs::File> {
 
 #[test]
 fn a_device_another_process_holds_exclusively_is_refused() {
-    let lo = match Loop::blank(32 << 20) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "a_device_another_process_holds_exclusively_is_refused",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::blank(32 << 20));
     let held = open_exclusive(&lo.dev).unwrap();
     for rw in ["randwrite", "randread"] {
         let err = refused(&lo, rw);
@@ -395,10 +341,7 @@ fn a_device_another_process_holds_exclusively_is_refused() {
 
 #[test]
 fn dbio_holds_the_device_exclusively_while_it_runs() {
-    let lo = match Loop::blank(32 << 20) {
-        Ok(l) => l,
-        Err(why) => return skip("dbio_holds_the_device_exclusively_while_it_runs", &why),
-    };
+    let lo = or_skip!(Loop::blank(32 << 20));
     // The kernel's own count of writes that reached the device
     // (/sys/block/loopN/stat field 5; it outlives earlier attachments).
     let name = Path::new(&lo.dev)
@@ -463,15 +406,7 @@ fn dbio_holds_the_device_exclusively_while_it_runs() {
 
 #[test]
 fn a_blank_device_is_accepted_and_written_through_a_bs_sweep() {
-    let lo = match Loop::blank(32 << 20) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "a_blank_device_is_accepted_and_written_through_a_bs_sweep",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::blank(32 << 20));
     // Two jobs (4 KiB and 8 KiB): the sweep keeps the one exclusive claim.
     let out = dbio()
         .args(["bench", "--rw", "randwrite", "--bs", "4k,8k", "--direct"])
@@ -502,15 +437,7 @@ fn a_blank_device_is_accepted_and_written_through_a_bs_sweep() {
 
 #[test]
 fn the_block_device_flag_is_suggested_only_by_commands_that_accept_it() {
-    let lo = match Loop::blank(32 << 20) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "the_block_device_flag_is_suggested_only_by_commands_that_accept_it",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::blank(32 << 20));
     let run = |args: &[&str]| {
         let out = dbio().args(args).arg(&lo.dev).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -541,15 +468,7 @@ fn the_block_device_flag_is_suggested_only_by_commands_that_accept_it() {
 
 #[test]
 fn without_util_linux_a_device_is_refused_with_one_sentence() {
-    let lo = match Loop::blank(32 << 20) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "without_util_linux_a_device_is_refused_with_one_sentence",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::blank(32 << 20));
     let empty = tempfile::tempdir().unwrap();
     let out = dbio()
         .env("PATH", empty.path())
@@ -566,15 +485,12 @@ fn without_util_linux_a_device_is_refused_with_one_sentence() {
 
 #[test]
 fn blkid_is_the_fallback_when_wipefs_is_missing() {
-    let lo = match Loop::with_image(32 << 20, squashfs_image) {
-        Ok(l) => l,
-        Err(why) => return skip("blkid_is_the_fallback_when_wipefs_is_missing", &why),
-    };
+    let lo = or_skip!(Loop::with_image(32 << 20, squashfs_image));
     let Some(blkid) = ["/usr/sbin/blkid", "/sbin/blkid", "/usr/bin/blkid"]
         .into_iter()
         .find(|p| Path::new(p).exists())
     else {
-        return skip("blkid_is_the_fallback_when_wipefs_is_missing", "no blkid");
+        return skip_this_test("no blkid");
     };
     let bin = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(blkid, bin.path().join("blkid")).unwrap();
@@ -635,10 +551,7 @@ fn closes_after_write(dev: &str, f: impl FnOnce()) -> usize {
 
 #[test]
 fn a_refused_device_is_never_opened_for_writing() {
-    let asm = match Loop::with_image(32 << 20, asm_image) {
-        Ok(l) => l,
-        Err(why) => return skip("a_refused_device_is_never_opened_for_writing", &why),
-    };
+    let asm = or_skip!(Loop::with_image(32 << 20, asm_image));
     let writes = closes_after_write(&asm.dev, || {
         refused(&asm, "randwrite");
     });
@@ -661,15 +574,7 @@ fn a_refused_device_is_never_opened_for_writing() {
 
 #[test]
 fn a_read_only_device_is_refused_for_writes_before_any_io() {
-    let lo = match Loop::blank_read_only(32 << 20) {
-        Ok(l) => l,
-        Err(why) => {
-            return skip(
-                "a_read_only_device_is_refused_for_writes_before_any_io",
-                &why,
-            )
-        }
-    };
+    let lo = or_skip!(Loop::blank_read_only(32 << 20));
     let err = refused(&lo, "randwrite");
     assert!(err.contains("it is read-only (BLKROGET)"), "{err}");
     // Reading it is fine.

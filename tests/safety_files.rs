@@ -5,7 +5,9 @@
 //! cleans up. Each test attacks the real binary with real renames,
 //! symlinks, signals and mounts.
 
-use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, wait_output_within};
+use crate::util::{
+    dbio, dbio_files, dbio_path, is_root, json, scratch, skip_this_test, wait_output_within,
+};
 use std::ffi::CString;
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
@@ -457,7 +459,7 @@ fn safety_files_os_error_is_printed_once() {
                 assert!(st.success());
                 Some(t)
             }
-            Err(why) => return skip("safety_files_os_error_is_printed_once", &why),
+            Err(why) => return skip_this_test(&why),
         }
     } else {
         use std::os::unix::fs::PermissionsExt;
@@ -515,10 +517,7 @@ fn safety_files_symlink_loop_is_named() {
 /// See: issue 8 §5 (on ramfs the mark silently could not be set).
 #[test]
 fn safety_files_ramfs_mark_warning() {
-    let t = match crate::util::Tmpfs::ramfs() {
-        Ok(t) => t,
-        Err(why) => return skip("safety_files_ramfs_mark_warning", &why),
-    };
+    let t = or_skip!(crate::util::Tmpfs::ramfs());
     let out_dir = scratch();
     let json_path = out_dir.path().join("r.json");
     let out = dbio()
@@ -556,9 +555,8 @@ fn safety_files_ramfs_mark_warning() {
 /// one that needs O_DSYNC is refused in one sentence, leaving nothing.
 #[test]
 fn safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused() {
-    const NAME: &str = "safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused";
     if !is_root() {
-        return skip(NAME, "unsharing a mount namespace needs root");
+        return skip_this_test("unsharing a mount namespace needs root");
     }
     let d = scratch();
     let run = |extra: &str| {
@@ -577,7 +575,7 @@ fn safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused() {
     };
     let plain = run("");
     if String::from_utf8_lossy(&plain.stderr).contains("umount") {
-        return skip(NAME, "/proc cannot be unmounted here");
+        return skip_this_test("/proc cannot be unmounted here");
     }
     assert!(
         plain.status.success(),

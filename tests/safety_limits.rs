@@ -3,7 +3,7 @@
 //! durations that overflow, and `lgwr --verify` memory that must not grow
 //! with the run's length.
 
-use crate::util::{dbio, dbio_files, dbio_path, is_root, scratch, skip, wait_output_within, Tmpfs};
+use crate::util::{dbio, dbio_files, dbio_path, is_root, scratch, wait_output_within, Tmpfs};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -92,10 +92,7 @@ impl Drop for PidsLimit {
 /// promptly, and leave no file behind.
 #[test]
 fn safety_limits_thread_spawn_failure_is_an_error() {
-    let g = match PidsLimit::new(8) {
-        Ok(g) => g,
-        Err(why) => return skip("safety_limits_thread_spawn_failure_is_an_error", &why),
-    };
+    let g = or_skip!(PidsLimit::new(8));
     let d = scratch();
     let dir = d.path().to_str().unwrap();
     let cases: &[&[&str]] = &[
@@ -536,10 +533,7 @@ fn peak_rss_kib(args: &[&str]) -> i64 {
 /// not grow with the number of commits.
 #[test]
 fn safety_limits_lgwr_verify_memory_is_bounded() {
-    let fs = match Tmpfs::mount("256m") {
-        Ok(fs) => fs,
-        Err(why) => return skip("safety_limits_lgwr_verify_memory_is_bounded", &why),
-    };
+    let fs = or_skip!(Tmpfs::mount("256m"));
     let dir = fs.path().to_str().unwrap().to_string();
     let run = |commits: &str| {
         peak_rss_kib(&[

@@ -5,7 +5,7 @@
 //! never replaced, and a result that cannot be saved is still printed.
 // See: issue 8, sections 1 and 4.
 
-use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip, Tmpfs};
+use crate::util::{dbio, dbio_files, dbio_path, is_root, json, scratch, skip_this_test, Tmpfs};
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -64,10 +64,7 @@ fn safety_outputs_planted_symlinks_are_replaced_never_followed() {
 #[test]
 fn safety_outputs_a_character_device_stays_a_device() {
     if !is_root() {
-        return skip(
-            "safety_outputs_a_character_device_stays_a_device",
-            "mknod needs root",
-        );
+        return skip_this_test("mknod needs root");
     }
     // A private null device, so the machine's /dev/null is never at risk.
     let d = scratch();
@@ -367,15 +364,7 @@ fn safety_outputs_the_same_file_for_json_and_csv_is_refused() {
 
 #[test]
 fn safety_outputs_a_full_disk_for_the_results_still_prints_the_table() {
-    let fs = match Tmpfs::mount("256k") {
-        Ok(fs) => fs,
-        Err(why) => {
-            return skip(
-                "safety_outputs_a_full_disk_for_the_results_still_prints_the_table",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(Tmpfs::mount("256k"));
     // Fill it: dd stops at ENOSPC (an empty file still fits: inodes remain).
     let _ = Command::new("dd")
         .args(["if=/dev/zero", "bs=4k"])
@@ -404,15 +393,7 @@ fn safety_outputs_a_full_disk_for_the_results_still_prints_the_table() {
 
 #[test]
 fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
-    let fs = match Tmpfs::mount("64m") {
-        Ok(fs) => fs,
-        Err(why) => {
-            return skip(
-                "safety_outputs_check_on_a_small_filesystem_scales_its_sections",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(Tmpfs::mount("64m"));
     let out = dbio()
         .args(["check", "--runtime", "200ms", "--quiet", "--json", "-"])
         .arg(fs.path())
@@ -461,10 +442,7 @@ fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
 #[test]
 fn safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files() {
     if !is_root() {
-        return skip(
-            "safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files",
-            "needs root to run dbio as another user",
-        );
+        return skip_this_test("needs root to run dbio as another user");
     }
     let d = scratch();
     std::fs::set_permissions(
@@ -491,12 +469,7 @@ fn safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files() {
             .map(|c| crate::util::wait_output_within(c, Duration::from_secs(60)));
         let out = match out {
             Ok(o) => o,
-            Err(e) => {
-                return skip(
-                    "safety_outputs_lgwr_writer_fifo_unprivileged_fails_before_creating_files",
-                    &format!("setpriv: {e}"),
-                )
-            }
+            Err(e) => return skip_this_test(&format!("setpriv: {e}")),
         };
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{opt}: {err}");
@@ -564,15 +537,7 @@ fn safety_outputs_sigterm_during_check_prints_what_was_measured() {
 
 #[test]
 fn safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails() {
-    let fs = match Tmpfs::mount("12m") {
-        Ok(fs) => fs,
-        Err(why) => {
-            return skip(
-                "safety_outputs_lgwr_compare_keeps_earlier_results_when_a_later_one_fails",
-                &why,
-            )
-        }
-    };
+    let fs = or_skip!(Tmpfs::mount("12m"));
     // Two 4 MiB log files fit; the second configuration's fresh
     // fallocated pair does not fit beside them.
     let out = dbio()

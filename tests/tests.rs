@@ -2,6 +2,9 @@
 //! real binary. Tests that need root (tmpfs and loop mounts) or a kernel
 //! feature print a skip reason when it is missing.
 
+#[macro_use]
+mod util;
+
 mod bench;
 mod calibrate;
 mod check;
@@ -17,4 +20,3 @@ mod safety_files;
 mod safety_limits;
 mod safety_outputs;
 mod tracefile;
-mod util;

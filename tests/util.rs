@@ -110,9 +110,23 @@ pub fn unmount(dir: &Path) {
     }
 }
 
-/// Prints a skip reason (tests that need a capability the machine lacks).
-pub fn skip(test: &str, why: &str) {
-    eprintln!("SKIP {test}: {why}");
+/// Prints why the running test is skipped (it needs a capability the
+/// machine lacks). The test harness names each test's thread after the
+/// test.
+pub fn skip_this_test(why: &str) {
+    let test = std::thread::current();
+    eprintln!("SKIP {}: {why}", test.name().unwrap_or("this test"));
+}
+
+/// Unwraps a set-up the machine may not allow (a mount, a loop device, a
+/// private filesystem), or prints why and returns from the test.
+macro_rules! or_skip {
+    ($setup:expr) => {
+        match $setup {
+            Ok(ready) => ready,
+            Err(why) => return crate::util::skip_this_test(&why),
+        }
+    };
 }
 
 /// Waits for a child started in the background, killing it (and failing the
