@@ -181,4 +181,78 @@ mod tests {
         let back = from_json(&to_json(&r).unwrap()).unwrap();
         assert_eq!(back, r);
     }
+
+    #[test]
+    fn every_kind_of_result_reads_back_as_the_variant_it_was() {
+        let t = TraceReport {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            label: "x.trc".into(),
+            ..Default::default()
+        };
+        let c = TraceComparison {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            a: t.clone(),
+            b: TraceReport {
+                label: "y.trc".into(),
+                ..t.clone()
+            },
+        };
+        let r = RunReport {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            command: "lgwr".into(),
+            ..Default::default()
+        };
+        for (o, command) in [
+            (Outcome::Trace(t), "tracefile"),
+            (Outcome::TraceComparison(c), "tracefile --compare"),
+            (Outcome::Run(r), "lgwr"),
+        ] {
+            let text = to_json(&o).unwrap();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["command"], command);
+            assert_eq!(v["schema_version"], dbio_model::SCHEMA_VERSION);
+            assert_eq!(from_json(&text).unwrap(), o);
+        }
+    }
+
+    #[test]
+    fn a_check_result_without_a_layout_reads_as_the_summary_it_printed() {
+        for (command, layout) in [
+            ("check", dbio_model::Layout::Summary),
+            ("bench", dbio_model::Layout::Detail),
+            ("lgwr", dbio_model::Layout::Detail),
+        ] {
+            let mut v = serde_json::to_value(RunReport {
+                schema_version: dbio_model::SCHEMA_VERSION,
+                command: command.into(),
+                ..Default::default()
+            })
+            .unwrap();
+            v.as_object_mut().unwrap().remove("layout");
+            match from_json(&v.to_string()).unwrap() {
+                Outcome::Run(r) => assert_eq!(r.layout, layout, "{command}"),
+                other => panic!("{command} read back as {}", other.command()),
+            }
+        }
+        // A saved layout is kept, whatever the command.
+        let r = RunReport {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            command: "check".into(),
+            layout: dbio_model::Layout::Detail,
+            ..Default::default()
+        };
+        let o = Outcome::Run(r);
+        assert_eq!(from_json(&to_json(&o).unwrap()).unwrap(), o);
+    }
+
+    #[test]
+    fn a_version_this_dbio_does_not_know_is_refused_in_one_sentence() {
+        let e = from_json(r#"{"schema_version": 99, "command": "tracefile"}"#).unwrap_err();
+        assert!(
+            e.starts_with("schema version 99 is not one this dbio reads"),
+            "{e}"
+        );
+        let e = from_json(r#"{"command": "bench"}"#).unwrap_err();
+        assert!(e.starts_with("schema version missing"), "{e}");
+    }
 }
