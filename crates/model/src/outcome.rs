@@ -19,6 +19,9 @@
 //! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`], and
 //! the measuring command (`bench`, `check`, `lgwr`, `read`, `dbwr`,
 //! `calibrate`) for a [`RunReport`], whose own `command` field it is.
+//! Reading one back is `dbio_report::from_json`'s, not a `Deserialize`
+//! here: it looks at the JSON before choosing the variant and migrates
+//! older files, which needs `serde_json`, a dependency this crate avoids.
 
 use crate::trace::{TraceComparison, TraceReport};
 use crate::RunReport;

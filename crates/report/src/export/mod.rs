@@ -43,15 +43,6 @@ impl Format {
             Format::Csv => &CsvExporter,
         }
     }
-
-    /// The format's name in messages (`JSON`, `CSV`, `the table`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "the table",
-            Format::Json => "JSON",
-            Format::Csv => "CSV",
-        }
-    }
 }
 
 /// Why a result could not be rendered (one sentence, no cause chain: the
