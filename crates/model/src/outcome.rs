@@ -53,12 +53,6 @@ impl Outcome {
             Outcome::TraceComparison(_) => TRACE_COMPARISON_COMMAND,
         }
     }
-
-    /// Whether it holds only part of what was asked (a measurement that
-    /// stopped early); an analysis is always whole.
-    pub fn is_partial(&self) -> bool {
-        matches!(self, Outcome::Run(r) if r.partial.is_some())
-    }
 }
 
 /// A result with the `command` field put in front of its own fields.

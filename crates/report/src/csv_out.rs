@@ -14,6 +14,7 @@
 //! entry named by its identifying fields:
 //! `group,section,item,metric,value`.
 
+use crate::ExportError;
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{JobResult, LatencySummary, Log2Buckets, RunReport};
 use serde::Serialize;
@@ -70,7 +71,7 @@ fn row<'a>(
 }
 
 /// Renders the report as CSV with a header line.
-pub fn to_csv(r: &RunReport) -> Result<String, csv::Error> {
+pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
     let has_sections = !r.lgwr.is_empty()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
@@ -106,9 +107,8 @@ pub fn entry_rows<T: Serialize>(
     item: &str,
     entry: &T,
     item_fields: &[&str],
-) -> Result<Vec<LongRow>, csv::Error> {
-    let mut v =
-        serde_json::to_value(entry).map_err(|e| csv::Error::from(std::io::Error::other(e)))?;
+) -> Result<Vec<LongRow>, ExportError> {
+    let mut v = serde_json::to_value(entry)?;
     if let Some(m) = v.as_object_mut() {
         for k in item_fields {
             m.remove(*k);
@@ -140,7 +140,7 @@ impl<'h> LongTable<'h> {
     }
 
     /// Writes the header and every group's rows.
-    pub fn write(&self, groups: &[(Option<&str>, Vec<LongRow>)]) -> Result<String, csv::Error> {
+    pub fn write(&self, groups: &[(Option<&str>, Vec<LongRow>)]) -> Result<String, ExportError> {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record(self.header)?;
         for (group, rows) in groups {
@@ -157,16 +157,16 @@ impl<'h> LongTable<'h> {
 }
 
 /// The in-memory writer's text.
-pub(crate) fn into_string(w: csv::Writer<Vec<u8>>) -> Result<String, csv::Error> {
+pub(crate) fn into_string(w: csv::Writer<Vec<u8>>) -> Result<String, ExportError> {
     let bytes = w
         .into_inner()
-        .map_err(|e| csv::Error::from(std::io::Error::other(e.to_string())))?;
-    String::from_utf8(bytes).map_err(|e| csv::Error::from(std::io::Error::other(e)))
+        .map_err(|e| ExportError(format!("cannot render CSV: {}", e.error())))?;
+    String::from_utf8(bytes).map_err(|e| ExportError(format!("cannot render CSV: {e}")))
 }
 
 /// The long-form rows of a run report: every entry of every section, then
 /// the findings.
-fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, csv::Error> {
+fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     let mut rows = Vec::new();
     for j in &r.jobs {
         rows.extend(entry_rows("job", &j.name, j, &["name"])?);
@@ -192,12 +192,12 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, csv::Error> {
 const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
 
 /// A trace analysis as CSV.
-pub fn trace_csv(r: &TraceReport) -> Result<String, csv::Error> {
+pub fn trace_csv(r: &TraceReport) -> Result<String, ExportError> {
     LongTable::new(TRACE_HEADER).write(&[(Some(r.label.as_str()), trace_rows(r)?)])
 }
 
 /// A trace comparison as CSV: group `A`, then group `B`.
-pub fn trace_comparison_csv(c: &TraceComparison) -> Result<String, csv::Error> {
+pub fn trace_comparison_csv(c: &TraceComparison) -> Result<String, ExportError> {
     LongTable::new(TRACE_HEADER).write(&[
         (Some("A"), trace_rows(&c.a)?),
         (Some("B"), trace_rows(&c.b)?),
@@ -210,7 +210,7 @@ pub fn trace_comparison_csv(c: &TraceComparison) -> Result<String, csv::Error> {
 /// histogram's entries are its non-empty buckets, named `<event> <bucket>`
 /// (`<event> <blocks> blocks <bucket>` by I/O size); a tier split's are
 /// `<event> <tier>`.
-pub fn trace_rows(r: &TraceReport) -> Result<Vec<LongRow>, csv::Error> {
+pub fn trace_rows(r: &TraceReport) -> Result<Vec<LongRow>, ExportError> {
     let mut v = Vec::new();
     for f in &r.files {
         v.extend(entry_rows("input", &f.path, f, &["path"])?);
@@ -355,7 +355,7 @@ fn flatten_child(
 }
 
 /// One row per job and operation, latency summary in columns.
-fn wide_jobs(r: &RunReport) -> Result<String, csv::Error> {
+fn wide_jobs(r: &RunReport) -> Result<String, ExportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let partial = r.partial.is_some();
     for j in &r.jobs {
