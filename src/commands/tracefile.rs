@@ -3,9 +3,10 @@
 //! Glue only: resolve the inputs and settings, run `dbio-oracle` over them
 //! (one file per thread), and hand the result ([`Outcome::Trace`] or
 //! [`Outcome::TraceComparison`]) to the one output path, which renders it
-//! with `dbio-report`'s exporters and writes files atomically. Everything the user can get wrong (a missing file, a bad
-//! threshold, an unreadable calibration file) ends in one sentence that
-//! names the culprit, never in a panic.
+//! with `dbio-report`'s exporters and writes files atomically. Everything
+//! the user can get wrong (a missing file, a bad threshold, an unreadable
+//! calibration file) ends in one sentence that names the culprit, never in
+//! a panic.
 
 use crate::cli::tracefile::UnitsArg;
 use crate::cli::TracefileArgs;
