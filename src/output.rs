@@ -1,5 +1,7 @@
 //! Where results go: the table on standard output, and the `--json` and
-//! `--csv` destinations.
+//! `--csv` destinations. Every command's output files, and `calibrate
+//! --save`, are written here and nowhere else, each rendered by its
+//! exporter (`dbio_report::export`) from the one top-level result.
 //!
 //! dbio runs as root on servers holding real data, so an output path is
 //! treated like a target: it is opened and checked before anything is
@@ -25,8 +27,8 @@
 
 use crate::cli::OutputArgs;
 use anyhow::bail;
-use dbio_model::RunReport;
-use dbio_report::table::TableOptions;
+use dbio_model::{Outcome, RunReport};
+use dbio_report::Format;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -319,37 +321,45 @@ impl Sink {
     }
 }
 
-/// The `--json` and `--csv` destinations of one run, opened and checked.
+/// One requested output: where it goes and the exporter that renders it.
+struct Destination {
+    /// The destination as the user named it.
+    name: String,
+    sink: Sink,
+    format: Format,
+}
+
+/// Every destination of one command (`--json`, `--csv`), opened and
+/// checked: the one path by which every command's results reach a file.
 pub struct Outputs {
-    json: Option<(String, Sink)>,
-    csv: Option<(String, Sink)>,
+    dests: Vec<Destination>,
     ids: Vec<Identity>,
 }
 
 impl Outputs {
     /// Opens and checks both destinations; the same file twice is refused.
     pub fn open(json: Option<&str>, csv: Option<&str>) -> anyhow::Result<Outputs> {
-        let open = |d: &str| Sink::open(d, Path::new(d));
-        let j = json.map(open).transpose()?;
-        let c = csv.map(open).transpose()?;
-        let mut ids = Vec::new();
-        if let Some((_, id)) = &j {
-            ids.push(id.clone());
-        }
-        if let Some((_, id)) = &c {
-            if ids.contains(id) {
+        let mut out = Outputs {
+            dests: Vec::new(),
+            ids: Vec::new(),
+        };
+        for (name, format) in [(json, Format::Json), (csv, Format::Csv)] {
+            let Some(name) = name else { continue };
+            let (sink, id) = Sink::open(name, Path::new(name))?;
+            if out.ids.contains(&id) {
                 bail!(
                     "--json and --csv name the same destination ('{}'); give each its own",
                     json.unwrap_or_default()
                 );
             }
-            ids.push(id.clone());
+            out.ids.push(id);
+            out.dests.push(Destination {
+                name: name.to_string(),
+                sink,
+                format,
+            });
         }
-        Ok(Outputs {
-            json: j.map(|(s, _)| (json.unwrap_or_default().to_string(), s)),
-            csv: c.map(|(s, _)| (csv.unwrap_or_default().to_string(), s)),
-            ids,
-        })
+        Ok(out)
     }
 
     /// Whether `id` is already the `--json` or `--csv` destination.
@@ -363,62 +373,58 @@ impl Outputs {
     }
 
     fn stdout_taken(&self) -> bool {
-        [&self.json, &self.csv]
-            .iter()
-            .any(|s| matches!(s, Some((_, Sink::Stdout))))
+        self.dests.iter().any(|d| matches!(d.sink, Sink::Stdout))
     }
 
-    /// Saves the regular files only (after each job): best effort, the
-    /// final [`Outputs::finish`] reports a failure.
+    /// Saves a measurement's regular files only (after each step): best
+    /// effort, the final [`Outputs::finish_run`] reports a failure.
     pub fn save(&self, r: &RunReport) {
-        let r = &with_findings(r);
-        if let Some((_, Sink::File(f))) = &self.json {
-            let _ = f.replace(dbio_report::to_json(r).as_bytes());
-        }
-        if let Some((_, Sink::File(f))) = &self.csv {
-            let _ = f.replace(dbio_report::csv_out::to_csv(r).as_bytes());
+        let result = Outcome::Run(with_findings(r));
+        for d in &self.dests {
+            if let Sink::File(f) = &d.sink {
+                if let Ok(text) = d.format.exporter().export(&result) {
+                    let _ = f.replace(text.as_bytes());
+                }
+            }
         }
     }
 
     /// Writes the table (unless standard output is a destination), then
-    /// JSON and CSV. Returns false after printing one sentence per
-    /// destination that could not be written.
-    pub fn write_all(
-        &self,
-        table: &str,
-        json: impl Fn() -> String,
-        csv: impl Fn() -> String,
-    ) -> bool {
+    /// every destination, each rendered by its exporter. Returns false
+    /// after printing one sentence per output that could not be rendered
+    /// or written.
+    pub fn finish(&self, result: &Outcome) -> bool {
         let mut ok = true;
-        if !self.stdout_taken() {
-            if let Err(e) = Sink::Stdout.write(table.as_bytes()) {
-                eprintln!("dbio: error: cannot write the table to standard output: {e}");
+        let mut put = |format: Format, name: Option<&str>, sink: &Sink| {
+            let written = format
+                .exporter()
+                .export(result)
+                .map_err(|e| e.to_string())
+                .and_then(|text| sink.write(text.as_bytes()).map_err(|e| e.to_string()));
+            if let Err(e) = written {
+                match name {
+                    Some(n) => eprintln!("dbio: error: cannot write results to '{n}': {e}"),
+                    None => {
+                        eprintln!("dbio: error: cannot write the table to standard output: {e}")
+                    }
+                }
                 ok = false;
             }
-        }
-        let mut put = |dest: &Option<(String, Sink)>, text: &dyn Fn() -> String| {
-            if let Some((name, sink)) = dest {
-                if let Err(e) = sink.write(text().as_bytes()) {
-                    eprintln!("dbio: error: cannot write results to '{name}': {e}");
-                    ok = false;
-                }
-            }
         };
-        put(&self.json, &json);
-        put(&self.csv, &csv);
+        if !self.stdout_taken() {
+            put(Format::Table, None, &Sink::Stdout);
+        }
+        for d in &self.dests {
+            put(d.format, Some(&d.name), &d.sink);
+        }
         ok
     }
 
-    /// Writes every requested output of a run, with its findings; false
-    /// when a destination could not be written (the exit status is the
-    /// run context's).
-    pub fn finish(&self, r: &RunReport, opts: TableOptions) -> bool {
-        let r = &with_findings(r);
-        self.write_all(
-            &dbio_report::table::render(r, opts),
-            || dbio_report::to_json(r),
-            || dbio_report::csv_out::to_csv(r),
-        )
+    /// Writes every requested output of a measurement, with its findings;
+    /// false when a destination could not be written (the exit status is
+    /// the run context's).
+    pub fn finish_run(&self, r: &RunReport) -> bool {
+        self.finish(&Outcome::Run(with_findings(r)))
     }
 }
 

@@ -20,7 +20,6 @@ use dbio_engine::runner::{run_job, Control};
 use dbio_engine::target::Target;
 use dbio_engine::{Job, JobSpec};
 use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
-use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -184,20 +183,17 @@ impl RunContext {
     }
 
     /// Writes every requested output of the run; its exit status.
-    pub fn finish(&self, report: &RunReport, opts: TableOptions) -> ExitCode {
-        let written = self.outputs.finish(report, opts);
+    pub fn finish(&self, report: &RunReport) -> ExitCode {
+        let written = self.outputs.finish_run(report);
         exit_status(report.partial.is_some(), written)
     }
 
-    /// Writes outputs rendered by the command itself (`report`,
-    /// `tracefile`), which are complete results; the exit status.
-    pub fn finish_rendered(
-        &self,
-        table: &str,
-        json: impl Fn() -> String,
-        csv: impl Fn() -> String,
-    ) -> ExitCode {
-        exit_status(false, self.outputs.write_all(table, json, csv))
+    /// Writes a result the command did not measure (`tracefile`'s
+    /// analysis, or a saved result `report` re-renders): it is complete
+    /// as it stands, so the exit status is 0 unless an output could not
+    /// be written.
+    pub fn finish_result(&self, result: &dbio_model::Outcome) -> ExitCode {
+        exit_status(false, self.outputs.finish(result))
     }
 
     /// Runs one job, appending its result to `report`. Returns false when

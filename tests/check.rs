@@ -171,6 +171,13 @@ fn check_runs_every_section_and_concludes() {
         "{conclusions:?}"
     );
     assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
+    // See: issue 10, item 4. The saved result re-renders to the table
+    // check printed: its sections as summaries (the result's `layout`),
+    // not the per-job detail of a bench.
+    assert_eq!(v["layout"], "summary");
+    let again = dbio().arg("report").arg("--from").arg(&file).succeeds();
+    assert_eq!(String::from_utf8_lossy(&again.stdout), table);
+    assert!(table.contains("Commit path (log writer with group commit):"));
 }
 
 #[test]

@@ -29,7 +29,14 @@ fn result_schema_names_every_field_of_every_command() {
     let dir = d.path().to_str().unwrap();
     // Small real runs, with the options that fill the optional sections
     // (--verify, checkpoints, several cache states).
-    let runs: [&[&str]; 5] = [
+    let trace = |name: &str| {
+        format!(
+            "{}/crates/oracle/tests/data/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let (t1, t2) = (trace("shared-server-19c.trc"), trace("ninei-9201.trc"));
+    let runs: [&[&str]; 7] = [
         &[
             "bench",
             dir,
@@ -92,10 +99,12 @@ fn result_schema_names_every_field_of_every_command() {
             "0.2",
             "--no-save",
         ],
+        &["tracefile", &t1, &t2],
+        &["tracefile", "--compare", &t1, &t2],
     ];
     let mut undocumented = Vec::new();
-    for args in runs {
-        let file = d.path().join(format!("{}.json", args[0]));
+    for (i, args) in runs.into_iter().enumerate() {
+        let file = d.path().join(format!("{i}-{}.json", args[0]));
         let out = dbio()
             .args(args)
             .arg("--json")
@@ -109,12 +118,16 @@ fn result_schema_names_every_field_of_every_command() {
             String::from_utf8_lossy(&out.stderr)
         );
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        assert_eq!(v["command"], args[0]);
+        let command = match args[1] {
+            "--compare" => "tracefile --compare",
+            _ => args[0],
+        };
+        assert_eq!(v["command"], command);
         let mut found = BTreeSet::new();
         keys(&v, &mut found);
         for k in found {
             if !doc.contains(&format!("`{k}`")) && !doc.contains(&format!("\"{k}\"")) {
-                undocumented.push(format!("{} ({})", k, args[0]));
+                undocumented.push(format!("{k} ({command})"));
             }
         }
         let again = dbio()

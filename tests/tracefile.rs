@@ -5,6 +5,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
@@ -86,7 +87,9 @@ fn table_shows_profile_sessions_and_histograms() {
 #[test]
 fn json_carries_the_numbers() {
     let v = json_of(&[data("shared-server-19c.trc").to_str().unwrap()]);
-    assert_eq!(v["schema_version"], 1);
+    // One schema version for every result; `command` names the variant.
+    assert_eq!(v["schema_version"], dbio_model::SCHEMA_VERSION);
+    assert_eq!(v["command"], "tracefile");
     assert_eq!(v["profile"]["response_time_us"], 20_565);
     assert_eq!(v["profile"]["cpu_us"], 2_650);
     assert_eq!(v["sessions"].as_array().unwrap().len(), 2);
@@ -373,4 +376,240 @@ fn profile_rows_carry_counts_times_and_means() {
     assert_eq!(cpu[1..7], ["CPU", "cpu", "3", "1.00 ms", "13.6%", ""]);
     let unaccounted = cells("unaccounted-for");
     assert_eq!(unaccounted[4], "-640 µs");
+}
+
+/// Runs `dbio` with `args` (with a deadline), expecting success; its
+/// standard output.
+fn stdout_of(args: &[OsString]) -> Vec<u8> {
+    let out = crate::util::dbio().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// An argument list.
+fn argv(xs: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {
+    xs.iter().map(|x| x.as_ref().to_os_string()).collect()
+}
+
+/// `dbio report --from` re-renders a saved trace analysis, and a saved
+/// comparison, to exactly what `tracefile` printed and wrote: the table,
+/// the CSV and the JSON, byte for byte.
+// See: issue 10, item 4.
+#[test]
+fn report_from_re_renders_a_trace_analysis_byte_for_byte() {
+    let d = tempfile::tempdir().unwrap();
+    let (one, two) = (data("ninei-9201.trc"), data("shared-server-19c.trc"));
+    let runs = [
+        argv(&[&one, &"--top", &"3"]),
+        argv(&[&"--compare", &one, &two]),
+    ];
+    for (i, args) in runs.iter().enumerate() {
+        let p = |n: &str| d.path().join(format!("{i}{n}"));
+        let (json, csv, json2, csv2) = (p(".json"), p(".csv"), p(".again.json"), p(".again.csv"));
+        let mut first = argv(&[&"tracefile"]);
+        first.extend(args.iter().cloned());
+        first.extend(argv(&[&"--json", &json, &"--csv", &csv]));
+        let table = stdout_of(&first);
+        assert!(String::from_utf8_lossy(&table).starts_with("dbio tracefile "));
+        let again = stdout_of(&argv(&[
+            &"report", &"--from", &json, &"--json", &json2, &"--csv", &csv2,
+        ]));
+        let read = |f: &std::path::Path| std::fs::read(f).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&again),
+            String::from_utf8_lossy(&table),
+            "{args:?}: the table"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&read(&csv2)),
+            String::from_utf8_lossy(&read(&csv)),
+            "{args:?}: the CSV"
+        );
+        assert!(read(&csv).starts_with(b"group,section,item,metric,value\n"));
+        assert_eq!(read(&json2), read(&json), "{args:?}: the JSON");
+        // The CSV alone, on standard output.
+        let csv3 = stdout_of(&argv(&[&"report", &"--from", &json, &"--csv", &"-"]));
+        assert_eq!(csv3, read(&csv), "{args:?}: the CSV on standard output");
+    }
+}
+
+/// A trace analysis saved before one schema version covered every result
+/// (the trace's own `schema_version` 1, no `command`) still re-renders, as
+/// the analysis it is.
+#[test]
+fn report_from_reads_a_trace_result_of_the_old_trace_schema() {
+    let d = tempfile::tempdir().unwrap();
+    let (one, two) = (data("ninei-9201.trc"), data("eighti-817.trc"));
+    for compare in [false, true] {
+        let mut args = if compare {
+            argv(&[&"tracefile", &"--compare", &one, &two])
+        } else {
+            argv(&[&"tracefile", &one])
+        };
+        let table = stdout_of(&args);
+        args.extend(argv(&[&"--json", &"-"]));
+        let mut v: serde_json::Value = serde_json::from_slice(&stdout_of(&args)).unwrap();
+        let o = v.as_object_mut().unwrap();
+        assert!(o.remove("command").is_some());
+        o.insert("schema_version".into(), 1.into());
+        for side in ["a", "b"] {
+            if let Some(x) = o.get_mut(side) {
+                x["schema_version"] = 1.into();
+            }
+        }
+        let old = d.path().join(format!("old-{compare}.json"));
+        std::fs::write(&old, v.to_string()).unwrap();
+        let again = stdout_of(&argv(&[&"report", &"--from", &old]));
+        assert_eq!(
+            String::from_utf8_lossy(&again),
+            String::from_utf8_lossy(&table),
+            "compare {compare}"
+        );
+    }
+}
+
+/// `tracefile`'s outputs go through the one output path: a destination in
+/// a missing or read-only directory is refused in one sentence before any
+/// trace is read (standard input here is a pipe that never ends, so
+/// reading first would hang until the deadline).
+// See: issue 10, item 4.
+#[test]
+fn tracefile_refuses_a_bad_output_before_reading_the_traces() {
+    use std::process::Stdio;
+    let d = tempfile::tempdir().unwrap();
+    let ro = d.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    // Root ignores permissions: a read-only mount refuses even root.
+    let mount = if crate::util::is_root() {
+        match crate::util::Tmpfs::mount("1m") {
+            Ok(t) => {
+                let st = std::process::Command::new("mount")
+                    .args(["-o", "remount,ro"])
+                    .arg(t.path())
+                    .status()
+                    .unwrap();
+                assert!(st.success());
+                Some(t)
+            }
+            Err(why) => {
+                crate::util::skip(
+                    "tracefile_refuses_a_bad_output_before_reading_the_traces",
+                    &why,
+                );
+                None
+            }
+        }
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        None
+    };
+    let ro_dir = mount
+        .as_ref()
+        .map_or(ro.clone(), |t| t.path().to_path_buf());
+    let cases = [
+        (
+            d.path().join("missing/x.csv"),
+            "No such file or directory (os error 2)",
+        ),
+        (
+            ro_dir.join("x.csv"),
+            if mount.is_some() {
+                "Read-only file system (os error 30)"
+            } else {
+                "Permission denied (os error 13)"
+            },
+        ),
+    ];
+    for (dest, why) in cases {
+        let mut child = std::process::Command::new(crate::util::dbio_path())
+            .args(["tracefile", "-", "--csv"])
+            .arg(&dest)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Held open, never written: a trace on it would never end.
+        let _stdin = child.stdin.take();
+        let out = crate::util::wait_output_within(child, std::time::Duration::from_secs(20));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "one sentence: {err}");
+        assert!(
+            err.starts_with(&format!(
+                "dbio: error: cannot write results to '{}'",
+                dest.display()
+            )) && err.contains(why),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+    assert_eq!(std::fs::read_dir(&ro_dir).unwrap().count(), 0);
+}
+
+/// An existing output file is replaced, never written through: until the
+/// new content is complete the old file is whole (a reader holding it open
+/// keeps reading the old content), and a run that fails leaves it as it was,
+/// with no temporary file beside it.
+// See: issue 10, item 4.
+#[test]
+fn tracefile_replaces_an_existing_output_atomically() {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    let d = tempfile::tempdir().unwrap();
+    let (json, csv) = (d.path().join("out.json"), d.path().join("out.csv"));
+    std::fs::write(&json, "old json\n").unwrap();
+    std::fs::write(&csv, "old csv\n").unwrap();
+    let trace = data("ninei-9201.trc");
+    // A run that fails (its second input is missing) leaves both as they were.
+    let out = crate::util::dbio()
+        .arg("tracefile")
+        .arg(&trace)
+        .arg(d.path().join("absent.trc"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), "old json\n");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "old csv\n");
+    // A run that succeeds puts a new file in place of the old one.
+    let mut held = std::fs::File::open(&csv).unwrap();
+    let old_inode = held.metadata().unwrap().ino();
+    let out = crate::util::dbio()
+        .arg("tracefile")
+        .arg(&trace)
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut old = String::new();
+    held.read_to_string(&mut old).unwrap();
+    assert_eq!(old, "old csv\n", "the old file was written through");
+    assert_ne!(std::fs::metadata(&csv).unwrap().ino(), old_inode);
+    assert!(std::fs::read_to_string(&csv)
+        .unwrap()
+        .starts_with("group,section,item,metric,value\n"));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["command"], "tracefile");
+    let mut names: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["out.csv", "out.json"], "no temporary file left");
 }

@@ -74,7 +74,8 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Model database writers (DBWR) flushing a buffer cache to a datafile.
     Dbwr(DbwrArgs),
-    /// Re-render a JSON result as a table, JSON or CSV without re-running.
+    /// Re-render a JSON result of any command (trace analyses included) as
+    /// a table, JSON or CSV without re-running.
     Report(ReportArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
     Tracefile(TracefileArgs),

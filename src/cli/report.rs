@@ -7,7 +7,8 @@ use std::path::PathBuf;
 /// Options of `dbio report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A JSON result written by `--json`.
+    /// A JSON result written by any command's `--json` (a measurement, a
+    /// `tracefile` analysis or comparison).
     #[arg(long, value_name = "FILE")]
     pub from: PathBuf,
     /// Outputs (the table goes to standard output unless JSON or CSV does).

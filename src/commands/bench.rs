@@ -5,7 +5,6 @@ use crate::run_context::{new_report, resolve_all, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::JobSpec;
 use dbio_model::units::format_bytes;
-use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 
 /// The job specs of a bench invocation: one per block size.
@@ -60,5 +59,5 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
             break;
         }
     }
-    Ok(ctx.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report))
 }

@@ -10,7 +10,6 @@ use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::calibrate::Calibration;
 use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, Prepare};
-use dbio_report::table::TableOptions;
 use dbio_sim::calibrate::{measure, CalibrateConfig};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -117,7 +116,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let t = match Target::prepare(&spec, &stop) {
         Ok(t) => t,
         Err(_) if ctx.interrupted(&mut report) => {
-            return Ok(ctx.finish(&report, TableOptions { detail: true }));
+            return Ok(ctx.finish(&report));
         }
         Err(e) => return Err(e.into()),
     };
@@ -148,7 +147,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     report.calibration = Some(c);
-    let code = ctx.finish(&report, TableOptions { detail: true });
+    let code = ctx.finish(&report);
     if let Some(e) = save_error {
         // The measurement is printed above; only the file is missing.
         eprintln!("dbio: error: {e}");

@@ -11,7 +11,6 @@ use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
 use anyhow::Context;
 use dbio_engine::check::{battery, free_space, plan_space};
 use dbio_model::PartialReason;
-use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 
 /// A section of `dbio check` added by a model command: directory, time
@@ -54,6 +53,8 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs)?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("check", dir);
+    // One screen for every section: each shown as its summary table.
+    report.layout = dbio_model::Layout::Summary;
     if !direct_ok {
         report.warnings.push(format!(
             "{} does not support O_DIRECT ({}): every test ran buffered, so the figures describe memory and the page cache, not a device",
@@ -98,7 +99,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             ctx.save(&report);
         }
     }
-    Ok(ctx.finish(&report, TableOptions { detail: false }))
+    Ok(ctx.finish(&report))
 }
 
 /// Waits, 5 s at most, until `need` bytes are free on the filesystem

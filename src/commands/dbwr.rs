@@ -11,7 +11,6 @@ use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::{EngineKind, Prepare};
-use dbio_report::table::TableOptions;
 use dbio_sim::dbwr::{report, standard_engines, Datafile, DbwrConfig, Placement, BLOCK_SIZE};
 use std::path::Path;
 use std::process::ExitCode;
@@ -165,7 +164,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     ) {
         Ok(p) => p,
         Err(_) if ctx.interrupted(&mut rep) => {
-            return Ok(ctx.finish(&rep, TableOptions { detail: true }));
+            return Ok(ctx.finish(&rep));
         }
         Err(e) => return Err(e),
     };
@@ -202,7 +201,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         }
         ctx.save(&rep);
     }
-    let code = ctx.finish(&rep, TableOptions { detail: true });
+    let code = ctx.finish(&rep);
     drop(prepared);
     Ok(code)
 }

@@ -17,7 +17,6 @@ use anyhow::Context;
 use dbio_model::units::parse_size;
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Prepare, RunReport};
-use dbio_report::table::TableOptions;
 use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -267,7 +266,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
         &|r| ctx.save(r),
         &mut report,
     )?;
-    Ok(ctx.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report))
 }
 
 /// Whether files in `dir` accept O_DIRECT.

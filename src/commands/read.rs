@@ -18,7 +18,6 @@ use dbio_engine::workload::Access;
 use dbio_engine::EngineError;
 use dbio_model::read::TierThresholds;
 use dbio_model::{Durability, EngineKind, Prepare, RunReport};
-use dbio_report::table::TableOptions;
 use dbio_sim::read::{CacheState, ReadConfig, ReadRun};
 use std::path::Path;
 use std::process::ExitCode;
@@ -215,7 +214,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         Ok(t) => t,
         // Ctrl-C while the datafile was being written: nothing measured.
         Err(_) if ctx.interrupted(&mut report) => {
-            return Ok(ctx.finish(&report, TableOptions { detail: true }));
+            return Ok(ctx.finish(&report));
         }
         Err(e) => return Err(e),
     };
@@ -240,7 +239,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         a.output.quiet,
         &mut report,
     )?;
-    Ok(ctx.finish(&report, TableOptions { detail: true }))
+    Ok(ctx.finish(&report))
 }
 
 /// Adds this command's section to `dbio check` (its results go into

@@ -1,8 +1,9 @@
-//! `dbio report --from run.json`: re-render a saved result.
+//! `dbio report --from FILE`: re-render any saved result (a measurement,
+//! a trace analysis or a trace comparison) to the table, `--json` and
+//! `--csv`, as the command that saved it printed and wrote them.
 
 use crate::cli::ReportArgs;
 use anyhow::Context;
-use dbio_report::table::TableOptions;
 use std::process::ExitCode;
 
 /// Runs `dbio report`.
@@ -12,14 +13,9 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     )?);
     let text = std::fs::read_to_string(&a.from)
         .with_context(|| format!("reading {}", a.from.display()))?;
-    let report =
+    let result =
         dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.from.display()))?;
-    let detail = report.command != "check";
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.
-    Ok(ctx.finish_rendered(
-        &dbio_report::table::render(&report, TableOptions { detail }),
-        || dbio_report::to_json(&report),
-        || dbio_report::csv_out::to_csv(&report),
-    ))
+    Ok(ctx.finish_result(&result))
 }

@@ -1,15 +1,18 @@
 //! `dbio tracefile`: Oracle 10046 extended SQL trace analysis.
 //!
 //! Glue only: resolve the inputs and settings, run `dbio-oracle` over them
-//! (one file per thread), and hand the [`TraceReport`] to the renderers in
-//! `dbio-report`. Everything the user can get wrong (a missing file, a bad
-//! threshold, an unreadable calibration file) ends in one sentence that
-//! names the culprit, never in a panic.
+//! (one file per thread), and hand the result ([`Outcome::Trace`] or
+//! [`Outcome::TraceComparison`]) to the one output path, which renders it
+//! with `dbio-report`'s exporters and writes files atomically. Everything
+//! the user can get wrong (a missing file, a bad threshold, an unreadable
+//! calibration file) ends in one sentence that names the culprit, never in
+//! a panic.
 
 use crate::cli::tracefile::UnitsArg;
 use crate::cli::TracefileArgs;
-use anyhow::{bail, Context};
-use dbio_model::trace::{TraceComparison, TraceReport, TRACE_SCHEMA_VERSION};
+use anyhow::bail;
+use dbio_model::trace::{TraceComparison, TraceReport};
+use dbio_model::{Outcome, SCHEMA_VERSION};
 use dbio_oracle::{analyze_sources, input, Options, Units};
 use std::process::ExitCode;
 
@@ -87,12 +90,6 @@ fn analyze(
     Ok(r)
 }
 
-fn json(v: Result<String, serde_json::Error>) -> anyhow::Result<String> {
-    let mut s = v.context("cannot serialise the result")?;
-    s.push('\n');
-    Ok(s)
-}
-
 /// Runs `dbio tracefile`.
 pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     let opts = options(&args)?;
@@ -105,39 +102,20 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &args.output,
     )?);
-    let (table, json_text, csv_rows) = if let Some(pair) = &args.compare {
+    let result = if let Some(pair) = &args.compare {
         let a = analyze(&opts, &pair[..1], threads, &pair[0])?;
         let b = analyze(&opts, &pair[1..2], threads, &pair[1])?;
-        let mut rows = dbio_report::trace::csv_rows(&a, "A");
-        rows.extend(dbio_report::trace::csv_rows(&b, "B"));
-        let c = TraceComparison {
-            schema_version: TRACE_SCHEMA_VERSION,
+        Outcome::TraceComparison(TraceComparison {
+            schema_version: SCHEMA_VERSION,
             a,
             b,
-        };
-        (
-            dbio_report::trace::render_comparison(&c),
-            json(serde_json::to_string_pretty(&c))?,
-            rows,
-        )
+        })
     } else {
         if args.inputs.is_empty() {
             bail!("give at least one trace file, directory or glob, or - for standard input (see dbio tracefile --help)");
         }
         let label = args.inputs.join(" ");
-        let r = analyze(&opts, &args.inputs, threads, &label)?;
-        let rows = dbio_report::trace::csv_rows(&r, &label);
-        (
-            dbio_report::trace::render(&r),
-            json(serde_json::to_string_pretty(&r))?,
-            rows,
-        )
+        Outcome::Trace(analyze(&opts, &args.inputs, threads, &label)?)
     };
-    let csv_text = if args.output.csv.is_some() {
-        dbio_report::trace::to_csv(&csv_rows)
-            .map_err(|e| anyhow::anyhow!("cannot write CSV: {e}"))?
-    } else {
-        String::new()
-    };
-    Ok(ctx.finish_rendered(&table, || json_text.clone(), || csv_text.clone()))
+    Ok(ctx.finish_result(&result))
 }

@@ -1,9 +1,11 @@
 //! dbio's result model: the one serde contract that every output renders from.
 //!
-//! Every command produces a [`RunReport`]; the terminal table, `--json`, `--csv`
-//! and `dbio report --from` all read this structure and nothing else, so a
-//! result can be re-rendered without re-running the measurement. The schema is
-//! versioned by [`SCHEMA_VERSION`] and documented in `docs/result-schema.md`.
+//! Every command produces an [`Outcome`] (a measurement's [`RunReport`], a
+//! trace analysis, ...); the terminal table, `--json`, `--csv` and `dbio
+//! report --from` all read this structure and nothing else, so a result can
+//! be re-rendered without re-running the command. The schema is versioned
+//! by [`SCHEMA_VERSION`], one version for every kind of result, and
+//! documented in `docs/result-schema.md`.
 //!
 //! The crate depends only on serde and hdrhistogram: it is cheap to use from
 //! parsers (Oracle traces) as well as from the engines.
@@ -15,6 +17,7 @@ pub mod environment;
 pub mod finding;
 pub mod latency;
 pub mod lgwr;
+pub mod outcome;
 pub mod read;
 pub mod run;
 pub mod trace;
@@ -23,9 +26,10 @@ pub mod units;
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
 pub use finding::{Evidence, Finding, Reference, Severity};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
+pub use outcome::Outcome;
 pub use run::{
-    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, OpStats, PartialReason,
-    Pattern, Prepare, RunReport, SecondSample,
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, Layout, OpStats,
+    PartialReason, Pattern, Prepare, RunReport, SecondSample,
 };
 
 /// Version of the JSON result schema. Bump on any incompatible change.

@@ -1,4 +1,5 @@
-//! The run report: what `dbio bench` and `dbio check` measured.
+//! The run report: what the measuring commands (`bench`, `check`, `lgwr`,
+//! `read`, `dbwr`, `calibrate`) measured.
 
 use crate::{Environment, LatencySummary, PageCacheResidency};
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,25 @@ pub struct RunReport {
     pub partial: Option<PartialReason>,
     /// Things the reader should know (noisy machine, page cache state, ...).
     pub warnings: Vec<String>,
+    /// How the table shows the sections. A result written before this
+    /// field reads back as `summary` when its command was `check`.
+    #[serde(default)]
+    pub layout: Layout,
+}
+
+/// How a report's sections are laid out in the terminal table: a property
+/// of the result, saved with it, so `dbio report --from` prints what the
+/// command printed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// Every entry of every section in full (a command that measures one
+    /// thing: its jobs, runs or configurations each get a block).
+    #[default]
+    Detail,
+    /// Each section as one summary table (a composite result such as
+    /// `dbio check`, where one screen covers every section).
+    Summary,
 }
 
 /// Why a run stopped before it was done.

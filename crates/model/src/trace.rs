@@ -2,7 +2,8 @@
 //!
 //! The trace parser (crate `dbio-oracle`) fills a [`TraceReport`]; the
 //! terminal tables, `--json` and `--csv` all render from it, and
-//! `--compare` puts two of them side by side in a [`TraceComparison`]. Times
+//! `--compare` puts two of them side by side in a [`TraceComparison`]; both
+//! are variants of the one top-level [`crate::Outcome`]. Times
 //! are kept in whole microseconds, the unit of the trace itself (centisecond
 //! traces from 8i and earlier are converted on input), and signed: Oracle's
 //! CPU quantisation makes unaccounted-for time negative, and dbio reports it
@@ -11,13 +12,11 @@
 use crate::latency::Log2Buckets;
 use serde::{Deserialize, Serialize};
 
-/// Version of the trace-report JSON schema. Bump on any incompatible change.
-pub const TRACE_SCHEMA_VERSION: u32 = 1;
-
 /// Everything `dbio tracefile` learned from one group of trace files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceReport {
-    /// [`TRACE_SCHEMA_VERSION`].
+    /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
+    /// covered every result carry 1, their own).
     pub schema_version: u32,
     /// Name of the group (the input as typed, or `A`/`B` in a comparison).
     pub label: String,
@@ -460,7 +459,8 @@ pub struct Timeline {
 /// Two trace groups side by side (`dbio tracefile --compare A B`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TraceComparison {
-    /// [`TRACE_SCHEMA_VERSION`].
+    /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
+    /// covered every result carry 1, their own).
     pub schema_version: u32,
     /// The first group.
     pub a: TraceReport,

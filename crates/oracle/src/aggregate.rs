@@ -466,7 +466,7 @@ impl Analyzer {
         let timeline = make_timeline(&opts, timeline_wall, timeline_rel);
 
         TraceReport {
-            schema_version: TRACE_SCHEMA_VERSION,
+            schema_version: dbio_model::SCHEMA_VERSION,
             label: label.to_string(),
             settings: TraceSettings {
                 page_cache_max_ns: opts.page_cache_max_ns,

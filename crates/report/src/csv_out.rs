@@ -1,14 +1,22 @@
 //! CSV, derived from the result model by serde so it cannot drift from the
-//! JSON. A report of raw I/O jobs only (`dbio bench`) is one wide table: a
+//! JSON, and written by one machinery for every kind of result: rows of
+//! named columns, each figure found by walking the entry's serde value
+//! (no per-section list of columns). A report of raw I/O jobs only (`dbio
+//! bench`) is one wide table: a
 //! row per job and operation (read, write, sync, commit) with the latency
 //! summary in columns. A report with model sections (`lgwr`, `read`,
 //! `dbwr`, `calibrate`, or `check`, which has several) is one long table,
 //! `section,name,metric,value`, where `metric` is the JSON path of a number
 //! inside that entry (`commit.percentiles.2.ns`), so every figure of every
 //! section is there without a per-section column list. Findings follow as
-//! `finding` rows (a report with findings is in the long form).
+//! `finding` rows (a report with findings is in the long form). A trace
+//! analysis is the same long table with a group column in front and the
+//! entry named by its identifying fields:
+//! `group,section,item,metric,value`.
 
-use dbio_model::{JobResult, LatencySummary, RunReport};
+use crate::ExportError;
+use dbio_model::trace::{TraceComparison, TraceReport};
+use dbio_model::{JobResult, LatencySummary, Log2Buckets, RunReport};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -63,67 +71,237 @@ fn row<'a>(
 }
 
 /// Renders the report as CSV with a header line.
-pub fn to_csv(r: &RunReport) -> String {
+pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
     let has_sections = !r.lgwr.is_empty()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
         || r.calibration.is_some()
         || !r.findings.is_empty();
     if has_sections {
-        long_form(r)
+        LongTable::new(&["section", "name", "metric", "value"]).write(&[(None, run_rows(r)?)])
     } else {
         wide_jobs(r)
     }
 }
 
-/// `section,name,metric,value` rows for every number in every entry.
-fn long_form(r: &RunReport) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["section", "name", "metric", "value"])
-        .expect("in-memory writer");
-    let mut emit = |section: &str, value: serde_json::Value| {
-        let name = value
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or("")
-            .to_string();
-        let mut rows = Vec::new();
-        flatten(&value, &mut String::new(), &mut rows);
-        for (metric, v) in rows {
-            w.write_record([section, &name, &metric, &v])
-                .expect("in-memory writer");
+/// One row of a long-form table: the section, what the row is about (an
+/// entry's name, or a key made of the fields that identify it), the
+/// metric (a JSON path inside the entry) and the value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LongRow {
+    /// Section of the result (`job`, `lgwr`, `event`, `finding`, ...).
+    pub section: &'static str,
+    /// What the row is about.
+    pub item: String,
+    /// The JSON path of the figure inside its entry.
+    pub metric: String,
+    /// The figure as the JSON holds it.
+    pub value: String,
+}
+
+/// Every number, boolean and string of `entry` (a model value) as rows of
+/// `section` about `item`, with the fields that make up `item` left out
+/// (they are its column already).
+pub fn entry_rows<T: Serialize>(
+    section: &'static str,
+    item: &str,
+    entry: &T,
+    item_fields: &[&str],
+) -> Result<Vec<LongRow>, ExportError> {
+    let mut v = serde_json::to_value(entry)?;
+    if let Some(m) = v.as_object_mut() {
+        for k in item_fields {
+            m.remove(*k);
         }
-    };
+    }
+    let mut leaves = Vec::new();
+    flatten(&v, &mut String::new(), &mut leaves);
+    Ok(leaves
+        .into_iter()
+        .map(|(metric, value)| LongRow {
+            section,
+            item: item.to_string(),
+            metric,
+            value,
+        })
+        .collect())
+}
+
+/// A long-form table: a fixed header, then groups of rows, each group
+/// with an optional leading column (a trace comparison's `A` and `B`).
+pub struct LongTable<'h> {
+    header: &'h [&'h str],
+}
+
+impl<'h> LongTable<'h> {
+    /// A table with this header line.
+    pub fn new(header: &'h [&'h str]) -> Self {
+        LongTable { header }
+    }
+
+    /// Writes the header and every group's rows.
+    pub fn write(&self, groups: &[(Option<&str>, Vec<LongRow>)]) -> Result<String, ExportError> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(self.header)?;
+        for (group, rows) in groups {
+            for r in rows {
+                let cells = [r.section, &r.item, &r.metric, &r.value];
+                match group {
+                    Some(g) => w.write_record(std::iter::once(*g).chain(cells))?,
+                    None => w.write_record(cells)?,
+                }
+            }
+        }
+        into_string(w)
+    }
+}
+
+/// The in-memory writer's text.
+pub(crate) fn into_string(w: csv::Writer<Vec<u8>>) -> Result<String, ExportError> {
+    let bytes = w
+        .into_inner()
+        .map_err(|e| ExportError(format!("cannot render CSV: {}", e.error())))?;
+    String::from_utf8(bytes).map_err(|e| ExportError(format!("cannot render CSV: {e}")))
+}
+
+/// The long-form rows of a run report: every entry of every section, then
+/// the findings.
+fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
+    let mut rows = Vec::new();
     for j in &r.jobs {
-        emit("job", value(j));
+        rows.extend(entry_rows("job", &j.name, j, &["name"])?);
     }
     for x in &r.lgwr {
-        emit("lgwr", value(x));
+        rows.extend(entry_rows("lgwr", &x.name, x, &["name"])?);
     }
     for x in &r.reads {
-        emit("read", value(x));
+        rows.extend(entry_rows("read", &x.name, x, &["name"])?);
     }
     for x in &r.dbwr {
-        emit("dbwr", value(x));
+        rows.extend(entry_rows("dbwr", &x.name, x, &["name"])?);
     }
     if let Some(c) = &r.calibration {
-        emit("calibrate", value(c));
+        rows.extend(entry_rows("calibrate", &c.name, c, &["name"])?);
     }
-    for (section, name, metric, v) in finding_rows(&r.findings) {
-        w.write_record([section, &name, &metric, &v])
-            .expect("in-memory writer");
+    rows.extend(finding_rows(&r.findings));
+    Ok(rows)
+}
+
+/// The header of a trace analysis's CSV: a group column (the input, or
+/// `A` and `B` in a comparison) before the long-form columns.
+const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
+
+/// A trace analysis as CSV.
+pub fn trace_csv(r: &TraceReport) -> Result<String, ExportError> {
+    LongTable::new(TRACE_HEADER).write(&[(Some(r.label.as_str()), trace_rows(r)?)])
+}
+
+/// A trace comparison as CSV: group `A`, then group `B`.
+pub fn trace_comparison_csv(c: &TraceComparison) -> Result<String, ExportError> {
+    LongTable::new(TRACE_HEADER).write(&[
+        (Some("A"), trace_rows(&c.a)?),
+        (Some("B"), trace_rows(&c.b)?),
+    ])
+}
+
+/// The long-form rows of a trace analysis: every field of every entry of
+/// each section, the entry named by the fields that identify it (an event
+/// by its name, a block by `file/block`, a slow wait by `path:line`). A
+/// histogram's entries are its non-empty buckets, named `<event> <bucket>`
+/// (`<event> <blocks> blocks <bucket>` by I/O size); a tier split's are
+/// `<event> <tier>`.
+pub fn trace_rows(r: &TraceReport) -> Result<Vec<LongRow>, ExportError> {
+    let mut v = Vec::new();
+    for f in &r.files {
+        v.extend(entry_rows("input", &f.path, f, &["path"])?);
     }
-    String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8")
+    v.extend(entry_rows("profile", "total", &r.profile, &["lines"])?);
+    for l in &r.profile.lines {
+        v.extend(entry_rows("profile", &l.name, l, &["name"])?);
+    }
+    for e in &r.events {
+        v.extend(entry_rows("event", &e.name, e, &["name"])?);
+    }
+    let buckets = |b: &Log2Buckets| {
+        b.counts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+            .map(|(i, c)| (Log2Buckets::label(i), BucketCount { count: *c }))
+            .collect::<Vec<_>>()
+    };
+    for h in &r.io_histograms {
+        for (label, c) in buckets(&h.buckets) {
+            v.extend(entry_rows(
+                "histogram",
+                &format!("{} {label}", h.event),
+                &c,
+                &[],
+            )?);
+        }
+    }
+    for h in &r.size_histograms {
+        for (label, c) in buckets(&h.buckets) {
+            let item = format!("{} {} blocks {label}", h.event, h.blocks);
+            v.extend(entry_rows("size_histogram", &item, &c, &[])?);
+        }
+    }
+    for t in &r.tiers {
+        for (name, c) in [
+            ("page_cache", t.page_cache),
+            ("storage_cache", t.storage_cache),
+            ("device", t.device),
+        ] {
+            v.extend(entry_rows("tier", &format!("{} {name}", t.event), &c, &[])?);
+        }
+    }
+    for s in &r.statements {
+        v.extend(entry_rows("statement", &s.key, s, &["key"])?);
+    }
+    for o in &r.objects {
+        v.extend(entry_rows("object", &o.obj.to_string(), o, &["obj"])?);
+    }
+    for f in &r.hot_files {
+        v.extend(entry_rows("file", &f.file.to_string(), f, &["file"])?);
+    }
+    for b in &r.hot_blocks {
+        let item = format!("{}/{}", b.file, b.block);
+        v.extend(entry_rows("block", &item, b, &["file", "block"])?);
+    }
+    for w in &r.slowest_waits {
+        let item = format!("{}:{}", w.path, w.line);
+        v.extend(entry_rows("slow_wait", &item, w, &["path", "line"])?);
+    }
+    for s in &r.sessions {
+        let item = format!("{} {}", s.path, s.id);
+        v.extend(entry_rows("session", &item, s, &["path", "id"])?);
+    }
+    for p in &r.timeline.points {
+        v.extend(entry_rows("timeline", &p.start, p, &["start"])?);
+    }
+    v.extend(finding_rows(&r.findings));
+    Ok(v)
+}
+
+/// One bucket of a histogram, as a CSV entry.
+#[derive(Serialize)]
+struct BucketCount {
+    count: u64,
 }
 
 /// `finding,<rule>,<metric>,<value>` rows: the subject, severity, text
 /// and source of each finding, then one row per piece of evidence with its
 /// unit in the metric (`p99 commit (ns)`).
-pub fn finding_rows(fs: &[dbio_model::Finding]) -> Vec<(&'static str, String, String, String)> {
+pub fn finding_rows(fs: &[dbio_model::Finding]) -> Vec<LongRow> {
     let mut rows = Vec::new();
     for f in fs {
-        let mut add = |metric: &str, v: String| {
-            rows.push(("finding", f.rule.clone(), metric.to_string(), v));
+        let mut add = |metric: &str, value: String| {
+            rows.push(LongRow {
+                section: "finding",
+                item: f.rule.clone(),
+                metric: metric.to_string(),
+                value,
+            });
         };
         if let Some(s) = &f.subject {
             add("subject", s.clone());
@@ -140,20 +318,13 @@ pub fn finding_rows(fs: &[dbio_model::Finding]) -> Vec<(&'static str, String, St
     rows
 }
 
-fn value<T: Serialize>(x: &T) -> serde_json::Value {
-    serde_json::to_value(x).expect("the result model serialises")
-}
-
-/// Collects (path, value) for every number, boolean and string under `v`
-/// (the entry's own `name` is a column already).
+/// Collects (path, value) for every number, boolean and string under `v`.
 fn flatten(v: &serde_json::Value, path: &mut String, out: &mut Vec<(String, String)>) {
     use serde_json::Value;
     match v {
         Value::Number(n) => out.push((path.clone(), n.to_string())),
         Value::Bool(b) => out.push((path.clone(), b.to_string())),
-        Value::String(s) if !path.is_empty() && path != "name" => {
-            out.push((path.clone(), s.clone()))
-        }
+        Value::String(s) if !path.is_empty() => out.push((path.clone(), s.clone())),
         Value::Array(a) => {
             for (i, x) in a.iter().enumerate() {
                 flatten_child(&i.to_string(), x, path, out);
@@ -184,7 +355,7 @@ fn flatten_child(
 }
 
 /// One row per job and operation, latency summary in columns.
-fn wide_jobs(r: &RunReport) -> String {
+fn wide_jobs(r: &RunReport) -> Result<String, ExportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let partial = r.partial.is_some();
     for j in &r.jobs {
@@ -208,8 +379,8 @@ fn wide_jobs(r: &RunReport) -> String {
             ));
         }
         for x in rows {
-            w.serialize(x).expect("CSV rows serialise");
+            w.serialize(x)?;
         }
     }
-    String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8")
+    into_string(w)
 }

@@ -16,16 +16,18 @@ use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
-use dbio_model::{LatencySummary, RunReport};
+use dbio_model::{LatencySummary, Layout, RunReport};
 use std::fmt::Write;
 
-/// Renders the lgwr section (empty when the report has none).
+/// Renders the lgwr section (empty when the report has none): each
+/// configuration in full, or one summary table in a [`Layout::Summary`]
+/// report.
 pub fn render(r: &RunReport) -> String {
     if r.lgwr.is_empty() {
         return String::new();
     }
     let mut out = String::new();
-    if r.command == "check" {
+    if r.layout == Layout::Summary {
         out.push_str("Commit path (log writer with group commit):\n");
         out.push_str(&summary(&r.lgwr));
         return out;

@@ -6,20 +6,16 @@ use crate::histogram;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
 use dbio_model::{
-    Durability, EngineKind, Environment, JobEcho, JobResult, LatencySummary, OpStats, Pattern,
-    Prepare, RunReport,
+    Durability, EngineKind, Environment, JobEcho, JobResult, LatencySummary, Layout, OpStats,
+    Pattern, Prepare, RunReport,
 };
 use std::fmt::Write;
 
-/// What to include.
-#[derive(Debug, Clone, Copy)]
-pub struct TableOptions {
-    /// Per-job detail (percentile tables, CPU, device, histogram).
-    pub detail: bool,
-}
-
-/// Renders a whole report for a terminal.
-pub fn render(r: &RunReport, opts: TableOptions) -> String {
+/// Renders a whole report for a terminal. Each section renders itself
+/// when present, laid out as the report's [`Layout`] says: in full, or
+/// (a composite result such as `dbio check`) as summary tables.
+pub fn render(r: &RunReport) -> String {
+    let detail = r.layout == Layout::Detail;
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", r.tool, r.command);
     out.push_str(&environment(&r.environment));
@@ -29,13 +25,13 @@ pub fn render(r: &RunReport, opts: TableOptions) -> String {
             "\nPARTIAL RESULT: {p}. The figures below cover only what ran."
         );
     }
-    if opts.detail {
+    if detail {
         for j in &r.jobs {
             out.push('\n');
             out.push_str(&job_detail(j));
         }
     }
-    if !r.jobs.is_empty() && (r.jobs.len() > 1 || !opts.detail) {
+    if !r.jobs.is_empty() && (r.jobs.len() > 1 || !detail) {
         out.push('\n');
         out.push_str(&summary(&r.jobs));
     }

@@ -1,11 +1,10 @@
-//! Rendering of Oracle trace analysis (`dbio tracefile`): terminal tables,
-//! a side-by-side comparison of two trace groups, and CSV.
+//! Terminal rendering of Oracle trace analysis (`dbio tracefile`): the
+//! tables of one trace group, and a side-by-side comparison of two.
 //!
 //! Everything is derived from [`TraceReport`] / [`TraceComparison`] alone,
-//! so a saved JSON result re-renders identically. The CSV is in long form
-//! (`group,section,item,metric,value`): one schema for every section, easy
-//! to filter or pivot in a spreadsheet or with `awk`, and it cannot drift
-//! from the JSON because it is written from the same structure.
+//! so a saved JSON result re-renders identically (`dbio report --from`).
+//! The CSV comes from the same long-form machinery as every other result
+//! (`crate::csv_out`).
 
 use crate::histogram;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
@@ -784,194 +783,6 @@ pub fn render_comparison(c: &TraceComparison) -> String {
     out
 }
 
-/// One row of the long-form CSV.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct CsvRow {
-    /// Group label (the input, or `A`/`B` in a comparison).
-    pub group: String,
-    /// Section: profile, event, histogram, size_histogram, tier, statement,
-    /// object, file, block, slow_wait, session, timeline, input.
-    pub section: &'static str,
-    /// What the row is about (event name, statement key, bucket, ...).
-    pub item: String,
-    /// The measure.
-    pub metric: String,
-    /// Its value (times in µs).
-    pub value: String,
-}
-
-/// Flattens a report into long-form CSV rows.
-pub fn csv_rows(r: &TraceReport, group: &str) -> Vec<CsvRow> {
-    let mut v = Vec::new();
-    let mut add = |section: &'static str, item: &str, metric: &str, value: String| {
-        v.push(CsvRow {
-            group: group.to_string(),
-            section,
-            item: item.to_string(),
-            metric: metric.to_string(),
-            value,
-        });
-    };
-    for f in &r.files {
-        add("input", &f.path, "lines", f.lines.to_string());
-        add(
-            "input",
-            &f.path,
-            "skipped_lines",
-            f.skipped_lines.to_string(),
-        );
-        add("input", &f.path, "sessions", f.sessions.to_string());
-    }
-    let p = &r.profile;
-    for (m, x) in [
-        ("response_time_us", p.response_time_us),
-        ("busy_time_us", p.busy_time_us),
-        ("calls_elapsed_us", p.calls_elapsed_us),
-        ("cpu_us", p.cpu_us),
-        ("waits_in_calls_us", p.waits_in_calls_us),
-        ("waits_between_calls_us", p.waits_between_calls_us),
-        ("idle_between_calls_us", p.idle_between_calls_us),
-        ("unaccounted_us", p.unaccounted_us),
-        ("clock_span_us", p.clock_span_us),
-    ] {
-        add("profile", "total", m, x.to_string());
-    }
-    for l in &p.lines {
-        add("profile", &l.name, "count", l.count.to_string());
-        add("profile", &l.name, "total_us", l.total_us.to_string());
-        add("profile", &l.name, "share", format!("{:.6}", l.share));
-    }
-    for e in &r.events {
-        add("event", &e.name, "count", e.count.to_string());
-        add("event", &e.name, "total_us", e.total_us.to_string());
-        add("event", &e.name, "mean_us", format!("{:.3}", e.mean_us));
-        add("event", &e.name, "min_us", e.min_us.to_string());
-        add("event", &e.name, "p50_us", e.p50_us.to_string());
-        add("event", &e.name, "p90_us", e.p90_us.to_string());
-        add("event", &e.name, "p99_us", e.p99_us.to_string());
-        add("event", &e.name, "p999_us", e.p999_us.to_string());
-        add("event", &e.name, "max_us", e.max_us.to_string());
-        add("event", &e.name, "idle", e.idle.to_string());
-    }
-    for h in &r.io_histograms {
-        for (i, c) in h.buckets.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            add(
-                "histogram",
-                &format!("{} {}", h.event, Log2Buckets::label(i)),
-                "count",
-                c.to_string(),
-            );
-        }
-    }
-    for h in &r.size_histograms {
-        for (i, c) in h.buckets.counts.iter().enumerate().filter(|(_, c)| **c > 0) {
-            add(
-                "size_histogram",
-                &format!("{} {} blocks {}", h.event, h.blocks, Log2Buckets::label(i)),
-                "count",
-                c.to_string(),
-            );
-        }
-    }
-    for t in &r.tiers {
-        for (name, c) in [
-            ("page_cache", t.page_cache),
-            ("storage_cache", t.storage_cache),
-            ("device", t.device),
-        ] {
-            add(
-                "tier",
-                &format!("{} {name}", t.event),
-                "count",
-                c.count.to_string(),
-            );
-            add(
-                "tier",
-                &format!("{} {name}", t.event),
-                "total_us",
-                c.total_us.to_string(),
-            );
-        }
-    }
-    for s in &r.statements {
-        add("statement", &s.key, "execs", s.execs.to_string());
-        add("statement", &s.key, "fetches", s.fetches.to_string());
-        add("statement", &s.key, "rows", s.rows.to_string());
-        add("statement", &s.key, "elapsed_us", s.elapsed_us.to_string());
-        add("statement", &s.key, "cpu_us", s.cpu_us.to_string());
-        add("statement", &s.key, "wait_us", s.wait_us.to_string());
-    }
-    for o in &r.objects {
-        add("object", &o.obj.to_string(), "count", o.count.to_string());
-        add(
-            "object",
-            &o.obj.to_string(),
-            "total_us",
-            o.total_us.to_string(),
-        );
-    }
-    for f in &r.hot_files {
-        add("file", &f.file.to_string(), "count", f.count.to_string());
-        add(
-            "file",
-            &f.file.to_string(),
-            "total_us",
-            f.total_us.to_string(),
-        );
-    }
-    for b in &r.hot_blocks {
-        add(
-            "block",
-            &format!("{}/{}", b.file, b.block),
-            "count",
-            b.count.to_string(),
-        );
-    }
-    for w in &r.slowest_waits {
-        add(
-            "slow_wait",
-            &format!("{}:{}", w.path, w.line),
-            "ela_us",
-            w.ela_us.to_string(),
-        );
-    }
-    for s in &r.sessions {
-        let item = format!("{} {}", s.path, s.id);
-        add(
-            "session",
-            &item,
-            "response_time_us",
-            s.response_time_us.to_string(),
-        );
-        add("session", &item, "cpu_us", s.cpu_us.to_string());
-        add(
-            "session",
-            &item,
-            "unaccounted_us",
-            s.unaccounted_us.to_string(),
-        );
-    }
-    for pt in &r.timeline.points {
-        add("timeline", &pt.start, "waits", pt.waits.to_string());
-        add("timeline", &pt.start, "io_waits", pt.io_waits.to_string());
-        add("timeline", &pt.start, "io_us", pt.io_us.to_string());
-    }
-    for (section, item, metric, value) in crate::csv_out::finding_rows(&r.findings) {
-        add(section, &item, &metric, value);
-    }
-    v
-}
-
-/// Writes rows as CSV with a header line.
-pub fn to_csv(rows: &[CsvRow]) -> Result<String, String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r).map_err(|e| e.to_string())?;
-    }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1009,26 +820,9 @@ mod tests {
     }
 
     #[test]
-    fn csv_is_long_form() {
-        let csv = to_csv(&csv_rows(&sample(), "g")).unwrap();
-        assert!(
-            csv.starts_with("group,section,item,metric,value\n"),
-            "{csv}"
-        );
-        assert!(
-            csv.contains("g,event,db file sequential read,count,2\n"),
-            "{csv}"
-        );
-        assert!(
-            csv.contains("g,histogram,db file sequential read <1ms,count,1\n"),
-            "{csv}"
-        );
-    }
-
-    #[test]
     fn comparison_lists_both_sides() {
         let c = TraceComparison {
-            schema_version: TRACE_SCHEMA_VERSION,
+            schema_version: dbio_model::SCHEMA_VERSION,
             a: sample(),
             b: TraceReport::default(),
         };

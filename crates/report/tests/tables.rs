@@ -140,3 +140,30 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
         assert!(!rows.iter().any(|c| c == other), "{text}");
     }
 }
+
+/// The layout is the report's, not its command's: a `check` report laid
+/// out in detail shows each log-writer configuration in full, and any
+/// report laid out as a summary shows the one commit-path table.
+// See: issue 10, item 4.
+#[test]
+fn the_lgwr_section_follows_the_reports_layout_not_its_command() {
+    use dbio_model::Layout;
+    for command in ["check", "lgwr"] {
+        for layout in [Layout::Summary, Layout::Detail] {
+            let r = RunReport {
+                command: command.into(),
+                layout,
+                lgwr: vec![LgwrResult {
+                    name: "one".into(),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            };
+            let text = dbio_report::table::render(&r);
+            let summary = text.contains("Commit path (log writer with group commit):");
+            assert_eq!(summary, layout == Layout::Summary, "{command}: {text}");
+            let detail = text.contains(&dbio_report::lgwr::describe(&r.lgwr[0]));
+            assert_eq!(detail, layout == Layout::Detail, "{command}: {text}");
+        }
+    }
+}

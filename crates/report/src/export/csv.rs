@@ -1,0 +1,18 @@
+//! CSV: rows of named columns from the model (`crate::csv_out`).
+
+use super::{ExportError, Exporter};
+use dbio_model::Outcome;
+
+/// CSV with a header line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CsvExporter;
+
+impl Exporter for CsvExporter {
+    fn export(&self, result: &Outcome) -> Result<String, ExportError> {
+        Ok(match result {
+            Outcome::Run(r) => crate::csv_out::to_csv(r)?,
+            Outcome::Trace(t) => crate::csv_out::trace_csv(t)?,
+            Outcome::TraceComparison(c) => crate::csv_out::trace_comparison_csv(c)?,
+        })
+    }
+}

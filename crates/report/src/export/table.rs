@@ -1,0 +1,19 @@
+//! The terminal tables.
+
+use super::{ExportError, Exporter};
+use dbio_model::Outcome;
+
+/// The terminal tables of any result (what a command prints on standard
+/// output).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableExporter;
+
+impl Exporter for TableExporter {
+    fn export(&self, result: &Outcome) -> Result<String, ExportError> {
+        Ok(match result {
+            Outcome::Run(r) => crate::table::render(r),
+            Outcome::Trace(t) => crate::trace::render(t),
+            Outcome::TraceComparison(c) => crate::trace::render_comparison(c),
+        })
+    }
+}
