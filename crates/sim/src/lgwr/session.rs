@@ -13,6 +13,7 @@ use super::config::{LgwrConfig, HEADER_BYTES};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
 use super::stats::{Pos, SessionRec};
+use super::writer::FlushLock;
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
 use dbio_engine::threads::StartGate;
@@ -102,12 +103,22 @@ fn wait_for_post(slot: &Slot, seq: u64, spin_ns: u64) -> u64 {
     }
 }
 
+/// The leader protocol's wait for commit `seq`: queue on the flush lock
+/// (PostgreSQL's `LWLock:WALWrite`); a session that gets it with its commit
+/// not yet durable flushes everything inserted so far, for the whole group.
+/// Returns the slot's word, as [`wait_for_post`].
+fn lead_or_follow(lock: &FlushLock, slot: &Slot, seq: u64) -> u64 {
+    lock.wait_or_lead(|| slot.done.load(Ordering::Acquire) & !FAILED == seq);
+    slot.done.load(Ordering::Acquire)
+}
+
 /// Runs session `idx` until its commits are done, its run time is over
 /// or `stop` is raised; returns its recordings.
 pub fn session_main(
     idx: u32,
     cfg: &LgwrConfig,
     shared: &Shared,
+    leader: Option<&FlushLock>,
     gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
@@ -165,7 +176,10 @@ pub fn session_main(
                 w.unpark();
             }
         }
-        let done = wait_for_post(slot, seq, spin_ns);
+        let done = match leader {
+            Some(leader) => lead_or_follow(leader, slot, seq),
+            None => wait_for_post(slot, seq, spin_ns),
+        };
         let t_resumed = now_ns();
         if done & FAILED != 0 {
             break;
