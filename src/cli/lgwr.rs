@@ -85,6 +85,12 @@ pub struct LgwrArgs {
     /// required; at most 100 s).
     #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub think_time: f64,
+    /// CPU time each transaction spends before its commit (a database's
+    /// parse, execute, redo generation and locking; e.g. 150us; a unit is
+    /// required; at most 100 s). Spent on the session's own CPU clock, so
+    /// sessions compete for CPUs as a database's do; 0: none.
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub txn_cpu: f64,
     /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
     #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,

@@ -41,6 +41,7 @@ fn base_config(a: &LgwrArgs) -> LgwrConfig {
         },
         redo_size: a.redo_size,
         think_time_ns: seconds_to_ns(a.think_time),
+        txn_cpu_ns: seconds_to_ns(a.txn_cpu),
         log_buffer: a.log_buffer,
         max_write: a.max_write,
         block_size: a.block_size.block_size,

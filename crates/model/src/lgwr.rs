@@ -97,6 +97,9 @@ pub struct LgwrEcho {
     pub redo_size: String,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
+    /// CPU time each transaction spent before its commit, ns (0: none).
+    #[serde(default)]
+    pub txn_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes.

@@ -76,6 +76,13 @@ pub fn describe(x: &LgwrResult) -> String {
     if c.protocol == Protocol::Leader {
         s.push_str(", leader protocol (the first waiting session flushes)");
     }
+    if c.txn_cpu_ns > 0 {
+        let _ = write!(
+            s,
+            ", {} of CPU per transaction",
+            format_ns(c.txn_cpu_ns as f64)
+        );
+    }
     if c.think_time_ns > 0 {
         let _ = write!(s, ", think time {}", format_ns(c.think_time_ns as f64));
     }

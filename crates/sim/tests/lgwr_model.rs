@@ -117,6 +117,35 @@ fn group_commit_under(protocol: Protocol) {
         .all(|s| s.commits == 300 && at_least(s.min_ns, MS) && s.max_ns >= s.min_ns));
 }
 
+/// `txn_cpu_ns` is CPU each transaction spends before its commit, on the
+/// session's own CPU clock: the sessions' CPU per commit holds at least
+/// it, and no session commits faster than it allows. (Bounds only: a
+/// loaded machine can only add time.)
+#[test]
+fn transaction_cpu_is_spent_before_every_commit() {
+    const CPU: u64 = 300_000;
+    for protocol in [Protocol::Writer, Protocol::Leader] {
+        let cfg = LgwrConfig {
+            protocol,
+            sessions: 2,
+            commits: Some(100),
+            runtime_s: None,
+            txn_cpu_ns: CPU,
+            null_delay_ns: Some(0),
+            ..LgwrConfig::default()
+        };
+        let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+        let r = out.measured.summarize("t", echo(&cfg, 1));
+        assert_eq!(r.commits, 200);
+        assert_eq!(r.config.txn_cpu_ns, CPU);
+        let cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
+        assert!(cpu >= 200 * CPU, "{protocol:?}: {cpu} ns of session CPU");
+        for sl in &r.sessions {
+            assert!(sl.tps <= 1e9 / CPU as f64, "{protocol:?}: {} TPS", sl.tps);
+        }
+    }
+}
+
 /// The thread names in this process now.
 fn thread_names() -> Vec<String> {
     std::fs::read_dir("/proc/self/task")

@@ -202,6 +202,9 @@ pub struct LgwrConfig {
     pub redo_size: RedoSize,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
+    /// CPU time each transaction burns before its commit, ns (thread CPU
+    /// clock): the work a database does around the redo.
+    pub txn_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer: u64,
     /// Largest log write, bytes (padding included).
@@ -263,6 +266,7 @@ impl Default for LgwrConfig {
             runtime_s: Some(10.0),
             redo_size: RedoSize::Skewed,
             think_time_ns: 0,
+            txn_cpu_ns: 0,
             log_buffer: 16 << 20,
             max_write: 1 << 20,
             block_size: 512,
@@ -432,6 +436,9 @@ impl LgwrConfig {
         }
         if self.protocol == Protocol::Leader {
             self.leader_fits()?;
+        }
+        if self.txn_cpu_ns > 1_000_000_000 {
+            return Err("--txn-cpu above 1 s makes no commit workload".into());
         }
         if self.think_time_ns > 10_000_000_000 {
             return Err("--think-time above 10 s makes no commit workload".into());

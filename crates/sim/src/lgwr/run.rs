@@ -78,6 +78,7 @@ pub fn echo(cfg: &LgwrConfig, rounds: u32) -> LgwrEcho {
         },
         redo_size: cfg.redo_size.describe(),
         think_time_ns: cfg.think_time_ns,
+        txn_cpu_ns: cfg.txn_cpu_ns,
         log_buffer_bytes: cfg.log_buffer,
         max_write_bytes: cfg.max_write,
         block_size: cfg.block_size,

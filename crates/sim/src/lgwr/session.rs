@@ -112,6 +112,25 @@ fn lead_or_follow(lock: &FlushLock, slot: &Slot, seq: u64) -> u64 {
     slot.done.load(Ordering::Acquire)
 }
 
+/// Spends `ns` of this thread's CPU time (not wall time: a session that
+/// is preempted keeps its work to do, as a database backend does). The
+/// clock is read about every microsecond of work, so the work is at most
+/// about 1 µs plus one clock read longer than asked.
+fn burn_cpu(ns: u64) {
+    let cpu = || {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    };
+    let until = cpu() + ns;
+    let mut x = 0u64;
+    while cpu() < until {
+        for i in 0..256u64 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+        }
+    }
+    std::hint::black_box(x);
+}
+
 /// Runs session `idx` until its commits are done, its run time is over
 /// or `stop` is raised; returns its recordings.
 pub fn session_main(
@@ -159,6 +178,9 @@ pub fn session_main(
         }
         if cfg.commits.is_none() && now_ns() >= deadline {
             break;
+        }
+        if cfg.txn_cpu_ns > 0 {
+            burn_cpu(cfg.txn_cpu_ns);
         }
         seq += 1;
         let len = cfg.redo_size.sample(&mut rng) as u32;
