@@ -18,7 +18,7 @@ use cli::{Cli, Command};
 use std::process::ExitCode;
 
 /// clap's message for a command line it refused, as the one line every
-/// other error gets: "dbio: error: <sentence>; try 'dbio CMD --help'".
+/// other error gets: "dbio: error: &lt;sentence&gt;; try 'dbio CMD --help'".
 /// clap's own form spans several paragraphs (message, tips, usage, a
 /// pointer to --help); the message's lines and the tips are kept, joined.
 fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> String {

@@ -74,6 +74,13 @@ impl PrivateExt4 {
     /// What the device's own volatile cache would lose is the flush
     /// counter's business (the tests above).
     fn crash_and_remount(&self) {
+        self.shut_down();
+        self.remount();
+    }
+
+    /// The crash alone: from now on every write and sync on the
+    /// filesystem fails with EIO.
+    fn shut_down(&self) {
         use std::os::fd::AsRawFd;
         /// _IOR('X', 125, __u32).
         const FS_IOC_SHUTDOWN: libc::c_ulong = 0x8004_587d;
@@ -89,7 +96,11 @@ impl PrivateExt4 {
             "FS_IOC_SHUTDOWN: {}",
             std::io::Error::last_os_error()
         );
-        drop(root);
+    }
+
+    /// Unmounts the crashed filesystem and mounts it again (journal
+    /// replay, cold page cache).
+    fn remount(&self) {
         // An exited process's io_uring lets go of its files a moment
         // after the exit (the ring is torn down by a kernel worker), so
         // the mount may still be busy: retry within a deadline.
@@ -368,22 +379,30 @@ fn lgwr_opens_its_log_files_with_each_methods_flags() {
     }
 }
 
+/// Every durability method of `lgwr` with the log writer, and the psync
+/// ones PostgreSQL and InnoDB use with the leader protocol (the session
+/// that leads a group flushes it itself).
+const LGWR_METHODS_AND_PROTOCOLS: [(&str, &str); 8] = [
+    ("direct-dsync", "writer"),
+    ("direct-fdatasync", "writer"),
+    ("buffered-fdatasync", "writer"),
+    ("buffered-dsync", "writer"),
+    ("buffered-fsync", "writer"),
+    ("uring-fdatasync", "writer"),
+    ("buffered-fdatasync", "leader"),
+    ("direct-dsync", "leader"),
+];
+
 #[test]
 fn every_lgwr_method_flushes_the_device_for_every_log_write() {
     let fs = or_skip!(PrivateExt4::new());
-    for method in [
-        "direct-dsync",
-        "direct-fdatasync",
-        "buffered-fdatasync",
-        "buffered-dsync",
-        "buffered-fsync",
-        "uring-fdatasync",
-    ] {
-        let dir = fs.dir().join(method);
+    for (method, protocol) in LGWR_METHODS_AND_PROTOCOLS {
+        let dir = fs.dir().join(format!("{method}-{protocol}"));
         std::fs::create_dir(&dir).unwrap();
         let before = fs.flushes();
         let out = dbio()
-            .args(["lgwr", "--method", method, "--sessions", "4"])
+            .args(["lgwr", "--method", method, "--protocol", protocol])
+            .args(["--sessions", "4"])
             .args(["--commits", "50", "--files", "2", "--file-size", "2m"])
             .args(["--prepare", "sparse", "--quiet", "--json", "-"])
             .arg(&dir)
@@ -665,20 +684,13 @@ fn records_on_disk(dir: &Path, seed: u64) -> std::collections::HashMap<(u32, u64
 #[test]
 fn every_lgwr_methods_committed_records_survive_a_crash() {
     let fs = or_skip!(PrivateExt4::new());
-    let methods = [
-        "direct-dsync",
-        "direct-fdatasync",
-        "buffered-fdatasync",
-        "buffered-dsync",
-        "buffered-fsync",
-        "uring-fdatasync",
-    ];
     let mut committed = Vec::new();
-    for method in methods {
-        let dir = fs.dir().join(method);
+    for (method, protocol) in LGWR_METHODS_AND_PROTOCOLS {
+        let dir = fs.dir().join(format!("{method}-{protocol}"));
         std::fs::create_dir(&dir).unwrap();
         let out = dbio()
-            .args(["lgwr", "--method", method, "--sessions", "4"])
+            .args(["lgwr", "--method", method, "--protocol", protocol])
+            .args(["--sessions", "4"])
             .args(["--commits", "50", "--files", "2", "--file-size", "4m"])
             .args(["--members", "2"])
             .args(["--keep", "--quiet", "--json", "-"])
@@ -705,7 +717,7 @@ fn every_lgwr_methods_committed_records_survive_a_crash() {
             sessions.iter().all(|&(_, c)| c == 50),
             "{method}: {sessions:?}"
         );
-        committed.push((method, dir, sessions));
+        committed.push((format!("{method} --protocol {protocol}"), dir, sessions));
     }
     fs.crash_and_remount();
     for (method, dir, sessions) in committed {
@@ -722,6 +734,53 @@ fn every_lgwr_methods_committed_records_survive_a_crash() {
                 &missing[..missing.len().min(5)]
             );
         }
+    }
+}
+
+/// A log write that fails in the middle of a run (the filesystem shut down
+/// under it) stops every session with either protocol, whether a writer
+/// thread or a leading session met the error: dbio exits within the
+/// deadline with status 1 and a partial result that names the I/O error,
+/// keeping the commits made before it.
+#[test]
+fn a_log_write_error_mid_run_stops_every_session_with_either_protocol() {
+    let fs = or_skip!(PrivateExt4::new());
+    for protocol in ["writer", "leader"] {
+        let dir = fs.dir().join(protocol);
+        std::fs::create_dir(&dir).unwrap();
+        let before = fs.flushes();
+        let child = Command::new(dbio_path())
+            .args(["lgwr", "--method", "buffered-fdatasync"])
+            .args(["--protocol", protocol, "--sessions", "4"])
+            .args(["--runtime", "60", "--files", "2", "--file-size", "8m"])
+            .args(["--prepare", "sparse", "--quiet", "--json", "-"])
+            .arg(&dir)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Committing: the device has seen log flushes.
+        let t0 = Instant::now();
+        while fs.flushes() < before + 20 {
+            assert!(
+                t0.elapsed() < Duration::from_secs(30),
+                "{protocol}: no log flushes"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        fs.shut_down();
+        let out = crate::util::wait_output_within(child, Duration::from_secs(30));
+        fs.remount();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{protocol}: {err}");
+        let v = json(&out.stdout);
+        let partial = &v["partial"];
+        assert_eq!(partial["kind"], "io_error", "{protocol}: {partial}");
+        assert!(
+            v["lgwr"][0]["commits"].as_u64().unwrap() > 0,
+            "{protocol}: {}",
+            v["lgwr"][0]
+        );
     }
 }
 

@@ -6,8 +6,36 @@ use super::output::OutputArgs;
 use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, PrepareArg};
 use clap::Args;
+use dbio_model::lgwr::Protocol;
 use dbio_model::units::parse_size;
 use dbio_sim::lgwr::{Method, RedoSize};
+
+/// `--protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProtocolArg {
+    /// A log-writer thread flushes for every session (Oracle).
+    Writer,
+    /// The first waiting session flushes for the group (PostgreSQL, InnoDB).
+    Leader,
+}
+
+impl From<ProtocolArg> for Protocol {
+    fn from(p: ProtocolArg) -> Self {
+        match p {
+            ProtocolArg::Writer => Protocol::Writer,
+            ProtocolArg::Leader => Protocol::Leader,
+        }
+    }
+}
+
+/// `--compare`'s `protocol=` values.
+pub fn parse_protocol(s: &str) -> Result<Protocol, String> {
+    match s {
+        "writer" => Ok(Protocol::Writer),
+        "leader" => Ok(Protocol::Leader),
+        _ => Err(format!("unknown protocol '{s}' (use writer or leader)")),
+    }
+}
 
 /// `--method` (and `--compare`'s method names).
 pub fn parse_method(s: &str) -> Result<Method, String> {
@@ -57,6 +85,12 @@ pub struct LgwrArgs {
     /// required; at most 100 s).
     #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub think_time: f64,
+    /// CPU time each transaction spends before its commit (a database's
+    /// parse, execute, redo generation and locking; e.g. 150us; a unit is
+    /// required; at most 100 s). Spent on the session's own CPU clock, so
+    /// sessions compete for CPUs as a database's do; 0: none.
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub txn_cpu: f64,
     /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
     #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,
@@ -74,6 +108,13 @@ pub struct LgwrArgs {
     /// aliases.
     #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
     pub method: Method,
+    /// Who makes a group of commits durable: `writer` (a log-writer thread
+    /// flushes for every session, as Oracle's LGWR) or `leader` (the first
+    /// waiting session flushes for the group while the others queue behind
+    /// it, as PostgreSQL's backends and InnoDB's group commit do; psync
+    /// methods only).
+    #[arg(long, value_enum, default_value = "writer")]
+    pub protocol: ProtocolArg,
     /// No I/O at all: measure the model itself.
     #[arg(long)]
     pub null: bool,
@@ -127,7 +168,7 @@ pub struct LgwrArgs {
     /// Configurations to run side by side, comma-separated; each is `+`-joined
     /// overrides of the options above: a method name or `method=NAME`
     /// (--method, with the aliases direct, buffered, uring), `bs=4k`
-    /// (also `block=` or `block-size=`: --block-size), `sessions=N`,
+    /// (also `block=` or `block-size=`: --block-size), `protocol=leader`, `sessions=N`,
     /// `members=N`, `files=N`, `async=N` (--async-depth),
     /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
     /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),

@@ -10,7 +10,7 @@
 /// The most interleaved rounds (each is a whole run).
 const MAX_ROUNDS: u32 = 1000;
 
-use crate::cli::lgwr::parse_method;
+use crate::cli::lgwr::{parse_method, parse_protocol};
 use crate::cli::{parse_delay_arg, LgwrArgs};
 use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use anyhow::Context;
@@ -40,10 +40,12 @@ fn base_config(a: &LgwrArgs) -> LgwrConfig {
         },
         redo_size: a.redo_size,
         think_time_ns: seconds_to_ns(a.think_time),
+        txn_cpu_ns: seconds_to_ns(a.txn_cpu),
         log_buffer: a.log_buffer,
         max_write: a.max_write,
         block_size: a.block_size.block_size,
         method: a.method,
+        protocol: a.protocol.into(),
         null_delay_ns,
         files: a.files,
         file_size: a.file_size,
@@ -98,6 +100,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             "async" => c.async_depth = num(v)?,
             "files" => c.files = num(v)?,
             "method" => c.method = parse_method(v).map_err(bad)?,
+            "protocol" => c.protocol = parse_protocol(v).map_err(bad)?,
             "prepare" => c.prepare = parse_prepare(v).map_err(bad)?,
             "dir" => c.dir = PathBuf::from(v),
             "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,

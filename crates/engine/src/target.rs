@@ -8,7 +8,7 @@
 //! once. A file dbio creates is made with `openat(dir, name, O_CREAT |
 //! O_EXCL | O_NOFOLLOW)` in a directory opened once; an existing file is
 //! opened once with O_NOFOLLOW. Every later decision is made on that
-//! descriptor (the [`Inode`] anchor): its type and link count with fstat,
+//! descriptor (the `Inode` anchor): its type and link count with fstat,
 //! dbio's mark with fgetxattr, free space with fstatvfs, O_DIRECT support
 //! and alignment with fcntl(F_SETFL) and statx on the descriptor. A second
 //! descriptor with other flags (O_DSYNC cannot be set by F_SETFL, and each

@@ -51,9 +51,42 @@ pub struct LgwrResult {
     pub verify: Option<VerifyResult>,
 }
 
+/// Who makes a group of commits durable.
+///
+/// Oracle has a log writer: sessions post it and sleep while it writes for
+/// everyone ('log file sync' around 'log file parallel write').
+/// PostgreSQL's backends and InnoDB's group commit have none on the commit
+/// path: the first session that wants its commit flushed takes the write
+/// lock and flushes everything inserted so far, and the sessions queued
+/// behind the lock find their commit already durable (PostgreSQL's
+/// `XLogFlush`, waiting in `LWLock:WALWrite`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// A log-writer thread flushes for every session (Oracle).
+    #[default]
+    Writer,
+    /// The first waiting session flushes for the group (PostgreSQL, InnoDB).
+    Leader,
+}
+
+impl Protocol {
+    /// The name as the command line and the result write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Writer => "writer",
+            Protocol::Leader => "leader",
+        }
+    }
+}
+
 /// The configuration of a run, echoed into its result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LgwrEcho {
+    /// Who flushes a group of commits (results written before the leader
+    /// protocol existed were all `writer`).
+    #[serde(default)]
+    pub protocol: Protocol,
     /// Session threads.
     pub sessions: u32,
     /// Commits per session, when count-based.
@@ -64,6 +97,9 @@ pub struct LgwrEcho {
     pub redo_size: String,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
+    /// CPU time each transaction spent before its commit, ns (0: none).
+    #[serde(default)]
+    pub txn_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes.

@@ -5,9 +5,9 @@
 //! miss per wait once the table outgrows the CPU caches: on the 225 MB
 //! test file (1.8 M waits, 29 k distinct blocks) that was 40 % of the parse
 //! time, about 160 ns per wait. Here waits are first appended to one of
-//! [`PARTS`] small buffers chosen by the key's hash (sequential writes),
+//! `PARTS` small buffers chosen by the key's hash (sequential writes),
 //! and a full buffer is folded into that partition's own map, which is a
-//! 1/[`PARTS`] slice of the whole table and so stays in cache during the
+//! 1/`PARTS` slice of the whole table and so stays in cache during the
 //! fold (radix-partitioned aggregation). Results are exact; memory is
 //! bounded by the buffers plus at most [`crate::aggregate::MAX_BLOCKS`]
 //! distinct blocks (beyond that new blocks are dropped and the table is

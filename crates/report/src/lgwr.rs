@@ -14,7 +14,7 @@
 use crate::histogram;
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
-use dbio_model::lgwr::LgwrResult;
+use dbio_model::lgwr::{LgwrResult, Protocol};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::{LatencySummary, Layout, RunReport};
 use std::fmt::Write;
@@ -74,6 +74,16 @@ pub fn describe(x: &LgwrResult) -> String {
     }
     if c.async_depth > 1 {
         let _ = write!(s, ", {} writes in flight", c.async_depth);
+    }
+    if c.protocol == Protocol::Leader {
+        s.push_str(", leader protocol (the first waiting session flushes)");
+    }
+    if c.txn_cpu_ns > 0 {
+        let _ = write!(
+            s,
+            ", {} of CPU per transaction",
+            format_ns(c.txn_cpu_ns as f64)
+        );
     }
     if c.think_time_ns > 0 {
         let _ = write!(s, ", think time {}", format_ns(c.think_time_ns as f64));
@@ -163,8 +173,13 @@ pub fn detail(x: &LgwrResult) -> String {
         &x.log_file_sync,
         secs,
     ));
+    let leader = x.config.protocol == Protocol::Leader;
     t.add_row(event_row(
-        "log file parallel write (writer)",
+        if leader {
+            "log file parallel write (leaders)"
+        } else {
+            "log file parallel write (writer)"
+        },
         &x.writer.log_file_parallel_write,
         secs,
     ));
@@ -179,15 +194,26 @@ pub fn detail(x: &LgwrResult) -> String {
     let mut t = new_table(&["where a commit's time went", "mean", "share", "p50", "p99"]);
     let sum =
         b.wait_for_writer.mean_ns + b.writer_io.mean_ns + b.posting.mean_ns + b.wake_up.mean_ns;
-    for (name, l) in [
-        (
+    let names = if leader {
+        [
+            "queued for the flush lock until a leader took the redo",
+            "leader's I/O: copy, write, sync",
+            "leader posting the sessions ahead",
+            "post until the session runs (scheduling)",
+        ]
+    } else {
+        [
             "waiting for the writer to take the redo",
-            &b.wait_for_writer,
-        ),
-        ("writer I/O: copy, write, sync", &b.writer_io),
-        ("writer posting sessions ahead", &b.posting),
-        ("post until the session runs (scheduling)", &b.wake_up),
-    ] {
+            "writer I/O: copy, write, sync",
+            "writer posting sessions ahead",
+            "post until the session runs (scheduling)",
+        ]
+    };
+    for (name, l) in
+        names
+            .into_iter()
+            .zip([&b.wait_for_writer, &b.writer_io, &b.posting, &b.wake_up])
+    {
         t.add_row(vec![
             Cell::new(name),
             Cell::new(format_ns(l.mean_ns)),
@@ -239,13 +265,20 @@ pub fn detail(x: &LgwrResult) -> String {
             c.involuntary_cs
         )
     };
-    let _ = writeln!(
-        s,
-        "writer CPU: {} per write; {}; of which watching an empty log buffer before sleeping {}",
-        format_ns(w.cpu.per_io_ns),
-        cpu(&w.cpu),
-        format_ns(w.idle_watch_ns as f64)
-    );
+    if leader {
+        let _ = writeln!(
+            s,
+            "no log writer: each flush ran in the session that led it, so its CPU is in the sessions' below"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "writer CPU: {} per write; {}; of which watching an empty log buffer before sleeping {}",
+            format_ns(w.cpu.per_io_ns),
+            cpu(&w.cpu),
+            format_ns(w.idle_watch_ns as f64)
+        );
+    }
     let _ = writeln!(
         s,
         "session CPU: {} per commit; {}",

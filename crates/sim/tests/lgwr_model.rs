@@ -2,13 +2,24 @@
 //! service time (null engine) makes group commit predictable, and real
 //! files must hold every committed record where the writer said it put it.
 
-use dbio_model::lgwr::LgwrResult;
+use dbio_model::lgwr::{LgwrResult, Protocol};
 use dbio_model::Prepare;
 use dbio_sim::lgwr::{echo, run, LgwrConfig, LogGroup, Method, RedoSize};
 use std::sync::atomic::AtomicBool;
 
 fn null_run(sessions: u32, commits: u64, delay_ns: u64, size: RedoSize) -> LgwrResult {
+    null_run_with(Protocol::Writer, sessions, commits, delay_ns, size)
+}
+
+fn null_run_with(
+    protocol: Protocol,
+    sessions: u32,
+    commits: u64,
+    delay_ns: u64,
+    size: RedoSize,
+) -> LgwrResult {
     let cfg = LgwrConfig {
+        protocol,
         sessions,
         commits: Some(commits),
         runtime_s: None,
@@ -27,14 +38,22 @@ fn at_least(v: u64, floor: u64) -> bool {
     v as f64 >= floor as f64 * 0.99
 }
 
+/// Both protocols obey the same arithmetic: who flushes changes, what a
+/// flush must cover does not.
 #[test]
 fn injected_service_time_shows_group_commit() {
+    for protocol in [Protocol::Writer, Protocol::Leader] {
+        group_commit_under(protocol);
+    }
+}
+
+fn group_commit_under(protocol: Protocol) {
     // Only counts, and bounds that the injected 1 ms write sets and a slow
     // or loaded machine can only move further away from: no ratio of two
     // measured times (such ratios failed on a loaded 2-CPU machine).
     const MS: u64 = 1_000_000;
-    let one = null_run(1, 300, MS, RedoSize::Skewed);
-    let ten = null_run(10, 300, MS, RedoSize::Skewed);
+    let one = null_run_with(protocol, 1, 300, MS, RedoSize::Skewed);
+    let ten = null_run_with(protocol, 10, 300, MS, RedoSize::Skewed);
     // One session: every write covers exactly its commit.
     assert_eq!(one.commits, 300);
     assert_eq!(one.writer.writes, 300);
@@ -96,6 +115,83 @@ fn injected_service_time_shows_group_commit() {
         .sessions
         .iter()
         .all(|s| s.commits == 300 && at_least(s.min_ns, MS) && s.max_ns >= s.min_ns));
+}
+
+/// `txn_cpu_ns` is CPU each transaction spends before its commit, on the
+/// session's own CPU clock: the sessions' CPU per commit holds at least
+/// it, and no session commits faster than it allows. (Bounds only: a
+/// loaded machine can only add time.)
+#[test]
+fn transaction_cpu_is_spent_before_every_commit() {
+    const CPU: u64 = 300_000;
+    for protocol in [Protocol::Writer, Protocol::Leader] {
+        let cfg = LgwrConfig {
+            protocol,
+            sessions: 2,
+            commits: Some(100),
+            runtime_s: None,
+            txn_cpu_ns: CPU,
+            null_delay_ns: Some(0),
+            ..LgwrConfig::default()
+        };
+        let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+        let r = out.measured.summarize("t", echo(&cfg, 1));
+        assert_eq!(r.commits, 200);
+        assert_eq!(r.config.txn_cpu_ns, CPU);
+        let cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
+        assert!(cpu >= 200 * CPU, "{protocol:?}: {cpu} ns of session CPU");
+        for sl in &r.sessions {
+            assert!(sl.tps <= 1e9 / CPU as f64, "{protocol:?}: {} TPS", sl.tps);
+        }
+    }
+}
+
+/// The thread names in this process now.
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// Under the leader protocol nobody but the sessions runs: there is no
+/// log-writer thread, and the sessions' CPU holds the flushes (with the
+/// null engine's service time spent waiting, the writer's recorded CPU
+/// stays zero because no writer thread exists to measure). Under the
+/// writer protocol the "lgwr" thread is there for the whole run.
+#[test]
+fn the_leader_protocol_runs_no_writer_thread() {
+    for (protocol, writer_seen) in [(Protocol::Writer, true), (Protocol::Leader, false)] {
+        let stop = AtomicBool::new(false);
+        let cfg = LgwrConfig {
+            protocol,
+            sessions: 4,
+            commits: Some(200),
+            runtime_s: None,
+            null_delay_ns: Some(500_000),
+            ..LgwrConfig::default()
+        };
+        let seen = std::thread::scope(|s| {
+            let h = s.spawn(|| run(&cfg, None, &stop).expect("run"));
+            let mut seen = std::collections::BTreeSet::new();
+            while !h.is_finished() {
+                seen.extend(thread_names());
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let out = h.join().unwrap();
+            assert!(out.error.is_none(), "{:?}", out.error);
+            let r = out.measured.summarize("t", echo(&cfg, 1));
+            assert_eq!(r.commits, 800);
+            assert_eq!(r.config.protocol, protocol);
+            seen
+        });
+        assert!(
+            seen.iter().any(|n| n.starts_with("lgwr-session")),
+            "{protocol:?}: {seen:?}"
+        );
+        assert_eq!(seen.contains("lgwr"), writer_seen, "{protocol:?}: {seen:?}");
+    }
 }
 
 /// Every commit's record is in the write that the out-of-order null engine
@@ -311,8 +407,15 @@ fn assert_switches_at_the_right_offsets(r: &LgwrResult, file_size: u64) {
 #[test]
 fn real_files_hold_every_committed_record() {
     let d = scratch();
-    for method in [Method::DirectDsync, Method::BufferedFdatasync] {
-        let cfg = real_cfg(d.path(), method);
+    for (method, protocol) in [
+        (Method::DirectDsync, Protocol::Writer),
+        (Method::BufferedFdatasync, Protocol::Writer),
+        (Method::BufferedFdatasync, Protocol::Leader),
+    ] {
+        let cfg = LgwrConfig {
+            protocol,
+            ..real_cfg(d.path(), method)
+        };
         let (r, _, records, advanced) = real_run(&cfg);
         assert_eq!(r.commits, 600);
         let v = r.verify.as_ref().unwrap();
@@ -414,6 +517,31 @@ fn bad_input_fails_before_any_file_is_made() {
                 ..base.clone()
             },
             "smaller than the largest log write",
+        ),
+        (
+            LgwrConfig {
+                protocol: Protocol::Leader,
+                method: Method::UringFdatasync,
+                ..base.clone()
+            },
+            "--method uring-fdatasync needs the log writer",
+        ),
+        (
+            LgwrConfig {
+                protocol: Protocol::Leader,
+                writer_cpu: Some(0),
+                ..base.clone()
+            },
+            "--writer-cpu applies to the log writer",
+        ),
+        (
+            LgwrConfig {
+                protocol: Protocol::Leader,
+                null_delay_ns: Some(1000),
+                async_depth: 4,
+                ..base.clone()
+            },
+            "--async-depth must be 1",
         ),
     ] {
         let e = dbio_sim::lgwr::check(&cfg).unwrap_err().to_string();

@@ -178,7 +178,7 @@ pub struct EngineOptions<'a> {
     /// Null engine: the service time of every I/O and every sync, ns.
     pub null_delay_ns: u64,
     /// Null engine: keep I/Os in flight and complete them in an order drawn
-    /// from this seed (see [`NullEngine::out_of_order`]), with a journal
+    /// from this seed (see `NullEngine::out_of_order`), with a journal
     /// when the flag is set.
     pub null_out_of_order: Option<(u64, bool)>,
 }

@@ -1,6 +1,7 @@
 //! What a log-writer run does, and the checks that refuse an impossible
 //! configuration with one sentence before any file is touched.
 
+use dbio_model::lgwr::Protocol;
 use dbio_model::units::{format_bytes, parse_size};
 use dbio_model::Prepare;
 use std::path::PathBuf;
@@ -201,6 +202,9 @@ pub struct LgwrConfig {
     pub redo_size: RedoSize,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
+    /// CPU time each transaction burns before its commit, ns (thread CPU
+    /// clock): the work a database does around the redo.
+    pub txn_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer: u64,
     /// Largest log write, bytes (padding included).
@@ -220,6 +224,8 @@ pub struct LgwrConfig {
     pub members: u32,
     /// Log file preparation.
     pub prepare: Prepare,
+    /// Who flushes: a log-writer thread, or the first waiting session.
+    pub protocol: Protocol,
     /// Log writes in flight (io_uring); 1 = the writer waits for each.
     pub async_depth: u32,
     /// PostgreSQL commit_delay, ns.
@@ -260,6 +266,7 @@ impl Default for LgwrConfig {
             runtime_s: Some(10.0),
             redo_size: RedoSize::Skewed,
             think_time_ns: 0,
+            txn_cpu_ns: 0,
             log_buffer: 16 << 20,
             max_write: 1 << 20,
             block_size: 512,
@@ -269,6 +276,7 @@ impl Default for LgwrConfig {
             file_size: 64 << 20,
             members: 1,
             prepare: Prepare::Prewrite,
+            protocol: Protocol::Writer,
             async_depth: 1,
             commit_delay_ns: 0,
             commit_siblings: 5,
@@ -304,6 +312,35 @@ impl LgwrConfig {
         self.log_buffer
             + u64::from(self.async_depth) * self.max_write
             + u64::from(self.sessions) * pattern
+    }
+
+    /// What the leader protocol cannot do: the flush runs in whichever
+    /// session leads, one write at a time, so there is no writer thread to
+    /// place and no ring that one thread owns.
+    fn leader_fits(&self) -> Result<(), String> {
+        if self.method.uring() {
+            return Err(format!(
+                "--protocol leader flushes in the committing session with synchronous writes, as PostgreSQL and InnoDB do: --method {} needs the log writer (--protocol writer)",
+                self.method.name()
+            ));
+        }
+        if self.async_depth > 1 {
+            return Err(
+                "--protocol leader writes one group at a time: --async-depth must be 1".into(),
+            );
+        }
+        let placed = [
+            (self.writer_cpu.is_some(), "--writer-cpu"),
+            (self.writer_nice.is_some(), "--writer-nice"),
+            (self.writer_fifo.is_some(), "--writer-fifo"),
+            (self.post_spin_ns > 0, "--post-spin"),
+        ];
+        if let Some((_, flag)) = placed.iter().find(|(set, _)| *set) {
+            return Err(format!(
+                "{flag} applies to the log writer and its posts, which --protocol leader does not have"
+            ));
+        }
+        Ok(())
     }
 
     /// Checks everything that does not need the filesystem. The first
@@ -396,6 +433,12 @@ impl LgwrConfig {
                 "--async-depth {} needs --method uring-fdatasync: only io_uring keeps several log writes in flight",
                 self.async_depth
             ));
+        }
+        if self.protocol == Protocol::Leader {
+            self.leader_fits()?;
+        }
+        if self.txn_cpu_ns > 1_000_000_000 {
+            return Err("--txn-cpu above 1 s makes no commit workload".into());
         }
         if self.think_time_ns > 10_000_000_000 {
             return Err("--think-time above 10 s makes no commit workload".into());

@@ -76,7 +76,8 @@ pub struct LogBuffer {
 }
 
 // SAFETY: the ring is written only under the mutex in [head, ...) and read
-// by the single writer in [tail, head) outside it; the two regions are
+// in [tail, head) outside it by one thread at a time (the log writer, or
+// the leader holding the leader protocol's mutex); the two regions are
 // disjoint by the space accounting, and `tail` only moves forward after the
 // writer is done reading.
 unsafe impl Sync for LogBuffer {}
@@ -229,6 +230,18 @@ impl LogBuffer {
             return true;
         }
         false
+    }
+
+    /// The log position the next take starts at: the oldest pending
+    /// record's, or the end of the log when nothing is pending.
+    pub fn next_lsn(&self) -> u64 {
+        let st = self.lock();
+        st.queue.front().map_or(st.head, |p| p.lsn)
+    }
+
+    /// The end of the log: where the next record will be appended.
+    pub fn head(&self) -> u64 {
+        self.lock().head
     }
 
     /// Appends so far (a cheap, lock-free change indicator for the writer).

@@ -6,13 +6,13 @@
 use super::config::LgwrConfig;
 use super::files::{preflight, LogGroup};
 use super::session::{session_main, Shared};
-use super::stats::{Measured, SessionRec};
+use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
-use super::writer::writer_main;
+use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
 use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::{sysinfo, EngineError};
-use dbio_model::lgwr::LgwrEcho;
+use dbio_model::lgwr::{LgwrEcho, Protocol};
 use dbio_model::units::format_bytes;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -68,6 +68,7 @@ pub fn echo(cfg: &LgwrConfig, rounds: u32) -> LgwrEcho {
         (None, false) => "psync",
     };
     LgwrEcho {
+        protocol: cfg.protocol,
         sessions: cfg.sessions,
         commits_per_session: cfg.commits,
         runtime_s: if cfg.commits.is_none() {
@@ -77,6 +78,7 @@ pub fn echo(cfg: &LgwrConfig, rounds: u32) -> LgwrEcho {
         },
         redo_size: cfg.redo_size.describe(),
         think_time_ns: cfg.think_time_ns,
+        txn_cpu_ns: cfg.txn_cpu_ns,
         log_buffer_bytes: cfg.log_buffer,
         max_write_bytes: cfg.max_write,
         block_size: cfg.block_size,
@@ -160,21 +162,29 @@ pub fn run(
     let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
     let gate = StartGate::new();
     let error: Mutex<Option<EngineError>> = Mutex::new(None);
-    let total = cfg.sessions as usize + 1;
+    let leader = match cfg.protocol {
+        Protocol::Writer => None,
+        Protocol::Leader => Some(FlushLock::new(Leader::new(cfg, &shared, &files, &paths)?)),
+    };
+    let writers = usize::from(leader.is_none());
+    let total = cfg.sessions as usize + writers;
     let started = std::thread::scope(|s| {
-        let writer = spawn_scoped(s, "lgwr".into(), 0, total, || {
-            writer_main(cfg, &shared, &files, &paths, &gate, &error)
-        })?;
+        let writer = match leader {
+            Some(_) => None,
+            None => Some(spawn_scoped(s, "lgwr".into(), 0, total, || {
+                writer_main(cfg, &shared, &files, &paths, &gate, &error)
+            })?),
+        };
         let mut sessions = Vec::with_capacity(cfg.sessions as usize);
         let mut spawn_error = None;
         for i in 0..cfg.sessions {
-            let (shared, gate) = (&shared, &gate);
+            let (shared, gate, leader) = (&shared, &gate, leader.as_ref());
             match spawn_scoped(
                 s,
                 format!("lgwr-session-{}", i + 1),
-                i as usize + 1,
+                i as usize + writers,
                 total,
-                move || session_main(i, cfg, shared, gate, stop),
+                move || session_main(i, cfg, shared, leader, gate, stop),
             ) {
                 Ok(h) => sessions.push(h),
                 Err(e) => {
@@ -199,14 +209,23 @@ pub fn run(
         if let Some(w) = shared.writer.get() {
             w.unpark();
         }
-        let wrec = writer.join().expect("the log writer panicked");
+        let wrec = writer.map(|w| w.join().expect("the log writer panicked"));
         match spawn_error {
             Some(e) => Err(e),
             None => Ok((recs, wrec, t_end.saturating_sub(t0))),
         }
     });
     let (recs, wrec, runtime_ns) = started.map_err(EngineError::from)?;
-    let error = error.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut error = error.into_inner().unwrap_or_else(|p| p.into_inner());
+    // A run has either a writer thread's recordings or a leader's.
+    let wrec = match leader {
+        Some(leader) => {
+            let (rec, failed) = leader.into_inner().finish();
+            error = failed;
+            rec
+        }
+        None => wrec.unwrap_or_else(|| WriterRec::new(cfg.sessions, cfg.files)),
+    };
     // A member writer thread that could not start: nothing was measured.
     if let Some(e @ EngineError::Threads(_)) = error {
         return Err(e.into());

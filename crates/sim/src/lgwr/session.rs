@@ -13,6 +13,7 @@ use super::config::{LgwrConfig, HEADER_BYTES};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
 use super::stats::{Pos, SessionRec};
+use super::writer::FlushLock;
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
 use dbio_engine::threads::StartGate;
@@ -102,12 +103,41 @@ fn wait_for_post(slot: &Slot, seq: u64, spin_ns: u64) -> u64 {
     }
 }
 
+/// The leader protocol's wait for commit `seq`: queue on the flush lock
+/// (PostgreSQL's `LWLock:WALWrite`); a session that gets it with its commit
+/// not yet durable flushes everything inserted so far, for the whole group.
+/// Returns the slot's word, as [`wait_for_post`].
+fn lead_or_follow(lock: &FlushLock, slot: &Slot, seq: u64) -> u64 {
+    lock.wait_or_lead(|| slot.done.load(Ordering::Acquire) & !FAILED == seq);
+    slot.done.load(Ordering::Acquire)
+}
+
+/// Spends `ns` of this thread's CPU time (not wall time: a session that
+/// is preempted keeps its work to do, as a database backend does). The
+/// clock is read about every microsecond of work, so the work is at most
+/// about 1 µs plus one clock read longer than asked.
+fn burn_cpu(ns: u64) {
+    let cpu = || {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+    };
+    let until = cpu() + ns;
+    let mut x = 0u64;
+    while cpu() < until {
+        for i in 0..256u64 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
+        }
+    }
+    std::hint::black_box(x);
+}
+
 /// Runs session `idx` until its commits are done, its run time is over
 /// or `stop` is raised; returns its recordings.
 pub fn session_main(
     idx: u32,
     cfg: &LgwrConfig,
     shared: &Shared,
+    leader: Option<&FlushLock>,
     gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
@@ -149,6 +179,9 @@ pub fn session_main(
         if cfg.commits.is_none() && now_ns() >= deadline {
             break;
         }
+        if cfg.txn_cpu_ns > 0 {
+            burn_cpu(cfg.txn_cpu_ns);
+        }
         seq += 1;
         let len = cfg.redo_size.sample(&mut rng) as u32;
         let off = record::pattern_offset(seq);
@@ -165,7 +198,10 @@ pub fn session_main(
                 w.unpark();
             }
         }
-        let done = wait_for_post(slot, seq, spin_ns);
+        let done = match leader {
+            Some(leader) => lead_or_follow(leader, slot, seq),
+            None => wait_for_post(slot, seq, spin_ns),
+        };
         let t_resumed = now_ns();
         if done & FAILED != 0 {
             break;

@@ -4,7 +4,7 @@
 //!
 //! Verification runs in constant memory, however long the run: a session
 //! keeps, per log file, only the span of sequence numbers it committed to
-//! the file's latest use ([`Spans`]), not one entry per commit (that grew
+//! the file's latest use (`Spans`), not one entry per commit (that grew
 //! by about 30 B a commit, 150 MB in a 30 s run). Since a session commits
 //! in order and the writer fills a file from offset 0 with whole records
 //! packed back to back, each write padded to the redo block, the verifier

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 #[derive(Default)]
@@ -136,6 +136,65 @@ fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// What a flush needs besides the log buffer: the engines on the log
+/// files, the aligned write buffers (one per write in flight) and the
+/// batches they carry, and the writer's recordings.
+struct FlushParts {
+    io: LogIo,
+    bufs: Vec<AlignedBuf>,
+    batches: Vec<Batch>,
+    rec: WriterRec,
+}
+
+impl FlushParts {
+    /// Allocates the buffers and opens the engines; `placed` applies the
+    /// writer thread's CPU and priority first (the log-writer protocol).
+    fn new(
+        cfg: &LgwrConfig,
+        files: &[Vec<Arc<File>>],
+        paths: &[Vec<PathBuf>],
+        placed: bool,
+    ) -> Result<Self, EngineError> {
+        let depth = cfg.async_depth as usize;
+        let mut bufs: Vec<AlignedBuf> = (0..depth)
+            .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                EngineError::Unsupported(dbio_engine::buf::alloc_error(
+                    depth * cfg.max_write as usize,
+                ))
+            })?;
+        if placed {
+            place_thread(cfg).map_err(EngineError::Unsupported)?;
+        }
+        let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+        let io = LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize)?;
+        let batches = (0..depth)
+            .map(|_| Batch {
+                commits: Vec::with_capacity(cfg.sessions as usize),
+                ..Batch::default()
+            })
+            .collect();
+        Ok(Self {
+            io,
+            bufs,
+            batches,
+            rec: WriterRec::new(cfg.sessions, cfg.files),
+        })
+    }
+
+    /// Ends the recordings: where the log ends, the null engine's journal.
+    fn finish(mut self, w: &Writer) -> WriterRec {
+        self.rec.end = (w.cur, w.offset);
+        self.rec.null_journal = self.io.take_journal();
+        // The rings wait for in-flight I/O on drop: drop them before the
+        // buffers.
+        drop(self.io);
+        drop(self.bufs);
+        self.rec
+    }
+}
+
 /// The writer thread's body. `files`/`paths` are `[file][member]` (empty
 /// with the null engine). A setup or I/O error is stored in `error`; the
 /// writer then fails every pending commit so that sessions stop. When the
@@ -150,65 +209,149 @@ pub fn writer_main(
     error: &Mutex<Option<EngineError>>,
 ) -> WriterRec {
     let _ = shared.writer.set(std::thread::current());
-    let depth = cfg.async_depth as usize;
-    let mut rec = WriterRec::new(cfg.sessions, cfg.files);
-    let bufs: Option<Vec<AlignedBuf>> = (0..depth)
-        .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
-        .collect();
-    let alloc_failed = bufs.is_none();
-    let mut bufs = bufs.unwrap_or_default();
-    let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
-    let mut batches: Vec<Batch> = (0..depth)
-        .map(|_| Batch {
-            commits: Vec::with_capacity(cfg.sessions as usize),
-            ..Batch::default()
-        })
-        .collect();
-    let setup = (if alloc_failed {
-        Err(EngineError::Unsupported(dbio_engine::buf::alloc_error(
-            depth * cfg.max_write as usize,
-        )))
-    } else {
-        Ok(())
-    })
-    .and_then(|_| place_thread(cfg).map_err(EngineError::Unsupported))
-    .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
-    let mut io = match setup {
-        Ok(io) => io,
+    let mut parts = match FlushParts::new(cfg, files, paths, true) {
+        Ok(p) => p,
         Err(e) => {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
             shared.failed.store(true, Ordering::Relaxed);
             gate.arrive();
-            return rec;
+            return WriterRec::new(cfg.sessions, cfg.files);
         }
     };
-    rec.cpus = running_on();
+    parts.rec.cpus = running_on();
     if !gate.arrive() {
-        return rec;
+        return parts.rec;
     }
     let cpu0 = thread_usage();
-    let mut w = Writer {
-        spin: std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
-        cfg,
-        shared,
-        cur: 0,
-        offset: 0,
-        free: (0..depth).rev().collect(),
-        fifo: VecDeque::with_capacity(depth),
-        out: Vec::with_capacity(2 * depth),
-    };
-    if let Err(e) = w.run(&mut io, &mut bufs, &mut batches, &mut rec) {
+    let mut w = Writer::new(cfg, shared, None);
+    let FlushParts {
+        io,
+        bufs,
+        batches,
+        rec,
+    } = &mut parts;
+    if let Err(e) = w.run(io, bufs, batches, rec) {
         *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
         shared.failed.store(true, Ordering::Relaxed);
-        w.fail_all(&mut batches);
+        w.fail_all(batches);
     }
-    rec.end = (w.cur, w.offset);
-    rec.null_journal = io.take_journal();
-    rec.cpu = thread_usage().since(&cpu0);
-    // The rings wait for in-flight I/O on drop: drop them before the buffers.
-    drop(io);
-    drop(bufs);
+    let cpu = thread_usage().since(&cpu0);
+    let mut rec = parts.finish(&w);
+    rec.cpu = cpu;
     rec
+}
+
+/// The leader protocol's lock (PostgreSQL's `WALWriteLock`, taken with
+/// `LWLockAcquireOrWait`): one session at a time flushes; when it lets go,
+/// every session queued behind it wakes and looks whether the flush made
+/// its commit durable, and only one whose commit is still pending becomes
+/// the next leader. (A plain mutex would hand the lock from waiter to
+/// waiter, one wake-up after another, for sessions with nothing to do.)
+pub struct FlushLock<'a> {
+    busy: Mutex<bool>,
+    released: Condvar,
+    leader: Mutex<Leader<'a>>,
+}
+
+impl<'a> FlushLock<'a> {
+    /// The lock around `leader`.
+    pub fn new(leader: Leader<'a>) -> Self {
+        Self {
+            busy: Mutex::new(false),
+            released: Condvar::new(),
+            leader: Mutex::new(leader),
+        }
+    }
+
+    /// Returns once `durable()` holds: either another session's flush
+    /// covered the caller's commit while it waited, or the caller led a
+    /// flush itself. `durable` also holds when the commit failed.
+    pub fn wait_or_lead(&self, durable: impl Fn() -> bool) {
+        let mut busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+        while !durable() {
+            if *busy {
+                busy = self.released.wait(busy).unwrap_or_else(|p| p.into_inner());
+                continue;
+            }
+            *busy = true;
+            drop(busy);
+            self.leader
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .flush();
+            busy = self.busy.lock().unwrap_or_else(|p| p.into_inner());
+            *busy = false;
+            self.released.notify_all();
+        }
+    }
+
+    /// The leader back, for its recordings.
+    pub fn into_inner(self) -> Leader<'a> {
+        self.leader.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The leader protocol's flush: no writer thread; the session that wants
+/// its commit durable takes this (behind a mutex, PostgreSQL's
+/// `WALWriteLock`) and flushes everything inserted so far, posting every
+/// session the writes covered, itself included.
+pub struct Leader<'a> {
+    writer: Writer<'a>,
+    parts: FlushParts,
+    error: Option<EngineError>,
+}
+
+// SAFETY: the leader protocol runs only on the psync and null engines
+// (`LgwrConfig::validate` refuses io_uring, whose ring belongs to the
+// thread that made it); their raw pointers are the aligned buffers in
+// `parts.bufs`, owned here and used only by the thread holding the mutex
+// around this value.
+unsafe impl Send for Leader<'_> {}
+
+impl<'a> Leader<'a> {
+    /// The engines and buffers for `cfg`'s log files.
+    pub fn new(
+        cfg: &'a LgwrConfig,
+        shared: &'a Shared,
+        files: &[Vec<Arc<File>>],
+        paths: &[Vec<PathBuf>],
+    ) -> Result<Self, EngineError> {
+        Ok(Self {
+            writer: Writer::new(cfg, shared, Some(0)),
+            parts: FlushParts::new(cfg, files, paths, false)?,
+            error: None,
+        })
+    }
+
+    /// Writes and makes durable everything inserted before the call, and
+    /// posts the sessions it covered. After an I/O error (here or in an
+    /// earlier flush) it fails every pending commit instead, the caller's
+    /// included, and the sessions stop.
+    pub fn flush(&mut self) {
+        let FlushParts {
+            io,
+            bufs,
+            batches,
+            rec,
+        } = &mut self.parts;
+        if self.error.is_none() {
+            self.writer.flush_to = Some(self.writer.shared.logbuf.head());
+            if let Err(e) = self.writer.run(io, bufs, batches, rec) {
+                self.error = Some(e);
+                self.writer.shared.failed.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.error.is_some() {
+            self.writer.fail_pending(batches);
+        }
+    }
+
+    /// The recordings (as the writer thread's, without a thread's CPU:
+    /// the flushes ran on the sessions' CPU time) and the error that
+    /// stopped the run, if one did.
+    pub fn finish(self) -> (WriterRec, Option<EngineError>) {
+        (self.parts.finish(&self.writer), self.error)
+    }
 }
 
 /// How long an idle writer watches the log buffer before it sleeps.
@@ -223,9 +366,34 @@ struct Writer<'a> {
     free: Vec<usize>,
     fifo: VecDeque<usize>,
     out: Vec<Completion>,
+    /// Leader protocol: the flush ends once every record before this log
+    /// position is durable (None: the log writer, which runs until the
+    /// buffer is closed).
+    flush_to: Option<u64>,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    fn new(cfg: &'a LgwrConfig, shared: &'a Shared, flush_to: Option<u64>) -> Self {
+        let depth = cfg.async_depth as usize;
+        Self {
+            spin: std::thread::available_parallelism().map_or(1, |n| n.get()) > 1,
+            cfg,
+            shared,
+            cur: 0,
+            offset: 0,
+            free: (0..depth).rev().collect(),
+            fifo: VecDeque::with_capacity(depth),
+            out: Vec::with_capacity(2 * depth),
+            flush_to,
+        }
+    }
+
+    /// Whether a leader's flush has covered everything it was asked to.
+    fn leader_done(&self) -> bool {
+        self.flush_to
+            .is_some_and(|end| self.fifo.is_empty() && self.shared.logbuf.next_lsn() >= end)
+    }
+
     fn run(
         &mut self,
         io: &mut LogIo,
@@ -247,6 +415,9 @@ impl Writer<'_> {
                 self.post(&batches[tag], rec);
                 self.fifo.pop_front();
                 self.free.push(tag);
+            }
+            if self.leader_done() {
+                return Ok(());
             }
             // 2. Take and issue a new write when a buffer is free.
             if let (Some(&tag), false) = (self.free.last(), closed) {
@@ -314,6 +485,9 @@ impl Writer<'_> {
                     }
                     Take::Idle => {
                         if self.fifo.is_empty() {
+                            if self.flush_to.is_some() {
+                                return Ok(());
+                            }
                             self.idle(rec);
                             continue;
                         }
@@ -409,6 +583,14 @@ impl Writer<'_> {
     /// After an error: fail every commit in flight or still to come until
     /// the sessions have stopped.
     fn fail_all(&mut self, batches: &mut [Batch]) {
+        while !self.fail_pending(batches) {
+            std::thread::park_timeout(Duration::from_millis(10));
+        }
+    }
+
+    /// Fails every commit in flight or pending now; returns whether the
+    /// log buffer is closed (no session will commit again).
+    fn fail_pending(&mut self, batches: &mut [Batch]) -> bool {
         let fail = |p: &Pending| {
             let slot = &self.shared.slots[p.session as usize];
             slot.done.store(p.seq | FAILED, Ordering::Release);
@@ -418,6 +600,7 @@ impl Writer<'_> {
         };
         while let Some(tag) = self.fifo.pop_front() {
             batches[tag].commits.iter().for_each(fail);
+            self.free.push(tag);
         }
         let mut taken = Vec::with_capacity(self.cfg.sessions as usize);
         loop {
@@ -426,10 +609,8 @@ impl Writer<'_> {
                     taken.iter().for_each(fail);
                     self.shared.logbuf.release(lsn + bytes);
                 }
-                Take::Closed => return,
-                Take::Idle | Take::NeedSwitch { .. } => {
-                    std::thread::park_timeout(Duration::from_millis(10));
-                }
+                Take::Closed => return true,
+                Take::Idle | Take::NeedSwitch { .. } => return false,
             }
         }
     }
