@@ -496,10 +496,7 @@ fn tracefile_refuses_a_bad_output_before_reading_the_traces() {
                 Some(t)
             }
             Err(why) => {
-                crate::util::skip(
-                    "tracefile_refuses_a_bad_output_before_reading_the_traces",
-                    &why,
-                );
+                crate::util::skip_this_test(&why);
                 None
             }
         }
