@@ -16,5 +16,6 @@ mod safety_blockdev;
 mod safety_files;
 mod safety_limits;
 mod safety_outputs;
+mod schema_v2;
 mod tracefile;
 mod util;

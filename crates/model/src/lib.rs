@@ -24,9 +24,9 @@ pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency
 pub use finding::{Evidence, Finding, Reference, Severity};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
 pub use run::{
-    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, OpStats, PartialReason,
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobConfig, JobResult, OpStats, PartialReason,
     Pattern, Prepare, RunReport, SecondSample,
 };
 
 /// Version of the JSON result schema. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

@@ -9,6 +9,7 @@ pub mod dbwr;
 pub mod findings;
 pub mod histogram;
 pub mod lgwr;
+mod migrate_io;
 pub mod read;
 pub mod table;
 
@@ -37,6 +38,7 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
             dbio_model::SCHEMA_VERSION
         ));
     }
+    let v = migrate_io::migrate(v);
     let legacy = legacy_entry_conclusions(&v);
     let mut r: RunReport =
         serde_json::from_value(v).map_err(|e| format!("not a dbio JSON result: {e}"))?;

@@ -261,11 +261,11 @@ impl ReadRun {
             threads: cfg.threads,
             buf_len: cfg.max_read() as usize,
             sync: Durability::None,
-            warmup_s: 0.0,
-            runtime_s: if cfg.ops_per_round.is_some() {
+            warmup_ns: 0,
+            runtime_ns: if cfg.ops_per_round.is_some() {
                 None
             } else {
-                self.round_runtime_s()
+                self.round_runtime_s().map(dbio_model::units::seconds_to_ns)
             },
             ops_limit: cfg.ops_per_round,
             rate_iops: None,
