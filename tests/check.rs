@@ -73,8 +73,8 @@ fn check_runs_every_section_and_concludes() {
             "check storage (O_DIRECT)"
         ]
     );
-    assert_eq!(v["reads"][0]["settings"]["direct"], false);
-    assert_eq!(v["reads"][1]["settings"]["direct"], true);
+    assert_eq!(v["reads"][0]["config"]["direct"], false);
+    assert_eq!(v["reads"][1]["config"]["direct"], true);
     assert!(
         conclusions
             .iter()

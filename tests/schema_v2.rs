@@ -53,3 +53,16 @@ fn a_version_2_bench_result_renders_the_same_table() {
     assert_eq!(j["job"]["runtime_ns"], serde_json::Value::Null);
     assert_eq!(j["job"]["ops_limit"], 2000);
 }
+
+#[test]
+fn a_version_2_read_result_renders_the_same_table() {
+    let v = renders_as_it_did("read");
+    let r = &v["reads"][1];
+    assert_eq!(r["name"], "warm");
+    assert_eq!(r["cached_pct"], 100.0);
+    assert!(r.get("settings").is_none(), "{r}");
+    assert_eq!(r["config"]["runtime_ns"], 1_000_000_000);
+    assert_eq!(r["config"]["distribution"], "uniform");
+    assert_eq!(r["config"]["rounds"], 3);
+    assert!(r["target"].as_str().unwrap().ends_with(".tmp"), "{r}");
+}

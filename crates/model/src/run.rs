@@ -86,6 +86,17 @@ pub enum EngineKind {
     Null,
 }
 
+impl EngineKind {
+    /// The name the command line and the JSON use (`io_uring`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
 /// Access pattern (fio's `rw`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

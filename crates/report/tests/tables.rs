@@ -73,12 +73,12 @@ fn read_summary_shows_the_measured_residency_beside_the_asked_one() {
         }),
         ..ReadResult::default()
     };
-    measured.settings.cached_pct = 40.0;
+    measured.cached_pct = 40.0;
     let mut unmeasured = ReadResult {
         name: "cold".into(),
         ..ReadResult::default()
     };
-    unmeasured.settings.cached_pct = 0.0;
+    unmeasured.cached_pct = 0.0;
     let r = RunReport {
         reads: vec![measured, unmeasured],
         ..RunReport::default()
