@@ -66,3 +66,13 @@ fn a_version_2_read_result_renders_the_same_table() {
     assert_eq!(r["config"]["rounds"], 3);
     assert!(r["target"].as_str().unwrap().ends_with(".tmp"), "{r}");
 }
+
+#[test]
+fn a_version_2_calibrate_result_renders_the_same_table() {
+    let v = renders_as_it_did("calibrate");
+    let c = &v["calibration"];
+    // Version 2 recorded only the block size of its configuration.
+    assert_eq!(c["block_size"], 8192);
+    assert!(c.get("config").is_none(), "{c}");
+    assert_eq!(c["page_cache_max_ns"], 14774);
+}

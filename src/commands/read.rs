@@ -262,7 +262,8 @@ pub fn check_section(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
-    use dbio_sim::calibrate::{storage_cache_reads, CalibrateConfig};
+    use dbio_model::calibrate::CalibrateConfig;
+    use dbio_sim::calibrate::storage_cache_reads;
     use dbio_sim::read::attribute;
     let direct_ok = dbio_engine::target::supports_direct(dir)?;
     let cfg = ReadConfig {
@@ -319,8 +320,9 @@ pub fn check_section(
         if let Some(td) = &td {
             let probe = CalibrateConfig {
                 block_size: cfg.block_size,
+                size: cfg.size,
                 samples: 1000,
-                tier_time_s: (runtime_s / 4.0).clamp(0.05, 0.5),
+                tier_time_ns: seconds_to_ns((runtime_s / 4.0).clamp(0.05, 0.5)),
                 ..CalibrateConfig::default()
             };
             let blocks = cfg.size / cfg.block_size;
