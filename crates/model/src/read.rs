@@ -573,6 +573,28 @@ pub struct ReadResult {
 mod tests {
     use super::*;
 
+    /// The distribution is the string the command line takes, both ways;
+    /// a string `--distribution` would refuse is refused in JSON too.
+    #[test]
+    fn a_distribution_is_its_command_line_string_in_json() {
+        for (a, text) in [
+            (Access::Uniform, "\"uniform\""),
+            (Access::Zipf { theta: 1.2 }, "\"zipf:1.2\""),
+            (
+                Access::Hot {
+                    data_pct: 10.0,
+                    access_pct: 90.0,
+                },
+                "\"hot:10/90\"",
+            ),
+        ] {
+            assert_eq!(serde_json::to_string(&a).unwrap(), text);
+            assert_eq!(serde_json::from_str::<Access>(text).unwrap(), a);
+        }
+        let e = serde_json::from_str::<Access>("\"zipf:1\"").unwrap_err();
+        assert!(e.to_string().contains("not 1"), "{e}");
+    }
+
     #[test]
     fn a_latency_equal_to_a_threshold_goes_to_the_slower_tier() {
         let t = TierThresholds::default();
