@@ -18,7 +18,8 @@ use crate::signals::Signals;
 use anyhow::Context;
 use dbio_engine::runner::{run_job, Control};
 use dbio_engine::target::Target;
-use dbio_engine::{Job, JobSpec};
+use dbio_engine::{Job, JobTarget};
+use dbio_model::JobConfig;
 use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,13 +33,17 @@ pub struct NamedJob {
     pub job: Job,
 }
 
-/// Validates every spec; the first error stops everything before any I/O.
-pub fn resolve_all(specs: Vec<(String, JobSpec)>) -> anyhow::Result<Vec<NamedJob>> {
-    specs
+/// Validates every job for `target`; the first error stops everything
+/// before any I/O.
+pub fn resolve_all(
+    configs: Vec<(String, JobConfig)>,
+    target: &JobTarget,
+) -> anyhow::Result<Vec<NamedJob>> {
+    configs
         .into_iter()
-        .map(|(name, s)| {
+        .map(|(name, c)| {
             Ok(NamedJob {
-                job: Job::resolve(&s)?,
+                job: Job::resolve(&c, target)?,
                 name,
             })
         })
@@ -236,7 +241,7 @@ impl RunContext {
             }
         };
         if let Some(t) = target {
-            job.echo.target = t.path.display().to_string();
+            job.target_name = t.path.display().to_string();
         }
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job(&nj.name, &job, target, &self.control, &bar);

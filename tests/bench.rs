@@ -337,6 +337,9 @@ fn warmup_is_excluded_and_seconds_are_sampled() {
         "2200ms",
     ]);
     let j = &v["jobs"][0];
+    // The echo is the configuration as asked, in nanoseconds.
+    assert_eq!(j["job"]["warmup_ns"], 500_000_000, "{}", j["job"]);
+    assert_eq!(j["job"]["runtime_ns"], 2_200_000_000u64, "{}", j["job"]);
     let ops = j["read"]["ops"].as_u64().unwrap();
     let secs = j["runtime_ns"].as_f64().unwrap() / 1e9;
     // At most 1000 per measured second: the 500 of the warm-up would push

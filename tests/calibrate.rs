@@ -220,5 +220,12 @@ fn calibrate_existing_file_defaults_to_its_own_size() {
     let region = c["region_bytes"].as_u64().unwrap();
     assert!(region > 0 && region <= 4 << 20, "{c}");
     assert_eq!(c["page_cache"]["lat"]["count"], 50);
+    // The result echoes the configuration as asked, in bytes and ns.
+    assert_eq!(
+        c["config"],
+        serde_json::json!({"block_size": 8192, "size": 4 << 20, "samples": 50,
+                           "tier_time_ns": 500_000_000, "seed": 0x5eed}),
+        "{c}"
+    );
     assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 4 << 20]);
 }

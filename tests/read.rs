@@ -243,7 +243,7 @@ fn read_existing_file_defaults_to_its_own_size() {
     let f = d.path().join("small.dbf");
     std::fs::write(&f, vec![7u8; (3 << 20) + 100]).unwrap();
     let v = read_json(&[f.to_str().unwrap(), "--ops", "200"]);
-    assert_eq!(u(&v["reads"][0]["settings"]["size"]), 3 << 20, "{v}");
+    assert_eq!(u(&v["reads"][0]["config"]["size"]), 3 << 20, "{v}");
     assert_eq!(u(&v["reads"][0]["ops"]), 200);
     // An explicit --size larger than the file is still refused.
     let out = dbio()

@@ -419,7 +419,7 @@ fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
         v["warnings"]
     );
     assert_eq!(
-        v["reads"][0]["settings"]["size"].as_u64(),
+        v["reads"][0]["config"]["size"].as_u64(),
         Some(32 << 20),
         "{}",
         v["reads"]

@@ -19,4 +19,5 @@ mod safety_blockdev;
 mod safety_files;
 mod safety_limits;
 mod safety_outputs;
+mod schema_v2;
 mod tracefile;

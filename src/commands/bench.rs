@@ -3,12 +3,14 @@
 use crate::cli::BenchArgs;
 use crate::run_context::{new_report, resolve_all, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
-use dbio_engine::JobSpec;
-use dbio_model::units::format_bytes;
+use dbio_engine::JobTarget;
+use dbio_model::units::{format_bytes, seconds_to_ns};
+use dbio_model::JobConfig;
 use std::process::ExitCode;
 
-/// The job specs of a bench invocation: one per block size.
-pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
+/// The jobs of a bench invocation, one per block size: the one place the
+/// arguments become [`JobConfig`]s.
+pub fn configs(a: &BenchArgs) -> Vec<(String, JobConfig)> {
     a.bs.iter()
         .map(|&bs| {
             let name = if a.bs.len() > 1 {
@@ -16,7 +18,7 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
             } else {
                 "bench".to_string()
             };
-            let spec = JobSpec {
+            let config = JobConfig {
                 engine: a.engine.engine.into(),
                 rw: a.rw.into(),
                 read_pct: a.read_pct,
@@ -28,29 +30,35 @@ pub fn specs(a: &BenchArgs) -> Vec<(String, JobSpec)> {
                 threads: a.queue.threads,
                 size: a.target.size_or_default(),
                 prepare: a.prepare.into(),
-                runtime_s: a.runtime.runtime,
-                ops: a.ops.ops,
-                warmup_s: a.warmup.warmup,
+                runtime_ns: a.runtime.runtime.map(seconds_to_ns),
+                ops_limit: a.ops.ops,
+                warmup_ns: seconds_to_ns(a.warmup.warmup),
                 rate_iops: a.rate,
                 seed: a.seed.seed,
                 null_delay_ns: a.null_delay.ns().unwrap_or(0),
-                target: a.target.path.clone(),
-                overwrite: a.overwrite.overwrite,
-                block_device: if a.block_device.allow_block_device {
-                    BlockDevicePolicy::Allowed
-                } else {
-                    BlockDevicePolicy::NeedsFlag
-                },
-                keep: a.keep.keep,
             };
-            (name, spec)
+            (name, config)
         })
         .collect()
 }
 
+/// Where bench's jobs go and what they may do there.
+fn target(a: &BenchArgs) -> JobTarget {
+    JobTarget {
+        path: a.target.path.clone(),
+        overwrite: a.overwrite.overwrite,
+        block_device: if a.block_device.allow_block_device {
+            BlockDevicePolicy::Allowed
+        } else {
+            BlockDevicePolicy::NeedsFlag
+        },
+        keep: a.keep.keep,
+    }
+}
+
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    let jobs = resolve_all(specs(&a))?;
+    let jobs = resolve_all(configs(&a), &target(&a))?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("bench", &a.target.path);

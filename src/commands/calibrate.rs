@@ -7,10 +7,11 @@ use crate::run_context::{exit_status, new_report, RunContext};
 use anyhow::Context;
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_model::calibrate::Calibration;
+use dbio_model::calibrate::{CalibrateConfig, Calibration};
 use dbio_model::read::TierThresholds;
+use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, Prepare};
-use dbio_sim::calibrate::{measure, CalibrateConfig};
+use dbio_sim::calibrate::measure;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -82,20 +83,15 @@ fn save_destination(
 /// Runs `dbio calibrate`.
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let bs = a.block_size.block_size;
-    let runtime = a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S);
-    let size = super::read::default_size(&a.target.path, a.target.size);
-    if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
-        anyhow::bail!("--block-size must be a power of two between 512 B and 1 MiB");
-    }
-    if size < 8 * bs {
-        anyhow::bail!("--size must hold at least 8 blocks of --block-size");
-    }
-    if a.samples == 0 || a.samples > 1_000_000 {
-        anyhow::bail!("--samples must be between 1 and 1000000");
-    }
-    if !(runtime > 0.0 && runtime.is_finite()) {
-        anyhow::bail!("--runtime must be a positive number of seconds");
-    }
+    // The one place the arguments become the configuration.
+    let cfg = CalibrateConfig {
+        block_size: bs,
+        size: super::read::default_size(&a.target.path, a.target.size) / bs.max(1) * bs,
+        samples: a.samples,
+        tier_time_ns: seconds_to_ns(a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S)),
+        ..CalibrateConfig::default()
+    };
+    dbio_sim::calibrate::validate(&cfg).map_err(anyhow::Error::msg)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let save_to = save_destination(&a, &outputs)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
@@ -103,7 +99,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let mut report = new_report("calibrate", &a.target.path);
     let spec = TargetSpec {
         path: a.target.path.clone(),
-        size: size / bs * bs,
+        size: cfg.size,
         prepare: Prepare::Prewrite,
         direct: false,
         bs,
@@ -122,14 +118,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     };
     report.environment = dbio_engine::sysinfo::environment(&t.path);
     report.warnings.extend(t.notices.iter().cloned());
-    let cfg = CalibrateConfig {
-        block_size: bs,
-        samples: a.samples,
-        tier_time_s: runtime,
-        page_cache_bytes: (64u64 << 20).min(spec.size / 4),
-        seed: 0x5eed,
-    };
-    let mut c = measure(&t, spec.size, &cfg, &stop)?;
+    let mut c = measure(&t, &cfg, &stop)?;
     ctx.interrupted(&mut report);
     if a.target.path.is_dir() {
         c.target = format!("a temporary file in {}", a.target.path.display());

@@ -40,7 +40,11 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let plan = plan_space(a.size, free).map_err(anyhow::Error::msg)?;
     let direct_ok = dbio_engine::target::supports_direct(dir)
         .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    let mut specs = battery(dir, runtime, plan.size, direct_ok);
+    let mut specs = battery(
+        dbio_model::units::seconds_to_ns(runtime),
+        plan.size,
+        direct_ok,
+    );
     if !direct_ok {
         // Without O_DIRECT the first log test is O_DSYNC on buffered
         // writes: its name must not claim O_DIRECT.
@@ -50,7 +54,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let jobs = resolve_all(specs)?;
+    let jobs = resolve_all(specs, &dbio_engine::JobTarget::scratch(dir))?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("check", dir);
     // One screen for every section: each shown as its summary table.

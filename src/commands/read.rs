@@ -14,11 +14,11 @@ use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_engine::workload::Access;
 use dbio_engine::EngineError;
-use dbio_model::read::TierThresholds;
+use dbio_model::read::{Access, ReadConfig, TierThresholds};
+use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, EngineKind, Prepare, RunReport};
-use dbio_sim::read::{CacheState, ReadConfig, ReadRun};
+use dbio_sim::read::{CacheState, ReadRun};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -48,8 +48,9 @@ fn thresholds(a: &ReadArgs) -> anyhow::Result<TierThresholds> {
     Ok(t)
 }
 
-/// The validated configuration and cache states of an invocation.
-fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, Vec<CacheState>)> {
+/// The validated configuration, tier thresholds and cache states of an
+/// invocation: the one place the arguments become a [`ReadConfig`].
+fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<CacheState>)> {
     let states: Vec<CacheState> = a
         .cached
         .iter()
@@ -69,11 +70,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, Vec<CacheState>)> {
     if engine == EngineKind::IoUring {
         dbio_engine::engines::probe_io_uring().map_err(anyhow::Error::msg)?;
     }
-    if let Some(r) = a.runtime.runtime {
-        if !(r > 0.0 && r.is_finite()) {
-            anyhow::bail!("--runtime must be a positive number of seconds");
-        }
-    }
+    let bs = a.block_size.block_size.max(1);
     let cfg = ReadConfig {
         engine,
         direct,
@@ -82,21 +79,19 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, Vec<CacheState>)> {
         block_size: a.block_size.block_size,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
-        size: default_size(&a.target.path, a.target.size) / a.block_size.block_size.max(1)
-            * a.block_size.block_size.max(1),
-        access: Access::parse(&a.distribution)
+        size: default_size(&a.target.path, a.target.size) / bs * bs,
+        distribution: Access::parse(&a.distribution)
             .map_err(|e| anyhow::anyhow!("--distribution {e}"))?,
-        runtime_s: match (a.runtime.runtime, a.ops.ops) {
-            (None, None) => Some(10.0),
+        runtime_ns: match (a.runtime.runtime.map(seconds_to_ns), a.ops.ops) {
+            (None, None) => ReadConfig::default().runtime_ns,
             (r, _) => r,
         },
-        ops_per_round: a.ops.ops,
+        ops_limit: a.ops.ops,
         rounds: a.rounds.unwrap_or(if states.len() > 1 { 3 } else { 1 }),
         seed: a.seed.seed,
-        thresholds: thresholds(a)?,
     };
-    cfg.validate().map_err(anyhow::Error::msg)?;
-    Ok((cfg, states))
+    dbio_sim::read::validate(&cfg).map_err(anyhow::Error::msg)?;
+    Ok((cfg, thresholds(a)?, states))
 }
 
 /// Prepares the datafile (None for the null engine).
@@ -137,8 +132,10 @@ fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bo
 /// Runs every round of every state into `report`; stops early (partial
 /// report) on a signal or an I/O error. A thread that cannot be started
 /// before anything was measured is an error.
+#[allow(clippy::too_many_arguments)]
 fn measure(
     cfg: ReadConfig,
+    thresholds: TierThresholds,
     states: &[CacheState],
     target: Option<&Target>,
     stop: &Arc<AtomicBool>,
@@ -146,7 +143,7 @@ fn measure(
     quiet: bool,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
-    let run = measure_run(cfg, states, target, stop, signal, quiet, report)?;
+    let run = measure_run(cfg, thresholds, states, target, stop, signal, quiet, report)?;
     report.reads.extend(run.finish(&target_name(target)));
     Ok(())
 }
@@ -159,8 +156,10 @@ fn target_name(target: Option<&Target>) -> String {
 /// [`measure`]'s rounds, without making the results: the caller decides
 /// how their reads are attributed. Marks `report` partial on a signal or
 /// an I/O error.
+#[allow(clippy::too_many_arguments)]
 fn measure_run(
     cfg: ReadConfig,
+    thresholds: TierThresholds,
     states: &[CacheState],
     target: Option<&Target>,
     stop: &Arc<AtomicBool>,
@@ -169,7 +168,7 @@ fn measure_run(
     report: &mut RunReport,
 ) -> anyhow::Result<ReadRun> {
     let rounds = cfg.rounds;
-    let mut run = ReadRun::new(cfg, states);
+    let mut run = ReadRun::new(cfg, thresholds, states);
     let control = Control { stop: stop.clone() };
     'rounds: for r in 0..rounds {
         for (i, s) in states.iter().enumerate() {
@@ -199,7 +198,7 @@ fn measure_run(
 
 /// Runs `dbio read`.
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
-    let (cfg, states) = config(&a)?;
+    let (cfg, thresholds, states) = config(&a)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
@@ -221,8 +220,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     if let Some(t) = &t {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
         report.warnings.extend(t.notices.iter().cloned());
-        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && cfg.thresholds.has_device_tier()
-        {
+        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && thresholds.has_device_tier() {
             report.warnings.push(format!(
                 "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
                 t.path.display(),
@@ -232,6 +230,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     }
     measure(
         cfg,
+        thresholds,
         &states,
         t.as_ref(),
         &stop,
@@ -262,24 +261,15 @@ pub fn check_section(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
-    use dbio_sim::calibrate::{storage_cache_reads, CalibrateConfig};
+    use dbio_model::calibrate::CalibrateConfig;
+    use dbio_sim::calibrate::storage_cache_reads;
     use dbio_sim::read::attribute;
     let direct_ok = dbio_engine::target::supports_direct(dir)?;
     let cfg = ReadConfig {
-        engine: EngineKind::Psync,
-        direct: false,
-        threads: 1,
-        iodepth: 1,
-        block_size: 8192,
-        multiblock_count: 16,
         multiblock_pct: 0,
         size: space.min(256 << 20),
-        access: Access::Uniform,
-        runtime_s: Some((runtime_s / 2.0).max(0.2)),
-        ops_per_round: None,
-        rounds: 1,
-        seed: 0x5eed,
-        thresholds: TierThresholds::default(),
+        runtime_ns: Some(seconds_to_ns((runtime_s / 2.0).max(0.2))),
+        ..ReadConfig::default()
     };
     // Page-cache hits: buffered reads of a warm file. Storage reads:
     // O_DIRECT reads of the same file (a buffered "cold" file warms up as
@@ -291,6 +281,7 @@ pub fn check_section(
     let warm = CacheState::parse("warm").expect("static state");
     let mut runs = vec![measure_run(
         cfg.clone(),
+        TierThresholds::default(),
         &[warm],
         t.as_ref(),
         stop,
@@ -317,6 +308,7 @@ pub fn check_section(
         let cold = CacheState::parse("cold").expect("static state");
         runs.push(measure_run(
             dcfg,
+            TierThresholds::default(),
             &[cold],
             td.as_ref(),
             stop,
@@ -327,8 +319,9 @@ pub fn check_section(
         if let Some(td) = &td {
             let probe = CalibrateConfig {
                 block_size: cfg.block_size,
+                size: cfg.size,
                 samples: 1000,
-                tier_time_s: (runtime_s / 4.0).clamp(0.05, 0.5),
+                tier_time_ns: seconds_to_ns((runtime_s / 4.0).clamp(0.05, 0.5)),
                 ..CalibrateConfig::default()
             };
             let blocks = cfg.size / cfg.block_size;

@@ -9,7 +9,7 @@ use crate::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
 use crate::target::Target;
 use crate::workload::{Io, Workload};
 use crate::{EngineError, Job};
-use dbio_model::{JobEcho, JobResult, LatencySummary};
+use dbio_model::{JobConfig, JobResult, LatencySummary};
 
 /// What a job produced: its result, and the error that stopped it early.
 pub struct JobOutcome {
@@ -21,7 +21,7 @@ pub struct JobOutcome {
 
 impl RunParams {
     /// The parameters of a `dbio bench` job.
-    pub fn from_echo(e: &JobEcho) -> Self {
+    pub fn from_job(e: &JobConfig) -> Self {
         Self {
             engine: e.engine,
             iodepth: e.iodepth,
@@ -29,8 +29,8 @@ impl RunParams {
             threads: e.threads,
             buf_len: e.bs as usize,
             sync: e.sync,
-            warmup_s: e.warmup_s,
-            runtime_s: e.runtime_s,
+            warmup_ns: e.warmup_ns,
+            runtime_ns: e.runtime_ns,
             ops_limit: e.ops_limit,
             rate_iops: e.rate_iops,
             null_delay_ns: e.null_delay_ns,
@@ -67,8 +67,8 @@ pub fn run_job(
     control: &Control,
     progress: &dyn Progress,
 ) -> Result<JobOutcome, EngineError> {
-    let e = &job.echo;
-    let p = RunParams::from_echo(e);
+    let e = &job.config;
+    let p = RunParams::from_job(e);
     let make = |index: u32| {
         (
             Workload::new(e.rw, e.read_pct, e.bs, e.size, e.seed, index, e.threads),
@@ -94,6 +94,7 @@ pub fn run_job(
         result: JobResult {
             name: name.to_string(),
             job: e.clone(),
+            target: job.target_name.clone(),
             runtime_ns,
             read,
             write,

@@ -10,8 +10,7 @@
 //! in words is drawn from the report by `dbio_report::findings::check`:
 //! this crate measures and does not write prose about the measurement.
 
-use crate::JobSpec;
-use dbio_model::{Durability, EngineKind, Pattern, Prepare};
+use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare};
 use std::path::Path;
 
 /// Names of the battery's jobs.
@@ -148,17 +147,18 @@ pub fn plan_space(requested: Option<u64>, free: Option<u64>) -> Result<SpacePlan
     Ok(plan)
 }
 
-/// The battery's jobs on a file of `size` bytes in `dir`, each measured for
-/// `runtime_s`. Without O_DIRECT support (tmpfs), every job runs buffered.
-pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(String, JobSpec)> {
-    let base = JobSpec {
-        target: dir.to_path_buf(),
+/// The battery's jobs on a file of `size` bytes, each measured for
+/// `runtime_ns`; they run on a scratch file in the checked directory
+/// ([`crate::JobTarget::scratch`]). Without O_DIRECT support (tmpfs), every
+/// job runs buffered.
+pub fn battery(runtime_ns: u64, size: u64, direct_ok: bool) -> Vec<(String, JobConfig)> {
+    let base = JobConfig {
         size,
         prepare: Prepare::Prewrite,
-        runtime_s: Some(runtime_s),
-        ..JobSpec::default()
+        runtime_ns: Some(runtime_ns),
+        ..JobConfig::default()
     };
-    let log = JobSpec {
+    let log = JobConfig {
         rw: Pattern::Write,
         bs: 8192,
         ..base.clone()
@@ -166,7 +166,7 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
     let mut jobs = vec![
         (
             names::LOG_DIRECT_DSYNC,
-            JobSpec {
+            JobConfig {
                 direct: direct_ok,
                 sync: Durability::Dsync,
                 ..log.clone()
@@ -174,14 +174,14 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
         ),
         (
             names::LOG_BUFFERED_FDATASYNC,
-            JobSpec {
+            JobConfig {
                 sync: Durability::Fdatasync,
                 ..log
             },
         ),
         (
             names::RANDREAD,
-            JobSpec {
+            JobConfig {
                 rw: Pattern::Randread,
                 bs: 8192,
                 direct: direct_ok,
@@ -189,7 +189,7 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
             },
         ),
     ];
-    let stream = JobSpec {
+    let stream = JobConfig {
         bs: 1 << 20,
         engine: EngineKind::IoUring,
         iodepth: 4,
@@ -198,14 +198,14 @@ pub fn battery(dir: &Path, runtime_s: f64, size: u64, direct_ok: bool) -> Vec<(S
     };
     jobs.push((
         names::SEQWRITE,
-        JobSpec {
+        JobConfig {
             rw: Pattern::Write,
             ..stream.clone()
         },
     ));
     jobs.push((
         names::SEQREAD,
-        JobSpec {
+        JobConfig {
             rw: Pattern::Read,
             ..stream
         },

@@ -6,7 +6,7 @@ use crate::engines::{self, probe_io_uring, Capabilities};
 use crate::target::TargetSpec;
 use crate::EngineError;
 use dbio_model::units::format_bytes;
-use dbio_model::{Durability, EngineKind, JobEcho, Pattern, Prepare};
+use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare};
 use std::path::PathBuf;
 
 /// Smallest block size: the smallest logical sector.
@@ -17,48 +17,16 @@ pub const MAX_BS: u64 = 8 << 20;
 pub const MAX_IODEPTH: u32 = 1024;
 /// Largest thread count.
 pub const MAX_THREADS: u32 = 1024;
-/// Run time when neither a time nor an operation count is given, seconds.
-pub const DEFAULT_RUNTIME_S: f64 = 10.0;
+/// Run time when neither a time nor an operation count is given, ns (10 s).
+pub const DEFAULT_RUNTIME_NS: u64 = 10_000_000_000;
 
-/// A job as the user gave it, not yet checked.
+/// Where a job's I/O goes and what dbio may do to what is there. Not part
+/// of the measurement's identity, so not in [`JobConfig`]: the result
+/// records the target as resolved instead.
 #[derive(Debug, Clone)]
-pub struct JobSpec {
-    /// Engine.
-    pub engine: EngineKind,
-    /// Pattern.
-    pub rw: Pattern,
-    /// Read share of mixed patterns, percent.
-    pub read_pct: u8,
-    /// Block size, bytes.
-    pub bs: u64,
-    /// Queue depth per thread.
-    pub iodepth: u32,
-    /// I/Os queued before one submission.
-    pub iodepth_batch: u32,
-    /// O_DIRECT.
-    pub direct: bool,
-    /// Durability per write.
-    pub sync: Durability,
-    /// Worker threads.
-    pub threads: u32,
-    /// Target size, bytes.
-    pub size: u64,
-    /// File preparation.
-    pub prepare: Prepare,
-    /// Time limit, seconds.
-    pub runtime_s: Option<f64>,
-    /// Operation limit over all threads.
-    pub ops: Option<u64>,
-    /// Warm-up, seconds.
-    pub warmup_s: f64,
-    /// Rate limit over all threads, IOPS.
-    pub rate_iops: Option<u64>,
-    /// Seed for random offsets.
-    pub seed: u64,
-    /// Injected service time of the null engine, ns.
-    pub null_delay_ns: u64,
+pub struct JobTarget {
     /// File, directory or block device.
-    pub target: PathBuf,
+    pub path: PathBuf,
     /// Allow writing to an existing file dbio did not create.
     pub overwrite: bool,
     /// Whether the command takes a block device (and the user allowed it).
@@ -67,27 +35,12 @@ pub struct JobSpec {
     pub keep: bool,
 }
 
-impl Default for JobSpec {
-    fn default() -> Self {
+impl JobTarget {
+    /// A target at `path` that dbio may only create and remove: no
+    /// overwrite, no block device, nothing kept.
+    pub fn scratch(path: impl Into<PathBuf>) -> Self {
         Self {
-            engine: EngineKind::Psync,
-            rw: Pattern::Randread,
-            read_pct: 50,
-            bs: 8192,
-            iodepth: 1,
-            iodepth_batch: 1,
-            direct: false,
-            sync: Durability::None,
-            threads: 1,
-            size: 256 << 20,
-            prepare: Prepare::Prewrite,
-            runtime_s: None,
-            ops: None,
-            warmup_s: 0.0,
-            rate_iops: None,
-            seed: 0x5eed,
-            null_delay_ns: 0,
-            target: PathBuf::from("."),
+            path: path.into(),
             overwrite: false,
             block_device: BlockDevicePolicy::NotAccepted,
             keep: false,
@@ -95,11 +48,14 @@ impl Default for JobSpec {
     }
 }
 
-/// A checked job.
+/// A checked job: its configuration as it will run and be echoed, and the
+/// target to prepare.
 #[derive(Debug, Clone)]
 pub struct Job {
-    /// The settings, as they will be echoed into the result.
-    pub echo: JobEcho,
+    /// The settings as they will run, echoed into the result as they are.
+    pub config: JobConfig,
+    /// The target as the result names it (the resolved path once prepared).
+    pub target_name: String,
     /// The target to prepare (None for the null engine, which does no I/O).
     pub target: Option<TargetSpec>,
 }
@@ -109,8 +65,9 @@ fn invalid<T>(msg: String) -> Result<T, EngineError> {
 }
 
 impl Job {
-    /// Checks a spec; the error names the offending options.
-    pub fn resolve(s: &JobSpec) -> Result<Job, EngineError> {
+    /// Checks a configuration for `place`; the error names the offending
+    /// options.
+    pub fn resolve(s: &JobConfig, place: &JobTarget) -> Result<Job, EngineError> {
         if !(1..=MAX_THREADS).contains(&s.threads) {
             return invalid(format!("--threads must be between 1 and {MAX_THREADS}"));
         }
@@ -176,15 +133,10 @@ impl Job {
         if s.prepare == Prepare::Append && s.threads > 1 {
             return invalid("--prepare append needs --threads 1: one writer grows the file".into());
         }
-        if let Some(r) = s.runtime_s {
-            if !(r > 0.0 && r.is_finite()) {
-                return invalid("--runtime must be a positive number of seconds".into());
-            }
+        if s.runtime_ns == Some(0) {
+            return invalid("--runtime must be a positive number of seconds".into());
         }
-        if !(s.warmup_s >= 0.0 && s.warmup_s.is_finite()) {
-            return invalid("--warmup must be zero or a positive number of seconds".into());
-        }
-        if let Some(ops) = s.ops {
+        if let Some(ops) = s.ops_limit {
             if ops < s.threads as u64 {
                 return invalid(format!(
                     "--ops {ops} is fewer than one operation per thread ({} threads)",
@@ -228,44 +180,33 @@ impl Job {
         if s.engine == EngineKind::IoUring {
             probe_io_uring().map_err(EngineError::Unsupported)?;
         }
-        let runtime_s = match (s.runtime_s, s.ops) {
-            (None, None) => Some(DEFAULT_RUNTIME_S),
-            (r, _) => r,
-        };
         let size = s.size / s.bs * s.bs;
-        let echo = JobEcho {
-            engine: s.engine,
-            rw: s.rw,
+        let config = JobConfig {
             read_pct: s.rw.read_pct(s.read_pct),
-            bs: s.bs,
-            iodepth: s.iodepth,
-            iodepth_batch: s.iodepth_batch,
-            direct: s.direct,
-            sync: s.sync,
-            threads: s.threads,
             size,
-            prepare: s.prepare,
-            runtime_s,
-            ops_limit: s.ops,
-            warmup_s: s.warmup_s,
-            rate_iops: s.rate_iops,
-            seed: s.seed,
-            null_delay_ns: s.null_delay_ns,
-            target: s.target.display().to_string(),
+            runtime_ns: match (s.runtime_ns, s.ops_limit) {
+                (None, None) => Some(DEFAULT_RUNTIME_NS),
+                (r, _) => r,
+            },
+            ..s.clone()
         };
         let target = (s.engine != EngineKind::Null).then(|| TargetSpec {
-            path: s.target.clone(),
+            path: place.path.clone(),
             size,
             prepare: s.prepare,
             direct: s.direct,
             bs: s.bs,
             sync: s.sync,
             writes: !reads_only,
-            overwrite: s.overwrite,
-            block_device: s.block_device,
-            keep: s.keep,
+            overwrite: place.overwrite,
+            block_device: place.block_device,
+            keep: place.keep,
         });
-        Ok(Job { echo, target })
+        Ok(Job {
+            config,
+            target_name: place.path.display().to_string(),
+            target,
+        })
     }
 }
 
@@ -285,82 +226,84 @@ pub fn pattern_name(p: Pattern) -> &'static str {
 mod tests {
     use super::*;
 
-    fn err(s: JobSpec) -> String {
-        Job::resolve(&s).unwrap_err().to_string()
+    fn err(s: JobConfig) -> String {
+        Job::resolve(&s, &JobTarget::scratch("."))
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
     fn refuses_impossible_combinations() {
-        let base = JobSpec::default;
-        assert!(err(JobSpec {
+        let base = JobConfig::default;
+        assert!(err(JobConfig {
             iodepth: 32,
             ..base()
         })
         .contains("--engine io_uring"));
-        assert!(err(JobSpec { bs: 256, ..base() }).contains("512 B .. 8 MiB"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig { bs: 256, ..base() }).contains("512 B .. 8 MiB"));
+        assert!(err(JobConfig {
             bs: 1000,
             direct: true,
             ..base()
         })
         .contains("multiple of 512"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             size: 4096,
             bs: 8192,
             ..base()
         })
         .contains("smaller than --bs"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             sync: Durability::Fdatasync,
             ..base()
         })
         .contains("has none"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             threads: 0,
             ..base()
         })
         .contains("--threads"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             prepare: Prepare::Append,
             ..base()
         })
         .contains("--rw write"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             engine: EngineKind::Null,
             direct: true,
             ..base()
         })
         .contains("null"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             null_delay_ns: 5,
             ..base()
         })
         .contains("--engine null"));
-        assert!(err(JobSpec {
-            runtime_s: Some(0.0),
+        assert!(err(JobConfig {
+            runtime_ns: Some(0),
             ..base()
         })
         .contains("--runtime"));
-        assert!(err(JobSpec {
-            ops: Some(1),
+        assert!(err(JobConfig {
+            ops_limit: Some(1),
             threads: 2,
             ..base()
         })
         .contains("--ops"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             read_pct: 101,
             rw: Pattern::Randrw,
             ..base()
         })
         .contains("--read-pct"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             rw: Pattern::Write,
             threads: 4,
             size: 8192 * 2,
             ..base()
         })
         .contains("own region"));
-        assert!(err(JobSpec {
+        assert!(err(JobConfig {
             iodepth: 4,
             iodepth_batch: 8,
             engine: EngineKind::IoUring,
@@ -371,17 +314,18 @@ mod tests {
 
     #[test]
     fn resolves_defaults() {
-        let j = Job::resolve(&JobSpec::default()).unwrap();
-        assert_eq!(j.echo.runtime_s, Some(DEFAULT_RUNTIME_S));
-        assert_eq!(j.echo.read_pct, 100);
+        let here = JobTarget::scratch(".");
+        let j = Job::resolve(&JobConfig::default(), &here).unwrap();
+        assert_eq!(j.config.runtime_ns, Some(DEFAULT_RUNTIME_NS));
+        assert_eq!(j.config.read_pct, 100);
         assert!(!j.target.unwrap().writes);
-        let s = JobSpec {
+        let s = JobConfig {
             size: 8192 * 3 + 100,
-            ops: Some(5),
-            ..JobSpec::default()
+            ops_limit: Some(5),
+            ..JobConfig::default()
         };
-        let j = Job::resolve(&s).unwrap();
-        assert_eq!(j.echo.size, 8192 * 3);
-        assert_eq!(j.echo.runtime_s, None);
+        let j = Job::resolve(&s, &here).unwrap();
+        assert_eq!(j.config.size, 8192 * 3);
+        assert_eq!(j.config.runtime_ns, None);
     }
 }

@@ -7,8 +7,8 @@
 //! merged when the run ends, and a reporter thread samples single-writer
 //! atomic counters for progress and the per-second series.
 //!
-//! Data flow: [`JobSpec`] (unvalidated) → [`Job::resolve`] (checked before any
-//! I/O) → [`target::Target::prepare`] → [`bench::run_job`] → a
+//! Data flow: a [`dbio_model::JobConfig`] and its [`JobTarget`] →
+//! [`Job::resolve`] (checked before any I/O) → [`target::Target::prepare`] → [`bench::run_job`] → a
 //! [`dbio_model::JobResult`].
 #![deny(missing_docs)]
 
@@ -31,5 +31,5 @@ pub mod workload;
 
 pub use bench::run_job;
 pub use error::EngineError;
-pub use job::{Job, JobSpec};
+pub use job::{Job, JobTarget};
 pub use runner::{Control, Progress};

@@ -103,10 +103,10 @@ pub struct RunParams {
     pub buf_len: usize,
     /// Sync after each write.
     pub sync: Durability,
-    /// Warm-up, seconds (excluded from recording).
-    pub warmup_s: f64,
-    /// Measured time, seconds.
-    pub runtime_s: Option<f64>,
+    /// Warm-up, ns (excluded from recording).
+    pub warmup_ns: u64,
+    /// Measured time, ns.
+    pub runtime_ns: Option<u64>,
     /// Measured operations over all workers.
     pub ops_limit: Option<u64>,
     /// Rate over all workers, IOPS.
@@ -198,8 +198,8 @@ where
     let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
     let start_ns = now_ns() + 1_000_000; // let every worker reach the gate
-    let warmup_end_ns = start_ns + (p.warmup_s * 1e9) as u64;
-    let deadline_ns = p.runtime_s.map(|r| warmup_end_ns + (r * 1e9) as u64);
+    let warmup_end_ns = start_ns + p.warmup_ns;
+    let deadline_ns = p.runtime_ns.map(|r| warmup_end_ns + r);
     let sched = Schedule {
         warmup_end_ns,
         quota: p.ops_limit,
@@ -619,7 +619,7 @@ fn reporter(
     let mut next_second = warmup_end_ns + 1_000_000_000;
     let mut tick_base = sec_base.clone();
     let mut tick_t = start_ns;
-    let planned_s = p.runtime_s.map(|r| r + p.warmup_s);
+    let planned_s = p.runtime_ns.map(|r| (r + p.warmup_ns) as f64 / 1e9);
     loop {
         let now = now_ns();
         let mut wake = now + TICK_NS;

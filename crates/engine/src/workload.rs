@@ -120,81 +120,9 @@ impl IoStream for Workload {
     }
 }
 
-/// How random block numbers are distributed over a file.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Access {
-    /// Every block equally likely.
-    Uniform,
-    /// Zipf with exponent `theta` (> 0, != 1, as fio's `zipf:theta`): block
-    /// `k` (0-based) is drawn with probability proportional to `1/(k+1)^theta`.
-    /// The hottest blocks are at the start of the file.
-    Zipf {
-        /// The exponent.
-        theta: f64,
-    },
-    /// `access_pct` % of the draws fall uniformly in the first `data_pct` %
-    /// of the blocks (the hot set), the rest uniformly in the others.
-    Hot {
-        /// Share of the blocks that is hot, percent (0, 100].
-        data_pct: f64,
-        /// Share of the draws that go to the hot blocks, percent [0, 100].
-        access_pct: f64,
-    },
-}
-
-impl Access {
-    /// Parses `uniform`, `zipf:1.2` or `hot:10/90` (10 % of the blocks get
-    /// 90 % of the reads).
-    pub fn parse(s: &str) -> Result<Access, String> {
-        let s = s.trim();
-        if s == "uniform" {
-            return Ok(Access::Uniform);
-        }
-        if let Some(t) = s.strip_prefix("zipf:") {
-            let theta: f64 = t
-                .parse()
-                .map_err(|_| format!("'{s}': the zipf exponent must be a number, e.g. zipf:1.2"))?;
-            if !(theta > 0.0 && theta.is_finite()) || (theta - 1.0).abs() < 1e-9 {
-                return Err(format!(
-                    "'{s}': the zipf exponent must be above 0 and not 1 (as in fio)"
-                ));
-            }
-            return Ok(Access::Zipf { theta });
-        }
-        if let Some(t) = s.strip_prefix("hot:") {
-            let bad = || {
-                format!("'{s}' is not a hot set; write hot:DATA/ACCESS in percent, e.g. hot:10/90")
-            };
-            let (d, a) = t.split_once('/').ok_or_else(bad)?;
-            let d: f64 = d.trim_end_matches('%').parse().map_err(|_| bad())?;
-            let a: f64 = a.trim_end_matches('%').parse().map_err(|_| bad())?;
-            if !(d > 0.0 && d <= 100.0 && (0.0..=100.0).contains(&a)) {
-                return Err(format!(
-                    "'{s}': the hot share of the data must be in (0, 100] and the share of reads in [0, 100]"
-                ));
-            }
-            return Ok(Access::Hot {
-                data_pct: d,
-                access_pct: a,
-            });
-        }
-        Err(format!(
-            "unknown access distribution '{s}' (use uniform, zipf:THETA or hot:DATA/ACCESS)"
-        ))
-    }
-
-    /// The distribution in the syntax [`Access::parse`] reads.
-    pub fn describe(&self) -> String {
-        match self {
-            Access::Uniform => "uniform".into(),
-            Access::Zipf { theta } => format!("zipf:{theta}"),
-            Access::Hot {
-                data_pct,
-                access_pct,
-            } => format!("hot:{data_pct}/{access_pct}"),
-        }
-    }
-}
+/// How random block numbers are distributed over a file: part of a
+/// model's configuration, so it lives in the model.
+pub use dbio_model::read::Access;
 
 /// Terms of the zipf normalisation summed exactly; beyond them the sum is
 /// completed with the integral of `x^-theta` (Euler–Maclaurin's leading
@@ -342,7 +270,7 @@ mod tests {
             .unwrap_err()
             .contains("hot:DATA/ACCESS"));
         assert!(Access::parse("pareto:0.2").unwrap_err().contains("unknown"));
-        assert_eq!(Access::parse("hot:10/90").unwrap().describe(), "hot:10/90");
+        assert_eq!(Access::parse("hot:10/90").unwrap().to_string(), "hot:10/90");
     }
 
     #[test]

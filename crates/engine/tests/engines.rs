@@ -4,8 +4,8 @@
 use dbio_engine::buf::AlignedBuf;
 use dbio_engine::runner::{run_job, Control, NoProgress};
 use dbio_engine::target::{Target, PREWRITE_SEED};
-use dbio_engine::{Job, JobSpec};
-use dbio_model::{EngineKind, Pattern};
+use dbio_engine::{Job, JobTarget};
+use dbio_model::{EngineKind, JobConfig, Pattern};
 use std::path::Path;
 
 const BS: usize = 4096;
@@ -20,18 +20,17 @@ fn changed_blocks(
     rw: Pattern,
     ops: u64,
 ) -> Vec<usize> {
-    let spec = JobSpec {
+    let spec = JobConfig {
         engine,
         iodepth,
         rw,
         bs: BS as u64,
         size: SIZE as u64,
-        ops: Some(ops),
-        target: path.to_path_buf(),
+        ops_limit: Some(ops),
         seed: 99,
-        ..JobSpec::default()
+        ..JobConfig::default()
     };
-    let job = Job::resolve(&spec).unwrap();
+    let job = Job::resolve(&spec, &JobTarget::scratch(path)).unwrap();
     let control = Control::default();
     let target = Target::prepare(job.target.as_ref().unwrap(), &control.stop).unwrap();
     let out = run_job("t", &job, Some(&target), &control, &NoProgress).unwrap();
@@ -140,15 +139,15 @@ impl dbio_engine::runner::Progress for Recorded {
 /// changes how many updates there are, not whether they are right.
 #[test]
 fn progress_reports_the_plan_and_the_warm_up_as_they_are() {
-    let spec = JobSpec {
+    let spec = JobConfig {
         engine: EngineKind::Null,
         rw: Pattern::Randread,
         bs: 4096,
-        runtime_s: Some(0.6),
-        warmup_s: 0.3,
-        ..JobSpec::default()
+        runtime_ns: Some(600_000_000),
+        warmup_ns: 300_000_000,
+        ..JobConfig::default()
     };
-    let job = Job::resolve(&spec).unwrap();
+    let job = Job::resolve(&spec, &JobTarget::scratch(".")).unwrap();
     let rec = Recorded::default();
     let out = run_job("t", &job, None, &Control::default(), &rec).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);

@@ -16,6 +16,38 @@ use serde::{Deserialize, Serialize};
 /// storage-cache tier into the device tier, and says the tiers overlap.
 pub const INSEPARABLE_ERROR: f64 = 0.5;
 
+/// The one configuration of `dbio calibrate`: what it builds from its
+/// options and what the result records, in bytes and ns. (`dbio check`'s
+/// read section also provokes storage-cache hits with one.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrateConfig {
+    /// Bytes per read.
+    pub block_size: u64,
+    /// Bytes of the file read (a whole number of blocks): the first part
+    /// (a quarter, 64 MiB at most) for page-cache hits, the rest for
+    /// storage-cache re-reads and device first reads.
+    pub size: u64,
+    /// Reads per tier at most.
+    pub samples: u64,
+    /// Time per tier at most, ns.
+    pub tier_time_ns: u64,
+    /// Seed of the block order.
+    pub seed: u64,
+}
+
+impl Default for CalibrateConfig {
+    /// 8 KiB reads over 1 GiB, 2000 reads or 2 s per tier.
+    fn default() -> Self {
+        Self {
+            block_size: 8192,
+            size: 1 << 30,
+            samples: 2000,
+            tier_time_ns: 2_000_000_000,
+            seed: 0x5eed,
+        }
+    }
+}
+
 /// One measured tier: how it was provoked and what its reads took.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TierMeasurement {
@@ -83,9 +115,15 @@ pub struct Calibration {
     /// Block device under it (kernel name), when there is one.
     #[serde(default)]
     pub block_device: Option<String>,
-    /// Bytes per read.
+    /// Bytes per read: `config.block_size`, kept at the top level because
+    /// results and saved files written before schema version 3 recorded
+    /// it and nothing else of the configuration.
     #[serde(default)]
     pub block_size: u64,
+    /// What was asked (absent in results and files written before schema
+    /// version 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<CalibrateConfig>,
     /// Bytes of the region the device reads were spread over.
     #[serde(default)]
     pub region_bytes: u64,

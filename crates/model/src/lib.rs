@@ -28,9 +28,9 @@ pub use finding::{Evidence, Finding, Reference, Severity};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
 pub use outcome::Outcome;
 pub use run::{
-    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobEcho, JobResult, Layout, OpStats,
+    CpuUsage, DiskStatsDelta, Durability, EngineKind, JobConfig, JobResult, Layout, OpStats,
     PartialReason, Pattern, Prepare, RunReport, SecondSample,
 };
 
 /// Version of the JSON result schema. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

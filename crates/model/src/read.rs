@@ -334,16 +334,21 @@ impl ReadKind {
     }
 }
 
-/// The settings of a read run, echoed so a JSON result explains itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ReadSettings {
-    /// I/O engine.
-    pub engine: Option<EngineKind>,
+/// The one configuration of a `dbio read` run, the same for every cache
+/// state it measures: what the command builds from its options and what
+/// each [`ReadResult`] records, in bytes and ns. The tier thresholds are
+/// not in it: how reads are attributed is decided apart (a calibration,
+/// or `dbio check`'s own measurements) and recorded in
+/// [`ReadResult::thresholds`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadConfig {
+    /// I/O engine (psync or io_uring; null for measuring dbio itself).
+    pub engine: EngineKind,
     /// O_DIRECT.
     pub direct: bool,
     /// Reader threads.
     pub threads: u32,
-    /// I/Os in flight per thread.
+    /// I/Os in flight per thread (io_uring only).
     pub iodepth: u32,
     /// Database block size, bytes.
     pub block_size: u64,
@@ -351,22 +356,150 @@ pub struct ReadSettings {
     pub multiblock_count: u32,
     /// Share of reads that are multiblock reads, percent.
     pub multiblock_pct: u8,
-    /// Datafile size, bytes.
+    /// Datafile size, bytes (a whole number of blocks).
     pub size: u64,
-    /// Access distribution of single-block reads (`uniform`, `zipf:S`, `hot:D/A`).
-    pub distribution: String,
-    /// Share of the file brought into the cache before the run, percent.
-    pub cached_pct: f64,
-    /// Measured time per configuration, seconds (all rounds together).
-    pub runtime_s: Option<f64>,
-    /// Operation limit per configuration and round.
+    /// Access distribution of single-block reads.
+    pub distribution: Access,
+    /// Measured time per cache state, all rounds together, ns (None when
+    /// count-based).
+    pub runtime_ns: Option<u64>,
+    /// Reads per cache state and round, when count-based.
     pub ops_limit: Option<u64>,
     /// Interleaved rounds.
     pub rounds: u32,
-    /// Seed of the offsets.
+    /// Seed of the offsets (round `r` uses `seed + r`).
     pub seed: u64,
-    /// The datafile.
-    pub target: String,
+}
+
+impl Default for ReadConfig {
+    /// 8 KiB blocks, 10 % multiblock reads of 16 blocks, uniform, psync,
+    /// buffered, one thread, 1 GiB, one round of 10 s.
+    fn default() -> Self {
+        Self {
+            engine: EngineKind::Psync,
+            direct: false,
+            threads: 1,
+            iodepth: 1,
+            block_size: 8192,
+            multiblock_count: 16,
+            multiblock_pct: 10,
+            size: 1 << 30,
+            distribution: Access::Uniform,
+            runtime_ns: Some(10_000_000_000),
+            ops_limit: None,
+            rounds: 1,
+            seed: 0x5eed,
+        }
+    }
+}
+
+impl ReadConfig {
+    /// Bytes of the largest read.
+    pub fn max_read(&self) -> u64 {
+        self.block_size * u64::from(self.multiblock_count)
+    }
+
+    /// Whole blocks in the file.
+    pub fn blocks(&self) -> u64 {
+        self.size / self.block_size.max(1)
+    }
+}
+
+/// How random block numbers are distributed over a file.
+///
+/// In JSON it is the string the command line takes (`uniform`,
+/// `zipf:1.2`, `hot:10/90`), written by its `Display` and read back by
+/// [`Access::parse`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum Access {
+    /// Every block equally likely.
+    #[default]
+    Uniform,
+    /// Zipf with exponent `theta` (> 0, != 1, as fio's `zipf:theta`): block
+    /// `k` (0-based) is drawn with probability proportional to `1/(k+1)^theta`.
+    /// The hottest blocks are at the start of the file.
+    Zipf {
+        /// The exponent.
+        theta: f64,
+    },
+    /// `access_pct` % of the draws fall uniformly in the first `data_pct` %
+    /// of the blocks (the hot set), the rest uniformly in the others.
+    Hot {
+        /// Share of the blocks that is hot, percent (0, 100].
+        data_pct: f64,
+        /// Share of the draws that go to the hot blocks, percent [0, 100].
+        access_pct: f64,
+    },
+}
+
+impl Access {
+    /// Parses `uniform`, `zipf:1.2` or `hot:10/90` (10 % of the blocks get
+    /// 90 % of the reads).
+    pub fn parse(s: &str) -> Result<Access, String> {
+        let s = s.trim();
+        if s == "uniform" {
+            return Ok(Access::Uniform);
+        }
+        if let Some(t) = s.strip_prefix("zipf:") {
+            let theta: f64 = t
+                .parse()
+                .map_err(|_| format!("'{s}': the zipf exponent must be a number, e.g. zipf:1.2"))?;
+            if !(theta > 0.0 && theta.is_finite()) || (theta - 1.0).abs() < 1e-9 {
+                return Err(format!(
+                    "'{s}': the zipf exponent must be above 0 and not 1 (as in fio)"
+                ));
+            }
+            return Ok(Access::Zipf { theta });
+        }
+        if let Some(t) = s.strip_prefix("hot:") {
+            let bad = || {
+                format!("'{s}' is not a hot set; write hot:DATA/ACCESS in percent, e.g. hot:10/90")
+            };
+            let (d, a) = t.split_once('/').ok_or_else(bad)?;
+            let d: f64 = d.trim_end_matches('%').parse().map_err(|_| bad())?;
+            let a: f64 = a.trim_end_matches('%').parse().map_err(|_| bad())?;
+            if !(d > 0.0 && d <= 100.0 && (0.0..=100.0).contains(&a)) {
+                return Err(format!(
+                    "'{s}': the hot share of the data must be in (0, 100] and the share of reads in [0, 100]"
+                ));
+            }
+            return Ok(Access::Hot {
+                data_pct: d,
+                access_pct: a,
+            });
+        }
+        Err(format!(
+            "unknown access distribution '{s}' (use uniform, zipf:THETA or hot:DATA/ACCESS)"
+        ))
+    }
+}
+
+/// The distribution in the syntax [`Access::parse`] reads.
+impl std::fmt::Display for Access {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Access::Uniform => write!(f, "uniform"),
+            Access::Zipf { theta } => write!(f, "zipf:{theta}"),
+            Access::Hot {
+                data_pct,
+                access_pct,
+            } => write!(f, "hot:{data_pct}/{access_pct}"),
+        }
+    }
+}
+
+impl From<Access> for String {
+    fn from(a: Access) -> String {
+        a.to_string()
+    }
+}
+
+impl TryFrom<String> for Access {
+    type Error = String;
+    fn try_from(s: String) -> Result<Access, String> {
+        Access::parse(&s)
+    }
 }
 
 /// Reads of one kind (and, in `by_size`, one size).
@@ -393,8 +526,14 @@ pub struct ReadGroup {
 pub struct ReadResult {
     /// Name of the configuration.
     pub name: String,
-    /// What ran.
-    pub settings: ReadSettings,
+    /// What ran: the run's configuration, as it is.
+    pub config: ReadConfig,
+    /// Share of the file brought into the cache before each round, percent
+    /// (this state's).
+    pub cached_pct: f64,
+    /// The datafile, as resolved (dbio's temporary file for a directory
+    /// target; `null` for the null engine).
+    pub target: String,
     /// The tier boundaries used.
     pub thresholds: TierThresholds,
     /// Measured time over all rounds, ns.
@@ -433,6 +572,28 @@ pub struct ReadResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The distribution is the string the command line takes, both ways;
+    /// a string `--distribution` would refuse is refused in JSON too.
+    #[test]
+    fn a_distribution_is_its_command_line_string_in_json() {
+        for (a, text) in [
+            (Access::Uniform, "\"uniform\""),
+            (Access::Zipf { theta: 1.2 }, "\"zipf:1.2\""),
+            (
+                Access::Hot {
+                    data_pct: 10.0,
+                    access_pct: 90.0,
+                },
+                "\"hot:10/90\"",
+            ),
+        ] {
+            assert_eq!(serde_json::to_string(&a).unwrap(), text);
+            assert_eq!(serde_json::from_str::<Access>(text).unwrap(), a);
+        }
+        let e = serde_json::from_str::<Access>("\"zipf:1\"").unwrap_err();
+        assert!(e.to_string().contains("not 1"), "{e}");
+    }
 
     #[test]
     fn a_latency_equal_to_a_threshold_goes_to_the_slower_tier() {

@@ -106,6 +106,17 @@ pub enum EngineKind {
     Null,
 }
 
+impl EngineKind {
+    /// The name the command line and the JSON use (`io_uring`).
+    pub fn name(self) -> &'static str {
+        match self {
+            EngineKind::Psync => "psync",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Null => "null",
+        }
+    }
+}
+
 /// Access pattern (fio's `rw`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -185,14 +196,20 @@ pub enum Prepare {
     Append,
 }
 
-/// The job as it ran, echoed into the result so a report is self-describing.
+/// One raw I/O job (`dbio bench`, the raw sections of `dbio check`): what
+/// the user asked, in canonical units (bytes, ns), and what the result
+/// records. The engine checks it and resolves it into its run-time form
+/// (`dbio_engine::Job`); [`JobResult::job`] is the checked value, cloned.
+/// Where the I/O goes and what dbio may do there (overwrite, block
+/// devices, keeping the file) is not part of a measurement's identity and
+/// travels beside it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobEcho {
+pub struct JobConfig {
     /// I/O engine.
     pub engine: EngineKind,
     /// Access pattern.
     pub rw: Pattern,
-    /// Share of reads for mixed patterns, percent.
+    /// Share of reads, percent (100 or 0 for the pure patterns once checked).
     pub read_pct: u8,
     /// Block size, bytes.
     pub bs: u64,
@@ -207,16 +224,17 @@ pub struct JobEcho {
     pub sync: Durability,
     /// Worker threads.
     pub threads: u32,
-    /// Size of the region each run touches, bytes.
+    /// Size of the region each run touches, bytes (a whole number of
+    /// blocks once checked).
     pub size: u64,
     /// Target file preparation.
     pub prepare: Prepare,
-    /// Time limit, seconds (excluding warm-up), when time-based.
-    pub runtime_s: Option<f64>,
+    /// Time limit, ns (excluding warm-up), when time-based.
+    pub runtime_ns: Option<u64>,
     /// Operation limit in total, when count-based.
     pub ops_limit: Option<u64>,
-    /// Warm-up excluded from the statistics, seconds.
-    pub warmup_s: f64,
+    /// Warm-up excluded from the statistics, ns.
+    pub warmup_ns: u64,
     /// Rate limit over all threads, IOPS (latency measured from each
     /// operation's intended start).
     pub rate_iops: Option<u64>,
@@ -224,8 +242,32 @@ pub struct JobEcho {
     pub seed: u64,
     /// Injected service time of the null engine, ns.
     pub null_delay_ns: u64,
-    /// The target file or device.
-    pub target: String,
+}
+
+impl Default for JobConfig {
+    /// 8 KiB random reads with psync on a pre-written 256 MiB file, one
+    /// thread, no limit given (the engine then runs 10 s).
+    fn default() -> Self {
+        Self {
+            engine: EngineKind::Psync,
+            rw: Pattern::Randread,
+            read_pct: 50,
+            bs: 8192,
+            iodepth: 1,
+            iodepth_batch: 1,
+            direct: false,
+            sync: Durability::None,
+            threads: 1,
+            size: 256 << 20,
+            prepare: Prepare::Prewrite,
+            runtime_ns: None,
+            ops_limit: None,
+            warmup_ns: 0,
+            rate_iops: None,
+            seed: 0x5eed,
+            null_delay_ns: 0,
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -324,8 +366,12 @@ pub struct SecondSample {
 pub struct JobResult {
     /// Job name (shown as the row label).
     pub name: String,
-    /// The job as it ran.
-    pub job: JobEcho,
+    /// The job as it ran (checked: `read_pct` and `size` as used, the
+    /// default run time filled in).
+    pub job: JobConfig,
+    /// The file or device the job used, as resolved (dbio's temporary file
+    /// for a directory target).
+    pub target: String,
     /// Measured wall time, ns (warm-up excluded).
     pub runtime_ns: u64,
     /// Read statistics when the job read.

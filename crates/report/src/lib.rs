@@ -10,6 +10,7 @@ pub mod export;
 pub mod findings;
 pub mod histogram;
 pub mod lgwr;
+mod migrate_io;
 pub mod read;
 pub mod table;
 pub mod trace;
@@ -38,7 +39,7 @@ pub fn to_json(result: &Outcome) -> Result<String, ExportError> {
 ///
 /// The result carries this version from then on.
 pub fn from_json(text: &str) -> Result<Outcome, String> {
-    let mut v: serde_json::Value =
+    let v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a dbio JSON result: {e}"))?;
     let version = v.get("schema_version").and_then(|x| x.as_u64());
     let readable = 1..=u64::from(dbio_model::SCHEMA_VERSION);
@@ -68,6 +69,7 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             Ok(Outcome::TraceComparison(c))
         }
         Variant::Run => {
+            let mut v = migrate_io::migrate(v);
             let legacy = legacy_entry_conclusions(&v);
             legacy_layout(&mut v);
             let mut r: RunReport = serde_json::from_value(v).map_err(bad)?;

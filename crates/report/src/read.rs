@@ -23,7 +23,7 @@ pub fn render(r: &RunReport) -> String {
         return String::new();
     }
     let mut out = String::new();
-    let s = &reads[0].settings;
+    let s = &reads[0].config;
     let _ = writeln!(
         out,
         "Datafile reads: {} blocks, {} % multiblock reads of {} blocks, {} single-block reads, {}{}, {} thread(s) at queue depth {}, file {}, {} round(s)",
@@ -31,7 +31,7 @@ pub fn render(r: &RunReport) -> String {
         s.multiblock_pct,
         s.multiblock_count,
         s.distribution,
-        s.engine.map_or("?".into(), |e| format!("{e:?}").to_lowercase()),
+        s.engine.name(),
         if s.direct { ", O_DIRECT" } else { ", buffered" },
         s.threads,
         s.iodepth,
@@ -145,9 +145,9 @@ fn summary(reads: &[ReadResult]) -> String {
             Some(c) if c.total_pages > 0 => format!(
                 "{} % (asked {} %)",
                 (100.0 * c.fraction()).round(),
-                r.settings.cached_pct
+                r.cached_pct
             ),
-            _ => format!("asked {} %", r.settings.cached_pct),
+            _ => format!("asked {} %", r.cached_pct),
         };
         let mut row = vec![
             Cell::new(&r.name),

@@ -6,7 +6,7 @@ use crate::histogram;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
 use dbio_model::{
-    Durability, EngineKind, Environment, JobEcho, JobResult, LatencySummary, Layout, OpStats,
+    Durability, EngineKind, Environment, JobConfig, JobResult, LatencySummary, Layout, OpStats,
     Pattern, Prepare, RunReport,
 };
 use std::fmt::Write;
@@ -136,7 +136,7 @@ fn nonempty<'a>(s: &'a str, dflt: &'a str) -> &'a str {
 }
 
 /// One line that says what a job did, in fio's vocabulary.
-pub fn describe(j: &JobEcho) -> String {
+pub fn describe(j: &JobConfig) -> String {
     let engine = match j.engine {
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",

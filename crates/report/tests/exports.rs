@@ -17,7 +17,7 @@ use dbio_model::trace::{
 };
 use dbio_model::Outcome;
 use dbio_model::{
-    CpuUsage, Durability, EngineKind, JobEcho, JobResult, LatencySummary, OpStats, Pattern,
+    CpuUsage, Durability, EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Pattern,
     Prepare, RunReport, REPORTED_PERCENTILES,
 };
 use dbio_report::Exporter;
@@ -100,7 +100,7 @@ fn job() -> JobResult {
     let runtime_ns = 2_500_000_000;
     JobResult {
         name: "job-a".into(),
-        job: JobEcho {
+        job: JobConfig {
             engine: EngineKind::Psync,
             rw: Pattern::Randrw,
             read_pct: 70,
@@ -112,14 +112,14 @@ fn job() -> JobResult {
             threads: 5,
             size: 123 << 20,
             prepare: Prepare::Prewrite,
-            runtime_s: Some(2.5),
+            runtime_ns: Some(2_500_000_000),
             ops_limit: None,
-            warmup_s: 0.75,
+            warmup_ns: 750_000_000,
             rate_iops: Some(999),
             seed: 41,
             null_delay_ns: 0,
-            target: "/data/t".into(),
         },
+        target: "/data/t".into(),
         runtime_ns,
         read: Some(op_stats(10_000, runtime_ns)),
         write: Some(op_stats(20_000, runtime_ns)),

@@ -73,12 +73,12 @@ fn read_summary_shows_the_measured_residency_beside_the_asked_one() {
         }),
         ..ReadResult::default()
     };
-    measured.settings.cached_pct = 40.0;
+    measured.cached_pct = 40.0;
     let mut unmeasured = ReadResult {
         name: "cold".into(),
         ..ReadResult::default()
     };
-    unmeasured.settings.cached_pct = 0.0;
+    unmeasured.cached_pct = 0.0;
     let r = RunReport {
         reads: vec![measured, unmeasured],
         ..RunReport::default()
@@ -91,7 +91,7 @@ fn read_summary_shows_the_measured_residency_beside_the_asked_one() {
 #[test]
 fn a_jobs_sync_row_is_named_after_its_sync_call() {
     use dbio_model::{
-        CpuUsage, Durability, EngineKind, JobEcho, JobResult, LatencySummary, Pattern, Prepare,
+        CpuUsage, Durability, EngineKind, JobConfig, JobResult, LatencySummary, Pattern, Prepare,
     };
     for (sync, name, other) in [
         (Durability::Fsync, "fsync", "fdatasync"),
@@ -99,7 +99,7 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
     ] {
         let j = JobResult {
             name: "j".into(),
-            job: JobEcho {
+            job: JobConfig {
                 engine: EngineKind::Psync,
                 rw: Pattern::Write,
                 read_pct: 0,
@@ -111,14 +111,14 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
                 threads: 1,
                 size: 1 << 20,
                 prepare: Prepare::Prewrite,
-                runtime_s: Some(1.0),
+                runtime_ns: Some(1_000_000_000),
                 ops_limit: None,
-                warmup_s: 0.0,
+                warmup_ns: 0,
                 rate_iops: None,
                 seed: 1,
                 null_delay_ns: 0,
-                target: "/data/t".into(),
             },
+            target: "/data/t".into(),
             runtime_ns: 1_000_000_000,
             read: None,
             write: None,

@@ -30,7 +30,7 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::target::Target;
 use dbio_engine::{sysinfo, EngineError};
-use dbio_model::calibrate::{Boundary, Calibration, TierMeasurement};
+use dbio_model::calibrate::{Boundary, CalibrateConfig, Calibration, TierMeasurement};
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::{Durability, LatencySummary};
 use hdrhistogram::Histogram;
@@ -47,31 +47,29 @@ pub fn inseparable(b: &Boundary) -> bool {
     b.inseparable()
 }
 
-/// What to measure.
-#[derive(Debug, Clone)]
-pub struct CalibrateConfig {
-    /// Bytes per read.
-    pub block_size: u64,
-    /// Reads per tier at most.
-    pub samples: u64,
-    /// Seconds per tier at most.
-    pub tier_time_s: f64,
-    /// Bytes at the start of the file made resident for page-cache hits.
-    pub page_cache_bytes: u64,
-    /// Seed of the block order.
-    pub seed: u64,
+/// Bytes at the start of the file made resident for page-cache hits: a
+/// quarter of the file, 64 MiB at most (the rest is for storage reads).
+pub fn page_cache_bytes(cfg: &CalibrateConfig) -> u64 {
+    (64u64 << 20).min(cfg.size / 4)
 }
 
-impl Default for CalibrateConfig {
-    fn default() -> Self {
-        Self {
-            block_size: 8192,
-            samples: 2000,
-            tier_time_s: 2.0,
-            page_cache_bytes: 64 << 20,
-            seed: 0x5eed,
-        }
+/// Checks a calibration configuration; one sentence naming the option on
+/// error.
+pub fn validate(cfg: &CalibrateConfig) -> Result<(), String> {
+    let bs = cfg.block_size;
+    if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
+        return Err("--block-size must be a power of two between 512 B and 1 MiB".into());
     }
+    if cfg.size < 8 * bs {
+        return Err("--size must hold at least 8 blocks of --block-size".into());
+    }
+    if cfg.samples == 0 || cfg.samples > 1_000_000 {
+        return Err("--samples must be between 1 and 1000000".into());
+    }
+    if cfg.tier_time_ns == 0 {
+        return Err("--runtime must be a positive number of seconds".into());
+    }
+    Ok(())
 }
 
 /// Visits distinct blocks of `lo..hi` in a scrambled order: `lo + (start +
@@ -149,7 +147,7 @@ fn timed_reads(
 ) -> Result<Histogram<u64>, EngineError> {
     let mut h = new_histogram();
     let bs = cfg.block_size as usize;
-    let deadline = now_ns() + (cfg.tier_time_s * 1e9) as u64;
+    let deadline = now_ns() + cfg.tier_time_ns;
     for (i, b) in blocks.enumerate() {
         if i as u64 >= cfg.samples || stop.load(Relaxed) || now_ns() >= deadline {
             break;
@@ -167,7 +165,7 @@ fn timed_reads(
 }
 
 /// The storage-cache tier as calibration provokes it: each of up to
-/// `cfg.samples` blocks of `0..blocks` (scrambled order, `cfg.tier_time_s`
+/// `cfg.samples` blocks of `0..blocks` (scrambled order, `cfg.tier_time_ns`
 /// at most) read with O_DIRECT once untimed, then timed at once: the second
 /// read finds the block in whatever cache sits below the OS, if any.
 /// `direct` must be an O_DIRECT descriptor on `path`.
@@ -190,17 +188,16 @@ fn measurement(method: &str, h: &Histogram<u64>) -> Option<TierMeasurement> {
     })
 }
 
-/// Measures the tiers on the prepared target `t` (at least `size` bytes)
-/// and derives the thresholds. Every descriptor is derived from the
+/// Measures the tiers on the prepared target `t` (at least `cfg.size`
+/// bytes) and derives the thresholds. Every descriptor is derived from the
 /// target's own ([`Target::with_flags`]), never from its path.
 pub fn measure(
     t: &Target,
-    size: u64,
     cfg: &CalibrateConfig,
     stop: &AtomicBool,
 ) -> Result<Calibration, EngineError> {
     let bs = cfg.block_size;
-    let blocks = size / bs;
+    let blocks = cfg.size / bs;
     if blocks < 4 {
         return Err(EngineError::Invalid(format!(
             "the calibration file must hold at least 4 blocks of {}",
@@ -214,7 +211,7 @@ pub fn measure(
     let mut buf = AlignedBuf::new(bs.max(1 << 20) as usize);
 
     // 1. Page cache: make the first region resident, then read in it.
-    let pc_blocks = (cfg.page_cache_bytes / bs).clamp(1, blocks / 2);
+    let pc_blocks = (page_cache_bytes(cfg) / bs).clamp(1, blocks / 2);
     let buffered = t.with_flags(false, Durability::None, false)?;
     let mut off = 0;
     while off < pc_blocks * bs {
@@ -328,6 +325,7 @@ pub fn measure(
         block_device: disk
             .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string())),
         block_size: bs,
+        config: Some(cfg.clone()),
         region_bytes: region,
         measured_at_unix: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -12,7 +12,8 @@
 //! every read in a tier by its latency, and runs several cache states in
 //! interleaved rounds so that they can be compared side by side.
 //!
-//! Flow: [`ReadConfig`] + the [`CacheState`]s → for each round, for each
+//! Flow: a [`ReadConfig`] (the model's, also the result's echo), the tier
+//! thresholds and the [`CacheState`]s → for each round, for each
 //! state: [`cache::prepare`], then [`ReadRun::round`] → [`ReadRun::finish`]
 //! gives one [`ReadResult`] per state.
 
@@ -24,13 +25,13 @@ pub mod record;
 use dbio_engine::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
 use dbio_engine::rusage::Usage;
 use dbio_engine::target::Target;
-use dbio_engine::workload::{Access, BlockPicker};
+use dbio_engine::workload::BlockPicker;
 use dbio_engine::EngineError;
 use dbio_model::read::{
-    ReadGroup, ReadKind, ReadResult, ReadSettings, TierAttribution, TierSplit, TierThresholds,
+    ReadConfig, ReadGroup, ReadKind, ReadResult, TierAttribution, TierSplit, TierThresholds,
 };
 use dbio_model::units::format_bytes;
-use dbio_model::{DiskStatsDelta, Durability, EngineKind, LatencySummary, PageCacheResidency};
+use dbio_model::{DiskStatsDelta, Durability, LatencySummary, PageCacheResidency};
 use hdrhistogram::Histogram;
 use mix::ReadMix;
 use record::{ClassRecorder, ClassStats};
@@ -39,112 +40,70 @@ use record::{ClassRecorder, ClassStats};
 /// multiblock reads stop at 1 MiB on most platforms).
 pub const MAX_MULTIBLOCK_BYTES: u64 = 8 << 20;
 
-/// What to run (the same for every cache state).
-#[derive(Debug, Clone)]
-pub struct ReadConfig {
-    /// Engine (psync or io_uring; null for measuring dbio itself).
-    pub engine: EngineKind,
-    /// O_DIRECT.
-    pub direct: bool,
-    /// Reader threads.
-    pub threads: u32,
-    /// I/Os in flight per reader (io_uring only).
-    pub iodepth: u32,
-    /// Database block size, bytes.
-    pub block_size: u64,
-    /// Blocks per multiblock read.
-    pub multiblock_count: u32,
-    /// Share of multiblock reads, percent.
-    pub multiblock_pct: u8,
-    /// Datafile size, bytes.
-    pub size: u64,
-    /// Distribution of single-block reads.
-    pub access: Access,
-    /// Measured time per state over all rounds, seconds.
-    pub runtime_s: Option<f64>,
-    /// Reads per state and round.
-    pub ops_per_round: Option<u64>,
-    /// Interleaved rounds.
-    pub rounds: u32,
-    /// Seed of the offsets (round `r` uses `seed + r`).
-    pub seed: u64,
-    /// Tier boundaries.
-    pub thresholds: TierThresholds,
-}
-
-impl ReadConfig {
-    /// Checks the combination; one sentence naming the options on error.
-    pub fn validate(&self) -> Result<(), String> {
-        let bs = self.block_size;
-        if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
+/// Checks a read configuration; one sentence naming the options on error.
+pub fn validate(cfg: &ReadConfig) -> Result<(), String> {
+    let bs = cfg.block_size;
+    if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
+        return Err(format!(
+            "--block-size must be a power of two between 512 B and 1 MiB, not {}",
+            format_bytes(bs)
+        ));
+    }
+    if cfg.multiblock_count == 0 {
+        return Err("--multiblock-count must be at least 1".into());
+    }
+    if bs * u64::from(cfg.multiblock_count) > MAX_MULTIBLOCK_BYTES {
+        return Err(format!(
+            "--multiblock-count {} × --block-size {} exceeds the largest read, {}",
+            cfg.multiblock_count,
+            format_bytes(bs),
+            format_bytes(MAX_MULTIBLOCK_BYTES)
+        ));
+    }
+    if cfg.multiblock_pct > 100 {
+        return Err("--multiblock-pct must be between 0 and 100".into());
+    }
+    if cfg.size / bs < u64::from(cfg.threads.max(1)) {
+        return Err(format!(
+            "--size {} holds fewer blocks than there are --threads ({})",
+            format_bytes(cfg.size),
+            cfg.threads
+        ));
+    }
+    if cfg.threads == 0 || cfg.threads > 1024 {
+        return Err("--threads must be between 1 and 1024".into());
+    }
+    if cfg.rounds == 0 || cfg.rounds > 1000 {
+        return Err("--rounds must be between 1 and 1000".into());
+    }
+    if cfg.iodepth == 0 || cfg.iodepth > 1024 {
+        return Err("--iodepth must be between 1 and 1024".into());
+    }
+    if cfg.runtime_ns == Some(0) {
+        return Err("--runtime must be a positive number of seconds".into());
+    }
+    // Every thread holds iodepth buffers of the largest read.
+    let buffers = u64::from(cfg.threads) * u64::from(cfg.iodepth) * cfg.max_read();
+    if buffers > 64 << 20 {
+        dbio_engine::buf::check_memory(
+            buffers,
+            &format!(
+                "--threads {} × --iodepth {} × reads of {}",
+                cfg.threads,
+                cfg.iodepth,
+                format_bytes(cfg.max_read())
+            ),
+        )?;
+    }
+    if let Some(ops) = cfg.ops_limit {
+        if ops < u64::from(cfg.threads) {
             return Err(format!(
-                "--block-size must be a power of two between 512 B and 1 MiB, not {}",
-                format_bytes(bs)
+                "--ops {ops} is fewer than one read per thread ({} threads)",
+                cfg.threads
             ));
         }
-        if self.multiblock_count == 0 {
-            return Err("--multiblock-count must be at least 1".into());
-        }
-        if bs * u64::from(self.multiblock_count) > MAX_MULTIBLOCK_BYTES {
-            return Err(format!(
-                "--multiblock-count {} × --block-size {} exceeds the largest read, {}",
-                self.multiblock_count,
-                format_bytes(bs),
-                format_bytes(MAX_MULTIBLOCK_BYTES)
-            ));
-        }
-        if self.multiblock_pct > 100 {
-            return Err("--multiblock-pct must be between 0 and 100".into());
-        }
-        if self.size / bs < u64::from(self.threads.max(1)) {
-            return Err(format!(
-                "--size {} holds fewer blocks than there are --threads ({})",
-                format_bytes(self.size),
-                self.threads
-            ));
-        }
-        if self.threads == 0 || self.threads > 1024 {
-            return Err("--threads must be between 1 and 1024".into());
-        }
-        if self.rounds == 0 || self.rounds > 1000 {
-            return Err("--rounds must be between 1 and 1000".into());
-        }
-        if self.iodepth == 0 || self.iodepth > 1024 {
-            return Err("--iodepth must be between 1 and 1024".into());
-        }
-        // Every thread holds iodepth buffers of the largest read.
-        let buffers = u64::from(self.threads) * u64::from(self.iodepth) * self.max_read();
-        if buffers > 64 << 20 {
-            dbio_engine::buf::check_memory(
-                buffers,
-                &format!(
-                    "--threads {} × --iodepth {} × reads of {}",
-                    self.threads,
-                    self.iodepth,
-                    format_bytes(self.max_read())
-                ),
-            )?;
-        }
-        if let Some(ops) = self.ops_per_round {
-            if ops < u64::from(self.threads) {
-                return Err(format!(
-                    "--ops {ops} is fewer than one read per thread ({} threads)",
-                    self.threads
-                ));
-            }
-        }
-        self.thresholds.validate()
     }
-
-    /// Bytes of the largest read.
-    pub fn max_read(&self) -> u64 {
-        self.block_size * u64::from(self.multiblock_count)
-    }
-
-    /// Whole blocks in the file.
-    pub fn blocks(&self) -> u64 {
-        self.size / self.block_size
-    }
+    Ok(())
 }
 
 /// A cache state to measure in.
@@ -201,15 +160,17 @@ struct Acc {
 /// A multi-state, multi-round read measurement in progress.
 pub struct ReadRun {
     cfg: ReadConfig,
+    thresholds: TierThresholds,
     picker: BlockPicker,
     accs: Vec<Acc>,
 }
 
 impl ReadRun {
     /// Prepares the accumulators (and the access distribution, O(blocks)
-    /// for zipf) for `states`.
-    pub fn new(cfg: ReadConfig, states: &[CacheState]) -> Self {
-        let picker = BlockPicker::new(cfg.access, cfg.blocks());
+    /// for zipf) for `states`; reads are counted in the tiers of
+    /// `thresholds`.
+    pub fn new(cfg: ReadConfig, thresholds: TierThresholds, states: &[CacheState]) -> Self {
+        let picker = BlockPicker::new(cfg.distribution, cfg.blocks());
         let accs = states
             .iter()
             .map(|s| Acc {
@@ -222,7 +183,12 @@ impl ReadRun {
                 cached_after: None,
             })
             .collect();
-        Self { cfg, picker, accs }
+        Self {
+            cfg,
+            thresholds,
+            picker,
+            accs,
+        }
     }
 
     /// The configuration.
@@ -230,12 +196,12 @@ impl ReadRun {
         &self.cfg
     }
 
-    /// The measured time of one state in one round: the run time split
-    /// evenly over the rounds.
-    pub fn round_runtime_s(&self) -> Option<f64> {
+    /// The measured time of one state in one round, ns: the run time
+    /// split evenly over the rounds.
+    pub fn round_runtime_ns(&self) -> Option<u64> {
         self.cfg
-            .runtime_s
-            .map(|r| r / f64::from(self.cfg.rounds.max(1)))
+            .runtime_ns
+            .map(|r| r / u64::from(self.cfg.rounds.max(1)))
     }
 
     /// Puts the target into state `state`'s cache state and runs one round
@@ -261,13 +227,13 @@ impl ReadRun {
             threads: cfg.threads,
             buf_len: cfg.max_read() as usize,
             sync: Durability::None,
-            warmup_s: 0.0,
-            runtime_s: if cfg.ops_per_round.is_some() {
+            warmup_ns: 0,
+            runtime_ns: if cfg.ops_limit.is_some() {
                 None
             } else {
-                self.round_runtime_s()
+                self.round_runtime_ns()
             },
-            ops_limit: cfg.ops_per_round,
+            ops_limit: cfg.ops_limit,
             rate_iops: None,
             null_delay_ns: 0,
             seed: cfg.seed,
@@ -289,7 +255,7 @@ impl ReadRun {
                     i,
                     cfg.threads,
                 ),
-                ClassRecorder::new(cfg.thresholds.clone(), &expected),
+                ClassRecorder::new(self.thresholds.clone(), &expected),
             )
         };
         let out = run_workers(&p, target, control, progress, &make)?;
@@ -335,7 +301,7 @@ impl ReadRun {
     /// As [`ReadRun::finish`], with the tiers attributed by `att` (its
     /// `direct` is this run's) instead of the configured thresholds.
     pub fn finish_attributed(self, target: &str, att: Option<&TierAttribution>) -> Vec<ReadResult> {
-        let cfg = self.cfg;
+        let (cfg, thresholds) = (self.cfg, self.thresholds);
         let att = att.map(|a| TierAttribution {
             direct: cfg.direct,
             ..a.clone()
@@ -346,6 +312,7 @@ impl ReadRun {
                 let rec = a.rec?;
                 Some(build(
                     &cfg,
+                    &thresholds,
                     target,
                     a.state,
                     &rec,
@@ -413,6 +380,7 @@ fn group(
 #[allow(clippy::too_many_arguments)]
 fn build(
     cfg: &ReadConfig,
+    thresholds: &TierThresholds,
     target: &str,
     state: CacheState,
     rec: &ClassRecorder,
@@ -451,24 +419,10 @@ fn build(
     let all = group(ReadKind::Single, None, bs, &groups, att);
     ReadResult {
         name: state.name,
-        settings: ReadSettings {
-            engine: Some(cfg.engine),
-            direct: cfg.direct,
-            threads: cfg.threads,
-            iodepth: cfg.iodepth,
-            block_size: bs,
-            multiblock_count: cfg.multiblock_count,
-            multiblock_pct: cfg.multiblock_pct,
-            size: cfg.size,
-            distribution: cfg.access.describe(),
-            cached_pct: state.cached_pct,
-            runtime_s: cfg.runtime_s,
-            ops_limit: cfg.ops_per_round,
-            rounds: cfg.rounds,
-            seed: cfg.seed,
-            target: target.to_string(),
-        },
-        thresholds: att.map_or_else(|| cfg.thresholds.clone(), TierAttribution::thresholds),
+        config: cfg.clone(),
+        cached_pct: state.cached_pct,
+        target: target.to_string(),
+        thresholds: att.map_or_else(|| thresholds.clone(), TierAttribution::thresholds),
         runtime_ns,
         ops: all.ops,
         blocks: all.blocks,
@@ -489,6 +443,7 @@ fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dbio_model::EngineKind;
 
     #[test]
     fn cache_states_parse() {
@@ -505,35 +460,35 @@ mod tests {
     fn cfg() -> ReadConfig {
         ReadConfig {
             engine: EngineKind::Null,
-            direct: false,
             threads: 2,
-            iodepth: 1,
-            block_size: 8192,
-            multiblock_count: 16,
             multiblock_pct: 50,
             size: 8192 * 100,
-            access: Access::Uniform,
-            runtime_s: None,
-            ops_per_round: Some(1000),
+            runtime_ns: None,
+            ops_limit: Some(1000),
             rounds: 2,
             seed: 1,
-            thresholds: TierThresholds::default(),
+            ..ReadConfig::default()
         }
     }
 
     #[test]
     fn validation_names_the_option() {
-        assert!(cfg().validate().is_ok());
+        assert!(validate(&cfg()).is_ok());
         let c = ReadConfig {
             multiblock_count: 2048,
             ..cfg()
         };
-        assert!(c.validate().unwrap_err().contains("--multiblock-count"));
+        assert!(validate(&c).unwrap_err().contains("--multiblock-count"));
         let c = ReadConfig {
             block_size: 3000,
             ..cfg()
         };
-        assert!(c.validate().unwrap_err().contains("--block-size"));
+        assert!(validate(&c).unwrap_err().contains("--block-size"));
+        let c = ReadConfig {
+            runtime_ns: Some(0),
+            ..cfg()
+        };
+        assert!(validate(&c).unwrap_err().contains("--runtime"));
     }
 
     #[test]
@@ -543,7 +498,7 @@ mod tests {
         // page-cache hit (well below 100 µs).
         let c = cfg();
         let states = [CacheState::parse("cold").unwrap()];
-        let mut run = ReadRun::new(c, &states);
+        let mut run = ReadRun::new(c, TierThresholds::default(), &states);
         let control = Control::default();
         for r in 0..2 {
             run.round(0, r, None, &control, &dbio_engine::runner::NoProgress)

@@ -231,11 +231,7 @@ pub fn open(
 
 /// The engine's name, as `--engine` spells it.
 pub fn name(kind: EngineKind) -> &'static str {
-    match kind {
-        EngineKind::Psync => "psync",
-        EngineKind::IoUring => "io_uring",
-        EngineKind::Null => "null",
-    }
+    kind.name()
 }
 
 impl AnyEngine {

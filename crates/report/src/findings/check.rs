@@ -185,13 +185,13 @@ fn evaluate(r: &RunReport) -> Vec<Finding> {
 mod tests {
     use super::*;
     use dbio_model::{
-        CpuUsage, Durability, EngineKind, JobEcho, JobResult, LatencySummary, OpStats, Prepare,
+        CpuUsage, Durability, EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Prepare,
     };
 
     fn job(name: &str, rw: Pattern, direct: bool) -> JobResult {
         JobResult {
             name: name.into(),
-            job: JobEcho {
+            job: JobConfig {
                 engine: EngineKind::Psync,
                 rw,
                 read_pct: 0,
@@ -203,14 +203,14 @@ mod tests {
                 threads: 1,
                 size: 1 << 20,
                 prepare: Prepare::Prewrite,
-                runtime_s: Some(1.0),
+                runtime_ns: Some(1_000_000_000),
                 ops_limit: None,
-                warmup_s: 0.0,
+                warmup_ns: 0,
                 rate_iops: None,
                 seed: 0,
                 null_delay_ns: 0,
-                target: String::new(),
             },
+            target: String::new(),
             runtime_ns: 1_000_000_000,
             read: None,
             write: None,

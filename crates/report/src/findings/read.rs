@@ -43,22 +43,22 @@ fn evaluate(r: &RunReport) -> Vec<Finding> {
 
 /// What the page cache did to one state's figures.
 pub fn cache_notes(r: &ReadResult) -> Vec<Finding> {
-    let s = &r.settings;
+    let (direct, cached_pct) = (r.config.direct, r.cached_pct);
     let mut out = Vec::new();
-    if s.direct && s.cached_pct > 0.0 {
+    if direct && cached_pct > 0.0 {
         out.push(finding(
             "read.direct_cached",
             Some(&r.name),
             Severity::Notice,
             format!(
                 "{}: O_DIRECT bypasses the page cache: 'cached {}%' read that share once with O_DIRECT, which warms only a cache below the OS",
-                r.name, s.cached_pct
+                r.name, cached_pct
             ),
-            vec![ev("share read beforehand", s.cached_pct, "%")],
+            vec![ev("share read beforehand", cached_pct, "%")],
             Some(doc("docs/read.md")),
         ));
     }
-    if !s.direct && s.cached_pct < 100.0 && r.tiers.page_cache.count > 0 {
+    if !direct && cached_pct < 100.0 && r.tiers.page_cache.count > 0 {
         out.push(finding(
             "read.buffered_warms",
             Some(&r.name),
@@ -68,7 +68,7 @@ pub fn cache_notes(r: &ReadResult) -> Vec<Finding> {
                 r.name
             ),
             vec![
-                ev("share read beforehand", s.cached_pct, "%"),
+                ev("share read beforehand", cached_pct, "%"),
                 ev("page-cache hits", r.tiers.page_cache.count as f64, "count"),
             ],
             Some(physical_io_not_always_physical()),
@@ -371,11 +371,11 @@ mod tests {
     fn cache_notes_follow_the_settings() {
         let mut r = state("cold", 1.0, 1, 0);
         assert!(cache_notes(&r)[0].text.contains("warms up during the run"));
-        r.settings.cached_pct = 100.0;
+        r.cached_pct = 100.0;
         assert!(cache_notes(&r).is_empty());
-        r.settings.direct = true;
+        r.config.direct = true;
         assert!(cache_notes(&r)[0].text.contains("O_DIRECT bypasses"));
-        r.settings.cached_pct = 0.0;
+        r.cached_pct = 0.0;
         assert!(cache_notes(&r).is_empty());
     }
 
@@ -421,7 +421,7 @@ mod tests {
     #[test]
     fn check_without_o_direct_says_so_and_a_cut_short_section_says_nothing() {
         let mut warm = state("warm", 1_000.0, 100, 0);
-        warm.settings.cached_pct = 100.0;
+        warm.cached_pct = 100.0;
         let f = check_section(std::slice::from_ref(&warm), false);
         assert!(f[0].text.contains("no O_DIRECT here"), "{}", f[0].text);
         // O_DIRECT works but its reads are missing (stopped or failed).
