@@ -6,8 +6,8 @@ use super::output::OutputArgs;
 use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, PrepareArg};
 use clap::Args;
+use dbio_model::lgwr::{Method, RedoSize};
 use dbio_model::units::parse_size;
-use dbio_sim::lgwr::{Method, RedoSize};
 
 /// `--method` (and `--compare`'s method names).
 pub fn parse_method(s: &str) -> Result<Method, String> {

@@ -11,7 +11,8 @@
 //! writer's I/O, the writer posting sessions before this one, and the
 //! delay from the post until the session ran again (scheduling).
 
-use crate::{CpuUsage, DiskStatsDelta, LatencySummary};
+use crate::units::parse_size;
+use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, Prepare};
 use serde::{Deserialize, Serialize};
 
 /// The result of one `dbio lgwr` configuration (merged over its rounds).
@@ -20,7 +21,12 @@ pub struct LgwrResult {
     /// Name of the configuration.
     pub name: String,
     /// The configuration as it ran.
-    pub config: LgwrEcho,
+    pub config: LgwrConfig,
+    /// Directory of the log files as given (`(null engine: no files)`
+    /// without I/O).
+    pub target: String,
+    /// Rounds the configuration ran (interleaved with others under --compare).
+    pub rounds: u32,
     /// Measured wall time summed over rounds, ns.
     pub runtime_ns: u64,
     /// Commits completed (made durable and acknowledged).
@@ -51,62 +57,285 @@ pub struct LgwrResult {
     pub verify: Option<VerifyResult>,
 }
 
-/// The configuration of a run, echoed into its result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LgwrEcho {
-    /// Session threads.
+/// How the log writer makes a log write durable. Serialised with the
+/// names the command line takes (`direct-dsync`, ...).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// O_DIRECT + O_DSYNC: Oracle's LGWR with `filesystemio_options=setall`,
+    /// PostgreSQL `open_datasync` with direct I/O.
+    #[default]
+    DirectDsync,
+    /// O_DIRECT writes, then fdatasync (MariaDB `innodb_flush_method=O_DIRECT`).
+    DirectFdatasync,
+    /// Buffered writes, then fdatasync (PostgreSQL's Linux default).
+    BufferedFdatasync,
+    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: the
+    /// `noforcedirectio` mount of "Analyzing Oracle Logwriter w/ buffered
+    /// vs. direct I/O"; PostgreSQL `open_datasync` without direct I/O).
+    BufferedDsync,
+    /// Buffered writes, then fsync (PostgreSQL `wal_sync_method=fsync`).
+    BufferedFsync,
+    /// O_DIRECT write submitted through io_uring, linked to an fdatasync.
+    UringFdatasync,
+}
+
+impl Method {
+    /// Every method, in the order `dbio check` compares them.
+    pub const ALL: [Method; 6] = [
+        Method::DirectDsync,
+        Method::DirectFdatasync,
+        Method::BufferedFdatasync,
+        Method::BufferedDsync,
+        Method::BufferedFsync,
+        Method::UringFdatasync,
+    ];
+
+    /// The method's name on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::DirectDsync => "direct-dsync",
+            Method::DirectFdatasync => "direct-fdatasync",
+            Method::BufferedFdatasync => "buffered-fdatasync",
+            Method::BufferedDsync => "buffered-dsync",
+            Method::BufferedFsync => "buffered-fsync",
+            Method::UringFdatasync => "uring-fdatasync",
+        }
+    }
+
+    /// Parses a name; `direct` and `buffered` are the pair compared in
+    /// "Analyzing Oracle Logwriter w/ buffered vs. direct I/O" (both
+    /// O_DSYNC, as Oracle's log writer opens its files).
+    pub fn parse(s: &str) -> Option<Method> {
+        match s {
+            "direct" => Some(Method::DirectDsync),
+            "buffered" => Some(Method::BufferedDsync),
+            "uring" | "io_uring" => Some(Method::UringFdatasync),
+            _ => Method::ALL.into_iter().find(|m| m.name() == s),
+        }
+    }
+
+    /// Whether the log files are opened with O_DIRECT.
+    pub fn direct(self) -> bool {
+        matches!(
+            self,
+            Method::DirectDsync | Method::DirectFdatasync | Method::UringFdatasync
+        )
+    }
+
+    /// Whether the log files are opened with O_DSYNC.
+    pub fn dsync(self) -> bool {
+        matches!(self, Method::DirectDsync | Method::BufferedDsync)
+    }
+
+    /// Whether writes go through io_uring.
+    pub fn uring(self) -> bool {
+        self == Method::UringFdatasync
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How big each commit's redo record is (header included). Serialised as
+/// the user writes it: `skewed`, `fixed:8192`, `uniform:512-8192` (bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum RedoSize {
+    /// Every record has this size.
+    Fixed(u64),
+    /// Uniform between the two sizes, inclusive.
+    Uniform(u64, u64),
+    /// The import of "Analyzing Oracle Logwriter w/ buffered vs. direct
+    /// I/O" (2,734 bytes of redo per transaction): about 2.7 KB per commit
+    /// on average, most records small and a long tail (256 B + an
+    /// exponential of mean 2,444 B, capped at 32 KiB).
+    #[default]
+    Skewed,
+}
+
+/// Smallest record of the skewed distribution.
+pub const SKEWED_MIN: u64 = 256;
+/// Mean of the skewed distribution's exponential part (2,700 B mean in all).
+pub const SKEWED_EXP_MEAN: f64 = 2_444.0;
+/// Largest record of the skewed distribution.
+pub const SKEWED_MAX: u64 = 32 * 1024;
+
+impl RedoSize {
+    /// Parses `skewed`, `8k`, `fixed:8k`, `512-8k` or `uniform:512-8k`.
+    pub fn parse(s: &str) -> Result<RedoSize, String> {
+        let t = s.trim();
+        if t == "skewed" || t == "default" {
+            return Ok(RedoSize::Skewed);
+        }
+        let body = t
+            .strip_prefix("fixed:")
+            .or_else(|| t.strip_prefix("uniform:"))
+            .unwrap_or(t);
+        if let Some((a, b)) = body.split_once('-') {
+            let (lo, hi) = (parse_size(a)?, parse_size(b)?);
+            if lo > hi {
+                return Err(format!("redo size range '{s}' runs backwards"));
+            }
+            return Ok(RedoSize::Uniform(lo, hi));
+        }
+        if t.starts_with("uniform:") {
+            return Err(format!(
+                "uniform redo size '{s}' needs a range, e.g. uniform:512-8k"
+            ));
+        }
+        Ok(RedoSize::Fixed(parse_size(body)?))
+    }
+
+    /// Smallest record.
+    pub fn min(&self) -> u64 {
+        match *self {
+            RedoSize::Fixed(n) => n,
+            RedoSize::Uniform(lo, _) => lo,
+            RedoSize::Skewed => SKEWED_MIN,
+        }
+    }
+
+    /// Largest record.
+    pub fn max(&self) -> u64 {
+        match *self {
+            RedoSize::Fixed(n) => n,
+            RedoSize::Uniform(_, hi) => hi,
+            RedoSize::Skewed => SKEWED_MAX,
+        }
+    }
+}
+
+impl std::fmt::Display for RedoSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            RedoSize::Fixed(n) => write!(f, "fixed:{n}"),
+            RedoSize::Uniform(lo, hi) => write!(f, "uniform:{lo}-{hi}"),
+            RedoSize::Skewed => f.write_str("skewed"),
+        }
+    }
+}
+
+impl From<RedoSize> for String {
+    fn from(r: RedoSize) -> String {
+        r.to_string()
+    }
+}
+
+impl TryFrom<String> for RedoSize {
+    type Error = String;
+    fn try_from(s: String) -> Result<RedoSize, String> {
+        RedoSize::parse(&s)
+    }
+}
+
+/// One `dbio lgwr` configuration: what the user asked for and what the
+/// result records (`LgwrResult::config`), in bytes and nanoseconds. The
+/// command line builds it, `--compare` edits it by key, and
+/// `dbio_sim::lgwr` resolves it into a run (log directory, open files,
+/// verification) without copying its fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LgwrConfig {
+    /// Committing session threads.
     pub sessions: u32,
-    /// Commits per session, when count-based.
+    /// Commits per session (count-based run).
     pub commits_per_session: Option<u64>,
-    /// Time limit per round, seconds, when time-based.
-    pub runtime_s: Option<f64>,
-    /// Redo size per commit, as given (`skewed`, `fixed:8k`, `uniform:512-8k`).
-    pub redo_size: String,
+    /// Run time of each round, ns (time-based run: None when
+    /// `commits_per_session` is given).
+    pub runtime_ns: Option<u64>,
+    /// Redo record size per commit.
+    pub redo_size: RedoSize,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
-    /// Largest single log write, bytes.
+    /// Largest single log write, bytes (padding included).
     pub max_write_bytes: u64,
     /// Redo block size, bytes: every write is padded to it.
     pub block_size: u64,
-    /// Durability method (`direct-dsync`, `buffered-fdatasync`, ...).
-    pub method: String,
-    /// `null` when no I/O was done (injected service time), else `psync`
-    /// or `io_uring`.
-    pub engine: String,
-    /// Injected service time per write and per sync of the null engine, ns.
-    pub null_delay_ns: u64,
+    /// Durability method.
+    pub method: Method,
+    /// `Some(delay)`: no I/O at all, every write (and every sync) takes
+    /// `delay` ns: the null engine with an injected service time.
+    pub null_delay_ns: Option<u64>,
     /// Log files in the group.
     pub files: u32,
     /// Size of each log file, bytes.
     pub file_size: u64,
-    /// Mirrored members per log file.
+    /// Mirrored members per log file, written in parallel.
     pub members: u32,
-    /// How the log files were prepared (`prewrite`, `fallocate`, `append`, `sparse`).
-    pub prepare: String,
+    /// How the log files are prepared before the run.
+    pub prepare: Prepare,
     /// Log writes in flight (1: the writer waits for each write).
     pub async_depth: u32,
     /// PostgreSQL's commit_delay, ns (0: off).
     pub commit_delay_ns: u64,
     /// PostgreSQL's commit_siblings.
     pub commit_siblings: u32,
-    /// CPU the writer was pinned to.
+    /// CPU the writer is pinned to.
     pub writer_cpu: Option<u32>,
-    /// CPUs the sessions were kept on (empty: anywhere).
-    #[serde(default)]
+    /// CPUs the sessions are kept on (empty: anywhere).
     pub session_cpus: Vec<u32>,
     /// Nice value of the writer thread.
     pub writer_nice: Option<i32>,
     /// SCHED_FIFO priority of the writer thread.
     pub writer_fifo: Option<u32>,
-    /// How long a session watched for its post before sleeping, ns.
-    #[serde(default)]
+    /// How long a session watches for its post before it sleeps, ns
+    /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
-    /// Directory of the log files.
-    pub target: String,
-    /// Rounds the configuration ran (interleaved with others under --compare).
-    pub rounds: u32,
+    /// Seed of the redo size and payload generators.
+    pub seed: u64,
+}
+
+impl Default for LgwrConfig {
+    /// The command line's defaults.
+    fn default() -> Self {
+        Self {
+            sessions: 10,
+            commits_per_session: None,
+            runtime_ns: Some(10_000_000_000),
+            redo_size: RedoSize::Skewed,
+            think_time_ns: 0,
+            log_buffer_bytes: 16 << 20,
+            max_write_bytes: 1 << 20,
+            block_size: 512,
+            method: Method::DirectDsync,
+            null_delay_ns: None,
+            files: 3,
+            file_size: 64 << 20,
+            members: 1,
+            prepare: Prepare::Prewrite,
+            async_depth: 1,
+            commit_delay_ns: 0,
+            commit_siblings: 5,
+            writer_cpu: None,
+            session_cpus: Vec::new(),
+            writer_nice: None,
+            writer_fifo: None,
+            post_spin_ns: 0,
+            seed: 0x5eed,
+        }
+    }
+}
+
+impl LgwrConfig {
+    /// Whether the run does real I/O (not the null engine).
+    pub fn real_io(&self) -> bool {
+        self.null_delay_ns.is_none()
+    }
+
+    /// The engine the writer uses: null (injected service time), io_uring
+    /// (`uring-fdatasync`) or psync.
+    pub fn engine(&self) -> EngineKind {
+        match (self.null_delay_ns, self.method.uring()) {
+            (Some(_), _) => EngineKind::Null,
+            (None, true) => EngineKind::IoUring,
+            (None, false) => EngineKind::Psync,
+        }
+    }
 }
 
 /// The parts of 'log file sync', each a distribution over commits.

@@ -4,21 +4,35 @@
 
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::Prepare;
-use dbio_sim::lgwr::{echo, run, LgwrConfig, LogGroup, Method, RedoSize};
+use dbio_sim::lgwr::{run, LgwrConfig, LgwrRun, LogGroup, Method, RedoSize};
 use std::sync::atomic::AtomicBool;
 
 fn null_run(sessions: u32, commits: u64, delay_ns: u64, size: RedoSize) -> LgwrResult {
-    let cfg = LgwrConfig {
+    let cfg = null_cfg(LgwrConfig {
         sessions,
-        commits: Some(commits),
-        runtime_s: None,
+        commits_per_session: Some(commits),
+        runtime_ns: None,
         redo_size: size,
         null_delay_ns: Some(delay_ns),
         ..LgwrConfig::default()
-    };
+    });
     let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
     assert!(out.error.is_none(), "{:?}", out.error);
-    out.measured.summarize("t", echo(&cfg, 1))
+    out.measured.summarize("t", &cfg, 1)
+}
+
+/// A run of `config` without files.
+fn null_cfg(config: LgwrConfig) -> LgwrRun {
+    LgwrRun {
+        config,
+        ..LgwrRun::default()
+    }
+}
+
+/// `run` with its configuration changed by `f`.
+fn edit(mut run: LgwrRun, f: impl FnOnce(&mut LgwrConfig)) -> LgwrRun {
+    f(&mut run.config);
+    run
 }
 
 /// The HDR histograms keep 2 significant digits: a recorded value may come
@@ -120,16 +134,18 @@ fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
 /// returns how many writes came back after a later one.
 fn posts_follow_completions() -> usize {
     const DELAY: u64 = 1_000_000;
-    let cfg = LgwrConfig {
-        sessions: 8,
-        commits: Some(50),
-        runtime_s: None,
-        redo_size: RedoSize::Uniform(100, 3000),
-        null_delay_ns: Some(DELAY),
-        async_depth: 4,
+    let cfg = LgwrRun {
         verify: true,
         journal: true,
-        ..LgwrConfig::default()
+        ..null_cfg(LgwrConfig {
+            sessions: 8,
+            commits_per_session: Some(50),
+            runtime_ns: None,
+            redo_size: RedoSize::Uniform(100, 3000),
+            null_delay_ns: Some(DELAY),
+            async_depth: 4,
+            ..LgwrConfig::default()
+        })
     };
     let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
     assert!(out.error.is_none(), "{:?}", out.error);
@@ -182,19 +198,19 @@ fn redo_padding_and_switches_follow_the_arithmetic() {
     // 1000-byte records, 512-byte blocks: each write is 1024 bytes with 24
     // bytes of wastage; 64 writes fill a 64 KiB log, so the writer switches
     // after commits 64, 128 and 192, always at offset 65536.
-    let cfg = LgwrConfig {
+    let cfg = null_cfg(LgwrConfig {
         sessions: 1,
-        commits: Some(200),
-        runtime_s: None,
+        commits_per_session: Some(200),
+        runtime_ns: None,
         redo_size: RedoSize::Fixed(1000),
         null_delay_ns: Some(0),
         file_size: 64 << 10,
-        max_write: 64 << 10,
+        max_write_bytes: 64 << 10,
         files: 3,
         ..LgwrConfig::default()
-    };
+    });
     let out = run(&cfg, None, &AtomicBool::new(false)).unwrap();
-    let r = out.measured.summarize("t", echo(&cfg, 1));
+    let r = out.measured.summarize("t", &cfg, 1);
     assert_eq!(r.writer.writes, 200);
     assert_eq!(r.writer.redo_bytes, 200_000);
     assert_eq!(r.writer.wastage_bytes, 200 * 24);
@@ -244,7 +260,7 @@ fn scratch() -> tempfile::TempDir {
 /// figures taken from elsewhere than the writer's byte counters: the sum
 /// of the record lengths the sessions committed, and the bytes the writer
 /// advanced through the files (every switch's offset plus where it ended).
-fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
+fn real_run(cfg: &LgwrRun) -> (LgwrResult, Vec<u64>, u64, u64) {
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(cfg, &stop).expect("prepare");
     let out = run(cfg, Some(&mut g), &stop).expect("run");
@@ -263,31 +279,29 @@ fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
         .sum();
     assert!(m.writer.switches.len() as u64 == m.writer.n_switches);
     let advanced = m.writer.switches.iter().map(|s| s.at_offset).sum::<u64>() + m.writer.end.1;
-    (
-        out.measured.summarize("t", echo(cfg, 1)),
-        lens,
-        records,
-        advanced,
-    )
+    (out.measured.summarize("t", cfg, 1), lens, records, advanced)
 }
 
-fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrConfig {
-    LgwrConfig {
+fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrRun {
+    LgwrRun {
+        config: LgwrConfig {
+            sessions: 4,
+            commits_per_session: Some(150),
+            runtime_ns: None,
+            redo_size: RedoSize::Uniform(100, 3000),
+            method,
+            file_size: 128 << 10,
+            max_write_bytes: 64 << 10,
+            // 600 records of at most 3000 bytes, padded, fit in 16 × 128 KiB
+            // however the writer groups them: no file is reused, nothing
+            // overwritten, on a slow machine too.
+            files: 16,
+            ..LgwrConfig::default()
+        },
         dir: dir.to_path_buf(),
-        sessions: 4,
-        commits: Some(150),
-        runtime_s: None,
-        redo_size: RedoSize::Uniform(100, 3000),
-        method,
-        file_size: 128 << 10,
-        max_write: 64 << 10,
-        // 600 records of at most 3000 bytes, padded, fit in 16 × 128 KiB
-        // however the writer groups them: no file is reused, nothing
-        // overwritten, on a slow machine too.
-        files: 16,
         verify: true,
         journal: true,
-        ..LgwrConfig::default()
+        keep: false,
     }
 }
 
@@ -326,7 +340,7 @@ fn real_files_hold_every_committed_record() {
         assert_eq!(r.writer.written_bytes, advanced);
         assert_eq!(r.writer.wastage_bytes, advanced - records);
         assert_eq!(r.writer.written_bytes % 512, 0);
-        assert_switches_at_the_right_offsets(&r, cfg.file_size);
+        assert_switches_at_the_right_offsets(&r, cfg.config.file_size);
     }
     assert!(
         std::fs::read_dir(d.path()).unwrap().next().is_none(),
@@ -337,12 +351,11 @@ fn real_files_hold_every_committed_record() {
 #[test]
 fn appended_files_grow_by_redo_plus_padding() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        prepare: Prepare::Append,
-        block_size: 4096,
-        files: 24,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.prepare = Prepare::Append;
+        c.block_size = 4096;
+        c.files = 24;
+    });
     let (r, lens, records, _) = real_run(&cfg);
     // No file was reused, so the files hold exactly what was written.
     assert_eq!(lens.iter().sum::<u64>(), r.writer.written_bytes);
@@ -356,10 +369,9 @@ fn appended_files_grow_by_redo_plus_padding() {
 #[test]
 fn mirrored_members_and_async_writes_hold_every_record() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        members: 2,
-        ..real_cfg(d.path(), Method::DirectFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::DirectFdatasync), |c| {
+        c.members = 2
+    });
     let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!(
@@ -372,11 +384,10 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         eprintln!("SKIP async part: {why}");
         return;
     }
-    let cfg = LgwrConfig {
-        members: 2,
-        async_depth: 4,
-        ..real_cfg(d.path(), Method::UringFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::UringFdatasync), |c| {
+        c.members = 2;
+        c.async_depth = 4;
+    });
     let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!(
@@ -385,7 +396,7 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         "{:?}",
         v.first_bad
     );
-    assert_switches_at_the_right_offsets(&r, cfg.file_size);
+    assert_switches_at_the_right_offsets(&r, cfg.config.file_size);
 }
 
 #[test]
@@ -394,25 +405,13 @@ fn bad_input_fails_before_any_file_is_made() {
     let base = real_cfg(d.path(), Method::DirectDsync);
     let stop = AtomicBool::new(false);
     for (cfg, want) in [
+        (edit(base.clone(), |c| c.sessions = 0), "--sessions"),
         (
-            LgwrConfig {
-                sessions: 0,
-                ..base.clone()
-            },
-            "--sessions",
-        ),
-        (
-            LgwrConfig {
-                block_size: 256,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| c.block_size = 256),
             "O_DIRECT cannot write 256-byte",
         ),
         (
-            LgwrConfig {
-                file_size: 32 << 10,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| c.file_size = 32 << 10),
             "smaller than the largest log write",
         ),
     ] {
@@ -432,10 +431,9 @@ fn verify_catches_damaged_and_missing_records() {
     use dbio_sim::lgwr::verify::verify;
     use std::os::unix::fs::FileExt;
     let d = scratch();
-    let cfg = LgwrConfig {
-        members: 2,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.members = 2
+    });
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(&cfg, &stop).expect("prepare");
     let out = run(&cfg, Some(&mut g), &stop).expect("run");
@@ -450,9 +448,9 @@ fn verify_catches_damaged_and_missing_records() {
             &m.sessions,
             &readers,
             &m.writer.uses,
-            cfg.seed,
-            cfg.redo_size.max(),
-            cfg.block_size,
+            cfg.config.seed,
+            cfg.config.redo_size.max(),
+            cfg.config.block_size,
         )
     };
     assert_eq!(again().checked, 600, "reading back twice changes nothing");
@@ -501,10 +499,9 @@ fn verify_catches_damaged_and_missing_records() {
 #[test]
 fn verify_counts_reused_log_files_as_overwritten() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        files: 2,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.files = 2
+    });
     let (r, ..) = real_run(&cfg);
     assert!(
         r.writer.log_switches >= 4,

@@ -16,7 +16,7 @@
 //! commit_delay is a sleep before taking redo, when at least
 //! commit_siblings other sessions are in a transaction.
 
-use super::config::{round_up, LgwrConfig};
+use super::config::{round_up, sync_op, LgwrConfig, LgwrRun};
 use super::io::{Issue, LogIo};
 use super::logbuf::{Pending, Take};
 use super::session::{Shared, FAILED};
@@ -142,18 +142,19 @@ fn place_thread(cfg: &LgwrConfig) -> Result<(), String> {
 /// start `gate` is aborted (a session could not be started) it returns
 /// without writing.
 pub fn writer_main(
-    cfg: &LgwrConfig,
+    run: &LgwrRun,
     shared: &Shared,
     files: &[Vec<Arc<File>>],
     paths: &[Vec<PathBuf>],
     gate: &StartGate,
     error: &Mutex<Option<EngineError>>,
 ) -> WriterRec {
+    let cfg = &run.config;
     let _ = shared.writer.set(std::thread::current());
     let depth = cfg.async_depth as usize;
     let mut rec = WriterRec::new(cfg.sessions, cfg.files);
     let bufs: Option<Vec<AlignedBuf>> = (0..depth)
-        .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
+        .map(|_| AlignedBuf::try_new(cfg.max_write_bytes as usize))
         .collect();
     let alloc_failed = bufs.is_none();
     let mut bufs = bufs.unwrap_or_default();
@@ -166,13 +167,13 @@ pub fn writer_main(
         .collect();
     let setup = (if alloc_failed {
         Err(EngineError::Unsupported(dbio_engine::buf::alloc_error(
-            depth * cfg.max_write as usize,
+            depth * cfg.max_write_bytes as usize,
         )))
     } else {
         Ok(())
     })
     .and_then(|_| place_thread(cfg).map_err(EngineError::Unsupported))
-    .and_then(|_| LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize));
+    .and_then(|_| LogIo::new(run, files, paths, &ptrs, cfg.max_write_bytes as usize));
     let mut io = match setup {
         Ok(io) => io,
         Err(e) => {
@@ -235,7 +236,7 @@ impl Writer<'_> {
     ) -> Result<(), EngineError> {
         let cfg = self.cfg;
         let bs = cfg.block_size;
-        let sync = cfg.method.sync_op();
+        let sync = sync_op(cfg.method);
         let all_members = (1u32 << cfg.members) - 1;
         let mut closed = false;
         loop {
@@ -262,7 +263,7 @@ impl Writer<'_> {
                 match self
                     .shared
                     .logbuf
-                    .take(cfg.max_write, room, bs, &mut b.commits)
+                    .take(cfg.max_write_bytes, room, bs, &mut b.commits)
                 {
                     Take::Batch {
                         lsn,
