@@ -29,4 +29,4 @@ pub use run::{
 };
 
 /// Version of the JSON result schema. Bump on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;

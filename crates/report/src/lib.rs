@@ -9,6 +9,7 @@ pub mod dbwr;
 pub mod findings;
 pub mod histogram;
 pub mod lgwr;
+mod migrate_models;
 pub mod read;
 pub mod table;
 
@@ -26,7 +27,7 @@ pub fn to_json(report: &RunReport) -> String {
 /// `conclusion`/`notes` become `legacy` findings, and the report is
 /// version 2 from then on); refuses other versions.
 pub fn from_json(text: &str) -> Result<RunReport, String> {
-    let v: serde_json::Value =
+    let mut v: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("not a dbio JSON result: {e}"))?;
     let version = v.get("schema_version").and_then(|x| x.as_u64());
     let readable = 1..=u64::from(dbio_model::SCHEMA_VERSION);
@@ -36,6 +37,9 @@ pub fn from_json(text: &str) -> Result<RunReport, String> {
             version.map_or("missing".to_string(), |v| v.to_string()),
             dbio_model::SCHEMA_VERSION
         ));
+    }
+    if version < Some(3) {
+        migrate_models::lgwr_dbwr_to_v3(&mut v);
     }
     let legacy = legacy_entry_conclusions(&v);
     let mut r: RunReport =
