@@ -213,7 +213,10 @@ fn the_rate_limit_caps_throughput_and_checkpoints_run_at_their_interval() {
         "{ck} checkpoints at 100 ms over {secs} s"
     );
     assert_eq!(r["checkpoints"]["duration"]["count"].as_u64(), Some(ck));
-    assert_eq!(r["config"]["checkpoint_interval_ns"].as_u64(), Some(100_000_000));
+    assert_eq!(
+        r["config"]["checkpoint_interval_ns"].as_u64(),
+        Some(100_000_000)
+    );
 }
 
 #[test]
