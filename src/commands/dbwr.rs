@@ -23,13 +23,6 @@ use std::sync::Arc;
 
 /// One configuration per writer count, validated.
 fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
-    let size = a.target.size_or_default();
-    if size == 0 || !size.is_multiple_of(BLOCK_SIZE as u64) {
-        anyhow::bail!(
-            "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
-            size
-        );
-    }
     if a.writers.is_empty() {
         anyhow::bail!("--writers needs at least one writer count");
     }
@@ -51,7 +44,7 @@ fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
         dirty_pct: a.dirty,
         batch_max: a.batch,
         scan_depth_pct: a.scan_depth,
-        datafile_bytes: size,
+        datafile_bytes: a.target.size_or_default(),
         engine: a.engine.engine.into(),
         direct: a.engine.direct,
         null_delay_ns: a.null_delay.ns().unwrap_or(0),

@@ -329,3 +329,41 @@ pub struct CheckpointStats {
     /// Time from the request until every writer had written its dirty buffers.
     pub duration: LatencySummary,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_taskset_lists() {
+        assert_eq!(parse_cpu_list("0,2-3").unwrap(), vec![0, 2, 3]);
+        assert_eq!(format_cpu_list(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(parse_cpu_list("x").is_err());
+        assert!(parse_cpu_list("1024").is_err());
+        assert_eq!(Placement::parse("free").unwrap(), Placement::Free);
+        assert_eq!(Placement::parse("pin").unwrap(), Placement::Pin(vec![]));
+        assert_eq!(Placement::parse("set:0-1").unwrap().to_string(), "set:0-1");
+        assert!(Placement::parse("set").is_err());
+        assert!(Placement::parse("loose").is_err());
+    }
+
+    /// The echo writes the placement as `--placement` takes it, and a saved
+    /// configuration reads back equal.
+    #[test]
+    fn the_config_serialises_in_the_options_own_words() {
+        let c = DbwrConfig {
+            placement: Placement::Pin(vec![0, 2, 3]),
+            checkpoint_interval_ns: Some(50_000_000),
+            engine: EngineKind::Psync,
+            ..DbwrConfig::default()
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["placement"], "pin:0,2-3");
+        assert_eq!(v["engine"], "psync");
+        assert_eq!(v["checkpoint_interval_ns"], 50_000_000);
+        assert_eq!(serde_json::from_value::<DbwrConfig>(v).unwrap(), c);
+        let e = serde_json::from_str::<Placement>("\"loose\"").unwrap_err();
+        assert!(e.to_string().contains("is not a placement"), "{e}");
+    }
+}

@@ -476,3 +476,72 @@ pub struct VerifyResult {
     /// The first bad record, in words.
     pub first_bad: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_and_methods() {
+        assert_eq!(RedoSize::parse("8k"), Ok(RedoSize::Fixed(8192)));
+        assert_eq!(RedoSize::parse("fixed:512"), Ok(RedoSize::Fixed(512)));
+        assert_eq!(
+            RedoSize::parse("uniform:512-8k"),
+            Ok(RedoSize::Uniform(512, 8192))
+        );
+        assert_eq!(RedoSize::parse("skewed"), Ok(RedoSize::Skewed));
+        assert!(RedoSize::parse("8k-512").is_err());
+        assert!(RedoSize::parse("uniform:8k").is_err());
+        assert_eq!(Method::parse("direct"), Some(Method::DirectDsync));
+        assert_eq!(Method::parse("buffered"), Some(Method::BufferedDsync));
+        assert_eq!(Method::parse("buffered-fsync"), Some(Method::BufferedFsync));
+        assert_eq!(Method::parse("nope"), None);
+    }
+
+    /// The echo writes the options as the command line takes them, and a
+    /// saved configuration reads back equal.
+    #[test]
+    fn the_config_serialises_in_the_options_own_words() {
+        let c = LgwrConfig {
+            redo_size: RedoSize::Uniform(512, 8192),
+            method: Method::UringFdatasync,
+            prepare: Prepare::Fallocate,
+            null_delay_ns: Some(1000),
+            ..LgwrConfig::default()
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["redo_size"], "uniform:512-8192");
+        assert_eq!(v["method"], "uring-fdatasync");
+        assert_eq!(v["prepare"], "fallocate");
+        assert_eq!(v["runtime_ns"], 10_000_000_000u64);
+        assert_eq!(serde_json::from_value::<LgwrConfig>(v).unwrap(), c);
+        for m in Method::ALL {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
+            assert_eq!(Method::parse(&m.to_string()), Some(m));
+        }
+        for r in [RedoSize::Skewed, RedoSize::Fixed(700)] {
+            let s = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<RedoSize>(&s).unwrap(), r);
+        }
+        let e = serde_json::from_str::<RedoSize>("\"8k-512\"").unwrap_err();
+        assert!(e.to_string().contains("runs backwards"), "{e}");
+    }
+
+    #[test]
+    fn the_engine_follows_from_the_method_and_the_delay() {
+        let c = LgwrConfig::default();
+        assert_eq!(c.engine(), EngineKind::Psync);
+        assert!(c.real_io());
+        let u = LgwrConfig {
+            method: Method::UringFdatasync,
+            ..c.clone()
+        };
+        assert_eq!(u.engine(), EngineKind::IoUring);
+        let n = LgwrConfig {
+            null_delay_ns: Some(0),
+            ..u
+        };
+        assert_eq!(n.engine(), EngineKind::Null);
+        assert!(!n.real_io());
+    }
+}

@@ -393,7 +393,8 @@ fn bad_configurations_are_refused_in_one_sentence() {
     let ok = config(EngineKind::Null, 2, 4096);
     assert!(validate(&ok).is_ok());
     type Edit = fn(&mut DbwrConfig);
-    let cases: [(Edit, &str); 6] = [
+    let cases: [(Edit, &str); 7] = [
+        (|c| c.datafile_bytes += 1, "a positive multiple of 8 KiB"),
         (|c| c.writers = 0, "--writers must be at least 1"),
         (|c| c.writers = 9, "9 writers cannot share 8 LRU lists"),
         (|c| c.batch_max = 0, "--batch must be between 1"),

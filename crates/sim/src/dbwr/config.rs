@@ -57,6 +57,12 @@ pub fn blocks(c: &DbwrConfig) -> u64 {
 pub fn validate(c: &DbwrConfig) -> Result<(), DbwrError> {
     let blocks = blocks(c);
     let bad = |s: String| Err(DbwrError::Invalid(s));
+    if blocks == 0 || !c.datafile_bytes.is_multiple_of(BLOCK_SIZE as u64) {
+        return bad(format!(
+            "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
+            c.datafile_bytes
+        ));
+    }
     if c.writers == 0 {
         return bad("--writers must be at least 1".into());
     }

@@ -89,22 +89,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_and_prints_taskset_lists() {
-        assert_eq!(parse_cpu_list("0,2-3").unwrap(), vec![0, 2, 3]);
-        assert_eq!(format_cpu_list(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
-        assert!(parse_cpu_list("3-1").is_err());
-        assert!(parse_cpu_list("x").is_err());
-        assert_eq!(Placement::parse("free").unwrap(), Placement::Free);
-        assert_eq!(Placement::parse("pin").unwrap(), Placement::Pin(vec![]));
-        assert_eq!(
-            Placement::parse("set:0-1").unwrap().to_string(),
-            "set:0-1".to_string()
-        );
-        assert!(Placement::parse("set").is_err());
-        assert!(Placement::parse("loose").is_err());
-    }
-
-    #[test]
     fn pinning_round_robins_over_the_list() {
         let p = Placement::Pin(vec![4, 6]);
         assert_eq!(cpus_of(&p, 0), Some(vec![4]));

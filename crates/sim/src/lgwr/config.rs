@@ -237,22 +237,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_sizes_and_methods() {
-        assert_eq!(RedoSize::parse("8k"), Ok(RedoSize::Fixed(8192)));
-        assert_eq!(RedoSize::parse("fixed:512"), Ok(RedoSize::Fixed(512)));
-        assert_eq!(
-            RedoSize::parse("uniform:512-8k"),
-            Ok(RedoSize::Uniform(512, 8192))
-        );
-        assert_eq!(RedoSize::parse("skewed"), Ok(RedoSize::Skewed));
-        assert!(RedoSize::parse("8k-512").is_err());
-        assert_eq!(Method::parse("direct"), Some(Method::DirectDsync));
-        assert_eq!(Method::parse("buffered"), Some(Method::BufferedDsync));
-        assert_eq!(Method::parse("buffered-fsync"), Some(Method::BufferedFsync));
-        assert_eq!(Method::parse("nope"), None);
-    }
-
-    #[test]
     fn skewed_mean_is_about_2700_bytes() {
         let mut rng = fastrand::Rng::with_seed(1);
         let n = 200_000;
