@@ -348,3 +348,40 @@ pub fn check_section(
     run_all(&configs, 1, stop, &signal, &|_| {}, report)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `--compare` key edits its field of the configuration (and
+    /// nothing else); `dir` says where the run goes instead.
+    #[test]
+    fn compare_items_edit_the_configuration_by_key() {
+        let base = LgwrRun::default();
+        let item = "buffered+bs=4k+sessions=3+members=2+files=4+async=2+prepare=fallocate+redo=8k+delay=100us+siblings=2+spin=5us+null-delay=1ms+dir=/elsewhere";
+        let r = apply(&base, item).unwrap();
+        let want = LgwrConfig {
+            method: Method::BufferedDsync,
+            block_size: 4096,
+            sessions: 3,
+            members: 2,
+            files: 4,
+            async_depth: 2,
+            prepare: Prepare::Fallocate,
+            redo_size: RedoSize::Fixed(8192),
+            commit_delay_ns: 100_000,
+            commit_siblings: 2,
+            post_spin_ns: 5_000,
+            null_delay_ns: Some(1_000_000),
+            ..base.config.clone()
+        };
+        assert_eq!(r.config, want);
+        assert_eq!(r.dir, PathBuf::from("/elsewhere"));
+        assert_eq!(
+            apply(&base, "method=uring").unwrap().config.method,
+            Method::UringFdatasync
+        );
+        let e = apply(&base, "bs=4k+colour=red").unwrap_err();
+        assert_eq!(e, "--compare item 'bs=4k+colour=red': unknown key 'colour'");
+    }
+}
