@@ -13,7 +13,7 @@
 //!
 //! Layout: [`block`] (verifiable block stamps), [`cache`] (lists, headers,
 //! locking rules), [`instance`] (what threads share), [`foreground`],
-//! [`writer`], [`placement`] (CPU affinity), [`config`], [`run`]
+//! [`writer`], [`placement`] (CPU affinity), [`config`], [`run`](mod@run)
 //! (threads, checkpoints) and [`report`] (counters into a result).
 //! Hot paths neither allocate nor print; every thread counts into its own
 //! structures, merged when the run ends.

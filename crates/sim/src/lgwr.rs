@@ -20,7 +20,7 @@
 //! [`io`] (one write onto every member), [`writer`] (the log-writer
 //! thread: gather, pad, write, post, switch), [`session`] (the committing
 //! threads), [`stats`] (per-thread recording and the merge into the result
-//! model), [`verify`] (reading every committed record back), [`run`] (one
+//! model), [`verify`] (reading every committed record back), [`run`](mod@run) (one
 //! run end to end).
 
 pub mod config;

@@ -301,7 +301,7 @@ impl BufferCache {
     }
 
     /// The LRU order of a list from hot to cold, as block numbers
-    /// ([`NO_BLOCK`] for empty buffers): for tests.
+    /// (`NO_BLOCK` for empty buffers): for tests.
     pub fn lru_order(&self, list: u32) -> Vec<u64> {
         let st = self.lists[list as usize].lock();
         let mut out = Vec::with_capacity(st.hdrs.len());

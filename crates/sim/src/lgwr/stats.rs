@@ -128,9 +128,9 @@ pub struct SessionRec {
     /// Where committed records went (only with verification; constant
     /// size, however long the run).
     pub spans: Option<Spans>,
-    /// Every commit's position (only with [`LgwrConfig::journal`]).
+    /// Every commit's position (only with [`LgwrRun::journal`]).
     ///
-    /// [`LgwrConfig::journal`]: super::config::LgwrConfig::journal
+    /// [`LgwrRun::journal`]: super::config::LgwrRun::journal
     pub positions: Option<Vec<Pos>>,
 }
 
