@@ -153,6 +153,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("dbwr", &a.target.path);
+    // One datafile for the sweep: the configurations differ only in writers.
     let prepared = match prepare(
         &a.target.path,
         &cfgs[0],
