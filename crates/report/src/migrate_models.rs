@@ -159,6 +159,10 @@ mod tests {
         assert_eq!(c["null_delay_ns"], json!(20000));
         assert_eq!(c["runtime_ns"], Value::Null);
         assert!(c.get("engine").is_none());
+        // Fields the first lgwr results did not have yet.
+        assert_eq!(c["session_cpus"], json!([]));
+        assert_eq!(c["post_spin_ns"], 0);
+        assert_eq!(c["seed"], DEFAULT_SEED);
     }
 
     #[test]
