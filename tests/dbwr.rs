@@ -213,7 +213,10 @@ fn the_rate_limit_caps_throughput_and_checkpoints_run_at_their_interval() {
         "{ck} checkpoints at 100 ms over {secs} s"
     );
     assert_eq!(r["checkpoints"]["duration"]["count"].as_u64(), Some(ck));
-    assert_eq!(r["config"]["checkpoint_interval_s"].as_f64(), Some(0.1));
+    assert_eq!(
+        r["config"]["checkpoint_interval_ns"].as_u64(),
+        Some(100_000_000)
+    );
 }
 
 #[test]
@@ -247,4 +250,26 @@ fn bad_input_is_refused_before_any_io() {
             .stderr(predicates::str::contains(want));
         assert!(dbio_files(d.path()).is_empty(), "{args:?} created a file");
     }
+}
+
+/// Results saved at schema version 2 (block size and target inside
+/// `config`, the checkpoint interval in seconds) render the table they
+/// rendered then and are written again in the current form. Fixtures:
+/// `--engine null --writers 1,2 --checkpoint-interval 50ms --placement pin`
+/// and a psync run on a real 16 MiB datafile.
+#[test]
+fn version_2_dbwr_results_render_as_they_did() {
+    let v = crate::util::v2_renders_as_then("dbwr-null");
+    let x = &v["dbwr"][1];
+    assert_eq!(x["config"]["writers"], 2);
+    assert_eq!(x["config"]["checkpoint_interval_ns"], 50_000_000, "{x}");
+    assert_eq!(x["config"]["placement"], "pin");
+    assert_eq!(x["block_size"], 8192);
+    assert!(x["config"].get("checkpoint_interval_s").is_none(), "{x}");
+
+    let v = crate::util::v2_renders_as_then("dbwr-real");
+    let x = &v["dbwr"][0];
+    assert_eq!(x["config"]["engine"], "psync");
+    assert_eq!(x["config"]["datafile_bytes"], 16 << 20);
+    assert!(x["target"].as_str().unwrap().ends_with("df"), "{x}");
 }

@@ -115,8 +115,8 @@ fn a_result_written_before_findings_still_renders() {
         .arg(&old)
         .succeeds();
     let back = json(&out.stdout);
-    // Migrated: written again, it is a version 3 result.
-    assert_eq!(back["schema_version"], 3);
+    // Migrated: written again, it is a result of the current version.
+    assert_eq!(back["schema_version"], dbio_model::SCHEMA_VERSION);
     let fs = back["findings"].as_array().unwrap();
     assert_eq!(fs.len(), 2, "{fs:?}");
     assert_eq!(fs[0]["rule"], "legacy");

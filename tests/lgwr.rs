@@ -26,7 +26,8 @@ fn lgwr_null_engine_groups_commits() {
     let v = json(&out.stdout);
     let x = &v["lgwr"][0];
     assert_eq!(x["commits"], 1000);
-    assert_eq!(x["config"]["engine"], "null");
+    // The null engine with its injected time, as the configuration says.
+    assert_eq!(x["config"]["null_delay_ns"], 1_000_000);
     // Counts, and bounds the injected 1 ms sets, which a slow or loaded
     // machine can only move further away from: no ratio of measured times.
     let w = &x["writer"];
@@ -325,6 +326,17 @@ fn lgwr_durations_reach_the_model_in_nanoseconds() {
     assert_eq!(c["post_spin_ns"], 5_000, "{c}");
     assert_eq!(c["think_time_ns"], 2_000_000, "{c}");
     assert_eq!(c["commit_delay_ns"], 100_000, "{c}");
+    // Count-based: no run time.
+    assert_eq!(c["commits_per_session"], 10, "{c}");
+    assert_eq!(c["runtime_ns"], serde_json::Value::Null, "{c}");
+    let out = dbio()
+        .args(["lgwr", "--null", "--sessions", "1", "--runtime", "100ms"])
+        .args(["--seed", "7", "--quiet", "--json", "-"])
+        .succeeds();
+    let c = &json(&out.stdout)["lgwr"][0]["config"];
+    assert_eq!(c["runtime_ns"], 100_000_000, "{c}");
+    assert_eq!(c["commits_per_session"], serde_json::Value::Null, "{c}");
+    assert_eq!(c["seed"], 7, "{c}");
 }
 
 /// 16 sessions released together, 16 KiB of redo each, a 64 KiB log
@@ -394,4 +406,41 @@ fn lgwr_checks_the_group_and_the_filesystem_before_making_files() {
         "{err}"
     );
     assert!(dbio_files(ram.path()).is_empty());
+}
+
+/// Results saved at schema version 2 (the configuration echoed through a
+/// separate struct, the run time in seconds, engine, target and rounds
+/// inside `config`) render the table they rendered then, and are written
+/// again in the current form: the configuration as the command takes it,
+/// in ns. Fixtures: `--null-delay 20us --compare direct,buffered+bs=4k
+/// --rounds 2`, `--null --runtime 200ms --post-spin 5us --commit-delay
+/// 10us`, and a real directory with `--verify`.
+#[test]
+fn version_2_lgwr_results_render_as_they_did() {
+    let v = crate::util::v2_renders_as_then("lgwr-null");
+    let x = &v["lgwr"][1];
+    assert_eq!(
+        (x["name"].as_str(), x["rounds"].as_u64()),
+        (Some("buffered+bs=4k"), Some(2))
+    );
+    assert_eq!(x["config"]["method"], "buffered-dsync");
+    assert_eq!(x["config"]["null_delay_ns"], 20_000);
+    assert_eq!(x["target"], "(null engine: no files)");
+    assert!(x["config"].get("engine").is_none(), "{x}");
+
+    let v = crate::util::v2_renders_as_then("lgwr-time");
+    let c = &v["lgwr"][0]["config"];
+    assert_eq!(c["runtime_ns"], 200_000_000, "{c}");
+    assert!(c.get("runtime_s").is_none(), "{c}");
+    assert_eq!(
+        (c["post_spin_ns"].as_u64(), c["commit_delay_ns"].as_u64()),
+        (Some(5_000), Some(10_000))
+    );
+
+    let v = crate::util::v2_renders_as_then("lgwr-real");
+    let x = &v["lgwr"][0];
+    assert_eq!(x["config"]["null_delay_ns"], serde_json::Value::Null, "{x}");
+    assert_eq!(x["config"]["redo_size"], "uniform:512-8192");
+    assert_eq!(x["target"], "logs");
+    assert_eq!(x["verify"]["bad"], 0);
 }

@@ -332,3 +332,30 @@ impl Succeeds for Command {
         out
     }
 }
+
+/// A result saved by an older dbio under `tests/fixtures/v2/`, and the
+/// table that dbio printed for it then (`NAME.json`, `NAME.txt`).
+pub fn v2_fixture(name: &str) -> (PathBuf, String) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/v2");
+    let table = std::fs::read_to_string(dir.join(format!("{name}.txt"))).expect("fixture table");
+    (dir.join(format!("{name}.json")), table)
+}
+
+/// `dbio report --from` of a version 2 fixture prints the table it printed
+/// then; `dbio report --json -` of it is a current result, returned.
+pub fn v2_renders_as_then(name: &str) -> serde_json::Value {
+    let (path, then) = v2_fixture(name);
+    let out = dbio().args(["report", "--from"]).arg(&path).succeeds();
+    let now = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        now == then,
+        "{name}: the table changed:\n{now}\nwas:\n{then}"
+    );
+    let out = dbio()
+        .args(["report", "--json", "-", "--from"])
+        .arg(&path)
+        .succeeds();
+    let v = json(&out.stdout);
+    assert_eq!(v["schema_version"], dbio_model::SCHEMA_VERSION, "{name}");
+    v
+}

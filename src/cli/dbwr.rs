@@ -6,7 +6,7 @@ use super::output::OutputArgs;
 use super::parse_duration_arg;
 use super::target::{Keep, Overwrite, Target};
 use clap::Args;
-use dbio_sim::dbwr::Placement;
+use dbio_model::dbwr::Placement;
 
 /// Arguments of `dbio dbwr`.
 #[derive(Debug, Args)]

@@ -6,9 +6,8 @@ use super::output::OutputArgs;
 use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, PrepareArg};
 use clap::Args;
-use dbio_model::lgwr::Protocol;
+use dbio_model::lgwr::{Method, Protocol, RedoSize};
 use dbio_model::units::parse_size;
-use dbio_sim::lgwr::{Method, RedoSize};
 
 /// `--protocol`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -10,8 +10,11 @@ use dbio_engine::engines::probe_io_uring;
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::dbwr::DbwrResult;
+use dbio_model::dbwr::{DbwrConfig, Placement};
+use dbio_model::units::seconds_to_ns;
 use dbio_model::{EngineKind, Prepare};
-use dbio_sim::dbwr::{report, standard_engines, Datafile, DbwrConfig, Placement, BLOCK_SIZE};
+use dbio_sim::dbwr::config::validate;
+use dbio_sim::dbwr::{report, standard_engines, Datafile, BLOCK_SIZE};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -19,19 +22,12 @@ use std::sync::Arc;
 
 /// One configuration per writer count, validated.
 fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
-    let size = a.target.size_or_default();
-    if size == 0 || !size.is_multiple_of(BLOCK_SIZE as u64) {
-        anyhow::bail!(
-            "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
-            size
-        );
-    }
     if a.writers.is_empty() {
         anyhow::bail!("--writers needs at least one writer count");
     }
     let runtime_ns = match (a.runtime.runtime, a.ops.ops) {
         (None, None) => Some(10_000_000_000),
-        (r, _) => r.map(|s| (s * 1e9) as u64),
+        (r, _) => r.map(seconds_to_ns),
     };
     if runtime_ns == Some(0) {
         anyhow::bail!("--runtime must be longer than 0");
@@ -39,28 +35,33 @@ fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
     if a.null_delay.null_delay.is_some() && !matches!(a.engine.engine, EngineArg::Null) {
         anyhow::bail!("--null-delay applies to --engine null only");
     }
+    let base = DbwrConfig {
+        buffers: a.buffers,
+        lists: a.lists,
+        writers: 1,
+        foregrounds: a.foregrounds,
+        dirty_pct: a.dirty,
+        batch_max: a.batch,
+        scan_depth_pct: a.scan_depth,
+        datafile_bytes: a.target.size_or_default(),
+        engine: a.engine.engine.into(),
+        direct: a.engine.direct,
+        null_delay_ns: a.null_delay.ns().unwrap_or(0),
+        runtime_ns,
+        ops: a.ops.ops,
+        rate_ops: a.rate,
+        checkpoint_interval_ns: a.checkpoint_interval.map(seconds_to_ns),
+        placement: a.placement.clone(),
+        seed: a.seed.seed,
+    };
     a.writers
         .iter()
-        .map(|&w| {
+        .map(|&writers| {
             let c = DbwrConfig {
-                buffers: a.buffers,
-                lists: a.lists,
-                writers: w,
-                foregrounds: a.foregrounds,
-                dirty_pct: a.dirty,
-                batch_max: a.batch,
-                scan_depth_pct: a.scan_depth,
-                blocks: size / BLOCK_SIZE as u64,
-                engine: a.engine.engine.into(),
-                null_delay_ns: a.null_delay.ns().unwrap_or(0),
-                runtime_ns,
-                ops: a.ops.ops,
-                rate: a.rate,
-                checkpoint_interval_ns: a.checkpoint_interval.map(|s| (s * 1e9) as u64),
-                placement: a.placement.clone(),
-                seed: a.seed.seed,
+                writers,
+                ..base.clone()
             };
-            c.validate()?;
+            validate(&c)?;
             Ok(c)
         })
         .collect()
@@ -73,15 +74,16 @@ struct Prepared {
     disk: Option<String>,
 }
 
+/// Makes (or checks) the datafile `cfg` runs on; `overwrite` and `keep`
+/// are the user's say over files, not part of the configuration.
 fn prepare(
     path: &Path,
-    size: u64,
-    engine: EngineKind,
-    direct: bool,
+    cfg: &DbwrConfig,
     overwrite: bool,
     keep: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<Prepared> {
+    let (engine, direct, size) = (cfg.engine, cfg.direct, cfg.datafile_bytes);
     if engine == EngineKind::Null {
         return Ok(Prepared {
             target: None,
@@ -125,7 +127,6 @@ fn run_one(
     name: &str,
     cfg: &DbwrConfig,
     p: &Prepared,
-    direct: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
@@ -135,13 +136,12 @@ fn run_one(
     let engines = standard_engines(cfg, p.datafile.as_ref())?;
     let verify = cfg.engine != EngineKind::Null;
     let (out, _inst) = dbio_sim::dbwr::run(cfg, &engines, stop, p.disk.as_deref(), verify)?;
-    let mut r = report::result(name, cfg, &out.data);
-    r.config.direct = direct;
-    r.config.target = p
+    let target = p
         .target
         .as_ref()
         .map(|t| t.path.display().to_string())
         .unwrap_or_default();
+    let r = report::result(name, cfg, target, &out.data);
     Ok((r, out.error.map(|e| e.to_string())))
 }
 
@@ -152,12 +152,10 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("dbwr", &a.target.path);
-    let engine: EngineKind = a.engine.engine.into();
+    // One datafile for the sweep: the configurations differ only in writers.
     let prepared = match prepare(
         &a.target.path,
-        a.target.size_or_default(),
-        engine,
-        a.engine.direct,
+        &cfgs[0],
         a.overwrite.overwrite,
         a.keep.keep,
         &stop,
@@ -182,7 +180,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     }
     for cfg in &cfgs {
         let name = format!("writers={}", cfg.writers);
-        let (r, err) = match run_one(&name, cfg, &prepared, a.engine.direct, &stop) {
+        let (r, err) = match run_one(&name, cfg, &prepared, &stop) {
             Ok(x) => x,
             // What earlier configurations measured is kept: a partial result.
             Err(e) if !rep.dbwr.is_empty() => {
@@ -228,7 +226,6 @@ pub fn check_section(
     } else {
         EngineKind::Psync
     };
-    let size = space.min(64 << 20) / BLOCK_SIZE as u64 * BLOCK_SIZE as u64;
     let cfg = DbwrConfig {
         buffers: 1024,
         lists: 8,
@@ -237,21 +234,21 @@ pub fn check_section(
         dirty_pct: 50.0,
         batch_max: 64,
         scan_depth_pct: 40,
-        blocks: size / BLOCK_SIZE as u64,
+        datafile_bytes: space.min(64 << 20) / BLOCK_SIZE as u64 * BLOCK_SIZE as u64,
         engine,
+        // O_DIRECT when the filesystem takes it.
+        direct: dbio_engine::target::supports_direct(dir)?,
         null_delay_ns: 0,
-        runtime_ns: Some((runtime_s.max(0.1) * 1e9) as u64),
+        runtime_ns: Some(seconds_to_ns(runtime_s.max(0.1))),
         ops: None,
-        rate: None,
+        rate_ops: None,
         checkpoint_interval_ns: None,
         placement: Placement::Free,
         seed: 0x5eed,
     };
-    cfg.validate()?;
-    // O_DIRECT when the filesystem takes it.
-    let direct = dbio_engine::target::supports_direct(dir)?;
-    let prepared = prepare(dir, size, engine, direct, false, false, stop)?;
-    let (r, err) = run_one("writer check", &cfg, &prepared, direct, stop)?;
+    validate(&cfg)?;
+    let prepared = prepare(dir, &cfg, false, false, stop)?;
+    let (r, err) = run_one("writer check", &cfg, &prepared, stop)?;
     if let Some(message) = err {
         io_error(report, message);
     }

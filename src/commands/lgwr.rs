@@ -14,35 +14,36 @@ use crate::cli::lgwr::{parse_method, parse_protocol};
 use crate::cli::{parse_delay_arg, LgwrArgs};
 use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use anyhow::Context;
+use dbio_model::lgwr::{LgwrConfig, Method, RedoSize};
 use dbio_model::units::parse_size;
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Prepare, RunReport};
-use dbio_sim::lgwr::{self as model, LgwrConfig, LogGroup, Measured, Method, RedoSize};
+use dbio_sim::lgwr::{self as model, LgwrRun, LogGroup, Measured};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-fn base_config(a: &LgwrArgs) -> LgwrConfig {
+/// The configuration the arguments ask for (the result echoes it), and
+/// how this process runs it.
+fn base_config(a: &LgwrArgs) -> LgwrRun {
     let null_delay_ns = match (a.null, a.null_delay.ns()) {
         (_, Some(d)) => Some(d),
         (true, None) => Some(0),
         (false, None) => None,
     };
-    LgwrConfig {
-        dir: a.dir.path.clone(),
+    let config = LgwrConfig {
         sessions: a.sessions,
-        commits: a.commits,
-        runtime_s: if a.commits.is_some() {
-            None
-        } else {
-            Some(a.runtime.or(10.0))
+        commits_per_session: a.commits,
+        runtime_ns: match a.commits {
+            Some(_) => None,
+            None => Some(seconds_to_ns(a.runtime.or(10.0))),
         },
         redo_size: a.redo_size,
         think_time_ns: seconds_to_ns(a.think_time),
         txn_cpu_ns: seconds_to_ns(a.txn_cpu),
-        log_buffer: a.log_buffer,
-        max_write: a.max_write,
+        log_buffer_bytes: a.log_buffer,
+        max_write_bytes: a.max_write,
         block_size: a.block_size.block_size,
         method: a.method,
         protocol: a.protocol.into(),
@@ -59,9 +60,13 @@ fn base_config(a: &LgwrArgs) -> LgwrConfig {
         writer_nice: a.writer_nice,
         writer_fifo: a.writer_fifo,
         post_spin_ns: seconds_to_ns(a.post_spin),
+        seed: a.seed.seed,
+    };
+    LgwrRun {
+        config,
+        dir: a.dir.path.clone(),
         verify: a.verify,
         journal: false,
-        seed: a.seed.seed,
         keep: a.keep.keep,
     }
 }
@@ -80,9 +85,11 @@ fn parse_prepare(v: &str) -> Result<Prepare, String> {
     })
 }
 
-/// Applies one `--compare` item (`direct+bs=4k`) to the base configuration.
-fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
-    let mut c = base.clone();
+/// Applies one `--compare` item (`direct+bs=4k`) to the base: every key
+/// edits the configuration, except `dir`, which says where it runs.
+fn apply(base: &LgwrRun, item: &str) -> Result<LgwrRun, String> {
+    let mut c = base.config.clone();
+    let mut dir = base.dir.clone();
     for tok in item.split('+').map(str::trim).filter(|t| !t.is_empty()) {
         let Some((k, v)) = tok.split_once('=') else {
             c.method = parse_method(tok).map_err(|e| format!("--compare item '{item}': {e}"))?;
@@ -102,7 +109,7 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             "method" => c.method = parse_method(v).map_err(bad)?,
             "protocol" => c.protocol = parse_protocol(v).map_err(bad)?,
             "prepare" => c.prepare = parse_prepare(v).map_err(bad)?,
-            "dir" => c.dir = PathBuf::from(v),
+            "dir" => dir = PathBuf::from(v),
             "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,
             "delay" => c.commit_delay_ns = seconds_to_ns(parse_delay_arg(v).map_err(bad)?),
             "siblings" => c.commit_siblings = num(v)?,
@@ -111,7 +118,11 @@ fn apply(base: &LgwrConfig, item: &str) -> Result<LgwrConfig, String> {
             _ => return Err(bad(format!("unknown key '{k}'"))),
         }
     }
-    Ok(c)
+    Ok(LgwrRun {
+        config: c,
+        dir,
+        ..base.clone()
+    })
 }
 
 /// Log groups kept between runs: a pre-written group is reused by every
@@ -123,7 +134,7 @@ struct Groups(Vec<LogGroup>, Vec<String>);
 impl Groups {
     fn for_config(
         &mut self,
-        cfg: &LgwrConfig,
+        cfg: &LgwrRun,
         stop: &AtomicBool,
     ) -> anyhow::Result<Option<&mut LogGroup>> {
         if !cfg.real_io() {
@@ -148,7 +159,7 @@ impl Groups {
 /// result per configuration that ran at least once.
 fn add_results(
     report: &mut RunReport,
-    configs: &[(String, LgwrConfig)],
+    configs: &[(String, LgwrRun)],
     acc: &[Option<Measured>],
     done: &[u32],
     notices: &[String],
@@ -160,7 +171,7 @@ fn add_results(
     }
     for ((name, cfg), (m, &n)) in configs.iter().zip(acc.iter().zip(done)) {
         if let Some(m) = m {
-            report.lgwr.push(m.summarize(name, model::echo(cfg, n)));
+            report.lgwr.push(m.summarize(name, cfg, n));
         }
     }
 }
@@ -169,7 +180,7 @@ fn add_results(
 /// on a signal or an I/O error and marks the report partial. `save` gets
 /// the results so far after each run (what a later SIGKILL would lose).
 fn run_all(
-    configs: &[(String, LgwrConfig)],
+    configs: &[(String, LgwrRun)],
     rounds: u32,
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
@@ -230,7 +241,7 @@ fn run_all(
 /// Runs `dbio lgwr`.
 pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let base = base_config(&a);
-    let configs: Vec<(String, LgwrConfig)> = if a.compare.is_empty() {
+    let configs: Vec<(String, LgwrRun)> = if a.compare.is_empty() {
         vec![("lgwr".to_string(), base.clone())]
     } else {
         a.compare
@@ -247,7 +258,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     }
     // Privileges the options need (--writer-fifo, a negative --writer-nice,
     // --writer-cpu), and the output files, before any log file is made.
-    dbio_sim::lgwr::writer::probe_placement(&base).map_err(anyhow::Error::msg)?;
+    dbio_sim::lgwr::writer::probe_placement(&base.config).map_err(anyhow::Error::msg)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("lgwr", &a.dir.path);
@@ -295,22 +306,26 @@ pub fn check_section(
         Method::BufferedFdatasync
     };
     let base = LgwrConfig {
-        dir: dir.to_path_buf(),
         files: 2,
         file_size: (space / 2).min(32 << 20) >> 20 << 20,
         method: main_method,
-        runtime_s: Some((0.8 * scale).max(0.1)),
+        runtime_ns: Some(seconds_to_ns((0.8 * scale).max(0.1))),
         ..LgwrConfig::default()
+    };
+    let at = |config: LgwrConfig| LgwrRun {
+        config,
+        dir: dir.to_path_buf(),
+        ..LgwrRun::default()
     };
     let mut configs = vec![
         (
-            format!("1 session, {}", main_method.name()),
-            LgwrConfig {
+            format!("1 session, {main_method}"),
+            at(LgwrConfig {
                 sessions: 1,
                 ..base.clone()
-            },
+            }),
         ),
-        (format!("10 sessions, {}", main_method.name()), base.clone()),
+        (format!("10 sessions, {main_method}"), at(base.clone())),
     ];
     let uring_ok = dbio_engine::engines::probe_io_uring().is_ok();
     for m in Method::ALL {
@@ -321,12 +336,12 @@ pub fn check_section(
             continue;
         }
         configs.push((
-            format!("10 sessions, {}", m.name()),
-            LgwrConfig {
+            format!("10 sessions, {m}"),
+            at(LgwrConfig {
                 method: m,
-                runtime_s: Some((0.5 * scale).max(0.1)),
+                runtime_ns: Some(seconds_to_ns((0.5 * scale).max(0.1))),
                 ..base.clone()
-            },
+            }),
         ));
     }
     let flag = stop.clone();
@@ -334,4 +349,41 @@ pub fn check_section(
     // `dbio check` saves after each section.
     run_all(&configs, 1, stop, &signal, &|_| {}, report)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `--compare` key edits its field of the configuration (and
+    /// nothing else); `dir` says where the run goes instead.
+    #[test]
+    fn compare_items_edit_the_configuration_by_key() {
+        let base = LgwrRun::default();
+        let item = "buffered+bs=4k+sessions=3+members=2+files=4+async=2+prepare=fallocate+redo=8k+delay=100us+siblings=2+spin=5us+null-delay=1ms+dir=/elsewhere";
+        let r = apply(&base, item).unwrap();
+        let want = LgwrConfig {
+            method: Method::BufferedDsync,
+            block_size: 4096,
+            sessions: 3,
+            members: 2,
+            files: 4,
+            async_depth: 2,
+            prepare: Prepare::Fallocate,
+            redo_size: RedoSize::Fixed(8192),
+            commit_delay_ns: 100_000,
+            commit_siblings: 2,
+            post_spin_ns: 5_000,
+            null_delay_ns: Some(1_000_000),
+            ..base.config.clone()
+        };
+        assert_eq!(r.config, want);
+        assert_eq!(r.dir, PathBuf::from("/elsewhere"));
+        assert_eq!(
+            apply(&base, "method=uring").unwrap().config.method,
+            Method::UringFdatasync
+        );
+        let e = apply(&base, "bs=4k+colour=red").unwrap_err();
+        assert_eq!(e, "--compare item 'bs=4k+colour=red': unknown key 'colour'");
+    }
 }

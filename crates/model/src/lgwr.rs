@@ -11,7 +11,8 @@
 //! writer's I/O, the writer posting sessions before this one, and the
 //! delay from the post until the session ran again (scheduling).
 
-use crate::{CpuUsage, DiskStatsDelta, LatencySummary};
+use crate::units::parse_size;
+use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, Prepare};
 use serde::{Deserialize, Serialize};
 
 /// The result of one `dbio lgwr` configuration (merged over its rounds).
@@ -20,7 +21,12 @@ pub struct LgwrResult {
     /// Name of the configuration.
     pub name: String,
     /// The configuration as it ran.
-    pub config: LgwrEcho,
+    pub config: LgwrConfig,
+    /// Directory of the log files as given (`(null engine: no files)`
+    /// without I/O).
+    pub target: String,
+    /// Rounds the configuration ran (interleaved with others under --compare).
+    pub rounds: u32,
     /// Measured wall time summed over rounds, ns.
     pub runtime_ns: u64,
     /// Commits completed (made durable and acknowledged).
@@ -80,69 +86,299 @@ impl Protocol {
     }
 }
 
-/// The configuration of a run, echoed into its result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LgwrEcho {
-    /// Who flushes a group of commits (results written before the leader
-    /// protocol existed were all `writer`).
+/// How the log writer makes a log write durable. Serialised with the
+/// names the command line takes (`direct-dsync`, ...).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// O_DIRECT + O_DSYNC: Oracle's LGWR with `filesystemio_options=setall`,
+    /// PostgreSQL `open_datasync` with direct I/O.
+    #[default]
+    DirectDsync,
+    /// O_DIRECT writes, then fdatasync (MariaDB `innodb_flush_method=O_DIRECT`).
+    DirectFdatasync,
+    /// Buffered writes, then fdatasync (PostgreSQL's Linux default).
+    BufferedFdatasync,
+    /// Buffered writes opened O_DSYNC (Oracle without direct I/O: the
+    /// `noforcedirectio` mount of "Analyzing Oracle Logwriter w/ buffered
+    /// vs. direct I/O"; PostgreSQL `open_datasync` without direct I/O).
+    BufferedDsync,
+    /// Buffered writes, then fsync (PostgreSQL `wal_sync_method=fsync`).
+    BufferedFsync,
+    /// O_DIRECT write submitted through io_uring, linked to an fdatasync.
+    UringFdatasync,
+}
+
+impl Method {
+    /// Every method, in the order `dbio check` compares them.
+    pub const ALL: [Method; 6] = [
+        Method::DirectDsync,
+        Method::DirectFdatasync,
+        Method::BufferedFdatasync,
+        Method::BufferedDsync,
+        Method::BufferedFsync,
+        Method::UringFdatasync,
+    ];
+
+    /// The method's name on the command line and in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::DirectDsync => "direct-dsync",
+            Method::DirectFdatasync => "direct-fdatasync",
+            Method::BufferedFdatasync => "buffered-fdatasync",
+            Method::BufferedDsync => "buffered-dsync",
+            Method::BufferedFsync => "buffered-fsync",
+            Method::UringFdatasync => "uring-fdatasync",
+        }
+    }
+
+    /// Parses a name; `direct` and `buffered` are the pair compared in
+    /// "Analyzing Oracle Logwriter w/ buffered vs. direct I/O" (both
+    /// O_DSYNC, as Oracle's log writer opens its files).
+    pub fn parse(s: &str) -> Option<Method> {
+        match s {
+            "direct" => Some(Method::DirectDsync),
+            "buffered" => Some(Method::BufferedDsync),
+            "uring" | "io_uring" => Some(Method::UringFdatasync),
+            _ => Method::ALL.into_iter().find(|m| m.name() == s),
+        }
+    }
+
+    /// Whether the log files are opened with O_DIRECT.
+    pub fn direct(self) -> bool {
+        matches!(
+            self,
+            Method::DirectDsync | Method::DirectFdatasync | Method::UringFdatasync
+        )
+    }
+
+    /// Whether the log files are opened with O_DSYNC.
+    pub fn dsync(self) -> bool {
+        matches!(self, Method::DirectDsync | Method::BufferedDsync)
+    }
+
+    /// Whether writes go through io_uring.
+    pub fn uring(self) -> bool {
+        self == Method::UringFdatasync
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How big each commit's redo record is (header included). Serialised as
+/// the user writes it: `skewed`, `fixed:8192`, `uniform:512-8192` (bytes).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub enum RedoSize {
+    /// Every record has this size.
+    Fixed(u64),
+    /// Uniform between the two sizes, inclusive.
+    Uniform(u64, u64),
+    /// The import of "Analyzing Oracle Logwriter w/ buffered vs. direct
+    /// I/O" (2,734 bytes of redo per transaction): about 2.7 KB per commit
+    /// on average, most records small and a long tail (256 B + an
+    /// exponential of mean 2,444 B, capped at 32 KiB).
+    #[default]
+    Skewed,
+}
+
+/// Smallest record of the skewed distribution.
+pub const SKEWED_MIN: u64 = 256;
+/// Mean of the skewed distribution's exponential part (2,700 B mean in all).
+pub const SKEWED_EXP_MEAN: f64 = 2_444.0;
+/// Largest record of the skewed distribution.
+pub const SKEWED_MAX: u64 = 32 * 1024;
+
+impl RedoSize {
+    /// Parses `skewed`, `8k`, `fixed:8k`, `512-8k` or `uniform:512-8k`.
+    pub fn parse(s: &str) -> Result<RedoSize, String> {
+        let t = s.trim();
+        if t == "skewed" || t == "default" {
+            return Ok(RedoSize::Skewed);
+        }
+        let body = t
+            .strip_prefix("fixed:")
+            .or_else(|| t.strip_prefix("uniform:"))
+            .unwrap_or(t);
+        if let Some((a, b)) = body.split_once('-') {
+            let (lo, hi) = (parse_size(a)?, parse_size(b)?);
+            if lo > hi {
+                return Err(format!("redo size range '{s}' runs backwards"));
+            }
+            return Ok(RedoSize::Uniform(lo, hi));
+        }
+        if t.starts_with("uniform:") {
+            return Err(format!(
+                "uniform redo size '{s}' needs a range, e.g. uniform:512-8k"
+            ));
+        }
+        Ok(RedoSize::Fixed(parse_size(body)?))
+    }
+
+    /// Smallest record.
+    pub fn min(&self) -> u64 {
+        match *self {
+            RedoSize::Fixed(n) => n,
+            RedoSize::Uniform(lo, _) => lo,
+            RedoSize::Skewed => SKEWED_MIN,
+        }
+    }
+
+    /// Largest record.
+    pub fn max(&self) -> u64 {
+        match *self {
+            RedoSize::Fixed(n) => n,
+            RedoSize::Uniform(_, hi) => hi,
+            RedoSize::Skewed => SKEWED_MAX,
+        }
+    }
+}
+
+impl std::fmt::Display for RedoSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            RedoSize::Fixed(n) => write!(f, "fixed:{n}"),
+            RedoSize::Uniform(lo, hi) => write!(f, "uniform:{lo}-{hi}"),
+            RedoSize::Skewed => f.write_str("skewed"),
+        }
+    }
+}
+
+impl From<RedoSize> for String {
+    fn from(r: RedoSize) -> String {
+        r.to_string()
+    }
+}
+
+impl TryFrom<String> for RedoSize {
+    type Error = String;
+    fn try_from(s: String) -> Result<RedoSize, String> {
+        RedoSize::parse(&s)
+    }
+}
+
+/// One `dbio lgwr` configuration: what the user asked for and what the
+/// result records (`LgwrResult::config`), in bytes and nanoseconds. The
+/// command line builds it, `--compare` edits it by key, and
+/// `dbio_sim::lgwr` resolves it into a run (log directory, open files,
+/// verification) without copying its fields. A new option is a field here
+/// (with its default below), its argument in `src/cli/lgwr.rs` and one line
+/// in `commands::lgwr::base_config`; the result and `report --from` carry
+/// it from then on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LgwrConfig {
+    /// Who flushes a group of commits: a log-writer thread or the first
+    /// waiting session (results written before the leader protocol
+    /// existed were all `writer`).
     #[serde(default)]
     pub protocol: Protocol,
-    /// Session threads.
+    /// Committing session threads.
     pub sessions: u32,
-    /// Commits per session, when count-based.
+    /// Commits per session (count-based run).
     pub commits_per_session: Option<u64>,
-    /// Time limit per round, seconds, when time-based.
-    pub runtime_s: Option<f64>,
-    /// Redo size per commit, as given (`skewed`, `fixed:8k`, `uniform:512-8k`).
-    pub redo_size: String,
+    /// Run time of each round, ns (time-based run: None when
+    /// `commits_per_session` is given).
+    pub runtime_ns: Option<u64>,
+    /// Redo record size per commit.
+    pub redo_size: RedoSize,
     /// Think time between a session's commits, ns.
     pub think_time_ns: u64,
-    /// CPU time each transaction spent before its commit, ns (0: none).
+    /// CPU time each transaction spends before its commit, ns, on the
+    /// session's CPU clock: the work a database does around the redo.
     #[serde(default)]
     pub txn_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
-    /// Largest single log write, bytes.
+    /// Largest single log write, bytes (padding included).
     pub max_write_bytes: u64,
     /// Redo block size, bytes: every write is padded to it.
     pub block_size: u64,
-    /// Durability method (`direct-dsync`, `buffered-fdatasync`, ...).
-    pub method: String,
-    /// `null` when no I/O was done (injected service time), else `psync`
-    /// or `io_uring`.
-    pub engine: String,
-    /// Injected service time per write and per sync of the null engine, ns.
-    pub null_delay_ns: u64,
+    /// Durability method.
+    pub method: Method,
+    /// `Some(delay)`: no I/O at all, every write (and every sync) takes
+    /// `delay` ns: the null engine with an injected service time.
+    pub null_delay_ns: Option<u64>,
     /// Log files in the group.
     pub files: u32,
     /// Size of each log file, bytes.
     pub file_size: u64,
-    /// Mirrored members per log file.
+    /// Mirrored members per log file, written in parallel.
     pub members: u32,
-    /// How the log files were prepared (`prewrite`, `fallocate`, `append`, `sparse`).
-    pub prepare: String,
+    /// How the log files are prepared before the run.
+    pub prepare: Prepare,
     /// Log writes in flight (1: the writer waits for each write).
     pub async_depth: u32,
     /// PostgreSQL's commit_delay, ns (0: off).
     pub commit_delay_ns: u64,
     /// PostgreSQL's commit_siblings.
     pub commit_siblings: u32,
-    /// CPU the writer was pinned to.
+    /// CPU the writer is pinned to.
     pub writer_cpu: Option<u32>,
-    /// CPUs the sessions were kept on (empty: anywhere).
-    #[serde(default)]
+    /// CPUs the sessions are kept on (empty: anywhere).
     pub session_cpus: Vec<u32>,
     /// Nice value of the writer thread.
     pub writer_nice: Option<i32>,
     /// SCHED_FIFO priority of the writer thread.
     pub writer_fifo: Option<u32>,
-    /// How long a session watched for its post before sleeping, ns.
-    #[serde(default)]
+    /// How long a session watches for its post before it sleeps, ns
+    /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
-    /// Directory of the log files.
-    pub target: String,
-    /// Rounds the configuration ran (interleaved with others under --compare).
-    pub rounds: u32,
+    /// Seed of the redo size and payload generators.
+    pub seed: u64,
+}
+
+impl Default for LgwrConfig {
+    /// The command line's defaults.
+    fn default() -> Self {
+        Self {
+            protocol: Protocol::Writer,
+            sessions: 10,
+            commits_per_session: None,
+            runtime_ns: Some(10_000_000_000),
+            redo_size: RedoSize::Skewed,
+            think_time_ns: 0,
+            txn_cpu_ns: 0,
+            log_buffer_bytes: 16 << 20,
+            max_write_bytes: 1 << 20,
+            block_size: 512,
+            method: Method::DirectDsync,
+            null_delay_ns: None,
+            files: 3,
+            file_size: 64 << 20,
+            members: 1,
+            prepare: Prepare::Prewrite,
+            async_depth: 1,
+            commit_delay_ns: 0,
+            commit_siblings: 5,
+            writer_cpu: None,
+            session_cpus: Vec::new(),
+            writer_nice: None,
+            writer_fifo: None,
+            post_spin_ns: 0,
+            seed: 0x5eed,
+        }
+    }
+}
+
+impl LgwrConfig {
+    /// Whether the run does real I/O (not the null engine).
+    pub fn real_io(&self) -> bool {
+        self.null_delay_ns.is_none()
+    }
+
+    /// The engine the writer uses: null (injected service time), io_uring
+    /// (`uring-fdatasync`) or psync.
+    pub fn engine(&self) -> EngineKind {
+        match (self.null_delay_ns, self.method.uring()) {
+            (Some(_), _) => EngineKind::Null,
+            (None, true) => EngineKind::IoUring,
+            (None, false) => EngineKind::Psync,
+        }
+    }
 }
 
 /// The parts of 'log file sync', each a distribution over commits.
@@ -282,4 +518,73 @@ pub struct VerifyResult {
     pub bad: u64,
     /// The first bad record, in words.
     pub first_bad: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sizes_and_methods() {
+        assert_eq!(RedoSize::parse("8k"), Ok(RedoSize::Fixed(8192)));
+        assert_eq!(RedoSize::parse("fixed:512"), Ok(RedoSize::Fixed(512)));
+        assert_eq!(
+            RedoSize::parse("uniform:512-8k"),
+            Ok(RedoSize::Uniform(512, 8192))
+        );
+        assert_eq!(RedoSize::parse("skewed"), Ok(RedoSize::Skewed));
+        assert!(RedoSize::parse("8k-512").is_err());
+        assert!(RedoSize::parse("uniform:8k").is_err());
+        assert_eq!(Method::parse("direct"), Some(Method::DirectDsync));
+        assert_eq!(Method::parse("buffered"), Some(Method::BufferedDsync));
+        assert_eq!(Method::parse("buffered-fsync"), Some(Method::BufferedFsync));
+        assert_eq!(Method::parse("nope"), None);
+    }
+
+    /// The echo writes the options as the command line takes them, and a
+    /// saved configuration reads back equal.
+    #[test]
+    fn the_config_serialises_in_the_options_own_words() {
+        let c = LgwrConfig {
+            redo_size: RedoSize::Uniform(512, 8192),
+            method: Method::UringFdatasync,
+            prepare: Prepare::Fallocate,
+            null_delay_ns: Some(1000),
+            ..LgwrConfig::default()
+        };
+        let v = serde_json::to_value(&c).unwrap();
+        assert_eq!(v["redo_size"], "uniform:512-8192");
+        assert_eq!(v["method"], "uring-fdatasync");
+        assert_eq!(v["prepare"], "fallocate");
+        assert_eq!(v["runtime_ns"], 10_000_000_000u64);
+        assert_eq!(serde_json::from_value::<LgwrConfig>(v).unwrap(), c);
+        for m in Method::ALL {
+            assert_eq!(serde_json::to_value(m).unwrap(), m.name());
+            assert_eq!(Method::parse(&m.to_string()), Some(m));
+        }
+        for r in [RedoSize::Skewed, RedoSize::Fixed(700)] {
+            let s = serde_json::to_string(&r).unwrap();
+            assert_eq!(serde_json::from_str::<RedoSize>(&s).unwrap(), r);
+        }
+        let e = serde_json::from_str::<RedoSize>("\"8k-512\"").unwrap_err();
+        assert!(e.to_string().contains("runs backwards"), "{e}");
+    }
+
+    #[test]
+    fn the_engine_follows_from_the_method_and_the_delay() {
+        let c = LgwrConfig::default();
+        assert_eq!(c.engine(), EngineKind::Psync);
+        assert!(c.real_io());
+        let u = LgwrConfig {
+            method: Method::UringFdatasync,
+            ..c.clone()
+        };
+        assert_eq!(u.engine(), EngineKind::IoUring);
+        let n = LgwrConfig {
+            null_delay_ns: Some(0),
+            ..u
+        };
+        assert_eq!(n.engine(), EngineKind::Null);
+        assert!(!n.real_io());
+    }
 }

@@ -6,7 +6,7 @@
 
 use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
-use dbio_model::dbwr::{DbwrResult, WaitStats};
+use dbio_model::dbwr::{DbwrResult, Placement, WaitStats};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
 use dbio_model::{CpuUsage, EngineKind, LatencySummary, RunReport};
 use std::fmt::Write;
@@ -31,26 +31,21 @@ fn cpu_s(c: &CpuUsage) -> f64 {
 /// One line that says what ran.
 fn describe(d: &DbwrResult) -> String {
     let c = &d.config;
-    let engine = match c.engine {
-        Some(EngineKind::IoUring) => "io_uring",
-        Some(EngineKind::Psync) => "psync",
-        Some(EngineKind::Null) => "null",
-        None => "?",
-    };
+    let engine = crate::lgwr::engine_name(c.engine);
     let mut s = format!(
         "{} writer{}, {} lists, {} buffers ({}), {} foreground{}, {} % changed, batch <= {}, scan depth {} %, {engine}",
         c.writers,
         if c.writers == 1 { "" } else { "s" },
         c.lists,
         c.buffers,
-        format_bytes(u64::from(c.buffers) * u64::from(c.block_size)),
+        format_bytes(u64::from(c.buffers) * u64::from(d.block_size)),
         c.foregrounds,
         if c.foregrounds == 1 { "" } else { "s" },
         c.dirty_pct,
         c.batch_max,
         c.scan_depth_pct,
     );
-    if c.engine == Some(EngineKind::Null) {
+    if c.engine == EngineKind::Null {
         if c.null_delay_ns > 0 {
             let _ = write!(s, " ({} per I/O)", format_ns(c.null_delay_ns as f64));
         }
@@ -65,10 +60,10 @@ fn describe(d: &DbwrResult) -> String {
     if let Some(r) = c.rate_ops {
         let _ = write!(s, ", rate {r} ops/s");
     }
-    if let Some(i) = c.checkpoint_interval_s {
-        let _ = write!(s, ", checkpoint every {}", format_ns(i * 1e9));
+    if let Some(i) = c.checkpoint_interval_ns {
+        let _ = write!(s, ", checkpoint every {}", format_ns(i as f64));
     }
-    if c.placement != "free" {
+    if c.placement != Placement::Free {
         let _ = write!(s, ", writers {}", c.placement);
     }
     s
@@ -296,7 +291,7 @@ mod tests {
             ..Default::default()
         };
         d.config.writers = writers;
-        d.config.engine = Some(EngineKind::Null);
+        d.config.engine = EngineKind::Null;
         d.foreground.ops_per_min = opm;
         d.writers_cpu.user_ns = cpu_ns;
         d.writers = (0..writers)

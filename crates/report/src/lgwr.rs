@@ -16,7 +16,7 @@ use crate::table::{lat_cells, new_table, right_align};
 use comfy_table::Cell;
 use dbio_model::lgwr::{LgwrResult, Protocol};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
-use dbio_model::{LatencySummary, Layout, RunReport};
+use dbio_model::{EngineKind, LatencySummary, Layout, Prepare, RunReport};
 use std::fmt::Write;
 
 /// Renders the lgwr section (empty when the report has none): each
@@ -42,6 +42,25 @@ pub fn render(r: &RunReport) -> String {
     out
 }
 
+/// The engine's name as the result wrote it (`null`, `psync`, `io_uring`).
+pub(crate) fn engine_name(e: EngineKind) -> &'static str {
+    match e {
+        EngineKind::Null => "null",
+        EngineKind::Psync => "psync",
+        EngineKind::IoUring => "io_uring",
+    }
+}
+
+/// The preparation's name as the command line takes it.
+fn prepare_name(p: Prepare) -> &'static str {
+    match p {
+        Prepare::Prewrite => "prewrite",
+        Prepare::Fallocate => "fallocate",
+        Prepare::Sparse => "sparse",
+        Prepare::Append => "append",
+    }
+}
+
 /// One line describing a configuration.
 pub fn describe(x: &LgwrResult) -> String {
     let c = &x.config;
@@ -53,21 +72,17 @@ pub fn describe(x: &LgwrResult) -> String {
         c.block_size,
         format_bytes(c.max_write_bytes),
         c.method,
-        c.engine
+        engine_name(c.engine())
     );
-    if c.engine == "null" {
-        let _ = write!(
-            s,
-            ", injected service time {}",
-            format_ns(c.null_delay_ns as f64)
-        );
+    if let Some(delay) = c.null_delay_ns {
+        let _ = write!(s, ", injected service time {}", format_ns(delay as f64));
     } else {
         let _ = write!(
             s,
             ", {} x {} log files ({}), {} member{}",
             c.files,
             format_bytes(c.file_size),
-            c.prepare,
+            prepare_name(c.prepare),
             c.members,
             if c.members == 1 { "" } else { "s" }
         );
@@ -143,8 +158,8 @@ pub fn detail(x: &LgwrResult) -> String {
         x.name,
         describe(x),
         format_ns(x.runtime_ns as f64),
-        if x.config.rounds > 1 {
-            format!(" over {} rounds", x.config.rounds)
+        if x.rounds > 1 {
+            format!(" over {} rounds", x.rounds)
         } else {
             String::new()
         }
@@ -285,7 +300,7 @@ pub fn detail(x: &LgwrResult) -> String {
         format_ns(x.session_cpu.per_io_ns),
         cpu(&x.session_cpu)
     );
-    if x.config.engine != "null" {
+    if x.config.real_io() {
         let io = &x.io;
         let _ = write!(
             s,

@@ -11,6 +11,7 @@ pub mod findings;
 pub mod histogram;
 pub mod lgwr;
 mod migrate_io;
+mod migrate_models;
 pub mod read;
 pub mod table;
 pub mod trace;
@@ -32,6 +33,9 @@ pub fn to_json(result: &Outcome) -> Result<String, ExportError> {
 /// forms are migrated:
 /// * a version-1 run report (before findings): its `conclusions` strings
 ///   and the entries' `conclusion`/`notes` become `legacy` findings;
+/// * a version-1 or -2 run report (before each command's configuration
+///   was its echo): seconds become nanoseconds, and the fields that are
+///   not configuration move out of it (`migrate_io`, `migrate_models`);
 /// * a run report without `layout`: `check`'s is a summary, the others'
 ///   detail, as they were printed;
 /// * a trace analysis or comparison written with the trace's own schema
@@ -70,6 +74,9 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
         }
         Variant::Run => {
             let mut v = migrate_io::migrate(v);
+            if version < Some(3) {
+                migrate_models::lgwr_dbwr_to_v3(&mut v);
+            }
             let legacy = legacy_entry_conclusions(&v);
             legacy_layout(&mut v);
             let mut r: RunReport = serde_json::from_value(v).map_err(bad)?;

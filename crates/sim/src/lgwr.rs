@@ -34,7 +34,7 @@ pub mod stats;
 pub mod verify;
 pub mod writer;
 
-pub use config::{LgwrConfig, Method, RedoSize};
+pub use config::{LgwrConfig, LgwrRun, Method, RedoSize};
 pub use files::LogGroup;
-pub use run::{check, echo, run, LgwrError, Outcome};
+pub use run::{check, run, LgwrError, Outcome};
 pub use stats::Measured;

@@ -9,6 +9,7 @@ use dbio_engine::engines::{
 };
 use dbio_engine::EngineError;
 use dbio_model::EngineKind;
+use dbio_sim::dbwr::config::validate;
 use dbio_sim::dbwr::{
     block, run, standard_engines, Datafile, DbwrConfig, DbwrError, EngineFactory, Foreground,
     Instance, Placement, Role, Touch, Writer, BLOCK_SIZE,
@@ -257,12 +258,13 @@ fn config(engine: EngineKind, writers: u32, blocks: u64) -> DbwrConfig {
         dirty_pct: 50.0,
         batch_max: 16,
         scan_depth_pct: 40,
-        blocks,
+        datafile_bytes: blocks * BLOCK_SIZE as u64,
         engine,
+        direct: false,
         null_delay_ns: 0,
         runtime_ns: None,
         ops: Some(20_000),
-        rate: None,
+        rate_ops: None,
         checkpoint_interval_ns: Some(5_000_000),
         placement: Placement::Free,
         seed: 42,
@@ -287,7 +289,7 @@ fn full_run(engine: EngineKind) {
     let stop = AtomicBool::new(false);
     let (out, inst) = run(&cfg, &factory, &stop, None, true).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);
-    let r = dbio_sim::dbwr::report::result("t", &cfg, &out.data);
+    let r = dbio_sim::dbwr::report::result("t", &cfg, String::new(), &out.data);
     let f = &r.foreground;
     assert_eq!(f.ops, 20_000, "every touch done");
     assert_eq!(f.hits + f.blocks_read, 20_000);
@@ -380,7 +382,7 @@ fn the_null_engine_runs_without_a_datafile() {
     let stop = AtomicBool::new(false);
     let (out, _) = run(&cfg, &engines, &stop, None, false).unwrap();
     assert!(out.error.is_none());
-    let r = dbio_sim::dbwr::report::result("null", &cfg, &out.data);
+    let r = dbio_sim::dbwr::report::result("null", &cfg, String::new(), &out.data);
     assert_eq!(r.foreground.ops, 20_000);
     assert_eq!(r.writers.len(), 4);
     assert_eq!(r.dirty_after_shutdown, 0);
@@ -389,20 +391,24 @@ fn the_null_engine_runs_without_a_datafile() {
 #[test]
 fn bad_configurations_are_refused_in_one_sentence() {
     let ok = config(EngineKind::Null, 2, 4096);
-    assert!(ok.validate().is_ok());
+    assert!(validate(&ok).is_ok());
     type Edit = fn(&mut DbwrConfig);
-    let cases: [(Edit, &str); 6] = [
+    let cases: [(Edit, &str); 7] = [
+        (|c| c.datafile_bytes += 1, "a positive multiple of 8 KiB"),
         (|c| c.writers = 0, "--writers must be at least 1"),
         (|c| c.writers = 9, "9 writers cannot share 8 LRU lists"),
         (|c| c.batch_max = 0, "--batch must be between 1"),
-        (|c| c.blocks = 100, "is larger than the datafile"),
+        (
+            |c| c.datafile_bytes = 100 * BLOCK_SIZE as u64,
+            "is larger than the datafile",
+        ),
         (|c| c.buffers = 24, "fewer than 4 buffers per list"),
         (|c| c.foregrounds = 0, "--foregrounds must be at least 1"),
     ];
     for (edit, want) in cases {
         let mut c = ok.clone();
         edit(&mut c);
-        let e = c.validate().unwrap_err().to_string();
+        let e = validate(&c).unwrap_err().to_string();
         assert!(e.contains(want), "{e}");
     }
 }
@@ -419,7 +425,7 @@ fn checkpoints_follow_the_interval_exactly() {
     let cfg = DbwrConfig {
         ops: None,
         runtime_ns: Some(1_000_000_000),
-        rate: Some(20_000),
+        rate_ops: Some(20_000),
         checkpoint_interval_ns: Some(INTERVAL),
         ..config(EngineKind::Null, 2, 4096)
     };
@@ -427,7 +433,7 @@ fn checkpoints_follow_the_interval_exactly() {
     let stop = AtomicBool::new(false);
     let (out, _) = run(&cfg, &engines, &stop, None, false).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);
-    let r = dbio_sim::dbwr::report::result("ckpt", &cfg, &out.data);
+    let r = dbio_sim::dbwr::report::result("ckpt", &cfg, String::new(), &out.data);
     let runtime = out.data.runtime_ns;
     assert!(runtime >= 1_000_000_000, "the load ran {runtime} ns");
     let got = r.checkpoints.count;

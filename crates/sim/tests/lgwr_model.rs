@@ -4,7 +4,7 @@
 
 use dbio_model::lgwr::{LgwrResult, Protocol};
 use dbio_model::Prepare;
-use dbio_sim::lgwr::{echo, run, LgwrConfig, LogGroup, Method, RedoSize};
+use dbio_sim::lgwr::{run, LgwrConfig, LgwrRun, LogGroup, Method, RedoSize};
 use std::sync::atomic::AtomicBool;
 
 fn null_run(sessions: u32, commits: u64, delay_ns: u64, size: RedoSize) -> LgwrResult {
@@ -18,18 +18,32 @@ fn null_run_with(
     delay_ns: u64,
     size: RedoSize,
 ) -> LgwrResult {
-    let cfg = LgwrConfig {
+    let cfg = null_cfg(LgwrConfig {
         protocol,
         sessions,
-        commits: Some(commits),
-        runtime_s: None,
+        commits_per_session: Some(commits),
+        runtime_ns: None,
         redo_size: size,
         null_delay_ns: Some(delay_ns),
         ..LgwrConfig::default()
-    };
+    });
     let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
     assert!(out.error.is_none(), "{:?}", out.error);
-    out.measured.summarize("t", echo(&cfg, 1))
+    out.measured.summarize("t", &cfg, 1)
+}
+
+/// A run of `config` without files.
+fn null_cfg(config: LgwrConfig) -> LgwrRun {
+    LgwrRun {
+        config,
+        ..LgwrRun::default()
+    }
+}
+
+/// `run` with its configuration changed by `f`.
+fn edit(mut run: LgwrRun, f: impl FnOnce(&mut LgwrConfig)) -> LgwrRun {
+    f(&mut run.config);
+    run
 }
 
 /// The HDR histograms keep 2 significant digits: a recorded value may come
@@ -117,83 +131,6 @@ fn group_commit_under(protocol: Protocol) {
         .all(|s| s.commits == 300 && at_least(s.min_ns, MS) && s.max_ns >= s.min_ns));
 }
 
-/// `txn_cpu_ns` is CPU each transaction spends before its commit, on the
-/// session's own CPU clock: the sessions' CPU per commit holds at least
-/// it, and no session commits faster than it allows. (Bounds only: a
-/// loaded machine can only add time.)
-#[test]
-fn transaction_cpu_is_spent_before_every_commit() {
-    const CPU: u64 = 300_000;
-    for protocol in [Protocol::Writer, Protocol::Leader] {
-        let cfg = LgwrConfig {
-            protocol,
-            sessions: 2,
-            commits: Some(100),
-            runtime_s: None,
-            txn_cpu_ns: CPU,
-            null_delay_ns: Some(0),
-            ..LgwrConfig::default()
-        };
-        let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
-        let r = out.measured.summarize("t", echo(&cfg, 1));
-        assert_eq!(r.commits, 200);
-        assert_eq!(r.config.txn_cpu_ns, CPU);
-        let cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
-        assert!(cpu >= 200 * CPU, "{protocol:?}: {cpu} ns of session CPU");
-        for sl in &r.sessions {
-            assert!(sl.tps <= 1e9 / CPU as f64, "{protocol:?}: {} TPS", sl.tps);
-        }
-    }
-}
-
-/// The thread names in this process now.
-fn thread_names() -> Vec<String> {
-    std::fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-        .map(|c| c.trim().to_string())
-        .collect()
-}
-
-/// Under the leader protocol nobody but the sessions runs: there is no
-/// log-writer thread, and the sessions' CPU holds the flushes (with the
-/// null engine's service time spent waiting, the writer's recorded CPU
-/// stays zero because no writer thread exists to measure). Under the
-/// writer protocol the "lgwr" thread is there for the whole run.
-#[test]
-fn the_leader_protocol_runs_no_writer_thread() {
-    for (protocol, writer_seen) in [(Protocol::Writer, true), (Protocol::Leader, false)] {
-        let stop = AtomicBool::new(false);
-        let cfg = LgwrConfig {
-            protocol,
-            sessions: 4,
-            commits: Some(200),
-            runtime_s: None,
-            null_delay_ns: Some(500_000),
-            ..LgwrConfig::default()
-        };
-        let seen = std::thread::scope(|s| {
-            let h = s.spawn(|| run(&cfg, None, &stop).expect("run"));
-            let mut seen = std::collections::BTreeSet::new();
-            while !h.is_finished() {
-                seen.extend(thread_names());
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            let out = h.join().unwrap();
-            assert!(out.error.is_none(), "{:?}", out.error);
-            let r = out.measured.summarize("t", echo(&cfg, 1));
-            assert_eq!(r.commits, 800);
-            assert_eq!(r.config.protocol, protocol);
-            seen
-        });
-        assert!(
-            seen.iter().any(|n| n.starts_with("lgwr-session")),
-            "{protocol:?}: {seen:?}"
-        );
-        assert_eq!(seen.contains("lgwr"), writer_seen, "{protocol:?}: {seen:?}");
-    }
-}
-
 /// Every commit's record is in the write that the out-of-order null engine
 /// handed back at or before the moment the session ran again, and so is
 /// every earlier write: a session is never posted before its redo, and all
@@ -216,16 +153,18 @@ fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
 /// returns how many writes came back after a later one.
 fn posts_follow_completions() -> usize {
     const DELAY: u64 = 1_000_000;
-    let cfg = LgwrConfig {
-        sessions: 8,
-        commits: Some(50),
-        runtime_s: None,
-        redo_size: RedoSize::Uniform(100, 3000),
-        null_delay_ns: Some(DELAY),
-        async_depth: 4,
+    let cfg = LgwrRun {
         verify: true,
         journal: true,
-        ..LgwrConfig::default()
+        ..null_cfg(LgwrConfig {
+            sessions: 8,
+            commits_per_session: Some(50),
+            runtime_ns: None,
+            redo_size: RedoSize::Uniform(100, 3000),
+            null_delay_ns: Some(DELAY),
+            async_depth: 4,
+            ..LgwrConfig::default()
+        })
     };
     let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
     assert!(out.error.is_none(), "{:?}", out.error);
@@ -278,19 +217,19 @@ fn redo_padding_and_switches_follow_the_arithmetic() {
     // 1000-byte records, 512-byte blocks: each write is 1024 bytes with 24
     // bytes of wastage; 64 writes fill a 64 KiB log, so the writer switches
     // after commits 64, 128 and 192, always at offset 65536.
-    let cfg = LgwrConfig {
+    let cfg = null_cfg(LgwrConfig {
         sessions: 1,
-        commits: Some(200),
-        runtime_s: None,
+        commits_per_session: Some(200),
+        runtime_ns: None,
         redo_size: RedoSize::Fixed(1000),
         null_delay_ns: Some(0),
         file_size: 64 << 10,
-        max_write: 64 << 10,
+        max_write_bytes: 64 << 10,
         files: 3,
         ..LgwrConfig::default()
-    };
+    });
     let out = run(&cfg, None, &AtomicBool::new(false)).unwrap();
-    let r = out.measured.summarize("t", echo(&cfg, 1));
+    let r = out.measured.summarize("t", &cfg, 1);
     assert_eq!(r.writer.writes, 200);
     assert_eq!(r.writer.redo_bytes, 200_000);
     assert_eq!(r.writer.wastage_bytes, 200 * 24);
@@ -340,7 +279,7 @@ fn scratch() -> tempfile::TempDir {
 /// figures taken from elsewhere than the writer's byte counters: the sum
 /// of the record lengths the sessions committed, and the bytes the writer
 /// advanced through the files (every switch's offset plus where it ended).
-fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
+fn real_run(cfg: &LgwrRun) -> (LgwrResult, Vec<u64>, u64, u64) {
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(cfg, &stop).expect("prepare");
     let out = run(cfg, Some(&mut g), &stop).expect("run");
@@ -359,31 +298,29 @@ fn real_run(cfg: &LgwrConfig) -> (LgwrResult, Vec<u64>, u64, u64) {
         .sum();
     assert!(m.writer.switches.len() as u64 == m.writer.n_switches);
     let advanced = m.writer.switches.iter().map(|s| s.at_offset).sum::<u64>() + m.writer.end.1;
-    (
-        out.measured.summarize("t", echo(cfg, 1)),
-        lens,
-        records,
-        advanced,
-    )
+    (out.measured.summarize("t", cfg, 1), lens, records, advanced)
 }
 
-fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrConfig {
-    LgwrConfig {
+fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrRun {
+    LgwrRun {
+        config: LgwrConfig {
+            sessions: 4,
+            commits_per_session: Some(150),
+            runtime_ns: None,
+            redo_size: RedoSize::Uniform(100, 3000),
+            method,
+            file_size: 128 << 10,
+            max_write_bytes: 64 << 10,
+            // 600 records of at most 3000 bytes, padded, fit in 16 × 128 KiB
+            // however the writer groups them: no file is reused, nothing
+            // overwritten, on a slow machine too.
+            files: 16,
+            ..LgwrConfig::default()
+        },
         dir: dir.to_path_buf(),
-        sessions: 4,
-        commits: Some(150),
-        runtime_s: None,
-        redo_size: RedoSize::Uniform(100, 3000),
-        method,
-        file_size: 128 << 10,
-        max_write: 64 << 10,
-        // 600 records of at most 3000 bytes, padded, fit in 16 × 128 KiB
-        // however the writer groups them: no file is reused, nothing
-        // overwritten, on a slow machine too.
-        files: 16,
         verify: true,
         journal: true,
-        ..LgwrConfig::default()
+        keep: false,
     }
 }
 
@@ -412,10 +349,7 @@ fn real_files_hold_every_committed_record() {
         (Method::BufferedFdatasync, Protocol::Writer),
         (Method::BufferedFdatasync, Protocol::Leader),
     ] {
-        let cfg = LgwrConfig {
-            protocol,
-            ..real_cfg(d.path(), method)
-        };
+        let cfg = edit(real_cfg(d.path(), method), |c| c.protocol = protocol);
         let (r, _, records, advanced) = real_run(&cfg);
         assert_eq!(r.commits, 600);
         let v = r.verify.as_ref().unwrap();
@@ -429,7 +363,7 @@ fn real_files_hold_every_committed_record() {
         assert_eq!(r.writer.written_bytes, advanced);
         assert_eq!(r.writer.wastage_bytes, advanced - records);
         assert_eq!(r.writer.written_bytes % 512, 0);
-        assert_switches_at_the_right_offsets(&r, cfg.file_size);
+        assert_switches_at_the_right_offsets(&r, cfg.config.file_size);
     }
     assert!(
         std::fs::read_dir(d.path()).unwrap().next().is_none(),
@@ -440,12 +374,11 @@ fn real_files_hold_every_committed_record() {
 #[test]
 fn appended_files_grow_by_redo_plus_padding() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        prepare: Prepare::Append,
-        block_size: 4096,
-        files: 24,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.prepare = Prepare::Append;
+        c.block_size = 4096;
+        c.files = 24;
+    });
     let (r, lens, records, _) = real_run(&cfg);
     // No file was reused, so the files hold exactly what was written.
     assert_eq!(lens.iter().sum::<u64>(), r.writer.written_bytes);
@@ -459,10 +392,9 @@ fn appended_files_grow_by_redo_plus_padding() {
 #[test]
 fn mirrored_members_and_async_writes_hold_every_record() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        members: 2,
-        ..real_cfg(d.path(), Method::DirectFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::DirectFdatasync), |c| {
+        c.members = 2
+    });
     let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!(
@@ -475,11 +407,10 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         eprintln!("SKIP async part: {why}");
         return;
     }
-    let cfg = LgwrConfig {
-        members: 2,
-        async_depth: 4,
-        ..real_cfg(d.path(), Method::UringFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::UringFdatasync), |c| {
+        c.members = 2;
+        c.async_depth = 4;
+    });
     let (r, ..) = real_run(&cfg);
     let v = r.verify.clone().unwrap();
     assert_eq!(
@@ -488,7 +419,7 @@ fn mirrored_members_and_async_writes_hold_every_record() {
         "{:?}",
         v.first_bad
     );
-    assert_switches_at_the_right_offsets(&r, cfg.file_size);
+    assert_switches_at_the_right_offsets(&r, cfg.config.file_size);
 }
 
 #[test]
@@ -497,50 +428,35 @@ fn bad_input_fails_before_any_file_is_made() {
     let base = real_cfg(d.path(), Method::DirectDsync);
     let stop = AtomicBool::new(false);
     for (cfg, want) in [
+        (edit(base.clone(), |c| c.sessions = 0), "--sessions"),
         (
-            LgwrConfig {
-                sessions: 0,
-                ..base.clone()
-            },
-            "--sessions",
-        ),
-        (
-            LgwrConfig {
-                block_size: 256,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| c.block_size = 256),
             "O_DIRECT cannot write 256-byte",
         ),
         (
-            LgwrConfig {
-                file_size: 32 << 10,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| c.file_size = 32 << 10),
             "smaller than the largest log write",
         ),
         (
-            LgwrConfig {
-                protocol: Protocol::Leader,
-                method: Method::UringFdatasync,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| {
+                c.protocol = Protocol::Leader;
+                c.method = Method::UringFdatasync;
+            }),
             "--method uring-fdatasync needs the log writer",
         ),
         (
-            LgwrConfig {
-                protocol: Protocol::Leader,
-                writer_cpu: Some(0),
-                ..base.clone()
-            },
+            edit(base.clone(), |c| {
+                c.protocol = Protocol::Leader;
+                c.writer_cpu = Some(0);
+            }),
             "--writer-cpu applies to the log writer",
         ),
         (
-            LgwrConfig {
-                protocol: Protocol::Leader,
-                null_delay_ns: Some(1000),
-                async_depth: 4,
-                ..base.clone()
-            },
+            edit(base.clone(), |c| {
+                c.protocol = Protocol::Leader;
+                c.null_delay_ns = Some(1000);
+                c.async_depth = 4;
+            }),
             "--async-depth must be 1",
         ),
     ] {
@@ -552,6 +468,81 @@ fn bad_input_fails_before_any_file_is_made() {
     assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
 }
 
+/// `txn_cpu_ns` is CPU each transaction spends before its commit, on the
+/// session's own CPU clock: the sessions' CPU per commit holds at least
+/// it, and no session commits faster than it allows. (Bounds only: a
+/// loaded machine can only add time.)
+#[test]
+fn transaction_cpu_is_spent_before_every_commit() {
+    const CPU: u64 = 300_000;
+    for protocol in [Protocol::Writer, Protocol::Leader] {
+        let cfg = null_cfg(LgwrConfig {
+            protocol,
+            sessions: 2,
+            commits_per_session: Some(100),
+            runtime_ns: None,
+            txn_cpu_ns: CPU,
+            null_delay_ns: Some(0),
+            ..LgwrConfig::default()
+        });
+        let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+        let r = out.measured.summarize("t", &cfg, 1);
+        assert_eq!(r.commits, 200);
+        assert_eq!(r.config.txn_cpu_ns, CPU);
+        let cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
+        assert!(cpu >= 200 * CPU, "{protocol:?}: {cpu} ns of session CPU");
+        for sl in &r.sessions {
+            assert!(sl.tps <= 1e9 / CPU as f64, "{protocol:?}: {} TPS", sl.tps);
+        }
+    }
+}
+
+/// The thread names in this process now.
+fn thread_names() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// Under the leader protocol nobody but the sessions runs: there is no
+/// log-writer thread. Under the writer protocol the "lgwr" thread is there
+/// for the whole run.
+#[test]
+fn the_leader_protocol_runs_no_writer_thread() {
+    for (protocol, writer_seen) in [(Protocol::Writer, true), (Protocol::Leader, false)] {
+        let stop = AtomicBool::new(false);
+        let cfg = null_cfg(LgwrConfig {
+            protocol,
+            sessions: 4,
+            commits_per_session: Some(200),
+            runtime_ns: None,
+            null_delay_ns: Some(500_000),
+            ..LgwrConfig::default()
+        });
+        let seen = std::thread::scope(|s| {
+            let h = s.spawn(|| run(&cfg, None, &stop).expect("run"));
+            let mut seen = std::collections::BTreeSet::new();
+            while !h.is_finished() {
+                seen.extend(thread_names());
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            let out = h.join().unwrap();
+            assert!(out.error.is_none(), "{:?}", out.error);
+            let r = out.measured.summarize("t", &cfg, 1);
+            assert_eq!(r.commits, 800);
+            assert_eq!(r.config.protocol, protocol);
+            seen
+        });
+        assert!(
+            seen.iter().any(|n| n.starts_with("lgwr-session")),
+            "{protocol:?}: {seen:?}"
+        );
+        assert_eq!(seen.contains("lgwr"), writer_seen, "{protocol:?}: {seen:?}");
+    }
+}
+
 /// Damage written into the log files after the run: the constant-memory
 /// verifier must still find a changed byte, a zeroed block and a record
 /// cut short, and count every committed record exactly once.
@@ -560,10 +551,9 @@ fn verify_catches_damaged_and_missing_records() {
     use dbio_sim::lgwr::verify::verify;
     use std::os::unix::fs::FileExt;
     let d = scratch();
-    let cfg = LgwrConfig {
-        members: 2,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.members = 2
+    });
     let stop = AtomicBool::new(false);
     let mut g = LogGroup::prepare(&cfg, &stop).expect("prepare");
     let out = run(&cfg, Some(&mut g), &stop).expect("run");
@@ -578,9 +568,9 @@ fn verify_catches_damaged_and_missing_records() {
             &m.sessions,
             &readers,
             &m.writer.uses,
-            cfg.seed,
-            cfg.redo_size.max(),
-            cfg.block_size,
+            cfg.config.seed,
+            cfg.config.redo_size.max(),
+            cfg.config.block_size,
         )
     };
     assert_eq!(again().checked, 600, "reading back twice changes nothing");
@@ -629,10 +619,9 @@ fn verify_catches_damaged_and_missing_records() {
 #[test]
 fn verify_counts_reused_log_files_as_overwritten() {
     let d = scratch();
-    let cfg = LgwrConfig {
-        files: 2,
-        ..real_cfg(d.path(), Method::BufferedFdatasync)
-    };
+    let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
+        c.files = 2
+    });
     let (r, ..) = real_run(&cfg);
     assert!(
         r.writer.log_switches >= 4,

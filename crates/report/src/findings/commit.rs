@@ -225,7 +225,7 @@ fn check_section(xs: &[LgwrResult]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::lgwr::VerifyResult;
+    use dbio_model::lgwr::{Method, VerifyResult};
 
     fn result(name: &str, tps: f64) -> LgwrResult {
         let mut x = LgwrResult {
@@ -235,7 +235,11 @@ mod tests {
             ..Default::default()
         };
         x.config.sessions = 1;
-        x.config.method = name.into();
+        x
+    }
+
+    fn with_method(mut x: LgwrResult, method: Method) -> LgwrResult {
+        x.config.method = method;
         x
     }
 
@@ -300,8 +304,8 @@ mod tests {
             "check",
             vec![
                 result("one", 100.0),
-                result("ten", 500.0),
-                result("other", 300.0),
+                with_method(result("ten", 500.0), Method::DirectDsync),
+                with_method(result("other", 300.0), Method::BufferedFsync),
             ],
         );
         let f = evaluate(&c);
@@ -311,7 +315,7 @@ mod tests {
             .contains("at 10 sessions this storage commits about 500 times"));
         assert!(
             f[1].text.starts_with(
-                "The fastest durability method for the log writer here is ten (500 commits/s at 10 sessions); the slowest is other (300"
+                "The fastest durability method for the log writer here is direct-dsync (500 commits/s at 10 sessions); the slowest is buffered-fsync (300"
             ),
             "{}",
             f[1].text

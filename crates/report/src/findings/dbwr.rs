@@ -196,9 +196,9 @@ pub fn check_writer(r: &DbwrResult) -> Finding {
     let how = format!(
         "{}{}",
         match r.config.engine {
-            Some(EngineKind::IoUring) => "io_uring",
-            Some(EngineKind::Psync) => "pwrite",
-            _ => "null",
+            EngineKind::IoUring => "io_uring",
+            EngineKind::Psync => "pwrite",
+            EngineKind::Null => "null",
         },
         if r.config.direct {
             ", O_DIRECT"

@@ -1,49 +1,11 @@
-//! The model's configuration, checked before any I/O, and its error type.
+//! The model's configuration (`dbio_model::dbwr::DbwrConfig`, the one
+//! the result echoes), checked before any I/O, and its error type.
 
-use super::placement::Placement;
 use super::StampError;
 use super::BLOCK_SIZE;
 use dbio_engine::EngineError;
+pub use dbio_model::dbwr::DbwrConfig;
 use dbio_model::units::format_bytes;
-use dbio_model::EngineKind;
-
-/// Everything one run of the model needs to know.
-#[derive(Debug, Clone)]
-pub struct DbwrConfig {
-    /// Buffers in the cache (8 KiB each).
-    pub buffers: u32,
-    /// LRU lists; block `b` lives on list `b % lists`.
-    pub lists: u32,
-    /// Writer threads; writer `w` owns lists `w, w + K, w + 2K, ...`.
-    pub writers: u32,
-    /// Foreground threads.
-    pub foregrounds: u32,
-    /// Share of touches that change the block, percent (0..=100).
-    pub dirty_pct: f64,
-    /// Largest write batch, buffers.
-    pub batch_max: u32,
-    /// How deep (percent of a list) foregrounds look for a free buffer and
-    /// writers look for dirty ones, from the cold end.
-    pub scan_depth_pct: u32,
-    /// Blocks in the datafile.
-    pub blocks: u64,
-    /// Writers' I/O engine.
-    pub engine: EngineKind,
-    /// Injected service time of the null engine, ns.
-    pub null_delay_ns: u64,
-    /// Measured run time, ns (None: until `ops` touches are done).
-    pub runtime_ns: Option<u64>,
-    /// Touches in total, split across foregrounds (None: until `runtime_ns`).
-    pub ops: Option<u64>,
-    /// Foreground rate over all threads, touches per second (None: full speed).
-    pub rate: Option<u64>,
-    /// Checkpoint interval, ns.
-    pub checkpoint_interval_ns: Option<u64>,
-    /// Writer CPU placement.
-    pub placement: Placement,
-    /// Seed of the foregrounds' block choice.
-    pub seed: u64,
-}
 
 /// Largest batch accepted: io_uring's submission queue is sized from it.
 pub const MAX_BATCH: u32 = 4096;
@@ -81,104 +43,114 @@ pub enum DbwrError {
 /// The most writer or foreground threads.
 pub const MAX_THREADS: u32 = 4096;
 
-impl DbwrConfig {
-    /// Buffers per list, rounded down (the last list takes the remainder).
-    pub fn buffers_per_list(&self) -> u32 {
-        self.buffers / self.lists.max(1)
-    }
+/// Buffers per list, rounded down (the last list takes the remainder).
+pub fn buffers_per_list(c: &DbwrConfig) -> u32 {
+    c.buffers / c.lists.max(1)
+}
 
-    /// Checks the configuration; the first problem is returned as one sentence.
-    pub fn validate(&self) -> Result<(), DbwrError> {
-        let bad = |s: String| Err(DbwrError::Invalid(s));
-        if self.writers == 0 {
-            return bad("--writers must be at least 1".into());
-        }
-        if self.lists == 0 {
-            return bad("--lists must be at least 1".into());
-        }
-        if self.writers > self.lists {
-            return bad(format!(
-                "{} writers cannot share {} LRU lists: each writer owns whole lists, so use --lists {} or more",
-                self.writers, self.lists, self.writers
-            ));
-        }
-        if self.foregrounds == 0 {
-            return bad("--foregrounds must be at least 1".into());
-        }
-        if self.writers > MAX_THREADS {
-            return bad(format!(
-                "--writers {} is more than {MAX_THREADS}",
-                self.writers
-            ));
-        }
-        if self.foregrounds > MAX_THREADS {
-            return bad(format!(
-                "--foregrounds {} is more than {MAX_THREADS}",
-                self.foregrounds
-            ));
-        }
-        // The cache's buffers (8 KiB each, plus a header) and its block
-        // map (4 B per datafile block) are allocated up front.
-        let cache = u64::from(self.buffers) * (BLOCK_SIZE as u64 + 32) + self.blocks * 4;
-        if cache > 64 << 20 {
-            dbio_engine::buf::check_memory(
-                cache,
-                &format!(
-                    "a buffer cache of {} buffers for a datafile of {} blocks",
-                    self.buffers, self.blocks
-                ),
-            )
-            .map_err(DbwrError::Invalid)?;
-        }
-        if self.batch_max == 0 || self.batch_max > MAX_BATCH {
-            return bad(format!(
-                "--batch must be between 1 and {MAX_BATCH} buffers, not {}",
-                self.batch_max
-            ));
-        }
-        if !(0.0..=100.0).contains(&self.dirty_pct) {
-            return bad(format!(
-                "--dirty must be a share between 0 and 100 %, not {}",
-                self.dirty_pct
-            ));
-        }
-        if self.scan_depth_pct == 0 || self.scan_depth_pct > 100 {
-            return bad(format!(
-                "--scan-depth must be between 1 and 100 % of a list, not {}",
-                self.scan_depth_pct
-            ));
-        }
-        if self.buffers_per_list() < 4 {
-            return bad(format!(
-                "{} buffers over {} lists leaves fewer than 4 buffers per list; use more --buffers or fewer --lists",
-                self.buffers, self.lists
-            ));
-        }
-        if u64::from(self.buffers) > self.blocks {
-            return bad(format!(
-                "the buffer cache ({} buffers, {}) is larger than the datafile ({} blocks, {}); use a larger --size or fewer --buffers",
-                self.buffers,
-                format_bytes(u64::from(self.buffers) * BLOCK_SIZE as u64),
-                self.blocks,
-                format_bytes(self.blocks * BLOCK_SIZE as u64)
-            ));
-        }
-        if self.blocks > u64::from(u32::MAX - 1) * u64::from(self.lists) {
-            return bad("the datafile has too many blocks for this many lists".into());
-        }
-        if self.runtime_ns.is_none() && self.ops.is_none() {
-            return bad("give a run time or an operation count".into());
-        }
-        if self.ops == Some(0) {
-            return bad("--ops must be at least 1".into());
-        }
-        if self.rate == Some(0) {
-            return bad("--rate must be at least 1 operation per second".into());
-        }
-        if self.checkpoint_interval_ns == Some(0) {
-            return bad("--checkpoint-interval must be longer than 0".into());
-        }
-        self.placement.validate(self.writers)?;
-        Ok(())
+/// Blocks in the datafile.
+pub fn blocks(c: &DbwrConfig) -> u64 {
+    c.datafile_bytes / BLOCK_SIZE as u64
+}
+
+/// Checks the configuration; the first problem is returned as one sentence.
+pub fn validate(c: &DbwrConfig) -> Result<(), DbwrError> {
+    let blocks = blocks(c);
+    let bad = |s: String| Err(DbwrError::Invalid(s));
+    if blocks == 0 || !c.datafile_bytes.is_multiple_of(BLOCK_SIZE as u64) {
+        return bad(format!(
+            "--size must be a positive multiple of 8 KiB (the block size), not {} bytes",
+            c.datafile_bytes
+        ));
     }
+    if c.writers == 0 {
+        return bad("--writers must be at least 1".into());
+    }
+    if c.lists == 0 {
+        return bad("--lists must be at least 1".into());
+    }
+    if c.writers > c.lists {
+        return bad(format!(
+                "{} writers cannot share {} LRU lists: each writer owns whole lists, so use --lists {} or more",
+                c.writers, c.lists, c.writers
+            ));
+    }
+    if c.foregrounds == 0 {
+        return bad("--foregrounds must be at least 1".into());
+    }
+    if c.writers > MAX_THREADS {
+        return bad(format!(
+            "--writers {} is more than {MAX_THREADS}",
+            c.writers
+        ));
+    }
+    if c.foregrounds > MAX_THREADS {
+        return bad(format!(
+            "--foregrounds {} is more than {MAX_THREADS}",
+            c.foregrounds
+        ));
+    }
+    // The cache's buffers (8 KiB each, plus a header) and its block
+    // map (4 B per datafile block) are allocated up front.
+    let cache = u64::from(c.buffers) * (BLOCK_SIZE as u64 + 32) + blocks * 4;
+    if cache > 64 << 20 {
+        dbio_engine::buf::check_memory(
+            cache,
+            &format!(
+                "a buffer cache of {} buffers for a datafile of {} blocks",
+                c.buffers, blocks
+            ),
+        )
+        .map_err(DbwrError::Invalid)?;
+    }
+    if c.batch_max == 0 || c.batch_max > MAX_BATCH {
+        return bad(format!(
+            "--batch must be between 1 and {MAX_BATCH} buffers, not {}",
+            c.batch_max
+        ));
+    }
+    if !(0.0..=100.0).contains(&c.dirty_pct) {
+        return bad(format!(
+            "--dirty must be a share between 0 and 100 %, not {}",
+            c.dirty_pct
+        ));
+    }
+    if c.scan_depth_pct == 0 || c.scan_depth_pct > 100 {
+        return bad(format!(
+            "--scan-depth must be between 1 and 100 % of a list, not {}",
+            c.scan_depth_pct
+        ));
+    }
+    if buffers_per_list(c) < 4 {
+        return bad(format!(
+                "{} buffers over {} lists leaves fewer than 4 buffers per list; use more --buffers or fewer --lists",
+                c.buffers, c.lists
+            ));
+    }
+    if u64::from(c.buffers) > blocks {
+        return bad(format!(
+                "the buffer cache ({} buffers, {}) is larger than the datafile ({} blocks, {}); use a larger --size or fewer --buffers",
+                c.buffers,
+                format_bytes(u64::from(c.buffers) * BLOCK_SIZE as u64),
+                blocks,
+                format_bytes(blocks * BLOCK_SIZE as u64)
+            ));
+    }
+    if blocks > u64::from(u32::MAX - 1) * u64::from(c.lists) {
+        return bad("the datafile has too many blocks for this many lists".into());
+    }
+    if c.runtime_ns.is_none() && c.ops.is_none() {
+        return bad("give a run time or an operation count".into());
+    }
+    if c.ops == Some(0) {
+        return bad("--ops must be at least 1".into());
+    }
+    if c.rate_ops == Some(0) {
+        return bad("--rate must be at least 1 operation per second".into());
+    }
+    if c.checkpoint_interval_ns == Some(0) {
+        return bad("--checkpoint-interval must be longer than 0".into());
+    }
+    super::placement::validate(&c.placement)?;
+    Ok(())
 }

@@ -6,9 +6,7 @@ use super::foreground::ForegroundCounters;
 use super::run::RunData;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
-use dbio_model::dbwr::{
-    CheckpointStats, DbwrEcho, DbwrResult, ForegroundStats, WriteStats, WriterStats,
-};
+use dbio_model::dbwr::{CheckpointStats, DbwrResult, ForegroundStats, WriteStats, WriterStats};
 use dbio_model::{CpuUsage, LatencySummary, Log2Buckets};
 
 /// CPU usage over `runtime_ns`, with `per_unit` the work it is divided by.
@@ -28,32 +26,9 @@ fn cpu(u: &Usage, runtime_ns: u64, per_unit: u64) -> CpuUsage {
     }
 }
 
-/// The configuration as the result echoes it (`target` and `direct` are
-/// the caller's to fill in).
-pub fn echo(cfg: &DbwrConfig) -> DbwrEcho {
-    DbwrEcho {
-        buffers: cfg.buffers,
-        lists: cfg.lists,
-        writers: cfg.writers,
-        foregrounds: cfg.foregrounds,
-        dirty_pct: cfg.dirty_pct,
-        batch_max: cfg.batch_max,
-        scan_depth_pct: cfg.scan_depth_pct,
-        block_size: super::BLOCK_SIZE as u32,
-        datafile_bytes: cfg.blocks * super::BLOCK_SIZE as u64,
-        engine: Some(cfg.engine),
-        direct: false,
-        null_delay_ns: cfg.null_delay_ns,
-        rate_ops: cfg.rate,
-        checkpoint_interval_s: cfg.checkpoint_interval_ns.map(|n| n as f64 / 1e9),
-        placement: cfg.placement.to_string(),
-        seed: cfg.seed,
-        target: String::new(),
-    }
-}
-
-/// Builds the result of a run named `name`.
-pub fn result(name: &str, cfg: &DbwrConfig, d: &RunData) -> DbwrResult {
+/// Builds the result of a run named `name` of `cfg` (echoed as it is) on
+/// `target`, the datafile as prepared (empty for the null engine).
+pub fn result(name: &str, cfg: &DbwrConfig, target: String, d: &RunData) -> DbwrResult {
     let rt = d.runtime_ns.max(1);
     let secs = rt as f64 / 1e9;
 
@@ -135,7 +110,9 @@ pub fn result(name: &str, cfg: &DbwrConfig, d: &RunData) -> DbwrResult {
     }
     DbwrResult {
         name: name.to_string(),
-        config: echo(cfg),
+        config: cfg.clone(),
+        block_size: super::BLOCK_SIZE as u32,
+        target,
         runtime_ns: d.runtime_ns,
         foreground,
         writers_cpu: cpu(&wu, rt, writes.blocks_written),

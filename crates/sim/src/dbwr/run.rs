@@ -263,11 +263,11 @@ pub fn run(
     disk: Option<&str>,
     verify_reads: bool,
 ) -> Result<(Outcome, Instance), DbwrError> {
-    cfg.validate()?;
+    super::config::validate(cfg)?;
     let inst = Instance::try_new(
         cfg.buffers,
         cfg.lists,
-        cfg.blocks,
+        super::config::blocks(cfg),
         cfg.writers,
         verify_reads,
     )
@@ -345,9 +345,7 @@ fn writer_thread(
     gate: &StartGate,
     fail: &(dyn Fn(DbwrError) + Sync),
 ) -> WriterReport {
-    let setup = cfg
-        .placement
-        .apply(w)
+    let setup = super::placement::apply(&cfg.placement, w)
         .and_then(|cpus| Ok((cpus, engines(Role::Writer(w))?)));
     let started = gate.arrive();
     let (cpus, engine) = match setup {
@@ -419,7 +417,7 @@ fn foreground_thread(
             let spec = LoadSpec {
                 ops,
                 interval_ns: cfg
-                    .rate
+                    .rate_ops
                     .map(|r| (u64::from(cfg.foregrounds) * 1_000_000_000 / r).max(1)),
                 dirty_pct: cfg.dirty_pct,
                 start_ns: Some(t0),

@@ -10,7 +10,7 @@
 //! first byte is written: the directory, O_DIRECT support and alignment
 //! (statx on an empty probe file), and the free space of the whole group.
 
-use super::config::LgwrConfig;
+use super::config::LgwrRun;
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::EngineError;
@@ -31,9 +31,9 @@ pub struct LogGroup {
     pub used: bool,
 }
 
-/// Checks the directory and the storage for `cfg` without writing data.
-pub fn preflight(cfg: &LgwrConfig) -> Result<(), String> {
-    let dir = &cfg.dir;
+/// Checks the directory and the storage for `run` without writing data.
+pub fn preflight(run: &LgwrRun) -> Result<(), String> {
+    let (cfg, dir) = (&run.config, &run.dir);
     dbio_engine::target::check_dir(dir).map_err(|e| e.to_string())?;
     if cfg.method.direct() {
         let probe = dbio_engine::target::probe_dir(dir)
@@ -78,9 +78,10 @@ pub fn preflight(cfg: &LgwrConfig) -> Result<(), String> {
 
 impl LogGroup {
     /// Creates and lays out every file and member.
-    pub fn prepare(cfg: &LgwrConfig, stop: &AtomicBool) -> Result<LogGroup, EngineError> {
+    pub fn prepare(run: &LgwrRun, stop: &AtomicBool) -> Result<LogGroup, EngineError> {
+        let cfg = &run.config;
         let spec = TargetSpec {
-            path: cfg.dir.clone(),
+            path: run.dir.clone(),
             size: cfg.file_size,
             prepare: cfg.prepare,
             direct: false,
@@ -89,7 +90,7 @@ impl LogGroup {
             writes: true,
             overwrite: false,
             block_device: BlockDevicePolicy::NotAccepted,
-            keep: cfg.keep,
+            keep: run.keep,
         };
         let mut targets = Vec::with_capacity(cfg.files as usize);
         for _ in 0..cfg.files {
@@ -106,14 +107,15 @@ impl LogGroup {
         })
     }
 
-    /// Whether this group can serve `cfg` as it is (same shape, and still
+    /// Whether this group can serve `run` as it is (same shape, and still
     /// in the state its preparation promises: pre-written files stay so).
-    pub fn fits(&self, cfg: &LgwrConfig) -> bool {
+    pub fn fits(&self, run: &LgwrRun) -> bool {
+        let cfg = &run.config;
         self.targets.len() == cfg.files as usize
             && self.targets[0].len() == cfg.members as usize
             && self.targets[0][0].size == cfg.file_size
             && self.prepare == cfg.prepare
-            && self.targets[0][0].path.parent() == Some(cfg.dir.as_path())
+            && self.targets[0][0].path.parent() == Some(run.dir.as_path())
             && (!self.used || cfg.prepare == Prepare::Prewrite)
     }
 
@@ -128,7 +130,8 @@ impl LogGroup {
     /// Opens every file with the method's flags, `[file][member]`: new
     /// descriptors derived from the ones the files were created through
     /// (never from their paths).
-    pub fn open(&self, cfg: &LgwrConfig) -> Result<Vec<Vec<Arc<File>>>, EngineError> {
+    pub fn open(&self, run: &LgwrRun) -> Result<Vec<Vec<Arc<File>>>, EngineError> {
+        let cfg = &run.config;
         let sync = if cfg.method.dsync() {
             Durability::Dsync
         } else {

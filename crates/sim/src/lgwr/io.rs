@@ -13,13 +13,12 @@
 //! * io_uring: one ring per member file, a write linked to an fdatasync per
 //!   member, several writes in flight; completions come back by tag.
 
-use super::config::LgwrConfig;
+use super::config::{sync_op, LgwrRun};
 use dbio_engine::engines::{
     self, AnyEngine, Capabilities, Completion, Dir, Engine, EngineFile, EngineOptions, IoRequest,
     NullDone, Queued, SyncOp,
 };
 use dbio_engine::EngineError;
-use dbio_model::EngineKind;
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -174,17 +173,14 @@ impl LogIo {
     /// Builds the I/O path in the writer thread (io_uring rings are
     /// single-issuer). `bufs` are the writer's buffers, one per tag.
     pub fn new(
-        cfg: &LgwrConfig,
+        run: &LgwrRun,
         files: &[Vec<Arc<File>>],
         paths: &[Vec<PathBuf>],
         bufs: &[*mut u8],
         buf_len: usize,
     ) -> Result<LogIo, EngineError> {
-        let kind = match (cfg.null_delay_ns, cfg.method.uring()) {
-            (Some(_), _) => EngineKind::Null,
-            (None, true) => EngineKind::IoUring,
-            (None, false) => EngineKind::Psync,
-        };
+        let cfg = &run.config;
+        let kind = cfg.engine();
         let opts = EngineOptions {
             depth: cfg.async_depth,
             bufs,
@@ -203,7 +199,7 @@ impl LogIo {
             if cfg.async_depth > 1 {
                 let member = |m: u64| {
                     let o = EngineOptions {
-                        null_out_of_order: Some((cfg.seed + m, cfg.journal)),
+                        null_out_of_order: Some((cfg.seed + m, run.journal)),
                         ..opts
                     };
                     engines::open(kind, None, &o)
@@ -233,7 +229,7 @@ impl LogIo {
                     (0..files.len())
                         .map(|f| open(f, m))
                         .collect::<Result<_, _>>()?,
-                    cfg.method.sync_op(),
+                    sync_op(cfg.method),
                     m,
                     cfg.members as usize,
                 )

@@ -3,7 +3,7 @@
 //! disk and process counters around the run, and read every record back
 //! when asked.
 
-use super::config::LgwrConfig;
+use super::config::{planned_memory, LgwrRun};
 use super::files::{preflight, LogGroup};
 use super::session::{session_main, Shared};
 use super::stats::{Measured, SessionRec, WriterRec};
@@ -12,7 +12,7 @@ use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
 use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::{sysinfo, EngineError};
-use dbio_model::lgwr::{LgwrEcho, Protocol};
+use dbio_model::lgwr::Protocol;
 use dbio_model::units::format_bytes;
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
@@ -37,73 +37,28 @@ pub struct Outcome {
 }
 
 /// Checks `cfg` and, for real I/O, the directory and storage. Writes no data.
-pub fn check(cfg: &LgwrConfig) -> Result<(), LgwrError> {
-    validate(cfg)?;
-    if cfg.real_io() {
-        preflight(cfg).map_err(LgwrError::Invalid)?;
+pub fn check(run: &LgwrRun) -> Result<(), LgwrError> {
+    validate(run)?;
+    if run.real_io() {
+        preflight(run).map_err(LgwrError::Invalid)?;
     }
     Ok(())
 }
 
 /// The options, and the memory they plan against MemAvailable.
-fn validate(cfg: &LgwrConfig) -> Result<(), LgwrError> {
-    cfg.validate().map_err(LgwrError::Invalid)?;
+fn validate(run: &LgwrRun) -> Result<(), LgwrError> {
+    let cfg = &run.config;
+    super::config::validate(cfg).map_err(LgwrError::Invalid)?;
     dbio_engine::buf::check_memory(
-        cfg.planned_memory(),
+        planned_memory(cfg),
         &format!(
             "--log-buffer {} with {} sessions and --max-write {}",
-            format_bytes(cfg.log_buffer),
+            format_bytes(cfg.log_buffer_bytes),
             cfg.sessions,
-            format_bytes(cfg.max_write)
+            format_bytes(cfg.max_write_bytes)
         ),
     )
     .map_err(LgwrError::Invalid)
-}
-
-/// The configuration as the result echoes it.
-pub fn echo(cfg: &LgwrConfig, rounds: u32) -> LgwrEcho {
-    let engine = match (cfg.null_delay_ns, cfg.method.uring()) {
-        (Some(_), _) => "null",
-        (None, true) => "io_uring",
-        (None, false) => "psync",
-    };
-    LgwrEcho {
-        protocol: cfg.protocol,
-        sessions: cfg.sessions,
-        commits_per_session: cfg.commits,
-        runtime_s: if cfg.commits.is_none() {
-            cfg.runtime_s
-        } else {
-            None
-        },
-        redo_size: cfg.redo_size.describe(),
-        think_time_ns: cfg.think_time_ns,
-        txn_cpu_ns: cfg.txn_cpu_ns,
-        log_buffer_bytes: cfg.log_buffer,
-        max_write_bytes: cfg.max_write,
-        block_size: cfg.block_size,
-        method: cfg.method.name().into(),
-        engine: engine.into(),
-        null_delay_ns: cfg.null_delay_ns.unwrap_or(0),
-        files: cfg.files,
-        file_size: cfg.file_size,
-        members: cfg.members,
-        prepare: format!("{:?}", cfg.prepare).to_lowercase(),
-        async_depth: cfg.async_depth,
-        commit_delay_ns: cfg.commit_delay_ns,
-        commit_siblings: cfg.commit_siblings,
-        writer_cpu: cfg.writer_cpu,
-        session_cpus: cfg.session_cpus.clone(),
-        writer_nice: cfg.writer_nice,
-        writer_fifo: cfg.writer_fifo,
-        post_spin_ns: cfg.post_spin_ns,
-        target: if cfg.real_io() {
-            cfg.dir.display().to_string()
-        } else {
-            "(null engine: no files)".into()
-        },
-        rounds,
-    }
 }
 
 /// /proc/self/io `read_bytes` and `write_bytes` (0 when unreadable).
@@ -118,21 +73,22 @@ fn proc_io() -> (u64, u64) {
     (field("read_bytes:"), field("write_bytes:"))
 }
 
-/// Runs `cfg` once. `group` holds the log files (None for the null
+/// Runs `run` once. `group` holds the log files (None for the null
 /// engine); `stop` ends the run early (signals).
 pub fn run(
-    cfg: &LgwrConfig,
+    run: &LgwrRun,
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
 ) -> Result<Outcome, LgwrError> {
     // Only the options: the storage was checked when the group was
     // prepared, and a free-space check now would count the group's own
     // files against it.
-    validate(cfg)?;
+    validate(run)?;
+    let cfg = &run.config;
     let (files, paths, readers) = match (cfg.real_io(), group) {
         (false, _) => (Vec::new(), Vec::new(), Vec::new()),
         (true, Some(g)) => {
-            if !g.fits(cfg) {
+            if !g.fits(run) {
                 return Err(LgwrError::Invalid(format!(
                     "the prepared log group does not match {} files of {} with {} members",
                     cfg.files,
@@ -141,8 +97,8 @@ pub fn run(
                 )));
             }
             g.used = true;
-            let readers = if cfg.verify { g.readers() } else { Vec::new() };
-            (g.open(cfg)?, g.paths(), readers)
+            let readers = if run.verify { g.readers() } else { Vec::new() };
+            (g.open(run)?, g.paths(), readers)
         }
         (true, None) => {
             return Err(LgwrError::Invalid(
@@ -151,7 +107,7 @@ pub fn run(
         }
     };
     let disk = if cfg.real_io() {
-        sysinfo::disk_of(&cfg.dir)
+        sysinfo::disk_of(&run.dir)
             .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
     } else {
         None
@@ -164,7 +120,7 @@ pub fn run(
     let error: Mutex<Option<EngineError>> = Mutex::new(None);
     let leader = match cfg.protocol {
         Protocol::Writer => None,
-        Protocol::Leader => Some(FlushLock::new(Leader::new(cfg, &shared, &files, &paths)?)),
+        Protocol::Leader => Some(FlushLock::new(Leader::new(run, &shared, &files, &paths)?)),
     };
     let writers = usize::from(leader.is_none());
     let total = cfg.sessions as usize + writers;
@@ -172,7 +128,7 @@ pub fn run(
         let writer = match leader {
             Some(_) => None,
             None => Some(spawn_scoped(s, "lgwr".into(), 0, total, || {
-                writer_main(cfg, &shared, &files, &paths, &gate, &error)
+                writer_main(run, &shared, &files, &paths, &gate, &error)
             })?),
         };
         let mut sessions = Vec::with_capacity(cfg.sessions as usize);
@@ -184,7 +140,7 @@ pub fn run(
                 format!("lgwr-session-{}", i + 1),
                 i as usize + writers,
                 total,
-                move || session_main(i, cfg, shared, leader, gate, stop),
+                move || session_main(i, run, shared, leader, gate, stop),
             ) {
                 Ok(h) => sessions.push(h),
                 Err(e) => {
@@ -239,7 +195,7 @@ pub fn run(
         (Some(a), Some(b)) => Some(a.delta(&b)),
         _ => None,
     };
-    let verified = (cfg.verify && cfg.real_io()).then(|| {
+    let verified = (run.verify && cfg.real_io()).then(|| {
         verify(
             &recs,
             &readers,

@@ -9,7 +9,7 @@
 //! telescoping timestamps t_commit ≤ t_pickup ≤ t_io_done ≤ t_wake ≤
 //! t_resumed without a lock and without allocating.
 
-use super::config::{LgwrConfig, HEADER_BYTES};
+use super::config::{sample, LgwrConfig, LgwrRun, HEADER_BYTES};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
 use super::stats::{Pos, SessionRec};
@@ -64,7 +64,7 @@ impl Shared {
     /// allocated.
     pub fn new(cfg: &LgwrConfig) -> Result<Self, String> {
         Ok(Self {
-            logbuf: LogBuffer::try_new(cfg.log_buffer, cfg.sessions)?,
+            logbuf: LogBuffer::try_new(cfg.log_buffer_bytes, cfg.sessions)?,
             slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
             active: AtomicU32::new(cfg.sessions),
             writer: OnceLock::new(),
@@ -135,12 +135,13 @@ fn burn_cpu(ns: u64) {
 /// or `stop` is raised; returns its recordings.
 pub fn session_main(
     idx: u32,
-    cfg: &LgwrConfig,
+    run: &LgwrRun,
     shared: &Shared,
     leader: Option<&FlushLock>,
     gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
+    let cfg = &run.config;
     let slot = &shared.slots[idx as usize];
     let _ = slot.thread.set(std::thread::current());
     if !cfg.session_cpus.is_empty() {
@@ -151,8 +152,9 @@ pub fn session_main(
     let pattern = record::pattern(cfg.seed, idx, cfg.redo_size.max());
     let mut rng = fastrand::Rng::with_seed(cfg.seed.wrapping_add(u64::from(idx) * 7919));
     let mut rec = SessionRec::new(
-        cfg.verify.then_some(cfg.files),
-        cfg.journal.then(|| cfg.commits.unwrap_or(1 << 16)),
+        run.verify.then_some(cfg.files),
+        run.journal
+            .then(|| cfg.commits_per_session.unwrap_or(1 << 16)),
     );
     if !gate.arrive() {
         // Another thread could not start: no commits.
@@ -161,9 +163,9 @@ pub fn session_main(
     }
     let cpu0 = thread_usage();
     let t_start = now_ns();
-    let deadline = t_start + (cfg.runtime_s.unwrap_or(0.0) * 1e9) as u64;
+    let deadline = t_start.saturating_add(cfg.runtime_ns.unwrap_or(0));
     let writer = shared.writer.get().cloned();
-    let limit = cfg.commits.unwrap_or(u64::MAX);
+    let limit = cfg.commits_per_session.unwrap_or(u64::MAX);
     let spin_ns = if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
         cfg.post_spin_ns
     } else {
@@ -176,14 +178,14 @@ pub fn session_main(
             std::thread::sleep(std::time::Duration::from_nanos(cfg.think_time_ns));
             shared.active.fetch_add(1, Ordering::Relaxed);
         }
-        if cfg.commits.is_none() && now_ns() >= deadline {
+        if cfg.commits_per_session.is_none() && now_ns() >= deadline {
             break;
         }
         if cfg.txn_cpu_ns > 0 {
             burn_cpu(cfg.txn_cpu_ns);
         }
         seq += 1;
-        let len = cfg.redo_size.sample(&mut rng) as u32;
+        let len = sample(&cfg.redo_size, &mut rng) as u32;
         let off = record::pattern_offset(seq);
         let payload = &pattern[off..off + (u64::from(len) - HEADER_BYTES) as usize];
         let header = record::header(idx, seq, len, payload);

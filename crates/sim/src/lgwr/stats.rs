@@ -11,8 +11,8 @@ use dbio_engine::engines::NullDone;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
 use dbio_model::lgwr::{
-    CommitBreakdown, IoEvidence, LgwrEcho, LgwrResult, LogSwitch, SessionLine, SizeBucket,
-    VerifyResult, WriterStats,
+    CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, VerifyResult,
+    WriterStats,
 };
 use dbio_model::{CpuUsage, DiskStatsDelta, LatencySummary};
 use hdrhistogram::Histogram;
@@ -128,9 +128,9 @@ pub struct SessionRec {
     /// Where committed records went (only with verification; constant
     /// size, however long the run).
     pub spans: Option<Spans>,
-    /// Every commit's position (only with [`LgwrConfig::journal`]).
+    /// Every commit's position (only with [`LgwrRun::journal`]).
     ///
-    /// [`LgwrConfig::journal`]: super::config::LgwrConfig::journal
+    /// [`LgwrRun::journal`]: super::config::LgwrRun::journal
     pub positions: Option<Vec<Pos>>,
 }
 
@@ -403,8 +403,9 @@ impl Measured {
         }
     }
 
-    /// The result model of this measurement.
-    pub fn summarize(&self, name: &str, config: LgwrEcho) -> LgwrResult {
+    /// The result model of this measurement of `run`, which ran `rounds`
+    /// times (its configuration is echoed as it is).
+    pub fn summarize(&self, name: &str, run: &super::LgwrRun, rounds: u32) -> LgwrResult {
         let secs = self.runtime_ns.max(1) as f64 / 1e9;
         let commits = self.commits();
         let sessions = self
@@ -444,7 +445,9 @@ impl Measured {
         let disk = self.disk.as_ref();
         LgwrResult {
             name: name.to_string(),
-            config,
+            config: run.config.clone(),
+            target: run.target(),
+            rounds,
             runtime_ns: self.runtime_ns,
             commits,
             tps: commits as f64 / secs,

@@ -4,16 +4,16 @@
 //!
 //! Verification runs in constant memory, however long the run: a session
 //! keeps, per log file, only the span of sequence numbers it committed to
-//! the file's latest use (`Spans`), not one entry per commit (that grew
-//! by about 30 B a commit, 150 MB in a 30 s run). Since a session commits
-//! in order and the writer fills a file from offset 0 with whole records
-//! packed back to back, each write padded to the redo block, the verifier
-//! walks each file from the start: a record header gives its length and the
-//! next record starts right after it; padding (or anything that is not a
-//! record header) is skipped to the next block boundary, where every write
-//! starts. Each record of an expected span must appear, in order, and
-//! match on every member; one that does not appear is counted bad
-//! ("missing"), as is one whose bytes differ.
+//! the file's latest use ([`Spans`](super::stats::Spans)), not one entry
+//! per commit (that grew by about 30 B a commit, 150 MB in a 30 s run).
+//! Since a session commits in order and the writer fills a file from offset
+//! 0 with whole records packed back to back, each write padded to the redo
+//! block, the verifier walks each file from the start: a record header
+//! gives its length and the next record starts right after it; padding (or
+//! anything that is not a record header) is skipped to the next block
+//! boundary, where every write starts. Each record of an expected span must
+//! appear, in order, and match on every member; one that does not appear is
+//! counted bad ("missing"), as is one whose bytes differ.
 //!
 //! Payload patterns are regenerated per session; sessions are checked in
 //! groups whose patterns fit in [`PATTERN_BUDGET`], one pass over the files

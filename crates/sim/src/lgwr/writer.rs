@@ -16,7 +16,7 @@
 //! commit_delay is a sleep before taking redo, when at least
 //! commit_siblings other sessions are in a transaction.
 
-use super::config::{round_up, LgwrConfig};
+use super::config::{round_up, sync_op, LgwrConfig, LgwrRun};
 use super::io::{Issue, LogIo};
 use super::logbuf::{Pending, Take};
 use super::session::{Shared, FAILED};
@@ -150,25 +150,26 @@ impl FlushParts {
     /// Allocates the buffers and opens the engines; `placed` applies the
     /// writer thread's CPU and priority first (the log-writer protocol).
     fn new(
-        cfg: &LgwrConfig,
+        run: &LgwrRun,
         files: &[Vec<Arc<File>>],
         paths: &[Vec<PathBuf>],
         placed: bool,
     ) -> Result<Self, EngineError> {
+        let cfg = &run.config;
         let depth = cfg.async_depth as usize;
         let mut bufs: Vec<AlignedBuf> = (0..depth)
-            .map(|_| AlignedBuf::try_new(cfg.max_write as usize))
+            .map(|_| AlignedBuf::try_new(cfg.max_write_bytes as usize))
             .collect::<Option<_>>()
             .ok_or_else(|| {
                 EngineError::Unsupported(dbio_engine::buf::alloc_error(
-                    depth * cfg.max_write as usize,
+                    depth * cfg.max_write_bytes as usize,
                 ))
             })?;
         if placed {
             place_thread(cfg).map_err(EngineError::Unsupported)?;
         }
         let ptrs: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
-        let io = LogIo::new(cfg, files, paths, &ptrs, cfg.max_write as usize)?;
+        let io = LogIo::new(run, files, paths, &ptrs, cfg.max_write_bytes as usize)?;
         let batches = (0..depth)
             .map(|_| Batch {
                 commits: Vec::with_capacity(cfg.sessions as usize),
@@ -201,15 +202,16 @@ impl FlushParts {
 /// start `gate` is aborted (a session could not be started) it returns
 /// without writing.
 pub fn writer_main(
-    cfg: &LgwrConfig,
+    run: &LgwrRun,
     shared: &Shared,
     files: &[Vec<Arc<File>>],
     paths: &[Vec<PathBuf>],
     gate: &StartGate,
     error: &Mutex<Option<EngineError>>,
 ) -> WriterRec {
+    let cfg = &run.config;
     let _ = shared.writer.set(std::thread::current());
-    let mut parts = match FlushParts::new(cfg, files, paths, true) {
+    let mut parts = match FlushParts::new(run, files, paths, true) {
         Ok(p) => p,
         Err(e) => {
             *error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -309,16 +311,16 @@ pub struct Leader<'a> {
 unsafe impl Send for Leader<'_> {}
 
 impl<'a> Leader<'a> {
-    /// The engines and buffers for `cfg`'s log files.
+    /// The engines and buffers for `run`'s log files.
     pub fn new(
-        cfg: &'a LgwrConfig,
+        run: &'a LgwrRun,
         shared: &'a Shared,
         files: &[Vec<Arc<File>>],
         paths: &[Vec<PathBuf>],
     ) -> Result<Self, EngineError> {
         Ok(Self {
-            writer: Writer::new(cfg, shared, Some(0)),
-            parts: FlushParts::new(cfg, files, paths, false)?,
+            writer: Writer::new(&run.config, shared, Some(0)),
+            parts: FlushParts::new(run, files, paths, false)?,
             error: None,
         })
     }
@@ -403,7 +405,7 @@ impl<'a> Writer<'a> {
     ) -> Result<(), EngineError> {
         let cfg = self.cfg;
         let bs = cfg.block_size;
-        let sync = cfg.method.sync_op();
+        let sync = sync_op(cfg.method);
         let all_members = (1u32 << cfg.members) - 1;
         let mut closed = false;
         loop {
@@ -433,7 +435,7 @@ impl<'a> Writer<'a> {
                 match self
                     .shared
                     .logbuf
-                    .take(cfg.max_write, room, bs, &mut b.commits)
+                    .take(cfg.max_write_bytes, room, bs, &mut b.commits)
                 {
                     Take::Batch {
                         lsn,
