@@ -148,10 +148,26 @@ fn pct(part: f64, whole: f64) -> String {
     }
 }
 
-/// The detail block of one configuration.
+/// The detail block of one configuration: what ran, the wait events,
+/// where a commit's time went, the writer's and sessions' work, the I/O
+/// evidence, then the per-session lines and histograms.
 pub fn detail(x: &LgwrResult) -> String {
     let mut s = String::new();
-    let secs = x.runtime_ns.max(1) as f64 / 1e9;
+    heading(&mut s, x);
+    wait_events(&mut s, x);
+    breakdown(&mut s, x);
+    group_commit_and_cpu(&mut s, x);
+    io_evidence(&mut s, x);
+    sessions_and_histograms(&mut s, x);
+    s
+}
+
+/// Whether a leading session, not a writer thread, flushed.
+fn led(x: &LgwrResult) -> bool {
+    x.config.protocol == Protocol::Leader
+}
+
+fn heading(s: &mut String, x: &LgwrResult) {
     let _ = writeln!(
         s,
         "[{}] {} | measured {}{}",
@@ -172,6 +188,10 @@ pub fn detail(x: &LgwrResult) -> String {
         x.writer.writes,
         format_count_rate(x.writer.writes_per_sec)
     );
+}
+
+fn wait_events(s: &mut String, x: &LgwrResult) {
+    let secs = x.runtime_ns.max(1) as f64 / 1e9;
     let mut t = new_table(&[
         "wait event",
         "waits",
@@ -188,9 +208,8 @@ pub fn detail(x: &LgwrResult) -> String {
         &x.log_file_sync,
         secs,
     ));
-    let leader = x.config.protocol == Protocol::Leader;
     t.add_row(event_row(
-        if leader {
+        if led(x) {
             "log file parallel write (leaders)"
         } else {
             "log file parallel write (writer)"
@@ -203,13 +222,16 @@ pub fn detail(x: &LgwrResult) -> String {
     }
     right_align(&mut t);
     let _ = writeln!(s, "{t}");
+}
 
+/// The parts of 'log file sync' (they add up to its mean).
+fn breakdown(s: &mut String, x: &LgwrResult) {
     let b = &x.breakdown;
     let total = x.log_file_sync.mean_ns;
     let mut t = new_table(&["where a commit's time went", "mean", "share", "p50", "p99"]);
     let sum =
         b.wait_for_writer.mean_ns + b.writer_io.mean_ns + b.posting.mean_ns + b.wake_up.mean_ns;
-    let names = if leader {
+    let names = if led(x) {
         [
             "queued for the flush lock until a leader took the redo",
             "leader's I/O: copy, write, sync",
@@ -246,7 +268,9 @@ pub fn detail(x: &LgwrResult) -> String {
     ]);
     right_align(&mut t);
     let _ = writeln!(s, "{t}");
+}
 
+fn group_commit_and_cpu(s: &mut String, x: &LgwrResult) {
     let w = &x.writer;
     let per_commit = |v: u64| v.checked_div(x.commits).map_or("-".into(), format_bytes);
     let _ = writeln!(
@@ -280,7 +304,7 @@ pub fn detail(x: &LgwrResult) -> String {
             c.involuntary_cs
         )
     };
-    if leader {
+    if led(x) {
         let _ = writeln!(
             s,
             "no log writer: each flush ran in the session that led it, so its CPU is in the sessions' below"
@@ -300,6 +324,10 @@ pub fn detail(x: &LgwrResult) -> String {
         format_ns(x.session_cpu.per_io_ns),
         cpu(&x.session_cpu)
     );
+}
+
+/// What the process and the disk did during the run (real I/O only).
+fn io_evidence(s: &mut String, x: &LgwrResult) {
     if x.config.real_io() {
         let io = &x.io;
         let _ = write!(
@@ -325,6 +353,10 @@ pub fn detail(x: &LgwrResult) -> String {
         }
         s.push('\n');
     }
+}
+
+fn sessions_and_histograms(s: &mut String, x: &LgwrResult) {
+    let w = &x.writer;
     if let Some(v) = &x.verify {
         let _ = writeln!(
             s,
@@ -372,7 +404,6 @@ pub fn detail(x: &LgwrResult) -> String {
             );
         }
     }
-    s
 }
 
 /// One row per configuration (the `dbio check` view).

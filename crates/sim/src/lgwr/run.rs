@@ -10,12 +10,15 @@ use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
 use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
-use dbio_engine::threads::{spawn_scoped, StartGate};
+use dbio_engine::threads::{spawn_scoped, SpawnError, StartGate};
 use dbio_engine::{sysinfo, EngineError};
 use dbio_model::lgwr::Protocol;
 use dbio_model::units::format_bytes;
+use dbio_model::DiskStatsDelta;
+use std::fs::File;
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Why a run could not start.
 #[derive(Debug, thiserror::Error)]
@@ -73,20 +76,19 @@ fn proc_io() -> (u64, u64) {
     (field("read_bytes:"), field("write_bytes:"))
 }
 
-/// Runs `run` once. `group` holds the log files (None for the null
-/// engine); `stop` ends the run early (signals).
-pub fn run(
-    run: &LgwrRun,
-    group: Option<&mut LogGroup>,
-    stop: &AtomicBool,
-) -> Result<Outcome, LgwrError> {
-    // Only the options: the storage was checked when the group was
-    // prepared, and a free-space check now would count the group's own
-    // files against it.
-    validate(run)?;
+/// The log files a run writes, per file and member, their paths, and
+/// read-only descriptors for the read-back (empty for the null engine).
+type OpenedGroup = (
+    Vec<Vec<Arc<File>>>,
+    Vec<Vec<PathBuf>>,
+    Vec<Vec<Option<File>>>,
+);
+
+/// Opens the prepared group with the method's flags.
+fn open_group(run: &LgwrRun, group: Option<&mut LogGroup>) -> Result<OpenedGroup, LgwrError> {
     let cfg = &run.config;
-    let (files, paths, readers) = match (cfg.real_io(), group) {
-        (false, _) => (Vec::new(), Vec::new(), Vec::new()),
+    match (cfg.real_io(), group) {
+        (false, _) => Ok((Vec::new(), Vec::new(), Vec::new())),
         (true, Some(g)) => {
             if !g.fits(run) {
                 return Err(LgwrError::Invalid(format!(
@@ -98,43 +100,86 @@ pub fn run(
             }
             g.used = true;
             let readers = if run.verify { g.readers() } else { Vec::new() };
-            (g.open(run)?, g.paths(), readers)
+            Ok((g.open(run)?, g.paths(), readers))
         }
-        (true, None) => {
-            return Err(LgwrError::Invalid(
-                "a run on real storage needs its log files prepared first".into(),
-            ))
-        }
-    };
-    let disk = if cfg.real_io() {
-        sysinfo::disk_of(&run.dir)
-            .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
-    } else {
-        None
-    };
-    let disk_before = disk.as_deref().and_then(sysinfo::disk_counters);
-    let io_before = proc_io();
+        (true, None) => Err(LgwrError::Invalid(
+            "a run on real storage needs its log files prepared first".into(),
+        )),
+    }
+}
 
-    let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
+/// The process's and the disk's I/O counters at the start of a run.
+struct IoCounters {
+    disk: Option<String>,
+    disk_before: Option<sysinfo::DiskCounters>,
+    proc_before: (u64, u64),
+}
+
+impl IoCounters {
+    fn start(run: &LgwrRun) -> Self {
+        let disk = if run.config.real_io() {
+            sysinfo::disk_of(&run.dir)
+                .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
+        } else {
+            None
+        };
+        Self {
+            disk_before: disk.as_deref().and_then(sysinfo::disk_counters),
+            disk,
+            proc_before: proc_io(),
+        }
+    }
+
+    /// What the process read and wrote since the start, and the disk's
+    /// counters' change (None where they cannot be read).
+    fn since(&self) -> ((u64, u64), Option<DiskStatsDelta>) {
+        let now = proc_io();
+        let disk = match (
+            self.disk.as_deref().and_then(sysinfo::disk_counters),
+            &self.disk_before,
+        ) {
+            (Some(a), Some(b)) => Some(a.delta(b)),
+            _ => None,
+        };
+        (
+            (
+                now.0.saturating_sub(self.proc_before.0),
+                now.1.saturating_sub(self.proc_before.1),
+            ),
+            disk,
+        )
+    }
+}
+
+/// The sessions' recordings, the writer thread's (None under the leader
+/// protocol) and the measured time.
+type Threads = (Vec<SessionRec>, Option<WriterRec>, u64);
+
+/// Starts the writer thread (unless a leader lock is given) and the
+/// sessions behind one start gate, and collects them when they are done.
+fn run_threads(
+    run: &LgwrRun,
+    shared: &Shared,
+    (files, paths): (&[Vec<Arc<File>>], &[Vec<PathBuf>]),
+    leader: Option<&FlushLock>,
+    stop: &AtomicBool,
+    error: &Mutex<Option<EngineError>>,
+) -> Result<Threads, SpawnError> {
+    let cfg = &run.config;
     let gate = StartGate::new();
-    let error: Mutex<Option<EngineError>> = Mutex::new(None);
-    let leader = match cfg.protocol {
-        Protocol::Writer => None,
-        Protocol::Leader => Some(FlushLock::new(Leader::new(run, &shared, &files, &paths)?)),
-    };
     let writers = usize::from(leader.is_none());
     let total = cfg.sessions as usize + writers;
-    let started = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let writer = match leader {
             Some(_) => None,
             None => Some(spawn_scoped(s, "lgwr".into(), 0, total, || {
-                writer_main(run, &shared, &files, &paths, &gate, &error)
+                writer_main(run, shared, files, paths, &gate, error)
             })?),
         };
         let mut sessions = Vec::with_capacity(cfg.sessions as usize);
         let mut spawn_error = None;
         for i in 0..cfg.sessions {
-            let (shared, gate, leader) = (&shared, &gate, leader.as_ref());
+            let gate = &gate;
             match spawn_scoped(
                 s,
                 format!("lgwr-session-{}", i + 1),
@@ -170,8 +215,38 @@ pub fn run(
             Some(e) => Err(e),
             None => Ok((recs, wrec, t_end.saturating_sub(t0))),
         }
-    });
-    let (recs, wrec, runtime_ns) = started.map_err(EngineError::from)?;
+    })
+}
+
+/// Runs `run` once. `group` holds the log files (None for the null
+/// engine); `stop` ends the run early (signals).
+pub fn run(
+    run: &LgwrRun,
+    group: Option<&mut LogGroup>,
+    stop: &AtomicBool,
+) -> Result<Outcome, LgwrError> {
+    // Only the options: the storage was checked when the group was
+    // prepared, and a free-space check now would count the group's own
+    // files against it.
+    validate(run)?;
+    let cfg = &run.config;
+    let (files, paths, readers) = open_group(run, group)?;
+    let counters = IoCounters::start(run);
+    let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
+    let error: Mutex<Option<EngineError>> = Mutex::new(None);
+    let leader = match cfg.protocol {
+        Protocol::Writer => None,
+        Protocol::Leader => Some(FlushLock::new(Leader::new(run, &shared, &files, &paths)?)),
+    };
+    let (recs, wrec, runtime_ns) = run_threads(
+        run,
+        &shared,
+        (&files, &paths),
+        leader.as_ref(),
+        stop,
+        &error,
+    )
+    .map_err(EngineError::from)?;
     let mut error = error.into_inner().unwrap_or_else(|p| p.into_inner());
     // A run has either a writer thread's recordings or a leader's.
     let wrec = match leader {
@@ -186,15 +261,7 @@ pub fn run(
     if let Some(e @ EngineError::Threads(_)) = error {
         return Err(e.into());
     }
-
-    let io_after = proc_io();
-    let disk_delta = match (
-        disk.as_deref().and_then(sysinfo::disk_counters),
-        disk_before,
-    ) {
-        (Some(a), Some(b)) => Some(a.delta(&b)),
-        _ => None,
-    };
+    let ((proc_read_bytes, proc_write_bytes), disk) = counters.since();
     let verified = (run.verify && cfg.real_io()).then(|| {
         verify(
             &recs,
@@ -211,9 +278,9 @@ pub fn run(
         round_tps: vec![commits as f64 / (runtime_ns.max(1) as f64 / 1e9)],
         sessions: recs,
         writer: wrec,
-        proc_read_bytes: io_after.0.saturating_sub(io_before.0),
-        proc_write_bytes: io_after.1.saturating_sub(io_before.1),
-        disk: disk_delta,
+        proc_read_bytes,
+        proc_write_bytes,
+        disk,
         verify: verified,
     };
     Ok(Outcome {
