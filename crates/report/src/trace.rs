@@ -616,16 +616,34 @@ fn timeline(r: &TraceReport) -> String {
 }
 
 /// Renders two groups side by side (the dev-against-prod table of Kyle
-/// Hailey's "Oracle 'Physical I/O'? not always physical").
+/// Hailey's "Oracle 'Physical I/O'? not always physical"): the profiles,
+/// the wait events, each I/O event's histogram, the tier attribution and
+/// each group's findings.
 pub fn render_comparison(c: &TraceComparison) -> String {
-    let (a, b) = (&c.a, &c.b);
     let mut out = String::new();
     let _ = writeln!(
         out,
         "dbio tracefile --compare\n  A = {}\n  B = {}",
-        a.label, b.label
+        c.a.label, c.b.label
     );
+    compare_profiles(&mut out, c);
+    compare_events(&mut out, c);
+    compare_histograms(&mut out, c);
+    compare_tiers(&mut out, c);
+    for (g, r) in [("A", &c.a), ("B", &c.b)] {
+        if !r.findings.is_empty() {
+            section(
+                &mut out,
+                &format!("Findings, {g}"),
+                crate::table::findings(&r.findings).trim_end(),
+            );
+        }
+    }
+    out
+}
 
+fn compare_profiles(out: &mut String, c: &TraceComparison) {
+    let (a, b) = (&c.a, &c.b);
     let mut t = table(&["", "A", "B"]);
     let pr = |f: fn(&ResponseProfile) -> i64, name: &str, t: &mut Table| {
         t.add_row(vec![name.to_string(), us(f(&a.profile)), us(f(&b.profile))]);
@@ -638,8 +656,11 @@ pub fn render_comparison(c: &TraceComparison) -> String {
     pr(|p| p.unaccounted_us, "unaccounted-for", &mut t);
     pr(|p| p.clock_span_us, "clock span", &mut t);
     right_from(&mut t, 1);
-    section(&mut out, "Profile", &t.to_string());
+    section(out, "Profile", &t.to_string());
+}
 
+fn compare_events(out: &mut String, c: &TraceComparison) {
+    let (a, b) = (&c.a, &c.b);
     let mut names: Vec<&str> = a
         .events
         .iter()
@@ -676,8 +697,11 @@ pub fn render_comparison(c: &TraceComparison) -> String {
         ]);
     }
     right_from(&mut t, 1);
-    section(&mut out, "Wait events", &t.to_string());
+    section(out, "Wait events", &t.to_string());
+}
 
+fn compare_histograms(out: &mut String, c: &TraceComparison) {
+    let (a, b) = (&c.a, &c.b);
     let mut io: Vec<&str> = a
         .io_histograms
         .iter()
@@ -716,13 +740,12 @@ pub fn render_comparison(c: &TraceComparison) -> String {
             ]);
         }
         right_from(&mut t, 1);
-        section(
-            &mut out,
-            &format!("Latency histogram: {ev}"),
-            &t.to_string(),
-        );
+        section(out, &format!("Latency histogram: {ev}"), &t.to_string());
     }
+}
 
+fn compare_tiers(out: &mut String, c: &TraceComparison) {
+    let (a, b) = (&c.a, &c.b);
     let mut tn: Vec<&str> = a
         .tiers
         .iter()
@@ -762,7 +785,7 @@ pub fn render_comparison(c: &TraceComparison) -> String {
         }
         right_from(&mut t, 1);
         section(
-            &mut out,
+            out,
             &format!(
                 "Tier attribution (page cache < {}, storage cache < {})",
                 format_ns(a.settings.page_cache_max_ns as f64),
@@ -771,16 +794,6 @@ pub fn render_comparison(c: &TraceComparison) -> String {
             &t.to_string(),
         );
     }
-    for (g, r) in [("A", a), ("B", b)] {
-        if !r.findings.is_empty() {
-            section(
-                &mut out,
-                &format!("Findings, {g}"),
-                crate::table::findings(&r.findings).trim_end(),
-            );
-        }
-    }
-    out
 }
 
 #[cfg(test)]
