@@ -15,6 +15,7 @@ pub mod environment;
 pub mod finding;
 pub mod latency;
 pub mod lgwr;
+pub mod load;
 pub mod read;
 pub mod run;
 pub mod trace;
