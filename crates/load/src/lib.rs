@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod run;
 pub mod sqlite;
 pub mod vfs_shim;
 

@@ -201,8 +201,7 @@ fn open(owned: &Owned) -> Result<Connection, LoadError> {
 /// anything else is refused before it reaches SQL text.
 fn checked_name(t: &TableSpec) -> Result<&str, LoadError> {
     let ok = t.name.starts_with(TableSpec::PREFIX)
-        && t
-            .name
+        && t.name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_');
     if ok && !t.mark.contains("*/") {
@@ -240,6 +239,11 @@ impl SqliteDb {
     /// The scratch database file.
     pub fn path(&self) -> &Path {
         &self.owned.scratch.path
+    }
+
+    /// The shim's counters (cumulative over every connection).
+    pub fn shim_counters(&self) -> Arc<crate::vfs_shim::ShimCounters> {
+        self.owned.shim.counters().clone()
     }
 
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
@@ -421,7 +425,9 @@ impl SqliteSession {
         // statements (field order) and its address never changes.
         let c: &'static Connection = unsafe { &*(conn.as_ref() as *const Connection) };
         let insert = c
-            .prepare(&format!("INSERT INTO {table} (id, payload) VALUES (?1, ?2)"))
+            .prepare(&format!(
+                "INSERT INTO {table} (id, payload) VALUES (?1, ?2)"
+            ))
             .map_err(|e| sql_err("prepare the insert", e))?;
         let begin = c
             .prepare("BEGIN IMMEDIATE")
@@ -499,7 +505,10 @@ mod tests {
             .unwrap();
         let t = spec("dbio_load_7", "dbio run 1");
         let e = db.create_table(&t).unwrap_err().to_string();
-        assert!(e.contains("already exists") && e.contains("did not create"), "{e}");
+        assert!(
+            e.contains("already exists") && e.contains("did not create"),
+            "{e}"
+        );
         let e = db.drop_table(&t).unwrap_err().to_string();
         assert!(e.contains("does not carry this run's mark"), "{e}");
         let n: i64 = other
@@ -509,12 +518,19 @@ mod tests {
         // A table of its own is dropped; a name dbio never makes is refused.
         let mine = spec("dbio_load_8", "dbio run 2");
         db.create_table(&mine).unwrap();
-        assert!(db.table_sql("dbio_load_8").unwrap().unwrap().contains("/* dbio run 2 */"));
-        db.drop_table(&spec("dbio_load_8", "dbio run 3")).unwrap_err();
+        assert!(db
+            .table_sql("dbio_load_8")
+            .unwrap()
+            .unwrap()
+            .contains("/* dbio run 2 */"));
+        db.drop_table(&spec("dbio_load_8", "dbio run 3"))
+            .unwrap_err();
         db.drop_table(&mine).unwrap();
         assert!(db.table_sql("dbio_load_8").unwrap().is_none());
         assert!(db.create_table(&spec("users", "m")).is_err());
-        assert!(db.create_table(&spec("dbio_load_x; DROP TABLE y", "m")).is_err());
+        assert!(db
+            .create_table(&spec("dbio_load_x; DROP TABLE y", "m"))
+            .is_err());
         drop(other);
         drop(db);
         assert!(!path.exists(), "scratch database removed");

@@ -202,7 +202,8 @@ unsafe extern "C" fn shim_open(
     // AppData) and a zeroed buffer of our szOsFile bytes for `file`.
     let app = &*((*vfs).pAppData as *const AppData);
     let shim = file as *mut ShimFile;
-    let real_file = (file as *mut u8).add(std::mem::size_of::<ShimFile>()) as *mut ffi::sqlite3_file;
+    let real_file =
+        (file as *mut u8).add(std::mem::size_of::<ShimFile>()) as *mut ffi::sqlite3_file;
     (*shim).base.pMethods = std::ptr::null();
     let Some(open) = (*app.real).xOpen else {
         return ffi::SQLITE_CANTOPEN;
@@ -233,7 +234,9 @@ unsafe extern "C" fn shim_open(
 ///
 /// # Safety
 /// `f` must be a file opened by [`shim_open`] whose real open succeeded.
-unsafe fn real(f: *mut ffi::sqlite3_file) -> (*mut ffi::sqlite3_file, &'static ffi::sqlite3_io_methods) {
+unsafe fn real(
+    f: *mut ffi::sqlite3_file,
+) -> (*mut ffi::sqlite3_file, &'static ffi::sqlite3_io_methods) {
     let shim = f as *mut ShimFile;
     let r = (*shim).real;
     (r, &*(*r).pMethods)
@@ -248,12 +251,23 @@ unsafe extern "C" fn x_close(f: *mut ffi::sqlite3_file) -> c_int {
     m.xClose.map_or(ffi::SQLITE_OK, |x| x(r))
 }
 
-unsafe extern "C" fn x_read(f: *mut ffi::sqlite3_file, buf: *mut c_void, n: c_int, off: i64) -> c_int {
+unsafe extern "C" fn x_read(
+    f: *mut ffi::sqlite3_file,
+    buf: *mut c_void,
+    n: c_int,
+    off: i64,
+) -> c_int {
     let (r, m) = real(f);
-    m.xRead.map_or(ffi::SQLITE_IOERR_READ, |x| x(r, buf, n, off))
+    m.xRead
+        .map_or(ffi::SQLITE_IOERR_READ, |x| x(r, buf, n, off))
 }
 
-unsafe extern "C" fn x_write(f: *mut ffi::sqlite3_file, buf: *const c_void, n: c_int, off: i64) -> c_int {
+unsafe extern "C" fn x_write(
+    f: *mut ffi::sqlite3_file,
+    buf: *const c_void,
+    n: c_int,
+    off: i64,
+) -> c_int {
     let (r, m) = real(f);
     let Some(x) = m.xWrite else {
         return ffi::SQLITE_IOERR_WRITE;
@@ -275,7 +289,8 @@ unsafe extern "C" fn x_write(f: *mut ffi::sqlite3_file, buf: *const c_void, n: c
 
 unsafe extern "C" fn x_truncate(f: *mut ffi::sqlite3_file, size: i64) -> c_int {
     let (r, m) = real(f);
-    m.xTruncate.map_or(ffi::SQLITE_IOERR_TRUNCATE, |x| x(r, size))
+    m.xTruncate
+        .map_or(ffi::SQLITE_IOERR_TRUNCATE, |x| x(r, size))
 }
 
 unsafe extern "C" fn x_sync(f: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
@@ -322,9 +337,14 @@ unsafe extern "C" fn x_check_reserved(f: *mut ffi::sqlite3_file, out: *mut c_int
         .map_or(ffi::SQLITE_IOERR_CHECKRESERVEDLOCK, |x| x(r, out))
 }
 
-unsafe extern "C" fn x_file_control(f: *mut ffi::sqlite3_file, op: c_int, arg: *mut c_void) -> c_int {
+unsafe extern "C" fn x_file_control(
+    f: *mut ffi::sqlite3_file,
+    op: c_int,
+    arg: *mut c_void,
+) -> c_int {
     let (r, m) = real(f);
-    m.xFileControl.map_or(ffi::SQLITE_NOTFOUND, |x| x(r, op, arg))
+    m.xFileControl
+        .map_or(ffi::SQLITE_NOTFOUND, |x| x(r, op, arg))
 }
 
 unsafe extern "C" fn x_sector_size(f: *mut ffi::sqlite3_file) -> c_int {
@@ -345,12 +365,19 @@ unsafe extern "C" fn x_shm_map(
     pp: *mut *mut c_void,
 ) -> c_int {
     let (r, m) = real(f);
-    m.xShmMap.map_or(ffi::SQLITE_IOERR_SHMMAP, |x| x(r, pg, sz, extend, pp))
+    m.xShmMap
+        .map_or(ffi::SQLITE_IOERR_SHMMAP, |x| x(r, pg, sz, extend, pp))
 }
 
-unsafe extern "C" fn x_shm_lock(f: *mut ffi::sqlite3_file, off: c_int, n: c_int, flags: c_int) -> c_int {
+unsafe extern "C" fn x_shm_lock(
+    f: *mut ffi::sqlite3_file,
+    off: c_int,
+    n: c_int,
+    flags: c_int,
+) -> c_int {
     let (r, m) = real(f);
-    m.xShmLock.map_or(ffi::SQLITE_IOERR_SHMLOCK, |x| x(r, off, n, flags))
+    m.xShmLock
+        .map_or(ffi::SQLITE_IOERR_SHMLOCK, |x| x(r, off, n, flags))
 }
 
 unsafe extern "C" fn x_shm_barrier(f: *mut ffi::sqlite3_file) {
@@ -365,7 +392,12 @@ unsafe extern "C" fn x_shm_unmap(f: *mut ffi::sqlite3_file, delete: c_int) -> c_
     m.xShmUnmap.map_or(ffi::SQLITE_OK, |x| x(r, delete))
 }
 
-unsafe extern "C" fn x_fetch(f: *mut ffi::sqlite3_file, off: i64, n: c_int, pp: *mut *mut c_void) -> c_int {
+unsafe extern "C" fn x_fetch(
+    f: *mut ffi::sqlite3_file,
+    off: i64,
+    n: c_int,
+    pp: *mut *mut c_void,
+) -> c_int {
     let (r, m) = real(f);
     match m.xFetch {
         Some(x) => x(r, off, n, pp),
@@ -398,8 +430,16 @@ const fn methods(version: c_int) -> ffi::sqlite3_io_methods {
         xDeviceCharacteristics: Some(x_device_characteristics),
         xShmMap: if version >= 2 { Some(x_shm_map) } else { None },
         xShmLock: if version >= 2 { Some(x_shm_lock) } else { None },
-        xShmBarrier: if version >= 2 { Some(x_shm_barrier) } else { None },
-        xShmUnmap: if version >= 2 { Some(x_shm_unmap) } else { None },
+        xShmBarrier: if version >= 2 {
+            Some(x_shm_barrier)
+        } else {
+            None
+        },
+        xShmUnmap: if version >= 2 {
+            Some(x_shm_unmap)
+        } else {
+            None
+        },
         xFetch: if version >= 3 { Some(x_fetch) } else { None },
         xUnfetch: if version >= 3 { Some(x_unfetch) } else { None },
     }
