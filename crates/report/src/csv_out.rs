@@ -65,6 +65,7 @@ fn row<'a>(
 /// Renders the report as CSV with a header line.
 pub fn to_csv(r: &RunReport) -> String {
     let has_sections = !r.lgwr.is_empty()
+        || !r.load.is_empty()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
         || r.calibration.is_some()
@@ -99,6 +100,9 @@ fn long_form(r: &RunReport) -> String {
     }
     for x in &r.lgwr {
         emit("lgwr", value(x));
+    }
+    for x in &r.load {
+        emit("load", value(x));
     }
     for x in &r.reads {
         emit("read", value(x));

@@ -9,6 +9,7 @@ pub mod dbwr;
 pub mod findings;
 pub mod histogram;
 pub mod lgwr;
+pub mod load;
 pub mod read;
 pub mod table;
 

@@ -42,6 +42,7 @@ pub fn render(r: &RunReport, opts: TableOptions) -> String {
     for section in [
         crate::calibrate::render(r),
         crate::lgwr::render(r),
+        crate::load::render(r),
         crate::read::render(r),
         crate::dbwr::render(r),
     ] {
