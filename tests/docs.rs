@@ -29,7 +29,18 @@ fn result_schema_names_every_field_of_every_command() {
     let dir = d.path().to_str().unwrap();
     // Small real runs, with the options that fill the optional sections
     // (--verify, checkpoints, several cache states).
-    let runs: [&[&str]; 5] = [
+    let runs: [&[&str]; 6] = [
+        &[
+            "load",
+            "--dir",
+            dir,
+            "--sessions",
+            "2",
+            "--commits",
+            "20",
+            "--mode",
+            "explicit",
+        ],
         &[
             "bench",
             dir,

@@ -24,7 +24,15 @@ fn every_commit_is_a_row_in_the_kept_table_and_in_the_result() {
     let d = scratch();
     let file = d.path().join("load.json");
     let out = dbio()
-        .args(["load", "--sessions", "4", "--commits", "60", "--keep", "--quiet"])
+        .args([
+            "load",
+            "--sessions",
+            "4",
+            "--commits",
+            "60",
+            "--keep",
+            "--quiet",
+        ])
         .arg("--dir")
         .arg(d.path())
         .arg("--json")
@@ -62,7 +70,9 @@ fn every_commit_is_a_row_in_the_kept_table_and_in_the_result() {
     assert!(table.starts_with("dbio_load_"), "{table}");
     let rows: i64 = rusqlite::Connection::open(db)
         .unwrap()
-        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
         .unwrap();
     assert_eq!(rows, 240);
 }
@@ -95,7 +105,11 @@ fn the_scratch_database_and_its_wal_are_removed_after_the_run() {
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("60 commits (180 rows)"), "{table}");
     assert!(table.contains("transaction (BEGIN .. COMMIT)"), "{table}");
-    assert!(load_files(d.path()).is_empty(), "{:?}", load_files(d.path()));
+    assert!(
+        load_files(d.path()).is_empty(),
+        "{:?}",
+        load_files(d.path())
+    );
 }
 
 #[test]
@@ -145,15 +159,25 @@ fn sigint_mid_run_gives_a_partial_result_and_leaves_nothing() {
     let v = json(&std::fs::read(&file).unwrap());
     assert_eq!(v["partial"]["signal"], "SIGINT");
     assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
-    assert!(load_files(d.path()).is_empty(), "{:?}", load_files(d.path()));
+    assert!(
+        load_files(d.path()).is_empty(),
+        "{:?}",
+        load_files(d.path())
+    );
 }
 
 #[test]
 fn impossible_options_are_refused_in_one_sentence_before_anything_is_made() {
     let d = scratch();
     let cases: [(&[&str], &str); 6] = [
-        (&["--sessions", "0"], "--sessions must be between 1 and 4096"),
-        (&["--sessions", "5000"], "--sessions must be between 1 and 4096"),
+        (
+            &["--sessions", "0"],
+            "--sessions must be between 1 and 4096",
+        ),
+        (
+            &["--sessions", "5000"],
+            "--sessions must be between 1 and 4096",
+        ),
         (&["--commits", "5", "--runtime", "1"], "cannot be used with"),
         (&["--commits", "0"], "--commits must be at least 1"),
         (&["--rows-per-commit", "2"], "needs --mode explicit"),
@@ -183,7 +207,13 @@ fn impossible_options_are_refused_in_one_sentence_before_anything_is_made() {
     assert!(!err.contains("s3cret"), "{err}");
     // An output that cannot be written fails before the database is made.
     let out = dbio()
-        .args(["load", "--commits", "1", "--json", "/nonexistent/dbio/x.json"])
+        .args([
+            "load",
+            "--commits",
+            "1",
+            "--json",
+            "/nonexistent/dbio/x.json",
+        ])
         .arg("--dir")
         .arg(d.path())
         .output()
