@@ -1,7 +1,7 @@
 //! The load loop: N sessions committing small inserts, timed by the
 //! client, with the engine's counters read around the measured interval.
 //!
-//! The shape is the probe that matched pgbench (see docs/load.md): one
+//! The shape is pgbench's: one
 //! connection and one thread per session, statements prepared before the
 //! start, a gate that opens every session at once, autocommit timing the
 //! insert with its commit or explicit transactions timing `COMMIT` alone.
