@@ -258,15 +258,7 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
         let id = |j: u64| (k * rows + j) * sessions + u64::from(index);
         let res = match mode {
             CommitMode::Autocommit => sess.insert_autocommit(id(0)).map(|()| t0),
-            CommitMode::Explicit => (|| {
-                sess.begin()?;
-                for j in 0..rows {
-                    sess.insert(id(j))?;
-                }
-                let tc = Instant::now();
-                sess.commit()?;
-                Ok(tc)
-            })(),
+            CommitMode::Explicit => explicit(sess, rows, id),
         };
         let t_end = Instant::now();
         let tc = match res {
@@ -294,6 +286,22 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
         }
     }
     out
+}
+
+/// One explicit transaction: `BEGIN`, `rows` inserts, `COMMIT`; when
+/// `COMMIT` was sent.
+fn explicit(
+    sess: &mut dyn Session,
+    rows: u64,
+    id: impl Fn(u64) -> u64,
+) -> Result<Instant, LoadError> {
+    sess.begin()?;
+    for j in 0..rows {
+        sess.insert(id(j))?;
+    }
+    let tc = Instant::now();
+    sess.commit()?;
+    Ok(tc)
 }
 
 /// Tallies wait samples by backend type and state.

@@ -8,7 +8,9 @@
 //! `-shm` or `-journal` file of that name exists) and removes afterwards
 //! together with its `-wal` and `-shm` files, unless `--keep`; the main
 //! file is removed only while its name still refers to the inode dbio
-//! created.
+//! created. SQLite opens files by name, so every connection is opened
+//! with `SQLITE_OPEN_NOFOLLOW` and without `SQLITE_OPEN_CREATE`, and the
+//! name is checked to lead to dbio's inode before anything is written.
 //!
 //! Settings: `journal_mode=WAL` and `synchronous=FULL` (every commit
 //! syncs the WAL: SQLite's durable setting in WAL mode, see "Write-Ahead
@@ -22,9 +24,9 @@
 //! no group commit, its commits per flush are 1 by construction, and
 //! more sessions queue on the lock instead of sharing a flush.
 //!
-//! The flush path comes from dbio's VFS shim ([`crate::vfs_shim`]): WAL
-//! syncs and their time, WAL bytes and write calls, and the syncs of
-//! the main file (checkpoints).
+//! The flush path comes from dbio's VFS shim ([`crate::vfs_shim`]): the
+//! commits' WAL syncs and their time, WAL bytes and write calls, and the
+//! checkpoints' syncs of the WAL and of the main file, counted apart.
 
 use crate::backend::{
     Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec, WaitSample,
@@ -132,6 +134,20 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Refuses when the path no longer leads to the file dbio created
+    /// (renamed or replaced since, or its directory was).
+    fn still_ours(&self) -> Result<(), LoadError> {
+        match rustix::fs::lstat(&self.path) {
+            Ok(st) if st.st_dev == self.dev && st.st_ino == self.ino => Ok(()),
+            _ => Err(LoadError::Refused(format!(
+                "{} no longer is the scratch database dbio created (renamed or replaced while dbio was opening it); nothing was written to it",
+                self.path.display()
+            ))),
+        }
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         if self.keep {
@@ -173,7 +189,11 @@ fn sql_err(what: &str, e: rusqlite::Error) -> LoadError {
 
 /// A connection through the shim, in WAL mode with synchronous=FULL.
 fn open(owned: &Owned) -> Result<Connection, LoadError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    // No O_CREAT (the file is dbio's, made above) and no symbolic link
+    // anywhere in the name.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let c = Connection::open_with_flags_and_vfs(&owned.scratch.path, flags, owned.shim.name())
         .map_err(|e| {
             LoadError::Io(format!(
@@ -181,6 +201,9 @@ fn open(owned: &Owned) -> Result<Connection, LoadError> {
                 owned.scratch.path.display()
             ))
         })?;
+    // SQLite opens by name: before anything is written, the name must
+    // still lead to the file dbio created.
+    owned.scratch.still_ours()?;
     c.busy_handler(Some(busy))
         .map_err(|e| sql_err("set its busy handler", e))?;
     let mode: String = c
@@ -370,6 +393,8 @@ impl Database for SqliteDb {
         let extra = [
             (names::WAL_WRITES, "count"),
             (names::WAL_WRITE_TIME, "ns"),
+            (names::CKPT_WAL_SYNCS, "count"),
+            (names::CKPT_WAL_SYNC_TIME, "ns"),
             (names::DB_SYNCS, "count"),
             (names::DB_SYNC_TIME, "ns"),
         ]
@@ -549,6 +574,12 @@ mod tests {
         // A file renamed into the database's place is not dbio's.
         std::fs::remove_file(&p).unwrap();
         std::fs::write(&p, b"not yours").unwrap();
+        let e = db
+            .connect(&spec("dbio_load_1", "m"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no longer is the scratch database"), "{e}");
         drop(db);
         assert_eq!(std::fs::read(&p).unwrap(), b"not yours");
     }
@@ -577,7 +608,39 @@ mod tests {
         assert!(f.flush_time_ns.unwrap() > 0);
         // At least one page frame (page + 24-byte header) per commit.
         assert!(f.bytes.unwrap() >= 60 * 4096, "{f:?}");
+        assert_eq!(value(&after, names::CKPT_WAL_SYNCS), Some(0.0));
         drop(s);
         db.drop_table(&t).unwrap();
+    }
+
+    /// A checkpoint's syncs (WAL, then database) are not commit flushes.
+    #[test]
+    fn checkpoint_syncs_are_counted_apart_from_commit_syncs() {
+        let d = tempfile::tempdir().unwrap();
+        let mut db = SqliteDb::create(d.path(), false).unwrap();
+        let t = TableSpec {
+            row_bytes: 2000,
+            ..spec("dbio_load_2", "m")
+        };
+        db.create_table(&t).unwrap();
+        let mut s = db.connect(&t).unwrap();
+        let before = db.counters().unwrap();
+        // 2 kB rows: a new page every other commit, past 1,000 WAL pages.
+        let n = 800;
+        for id in 0..n {
+            s.insert_autocommit(id).unwrap();
+        }
+        let after = db.counters().unwrap();
+        let delta = |name| value(&after, name).unwrap() - value(&before, name).unwrap();
+        let checkpoints = delta(names::DB_SYNCS);
+        assert!(checkpoints >= 1.0, "no checkpoint ran");
+        assert!(delta(names::CKPT_WAL_SYNCS) >= 1.0);
+        // One sync per commit, plus one per restarted WAL header.
+        let commits = n as f64;
+        let flushes = delta(names::WAL_SYNCS);
+        assert!(
+            flushes >= commits && flushes <= commits + checkpoints,
+            "{flushes} commit syncs for {commits} commits and {checkpoints} checkpoints"
+        );
     }
 }
