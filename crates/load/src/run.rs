@@ -184,8 +184,17 @@ impl Gate {
 #[derive(Default)]
 struct Slot(AtomicU64);
 
+/// The measured interval: when it started and, for a timed run, when it
+/// ends.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    start: Instant,
+    deadline: Option<Instant>,
+}
+
 /// The loop's shared state.
 struct Shared<'a> {
+    window: std::sync::OnceLock<Window>,
     stop: &'a AtomicBool,
     halt: AtomicBool,
     done: AtomicUsize,
@@ -235,10 +244,10 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
         return out;
     }
     let start = Instant::now();
-    let measure_start = start + Duration::from_nanos(cfg.warmup_ns);
-    let deadline = cfg
-        .runtime_ns
-        .map(|r| measure_start + Duration::from_nanos(r));
+    // The measured window, once the main thread has opened it (after the
+    // warm-up and the engine's counters): a commit is measured when it
+    // started inside the window.
+    let mut window: Option<Window> = None;
     let limit = cfg.commits_per_session.unwrap_or(u64::MAX);
     let mode = match cfg.mode {
         LoadMode::Autocommit => CommitMode::Autocommit,
@@ -248,11 +257,17 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     let sessions = u64::from(cfg.sessions);
     let think = Duration::from_nanos(cfg.think_time_ns);
     let mut k: u64 = 0;
-    out.measure_start = measure_start;
+    out.measure_start = start;
     out.end = start;
     while out.commits < limit && !sh.stopping() {
         let t0 = Instant::now();
-        if deadline.is_some_and(|d| t0 >= d) {
+        if window.is_none() {
+            window = sh.window.get().copied();
+            if let Some(w) = window {
+                out.measure_start = w.start;
+            }
+        }
+        if window.is_some_and(|w| w.deadline.is_some_and(|d| t0 >= d)) {
             break;
         }
         let id = |j: u64| (k * rows + j) * sessions + u64::from(index);
@@ -271,7 +286,7 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
         };
         k += 1;
         out.end = t_end;
-        if t0 >= measure_start {
+        if window.is_some() {
             out.commit.saturating_record(ns(t_end - tc));
             if mode == CommitMode::Explicit {
                 out.txn.saturating_record(ns(t_end - t0));
@@ -352,13 +367,13 @@ fn measure(
         slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
         gate: Gate::default(),
         cfg,
+        window: std::sync::OnceLock::new(),
     };
     let sampling = AtomicBool::new(false);
     let sampler_done = AtomicBool::new(false);
     let mut warnings = Vec::new();
     let mut before: Option<Vec<Counter>> = None;
     let mut series = Vec::new();
-    let mut t_measure: Option<Instant> = None;
     let warmup = Duration::from_nanos(cfg.warmup_ns);
     let (outs, tally) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(sessions.len());
@@ -410,7 +425,21 @@ fn measure(
             sampler_done.store(true, Ordering::Relaxed);
             return Err(e);
         }
-        // Counters before: now, or at the end of the warm-up.
+        // The measured window opens after the engine's counters are read:
+        // at once, or at the end of the warm-up (the sessions commit
+        // unmeasured until then).
+        let runtime = cfg.runtime_ns.map(Duration::from_nanos);
+        let open_window = |sh: &Shared| {
+            let start = Instant::now();
+            let w = Window {
+                start,
+                deadline: runtime.map(|r| start + r),
+            };
+            let _ = sh.window.set(w);
+            sampling.store(true, Ordering::Relaxed);
+            w
+        };
+        let mut window = None;
         if warmup.is_zero() {
             match db.counters() {
                 Ok(c) => before = Some(c),
@@ -420,48 +449,58 @@ fn measure(
                     return Err(e);
                 }
             }
+            window = Some(open_window(&sh));
         }
         sh.gate.open(true);
-        let t0 = Instant::now();
-        let measure_t0 = t0 + warmup;
-        let mut next_tick = measure_t0 + Duration::from_secs(1);
+        let warm_end = Instant::now() + warmup;
+        let mut next_tick = Instant::now();
         let mut last_total = 0u64;
-        let mut last_t = measure_t0;
+        let mut last_t = Instant::now();
         let total = |sh: &Shared| {
             sh.slots
                 .iter()
                 .map(|x| x.0.load(Ordering::Relaxed))
                 .sum::<u64>()
         };
+        if let Some(w) = window {
+            next_tick = w.start + Duration::from_secs(1);
+            last_t = w.start;
+        }
         while sh.done.load(Ordering::Acquire) < handles.len() {
-            std::thread::sleep(Duration::from_millis(10));
+            let nap = match window {
+                None => warm_end.saturating_duration_since(Instant::now()),
+                Some(_) => Duration::from_millis(10),
+            };
+            std::thread::sleep(nap.min(Duration::from_millis(10)));
             let now = Instant::now();
-            if t_measure.is_none() && now >= measure_t0 {
-                t_measure = Some(measure_t0);
-                if before.is_none() {
-                    match db.counters() {
-                        Ok(c) => before = Some(c),
-                        Err(e) => {
-                            warnings.push(format!("the engine's counters could not be read: {e}"))
-                        }
+            if window.is_none() && now >= warm_end {
+                match db.counters() {
+                    Ok(c) => before = Some(c),
+                    Err(e) => {
+                        warnings.push(format!("the engine's counters could not be read: {e}"))
                     }
                 }
-                sampling.store(true, Ordering::Relaxed);
+                let w = open_window(&sh);
+                next_tick = w.start + Duration::from_secs(1);
+                last_t = w.start;
+                window = Some(w);
             }
-            if t_measure.is_some() && now >= next_tick {
-                let t = total(&sh);
-                series.push(second(measure_t0, last_t, now, t - last_total));
-                last_total = t;
-                last_t = now;
-                next_tick += Duration::from_secs(1);
+            if let Some(w) = window {
+                if now >= next_tick {
+                    let t = total(&sh);
+                    series.push(second(w.start, last_t, now, t - last_total));
+                    last_total = t;
+                    last_t = now;
+                    next_tick += Duration::from_secs(1);
+                }
             }
         }
         sampling.store(false, Ordering::Relaxed);
         sampler_done.store(true, Ordering::Relaxed);
         let now = Instant::now();
         let t = total(&sh);
-        if t > last_total && now > last_t && t_measure.is_some() {
-            series.push(second(measure_t0, last_t, now, t - last_total));
+        if let Some(w) = window.filter(|_| t > last_total && now > last_t) {
+            series.push(second(w.start, last_t, now, t - last_total));
         }
         let outs: Vec<SessionOut> = handles
             .into_iter()
@@ -499,7 +538,7 @@ fn measure(
         }
         (None, _) => LoadFlush::default(),
     };
-    let mut result = summarize(cfg, &outs);
+    let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
     result.series = series;
     result.flush = flush;
     result.waits = tally.shares();
@@ -529,19 +568,21 @@ fn second(t0: Instant, from: Instant, to: Instant, commits: u64) -> LoadSecond {
 
 /// Merges the sessions' measurements into a result (without the
 /// engine's side).
-fn summarize(cfg: &LoadConfig, outs: &[SessionOut]) -> LoadResult {
+fn summarize(cfg: &LoadConfig, start: Option<Instant>, outs: &[SessionOut]) -> LoadResult {
     let mut commit = histogram();
     let mut txn = histogram();
     let mut lines = Vec::with_capacity(outs.len());
-    let start = outs.iter().map(|o| o.measure_start).min();
     let end = outs.iter().map(|o| o.end).max();
     for (i, o) in outs.iter().enumerate() {
         commit.add(&o.commit).expect("same bounds");
         txn.add(&o.txn).expect("same bounds");
-        let span = o
-            .end
-            .saturating_duration_since(o.measure_start)
-            .as_secs_f64();
+        let span = if o.commits > 0 {
+            o.end
+                .saturating_duration_since(o.measure_start)
+                .as_secs_f64()
+        } else {
+            0.0
+        };
         let s = LatencySummary::from_histogram(&o.commit);
         lines.push(LoadSession {
             id: i as u32 + 1,
@@ -708,6 +749,35 @@ mod tests {
             )
             .unwrap();
         assert_eq!(left, 0, "the table is dropped");
+    }
+
+    #[test]
+    fn warm_up_commits_are_in_the_table_but_not_in_the_statistics() {
+        let d = tempfile::tempdir().unwrap();
+        let mut db = SqliteDb::create(d.path(), false).unwrap();
+        let c = LoadConfig {
+            warmup_ns: 100_000_000,
+            keep: true,
+            ..cfg(2, 10)
+        };
+        let out = execute(&mut db, &c, "t", &AtomicBool::new(false)).unwrap();
+        let r = &out.result;
+        assert_eq!(r.commits, 20);
+        assert_eq!(r.commit.count, 20);
+        assert!(r.warmup_commits > 0, "a 100 ms warm-up commits something");
+        // Counters start after the warm-up: its syncs are not the run's.
+        let flushes = r.flush.flushes.unwrap();
+        assert!(
+            (20..=22).contains(&flushes),
+            "{flushes} WAL syncs for 20 commits"
+        );
+        let rows: i64 = rusqlite::Connection::open(db.path())
+            .unwrap()
+            .query_row(&format!("SELECT count(*) FROM {}", r.table), [], |row| {
+                row.get(0)
+            })
+            .unwrap();
+        assert_eq!(rows as u64, r.commits + r.warmup_commits);
     }
 
     #[test]
