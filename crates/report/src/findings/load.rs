@@ -74,7 +74,15 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
         Some(doc("docs/load.md")),
     ));
     if let (Some(ratio), Some(flush)) = (d.sync_to_flush_ratio, d.flush_latency_ns) {
-        let (severity, reading) = if ratio > RATIO_MORE_THAN_QUEUEING {
+        let no_grouping = c.sessions > 1 && d.commits_per_flush.is_some_and(|n| n < 1.05);
+        let queue;
+        let (severity, reading) = if no_grouping && ratio > RATIO_MORE_THAN_QUEUEING {
+            queue = format!(
+                "without group commit a commit waits for the sessions ahead of it on the write lock, each with a flush of its own (up to {} flushes at {} sessions)",
+                c.sessions, c.sessions
+            );
+            (Severity::Info, queue.as_str())
+        } else if ratio > RATIO_MORE_THAN_QUEUEING {
             (
                 Severity::Notice,
                 "more than waiting for the flush in progress and then for one's own is in the commit path (CPU, lock waits, a delay setting, polling)",
@@ -271,10 +279,9 @@ mod tests {
     #[test]
     fn the_commit_to_flush_ratio_is_read_at_its_thresholds() {
         let at = |ratio: f64| {
-            one(
-                &run(&result(10, 1000.0, ratio * 1e5, Some(1e5))),
-                "load.sync_vs_flush",
-            )
+            let mut x = result(10, 1000.0, ratio * 1e5, Some(1e5));
+            x.derived.commits_per_flush = Some(4.0);
+            one(&run(&x), "load.sync_vs_flush")
         };
         assert!(at(1.0).text.contains("about one flush"));
         assert_eq!(at(1.0).severity, Severity::Info);
@@ -286,6 +293,24 @@ mod tests {
         assert!(rules(&run(&result(10, 1000.0, 1e6, None)))
             .iter()
             .all(|r| *r != "load.sync_vs_flush"));
+    }
+
+    #[test]
+    fn without_group_commit_a_high_ratio_is_the_queue_on_the_write_lock() {
+        let mut x = result(10, 1000.0, 12e5, Some(1e5));
+        x.derived.commits_per_flush = Some(1.0);
+        let f = one(&run(&x), "load.sync_vs_flush");
+        assert_eq!(f.severity, Severity::Info);
+        assert!(
+            f.text.contains("up to 10 flushes at 10 sessions"),
+            "{}",
+            f.text
+        );
+        x.derived.commits_per_flush = Some(4.0);
+        assert_eq!(
+            one(&run(&x), "load.sync_vs_flush").severity,
+            Severity::Notice
+        );
     }
 
     #[test]
