@@ -842,6 +842,7 @@ mod tests {
     }
     struct Flaky {
         dropped: bool,
+        sampler: bool,
     }
     impl Database for Flaky {
         fn kind(&self) -> crate::DbKind {
@@ -870,13 +871,68 @@ mod tests {
             crate::FlushPath::default()
         }
         fn sample_waits(&mut self) -> Result<Vec<crate::WaitSample>, LoadError> {
-            Ok(Vec::new())
+            Ok(vec![
+                crate::WaitSample {
+                    state: "IO:WALSync".into(),
+                    backend: "client backend".into(),
+                },
+                crate::WaitSample {
+                    state: "LWLock:WALWrite".into(),
+                    backend: "client backend".into(),
+                },
+                crate::WaitSample {
+                    state: "LWLock:WALWrite".into(),
+                    backend: "client backend".into(),
+                },
+                crate::WaitSample {
+                    state: "Activity:WalWriterMain".into(),
+                    backend: "walwriter".into(),
+                },
+            ])
+        }
+        fn waits_sampler(&self) -> Result<Option<Box<dyn Database>>, LoadError> {
+            Ok(self.sampler.then(|| {
+                Box::new(Flaky {
+                    dropped: false,
+                    sampler: false,
+                }) as Box<dyn Database>
+            }))
         }
     }
 
     #[test]
+    fn the_wait_sampler_tallies_shares_per_backend_type() {
+        let mut db = Flaky {
+            dropped: false,
+            sampler: true,
+        };
+        // 2 sessions x 5 commits 20 ms apart: about 100 ms of run.
+        let c = LoadConfig {
+            think_time_ns: 20_000_000,
+            ..cfg(2, 5)
+        };
+        let out = execute(&mut db, &c, "t", &AtomicBool::new(false)).unwrap();
+        assert!(out.error.is_none());
+        let w = &out.result.waits;
+        let share = |b: &str, s: &str| {
+            w.iter()
+                .find(|x| x.backend == b && x.state == s)
+                .map(|x| x.share_pct)
+        };
+        assert!(!w.is_empty(), "the sampler ran");
+        assert!((share("client backend", "LWLock:WALWrite").unwrap() - 200.0 / 3.0).abs() < 1e-9);
+        assert!((share("client backend", "IO:WALSync").unwrap() - 100.0 / 3.0).abs() < 1e-9);
+        assert_eq!(share("walwriter", "Activity:WalWriterMain"), Some(100.0));
+        // Sorted by backend, then by samples.
+        assert_eq!(w[0].state, "LWLock:WALWrite");
+    }
+
+    #[test]
     fn a_lost_connection_stops_the_run_with_a_partial_result_and_drops_the_table() {
-        let mut db = Flaky { dropped: false };
+        let mut db = Flaky {
+            dropped: false,
+            sampler: false,
+        };
         let c = LoadConfig {
             runtime_ns: Some(60_000_000_000),
             commits_per_session: None,
