@@ -728,7 +728,10 @@ mod tests {
         assert_eq!(r.commits, 100);
         assert_eq!(r.rows, 300);
         assert_eq!(r.commit.count, 100);
-        assert_eq!(r.transaction.as_ref().unwrap().count, 100);
+        let tx = r.transaction.as_ref().unwrap();
+        assert_eq!(tx.count, 100);
+        // COMMIT alone is part of the transaction's span.
+        assert!(tx.min_ns >= r.commit.min_ns && tx.mean_ns >= r.commit.mean_ns);
         assert_eq!(
             r.sessions.iter().map(|s| s.commits).collect::<Vec<_>>(),
             [25; 4]
@@ -749,6 +752,24 @@ mod tests {
             )
             .unwrap();
         assert_eq!(left, 0, "the table is dropped");
+    }
+
+    #[test]
+    fn think_time_spaces_a_sessions_commits() {
+        let mut db = Flaky {
+            dropped: false,
+            sampler: false,
+        };
+        let c = LoadConfig {
+            think_time_ns: 10_000_000,
+            ..cfg(1, 5)
+        };
+        let out = execute(&mut db, &c, "t", &AtomicBool::new(false)).unwrap();
+        let r = &out.result;
+        assert_eq!(r.commits, 5);
+        // Four sleeps lie between the first and the last commit.
+        assert!(r.runtime_ns >= 40_000_000, "{} ns", r.runtime_ns);
+        assert!(r.derived.tps_from_latency <= 100.0 + 1e-9);
     }
 
     #[test]
