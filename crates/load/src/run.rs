@@ -211,6 +211,8 @@ impl Shared<'_> {
 
 /// One session's measurements.
 struct SessionOut {
+    /// CPU of the thread over its measured commits.
+    cpu: dbio_engine::rusage::Usage,
     commits: u64,
     warm: u64,
     commit: Histogram<u64>,
@@ -232,6 +234,7 @@ fn ns(d: Duration) -> u64 {
 fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     let cfg = sh.cfg;
     let mut out = SessionOut {
+        cpu: Default::default(),
         commits: 0,
         warm: 0,
         commit: histogram(),
@@ -265,6 +268,7 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
             window = sh.window.get().copied();
             if let Some(w) = window {
                 out.measure_start = w.start;
+                out.cpu = dbio_engine::rusage::thread_usage();
             }
         }
         if window.is_some_and(|w| w.deadline.is_some_and(|d| t0 >= d)) {
@@ -300,6 +304,10 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
             std::thread::sleep(think);
         }
     }
+    out.cpu = match window {
+        Some(_) => dbio_engine::rusage::thread_usage().since(&out.cpu),
+        None => Default::default(),
+    };
     out
 }
 
@@ -606,7 +614,11 @@ fn summarize(cfg: &LoadConfig, start: Option<Instant>, outs: &[SessionOut]) -> L
         _ => 0,
     };
     let commits: u64 = outs.iter().map(|o| o.commits).sum();
+    let cpu = outs
+        .iter()
+        .fold(dbio_engine::rusage::Usage::default(), |a, o| a.plus(&o.cpu));
     LoadResult {
+        cpu: dbio_engine::runner::cpu_usage(&cpu, commits, runtime_ns),
         runtime_ns,
         commits,
         rows: commits * u64::from(cfg.rows_per_commit),
@@ -730,6 +742,9 @@ mod tests {
         assert_eq!(r.commit.count, 100);
         let tx = r.transaction.as_ref().unwrap();
         assert_eq!(tx.count, 100);
+        // The sessions' CPU, per commit.
+        assert!(r.cpu.user_ns + r.cpu.system_ns > 0);
+        assert!(r.cpu.per_io_ns > 0.0);
         // COMMIT alone is part of the transaction's span.
         assert!(tx.min_ns >= r.commit.min_ns && tx.mean_ns >= r.commit.mean_ns);
         assert_eq!(

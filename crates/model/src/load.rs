@@ -108,6 +108,12 @@ pub struct LoadResult {
     pub commit: LatencySummary,
     /// Explicit mode: from `BEGIN` until `COMMIT` returned.
     pub transaction: Option<LatencySummary>,
+    /// CPU of the session threads over the measured run (getrusage per
+    /// thread); `per_io_ns` is per commit. For embedded SQLite the engine
+    /// runs in these threads, so this is the database's CPU too; for a
+    /// server it is the client's alone.
+    #[serde(default)]
+    pub cpu: crate::CpuUsage,
     /// One line per session.
     pub sessions: Vec<LoadSession>,
     /// Commits in each second of the measured run.

@@ -114,6 +114,22 @@ pub fn detail(x: &LoadResult) -> String {
             String::new()
         }
     );
+    let cpu = &x.cpu;
+    if cpu.user_ns + cpu.system_ns > 0 {
+        let _ = writeln!(
+            s,
+            "{} CPU: {} per commit (user {}, system {}), {:.0} % of one CPU",
+            if x.config.engine == "sqlite" {
+                "session threads' (SQLite's included)"
+            } else {
+                "client"
+            },
+            format_ns(cpu.per_io_ns),
+            format_ns(cpu.user_ns as f64),
+            format_ns(cpu.system_ns as f64),
+            100.0 * cpu.utilisation
+        );
+    }
     let mut t = new_table(&[
         "latency", "count", "mean", "p50", "p90", "p99", "p99.9", "max",
     ]);
