@@ -80,6 +80,7 @@ fn main() -> ExitCode {
         Command::Read(a) => commands::read::run(a),
         Command::Calibrate(a) => commands::calibrate::run(a),
         Command::Dbwr(a) => commands::dbwr::run(a),
+        Command::Load(a) => commands::load::run(a),
         Command::Report(a) => commands::report::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
     };

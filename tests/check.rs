@@ -146,6 +146,18 @@ fn check_runs_every_section_and_concludes() {
             .any(|c| c.starts_with("The fastest durability method for the log writer here is")),
         "{conclusions:?}"
     );
+    // The database section: embedded SQLite at 1 and 10 sessions.
+    let load = v["load"].as_array().unwrap();
+    assert_eq!(load.len(), 2, "{load:?}");
+    assert_eq!(load[0]["config"]["sessions"], 1);
+    assert_eq!(load[1]["config"]["sessions"], 10);
+    assert!(load.iter().all(|x| x["commits"].as_u64().unwrap() > 0));
+    assert!(
+        conclusions
+            .iter()
+            .any(|c| c.starts_with("A real database engine (SQLite, embedded")),
+        "{conclusions:?}"
+    );
     // The writer section: one writer, everything written by the end.
     let w = &v["dbwr"][0];
     assert_eq!(w["name"], "writer check");

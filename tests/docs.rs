@@ -36,7 +36,18 @@ fn result_schema_names_every_field_of_every_command() {
         )
     };
     let (t1, t2) = (trace("shared-server-19c.trc"), trace("ninei-9201.trc"));
-    let runs: [&[&str]; 7] = [
+    let runs: [&[&str]; 8] = [
+        &[
+            "load",
+            "--dir",
+            dir,
+            "--sessions",
+            "2",
+            "--commits",
+            "20",
+            "--mode",
+            "explicit",
+        ],
         &[
             "bench",
             dir,

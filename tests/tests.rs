@@ -13,6 +13,7 @@ mod docs;
 mod durability;
 mod findings;
 mod lgwr;
+mod load;
 mod read;
 mod safety;
 mod safety_blockdev;

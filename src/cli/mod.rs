@@ -25,6 +25,7 @@ pub mod dbwr;
 pub mod engine;
 pub mod lgwr;
 pub mod limits;
+pub mod load;
 pub mod output;
 pub mod read;
 pub mod report;
@@ -37,6 +38,7 @@ pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
 pub use dbwr::DbwrArgs;
 pub use lgwr::LgwrArgs;
+pub use load::LoadArgs;
 pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
@@ -74,6 +76,9 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Model database writers (DBWR) flushing a buffer cache to a datafile.
     Dbwr(DbwrArgs),
+    /// Commit load on a real database engine (embedded SQLite by default):
+    /// per-session commit latency and the engine's own flush counters.
+    Load(LoadArgs),
     /// Re-render a JSON result of any command (trace analyses included) as
     /// a table, JSON or CSV without re-running.
     Report(ReportArgs),

@@ -82,8 +82,9 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     wait_for_space(dir, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
-        let sections: [(&str, Section, u64); 3] = [
+        let sections: [(&str, Section, u64); 4] = [
             ("commit", super::lgwr::check_section, 2 * plan.log_file_size),
+            ("database", super::load::check_section, 16 << 20),
             ("read", super::read::check_section, plan.read_size),
             ("writer", super::dbwr::check_section, plan.writer_size),
         ];

@@ -5,6 +5,7 @@ pub mod calibrate;
 pub mod check;
 pub mod dbwr;
 pub mod lgwr;
+pub mod load;
 pub mod read;
 pub mod report;
 pub mod tracefile;

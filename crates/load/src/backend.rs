@@ -173,6 +173,12 @@ pub trait Database: Send + Sync {
     /// engine offers no such view). Called every 10–20 ms during a run
     /// from a sampler thread with its own `Database` value.
     fn sample_waits(&mut self) -> Result<Vec<WaitSample>, LoadError>;
+    /// A second value on a connection of its own for the wait sampler
+    /// thread, or `None` where the engine offers no wait view (the
+    /// load loop then starts no sampler). The default is `None`.
+    fn waits_sampler(&self) -> Result<Option<Box<dyn Database>>, LoadError> {
+        Ok(None)
+    }
 }
 
 /// One session's connection. Methods are called in a measurement loop:

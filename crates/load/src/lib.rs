@@ -12,6 +12,9 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod run;
+pub mod sqlite;
+pub mod vfs_shim;
 
 pub use backend::{
     CommitMode, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,

@@ -17,6 +17,7 @@ pub mod environment;
 pub mod finding;
 pub mod latency;
 pub mod lgwr;
+pub mod load;
 pub mod outcome;
 pub mod read;
 pub mod run;

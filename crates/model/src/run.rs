@@ -28,6 +28,10 @@ pub struct RunReport {
     /// Database-writer model runs (`dbio dbwr`, the writer section of `check`).
     #[serde(default)]
     pub dbwr: Vec<crate::dbwr::DbwrResult>,
+    /// Commit load on real database engines (`dbio load`, the database
+    /// section of `check`).
+    #[serde(default)]
+    pub load: Vec<crate::load::LoadResult>,
     /// Tier thresholds measured by `dbio calibrate`.
     #[serde(default)]
     pub calibration: Option<crate::calibrate::Calibration>,

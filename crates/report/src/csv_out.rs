@@ -73,6 +73,7 @@ fn row<'a>(
 /// Renders the report as CSV with a header line.
 pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
     let has_sections = !r.lgwr.is_empty()
+        || !r.load.is_empty()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
         || r.calibration.is_some()
@@ -173,6 +174,9 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     for x in &r.lgwr {
         rows.extend(entry_rows("lgwr", &x.name, x, &["name"])?);
+    }
+    for x in &r.load {
+        rows.extend(entry_rows("load", &x.name, x, &["name"])?);
     }
     for x in &r.reads {
         rows.extend(entry_rows("read", &x.name, x, &["name"])?);

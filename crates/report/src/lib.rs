@@ -10,6 +10,7 @@ pub mod export;
 pub mod findings;
 pub mod histogram;
 pub mod lgwr;
+pub mod load;
 mod migrate_io;
 mod migrate_models;
 pub mod read;

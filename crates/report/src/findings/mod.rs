@@ -28,6 +28,7 @@ pub mod calibrate;
 pub mod check;
 pub mod commit;
 pub mod dbwr;
+pub mod load;
 pub mod read;
 pub mod references;
 pub mod trace;
@@ -49,6 +50,7 @@ pub struct RuleSet<T: 'static> {
 pub const RUN_RULES: &[RuleSet<RunReport>] = &[
     check::RULES,
     commit::RULES,
+    load::RULES,
     read::RULES,
     dbwr::RULES,
     calibrate::RULES,

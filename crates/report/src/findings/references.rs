@@ -25,6 +25,15 @@ pub fn log_file_sync() -> Reference {
     article(None, "Log File Sync wait event and SSD disks")
 }
 
+/// Comparing 'log file sync' with 'log file parallel write': averages
+/// mislead, and queueing behind one slow write doubles the wait.
+pub fn savvinov_log_file_sync() -> Reference {
+    article(
+        Some("Nikolay Savvinov"),
+        "How not to troubleshoot log file sync waits",
+    )
+}
+
 /// Fast "physical" reads that were page-cache hits.
 pub fn physical_io_not_always_physical() -> Reference {
     article(

@@ -1,0 +1,224 @@
+//! `dbio load`: commit load on embedded SQLite, with real files, real
+//! syncs and the real binary. See: issue 11.
+
+use crate::util::{dbio, dbio_path, json, scratch, wait_output_within};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// dbio's SQLite files in `dir` (the database and its -wal/-shm).
+fn load_files(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("dbio-load-"))
+        })
+        .collect()
+}
+
+#[test]
+fn every_commit_is_a_row_in_the_kept_table_and_in_the_result() {
+    let d = scratch();
+    let file = d.path().join("load.json");
+    let out = dbio()
+        .args([
+            "load",
+            "--sessions",
+            "4",
+            "--commits",
+            "60",
+            "--keep",
+            "--quiet",
+        ])
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--json")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&std::fs::read(&file).unwrap());
+    assert_eq!(v["command"], "load");
+    let r = &v["load"][0];
+    assert_eq!(r["commits"], 240);
+    assert_eq!(r["rows"], 240);
+    assert_eq!(r["commit"]["count"], 240);
+    let per: Vec<u64> = r["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["commits"].as_u64().unwrap())
+        .collect();
+    assert_eq!(per, [60; 4]);
+    assert_eq!(r["config"]["commits_per_session"], 60);
+    assert!(r["config"]["runtime_ns"].is_null());
+    // SQLite syncs the WAL once per commit (and once more per checkpoint).
+    let flushes = r["flush"]["flushes"].as_u64().unwrap();
+    assert!((240..=260).contains(&flushes), "{flushes} WAL syncs");
+    // The table is kept, with exactly one row per commit.
+    let target = r["config"]["target"].as_str().unwrap();
+    let db = target.strip_prefix("sqlite:").unwrap();
+    let table = r["table"].as_str().unwrap();
+    assert!(table.starts_with("dbio_load_"), "{table}");
+    let rows: i64 = rusqlite::Connection::open(db)
+        .unwrap()
+        .query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+            row.get(0)
+        })
+        .unwrap();
+    assert_eq!(rows, 240);
+}
+
+#[test]
+fn the_scratch_database_and_its_wal_are_removed_after_the_run() {
+    let d = scratch();
+    let out = dbio()
+        .args([
+            "load",
+            "--sessions",
+            "2",
+            "--commits",
+            "30",
+            "--mode",
+            "explicit",
+            "--rows-per-commit",
+            "3",
+        ])
+        .arg("--dir")
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("60 commits (180 rows)"), "{table}");
+    assert!(table.contains("transaction (BEGIN .. COMMIT)"), "{table}");
+    assert!(
+        load_files(d.path()).is_empty(),
+        "{:?}",
+        load_files(d.path())
+    );
+}
+
+#[test]
+fn sigint_mid_run_gives_a_partial_result_and_leaves_nothing() {
+    let d = scratch();
+    let file = d.path().join("sig.json");
+    let child = Command::new(dbio_path())
+        .args(["load", "--sessions", "3", "--runtime", "60", "--quiet"])
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--json")
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Commits are reaching storage once the WAL holds a few frames.
+    let t0 = Instant::now();
+    let committing = loop {
+        let wal = load_files(d.path())
+            .into_iter()
+            .find(|p| p.to_string_lossy().ends_with("-wal"));
+        if wal.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.len() > 64 * 1024)) {
+            break true;
+        }
+        if t0.elapsed() > Duration::from_secs(30) {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let stopped = Instant::now();
+    let out = wait_output_within(child, Duration::from_secs(30));
+    assert!(committing, "no commits reached the WAL within 30 s");
+    assert!(
+        stopped.elapsed() < Duration::from_secs(10),
+        "dbio took {:?} to stop",
+        stopped.elapsed()
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&std::fs::read(&file).unwrap());
+    assert_eq!(v["partial"]["signal"], "SIGINT");
+    assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
+    assert!(
+        load_files(d.path()).is_empty(),
+        "{:?}",
+        load_files(d.path())
+    );
+}
+
+#[test]
+fn impossible_options_are_refused_in_one_sentence_before_anything_is_made() {
+    let d = scratch();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["--sessions", "0"],
+            "--sessions must be between 1 and 4096",
+        ),
+        (
+            &["--sessions", "5000"],
+            "--sessions must be between 1 and 4096",
+        ),
+        (&["--commits", "5", "--runtime", "1"], "cannot be used with"),
+        (&["--commits", "0"], "--commits must be at least 1"),
+        (&["--rows-per-commit", "2"], "needs --mode explicit"),
+        (&["--row-size", "2m"], "--row-size must be at most"),
+    ];
+    for (args, want) in cases {
+        let out = dbio()
+            .arg("load")
+            .args(args)
+            .arg("--dir")
+            .arg(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    }
+    // A server URL: one sentence, and the password never shown.
+    let out = dbio()
+        .args(["load", "postgres://bench:s3cret@127.0.0.1:1/x"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("server targets are not supported"), "{err}");
+    assert!(!err.contains("s3cret"), "{err}");
+    // An output that cannot be written fails before the database is made.
+    let out = dbio()
+        .args([
+            "load",
+            "--commits",
+            "1",
+            "--json",
+            "/nonexistent/dbio/x.json",
+        ])
+        .arg("--dir")
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(load_files(d.path()).is_empty());
+    assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
+}
