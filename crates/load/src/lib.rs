@@ -12,6 +12,11 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+#[cfg(feature = "mysql")]
+pub mod mysql;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+pub mod target;
 
 pub use backend::{
     CommitMode, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
