@@ -318,6 +318,27 @@ mod postgres_server {
     }
 
     #[test]
+    fn a_terminated_backend_is_a_lost_connection() {
+        let Some((u, mut db, _g)) = pg() else { return };
+        let t = table();
+        db.create_table(&t).unwrap();
+        let mut s = db.connect(&t).unwrap();
+        s.insert_autocommit(1).unwrap();
+        let pid = s.backend_pid().unwrap() as i32;
+        // With a timeout, pg_terminate_backend returns once the backend is gone.
+        let gone: bool = client(&u)
+            .query_one("SELECT pg_terminate_backend($1, 10000)", &[&pid])
+            .unwrap()
+            .get(0);
+        assert!(gone);
+        let err = s.insert_autocommit(2).unwrap_err();
+        assert!(matches!(err, LoadError::Lost(_)), "{err:?}");
+        assert!(!err.to_string().contains('\n'), "{err}");
+        drop(s);
+        db.drop_table(&t).unwrap();
+    }
+
+    #[test]
     fn a_session_pid_is_its_backend() {
         let Some((u, mut db, _g)) = pg() else { return };
         let t = table();
@@ -381,8 +402,12 @@ mod mariadb_server {
         Some((u, db, g))
     }
 
+    /// A plain connection as the same account as dbio's (over TCP: the
+    /// crate would otherwise switch to the socket, where the account is
+    /// dbio@localhost).
     fn conn(u: &str) -> mysql::Conn {
-        mysql::Conn::new(mysql::Opts::from_url(u).unwrap()).unwrap()
+        let opts = mysql::Opts::from_url(u).unwrap();
+        mysql::Conn::new(mysql::OptsBuilder::from_opts(opts).prefer_socket(false)).unwrap()
     }
 
     fn exists(u: &str, name: &str) -> bool {
@@ -504,6 +529,32 @@ mod mariadb_server {
         assert!(msg.contains("Access denied"), "{msg}");
         assert_no_secret(&err, "Wr0ng-s3cret");
         assert_no_secret(&err, &password_of(&u));
+    }
+
+    #[test]
+    fn a_killed_connection_is_a_lost_connection() {
+        use mysql::prelude::Queryable;
+        let Some((u, mut db, _g)) = my() else { return };
+        let t = table();
+        db.create_table(&t).unwrap();
+        let mut s = db.connect(&t).unwrap();
+        s.insert_autocommit(1).unwrap();
+        let tid = s
+            .backend_pid()
+            .expect("performance_schema gives the thread");
+        let mut c = conn(&u);
+        let id: Option<u64> = c
+            .exec_first(
+                "SELECT PROCESSLIST_ID FROM performance_schema.threads WHERE THREAD_OS_ID = ?",
+                (tid,),
+            )
+            .unwrap();
+        c.query_drop(format!("KILL CONNECTION {}", id.unwrap()))
+            .unwrap();
+        let err = s.insert_autocommit(2).unwrap_err();
+        assert!(matches!(err, LoadError::Lost(_)), "{err:?}");
+        drop(s);
+        db.drop_table(&t).unwrap();
     }
 
     #[test]
