@@ -338,6 +338,96 @@ mod postgres_server {
         db.drop_table(&t).unwrap();
     }
 
+    /// Server settings changed for one test (as the superuser), reset
+    /// when it ends, also on a failed assertion.
+    struct Settings {
+        admin: String,
+        names: Vec<&'static str>,
+    }
+
+    impl Settings {
+        fn set(admin: &str, pairs: &[(&'static str, &str)]) -> Settings {
+            let mut c = client(admin);
+            for (n, v) in pairs {
+                c.batch_execute(&format!("ALTER SYSTEM SET {n} = '{v}'"))
+                    .unwrap();
+            }
+            c.batch_execute("SELECT pg_reload_conf()").unwrap();
+            // A reload is asynchronous: wait until a new session sees it.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            for (n, v) in pairs {
+                loop {
+                    let now: String = client(admin)
+                        .query_one("SELECT current_setting($1)", &[n])
+                        .unwrap()
+                        .get(0);
+                    if now == *v {
+                        break;
+                    }
+                    assert!(std::time::Instant::now() < deadline, "{n} stays {now}");
+                    std::thread::yield_now();
+                }
+            }
+            Settings {
+                admin: admin.to_string(),
+                names: pairs.iter().map(|(n, _)| *n).collect(),
+            }
+        }
+    }
+
+    impl Drop for Settings {
+        fn drop(&mut self) {
+            let mut c = client(&self.admin);
+            for n in &self.names {
+                let _ = c.batch_execute(&format!("ALTER SYSTEM RESET {n}"));
+            }
+            let _ = c.batch_execute("SELECT pg_reload_conf()");
+        }
+    }
+
+    #[test]
+    fn under_open_datasync_the_flushes_are_the_writes_and_without_timing_no_times() {
+        let Some((_, _, _g)) = pg() else { return };
+        let Ok(admin) = std::env::var("DBIO_TEST_PG_ADMIN_URL") else {
+            eprintln!(
+                "skipped: DBIO_TEST_PG_ADMIN_URL is not set (scripts/db-servers env gives it)"
+            );
+            return;
+        };
+        let _s = Settings::set(
+            &admin,
+            &[
+                ("wal_sync_method", "open_datasync"),
+                ("track_wal_io_timing", "off"),
+            ],
+        );
+        // Settings are read when the target is opened.
+        let mut db = open_server(&std::env::var("DBIO_TEST_PG_URL").unwrap()).unwrap();
+        let info = db.describe().unwrap();
+        assert!(
+            info.missing
+                .iter()
+                .any(|m| m.contains("track_wal_io_timing is off")),
+            "{info:?}"
+        );
+        let t = table();
+        db.create_table(&t).unwrap();
+        let before = db.counters().unwrap();
+        let n = load(&*db, &t, 1, 200, 0);
+        let after = db.counters().unwrap();
+        db.drop_table(&t).unwrap();
+        let fp = db.flush_path(&before, &after);
+        // The sync is inside the write: wal_sync stays 0, each commit's
+        // write is its flush.
+        assert_eq!(delta(&before, &after, "pg_stat_wal.wal_sync"), 0.0);
+        let flushes = fp.flushes.unwrap();
+        assert!(
+            flushes as f64 >= 0.9 * n as f64 && flushes <= n + 20,
+            "{flushes} writes for {n} commits"
+        );
+        assert_eq!(fp.flush_time_ns, None, "no timing, no time");
+    }
+
     #[test]
     fn a_session_pid_is_its_backend() {
         let Some((u, mut db, _g)) = pg() else { return };
