@@ -628,8 +628,10 @@ impl Database for Mysql {
             }
         }
         FlushPath {
-            // Redo and data fsyncs together: MariaDB 10.11 counts redo
-            // fsyncs here (Innodb_os_log_fsyncs is gone).
+            // InnoDB's redo and data fsyncs together: MariaDB 10.11 counts
+            // redo fsyncs here (Innodb_os_log_fsyncs is gone). The binlog's
+            // sync per group is not InnoDB's: it is in `extra`
+            // (performance_schema's COUNT_MISC).
             flushes: d("Innodb_data_fsyncs").map(|x| x as u64),
             // The binlog's sync time: the one commit-path flush the
             // server times (ps → ns).

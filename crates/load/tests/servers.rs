@@ -562,9 +562,18 @@ mod mariadb_server {
         db.drop_table(&t).unwrap();
         let fp = db.flush_path(&before, &after);
         let flushes = fp.flushes.unwrap();
-        // One session, binlog on and synced: a redo fsync at prepare and a
-        // binlog fsync per commit, both counted in Innodb_data_fsyncs.
-        assert!(flushes >= n && flushes <= 3 * n + 20, "{flushes} for {n}");
+        // One session: InnoDB's redo fsync at prepare, one per commit
+        // (the binlog's own fsync is not InnoDB's and is not counted here;
+        // a few background data-file syncs may add to it).
+        assert!(
+            flushes >= n && flushes <= n + n / 10 + 20,
+            "{flushes} for {n}"
+        );
+        let binlog_syncs = delta(&before, &after, "performance_schema.binlog.COUNT_MISC");
+        assert!(
+            binlog_syncs >= n as f64,
+            "{binlog_syncs} binlog syncs for {n}"
+        );
         let groups = delta(&before, &after, "Binlog_group_commits");
         assert!(
             groups >= 0.9 * n as f64 && groups <= n as f64,
