@@ -334,6 +334,28 @@ mod tests {
     }
 
     #[test]
+    fn a_malformed_target_is_refused_without_its_password() {
+        for spec in [
+            "postgres://u:s3cret@h:notaport/db",
+            "postgresql://u:s3cret@h/db?sslmode=bogus",
+            "postgres://u:s3cret@h/db?nosuchoption=1",
+            "host=h password=s3cret sslmode=verify-full",
+            "host=h password='s3cret",
+            "mysql://u:s3cret@h:99999/db",
+            "mariadb://u:s3cret@h/db?ssl-mode=bogus",
+            "mysql://u:s3cret@h/db?nosuchoption=1",
+        ] {
+            let Err(err) = open_server(spec) else {
+                panic!("{} was accepted", redact(spec));
+            };
+            for shown in [err.to_string(), format!("{err:?}")] {
+                assert!(!shown.contains("s3cret"), "{shown}");
+                assert!(!shown.contains('\n'), "{shown}");
+            }
+        }
+    }
+
+    #[test]
     fn password_file_permissions_follow_libpq() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
