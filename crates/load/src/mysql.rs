@@ -472,129 +472,27 @@ impl Database for Mysql {
     }
 
     fn drop_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
-        let q = checked_name(table)?;
-        if self.table_comment(&table.name)?.is_none() {
-            return Ok(());
+        match self.drop_once(table) {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.drop_once(table)
+            }
+            r => r,
         }
-        // Locked, then checked: the mark checked is the mark of the
-        // table dropped (DROP TABLE is allowed on a table locked WRITE).
-        self.conn()
-            .query_drop(format!("LOCK TABLES {q} WRITE"))
-            .map_err(my_err)?;
-        let result = match self.table_comment(&table.name) {
-            Ok(Some(c)) if c == table.mark => self
-                .conn()
-                .query_drop(format!("DROP TABLE {q}"))
-                .map_err(my_err),
-            Ok(None) => Ok(()),
-            Ok(Some(_)) => Err(LoadError::Refused(format!(
-                "table {} does not carry this run's dbio mark: dbio did not create it and \
-                 leaves it alone",
-                table.name
-            ))),
-            Err(e) => Err(e),
-        };
-        let unlock = self.conn().query_drop("UNLOCK TABLES").map_err(my_err);
-        result.and(unlock)
     }
 
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
-        let q = checked_name(table)?;
-        let mut conn = self.target.connect()?;
-        let comment: Option<String> = conn
-            .query_first(format!(
-                "SELECT TABLE_COMMENT FROM information_schema.TABLES \
-                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = {}",
-                literal(&table.name)
-            ))
-            .map_err(my_err)?;
-        if comment.as_deref() != Some(table.mark.as_str()) {
-            return Err(LoadError::Refused(format!(
-                "table {} is missing or does not carry this run's dbio mark: dbio writes only \
-                 to the table it created",
-                table.name
-            )));
-        }
-        // The connection's OS thread, for CPU accounting (MariaDB runs a
-        // connection on a thread of the one server process).
-        let pid = if self.pfs_binlog {
-            conn.query_first::<Option<u64>, _>(
-                "SELECT THREAD_OS_ID FROM performance_schema.threads \
-                 WHERE PROCESSLIST_ID = CONNECTION_ID()",
-            )
-            .ok()
-            .flatten()
-            .flatten()
-            .and_then(|p| u32::try_from(p).ok())
-        } else {
-            None
-        };
-        let insert = conn
-            .prep(format!("INSERT INTO {q} (id, pad) VALUES (?, ?)"))
-            .map_err(my_err)?;
-        Ok(Box::new(MySession {
-            conn,
-            insert,
-            pad: vec![b'x'; table.row_bytes as usize],
-            pid,
-        }))
+        self.connect_session(table)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
-        let list = STATUS
-            .iter()
-            .map(|(n, _)| literal(n))
-            .collect::<Vec<_>>()
-            .join(",");
-        let rows: Vec<(String, String)> = self
-            .conn()
-            .query(format!(
-                "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
-            ))
-            .map_err(my_err)?;
-        let mut out = Vec::new();
-        for (name, unit) in STATUS {
-            if let Some((_, v)) = rows.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
-                if let Ok(value) = v.parse() {
-                    out.push(Counter {
-                        name: (*name).to_string(),
-                        value,
-                        unit,
-                    });
-                }
+        match self.counters_once() {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.counters_once()
             }
+            r => r,
         }
-        if self.pfs_binlog {
-            let row: Option<(u64, u64, u64, u64, u64)> = self
-                .conn()
-                .query_first(format!(
-                    "SELECT COUNT_MISC, SUM_TIMER_MISC, COUNT_WRITE, SUM_TIMER_WRITE, \
-                     SUM_NUMBER_OF_BYTES_WRITE FROM performance_schema.file_summary_by_event_name \
-                     WHERE EVENT_NAME = {}",
-                    literal(PFS_BINLOG)
-                ))
-                .map_err(my_err)?;
-            if let Some((cm, tm, cw, tw, bw)) = row {
-                for (name, value, unit) in [
-                    ("performance_schema.binlog.COUNT_MISC", cm, "count"),
-                    ("performance_schema.binlog.SUM_TIMER_MISC", tm, "ps"),
-                    ("performance_schema.binlog.COUNT_WRITE", cw, "count"),
-                    ("performance_schema.binlog.SUM_TIMER_WRITE", tw, "ps"),
-                    (
-                        "performance_schema.binlog.SUM_NUMBER_OF_BYTES_WRITE",
-                        bw,
-                        "bytes",
-                    ),
-                ] {
-                    out.push(Counter {
-                        name: name.into(),
-                        value: value as f64,
-                        unit,
-                    });
-                }
-            }
-        }
-        Ok(out)
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
@@ -655,6 +553,142 @@ impl Database for Mysql {
         // Not sampled: MariaDB's commit-path waits have no instrument that
         // separates the redo flush (see the module doc).
         Ok(Vec::new())
+    }
+}
+
+impl Mysql {
+    /// A new monitoring connection in place of a lost one: the run's
+    /// table must still be dropped and its last counters read.
+    fn reconnect(&mut self) -> Result<(), LoadError> {
+        let conn = self.target.connect()?;
+        *self.conn() = conn;
+        Ok(())
+    }
+
+    fn drop_once(&mut self, table: &TableSpec) -> Result<(), LoadError> {
+        let q = checked_name(table)?;
+        if self.table_comment(&table.name)?.is_none() {
+            return Ok(());
+        }
+        // Locked, then checked: the mark checked is the mark of the
+        // table dropped (DROP TABLE is allowed on a table locked WRITE).
+        self.conn()
+            .query_drop(format!("LOCK TABLES {q} WRITE"))
+            .map_err(my_err)?;
+        let result = match self.table_comment(&table.name) {
+            Ok(Some(c)) if c == table.mark => self
+                .conn()
+                .query_drop(format!("DROP TABLE {q}"))
+                .map_err(my_err),
+            Ok(None) => Ok(()),
+            Ok(Some(_)) => Err(LoadError::Refused(format!(
+                "table {} does not carry this run's dbio mark: dbio did not create it and \
+                 leaves it alone",
+                table.name
+            ))),
+            Err(e) => Err(e),
+        };
+        let unlock = self.conn().query_drop("UNLOCK TABLES").map_err(my_err);
+        result.and(unlock)
+    }
+
+    fn connect_session(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
+        let q = checked_name(table)?;
+        let mut conn = self.target.connect()?;
+        let comment: Option<String> = conn
+            .query_first(format!(
+                "SELECT TABLE_COMMENT FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = {}",
+                literal(&table.name)
+            ))
+            .map_err(my_err)?;
+        if comment.as_deref() != Some(table.mark.as_str()) {
+            return Err(LoadError::Refused(format!(
+                "table {} is missing or does not carry this run's dbio mark: dbio writes only \
+                 to the table it created",
+                table.name
+            )));
+        }
+        // The connection's OS thread, for CPU accounting (MariaDB runs a
+        // connection on a thread of the one server process).
+        let pid = if self.pfs_binlog {
+            conn.query_first::<Option<u64>, _>(
+                "SELECT THREAD_OS_ID FROM performance_schema.threads \
+                 WHERE PROCESSLIST_ID = CONNECTION_ID()",
+            )
+            .ok()
+            .flatten()
+            .flatten()
+            .and_then(|p| u32::try_from(p).ok())
+        } else {
+            None
+        };
+        let insert = conn
+            .prep(format!("INSERT INTO {q} (id, pad) VALUES (?, ?)"))
+            .map_err(my_err)?;
+        Ok(Box::new(MySession {
+            conn,
+            insert,
+            pad: vec![b'x'; table.row_bytes as usize],
+            pid,
+        }))
+    }
+
+    fn counters_once(&mut self) -> Result<Vec<Counter>, LoadError> {
+        let list = STATUS
+            .iter()
+            .map(|(n, _)| literal(n))
+            .collect::<Vec<_>>()
+            .join(",");
+        let rows: Vec<(String, String)> = self
+            .conn()
+            .query(format!(
+                "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
+            ))
+            .map_err(my_err)?;
+        let mut out = Vec::new();
+        for (name, unit) in STATUS {
+            if let Some((_, v)) = rows.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                if let Ok(value) = v.parse() {
+                    out.push(Counter {
+                        name: (*name).to_string(),
+                        value,
+                        unit,
+                    });
+                }
+            }
+        }
+        if self.pfs_binlog {
+            let row: Option<(u64, u64, u64, u64, u64)> = self
+                .conn()
+                .query_first(format!(
+                    "SELECT COUNT_MISC, SUM_TIMER_MISC, COUNT_WRITE, SUM_TIMER_WRITE, \
+                     SUM_NUMBER_OF_BYTES_WRITE FROM performance_schema.file_summary_by_event_name \
+                     WHERE EVENT_NAME = {}",
+                    literal(PFS_BINLOG)
+                ))
+                .map_err(my_err)?;
+            if let Some((cm, tm, cw, tw, bw)) = row {
+                for (name, value, unit) in [
+                    ("performance_schema.binlog.COUNT_MISC", cm, "count"),
+                    ("performance_schema.binlog.SUM_TIMER_MISC", tm, "ps"),
+                    ("performance_schema.binlog.COUNT_WRITE", cw, "count"),
+                    ("performance_schema.binlog.SUM_TIMER_WRITE", tw, "ps"),
+                    (
+                        "performance_schema.binlog.SUM_NUMBER_OF_BYTES_WRITE",
+                        bw,
+                        "bytes",
+                    ),
+                ] {
+                    out.push(Counter {
+                        name: name.into(),
+                        value: value as f64,
+                        unit,
+                    });
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

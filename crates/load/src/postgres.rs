@@ -474,6 +474,17 @@ impl Postgres {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// A new monitoring connection in place of a lost one (the server
+    /// terminated it, or restarted): the run's table must still be
+    /// dropped and its last counters read.
+    fn reconnect(&mut self) -> Result<(), LoadError> {
+        let client = self.target.connect(MONITOR_APP)?;
+        *self.client() = client;
+        self.own.fetch_add(1, Ordering::Relaxed);
+        self.sample = None;
+        Ok(())
+    }
+
     /// Runs monitoring SQL as one transaction and counts it as dbio's own.
     fn monitor(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, LoadError> {
         let rows = simple_rows(self.client(), sql).map_err(pg_err)?;
@@ -645,165 +656,27 @@ impl Database for Postgres {
     }
 
     fn drop_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
-        let q = checked_name(table)?;
-        self.in_block("BEGIN")?;
-        let result = (|| {
-            // Locked first, so that the mark checked is the mark of the
-            // table dropped.
-            if self.table_comment(&table.name, true)?.is_none() {
-                return Ok(false);
+        match self.drop_once(table) {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.drop_once(table)
             }
-            self.in_block(&format!("LOCK TABLE {q} IN ACCESS EXCLUSIVE MODE"))?;
-            let comment = self.table_comment(&table.name, true)?.unwrap_or_default();
-            if comment != table.mark {
-                let db = self.current_db();
-                return Err(LoadError::Refused(format!(
-                    "table {} in database {db} does not carry this run's dbio mark: dbio did \
-                     not create it and leaves it alone",
-                    table.name
-                )));
-            }
-            self.in_block(&format!("DROP TABLE {q}"))?;
-            Ok(true)
-        })();
-        match result {
-            Ok(true) => {
-                self.in_block("COMMIT")?;
-                self.own.fetch_add(1, Ordering::Relaxed);
-                Ok(())
-            }
-            Ok(false) => {
-                self.rollback();
-                Ok(())
-            }
-            Err(e) => {
-                self.rollback();
-                Err(e)
-            }
+            r => r,
         }
     }
 
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
-        let q = checked_name(table)?;
-        let mut client = self.target.connect(SESSION_APP)?;
-        let own = Arc::clone(&self.own);
-        own.fetch_add(1, Ordering::Relaxed);
-        let count = |r: Result<Statement, postgres::Error>| {
-            let s = r.map_err(pg_err)?;
-            // Preparing is a transaction of its own (Parse ... Sync).
-            own.fetch_add(1, Ordering::Relaxed);
-            Ok::<_, LoadError>(s)
-        };
-        let rows = simple_rows(
-            &mut client,
-            &format!(
-                "SELECT obj_description(to_regclass({}), 'pg_class'), pg_backend_pid()",
-                literal(&table.name)
-            ),
-        )
-        .map_err(pg_err)?;
-        own.fetch_add(1, Ordering::Relaxed);
-        let row = rows.into_iter().next().unwrap_or_default();
-        if row.first().cloned().flatten().as_deref() != Some(table.mark.as_str()) {
-            return Err(LoadError::Refused(format!(
-                "table {} is missing or does not carry this run's dbio mark: dbio writes only \
-                 to the table it created",
-                table.name
-            )));
-        }
-        let pid = row.get(1).cloned().flatten().and_then(|p| p.parse().ok());
-        let insert = count(client.prepare_typed(
-            &format!("INSERT INTO {q} (id, pad) VALUES ($1, $2)"),
-            &[Type::INT8, Type::TEXT],
-        ))?;
-        let begin = count(client.prepare("BEGIN"))?;
-        let commit = count(client.prepare("COMMIT"))?;
-        let flush = self.version_num >= 150_000;
-        if flush {
-            client
-                .simple_query("SELECT pg_stat_force_next_flush()")
-                .map_err(pg_err)?;
-            own.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(Box::new(PgSession {
-            client,
-            insert,
-            begin,
-            commit,
-            pad: "x".repeat(table.row_bytes as usize),
-            pid,
-            own,
-            flush,
-        }))
+        self.connect_session(table)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
-        self.force_flush()?;
-        // What dbio committed itself, all of it flushed by now; the read
-        // below is counted after it.
-        let own_before_read = self.own.load(Ordering::Relaxed);
-        let v = self.version_num;
-        let mut sql = String::from(
-            "SELECT xact_commit, xact_rollback FROM pg_stat_database \
-             WHERE datname = current_database()",
-        );
-        if (140_000..180_000).contains(&v) {
-            sql.push_str(
-                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, \
-                 wal_sync, wal_write_time, wal_sync_time FROM pg_stat_wal",
-            );
-        } else if v >= 180_000 {
-            sql.push_str(
-                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full FROM pg_stat_wal; \
-                 SELECT coalesce(sum(writes), 0), coalesce(sum(write_time), 0), \
-                 coalesce(sum(fsyncs), 0), coalesce(sum(fsync_time), 0), \
-                 coalesce(sum(write_bytes), 0) FROM pg_stat_io WHERE object = 'wal'",
-            );
-        }
-        let rows = self.monitor(&sql)?;
-        let mut out = vec![Counter {
-            name: "dbio.own_xact_commit".into(),
-            value: own_before_read as f64,
-            unit: "count",
-        }];
-        let mut rows = rows.into_iter();
-        let mut take = |names: &[(&str, &'static str)]| {
-            let row = rows.next().unwrap_or_default();
-            for (i, (name, unit)) in names.iter().enumerate() {
-                out.extend(counter(name, row.get(i).cloned().flatten(), unit));
+        match self.counters_once() {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.counters_once()
             }
-        };
-        take(&[
-            ("pg_stat_database.xact_commit", "count"),
-            ("pg_stat_database.xact_rollback", "count"),
-        ]);
-        if (140_000..180_000).contains(&v) {
-            take(&[
-                ("pg_stat_wal.wal_records", "count"),
-                ("pg_stat_wal.wal_fpi", "count"),
-                ("pg_stat_wal.wal_bytes", "bytes"),
-                ("pg_stat_wal.wal_buffers_full", "count"),
-                ("pg_stat_wal.wal_write", "count"),
-                ("pg_stat_wal.wal_sync", "count"),
-                ("pg_stat_wal.wal_write_time", "ms"),
-                ("pg_stat_wal.wal_sync_time", "ms"),
-            ]);
-        } else if v >= 180_000 {
-            take(&[
-                ("pg_stat_wal.wal_records", "count"),
-                ("pg_stat_wal.wal_fpi", "count"),
-                ("pg_stat_wal.wal_bytes", "bytes"),
-                ("pg_stat_wal.wal_buffers_full", "count"),
-            ]);
-            take(&[
-                ("pg_stat_io.wal.writes", "count"),
-                ("pg_stat_io.wal.write_time", "ms"),
-                ("pg_stat_io.wal.fsyncs", "count"),
-                ("pg_stat_io.wal.fsync_time", "ms"),
-                ("pg_stat_io.wal.write_bytes", "bytes"),
-            ]);
+            r => r,
         }
-        Ok(out)
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
@@ -897,6 +770,170 @@ impl Database for Postgres {
                 state,
                 backend: backend.unwrap_or_default(),
             });
+        }
+        Ok(out)
+    }
+}
+
+impl Postgres {
+    fn drop_once(&mut self, table: &TableSpec) -> Result<(), LoadError> {
+        let q = checked_name(table)?;
+        self.in_block("BEGIN")?;
+        let result = (|| {
+            // Locked first, so that the mark checked is the mark of the
+            // table dropped.
+            if self.table_comment(&table.name, true)?.is_none() {
+                return Ok(false);
+            }
+            self.in_block(&format!("LOCK TABLE {q} IN ACCESS EXCLUSIVE MODE"))?;
+            let comment = self.table_comment(&table.name, true)?.unwrap_or_default();
+            if comment != table.mark {
+                let db = self.current_db();
+                return Err(LoadError::Refused(format!(
+                    "table {} in database {db} does not carry this run's dbio mark: dbio did \
+                     not create it and leaves it alone",
+                    table.name
+                )));
+            }
+            self.in_block(&format!("DROP TABLE {q}"))?;
+            Ok(true)
+        })();
+        match result {
+            Ok(true) => {
+                self.in_block("COMMIT")?;
+                self.own.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Ok(false) => {
+                self.rollback();
+                Ok(())
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    fn connect_session(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
+        let q = checked_name(table)?;
+        let mut client = self.target.connect(SESSION_APP)?;
+        let own = Arc::clone(&self.own);
+        own.fetch_add(1, Ordering::Relaxed);
+        let count = |r: Result<Statement, postgres::Error>| {
+            let s = r.map_err(pg_err)?;
+            // Preparing is a transaction of its own (Parse ... Sync).
+            own.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, LoadError>(s)
+        };
+        let rows = simple_rows(
+            &mut client,
+            &format!(
+                "SELECT obj_description(to_regclass({}), 'pg_class'), pg_backend_pid()",
+                literal(&table.name)
+            ),
+        )
+        .map_err(pg_err)?;
+        own.fetch_add(1, Ordering::Relaxed);
+        let row = rows.into_iter().next().unwrap_or_default();
+        if row.first().cloned().flatten().as_deref() != Some(table.mark.as_str()) {
+            return Err(LoadError::Refused(format!(
+                "table {} is missing or does not carry this run's dbio mark: dbio writes only \
+                 to the table it created",
+                table.name
+            )));
+        }
+        let pid = row.get(1).cloned().flatten().and_then(|p| p.parse().ok());
+        let insert = count(client.prepare_typed(
+            &format!("INSERT INTO {q} (id, pad) VALUES ($1, $2)"),
+            &[Type::INT8, Type::TEXT],
+        ))?;
+        let begin = count(client.prepare("BEGIN"))?;
+        let commit = count(client.prepare("COMMIT"))?;
+        let flush = self.version_num >= 150_000;
+        if flush {
+            client
+                .simple_query("SELECT pg_stat_force_next_flush()")
+                .map_err(pg_err)?;
+            own.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(Box::new(PgSession {
+            client,
+            insert,
+            begin,
+            commit,
+            pad: "x".repeat(table.row_bytes as usize),
+            pid,
+            own,
+            flush,
+        }))
+    }
+
+    fn counters_once(&mut self) -> Result<Vec<Counter>, LoadError> {
+        self.force_flush()?;
+        // What dbio committed itself, all of it flushed by now; the read
+        // below is counted after it.
+        let own_before_read = self.own.load(Ordering::Relaxed);
+        let v = self.version_num;
+        let mut sql = String::from(
+            "SELECT xact_commit, xact_rollback FROM pg_stat_database \
+             WHERE datname = current_database()",
+        );
+        if (140_000..180_000).contains(&v) {
+            sql.push_str(
+                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, \
+                 wal_sync, wal_write_time, wal_sync_time FROM pg_stat_wal",
+            );
+        } else if v >= 180_000 {
+            sql.push_str(
+                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full FROM pg_stat_wal; \
+                 SELECT coalesce(sum(writes), 0), coalesce(sum(write_time), 0), \
+                 coalesce(sum(fsyncs), 0), coalesce(sum(fsync_time), 0), \
+                 coalesce(sum(write_bytes), 0) FROM pg_stat_io WHERE object = 'wal'",
+            );
+        }
+        let rows = self.monitor(&sql)?;
+        let mut out = vec![Counter {
+            name: "dbio.own_xact_commit".into(),
+            value: own_before_read as f64,
+            unit: "count",
+        }];
+        let mut rows = rows.into_iter();
+        let mut take = |names: &[(&str, &'static str)]| {
+            let row = rows.next().unwrap_or_default();
+            for (i, (name, unit)) in names.iter().enumerate() {
+                out.extend(counter(name, row.get(i).cloned().flatten(), unit));
+            }
+        };
+        take(&[
+            ("pg_stat_database.xact_commit", "count"),
+            ("pg_stat_database.xact_rollback", "count"),
+        ]);
+        if (140_000..180_000).contains(&v) {
+            take(&[
+                ("pg_stat_wal.wal_records", "count"),
+                ("pg_stat_wal.wal_fpi", "count"),
+                ("pg_stat_wal.wal_bytes", "bytes"),
+                ("pg_stat_wal.wal_buffers_full", "count"),
+                ("pg_stat_wal.wal_write", "count"),
+                ("pg_stat_wal.wal_sync", "count"),
+                ("pg_stat_wal.wal_write_time", "ms"),
+                ("pg_stat_wal.wal_sync_time", "ms"),
+            ]);
+        } else if v >= 180_000 {
+            take(&[
+                ("pg_stat_wal.wal_records", "count"),
+                ("pg_stat_wal.wal_fpi", "count"),
+                ("pg_stat_wal.wal_bytes", "bytes"),
+                ("pg_stat_wal.wal_buffers_full", "count"),
+            ]);
+            take(&[
+                ("pg_stat_io.wal.writes", "count"),
+                ("pg_stat_io.wal.write_time", "ms"),
+                ("pg_stat_io.wal.fsyncs", "count"),
+                ("pg_stat_io.wal.fsync_time", "ms"),
+                ("pg_stat_io.wal.write_bytes", "bytes"),
+            ]);
         }
         Ok(out)
     }

@@ -429,6 +429,26 @@ mod postgres_server {
     }
 
     #[test]
+    fn the_table_is_dropped_after_the_monitor_connection_is_lost() {
+        let Some((u, mut db, _g)) = pg() else { return };
+        let t = table();
+        db.create_table(&t).unwrap();
+        db.counters().unwrap();
+        let gone: bool = client(&u)
+            .query_one(
+                "SELECT bool_and(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity \
+                 WHERE application_name = 'dbio load monitor' AND datname = current_database()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert!(gone);
+        db.counters().unwrap();
+        db.drop_table(&t).unwrap();
+        assert!(!exists(&u, &t.name));
+    }
+
+    #[test]
     fn a_session_pid_is_its_backend() {
         let Some((u, mut db, _g)) = pg() else { return };
         let t = table();
@@ -654,6 +674,28 @@ mod mariadb_server {
         assert!(matches!(err, LoadError::Lost(_)), "{err:?}");
         drop(s);
         db.drop_table(&t).unwrap();
+    }
+
+    #[test]
+    fn the_table_is_dropped_after_the_monitor_connection_is_lost() {
+        use mysql::prelude::Queryable;
+        let Some((u, mut db, _g)) = my() else { return };
+        let t = table();
+        db.create_table(&t).unwrap();
+        let mut c = conn(&u);
+        // Every other connection of this account: the monitor is the only one.
+        let ids: Vec<u64> = c
+            .query(
+                "SELECT ID FROM information_schema.PROCESSLIST \
+                 WHERE USER = 'dbio' AND ID <> CONNECTION_ID()",
+            )
+            .unwrap();
+        assert!(!ids.is_empty());
+        for id in ids {
+            c.query_drop(format!("KILL CONNECTION {id}")).unwrap();
+        }
+        db.drop_table(&t).unwrap();
+        assert!(!exists(&u, &t.name));
     }
 
     #[test]
