@@ -12,8 +12,13 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+#[cfg(feature = "mysql")]
+pub mod mysql;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod run;
 pub mod sqlite;
+pub mod target;
 pub mod vfs_shim;
 
 pub use backend::{

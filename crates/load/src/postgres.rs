@@ -1,0 +1,1063 @@
+//! PostgreSQL behind the [`Database`] interface (crate `postgres`, the
+//! synchronous client).
+//!
+//! A PostgreSQL commit is flushed by the committing backend itself: the
+//! first backend to take `WALWriteLock` flushes for everyone queued
+//! behind it, and the counters that show it are `pg_stat_wal` (PG14–17;
+//! `pg_stat_io`'s WAL rows from PG18) and the wait events of the client
+//! backends in `pg_stat_activity`. This module reads them with version
+//! gates chosen by `server_version_num`, never by guessing from errors.
+//!
+//! Exact commit counts. `pg_stat_database.xact_commit` counts every
+//! transaction in the database, including dbio's own: each connection's
+//! start-up, each monitoring statement, each session's setup. To compare
+//! the server's count with the load loop's, every statement dbio runs
+//! outside the timed inserts is counted in `dbio.own_xact_commit`, and
+//! (PG15+) each connection forces its pending statistics out with
+//! `pg_stat_force_next_flush()` before the numbers are read, so
+//! `Δxact_commit − Δdbio.own_xact_commit` is the load's commits plus
+//! whatever else ran in the database (a sampler connection of its own
+//! included). Before PG15 the statistics collector reports
+//! asynchronously and the difference is only close.
+//!
+//! Monitoring statements use the simple query protocol, one transaction
+//! per call, so the count is exact; the sessions' inserts, `BEGIN` and
+//! `COMMIT` are prepared once per session (as `pgbench -M prepared`).
+
+use crate::backend::{
+    Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+};
+use crate::target::{chain, home_dir, password_file_unsafe, ServerSpec};
+use postgres::config::Host;
+use postgres::types::Type;
+use postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `application_name` of the sessions under load: the wait sampler
+/// picks client backends by it.
+const SESSION_APP: &str = "dbio load";
+/// `application_name` of the monitoring connection.
+const MONITOR_APP: &str = "dbio load monitor";
+
+/// The settings that decide how a commit reaches storage (the list in
+/// the PostgreSQL WAL configuration chapter that bears on commits), in
+/// the order they are shown.
+const SETTINGS: &[&str] = &[
+    "wal_sync_method",
+    "synchronous_commit",
+    "synchronous_standby_names",
+    "commit_delay",
+    "commit_siblings",
+    "fsync",
+    "full_page_writes",
+    "wal_level",
+    "wal_compression",
+    "wal_buffers",
+    "wal_writer_delay",
+    "wal_writer_flush_after",
+    "track_wal_io_timing",
+    "server_version_num",
+];
+
+/// How to reach the server: the parsed target, its TLS and its display.
+#[derive(Clone)]
+struct Target {
+    config: Config,
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
+    shown: String,
+    /// A sentence added to connection errors (a password file ignored).
+    note: Option<String>,
+}
+
+impl Target {
+    fn parse(spec: &ServerSpec) -> Result<Target, LoadError> {
+        let raw = spec.raw();
+        let lower = raw.to_ascii_lowercase();
+        if lower.contains("sslmode=verify-") || lower.contains("sslmode = verify-") {
+            return Err(LoadError::Refused(format!(
+                "cannot connect to {spec}: dbio does not check server certificates yet \
+                 (sslmode=verify-ca or verify-full); use sslmode=require for an encrypted \
+                 connection without the check"
+            )));
+        }
+        let mut config: Config = raw.parse().map_err(|e: postgres::Error| {
+            LoadError::Refused(format!(
+                "cannot read the PostgreSQL target {spec}: {}",
+                chain(&e)
+            ))
+        })?;
+        // libpq's environment defaults, which the crate does not read.
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        if config.get_hosts().is_empty() {
+            match env("PGHOST") {
+                Some(h) if h.starts_with('/') => config.host_path(h),
+                Some(h) => config.host(&h),
+                None if Path::new("/var/run/postgresql").is_dir() => {
+                    config.host_path("/var/run/postgresql")
+                }
+                None => config.host("localhost"),
+            };
+        }
+        if config.get_ports().is_empty() {
+            if let Some(p) = env("PGPORT").and_then(|p| p.parse().ok()) {
+                config.port(p);
+            }
+        }
+        if config.get_user().is_none() {
+            if let Some(u) = env("PGUSER")
+                .or_else(|| env("USER"))
+                .or_else(|| env("LOGNAME"))
+            {
+                config.user(&u);
+            }
+        }
+        if config.get_dbname().is_none() {
+            if let Some(d) = env("PGDATABASE") {
+                config.dbname(&d);
+            }
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        let mut note = None;
+        if config.get_password().is_none() {
+            if let Some(pw) = std::env::var_os("PGPASSWORD").filter(|p| !p.is_empty()) {
+                config.password(std::os::unix::ffi::OsStrExt::as_bytes(pw.as_os_str()));
+            } else {
+                match pgpass_password(&config) {
+                    Ok(Some(pw)) => {
+                        config.password(pw);
+                    }
+                    Ok(None) => {}
+                    Err(why) => note = Some(why),
+                }
+            }
+        }
+        let tls = match config.get_ssl_mode() {
+            postgres::config::SslMode::Disable => None,
+            _ => Some(tokio_postgres_rustls::MakeRustlsConnect::new(
+                unverified_client_config()?,
+            )),
+        };
+        let shown = display(&config);
+        Ok(Target {
+            config,
+            tls,
+            shown,
+            note,
+        })
+    }
+
+    fn connect(&self, app: &str) -> Result<Client, LoadError> {
+        let mut config = self.config.clone();
+        config.application_name(app);
+        let r = match &self.tls {
+            None => config.connect(NoTls),
+            Some(tls) => config.connect(tls.clone()),
+        };
+        r.map_err(|e| {
+            let mut message = pg_message(&e);
+            if let Some(note) = &self.note {
+                message = format!("{message} ({note})");
+            }
+            LoadError::Connect {
+                target: self.shown.clone(),
+                message,
+            }
+        })
+    }
+}
+
+/// The target as shown: user, host, port, database and TLS mode, never
+/// the password.
+fn display(config: &Config) -> String {
+    let user = config.get_user().unwrap_or("");
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config.get_dbname().unwrap_or(user);
+    let mut params = Vec::new();
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) if h.contains(':') => format!("[{h}]"),
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(p)) => {
+            params.push(format!("host={}", p.display()));
+            String::new()
+        }
+        None => String::new(),
+    };
+    if config.get_ssl_mode() == postgres::config::SslMode::Require {
+        params.push("sslmode=require".into());
+    }
+    let at = if user.is_empty() {
+        String::new()
+    } else {
+        format!("{user}@")
+    };
+    let query = if params.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", params.join("&"))
+    };
+    format!("postgres://{at}{host}:{port}/{db}{query}")
+}
+
+/// The password for `config` from the password file, by libpq's rules:
+/// `$PGPASSFILE` or `~/.pgpass`, lines `host:port:database:user:password`
+/// with `*` matching anything and `\` escaping `:` and `\`, the first
+/// matching line wins; a Unix-socket connection to the default socket
+/// directory matches `localhost`; a file with group or world access is
+/// ignored (the reason comes back as the error, to be shown only if the
+/// connection then fails). Source: PostgreSQL documentation, "The
+/// Password File" (libpq chapter).
+fn pgpass_password(config: &Config) -> Result<Option<String>, String> {
+    let path = match std::env::var_os("PGPASSFILE").filter(|p| !p.is_empty()) {
+        Some(p) => p.into(),
+        None => match home_dir() {
+            Some(h) => h.join(".pgpass"),
+            None => return Ok(None),
+        },
+    };
+    if let Some(why) = password_file_unsafe(&path) {
+        return Err(why);
+    }
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(p)) if p == Path::new("/var/run/postgresql") || p == Path::new("/tmp") => {
+            "localhost".into()
+        }
+        Some(Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config
+        .get_ports()
+        .first()
+        .copied()
+        .unwrap_or(5432)
+        .to_string();
+    let user = config.get_user().unwrap_or("");
+    let db = config.get_dbname().unwrap_or(user);
+    Ok(pgpass_match(&text, [&host, &port, db, user]))
+}
+
+/// The first line of a `.pgpass` text matching `want` (host, port,
+/// database, user).
+fn pgpass_match(text: &str, want: [&str; 4]) -> Option<String> {
+    for line in text.lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields: Vec<String> = vec![String::new()];
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        fields.last_mut()?.push(n);
+                    }
+                }
+                ':' if fields.len() < 5 => fields.push(String::new()),
+                c => fields.last_mut()?.push(c),
+            }
+        }
+        if fields.len() < 5 {
+            continue;
+        }
+        if fields[..4]
+            .iter()
+            .zip(want)
+            .all(|(f, w)| f == "*" || f == w)
+        {
+            return fields.pop();
+        }
+    }
+    None
+}
+
+/// One sentence for a client error: the server's own message where
+/// there is one, otherwise the error and its causes.
+fn pg_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        None => chain(e),
+    }
+}
+
+/// A rustls client configuration that encrypts without checking the
+/// server's certificate: libpq's `sslmode=require` (and `prefer`) when
+/// no root certificate is given. The handshake's signatures are still
+/// verified with the ring provider's algorithms, so the session key is
+/// bound to the certificate presented.
+fn unverified_client_config() -> Result<rustls::ClientConfig, LoadError> {
+    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+    use rustls::crypto::CryptoProvider;
+    use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+    use rustls::{DigitallySignedStruct, SignatureScheme};
+
+    #[derive(Debug)]
+    struct AnyCertificate(Arc<CryptoProvider>);
+
+    impl ServerCertVerifier for AnyCertificate {
+        fn verify_server_cert(
+            &self,
+            _end_entity: &CertificateDer<'_>,
+            _intermediates: &[CertificateDer<'_>],
+            _server_name: &ServerName<'_>,
+            _ocsp_response: &[u8],
+            _now: UnixTime,
+        ) -> Result<ServerCertVerified, rustls::Error> {
+            Ok(ServerCertVerified::assertion())
+        }
+
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls12_signature(
+                message,
+                cert,
+                dss,
+                &self.0.signature_verification_algorithms,
+            )
+        }
+
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            rustls::crypto::verify_tls13_signature(
+                message,
+                cert,
+                dss,
+                &self.0.signature_verification_algorithms,
+            )
+        }
+
+        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+            self.0.signature_verification_algorithms.supported_schemes()
+        }
+    }
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| LoadError::Io(format!("cannot set up TLS: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+        .with_no_client_auth();
+    Ok(config)
+}
+
+/// A statement error: the connection lost (closed, I/O, the server
+/// shutting down or terminating the backend: SQLSTATE class 57, or a
+/// FATAL message), or a failed statement.
+fn pg_err(e: postgres::Error) -> LoadError {
+    let lost = e.is_closed()
+        || match e.as_db_error() {
+            None => true,
+            Some(db) => {
+                db.code().code().starts_with("57") || matches!(db.severity(), "FATAL" | "PANIC")
+            }
+        };
+    if lost {
+        LoadError::Lost(pg_message(&e))
+    } else {
+        LoadError::Sql(pg_message(&e))
+    }
+}
+
+/// Rows of a simple query as text.
+fn simple_rows(
+    client: &mut Client,
+    sql: &str,
+) -> Result<Vec<Vec<Option<String>>>, postgres::Error> {
+    Ok(client
+        .simple_query(sql)?
+        .into_iter()
+        .filter_map(|m| match m {
+            SimpleQueryMessage::Row(r) => {
+                Some((0..r.len()).map(|i| r.get(i).map(str::to_string)).collect())
+            }
+            _ => None,
+        })
+        .collect())
+}
+
+/// The table's name checked (dbio's prefix, lower-case letters, digits
+/// and `_`, at most 63 bytes) and quoted; only such names are ever put
+/// into SQL text.
+pub(crate) fn checked_name(table: &TableSpec) -> Result<String, LoadError> {
+    let n = &table.name;
+    let ok = n.starts_with(TableSpec::PREFIX)
+        && n.len() <= 63
+        && n.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+    if ok {
+        Ok(format!("\"{n}\""))
+    } else {
+        Err(LoadError::Refused(format!(
+            "'{n}' is not a table name dbio makes (it starts with {} and has only \
+             lower-case letters, digits and '_')",
+            TableSpec::PREFIX
+        )))
+    }
+}
+
+/// A SQL string literal.
+pub(crate) fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A PostgreSQL server: the monitoring connection and what it learnt
+/// about the server when it connected.
+pub struct Postgres {
+    target: Target,
+    /// The monitoring connection (in a mutex only because [`Database`]
+    /// is `Sync`; every use has `&mut self`, so it is never contended).
+    client: std::sync::Mutex<Client>,
+    version_num: u32,
+    version: String,
+    /// `wal_sync_method` is `open_sync` or `open_datasync`: the flush is
+    /// inside the write, `wal_sync` stays 0.
+    flush_in_write: bool,
+    /// `track_wal_io_timing` is on: WAL write and sync times are kept.
+    timing: bool,
+    /// Transactions dbio committed outside the load (see the module doc).
+    own: Arc<AtomicU64>,
+    /// The prepared wait-sampling query, made on first use.
+    sample: Option<Statement>,
+}
+
+impl Postgres {
+    /// Parses `spec`, connects the monitoring connection and reads the
+    /// server's version and WAL settings.
+    pub fn open(spec: &ServerSpec) -> Result<Postgres, LoadError> {
+        let target = Target::parse(spec)?;
+        let mut client = target.connect(MONITOR_APP)?;
+        // Each connection's start-up is a transaction of its own.
+        let own = Arc::new(AtomicU64::new(1));
+        let rows = simple_rows(
+            &mut client,
+            "SELECT current_setting('server_version'), current_setting('server_version_num'), \
+             current_setting('wal_sync_method'), current_setting('track_wal_io_timing', true)",
+        )
+        .map_err(|e| LoadError::Connect {
+            target: target.shown.clone(),
+            message: pg_message(&e),
+        })?;
+        own.fetch_add(1, Ordering::Relaxed);
+        let row = rows.into_iter().next().unwrap_or_default();
+        let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+        Ok(Postgres {
+            version: get(0),
+            version_num: get(1).parse().unwrap_or(0),
+            flush_in_write: get(2).starts_with("open_"),
+            timing: get(3) == "on",
+            target,
+            client: std::sync::Mutex::new(client),
+            own,
+            sample: None,
+        })
+    }
+
+    fn client(&mut self) -> &mut Client {
+        self.client
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A new monitoring connection in place of a lost one (the server
+    /// terminated it, or restarted): the run's table must still be
+    /// dropped and its last counters read.
+    fn reconnect(&mut self) -> Result<(), LoadError> {
+        let client = self.target.connect(MONITOR_APP)?;
+        *self.client() = client;
+        self.own.fetch_add(1, Ordering::Relaxed);
+        self.sample = None;
+        Ok(())
+    }
+
+    /// Runs monitoring SQL as one transaction and counts it as dbio's own.
+    fn monitor(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, LoadError> {
+        let rows = simple_rows(self.client(), sql).map_err(pg_err)?;
+        self.own.fetch_add(1, Ordering::Relaxed);
+        Ok(rows)
+    }
+
+    /// Statements in an explicit transaction block: not counted (the
+    /// block's `COMMIT` is).
+    fn in_block(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, LoadError> {
+        simple_rows(self.client(), sql).map_err(pg_err)
+    }
+
+    fn rollback(&mut self) {
+        // Best effort: the statement that failed is the one to report.
+        let _ = self.client().simple_query("ROLLBACK");
+    }
+
+    fn current_db(&mut self) -> String {
+        self.target
+            .config
+            .get_dbname()
+            .or(self.target.config.get_user())
+            .unwrap_or("?")
+            .to_string()
+    }
+
+    /// The table's comment, `None` when there is no such table.
+    fn table_comment(&mut self, name: &str, in_block: bool) -> Result<Option<String>, LoadError> {
+        let sql = format!(
+            "SELECT to_regclass({q}) IS NOT NULL, obj_description(to_regclass({q}), 'pg_class')",
+            q = literal(name)
+        );
+        let rows = if in_block {
+            self.in_block(&sql)?
+        } else {
+            self.monitor(&sql)?
+        };
+        let row = rows.into_iter().next().unwrap_or_default();
+        if row.first().cloned().flatten().as_deref() != Some("t") {
+            return Ok(None);
+        }
+        Ok(Some(row.get(1).cloned().flatten().unwrap_or_default()))
+    }
+
+    /// The sessions' setup and the monitor's statements count; pending
+    /// statistics are pushed out first so the count matches what the
+    /// server shows (PG15+).
+    fn force_flush(&mut self) -> Result<(), LoadError> {
+        if self.version_num >= 150_000 {
+            self.monitor("SELECT pg_stat_force_next_flush()")?;
+        }
+        Ok(())
+    }
+}
+
+fn unit_delta(before: &[Counter], after: &[Counter], name: &str) -> Option<f64> {
+    let a = after.iter().find(|c| c.name == name)?.value;
+    let b = before.iter().find(|c| c.name == name)?.value;
+    Some((a - b).max(0.0))
+}
+
+fn counter(name: &str, value: Option<String>, unit: &'static str) -> Option<Counter> {
+    Some(Counter {
+        name: name.to_string(),
+        value: value?.parse().ok()?,
+        unit,
+    })
+}
+
+impl Database for Postgres {
+    fn kind(&self) -> DbKind {
+        DbKind::Postgres
+    }
+
+    fn display_target(&self) -> String {
+        self.target.shown.clone()
+    }
+
+    fn describe(&mut self) -> Result<ServerInfo, LoadError> {
+        let list = SETTINGS
+            .iter()
+            .map(|s| literal(s))
+            .collect::<Vec<_>>()
+            .join(",");
+        let rows = self.monitor(&format!(
+            "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ({list}); \
+             SELECT r.rolsuper OR pg_has_role(current_user, 'pg_read_all_stats', 'MEMBER') \
+             FROM pg_roles r WHERE r.rolname = current_user"
+        ))?;
+        let mut settings: Vec<(String, String)> = Vec::new();
+        let mut all_stats = false;
+        for row in rows {
+            match row.as_slice() {
+                [Some(n), Some(v)] => settings.push((n.clone(), v.clone())),
+                [Some(b)] => all_stats = b == "t",
+                _ => {}
+            }
+        }
+        settings.sort_by_key(|(n, _)| SETTINGS.iter().position(|s| s == n));
+        let setting = |name: &str| {
+            settings
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.as_str())
+        };
+        let v = self.version_num;
+        let mut missing = Vec::new();
+        if v < 140_000 {
+            missing.push(format!(
+                "PostgreSQL {} has no pg_stat_wal (added in 14): WAL flush counts and times \
+                 are not available, only wait-event samples",
+                self.version
+            ));
+        } else if setting("track_wal_io_timing") != Some("on") {
+            missing.push(
+                "track_wal_io_timing is off: WAL write and sync times are not available \
+                 (a superuser can turn it on with ALTER SYSTEM SET track_wal_io_timing = on \
+                 and SELECT pg_reload_conf())"
+                    .to_string(),
+            );
+        }
+        if v < 150_000 {
+            missing.push(format!(
+                "PostgreSQL {} reports statistics asynchronously (before 15): the server's \
+                 commit count is approximate",
+                self.version
+            ));
+        }
+        if !all_stats {
+            missing.push(
+                "this user is neither a superuser nor a member of pg_read_all_stats: the \
+                 walwriter's wait events are hidden from the sampler"
+                    .to_string(),
+            );
+        }
+        Ok(ServerInfo {
+            version: self.version.clone(),
+            version_num: v,
+            settings,
+            missing,
+        })
+    }
+
+    fn create_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
+        let q = checked_name(table)?;
+        // Both statements in one simple query run as one transaction: the
+        // table never exists without its mark.
+        let sql = format!(
+            "CREATE TABLE {q} (id bigint PRIMARY KEY, pad text NOT NULL); \
+             COMMENT ON TABLE {q} IS {}",
+            literal(&table.mark)
+        );
+        match simple_rows(self.client(), &sql) {
+            Ok(_) => {
+                self.own.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Err(e) if e.code() == Some(&postgres::error::SqlState::DUPLICATE_TABLE) => {
+                let db = self.current_db();
+                Err(LoadError::Refused(format!(
+                    "a table named {} already exists in database {db}: dbio makes a new table \
+                     for every run and leaves existing ones alone",
+                    table.name
+                )))
+            }
+            Err(e) => Err(pg_err(e)),
+        }
+    }
+
+    fn drop_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
+        match self.drop_once(table) {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.drop_once(table)
+            }
+            r => r,
+        }
+    }
+
+    fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
+        self.connect_session(table)
+    }
+
+    fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
+        match self.counters_once() {
+            Err(LoadError::Lost(_)) => {
+                self.reconnect()?;
+                self.counters_once()
+            }
+            r => r,
+        }
+    }
+
+    fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
+        let d = |n: &str| unit_delta(before, after, n);
+        let v = self.version_num;
+        let (count, time) = match (v >= 180_000, self.flush_in_write) {
+            (false, false) => ("pg_stat_wal.wal_sync", "pg_stat_wal.wal_sync_time"),
+            (false, true) => ("pg_stat_wal.wal_write", "pg_stat_wal.wal_write_time"),
+            (true, false) => ("pg_stat_io.wal.fsyncs", "pg_stat_io.wal.fsync_time"),
+            (true, true) => ("pg_stat_io.wal.writes", "pg_stat_io.wal.write_time"),
+        };
+        let flushes = d(count).map(|x| x as u64);
+        // Times are zero, not absent, with the timing off: say unknown.
+        let flush_time_ns = if self.timing {
+            d(time).map(|ms| (ms * 1e6).round() as u64)
+        } else {
+            None
+        };
+        let server_commits = match (d("pg_stat_database.xact_commit"), d("dbio.own_xact_commit")) {
+            (Some(all), Some(own)) => Some((all - own).max(0.0) as u64),
+            _ => None,
+        };
+        let bytes = d("pg_stat_wal.wal_bytes").map(|b| b as u64);
+        let mut extra = Vec::new();
+        for (name, unit) in [
+            ("pg_stat_wal.wal_records", "count"),
+            ("pg_stat_wal.wal_fpi", "count"),
+            ("pg_stat_wal.wal_buffers_full", "count"),
+            ("pg_stat_wal.wal_write", "count"),
+            ("pg_stat_wal.wal_write_time", "ms"),
+            ("pg_stat_io.wal.writes", "count"),
+            ("pg_stat_io.wal.write_time", "ms"),
+            ("pg_stat_database.xact_rollback", "count"),
+        ] {
+            if name == count || name == time {
+                continue;
+            }
+            if let Some(value) = d(name) {
+                extra.push(Counter {
+                    name: name.into(),
+                    value,
+                    unit,
+                });
+            }
+        }
+        FlushPath {
+            flushes,
+            flush_time_ns,
+            bytes,
+            server_commits,
+            extra,
+        }
+    }
+
+    fn sample_waits(&mut self) -> Result<Vec<WaitSample>, LoadError> {
+        if self.sample.is_none() {
+            // Each execution is a transaction of its own, and a
+            // transaction's end discards the statistics snapshot (what
+            // pg_stat_clear_snapshot() does inside one), so every sample
+            // is fresh.
+            let st = self
+                .client()
+                .prepare(&format!(
+                    "SELECT backend_type, state, wait_event_type, wait_event \
+                     FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND \
+                     ((backend_type = 'client backend' AND application_name = {} \
+                       AND datname = current_database()) OR backend_type = 'walwriter')",
+                    literal(SESSION_APP)
+                ))
+                .map_err(pg_err)?;
+            self.own.fetch_add(1, Ordering::Relaxed);
+            self.sample = Some(st);
+        }
+        let st = self.sample.clone().expect("prepared above");
+        let rows = self.client().query(&st, &[]).map_err(pg_err)?;
+        self.own.fetch_add(1, Ordering::Relaxed);
+        let mut out = Vec::with_capacity(rows.len());
+        for row in rows {
+            let backend: Option<String> = row.get(0);
+            let state: Option<String> = row.get(1);
+            let wtype: Option<String> = row.get(2);
+            let event: Option<String> = row.get(3);
+            let state = match (wtype, event) {
+                (Some(t), Some(e)) => format!("{t}:{e}"),
+                _ => match state.as_deref() {
+                    Some("active") | None => "CPU".to_string(),
+                    Some(s) => s.to_string(),
+                },
+            };
+            out.push(WaitSample {
+                state,
+                backend: backend.unwrap_or_default(),
+            });
+        }
+        Ok(out)
+    }
+}
+
+impl Postgres {
+    fn drop_once(&mut self, table: &TableSpec) -> Result<(), LoadError> {
+        let q = checked_name(table)?;
+        self.in_block("BEGIN")?;
+        let result = (|| {
+            // Locked first, so that the mark checked is the mark of the
+            // table dropped.
+            if self.table_comment(&table.name, true)?.is_none() {
+                return Ok(false);
+            }
+            self.in_block(&format!("LOCK TABLE {q} IN ACCESS EXCLUSIVE MODE"))?;
+            let comment = self.table_comment(&table.name, true)?.unwrap_or_default();
+            if comment != table.mark {
+                let db = self.current_db();
+                return Err(LoadError::Refused(format!(
+                    "table {} in database {db} does not carry this run's dbio mark: dbio did \
+                     not create it and leaves it alone",
+                    table.name
+                )));
+            }
+            self.in_block(&format!("DROP TABLE {q}"))?;
+            Ok(true)
+        })();
+        match result {
+            Ok(true) => {
+                self.in_block("COMMIT")?;
+                self.own.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }
+            Ok(false) => {
+                self.rollback();
+                Ok(())
+            }
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
+    fn connect_session(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
+        let q = checked_name(table)?;
+        let mut client = self.target.connect(SESSION_APP)?;
+        let own = Arc::clone(&self.own);
+        own.fetch_add(1, Ordering::Relaxed);
+        let count = |r: Result<Statement, postgres::Error>| {
+            let s = r.map_err(pg_err)?;
+            // Preparing is a transaction of its own (Parse ... Sync).
+            own.fetch_add(1, Ordering::Relaxed);
+            Ok::<_, LoadError>(s)
+        };
+        let rows = simple_rows(
+            &mut client,
+            &format!(
+                "SELECT obj_description(to_regclass({}), 'pg_class'), pg_backend_pid()",
+                literal(&table.name)
+            ),
+        )
+        .map_err(pg_err)?;
+        own.fetch_add(1, Ordering::Relaxed);
+        let row = rows.into_iter().next().unwrap_or_default();
+        if row.first().cloned().flatten().as_deref() != Some(table.mark.as_str()) {
+            return Err(LoadError::Refused(format!(
+                "table {} is missing or does not carry this run's dbio mark: dbio writes only \
+                 to the table it created",
+                table.name
+            )));
+        }
+        let pid = row.get(1).cloned().flatten().and_then(|p| p.parse().ok());
+        let insert = count(client.prepare_typed(
+            &format!("INSERT INTO {q} (id, pad) VALUES ($1, $2)"),
+            &[Type::INT8, Type::TEXT],
+        ))?;
+        let begin = count(client.prepare("BEGIN"))?;
+        let commit = count(client.prepare("COMMIT"))?;
+        let flush = self.version_num >= 150_000;
+        if flush {
+            client
+                .simple_query("SELECT pg_stat_force_next_flush()")
+                .map_err(pg_err)?;
+            own.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(Box::new(PgSession {
+            client,
+            insert,
+            begin,
+            commit,
+            pad: "x".repeat(table.row_bytes as usize),
+            pid,
+            own,
+            flush,
+        }))
+    }
+
+    fn counters_once(&mut self) -> Result<Vec<Counter>, LoadError> {
+        self.force_flush()?;
+        // What dbio committed itself, all of it flushed by now; the read
+        // below is counted after it.
+        let own_before_read = self.own.load(Ordering::Relaxed);
+        let v = self.version_num;
+        let mut sql = String::from(
+            "SELECT xact_commit, xact_rollback FROM pg_stat_database \
+             WHERE datname = current_database()",
+        );
+        if (140_000..180_000).contains(&v) {
+            sql.push_str(
+                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full, wal_write, \
+                 wal_sync, wal_write_time, wal_sync_time FROM pg_stat_wal",
+            );
+        } else if v >= 180_000 {
+            sql.push_str(
+                "; SELECT wal_records, wal_fpi, wal_bytes, wal_buffers_full FROM pg_stat_wal; \
+                 SELECT coalesce(sum(writes), 0), coalesce(sum(write_time), 0), \
+                 coalesce(sum(fsyncs), 0), coalesce(sum(fsync_time), 0), \
+                 coalesce(sum(write_bytes), 0) FROM pg_stat_io WHERE object = 'wal'",
+            );
+        }
+        let rows = self.monitor(&sql)?;
+        let mut out = vec![Counter {
+            name: "dbio.own_xact_commit".into(),
+            value: own_before_read as f64,
+            unit: "count",
+        }];
+        let mut rows = rows.into_iter();
+        let mut take = |names: &[(&str, &'static str)]| {
+            let row = rows.next().unwrap_or_default();
+            for (i, (name, unit)) in names.iter().enumerate() {
+                out.extend(counter(name, row.get(i).cloned().flatten(), unit));
+            }
+        };
+        take(&[
+            ("pg_stat_database.xact_commit", "count"),
+            ("pg_stat_database.xact_rollback", "count"),
+        ]);
+        if (140_000..180_000).contains(&v) {
+            take(&[
+                ("pg_stat_wal.wal_records", "count"),
+                ("pg_stat_wal.wal_fpi", "count"),
+                ("pg_stat_wal.wal_bytes", "bytes"),
+                ("pg_stat_wal.wal_buffers_full", "count"),
+                ("pg_stat_wal.wal_write", "count"),
+                ("pg_stat_wal.wal_sync", "count"),
+                ("pg_stat_wal.wal_write_time", "ms"),
+                ("pg_stat_wal.wal_sync_time", "ms"),
+            ]);
+        } else if v >= 180_000 {
+            take(&[
+                ("pg_stat_wal.wal_records", "count"),
+                ("pg_stat_wal.wal_fpi", "count"),
+                ("pg_stat_wal.wal_bytes", "bytes"),
+                ("pg_stat_wal.wal_buffers_full", "count"),
+            ]);
+            take(&[
+                ("pg_stat_io.wal.writes", "count"),
+                ("pg_stat_io.wal.write_time", "ms"),
+                ("pg_stat_io.wal.fsyncs", "count"),
+                ("pg_stat_io.wal.fsync_time", "ms"),
+                ("pg_stat_io.wal.write_bytes", "bytes"),
+            ]);
+        }
+        Ok(out)
+    }
+}
+
+/// One session: its connection and its prepared statements.
+struct PgSession {
+    client: Client,
+    insert: Statement,
+    begin: Statement,
+    commit: Statement,
+    /// The row payload, made once.
+    pad: String,
+    pid: Option<u32>,
+    own: Arc<AtomicU64>,
+    /// PG15+: push this session's statistics out when it ends.
+    flush: bool,
+}
+
+impl Session for PgSession {
+    fn insert_autocommit(&mut self, id: u64) -> Result<(), LoadError> {
+        self.insert(id)
+    }
+
+    fn begin(&mut self) -> Result<(), LoadError> {
+        self.client
+            .execute(&self.begin, &[])
+            .map(drop)
+            .map_err(pg_err)
+    }
+
+    fn insert(&mut self, id: u64) -> Result<(), LoadError> {
+        let id = id as i64;
+        self.client
+            .execute(&self.insert, &[&id, &self.pad])
+            .map(drop)
+            .map_err(pg_err)
+    }
+
+    fn commit(&mut self) -> Result<(), LoadError> {
+        self.client
+            .execute(&self.commit, &[])
+            .map(drop)
+            .map_err(pg_err)
+    }
+
+    fn backend_pid(&self) -> Option<u32> {
+        self.pid
+    }
+}
+
+impl Drop for PgSession {
+    fn drop(&mut self) {
+        // The backend reports its counts when idle at most once a second;
+        // forcing it here makes them visible before the run's last
+        // counters are read (the forcing statement is dbio's own).
+        if self.flush
+            && !self.client.is_closed()
+            && self
+                .client
+                .simple_query("SELECT pg_stat_force_next_flush()")
+                .is_ok()
+        {
+            self.own.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgpass_lines_match_by_libpq_rules() {
+        let text = "# comment\n\
+                    otherhost:5432:*:*:no\n\
+                    127.0.0.1:5499:dbio:dbio:pa\\:ss\\\\word\n\
+                    *:*:*:*:fallback\n";
+        assert_eq!(
+            pgpass_match(text, ["127.0.0.1", "5499", "dbio", "dbio"]).as_deref(),
+            Some("pa:ss\\word")
+        );
+        assert_eq!(
+            pgpass_match(text, ["127.0.0.1", "5432", "dbio", "dbio"]).as_deref(),
+            Some("fallback")
+        );
+        assert_eq!(
+            pgpass_match("h:1:d:u:p:with:colons\n", ["h", "1", "d", "u"]).as_deref(),
+            Some("p:with:colons")
+        );
+        assert_eq!(pgpass_match("h:1:d\n", ["h", "1", "d", "u"]), None);
+    }
+
+    #[test]
+    fn only_dbio_table_names_reach_sql() {
+        let t = |n: &str| TableSpec {
+            name: n.into(),
+            row_bytes: 1,
+            mark: "m".into(),
+        };
+        assert_eq!(checked_name(&t("dbio_load_1")).unwrap(), "\"dbio_load_1\"");
+        for bad in [
+            "orders",
+            "dbio_load_x\"; drop",
+            "dbio_load_A",
+            "DBIO_LOAD_1",
+        ] {
+            assert!(checked_name(&t(bad)).is_err(), "{bad}");
+        }
+        assert_eq!(literal("it's"), "'it''s'");
+    }
+
+    #[test]
+    fn the_display_form_has_no_password() {
+        let mut c: Config = "postgres://dbio:s3cret@127.0.0.1:5499/dbio?sslmode=require"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            display(&c),
+            "postgres://dbio@127.0.0.1:5499/dbio?sslmode=require"
+        );
+        c = "host=/run/pg port=5499 user=u password=s3cret dbname=d"
+            .parse()
+            .unwrap();
+        assert_eq!(display(&c), "postgres://u@:5499/d?host=/run/pg");
+    }
+}
