@@ -283,7 +283,7 @@ impl Analyzer {
         sess: &mut crate::session::Session,
         settled: &mut Vec<crate::session::Settled>,
     ) {
-        for (ev, ela, inside) in settled.drain(..) {
+        for (ev, n, ela, inside) in settled.drain(..) {
             let Some(e) = self.events.get_mut(ev as usize) else {
                 continue;
             };
@@ -300,7 +300,7 @@ impl Analyzer {
             } else {
                 &mut e.between
             };
-            cell.0 += 1;
+            cell.0 += n;
             cell.1 = cell.1.saturating_add(ela);
         }
     }

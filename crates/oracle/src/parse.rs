@@ -545,14 +545,52 @@ impl<'a> FileParser<'a> {
             }
             count += 1;
             s.settle_all(&mut self.settled);
+            s.finish_roots();
             self.an.settle(&mut s, &mut self.settled);
             let d = s.top_depth();
-            let top = s.depth[d];
+            let mut top = s.depth[d];
             let t = &mut self.an.totals;
             if d > 0 {
                 t.notes.push(format!(
                     "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
                     self.path, s.id
+                ));
+            } else if s.orphans.calls > 0 {
+                // Recursive calls no dep-0 call contains (the logoff audit
+                // `update sys.aud$`): response time too.
+                t.notes.push(format!(
+                    "{} session {}: {} recursive {} with no dep-0 parent ({} µs) counted in R as top-level calls",
+                    self.path,
+                    s.id,
+                    s.orphans.calls,
+                    plural(s.orphans.calls, "call", "calls"),
+                    s.orphans.e
+                ));
+                top.calls += s.orphans.calls;
+                top.e = top.e.saturating_add(s.orphans.e);
+                top.c = top.c.saturating_add(s.orphans.c);
+            }
+            if s.merged_roots > 0 {
+                t.notes.push(format!(
+                    "{} session {}: more than {} recursive calls between two top-level calls; {} were merged before their parent was known",
+                    self.path, s.id, crate::session::MAX_ROOTS, s.merged_roots
+                ));
+            }
+            if s.folded_waits > 0 {
+                let approx = if s.approximate_waits > 0 {
+                    format!(
+                        "; {} of them were counted inside the call that started during their event's time range (the split there is approximate)",
+                        s.approximate_waits
+                    )
+                } else {
+                    "; every one was attributed exactly by its time range".to_string()
+                };
+                t.notes.push(format!(
+                    "{} session {}: a call had more than {} waits; {} waits were held as per-event summaries{approx}",
+                    self.path,
+                    s.id,
+                    crate::session::MAX_PENDING,
+                    s.folded_waits
                 ));
             }
             t.top_depth = t.top_depth.max(d as u32);
@@ -589,6 +627,15 @@ impl<'a> FileParser<'a> {
         self.info.sessions = count;
         let info = std::mem::take(&mut self.info);
         self.an.files.push(info);
+    }
+}
+
+/// `one` for 1, `many` otherwise.
+pub(crate) fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
     }
 }
 

@@ -293,3 +293,53 @@ LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=6300\n",
     assert_eq!(p.response_time_us, 6_201);
     assert!(r.statements.is_empty());
 }
+
+/// One FETCH with `n` reads of 10 µs, after a 1 ms client wait.
+fn long_fetch(n: i64) -> String {
+    let mut t = String::from(
+        "WAIT #1: nam='SQL*Net message from client' ela= 1000 driver id=1 #bytes=1 p3=0 obj#=-1 tim=1000\n",
+    );
+    let start = 1000;
+    for i in 1..=n {
+        t.push_str(&format!(
+            "WAIT #1: nam='db file sequential read' ela= 10 file#=1 block#={i} blocks=1 obj#=5 tim={}\n",
+            start + 10 * i
+        ));
+    }
+    t.push_str(&format!(
+        "FETCH #1:c=0,e={},p={n},cr={n},cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim={}\n",
+        10 * n,
+        start + 10 * n
+    ));
+    t
+}
+
+#[test]
+fn a_call_with_more_waits_than_the_pending_bound_keeps_every_wait_inside() {
+    // See: issue 13 (at 65,537 waits, 32,768 were settled as between calls
+    // and showed up as false unaccounted-for time).
+    let n = 200_000;
+    let r = run(&long_fetch(n));
+    let p = &r.profile;
+    assert_eq!(p.calls_elapsed_us, 10 * n);
+    assert_eq!(p.waits_in_calls_us, 10 * n);
+    assert_eq!(p.waits_between_calls_us, 0);
+    assert_eq!(p.idle_between_calls_us, 1000);
+    assert_eq!(p.unaccounted_us, 0);
+    assert_eq!(p.response_time_us, 10 * n + 1000);
+    let e = event(&r, "db file sequential read");
+    assert_eq!(
+        (e.count, e.in_calls_us, e.between_calls_us),
+        (n as u64, 10 * n, 0)
+    );
+    // The bound that was reached is said, with what it means.
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("more than 65536 waits") && n.contains("exactly")),
+        "{:?}",
+        p.notes
+    );
+    // Below the bound nothing is said.
+    assert!(run(&long_fetch(1000)).profile.notes.is_empty());
+}
