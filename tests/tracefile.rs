@@ -649,3 +649,43 @@ fn one_bad_gzip_among_several_inputs_is_named_and_the_rest_analysed() {
         .code(2)
         .stderr(predicate::str::contains("b.trc.gz"));
 }
+
+#[test]
+fn continuation_markers_make_one_note_and_counts_agree_in_number() {
+    // See: issue 13 (280 markers gave 100 notes; "1 lines").
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = String::new();
+    for i in 0..280 {
+        t.push_str(&format!(
+            "*** TRACE CONTINUED FROM FILE /u01/trace/db_ora_{}.trc ***\n",
+            i % 7
+        ));
+        t.push_str("WAIT #1: nam='db file sequential read' ela= 5 file#=1 block#=1 blocks=1 obj#=5 tim=100\n");
+    }
+    // One line over the 1 MiB line limit.
+    t.push_str(&"x".repeat(1_100_000));
+    t.push('\n');
+    let f = dir.path().join("c.trc");
+    std::fs::write(&f, t).unwrap();
+    let out = dbio()
+        .arg("tracefile")
+        .arg(&f)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let notes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("TRACE CONTINUED") || l.contains(" continues "))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("280 TRACE CONTINUED markers (7 distinct files"),
+        "{}",
+        notes[0]
+    );
+    assert!(out.contains("1 line longer than 1 MiB was cut"), "{out}");
+    assert!(!out.contains("1 lines"), "{out}");
+}

@@ -118,8 +118,27 @@ pub struct TraceFileInfo {
     pub skipped_line_numbers: Vec<u64>,
     /// Lines longer than dbio's line limit (1 MiB), cut there.
     pub truncated_lines: u64,
-    /// Paths named by `*** TRACE CONTINUED FROM FILE` lines.
+    /// Paths named by `*** TRACE CONTINUED FROM FILE` lines (the first
+    /// 100 distinct).
     pub continued_from: Vec<String>,
+    /// `*** TRACE CONTINUED FROM FILE` lines read.
+    #[serde(default)]
+    pub continued_markers: u64,
+    /// Absurd values read (negative times, times beyond dbio's limit,
+    /// `tim` beyond 64 bits), one entry per kind that occurred.
+    #[serde(default)]
+    pub anomalies: Vec<TraceAnomaly>,
+}
+
+/// Values of one absurd kind in a trace file: counted, never silent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceAnomaly {
+    /// What was wrong, in words (`negative ela, e or c`, ...).
+    pub kind: String,
+    /// How many values.
+    pub count: u64,
+    /// Line number of the first.
+    pub first_line: u64,
 }
 
 /// Kind of a line of the response-time profile.

@@ -13,7 +13,7 @@ use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
 use crate::session::{CallTimes, CursorState, Session, Settled};
 use crate::Units;
 use dbio_model::read::Tier;
-use dbio_model::trace::{SessionProfile, SlowWait, TraceFileInfo, TraceUnits};
+use dbio_model::trace::{SessionProfile, SlowWait, TraceAnomaly, TraceFileInfo, TraceUnits};
 use std::collections::HashMap;
 use std::io::{self, Read};
 
@@ -70,6 +70,28 @@ struct FileParser<'a> {
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
     tl: Option<(bool, i64, Point)>,
+    /// Per [`Anomaly`]: (count, first line).
+    anomalies: [(u64, u64); 3],
+}
+
+/// Absurd values counted per file.
+#[derive(Debug, Clone, Copy)]
+enum Anomaly {
+    Negative,
+    Clamped,
+    TimRange,
+}
+
+impl Anomaly {
+    const ALL: [Anomaly; 3] = [Anomaly::Negative, Anomaly::Clamped, Anomaly::TimRange];
+
+    fn words(self) -> &'static str {
+        match self {
+            Anomaly::Negative => "negative ela, e or c",
+            Anomaly::Clamped => "ela, e or c beyond 2^40 µs (12.7 days), clamped there",
+            Anomaly::TimRange => "tim beyond the 64-bit range",
+        }
+    }
 }
 
 impl<'a> FileParser<'a> {
@@ -105,6 +127,7 @@ impl<'a> FileParser<'a> {
             tim_checked: false,
             last_cursor: None,
             tl: None,
+            anomalies: [(0, 0); 3],
         }
     }
 
@@ -218,11 +241,38 @@ impl<'a> FileParser<'a> {
         }
     }
 
-    /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`].
+    /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`]; a
+    /// negative or clamped value is counted as an anomaly.
     #[inline]
-    fn time(&self, v: i64) -> i64 {
-        v.saturating_mul(self.scale)
-            .clamp(-MAX_TIME_US, MAX_TIME_US)
+    fn time(&mut self, v: i64) -> i64 {
+        let us = v.saturating_mul(self.scale);
+        if us < 0 {
+            self.anomaly(Anomaly::Negative);
+        }
+        if us.unsigned_abs() > MAX_TIME_US as u64 {
+            self.anomaly(Anomaly::Clamped);
+        }
+        us.clamp(-MAX_TIME_US, MAX_TIME_US)
+    }
+
+    /// A `tim` in µs; one at the ends of the 64-bit range (the text held
+    /// more digits than fit) is counted as an anomaly.
+    #[inline]
+    fn tim(&mut self, t: Option<i64>) -> Option<i64> {
+        let t = t?.saturating_mul(self.scale);
+        if t == i64::MAX || t == i64::MIN {
+            self.anomaly(Anomaly::TimRange);
+        }
+        Some(t)
+    }
+
+    #[cold]
+    fn anomaly(&mut self, a: Anomaly) {
+        let cell = &mut self.anomalies[a as usize];
+        if cell.0 == 0 {
+            cell.1 = self.info.lines;
+        }
+        cell.0 += 1;
     }
 
     #[inline]
@@ -251,10 +301,12 @@ impl<'a> FileParser<'a> {
                 self.switch_session();
             }
             Stars::Continued(path) => {
-                if self.info.continued_from.len() < 100 {
-                    self.info
-                        .continued_from
-                        .push(String::from_utf8_lossy(path).into_owned());
+                self.info.continued_markers += 1;
+                let path = String::from_utf8_lossy(path);
+                if self.info.continued_from.len() < 100
+                    && !self.info.continued_from.iter().any(|p| *p == path)
+                {
+                    self.info.continued_from.push(path.into_owned());
                 }
             }
             Stars::Other => {}
@@ -354,7 +406,7 @@ impl<'a> FileParser<'a> {
 
     fn wait(&mut self, w: Wait<'_>) {
         let ela = self.time(w.ela);
-        let tim = w.tim.map(|t| t.saturating_mul(self.scale));
+        let tim = self.tim(w.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
@@ -448,7 +500,7 @@ impl<'a> FileParser<'a> {
     fn call(&mut self, kind: CallKind, c: Call) {
         let e = self.time(c.e);
         let cpu = self.time(c.c);
-        let tim = c.tim.map(|t| t.saturating_mul(self.scale));
+        let tim = self.tim(c.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
@@ -625,6 +677,16 @@ impl<'a> FileParser<'a> {
             });
         }
         self.info.sessions = count;
+        for a in Anomaly::ALL {
+            let (count, first_line) = self.anomalies[a as usize];
+            if count > 0 {
+                self.info.anomalies.push(TraceAnomaly {
+                    kind: a.words().into(),
+                    count,
+                    first_line,
+                });
+            }
+        }
         let info = std::mem::take(&mut self.info);
         self.an.files.push(info);
     }

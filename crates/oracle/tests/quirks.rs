@@ -343,3 +343,35 @@ fn a_call_with_more_waits_than_the_pending_bound_keeps_every_wait_inside() {
     // Below the bound nothing is said.
     assert!(run(&long_fetch(1000)).profile.notes.is_empty());
 }
+
+#[test]
+fn absurd_values_are_counted_as_anomalies() {
+    // See: issue 13 (negative ela, ela beyond 2^40 µs and tim beyond 64
+    // bits passed silently).
+    let r = run(
+        "WAIT #1: nam='db file sequential read' ela= -5 file#=1 block#=1 blocks=1 obj#=5 tim=100\n\
+WAIT #1: nam='db file sequential read' ela= -7 file#=1 block#=2 blocks=1 obj#=5 tim=110\n\
+WAIT #1: nam='db file sequential read' ela= 99999999999999 file#=1 block#=3 blocks=1 obj#=5 tim=120\n\
+FETCH #1:c=-1,e=50,p=3,cr=3,cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim=99999999999999999999999\n\
+FETCH #1:c=1,e=50,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim=200\n",
+    );
+    let a: Vec<(&str, u64, u64)> = r.files[0]
+        .anomalies
+        .iter()
+        .map(|a| (a.kind.as_str(), a.count, a.first_line))
+        .collect();
+    assert_eq!(
+        a,
+        [
+            ("negative ela, e or c", 3, 1),
+            (
+                "ela, e or c beyond 2^40 µs (12.7 days), clamped there",
+                1,
+                3
+            ),
+            ("tim beyond the 64-bit range", 1, 4),
+        ]
+    );
+    // An ordinary trace has none.
+    assert!(run(&long_fetch(10)).files[0].anomalies.is_empty());
+}
