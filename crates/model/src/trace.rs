@@ -198,6 +198,15 @@ pub struct ResponseProfile {
     /// Wall-clock span of the sessions from the trace's own clock (`tim`
     /// anchored on the `***` timestamps), summed over sessions, µs.
     pub clock_span_us: i64,
+    /// R measured by the trace's own clock: from the first call or wait
+    /// start (`tim − e`, `tim − ela`) to the last `tim`, summed over
+    /// sessions, µs. The profile's lines use `response_time_us`.
+    #[serde(default)]
+    pub clock_response_time_us: i64,
+    /// `clock_response_time_us` − CPU − every wait (inside and between
+    /// calls), µs (can be negative).
+    #[serde(default)]
+    pub clock_unaccounted_us: i64,
     /// Commits (`XCTEND rlbk=0`).
     pub commits: u64,
     /// Rollbacks (`XCTEND rlbk=1`).

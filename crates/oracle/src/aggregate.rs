@@ -192,6 +192,8 @@ pub(crate) struct Totals {
     pub(crate) between: i64,
     pub(crate) idle_between: i64,
     pub(crate) clock_span: i64,
+    pub(crate) clock_r: i64,
+    pub(crate) waits: i64,
     pub(crate) commits: u64,
     pub(crate) rollbacks: u64,
     pub(crate) errors: u64,
@@ -402,6 +404,8 @@ impl Analyzer {
         a.between = a.between.saturating_add(b.between);
         a.idle_between = a.idle_between.saturating_add(b.idle_between);
         a.clock_span = a.clock_span.saturating_add(b.clock_span);
+        a.clock_r = a.clock_r.saturating_add(b.clock_r);
+        a.waits = a.waits.saturating_add(b.waits);
         a.commits += b.commits;
         a.rollbacks += b.rollbacks;
         a.errors += b.errors;
@@ -581,6 +585,8 @@ fn response_profile(totals: &Totals, events: &[EventAgg]) -> ResponseProfile {
         idle_between_calls_us: t.idle_between,
         unaccounted_us: unaccounted,
         clock_span_us: t.clock_span,
+        clock_response_time_us: t.clock_r,
+        clock_unaccounted_us: t.clock_r.saturating_sub(t.cpu).saturating_sub(t.waits),
         commits: t.commits,
         rollbacks: t.rollbacks,
         errors: t.errors,

@@ -657,6 +657,10 @@ impl<'a> FileParser<'a> {
                 _ => 0,
             };
             t.clock_span = t.clock_span.saturating_add(span);
+            if let (Some(a), Some(b)) = (s.first_start, s.last_tim) {
+                t.clock_r = t.clock_r.saturating_add(b.saturating_sub(a));
+            }
+            t.waits = t.waits.saturating_add(s.wait_us);
             t.commits += s.commits;
             t.rollbacks += s.rollbacks;
             t.errors += s.errors;

@@ -132,7 +132,7 @@ pub struct Session {
     /// Recursive calls merged before their parent was known (more than
     /// [`MAX_ROOTS`] between two top-level calls).
     pub merged_roots: u64,
-    /// Earliest call start (`tim − e`), µs.
+    /// Earliest call or wait start (`tim − e`, `tim − ela`), µs.
     pub first_start: Option<i64>,
     /// Latest `tim` of a call or wait, µs.
     pub last_tim: Option<i64>,
@@ -228,6 +228,8 @@ impl Session {
         self.wait_us = self.wait_us.saturating_add(ela);
         if let Some(t) = tim {
             self.see_tim(t);
+            let start = t.saturating_sub(ela.max(0));
+            self.first_start = Some(self.first_start.map_or(start, |f| f.min(start)));
         }
         self.pending.push(Pending {
             tim,

@@ -375,3 +375,59 @@ FETCH #1:c=1,e=50,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim=200\n",
     // An ordinary trace has none.
     assert!(run(&long_fetch(10)).files[0].anomalies.is_empty());
 }
+
+#[test]
+fn recursive_calls_without_a_dep0_parent_are_response_time() {
+    // See: issue 13. The logoff audit `update sys.aud$` runs at dep 1 after
+    // the session's last dep-0 call: no parent, yet the session spent it.
+    let r = run(
+        "EXEC #1:c=100,e=200,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1000\n\
+WAIT #2: nam='db file sequential read' ela= 300 file#=1 block#=1 blocks=1 obj#=5 tim=1500\n\
+EXEC #2:c=50,e=400,p=1,cr=1,cu=3,mis=0,r=1,dep=1,og=4,plh=0,tim=1600\n",
+    );
+    let p = &r.profile;
+    assert_eq!(
+        (
+            p.top_calls,
+            p.calls_elapsed_us,
+            p.cpu_us,
+            p.waits_in_calls_us
+        ),
+        (2, 600, 150, 300)
+    );
+    assert_eq!((p.response_time_us, p.unaccounted_us), (600, 150));
+    // By the trace clock: 800 .. 1600.
+    assert_eq!(
+        (p.clock_response_time_us, p.clock_unaccounted_us),
+        (800, 350)
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("1 recursive call with no dep-0 parent")),
+        "{:?}",
+        p.notes
+    );
+    // A dep-1 call inside a dep-0 call is counted once, through its parent.
+    let r = run(
+        "WAIT #2: nam='db file sequential read' ela= 300 file#=1 block#=1 blocks=1 obj#=5 tim=1500\n\
+EXEC #2:c=50,e=400,p=1,cr=1,cu=3,mis=0,r=1,dep=1,og=4,plh=0,tim=1600\n\
+EXEC #1:c=100,e=1000,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=2000\n",
+    );
+    assert_eq!((r.profile.top_calls, r.profile.response_time_us), (1, 1000));
+    assert!(r.profile.notes.is_empty(), "{:?}", r.profile.notes);
+}
+
+#[test]
+fn a_client_wait_stays_between_calls_when_the_next_call_seems_to_start_early() {
+    // See: issue 13. The FETCH's e reaches back 100 µs before the client
+    // wait ended (the two clocks disagree): the wait is still between calls.
+    let r = run(
+        "EXEC #1:c=10,e=100,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1000\n\
+WAIT #1: nam='SQL*Net message from client' ela= 3990 driver id=1 #bytes=1 p3=0 obj#=-1 tim=5000\n\
+FETCH #1:c=50,e=200,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=5100\n",
+    );
+    let p = &r.profile;
+    assert_eq!((p.idle_between_calls_us, p.waits_in_calls_us), (3990, 0));
+    assert_eq!((p.response_time_us, p.unaccounted_us), (4290, 240));
+}

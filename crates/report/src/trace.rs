@@ -228,6 +228,14 @@ fn profile(r: &TraceReport) -> String {
         p.rollbacks,
         p.errors
     );
+    let _ = writeln!(
+        s,
+        "R two ways: from the calls (top-level calls + between-call waits) {}, unaccounted {}; from the trace clock (first start to last tim) {}, unaccounted {}; the profile below uses R from the calls",
+        us(p.response_time_us),
+        us(p.unaccounted_us),
+        us(p.clock_response_time_us),
+        us(p.clock_unaccounted_us)
+    );
     for n in &p.notes {
         let _ = writeln!(s, "note: {n}");
     }
