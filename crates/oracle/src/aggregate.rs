@@ -20,6 +20,23 @@ use std::collections::BTreeMap;
 /// Distinct (file#, block#) pairs tracked at most.
 pub const MAX_BLOCKS: usize = 1 << 20;
 
+/// Distinct event names tracked at most (real traces have tens). Each holds
+/// a percentile histogram of about 35 KB, so the cap bounds them to 18 MB;
+/// waits of further names are added up in one [`OTHER_EVENTS`] row.
+pub const MAX_EVENTS: usize = 512;
+/// Name of the row that holds the events beyond [`MAX_EVENTS`].
+pub const OTHER_EVENTS: &str = "(other events)";
+/// Distinct statements tracked at most (about 1 KB each); further ones are
+/// added up in one [`OTHER_STATEMENTS`] row.
+pub const MAX_STATEMENTS: usize = 8192;
+/// Key of the row that holds the statements beyond [`MAX_STATEMENTS`].
+pub const OTHER_STATEMENTS: &str = "(other statements)";
+/// Session profiles kept at most; beyond that those with the least
+/// response time are added up in one [`OTHER_SESSIONS`] row.
+pub const MAX_SESSIONS: usize = 1000;
+/// Id of the row that holds the sessions beyond [`MAX_SESSIONS`].
+pub const OTHER_SESSIONS: &str = "(other sessions)";
+
 /// Highest latency the percentile histograms hold, µs (about 11.6 days).
 const HDR_MAX_US: u64 = 1_000_000_000_000;
 
@@ -198,6 +215,29 @@ pub(crate) struct Totals {
     pub(crate) rollbacks: u64,
     pub(crate) errors: u64,
     pub(crate) notes: Vec<String>,
+    /// Waits counted under [`OTHER_EVENTS`].
+    pub(crate) other_event_waits: u64,
+    /// Statements first seen after [`MAX_STATEMENTS`] (counted per
+    /// opening, as their keys are not kept).
+    pub(crate) other_statements: u64,
+    /// Sessions added up in [`OTHER_SESSIONS`].
+    pub(crate) other_sessions: u64,
+    /// Notes beyond [`MAX_NOTES`], left out.
+    pub(crate) notes_left_out: u64,
+}
+
+/// Profile notes kept at most (one per session could be 200,000).
+pub const MAX_NOTES: usize = 50;
+
+impl Totals {
+    /// Adds a note, or counts it once [`MAX_NOTES`] are there.
+    pub(crate) fn note(&mut self, n: String) {
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(n);
+        } else {
+            self.notes_left_out += 1;
+        }
+    }
 }
 
 /// Everything a group of files adds up to.
@@ -250,6 +290,12 @@ impl Analyzer {
         }
         let id = match self.event_ix.get(name) {
             Some(&id) => id,
+            None if self.events.len() + 1 >= MAX_EVENTS && name != OTHER_EVENTS.as_bytes() => {
+                // The name is not kept: memory stays bounded.
+                let id = self.event_id(OTHER_EVENTS.as_bytes());
+                self.totals.other_event_waits += 1;
+                return id;
+            }
             None => {
                 let id = self.events.len() as u32;
                 self.events
@@ -269,13 +315,96 @@ impl Analyzer {
         if let Some(&id) = self.stmt_ix.get(key) {
             return id;
         }
+        let other = self.stmts.len() + 1 >= MAX_STATEMENTS;
+        if other {
+            self.totals.other_statements += 1;
+            if let Some(&id) = self.stmt_ix.get(OTHER_STATEMENTS) {
+                return id;
+            }
+        }
         let id = self.stmts.len() as u32;
         let mut s = StmtAgg::default();
+        let key = if other {
+            s.stats.text = format!(
+                "statements beyond the first {} distinct, added up",
+                MAX_STATEMENTS - 1
+            );
+            OTHER_STATEMENTS
+        } else {
+            init(&mut s.stats);
+            key
+        };
         s.stats.key = key.to_string();
-        init(&mut s.stats);
         self.stmts.push(s);
         self.stmt_ix.insert(key.to_string(), id);
         id
+    }
+
+    /// Adds a session's profile; past [`MAX_SESSIONS`] the profiles with
+    /// the least response time are added up in one [`OTHER_SESSIONS`] row.
+    pub(crate) fn push_session(&mut self, p: SessionProfile) {
+        self.sessions.push(p);
+        if self.sessions.len() >= 2 * MAX_SESSIONS {
+            self.compact_sessions();
+        }
+    }
+
+    fn compact_sessions(&mut self) {
+        let mut other: Option<SessionProfile> = None;
+        self.sessions.retain_mut(|s| {
+            if s.id != OTHER_SESSIONS {
+                return true;
+            }
+            match &mut other {
+                Some(o) => add_session(o, s),
+                None => other = Some(std::mem::take(s)),
+            }
+            false
+        });
+        if self.sessions.len() >= MAX_SESSIONS {
+            let o = other.get_or_insert_with(|| SessionProfile {
+                id: OTHER_SESSIONS.into(),
+                ..SessionProfile::default()
+            });
+            self.sessions
+                .sort_by_key(|s| std::cmp::Reverse(s.response_time_us));
+            for s in self.sessions.drain(MAX_SESSIONS - 1..) {
+                self.totals.other_sessions += 1;
+                add_session(o, &s);
+            }
+        }
+        self.sessions.extend(other);
+    }
+
+    /// Says which caps were reached (they bound memory on any input).
+    fn cap_notes(&mut self) {
+        let t = &mut self.totals;
+        if t.notes_left_out > 0 {
+            let n = t.notes_left_out;
+            t.notes
+                .push(format!("{n} more notes like the ones above were left out"));
+        }
+        if t.other_event_waits > 0 {
+            t.notes.push(format!(
+                "more than {} distinct event names: {} waits of the names beyond were added up as '{OTHER_EVENTS}'",
+                MAX_EVENTS - 1,
+                t.other_event_waits
+            ));
+        }
+        if t.other_statements > 0 {
+            t.notes.push(format!(
+                "more than {} distinct statements: {} cursor openings of the statements beyond were added up as '{OTHER_STATEMENTS}'",
+                MAX_STATEMENTS - 1,
+                t.other_statements
+            ));
+        }
+        if t.other_sessions > 0 {
+            t.notes.push(format!(
+                "more than {} sessions: the {} with the least response time were added up as '{OTHER_SESSIONS}'",
+                MAX_SESSIONS - 1,
+                t.other_sessions
+            ));
+        }
     }
 
     /// Counts settled waits into the events' in-call / between-call split.
@@ -327,7 +456,11 @@ impl Analyzer {
     pub fn merge(&mut self, mut o: Analyzer) {
         let mut ev_map = Vec::with_capacity(o.events.len());
         for e in o.events.drain(..) {
+            let before = self.totals.other_event_waits;
             let id = self.event_id(e.name.as_bytes());
+            if self.totals.other_event_waits != before {
+                self.totals.other_event_waits = before + e.count;
+            }
             ev_map.push(id);
             self.events[id as usize].merge(e);
         }
@@ -394,7 +527,9 @@ impl Analyzer {
             self.timeline_rel.entry(*k).or_default().add(p);
         }
         self.files.append(&mut o.files);
-        self.sessions.append(&mut o.sessions);
+        for p in o.sessions.drain(..) {
+            self.push_session(p);
+        }
         let (a, b) = (&mut self.totals, o.totals);
         a.top_depth = a.top_depth.max(b.top_depth);
         a.top_calls += b.top_calls;
@@ -409,11 +544,19 @@ impl Analyzer {
         a.commits += b.commits;
         a.rollbacks += b.rollbacks;
         a.errors += b.errors;
-        a.notes.extend(b.notes);
+        a.notes_left_out += b.notes_left_out;
+        for n in b.notes {
+            a.note(n);
+        }
+        a.other_event_waits += b.other_event_waits;
+        a.other_statements += b.other_statements;
+        a.other_sessions += b.other_sessions;
     }
 
     /// Turns the tables into the report.
-    pub fn finish(self, label: &str) -> TraceReport {
+    pub fn finish(mut self, label: &str) -> TraceReport {
+        self.compact_sessions();
+        self.cap_notes();
         let Analyzer {
             opts,
             events,
@@ -498,6 +641,20 @@ impl Analyzer {
             findings: Vec::new(),
         }
     }
+}
+
+/// Adds session `s` into the row `o` that stands for several sessions.
+fn add_session(o: &mut SessionProfile, s: &SessionProfile) {
+    o.clock_span_us = o.clock_span_us.saturating_add(s.clock_span_us);
+    o.response_time_us = o.response_time_us.saturating_add(s.response_time_us);
+    o.cpu_us = o.cpu_us.saturating_add(s.cpu_us);
+    o.wait_us = o.wait_us.saturating_add(s.wait_us);
+    o.idle_us = o.idle_us.saturating_add(s.idle_us);
+    o.unaccounted_us = o.unaccounted_us.saturating_add(s.unaccounted_us);
+    o.top_depth = o.top_depth.max(s.top_depth);
+    o.calls += s.calls;
+    o.waits += s.waits;
+    o.commits += s.commits;
 }
 
 /// A list of wait cells as named, sorted aggregates (largest total first).

@@ -189,8 +189,7 @@ pub fn analyze_sources(
     for e in &failed {
         total
             .totals
-            .notes
-            .push(format!("{e}; the report covers the other files"));
+            .note(format!("{e}; the report covers the other files"));
     }
     Ok(Analysis {
         report: total.finish(label),

@@ -26,6 +26,10 @@ const TEXT_MAX: usize = 300;
 const MAX_TIME_US: i64 = 1 << 40;
 /// Distinct timeline seconds kept (about 12 days at one per second).
 const MAX_TIMELINE_SECONDS: usize = 1 << 20;
+/// Sessions open at once in one file (each holds its cursors and pending
+/// waits); past that the others are settled early, so 200,000 `SESSION ID`
+/// blocks cost no more memory than 256.
+const MAX_LIVE_SESSIONS: usize = 256;
 /// Line numbers of skipped lines kept per file.
 const SKIPPED_KEPT: usize = 20;
 
@@ -72,6 +76,10 @@ struct FileParser<'a> {
     tl: Option<(bool, i64, Point)>,
     /// Per [`Anomaly`]: (count, first line).
     anomalies: [(u64, u64); 3],
+    /// Sessions with a profile.
+    session_count: u32,
+    /// Sessions settled early because too many were open.
+    retired: u64,
 }
 
 /// Absurd values counted per file.
@@ -128,6 +136,8 @@ impl<'a> FileParser<'a> {
             last_cursor: None,
             tl: None,
             anomalies: [(0, 0); 3],
+            session_count: 0,
+            retired: 0,
         }
     }
 
@@ -337,9 +347,26 @@ impl<'a> FileParser<'a> {
             self.session_ix.insert(key, self.cur);
             return;
         }
+        if self.sessions.len() >= MAX_LIVE_SESSIONS {
+            self.retire_others();
+        }
         self.sessions.push(Session::new(key.clone()));
         self.cur = self.sessions.len() - 1;
         self.session_ix.insert(key, self.cur);
+    }
+
+    /// Settles every open session but the current one.
+    fn retire_others(&mut self) {
+        let cur = self.sessions.swap_remove(self.cur);
+        let others = std::mem::replace(&mut self.sessions, vec![cur]);
+        self.cur = 0;
+        self.session_ix.clear();
+        self.session_ix.insert(self.sessions[0].id.clone(), 0);
+        self.last_cursor = None;
+        for s in others {
+            self.retired += 1;
+            self.settle_session(s);
+        }
     }
 
     fn check_tim(&mut self, tim: i64) {
@@ -587,100 +614,110 @@ impl<'a> FileParser<'a> {
         st.text.extend(t.chars().take(TEXT_MAX - have));
     }
 
+    /// Settles one session and adds its profile to the analyzer.
+    fn settle_session(&mut self, mut s: Session) {
+        if !s.active && sessions_is_trivial(&s) {
+            return;
+        }
+        self.session_count += 1;
+        s.settle_all(&mut self.settled);
+        s.finish_roots();
+        self.an.settle(&mut s, &mut self.settled);
+        let d = s.top_depth();
+        let mut top = s.depth[d];
+        let t = &mut self.an.totals;
+        if d > 0 {
+            t.note(format!(
+                "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
+                self.path, s.id
+            ));
+        } else if s.orphans.calls > 0 {
+            // Recursive calls no dep-0 call contains (the logoff audit
+            // `update sys.aud$`): response time too.
+            t.note(format!(
+                "{} session {}: {} recursive {} with no dep-0 parent ({} µs) counted in R as top-level calls",
+                self.path,
+                s.id,
+                s.orphans.calls,
+                plural(s.orphans.calls, "call", "calls"),
+                s.orphans.e
+            ));
+            top.calls += s.orphans.calls;
+            top.e = top.e.saturating_add(s.orphans.e);
+            top.c = top.c.saturating_add(s.orphans.c);
+        }
+        if s.merged_roots > 0 {
+            t.note(format!(
+                "{} session {}: more than {} recursive calls between two top-level calls; {} were merged before their parent was known",
+                self.path, s.id, crate::session::MAX_ROOTS, s.merged_roots
+            ));
+        }
+        if s.folded_waits > 0 {
+            let approx = if s.approximate_waits > 0 {
+                format!(
+                    "; {} of them were counted inside the call that started during their event's time range (the split there is approximate)",
+                    s.approximate_waits
+                )
+            } else {
+                "; every one was attributed exactly by its time range".to_string()
+            };
+            t.note(format!(
+                "{} session {}: a call had more than {} waits; {} waits were held as per-event summaries{approx}",
+                self.path,
+                s.id,
+                crate::session::MAX_PENDING,
+                s.folded_waits
+            ));
+        }
+        t.top_depth = t.top_depth.max(d as u32);
+        t.top_calls += top.calls;
+        t.calls_e = t.calls_e.saturating_add(top.e);
+        t.cpu = t.cpu.saturating_add(top.c);
+        t.claimed = t.claimed.saturating_add(s.claimed_us);
+        t.between = t.between.saturating_add(s.between_us);
+        t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
+        let span = match (s.first_wall, s.last_wall) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        };
+        t.clock_span = t.clock_span.saturating_add(span);
+        if let (Some(a), Some(b)) = (s.first_start, s.last_tim) {
+            t.clock_r = t.clock_r.saturating_add(b.saturating_sub(a));
+        }
+        t.waits = t.waits.saturating_add(s.wait_us);
+        t.commits += s.commits;
+        t.rollbacks += s.rollbacks;
+        t.errors += s.errors;
+        self.an.push_session(SessionProfile {
+            path: self.path.clone(),
+            id: s.id.clone(),
+            start: s.start.clone(),
+            clock_span_us: span,
+            response_time_us: top.e.saturating_add(s.between_us),
+            cpu_us: top.c,
+            wait_us: s.wait_us,
+            idle_us: s.idle_between_us,
+            unaccounted_us: top.e.saturating_sub(top.c).saturating_sub(s.claimed_us),
+            top_depth: d as u32,
+            calls: s.calls(),
+            waits: s.waits,
+            commits: s.commits,
+        });
+    }
+
     fn finish(mut self) {
         self.flush_timeline();
         let sessions = std::mem::take(&mut self.sessions);
-        let mut count = 0;
-        for mut s in sessions {
-            if !s.active && sessions_is_trivial(&s) {
-                continue;
-            }
-            count += 1;
-            s.settle_all(&mut self.settled);
-            s.finish_roots();
-            self.an.settle(&mut s, &mut self.settled);
-            let d = s.top_depth();
-            let mut top = s.depth[d];
-            let t = &mut self.an.totals;
-            if d > 0 {
-                t.notes.push(format!(
-                    "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
-                    self.path, s.id
-                ));
-            } else if s.orphans.calls > 0 {
-                // Recursive calls no dep-0 call contains (the logoff audit
-                // `update sys.aud$`): response time too.
-                t.notes.push(format!(
-                    "{} session {}: {} recursive {} with no dep-0 parent ({} µs) counted in R as top-level calls",
-                    self.path,
-                    s.id,
-                    s.orphans.calls,
-                    plural(s.orphans.calls, "call", "calls"),
-                    s.orphans.e
-                ));
-                top.calls += s.orphans.calls;
-                top.e = top.e.saturating_add(s.orphans.e);
-                top.c = top.c.saturating_add(s.orphans.c);
-            }
-            if s.merged_roots > 0 {
-                t.notes.push(format!(
-                    "{} session {}: more than {} recursive calls between two top-level calls; {} were merged before their parent was known",
-                    self.path, s.id, crate::session::MAX_ROOTS, s.merged_roots
-                ));
-            }
-            if s.folded_waits > 0 {
-                let approx = if s.approximate_waits > 0 {
-                    format!(
-                        "; {} of them were counted inside the call that started during their event's time range (the split there is approximate)",
-                        s.approximate_waits
-                    )
-                } else {
-                    "; every one was attributed exactly by its time range".to_string()
-                };
-                t.notes.push(format!(
-                    "{} session {}: a call had more than {} waits; {} waits were held as per-event summaries{approx}",
-                    self.path,
-                    s.id,
-                    crate::session::MAX_PENDING,
-                    s.folded_waits
-                ));
-            }
-            t.top_depth = t.top_depth.max(d as u32);
-            t.top_calls += top.calls;
-            t.calls_e = t.calls_e.saturating_add(top.e);
-            t.cpu = t.cpu.saturating_add(top.c);
-            t.claimed = t.claimed.saturating_add(s.claimed_us);
-            t.between = t.between.saturating_add(s.between_us);
-            t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
-            let span = match (s.first_wall, s.last_wall) {
-                (Some(a), Some(b)) => b.saturating_sub(a),
-                _ => 0,
-            };
-            t.clock_span = t.clock_span.saturating_add(span);
-            if let (Some(a), Some(b)) = (s.first_start, s.last_tim) {
-                t.clock_r = t.clock_r.saturating_add(b.saturating_sub(a));
-            }
-            t.waits = t.waits.saturating_add(s.wait_us);
-            t.commits += s.commits;
-            t.rollbacks += s.rollbacks;
-            t.errors += s.errors;
-            self.an.sessions.push(SessionProfile {
-                path: self.path.clone(),
-                id: s.id.clone(),
-                start: s.start.clone(),
-                clock_span_us: span,
-                response_time_us: top.e.saturating_add(s.between_us),
-                cpu_us: top.c,
-                wait_us: s.wait_us,
-                idle_us: s.idle_between_us,
-                unaccounted_us: top.e.saturating_sub(top.c).saturating_sub(s.claimed_us),
-                top_depth: d as u32,
-                calls: s.calls(),
-                waits: s.waits,
-                commits: s.commits,
-            });
+        for s in sessions {
+            self.settle_session(s);
         }
-        self.info.sessions = count;
+        if self.retired > 0 {
+            self.an.totals.note(format!(
+                "{}: more than {MAX_LIVE_SESSIONS} sessions open at once; {} were settled early (a session that came back afterwards shows in parts)",
+                self.path, self.retired
+            ));
+        }
+        self.info.sessions = self.session_count;
         for a in Anomaly::ALL {
             let (count, first_line) = self.anomalies[a as usize];
             if count > 0 {

@@ -431,3 +431,82 @@ FETCH #1:c=50,e=200,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=5100\n",
     assert_eq!((p.idle_between_calls_us, p.waits_in_calls_us), (3990, 0));
     assert_eq!((p.response_time_us, p.unaccounted_us), (4290, 240));
 }
+
+#[test]
+fn distinct_keys_are_capped_with_an_other_row_and_a_note() {
+    // See: issue 13 (memory grew by about 41 KB per distinct event name,
+    // 5 KB per SESSION ID block, 2 KB per statement).
+    let mut t = String::new();
+    for i in 0..2000 {
+        t.push_str(&format!(
+            "WAIT #1: nam='event {i}' ela= 5 p1=1 p2=2 p3=3 obj#=-1 tim={}\n",
+            1000 + 10 * i
+        ));
+    }
+    t.push_str("FETCH #1:c=1,e=20005,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=21000\n");
+    let r = run(&t);
+    assert_eq!(r.events.len(), dbio_oracle::aggregate::MAX_EVENTS);
+    let other = event(&r, "(other events)");
+    let kept = dbio_oracle::aggregate::MAX_EVENTS as u64 - 1;
+    assert_eq!(
+        (other.count, other.total_us),
+        (2000 - kept, 5 * (2000 - kept as i64))
+    );
+    assert_eq!(r.events.iter().map(|e| e.count).sum::<u64>(), 2000);
+    // Every wait still counts inside the call.
+    assert_eq!(r.profile.waits_in_calls_us, 10_000);
+    assert!(
+        r.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("distinct event names")),
+        "{:?}",
+        r.profile.notes
+    );
+
+    let mut t = String::new();
+    for i in 0..2500 {
+        t.push_str(&format!("*** SESSION ID:({i}.1) 2024-01-01 00:00:00.000\n"));
+        t.push_str(&format!(
+            "PARSING IN CURSOR #{i} len=8 dep=0 uid=0 oct=3 lid=0 tim=1 hv={i} ad='0' sqlid='s{i:012}'\nselect {i}\nEND OF STMT\n"
+        ));
+        t.push_str(&format!(
+            "EXEC #{i}:c=1,e={},p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim={}\n",
+            i + 1,
+            10 * i + 5
+        ));
+    }
+    let r = run(&t);
+    // Sessions: 999 kept (the largest R), the rest in one row; R unchanged.
+    assert_eq!(r.sessions.len(), dbio_oracle::aggregate::MAX_SESSIONS);
+    let total: i64 = (1..=2500).sum();
+    assert_eq!(r.profile.response_time_us, total);
+    assert_eq!(
+        r.sessions.iter().map(|s| s.response_time_us).sum::<i64>(),
+        total
+    );
+    let other = r
+        .sessions
+        .iter()
+        .find(|s| s.id == "(other sessions)")
+        .unwrap();
+    assert_eq!(other.calls, 2500 - 999);
+    assert_eq!(
+        r.sessions
+            .iter()
+            .filter(|s| s.id != "(other sessions)")
+            .map(|s| s.response_time_us)
+            .min(),
+        Some(2500 - 998)
+    );
+    assert!(
+        r.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("1501 with the least response time")),
+        "{:?}",
+        r.profile.notes
+    );
+    // Notes stay few however many sessions there are.
+    assert!(r.profile.notes.len() <= dbio_oracle::aggregate::MAX_NOTES + 4);
+}
