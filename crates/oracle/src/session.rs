@@ -395,24 +395,34 @@ impl Session {
     /// A recursive call: it is the parent of the earlier, deeper roots that
     /// ended inside it, and a root itself until a top-level call claims it.
     fn add_root(&mut self, r: Root, start: Option<i64>) {
-        self.roots.retain(|o| {
+        // Roots are in time order: the children of this call are the
+        // deeper ones at the end that ended after it started.
+        while let Some(o) = self.roots.last() {
             let child = o.dep > r.dep
                 && match (o.first, start) {
                     (Some(of), Some(s)) => of >= s,
                     _ => true,
                 };
-            !child
-        });
+            if !child {
+                break;
+            }
+            self.roots.pop();
+        }
         self.roots.push(r);
         if self.roots.len() > MAX_ROOTS {
-            let b = self.roots.remove(1);
-            let a = &mut self.roots[0];
-            a.dep = a.dep.min(b.dep);
-            a.calls += b.calls;
-            a.e = a.e.saturating_add(b.e);
-            a.c = a.c.saturating_add(b.c);
-            a.last = b.last.or(a.last);
-            self.merged_roots += 1;
+            // Merge the older half into one entry (amortised O(1) a call).
+            let n = MAX_ROOTS / 2;
+            let mut m = self.roots[0];
+            for b in &self.roots[1..n] {
+                m.dep = m.dep.min(b.dep);
+                m.calls += b.calls;
+                m.e = m.e.saturating_add(b.e);
+                m.c = m.c.saturating_add(b.c);
+                m.last = b.last.or(m.last);
+            }
+            self.merged_roots += (n - 1) as u64;
+            self.roots.drain(1..n);
+            self.roots[0] = m;
         }
     }
 
