@@ -56,6 +56,8 @@ pub struct EventAgg {
     tiers: [TierCell; 3],
     pub(crate) in_calls: (u64, i64),
     pub(crate) between: (u64, i64),
+    /// Waits whose size was beyond [`MAX_SIZES`] distinct sizes.
+    sizes_dropped: u64,
 }
 
 impl EventAgg {
@@ -74,6 +76,7 @@ impl EventAgg {
             tiers: [TierCell::default(); 3],
             in_calls: (0, 0),
             between: (0, 0),
+            sizes_dropped: 0,
         }
     }
 
@@ -92,11 +95,13 @@ impl EventAgg {
         self.hdr.saturating_record(us.min(HDR_MAX_US));
         self.log2.record_us(us);
         if let Some(s) = size {
+            let full = self.sizes.len() >= MAX_SIZES;
             match self.sizes.iter_mut().find(|x| x.0 == s) {
                 Some(x) => {
                     x.1.record_us(us);
                     x.2 = x.2.saturating_add(ela);
                 }
+                None if full => self.sizes_dropped += 1,
                 None => {
                     let mut b = Log2Buckets::default();
                     b.record_us(us);
@@ -116,14 +121,17 @@ impl EventAgg {
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
         self.zeros += o.zeros;
+        self.sizes_dropped += o.sizes_dropped;
         let _ = self.hdr.add(&o.hdr);
         self.log2.merge(&o.log2);
         for (s, b, t) in o.sizes {
+            let full = self.sizes.len() >= MAX_SIZES;
             match self.sizes.iter_mut().find(|x| x.0 == s) {
                 Some(x) => {
                     x.1.merge(&b);
                     x.2 = x.2.saturating_add(t);
                 }
+                None if full => self.sizes_dropped += b.total(),
                 None => self.sizes.push((s, b, t)),
             }
         }
@@ -224,7 +232,16 @@ pub(crate) struct Totals {
     pub(crate) other_sessions: u64,
     /// Notes beyond [`MAX_NOTES`], left out.
     pub(crate) notes_left_out: u64,
+    /// Waits on objects beyond [`MAX_OBJECTS`] (not in the objects table).
+    pub(crate) untracked_object_waits: u64,
+    /// Waits on files beyond [`MAX_OBJECTS`] (not in the files table).
+    pub(crate) untracked_file_waits: u64,
 }
+
+/// Distinct `obj#` (and, separately, `file#`) values tracked at most.
+pub const MAX_OBJECTS: usize = 1 << 16;
+/// Distinct I/O sizes kept per multiblock event (real traces have a few).
+pub const MAX_SIZES: usize = 256;
 
 /// Profile notes kept at most (one per session could be 200,000).
 pub const MAX_NOTES: usize = 50;
@@ -398,6 +415,24 @@ impl Analyzer {
                 t.other_statements
             ));
         }
+        if t.untracked_object_waits > 0 {
+            t.notes.push(format!(
+                "more than {MAX_OBJECTS} distinct obj#: {} waits on the others are not in the objects table",
+                t.untracked_object_waits
+            ));
+        }
+        if t.untracked_file_waits > 0 {
+            t.notes.push(format!(
+                "more than {MAX_OBJECTS} distinct file#: {} waits on the others are not in the files table",
+                t.untracked_file_waits
+            ));
+        }
+        let dropped: u64 = self.events.iter().map(|e| e.sizes_dropped).sum();
+        if dropped > 0 {
+            t.notes.push(format!(
+                "more than {MAX_SIZES} distinct I/O sizes for an event: {dropped} waits of the others are not in the by-size histograms"
+            ));
+        }
         if t.other_sessions > 0 {
             t.notes.push(format!(
                 "more than {} sessions: the {} with the least response time were added up as '{OTHER_SESSIONS}'",
@@ -551,6 +586,8 @@ impl Analyzer {
         a.other_event_waits += b.other_event_waits;
         a.other_statements += b.other_statements;
         a.other_sessions += b.other_sessions;
+        a.untracked_object_waits += b.untracked_object_waits;
+        a.untracked_file_waits += b.untracked_file_waits;
     }
 
     /// Turns the tables into the report.

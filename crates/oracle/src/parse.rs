@@ -6,7 +6,7 @@
 //! the [`Analyzer`]'s tables. At the end of the file each session's profile
 //! is settled and added to the analyzer's totals.
 
-use crate::aggregate::{add_wait, Analyzer, Point};
+use crate::aggregate::{add_wait, Analyzer, Point, MAX_OBJECTS};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
@@ -479,18 +479,28 @@ impl<'a> FileParser<'a> {
             add_wait(&mut self.an.stmts[id as usize].waits, ev, ela);
         }
         if let Some(obj) = w.obj {
-            let o = self.an.objects.entry(obj).or_default();
-            o.count += 1;
-            o.total = o.total.saturating_add(ela);
-            add_wait(&mut o.waits, ev, ela);
+            let an = &mut *self.an;
+            if an.objects.len() < MAX_OBJECTS || an.objects.contains_key(&obj) {
+                let o = an.objects.entry(obj).or_default();
+                o.count += 1;
+                o.total = o.total.saturating_add(ela);
+                add_wait(&mut o.waits, ev, ela);
+            } else {
+                an.totals.untracked_object_waits += 1;
+            }
         }
         if class.block_addressed {
             if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
-                let f = self.an.hot_files.entry(file).or_default();
-                f.file = file;
-                f.count += 1;
-                f.total_us = f.total_us.saturating_add(ela);
-                f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
+                let an = &mut *self.an;
+                if an.hot_files.len() < MAX_OBJECTS || an.hot_files.contains_key(&file) {
+                    let f = an.hot_files.entry(file).or_default();
+                    f.file = file;
+                    f.count += 1;
+                    f.total_us = f.total_us.saturating_add(ela);
+                    f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
+                } else {
+                    an.totals.untracked_file_waits += 1;
+                }
                 if self.an.opts.hot_blocks {
                     self.an.blocks.add(file, block, ela);
                 }

@@ -510,3 +510,43 @@ fn distinct_keys_are_capped_with_an_other_row_and_a_note() {
     // Notes stay few however many sessions there are.
     assert!(r.profile.notes.len() <= dbio_oracle::aggregate::MAX_NOTES + 4);
 }
+
+#[test]
+fn distinct_objects_files_and_sizes_are_capped_with_a_note() {
+    // See: issue 13 (per-key state must stay proportional to the report).
+    let n = dbio_oracle::aggregate::MAX_OBJECTS as i64 + 100;
+    let mut t = String::new();
+    for i in 0..n {
+        t.push_str(&format!(
+            "WAIT #1: nam='db file scattered read' ela= 5 file#={i} block#=1 blocks={} obj#={i} tim={}\n",
+            i % 1000 + 1,
+            1000 + 10 * i
+        ));
+    }
+    t.push_str(&format!(
+        "FETCH #1:c=1,e={},p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim={}\n",
+        10 * n + 10,
+        1000 + 10 * n
+    ));
+    let r = run(&t);
+    assert_eq!(r.objects.len(), 100, "the table shows the top 5 × top");
+    assert_eq!(r.hot_files.len(), dbio_oracle::aggregate::MAX_OBJECTS);
+    let sizes = r
+        .size_histograms
+        .iter()
+        .filter(|h| h.event == "db file scattered read")
+        .count();
+    assert_eq!(sizes, dbio_oracle::aggregate::MAX_SIZES);
+    // The event itself still counts every wait.
+    assert_eq!(event(&r, "db file scattered read").count, n as u64);
+    let notes = r.profile.notes.join("\n");
+    assert!(
+        notes.contains("100 waits on the others are not in the objects table"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("100 waits on the others are not in the files table"),
+        "{notes}"
+    );
+    assert!(notes.contains("distinct I/O sizes"), "{notes}");
+}
