@@ -610,3 +610,82 @@ fn tracefile_replaces_an_existing_output_atomically() {
     names.sort();
     assert_eq!(names, ["out.csv", "out.json"], "no temporary file left");
 }
+
+#[test]
+fn one_bad_gzip_among_several_inputs_is_named_and_the_rest_analysed() {
+    // See: issue 13 (one bad .gz aborted the whole run with no output).
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read(data("shared-server-19c.trc")).unwrap();
+    std::fs::write(dir.path().join("a.trc.gz"), gzip(&text)).unwrap();
+    // A gzip header followed by bytes that are no deflate stream.
+    let mut bad = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    bad.extend_from_slice(&[0xff; 64]);
+    std::fs::write(dir.path().join("b.trc.gz"), bad).unwrap();
+    std::fs::write(dir.path().join("c.trc"), &text).unwrap();
+    let d = dir.path().to_str().unwrap();
+    for threads in ["1", "3"] {
+        let out = dbio()
+            .args(["tracefile", "-j", threads, "--json", "-", d])
+            .assert()
+            .code(1)
+            .stderr(
+                predicate::str::contains("cannot read '").and(predicate::str::contains("b.trc.gz")),
+            )
+            .stderr(predicate::str::contains("panicked").not())
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        // The two good files are there, in full.
+        assert_eq!(v["profile"]["response_time_us"], 2 * 20_565, "-j {threads}");
+        let notes = v["profile"]["notes"].to_string();
+        assert!(notes.contains("b.trc.gz"), "{notes}");
+    }
+    // When nothing could be read, the run is an error (exit 2).
+    dbio()
+        .args(["tracefile"])
+        .arg(dir.path().join("b.trc.gz"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("b.trc.gz"));
+}
+
+#[test]
+fn continuation_markers_make_one_note_and_counts_agree_in_number() {
+    // See: issue 13 (280 markers gave 100 notes; "1 lines").
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = String::new();
+    for i in 0..280 {
+        t.push_str(&format!(
+            "*** TRACE CONTINUED FROM FILE /u01/trace/db_ora_{}.trc ***\n",
+            i % 7
+        ));
+        t.push_str("WAIT #1: nam='db file sequential read' ela= 5 file#=1 block#=1 blocks=1 obj#=5 tim=100\n");
+    }
+    // One line over the 1 MiB line limit.
+    t.push_str(&"x".repeat(1_100_000));
+    t.push('\n');
+    let f = dir.path().join("c.trc");
+    std::fs::write(&f, t).unwrap();
+    let out = dbio()
+        .arg("tracefile")
+        .arg(&f)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    let notes: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("TRACE CONTINUED") || l.contains(" continues "))
+        .collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains("280 TRACE CONTINUED markers (7 distinct files"),
+        "{}",
+        notes[0]
+    );
+    assert!(out.contains("1 line longer than 1 MiB was cut"), "{out}");
+    assert!(!out.contains("1 lines"), "{out}");
+}

@@ -78,14 +78,22 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
     })
 }
 
+/// Analyses one group of inputs. A file that cannot be read is reported on
+/// standard error and sets `failed`; the others are still analysed.
 fn analyze(
     opts: &Options,
     inputs: &[String],
     threads: usize,
     label: &str,
+    failed: &mut bool,
 ) -> anyhow::Result<TraceReport> {
     let sources = input::expand(inputs)?;
-    let mut r = analyze_sources(opts, &sources, threads, label)?;
+    let a = analyze_sources(opts, &sources, threads, label)?;
+    for e in &a.failed {
+        eprintln!("dbio: error: {e}; the report covers the other files");
+        *failed = true;
+    }
+    let mut r = a.report;
     r.findings = dbio_report::findings::evaluate_trace(&r);
     Ok(r)
 }
@@ -102,9 +110,10 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &args.output,
     )?);
+    let mut failed = false;
     let result = if let Some(pair) = &args.compare {
-        let a = analyze(&opts, &pair[..1], threads, &pair[0])?;
-        let b = analyze(&opts, &pair[1..2], threads, &pair[1])?;
+        let a = analyze(&opts, &pair[..1], threads, &pair[0], &mut failed)?;
+        let b = analyze(&opts, &pair[1..2], threads, &pair[1], &mut failed)?;
         Outcome::TraceComparison(TraceComparison {
             schema_version: SCHEMA_VERSION,
             a,
@@ -115,7 +124,10 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
             bail!("give at least one trace file, directory or glob, or - for standard input (see dbio tracefile --help)");
         }
         let label = args.inputs.join(" ");
-        Outcome::Trace(analyze(&opts, &args.inputs, threads, &label)?)
+        Outcome::Trace(analyze(&opts, &args.inputs, threads, &label, &mut failed)?)
     };
-    Ok(ctx.finish_result(&result))
+    let code = ctx.finish_result(&result);
+    // A file that could not be read makes the run fail (exit 1) after the
+    // others were reported.
+    Ok(if failed { ExitCode::from(1) } else { code })
 }

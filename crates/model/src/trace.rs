@@ -118,8 +118,27 @@ pub struct TraceFileInfo {
     pub skipped_line_numbers: Vec<u64>,
     /// Lines longer than dbio's line limit (1 MiB), cut there.
     pub truncated_lines: u64,
-    /// Paths named by `*** TRACE CONTINUED FROM FILE` lines.
+    /// Paths named by `*** TRACE CONTINUED FROM FILE` lines (the first
+    /// 100 distinct).
     pub continued_from: Vec<String>,
+    /// `*** TRACE CONTINUED FROM FILE` lines read.
+    #[serde(default)]
+    pub continued_markers: u64,
+    /// Absurd values read (negative times, times beyond dbio's limit,
+    /// `tim` beyond 64 bits), one entry per kind that occurred.
+    #[serde(default)]
+    pub anomalies: Vec<TraceAnomaly>,
+}
+
+/// Values of one absurd kind in a trace file: counted, never silent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceAnomaly {
+    /// What was wrong, in words (`negative ela, e or c`, ...).
+    pub kind: String,
+    /// How many values.
+    pub count: u64,
+    /// Line number of the first.
+    pub first_line: u64,
 }
 
 /// Kind of a line of the response-time profile.
@@ -179,6 +198,15 @@ pub struct ResponseProfile {
     /// Wall-clock span of the sessions from the trace's own clock (`tim`
     /// anchored on the `***` timestamps), summed over sessions, µs.
     pub clock_span_us: i64,
+    /// R measured by the trace's own clock: from the first call or wait
+    /// start (`tim − e`, `tim − ela`) to the last `tim`, summed over
+    /// sessions, µs. The profile's lines use `response_time_us`.
+    #[serde(default)]
+    pub clock_response_time_us: i64,
+    /// `clock_response_time_us` − CPU − every wait (inside and between
+    /// calls), µs (can be negative).
+    #[serde(default)]
+    pub clock_unaccounted_us: i64,
     /// Commits (`XCTEND rlbk=0`).
     pub commits: u64,
     /// Rollbacks (`XCTEND rlbk=1`).

@@ -20,6 +20,23 @@ use std::collections::BTreeMap;
 /// Distinct (file#, block#) pairs tracked at most.
 pub const MAX_BLOCKS: usize = 1 << 20;
 
+/// Distinct event names tracked at most (real traces have tens). Each holds
+/// a percentile histogram of about 35 KB, so the cap bounds them to 18 MB;
+/// waits of further names are added up in one [`OTHER_EVENTS`] row.
+pub const MAX_EVENTS: usize = 512;
+/// Name of the row that holds the events beyond [`MAX_EVENTS`].
+pub const OTHER_EVENTS: &str = "(other events)";
+/// Distinct statements tracked at most (about 1 KB each); further ones are
+/// added up in one [`OTHER_STATEMENTS`] row.
+pub const MAX_STATEMENTS: usize = 8192;
+/// Key of the row that holds the statements beyond [`MAX_STATEMENTS`].
+pub const OTHER_STATEMENTS: &str = "(other statements)";
+/// Session profiles kept at most; beyond that those with the least
+/// response time are added up in one [`OTHER_SESSIONS`] row.
+pub const MAX_SESSIONS: usize = 1000;
+/// Id of the row that holds the sessions beyond [`MAX_SESSIONS`].
+pub const OTHER_SESSIONS: &str = "(other sessions)";
+
 /// Highest latency the percentile histograms hold, µs (about 11.6 days).
 const HDR_MAX_US: u64 = 1_000_000_000_000;
 
@@ -39,6 +56,8 @@ pub struct EventAgg {
     tiers: [TierCell; 3],
     pub(crate) in_calls: (u64, i64),
     pub(crate) between: (u64, i64),
+    /// Waits whose size was beyond [`MAX_SIZES`] distinct sizes.
+    sizes_dropped: u64,
 }
 
 impl EventAgg {
@@ -57,6 +76,7 @@ impl EventAgg {
             tiers: [TierCell::default(); 3],
             in_calls: (0, 0),
             between: (0, 0),
+            sizes_dropped: 0,
         }
     }
 
@@ -75,11 +95,13 @@ impl EventAgg {
         self.hdr.saturating_record(us.min(HDR_MAX_US));
         self.log2.record_us(us);
         if let Some(s) = size {
+            let full = self.sizes.len() >= MAX_SIZES;
             match self.sizes.iter_mut().find(|x| x.0 == s) {
                 Some(x) => {
                     x.1.record_us(us);
                     x.2 = x.2.saturating_add(ela);
                 }
+                None if full => self.sizes_dropped += 1,
                 None => {
                     let mut b = Log2Buckets::default();
                     b.record_us(us);
@@ -99,14 +121,17 @@ impl EventAgg {
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
         self.zeros += o.zeros;
+        self.sizes_dropped += o.sizes_dropped;
         let _ = self.hdr.add(&o.hdr);
         self.log2.merge(&o.log2);
         for (s, b, t) in o.sizes {
+            let full = self.sizes.len() >= MAX_SIZES;
             match self.sizes.iter_mut().find(|x| x.0 == s) {
                 Some(x) => {
                     x.1.merge(&b);
                     x.2 = x.2.saturating_add(t);
                 }
+                None if full => self.sizes_dropped += b.total(),
                 None => self.sizes.push((s, b, t)),
             }
         }
@@ -192,10 +217,44 @@ pub(crate) struct Totals {
     pub(crate) between: i64,
     pub(crate) idle_between: i64,
     pub(crate) clock_span: i64,
+    pub(crate) clock_r: i64,
+    pub(crate) waits: i64,
     pub(crate) commits: u64,
     pub(crate) rollbacks: u64,
     pub(crate) errors: u64,
     pub(crate) notes: Vec<String>,
+    /// Waits counted under [`OTHER_EVENTS`].
+    pub(crate) other_event_waits: u64,
+    /// Statements first seen after [`MAX_STATEMENTS`] (counted per
+    /// opening, as their keys are not kept).
+    pub(crate) other_statements: u64,
+    /// Sessions added up in [`OTHER_SESSIONS`].
+    pub(crate) other_sessions: u64,
+    /// Notes beyond [`MAX_NOTES`], left out.
+    pub(crate) notes_left_out: u64,
+    /// Waits on objects beyond [`MAX_OBJECTS`] (not in the objects table).
+    pub(crate) untracked_object_waits: u64,
+    /// Waits on files beyond [`MAX_OBJECTS`] (not in the files table).
+    pub(crate) untracked_file_waits: u64,
+}
+
+/// Distinct `obj#` (and, separately, `file#`) values tracked at most.
+pub const MAX_OBJECTS: usize = 1 << 16;
+/// Distinct I/O sizes kept per multiblock event (real traces have a few).
+pub const MAX_SIZES: usize = 256;
+
+/// Profile notes kept at most (one per session could be 200,000).
+pub const MAX_NOTES: usize = 50;
+
+impl Totals {
+    /// Adds a note, or counts it once [`MAX_NOTES`] are there.
+    pub(crate) fn note(&mut self, n: String) {
+        if self.notes.len() < MAX_NOTES {
+            self.notes.push(n);
+        } else {
+            self.notes_left_out += 1;
+        }
+    }
 }
 
 /// Everything a group of files adds up to.
@@ -248,6 +307,12 @@ impl Analyzer {
         }
         let id = match self.event_ix.get(name) {
             Some(&id) => id,
+            None if self.events.len() + 1 >= MAX_EVENTS && name != OTHER_EVENTS.as_bytes() => {
+                // The name is not kept: memory stays bounded.
+                let id = self.event_id(OTHER_EVENTS.as_bytes());
+                self.totals.other_event_waits += 1;
+                return id;
+            }
             None => {
                 let id = self.events.len() as u32;
                 self.events
@@ -267,13 +332,114 @@ impl Analyzer {
         if let Some(&id) = self.stmt_ix.get(key) {
             return id;
         }
+        let other = self.stmts.len() + 1 >= MAX_STATEMENTS;
+        if other {
+            self.totals.other_statements += 1;
+            if let Some(&id) = self.stmt_ix.get(OTHER_STATEMENTS) {
+                return id;
+            }
+        }
         let id = self.stmts.len() as u32;
         let mut s = StmtAgg::default();
+        let key = if other {
+            s.stats.text = format!(
+                "statements beyond the first {} distinct, added up",
+                MAX_STATEMENTS - 1
+            );
+            OTHER_STATEMENTS
+        } else {
+            init(&mut s.stats);
+            key
+        };
         s.stats.key = key.to_string();
-        init(&mut s.stats);
         self.stmts.push(s);
         self.stmt_ix.insert(key.to_string(), id);
         id
+    }
+
+    /// Adds a session's profile; past [`MAX_SESSIONS`] the profiles with
+    /// the least response time are added up in one [`OTHER_SESSIONS`] row.
+    pub(crate) fn push_session(&mut self, p: SessionProfile) {
+        self.sessions.push(p);
+        if self.sessions.len() >= 2 * MAX_SESSIONS {
+            self.compact_sessions();
+        }
+    }
+
+    fn compact_sessions(&mut self) {
+        let mut other: Option<SessionProfile> = None;
+        self.sessions.retain_mut(|s| {
+            if s.id != OTHER_SESSIONS {
+                return true;
+            }
+            match &mut other {
+                Some(o) => add_session(o, s),
+                None => other = Some(std::mem::take(s)),
+            }
+            false
+        });
+        if self.sessions.len() >= MAX_SESSIONS {
+            let o = other.get_or_insert_with(|| SessionProfile {
+                id: OTHER_SESSIONS.into(),
+                ..SessionProfile::default()
+            });
+            self.sessions
+                .sort_by_key(|s| std::cmp::Reverse(s.response_time_us));
+            for s in self.sessions.drain(MAX_SESSIONS - 1..) {
+                self.totals.other_sessions += 1;
+                add_session(o, &s);
+            }
+        }
+        self.sessions.extend(other);
+    }
+
+    /// Says which caps were reached (they bound memory on any input).
+    fn cap_notes(&mut self) {
+        let t = &mut self.totals;
+        if t.notes_left_out > 0 {
+            let n = t.notes_left_out;
+            t.notes
+                .push(format!("{n} more notes like the ones above were left out"));
+        }
+        if t.other_event_waits > 0 {
+            t.notes.push(format!(
+                "more than {} distinct event names: {} waits of the names beyond were added up as '{OTHER_EVENTS}'",
+                MAX_EVENTS - 1,
+                t.other_event_waits
+            ));
+        }
+        if t.other_statements > 0 {
+            t.notes.push(format!(
+                "more than {} distinct statements: {} cursor openings of the statements beyond were added up as '{OTHER_STATEMENTS}'",
+                MAX_STATEMENTS - 1,
+                t.other_statements
+            ));
+        }
+        if t.untracked_object_waits > 0 {
+            t.notes.push(format!(
+                "more than {MAX_OBJECTS} distinct obj#: {} waits on the others are not in the objects table",
+                t.untracked_object_waits
+            ));
+        }
+        if t.untracked_file_waits > 0 {
+            t.notes.push(format!(
+                "more than {MAX_OBJECTS} distinct file#: {} waits on the others are not in the files table",
+                t.untracked_file_waits
+            ));
+        }
+        let dropped: u64 = self.events.iter().map(|e| e.sizes_dropped).sum();
+        if dropped > 0 {
+            t.notes.push(format!(
+                "more than {MAX_SIZES} distinct I/O sizes for an event: {dropped} waits of the others are not in the by-size histograms"
+            ));
+        }
+        if t.other_sessions > 0 {
+            t.notes.push(format!(
+                "more than {} sessions: the {} with the least response time were added up as '{OTHER_SESSIONS}'",
+                MAX_SESSIONS - 1,
+                t.other_sessions
+            ));
+        }
     }
 
     /// Counts settled waits into the events' in-call / between-call split.
@@ -283,7 +449,7 @@ impl Analyzer {
         sess: &mut crate::session::Session,
         settled: &mut Vec<crate::session::Settled>,
     ) {
-        for (ev, ela, inside) in settled.drain(..) {
+        for (ev, n, ela, inside) in settled.drain(..) {
             let Some(e) = self.events.get_mut(ev as usize) else {
                 continue;
             };
@@ -300,7 +466,7 @@ impl Analyzer {
             } else {
                 &mut e.between
             };
-            cell.0 += 1;
+            cell.0 += n;
             cell.1 = cell.1.saturating_add(ela);
         }
     }
@@ -325,7 +491,11 @@ impl Analyzer {
     pub fn merge(&mut self, mut o: Analyzer) {
         let mut ev_map = Vec::with_capacity(o.events.len());
         for e in o.events.drain(..) {
+            let before = self.totals.other_event_waits;
             let id = self.event_id(e.name.as_bytes());
+            if self.totals.other_event_waits != before {
+                self.totals.other_event_waits = before + e.count;
+            }
             ev_map.push(id);
             self.events[id as usize].merge(e);
         }
@@ -392,7 +562,9 @@ impl Analyzer {
             self.timeline_rel.entry(*k).or_default().add(p);
         }
         self.files.append(&mut o.files);
-        self.sessions.append(&mut o.sessions);
+        for p in o.sessions.drain(..) {
+            self.push_session(p);
+        }
         let (a, b) = (&mut self.totals, o.totals);
         a.top_depth = a.top_depth.max(b.top_depth);
         a.top_calls += b.top_calls;
@@ -402,14 +574,26 @@ impl Analyzer {
         a.between = a.between.saturating_add(b.between);
         a.idle_between = a.idle_between.saturating_add(b.idle_between);
         a.clock_span = a.clock_span.saturating_add(b.clock_span);
+        a.clock_r = a.clock_r.saturating_add(b.clock_r);
+        a.waits = a.waits.saturating_add(b.waits);
         a.commits += b.commits;
         a.rollbacks += b.rollbacks;
         a.errors += b.errors;
-        a.notes.extend(b.notes);
+        a.notes_left_out += b.notes_left_out;
+        for n in b.notes {
+            a.note(n);
+        }
+        a.other_event_waits += b.other_event_waits;
+        a.other_statements += b.other_statements;
+        a.other_sessions += b.other_sessions;
+        a.untracked_object_waits += b.untracked_object_waits;
+        a.untracked_file_waits += b.untracked_file_waits;
     }
 
     /// Turns the tables into the report.
-    pub fn finish(self, label: &str) -> TraceReport {
+    pub fn finish(mut self, label: &str) -> TraceReport {
+        self.compact_sessions();
+        self.cap_notes();
         let Analyzer {
             opts,
             events,
@@ -494,6 +678,20 @@ impl Analyzer {
             findings: Vec::new(),
         }
     }
+}
+
+/// Adds session `s` into the row `o` that stands for several sessions.
+fn add_session(o: &mut SessionProfile, s: &SessionProfile) {
+    o.clock_span_us = o.clock_span_us.saturating_add(s.clock_span_us);
+    o.response_time_us = o.response_time_us.saturating_add(s.response_time_us);
+    o.cpu_us = o.cpu_us.saturating_add(s.cpu_us);
+    o.wait_us = o.wait_us.saturating_add(s.wait_us);
+    o.idle_us = o.idle_us.saturating_add(s.idle_us);
+    o.unaccounted_us = o.unaccounted_us.saturating_add(s.unaccounted_us);
+    o.top_depth = o.top_depth.max(s.top_depth);
+    o.calls += s.calls;
+    o.waits += s.waits;
+    o.commits += s.commits;
 }
 
 /// A list of wait cells as named, sorted aggregates (largest total first).
@@ -581,6 +779,8 @@ fn response_profile(totals: &Totals, events: &[EventAgg]) -> ResponseProfile {
         idle_between_calls_us: t.idle_between,
         unaccounted_us: unaccounted,
         clock_span_us: t.clock_span,
+        clock_response_time_us: t.clock_r,
+        clock_unaccounted_us: t.clock_r.saturating_sub(t.cpu).saturating_sub(t.waits),
         commits: t.commits,
         rollbacks: t.rollbacks,
         errors: t.errors,

@@ -174,7 +174,12 @@ pub fn parse_u64_prefix(s: &[u8]) -> (u64, usize) {
         if d > 9 {
             break;
         }
-        v = v.saturating_mul(10).saturating_add(d as u64);
+        // 19 digits cannot overflow a u64; beyond, saturate.
+        v = if i < 19 {
+            v * 10 + d as u64
+        } else {
+            v.saturating_mul(10).saturating_add(d as u64)
+        };
         i += 1;
     }
     (v, i)

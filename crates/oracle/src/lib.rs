@@ -98,22 +98,42 @@ pub fn analyze_reader<R: Read>(opts: &Options, path: &str, reader: R) -> io::Res
     Ok(an.finish(path))
 }
 
+/// The analysis of a group of sources, and the sources that could not be
+/// read (each error names its file; the report covers the others).
+#[derive(Debug)]
+pub struct Analysis {
+    /// The report over every source that could be read (and what a source
+    /// cut short by a read error held before it).
+    pub report: TraceReport,
+    /// One error per source that could not be read, in the order given.
+    pub failed: Vec<io::Error>,
+}
+
 /// Analyzes a group of sources on up to `threads` threads (files are
-/// distributed whole; one file is always read by one thread).
+/// distributed whole; one file is always read by one thread). A source that
+/// cannot be opened or read is listed in [`Analysis::failed`] and the others
+/// are analysed; only when no source at all could be read is the first
+/// error returned.
 pub fn analyze_sources(
     opts: &Options,
     sources: &[Source],
     threads: usize,
     label: &str,
-) -> io::Result<TraceReport> {
+) -> io::Result<Analysis> {
     let threads = threads.clamp(1, sources.len().max(1));
     let next = AtomicUsize::new(0);
-    let first_error: Mutex<Option<io::Error>> = Mutex::new(None);
+    let failed: Mutex<Vec<(usize, io::Error)>> = Mutex::new(Vec::new());
+    let fail = |i: usize, e: io::Error| {
+        failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((i, e));
+    };
     let mut parts: Vec<Analyzer> = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(threads);
-        for i in 0..threads {
+        for t in 0..threads {
             let spawned = std::thread::Builder::new()
-                .name(format!("dbio-parse-{i}"))
+                .name(format!("dbio-parse-{t}"))
                 .spawn_scoped(scope, || {
                     let mut an = Analyzer::new(opts);
                     loop {
@@ -125,10 +145,7 @@ pub fn analyze_sources(
                             })
                         });
                         if let Err(e) = res {
-                            let mut fe = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                            fe.get_or_insert(e);
-                            next.store(sources.len(), Ordering::Relaxed);
-                            break;
+                            fail(i, e);
                         }
                     }
                     an
@@ -137,21 +154,28 @@ pub fn analyze_sources(
                 Ok(h) => handles.push(h),
                 // The threads already started share the files among
                 // themselves: fewer threads, same result.
-                Err(_) if i > 0 => break,
+                Err(_) if t > 0 => break,
                 Err(e) => {
-                    let mut fe = first_error.lock().unwrap_or_else(|p| p.into_inner());
-                    fe.get_or_insert(io::Error::new(
-                        e.kind(),
-                        format!("could not start thread 1 of {threads}: {e}"),
-                    ));
+                    // No thread at all: every source is unread.
+                    next.store(sources.len(), Ordering::Relaxed);
+                    fail(
+                        0,
+                        io::Error::new(
+                            e.kind(),
+                            format!("could not start thread 1 of {threads}: {e}"),
+                        ),
+                    );
                     break;
                 }
             }
         }
         handles.into_iter().filter_map(|h| h.join().ok()).collect()
     });
-    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
+    let mut failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+    failed.sort_by_key(|f| f.0);
+    let mut failed: Vec<io::Error> = failed.into_iter().map(|f| f.1).collect();
+    if !failed.is_empty() && failed.len() >= sources.len() {
+        return Err(failed.swap_remove(0));
     }
     let mut total = parts.pop().unwrap_or_else(|| Analyzer::new(opts));
     for p in parts {
@@ -162,5 +186,13 @@ pub fn analyze_sources(
     let pos = |p: &str| order.iter().position(|x| x == p).unwrap_or(usize::MAX);
     total.files.sort_by_key(|f| pos(&f.path));
     total.sessions.sort_by_key(|s| pos(&s.path));
-    Ok(total.finish(label))
+    for e in &failed {
+        total
+            .totals
+            .note(format!("{e}; the report covers the other files"));
+    }
+    Ok(Analysis {
+        report: total.finish(label),
+        failed,
+    })
 }

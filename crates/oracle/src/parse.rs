@@ -6,14 +6,14 @@
 //! the [`Analyzer`]'s tables. At the end of the file each session's profile
 //! is settled and added to the analyzer's totals.
 
-use crate::aggregate::{add_wait, Analyzer, Point};
+use crate::aggregate::{add_wait, Analyzer, Point, MAX_OBJECTS};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
 use crate::session::{CallTimes, CursorState, Session, Settled};
 use crate::Units;
 use dbio_model::read::Tier;
-use dbio_model::trace::{SessionProfile, SlowWait, TraceFileInfo, TraceUnits};
+use dbio_model::trace::{SessionProfile, SlowWait, TraceAnomaly, TraceFileInfo, TraceUnits};
 use std::collections::HashMap;
 use std::io::{self, Read};
 
@@ -26,6 +26,10 @@ const TEXT_MAX: usize = 300;
 const MAX_TIME_US: i64 = 1 << 40;
 /// Distinct timeline seconds kept (about 12 days at one per second).
 const MAX_TIMELINE_SECONDS: usize = 1 << 20;
+/// Sessions open at once in one file (each holds its cursors and pending
+/// waits); past that the others are settled early, so 200,000 `SESSION ID`
+/// blocks cost no more memory than 256.
+const MAX_LIVE_SESSIONS: usize = 256;
 /// Line numbers of skipped lines kept per file.
 const SKIPPED_KEPT: usize = 20;
 
@@ -70,6 +74,32 @@ struct FileParser<'a> {
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
     tl: Option<(bool, i64, Point)>,
+    /// Per [`Anomaly`]: (count, first line).
+    anomalies: [(u64, u64); 3],
+    /// Sessions with a profile.
+    session_count: u32,
+    /// Sessions settled early because too many were open.
+    retired: u64,
+}
+
+/// Absurd values counted per file.
+#[derive(Debug, Clone, Copy)]
+enum Anomaly {
+    Negative,
+    Clamped,
+    TimRange,
+}
+
+impl Anomaly {
+    const ALL: [Anomaly; 3] = [Anomaly::Negative, Anomaly::Clamped, Anomaly::TimRange];
+
+    fn words(self) -> &'static str {
+        match self {
+            Anomaly::Negative => "negative ela, e or c",
+            Anomaly::Clamped => "ela, e or c beyond 2^40 µs (12.7 days), clamped there",
+            Anomaly::TimRange => "tim beyond the 64-bit range",
+        }
+    }
 }
 
 impl<'a> FileParser<'a> {
@@ -105,6 +135,9 @@ impl<'a> FileParser<'a> {
             tim_checked: false,
             last_cursor: None,
             tl: None,
+            anomalies: [(0, 0); 3],
+            session_count: 0,
+            retired: 0,
         }
     }
 
@@ -218,11 +251,38 @@ impl<'a> FileParser<'a> {
         }
     }
 
-    /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`].
+    /// A duration from the trace in µs, clamped to ±[`MAX_TIME_US`]; a
+    /// negative or clamped value is counted as an anomaly.
     #[inline]
-    fn time(&self, v: i64) -> i64 {
-        v.saturating_mul(self.scale)
-            .clamp(-MAX_TIME_US, MAX_TIME_US)
+    fn time(&mut self, v: i64) -> i64 {
+        let us = v.saturating_mul(self.scale);
+        if us < 0 {
+            self.anomaly(Anomaly::Negative);
+        }
+        if us.unsigned_abs() > MAX_TIME_US as u64 {
+            self.anomaly(Anomaly::Clamped);
+        }
+        us.clamp(-MAX_TIME_US, MAX_TIME_US)
+    }
+
+    /// A `tim` in µs; one at the ends of the 64-bit range (the text held
+    /// more digits than fit) is counted as an anomaly.
+    #[inline]
+    fn tim(&mut self, t: Option<i64>) -> Option<i64> {
+        let t = t?.saturating_mul(self.scale);
+        if t == i64::MAX || t == i64::MIN {
+            self.anomaly(Anomaly::TimRange);
+        }
+        Some(t)
+    }
+
+    #[cold]
+    fn anomaly(&mut self, a: Anomaly) {
+        let cell = &mut self.anomalies[a as usize];
+        if cell.0 == 0 {
+            cell.1 = self.info.lines;
+        }
+        cell.0 += 1;
     }
 
     #[inline]
@@ -251,10 +311,12 @@ impl<'a> FileParser<'a> {
                 self.switch_session();
             }
             Stars::Continued(path) => {
-                if self.info.continued_from.len() < 100 {
-                    self.info
-                        .continued_from
-                        .push(String::from_utf8_lossy(path).into_owned());
+                self.info.continued_markers += 1;
+                let path = String::from_utf8_lossy(path);
+                if self.info.continued_from.len() < 100
+                    && !self.info.continued_from.iter().any(|p| *p == path)
+                {
+                    self.info.continued_from.push(path.into_owned());
                 }
             }
             Stars::Other => {}
@@ -285,9 +347,26 @@ impl<'a> FileParser<'a> {
             self.session_ix.insert(key, self.cur);
             return;
         }
+        if self.sessions.len() >= MAX_LIVE_SESSIONS {
+            self.retire_others();
+        }
         self.sessions.push(Session::new(key.clone()));
         self.cur = self.sessions.len() - 1;
         self.session_ix.insert(key, self.cur);
+    }
+
+    /// Settles every open session but the current one.
+    fn retire_others(&mut self) {
+        let cur = self.sessions.swap_remove(self.cur);
+        let others = std::mem::replace(&mut self.sessions, vec![cur]);
+        self.cur = 0;
+        self.session_ix.clear();
+        self.session_ix.insert(self.sessions[0].id.clone(), 0);
+        self.last_cursor = None;
+        for s in others {
+            self.retired += 1;
+            self.settle_session(s);
+        }
     }
 
     fn check_tim(&mut self, tim: i64) {
@@ -354,7 +433,7 @@ impl<'a> FileParser<'a> {
 
     fn wait(&mut self, w: Wait<'_>) {
         let ela = self.time(w.ela);
-        let tim = w.tim.map(|t| t.saturating_mul(self.scale));
+        let tim = self.tim(w.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
@@ -400,18 +479,28 @@ impl<'a> FileParser<'a> {
             add_wait(&mut self.an.stmts[id as usize].waits, ev, ela);
         }
         if let Some(obj) = w.obj {
-            let o = self.an.objects.entry(obj).or_default();
-            o.count += 1;
-            o.total = o.total.saturating_add(ela);
-            add_wait(&mut o.waits, ev, ela);
+            let an = &mut *self.an;
+            if an.objects.len() < MAX_OBJECTS || an.objects.contains_key(&obj) {
+                let o = an.objects.entry(obj).or_default();
+                o.count += 1;
+                o.total = o.total.saturating_add(ela);
+                add_wait(&mut o.waits, ev, ela);
+            } else {
+                an.totals.untracked_object_waits += 1;
+            }
         }
         if class.block_addressed {
             if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
-                let f = self.an.hot_files.entry(file).or_default();
-                f.file = file;
-                f.count += 1;
-                f.total_us = f.total_us.saturating_add(ela);
-                f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
+                let an = &mut *self.an;
+                if an.hot_files.len() < MAX_OBJECTS || an.hot_files.contains_key(&file) {
+                    let f = an.hot_files.entry(file).or_default();
+                    f.file = file;
+                    f.count += 1;
+                    f.total_us = f.total_us.saturating_add(ela);
+                    f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
+                } else {
+                    an.totals.untracked_file_waits += 1;
+                }
                 if self.an.opts.hot_blocks {
                     self.an.blocks.add(file, block, ela);
                 }
@@ -448,7 +537,7 @@ impl<'a> FileParser<'a> {
     fn call(&mut self, kind: CallKind, c: Call) {
         let e = self.time(c.e);
         let cpu = self.time(c.c);
-        let tim = c.tim.map(|t| t.saturating_mul(self.scale));
+        let tim = self.tim(c.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
@@ -535,60 +624,131 @@ impl<'a> FileParser<'a> {
         st.text.extend(t.chars().take(TEXT_MAX - have));
     }
 
+    /// Settles one session and adds its profile to the analyzer.
+    fn settle_session(&mut self, mut s: Session) {
+        if !s.active && sessions_is_trivial(&s) {
+            return;
+        }
+        self.session_count += 1;
+        s.settle_all(&mut self.settled);
+        s.finish_roots();
+        self.an.settle(&mut s, &mut self.settled);
+        let d = s.top_depth();
+        let mut top = s.depth[d];
+        let t = &mut self.an.totals;
+        if d > 0 {
+            t.note(format!(
+                "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
+                self.path, s.id
+            ));
+        } else if s.orphans.calls > 0 {
+            // Recursive calls no dep-0 call contains (the logoff audit
+            // `update sys.aud$`): response time too.
+            t.note(format!(
+                "{} session {}: {} recursive {} with no dep-0 parent ({} µs) counted in R as top-level calls",
+                self.path,
+                s.id,
+                s.orphans.calls,
+                plural(s.orphans.calls, "call", "calls"),
+                s.orphans.e
+            ));
+            top.calls += s.orphans.calls;
+            top.e = top.e.saturating_add(s.orphans.e);
+            top.c = top.c.saturating_add(s.orphans.c);
+        }
+        if s.merged_roots > 0 {
+            t.note(format!(
+                "{} session {}: more than {} recursive calls between two top-level calls; {} were merged before their parent was known",
+                self.path, s.id, crate::session::MAX_ROOTS, s.merged_roots
+            ));
+        }
+        if s.folded_waits > 0 {
+            let approx = if s.approximate_waits > 0 {
+                format!(
+                    "; {} of them were counted inside the call that started during their event's time range (the split there is approximate)",
+                    s.approximate_waits
+                )
+            } else {
+                "; every one was attributed exactly by its time range".to_string()
+            };
+            t.note(format!(
+                "{} session {}: a call had more than {} waits; {} waits were held as per-event summaries{approx}",
+                self.path,
+                s.id,
+                crate::session::MAX_PENDING,
+                s.folded_waits
+            ));
+        }
+        t.top_depth = t.top_depth.max(d as u32);
+        t.top_calls += top.calls;
+        t.calls_e = t.calls_e.saturating_add(top.e);
+        t.cpu = t.cpu.saturating_add(top.c);
+        t.claimed = t.claimed.saturating_add(s.claimed_us);
+        t.between = t.between.saturating_add(s.between_us);
+        t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
+        let span = match (s.first_wall, s.last_wall) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        };
+        t.clock_span = t.clock_span.saturating_add(span);
+        if let (Some(a), Some(b)) = (s.first_start, s.last_tim) {
+            t.clock_r = t.clock_r.saturating_add(b.saturating_sub(a));
+        }
+        t.waits = t.waits.saturating_add(s.wait_us);
+        t.commits += s.commits;
+        t.rollbacks += s.rollbacks;
+        t.errors += s.errors;
+        self.an.push_session(SessionProfile {
+            path: self.path.clone(),
+            id: s.id.clone(),
+            start: s.start.clone(),
+            clock_span_us: span,
+            response_time_us: top.e.saturating_add(s.between_us),
+            cpu_us: top.c,
+            wait_us: s.wait_us,
+            idle_us: s.idle_between_us,
+            unaccounted_us: top.e.saturating_sub(top.c).saturating_sub(s.claimed_us),
+            top_depth: d as u32,
+            calls: s.calls(),
+            waits: s.waits,
+            commits: s.commits,
+        });
+    }
+
     fn finish(mut self) {
         self.flush_timeline();
         let sessions = std::mem::take(&mut self.sessions);
-        let mut count = 0;
-        for mut s in sessions {
-            if !s.active && sessions_is_trivial(&s) {
-                continue;
-            }
-            count += 1;
-            s.settle_all(&mut self.settled);
-            self.an.settle(&mut s, &mut self.settled);
-            let d = s.top_depth();
-            let top = s.depth[d];
-            let t = &mut self.an.totals;
-            if d > 0 {
-                t.notes.push(format!(
-                    "{} session {}: no dep-0 call; dep-{d} calls taken as top level (the trace started inside a call)",
-                    self.path, s.id
-                ));
-            }
-            t.top_depth = t.top_depth.max(d as u32);
-            t.top_calls += top.calls;
-            t.calls_e = t.calls_e.saturating_add(top.e);
-            t.cpu = t.cpu.saturating_add(top.c);
-            t.claimed = t.claimed.saturating_add(s.claimed_us);
-            t.between = t.between.saturating_add(s.between_us);
-            t.idle_between = t.idle_between.saturating_add(s.idle_between_us);
-            let span = match (s.first_wall, s.last_wall) {
-                (Some(a), Some(b)) => b.saturating_sub(a),
-                _ => 0,
-            };
-            t.clock_span = t.clock_span.saturating_add(span);
-            t.commits += s.commits;
-            t.rollbacks += s.rollbacks;
-            t.errors += s.errors;
-            self.an.sessions.push(SessionProfile {
-                path: self.path.clone(),
-                id: s.id.clone(),
-                start: s.start.clone(),
-                clock_span_us: span,
-                response_time_us: top.e.saturating_add(s.between_us),
-                cpu_us: top.c,
-                wait_us: s.wait_us,
-                idle_us: s.idle_between_us,
-                unaccounted_us: top.e.saturating_sub(top.c).saturating_sub(s.claimed_us),
-                top_depth: d as u32,
-                calls: s.calls(),
-                waits: s.waits,
-                commits: s.commits,
-            });
+        for s in sessions {
+            self.settle_session(s);
         }
-        self.info.sessions = count;
+        if self.retired > 0 {
+            self.an.totals.note(format!(
+                "{}: more than {MAX_LIVE_SESSIONS} sessions open at once; {} were settled early (a session that came back afterwards shows in parts)",
+                self.path, self.retired
+            ));
+        }
+        self.info.sessions = self.session_count;
+        for a in Anomaly::ALL {
+            let (count, first_line) = self.anomalies[a as usize];
+            if count > 0 {
+                self.info.anomalies.push(TraceAnomaly {
+                    kind: a.words().into(),
+                    count,
+                    first_line,
+                });
+            }
+        }
         let info = std::mem::take(&mut self.info);
         self.an.files.push(info);
+    }
+}
+
+/// `one` for 1, `many` otherwise.
+pub(crate) fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 {
+        one
+    } else {
+        many
     }
 }
 

@@ -20,9 +20,43 @@ use rustc_hash::FxHashMap;
 /// Deepest recursion level tracked separately; deeper calls are clamped.
 pub const MAX_DEPTH: usize = 32;
 
-/// Pending waits kept at most; beyond that the oldest are settled as
-/// between-call (memory stays bounded on a file of waits without calls).
+/// Pending waits kept one by one at most. Beyond that the oldest half is
+/// folded into one summary per event with its `tim` range (a FETCH or
+/// batch EXEC with millions of waits stays in bounded memory); the summary
+/// is still attributed by the next top-level call, exactly unless the call
+/// starts inside one event's range (then it counts as inside and the
+/// session's `approximate` count says how many waits that was).
 pub const MAX_PENDING: usize = 1 << 16;
+
+/// Recursive calls not yet known to have a parent, kept one by one at
+/// most; beyond that the oldest two are merged (same rule as above).
+pub const MAX_ROOTS: usize = 1 << 12;
+
+/// Waits of one event folded out of `pending` (see [`MAX_PENDING`]).
+#[derive(Debug, Clone, Copy)]
+struct Folded {
+    event: u32,
+    /// Whether the waits carried `tim` (the range below is valid).
+    timed: bool,
+    count: u64,
+    ela: i64,
+    /// Earliest and latest wait midpoint (`tim − ela/2`), µs.
+    first: i64,
+    last: i64,
+}
+
+/// Recursive calls at the lowest depth seen since the last top-level call:
+/// candidates for "no dep-0 parent" (their time is then part of R).
+#[derive(Debug, Clone, Copy)]
+struct Root {
+    dep: i64,
+    calls: u64,
+    e: i64,
+    c: i64,
+    /// Start of the first call and end of the last (µs); None without tim.
+    first: Option<i64>,
+    last: Option<i64>,
+}
 
 /// A wait not yet known to be inside or between calls.
 #[derive(Debug, Clone, Copy)]
@@ -64,8 +98,8 @@ pub struct CallTimes {
     pub tim: Option<i64>,
 }
 
-/// How a settled wait counted: `(event, ela, inside_a_call)`.
-pub type Settled = (u32, i64, bool);
+/// How settled waits counted: `(event, waits, Σ ela, inside_a_call)`.
+pub type Settled = (u32, u64, i64, bool);
 
 /// A cursor's current statement.
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +118,24 @@ pub struct Session {
     /// Open cursors.
     pub cursors: FxHashMap<u64, CursorState>,
     pending: Vec<Pending>,
+    folded: FxHashMap<(u32, bool), Folded>,
+    roots: Vec<Root>,
+    /// Waits held in summary form because one call had more than
+    /// [`MAX_PENDING`] waits.
+    pub folded_waits: u64,
+    /// Of those, waits counted inside a call because the call started
+    /// inside their event's time range (the split there is approximate).
+    pub approximate_waits: u64,
+    /// Recursive calls with no dep-0 parent (e.g. the logoff audit
+    /// `update sys.aud$`): their time is part of R.
+    pub orphans: DepthAgg,
+    /// Recursive calls merged before their parent was known (more than
+    /// [`MAX_ROOTS`] between two top-level calls).
+    pub merged_roots: u64,
+    /// Earliest call or wait start (`tim − e`, `tim − ela`), µs.
+    pub first_start: Option<i64>,
+    /// Latest `tim` of a call or wait, µs.
+    pub last_tim: Option<i64>,
     /// Calls per depth.
     pub depth: [DepthAgg; MAX_DEPTH],
     /// Waits inside calls, µs.
@@ -160,19 +212,25 @@ impl Session {
         r
     }
 
-    /// Records a wait (µs) as pending. Returns settled waits when the
-    /// pending buffer overflowed.
+    /// Records a wait (µs) as pending. When a call has more than
+    /// [`MAX_PENDING`] waits, the oldest are folded into per-event
+    /// summaries (counted in `folded_waits`); nothing is settled here.
     pub fn wait(
         &mut self,
         tim: Option<i64>,
         ela: i64,
         event: u32,
         cursor: u64,
-        out: &mut Vec<Settled>,
+        _out: &mut Vec<Settled>,
     ) {
         self.active = true;
         self.waits += 1;
         self.wait_us = self.wait_us.saturating_add(ela);
+        if let Some(t) = tim {
+            self.see_tim(t);
+            let start = t.saturating_sub(ela.max(0));
+            self.first_start = Some(self.first_start.map_or(start, |f| f.min(start)));
+        }
         self.pending.push(Pending {
             tim,
             ela,
@@ -181,16 +239,48 @@ impl Session {
             claimed: false,
         });
         if self.pending.len() > MAX_PENDING {
-            let drained: Vec<Pending> = self.pending.drain(..MAX_PENDING / 2).collect();
-            for p in drained {
-                out.push((p.event, p.ela, false));
-            }
+            self.fold(MAX_PENDING / 2);
+        }
+    }
+
+    fn see_tim(&mut self, t: i64) {
+        self.last_tim = Some(self.last_tim.map_or(t, |l| l.max(t)));
+    }
+
+    /// Folds the oldest `n` pending waits into per-event summaries.
+    fn fold(&mut self, n: usize) {
+        let Self {
+            pending,
+            folded,
+            folded_waits,
+            ..
+        } = self;
+        for p in pending.drain(..n) {
+            let timed = p.tim.is_some();
+            let mid = p.tim.map_or(0, |t| midpoint(t, p.ela));
+            *folded_waits += 1;
+            let f = folded.entry((p.event, timed)).or_insert(Folded {
+                event: p.event,
+                timed,
+                count: 0,
+                ela: 0,
+                first: mid,
+                last: mid,
+            });
+            f.count += 1;
+            f.ela = f.ela.saturating_add(p.ela);
+            f.first = f.first.min(mid);
+            f.last = f.last.max(mid);
         }
     }
 
     /// Records a call (µs values), claims the waits inside it and, for a
-    /// dep-0 call, settles every earlier wait as between-call. `class` gives
-    /// an event's class by id. Settled waits are appended to `out`.
+    /// dep-0 call, settles every earlier wait as between-call. A wait is
+    /// inside a call when its midpoint (`tim − ela/2`) lies in the call's
+    /// interval `[tim − e, tim]`: a client wait that ended just after the
+    /// next call seems to start (the trace's clocks disagree by a few µs)
+    /// stays between calls. `class` gives an event's class by id. Settled
+    /// waits are appended to `out`.
     pub fn call(
         &mut self,
         call: CallTimes,
@@ -212,6 +302,10 @@ impl Session {
         agg.c = agg.c.saturating_add(c);
         let top = d == 0;
         let window = tim.map(|t| (t.saturating_sub(e.max(0)), t));
+        if let Some((s, t)) = window {
+            self.first_start = Some(self.first_start.map_or(s, |f| f.min(s)));
+            self.see_tim(t);
+        }
         let mut any = false;
         for w in self.pending.iter_mut().rev() {
             match (w.tim, window) {
@@ -219,7 +313,7 @@ impl Session {
                     if wt < s {
                         break;
                     }
-                    if wt <= t {
+                    if midpoint(wt, w.ela) >= s && wt <= t {
                         w.claimed = true;
                         any = true;
                     }
@@ -234,19 +328,137 @@ impl Session {
         }
         if any {
             for w in self.pending.iter().filter(|w| w.claimed) {
-                out.push((w.event, w.ela, true));
+                out.push((w.event, 1, w.ela, true));
             }
             self.pending.retain(|w| !w.claimed);
         }
+        if !self.folded.is_empty() {
+            self.settle_folded(top, window, &class, out);
+        }
         if top {
+            self.settle_roots(window);
             self.settle_all(out);
+        } else {
+            self.add_root(
+                Root {
+                    dep,
+                    calls: 1,
+                    e,
+                    c,
+                    first: tim,
+                    last: tim,
+                },
+                window.map(|w| w.0),
+            );
         }
     }
 
-    /// Settles every pending wait as between-call.
+    /// Attributes folded waits: a summary whose whole range lies in the
+    /// call is inside it; at a top-level call the rest is between calls,
+    /// except a range the call's start falls into (inside, approximate).
+    fn settle_folded(
+        &mut self,
+        top: bool,
+        window: Option<(i64, i64)>,
+        class: &impl Fn(u32) -> EventClass,
+        out: &mut Vec<Settled>,
+    ) {
+        let mut approx = 0;
+        self.folded.retain(|_, f| {
+            let inside = match (f.timed, window) {
+                (true, Some((s, t))) => {
+                    if f.first >= s && f.last <= t {
+                        Some(true)
+                    } else if !top {
+                        None
+                    } else if f.last < s || f.first > t {
+                        Some(false)
+                    } else {
+                        approx += f.count;
+                        Some(true)
+                    }
+                }
+                _ if top => Some(!class(f.event).between_call),
+                _ => None,
+            };
+            match inside {
+                Some(i) => {
+                    out.push((f.event, f.count, f.ela, i));
+                    false
+                }
+                None => true,
+            }
+        });
+        self.approximate_waits += approx;
+    }
+
+    /// A recursive call: it is the parent of the earlier, deeper roots that
+    /// ended inside it, and a root itself until a top-level call claims it.
+    fn add_root(&mut self, r: Root, start: Option<i64>) {
+        // Roots are in time order: the children of this call are the
+        // deeper ones at the end that ended after it started.
+        while let Some(o) = self.roots.last() {
+            let child = o.dep > r.dep
+                && match (o.first, start) {
+                    (Some(of), Some(s)) => of >= s,
+                    _ => true,
+                };
+            if !child {
+                break;
+            }
+            self.roots.pop();
+        }
+        self.roots.push(r);
+        if self.roots.len() > MAX_ROOTS {
+            // Merge the older half into one entry (amortised O(1) a call).
+            let n = MAX_ROOTS / 2;
+            let mut m = self.roots[0];
+            for b in &self.roots[1..n] {
+                m.dep = m.dep.min(b.dep);
+                m.calls += b.calls;
+                m.e = m.e.saturating_add(b.e);
+                m.c = m.c.saturating_add(b.c);
+                m.last = b.last.or(m.last);
+            }
+            self.merged_roots += (n - 1) as u64;
+            self.roots.drain(1..n);
+            self.roots[0] = m;
+        }
+    }
+
+    /// At a top-level call over `window`: roots that ended before it
+    /// started had no dep-0 parent; the others are its children.
+    fn settle_roots(&mut self, window: Option<(i64, i64)>) {
+        let Some((s, _)) = window else {
+            self.roots.clear();
+            return;
+        };
+        for r in self.roots.drain(..) {
+            if r.last.is_some_and(|l| l < s) {
+                self.orphans.calls += r.calls;
+                self.orphans.e = self.orphans.e.saturating_add(r.e);
+                self.orphans.c = self.orphans.c.saturating_add(r.c);
+            }
+        }
+    }
+
+    /// Settles every pending wait as between-call (folded ones included).
+    /// At the end of a file, the roots left had no dep-0 parent.
     pub fn settle_all(&mut self, out: &mut Vec<Settled>) {
         for w in self.pending.drain(..) {
-            out.push((w.event, w.ela, false));
+            out.push((w.event, 1, w.ela, false));
+        }
+        for (_, f) in self.folded.drain() {
+            out.push((f.event, f.count, f.ela, false));
+        }
+    }
+
+    /// End of the file: the roots left had no dep-0 parent.
+    pub fn finish_roots(&mut self) {
+        for r in self.roots.drain(..) {
+            self.orphans.calls += r.calls;
+            self.orphans.e = self.orphans.e.saturating_add(r.e);
+            self.orphans.c = self.orphans.c.saturating_add(r.c);
         }
     }
 
@@ -259,6 +471,12 @@ impl Session {
     pub fn calls(&self) -> u64 {
         self.depth.iter().map(|d| d.calls).sum()
     }
+}
+
+/// A wait's midpoint from its end time and duration, µs.
+#[inline]
+fn midpoint(tim: i64, ela: i64) -> i64 {
+    tim.saturating_sub(ela.max(0) / 2)
 }
 
 #[cfg(test)]
@@ -288,7 +506,7 @@ mod tests {
             cls,
             &mut out,
         );
-        assert_eq!(out, vec![(1, 30, true), (0, 50, false)]);
+        assert_eq!(out, vec![(1, 1, 30, true), (0, 1, 50, false)]);
     }
 
     #[test]
@@ -319,7 +537,7 @@ mod tests {
             cls,
             &mut out,
         );
-        assert_eq!(out, vec![(0, 10, true), (0, 25, true)]);
+        assert_eq!(out, vec![(0, 1, 10, true), (0, 1, 25, true)]);
         assert_eq!(s.top_depth(), 0);
         assert_eq!(s.depth[0].e, 100);
     }
@@ -341,7 +559,7 @@ mod tests {
             cls,
             &mut out,
         );
-        assert_eq!(out, vec![(0, 7, true)]);
+        assert_eq!(out, vec![(0, 1, 7, true)]);
         s.call(
             CallTimes {
                 cursor: 5,
@@ -353,6 +571,6 @@ mod tests {
             cls,
             &mut out,
         );
-        assert_eq!(out, vec![(0, 7, true), (0, 9, true)]);
+        assert_eq!(out, vec![(0, 1, 7, true), (0, 1, 9, true)]);
     }
 }

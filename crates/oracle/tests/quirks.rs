@@ -293,3 +293,260 @@ LOBWRITE: type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=6300\n",
     assert_eq!(p.response_time_us, 6_201);
     assert!(r.statements.is_empty());
 }
+
+/// One FETCH with `n` reads of 10 µs, after a 1 ms client wait.
+fn long_fetch(n: i64) -> String {
+    let mut t = String::from(
+        "WAIT #1: nam='SQL*Net message from client' ela= 1000 driver id=1 #bytes=1 p3=0 obj#=-1 tim=1000\n",
+    );
+    let start = 1000;
+    for i in 1..=n {
+        t.push_str(&format!(
+            "WAIT #1: nam='db file sequential read' ela= 10 file#=1 block#={i} blocks=1 obj#=5 tim={}\n",
+            start + 10 * i
+        ));
+    }
+    t.push_str(&format!(
+        "FETCH #1:c=0,e={},p={n},cr={n},cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim={}\n",
+        10 * n,
+        start + 10 * n
+    ));
+    t
+}
+
+#[test]
+fn a_call_with_more_waits_than_the_pending_bound_keeps_every_wait_inside() {
+    // See: issue 13 (at 65,537 waits, 32,768 were settled as between calls
+    // and showed up as false unaccounted-for time).
+    let n = 200_000;
+    let r = run(&long_fetch(n));
+    let p = &r.profile;
+    assert_eq!(p.calls_elapsed_us, 10 * n);
+    assert_eq!(p.waits_in_calls_us, 10 * n);
+    assert_eq!(p.waits_between_calls_us, 0);
+    assert_eq!(p.idle_between_calls_us, 1000);
+    assert_eq!(p.unaccounted_us, 0);
+    assert_eq!(p.response_time_us, 10 * n + 1000);
+    let e = event(&r, "db file sequential read");
+    assert_eq!(
+        (e.count, e.in_calls_us, e.between_calls_us),
+        (n as u64, 10 * n, 0)
+    );
+    // The bound that was reached is said, with what it means.
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("more than 65536 waits") && n.contains("exactly")),
+        "{:?}",
+        p.notes
+    );
+    // Below the bound nothing is said.
+    assert!(run(&long_fetch(1000)).profile.notes.is_empty());
+}
+
+#[test]
+fn absurd_values_are_counted_as_anomalies() {
+    // See: issue 13 (negative ela, ela beyond 2^40 µs and tim beyond 64
+    // bits passed silently).
+    let r = run(
+        "WAIT #1: nam='db file sequential read' ela= -5 file#=1 block#=1 blocks=1 obj#=5 tim=100\n\
+WAIT #1: nam='db file sequential read' ela= -7 file#=1 block#=2 blocks=1 obj#=5 tim=110\n\
+WAIT #1: nam='db file sequential read' ela= 99999999999999 file#=1 block#=3 blocks=1 obj#=5 tim=120\n\
+FETCH #1:c=-1,e=50,p=3,cr=3,cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim=99999999999999999999999\n\
+FETCH #1:c=1,e=50,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=1,tim=200\n",
+    );
+    let a: Vec<(&str, u64, u64)> = r.files[0]
+        .anomalies
+        .iter()
+        .map(|a| (a.kind.as_str(), a.count, a.first_line))
+        .collect();
+    assert_eq!(
+        a,
+        [
+            ("negative ela, e or c", 3, 1),
+            (
+                "ela, e or c beyond 2^40 µs (12.7 days), clamped there",
+                1,
+                3
+            ),
+            ("tim beyond the 64-bit range", 1, 4),
+        ]
+    );
+    // An ordinary trace has none.
+    assert!(run(&long_fetch(10)).files[0].anomalies.is_empty());
+}
+
+#[test]
+fn recursive_calls_without_a_dep0_parent_are_response_time() {
+    // See: issue 13. The logoff audit `update sys.aud$` runs at dep 1 after
+    // the session's last dep-0 call: no parent, yet the session spent it.
+    let r = run(
+        "EXEC #1:c=100,e=200,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1000\n\
+WAIT #2: nam='db file sequential read' ela= 300 file#=1 block#=1 blocks=1 obj#=5 tim=1500\n\
+EXEC #2:c=50,e=400,p=1,cr=1,cu=3,mis=0,r=1,dep=1,og=4,plh=0,tim=1600\n",
+    );
+    let p = &r.profile;
+    assert_eq!(
+        (
+            p.top_calls,
+            p.calls_elapsed_us,
+            p.cpu_us,
+            p.waits_in_calls_us
+        ),
+        (2, 600, 150, 300)
+    );
+    assert_eq!((p.response_time_us, p.unaccounted_us), (600, 150));
+    // By the trace clock: 800 .. 1600.
+    assert_eq!(
+        (p.clock_response_time_us, p.clock_unaccounted_us),
+        (800, 350)
+    );
+    assert!(
+        p.notes
+            .iter()
+            .any(|n| n.contains("1 recursive call with no dep-0 parent")),
+        "{:?}",
+        p.notes
+    );
+    // A dep-1 call inside a dep-0 call is counted once, through its parent.
+    let r = run(
+        "WAIT #2: nam='db file sequential read' ela= 300 file#=1 block#=1 blocks=1 obj#=5 tim=1500\n\
+EXEC #2:c=50,e=400,p=1,cr=1,cu=3,mis=0,r=1,dep=1,og=4,plh=0,tim=1600\n\
+EXEC #1:c=100,e=1000,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=2000\n",
+    );
+    assert_eq!((r.profile.top_calls, r.profile.response_time_us), (1, 1000));
+    assert!(r.profile.notes.is_empty(), "{:?}", r.profile.notes);
+}
+
+#[test]
+fn a_client_wait_stays_between_calls_when_the_next_call_seems_to_start_early() {
+    // See: issue 13. The FETCH's e reaches back 100 µs before the client
+    // wait ended (the two clocks disagree): the wait is still between calls.
+    let r = run(
+        "EXEC #1:c=10,e=100,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim=1000\n\
+WAIT #1: nam='SQL*Net message from client' ela= 3990 driver id=1 #bytes=1 p3=0 obj#=-1 tim=5000\n\
+FETCH #1:c=50,e=200,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=5100\n",
+    );
+    let p = &r.profile;
+    assert_eq!((p.idle_between_calls_us, p.waits_in_calls_us), (3990, 0));
+    assert_eq!((p.response_time_us, p.unaccounted_us), (4290, 240));
+}
+
+#[test]
+fn distinct_keys_are_capped_with_an_other_row_and_a_note() {
+    // See: issue 13 (memory grew by about 41 KB per distinct event name,
+    // 5 KB per SESSION ID block, 2 KB per statement).
+    let mut t = String::new();
+    for i in 0..2000 {
+        t.push_str(&format!(
+            "WAIT #1: nam='event {i}' ela= 5 p1=1 p2=2 p3=3 obj#=-1 tim={}\n",
+            1000 + 10 * i
+        ));
+    }
+    t.push_str("FETCH #1:c=1,e=20005,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=21000\n");
+    let r = run(&t);
+    assert_eq!(r.events.len(), dbio_oracle::aggregate::MAX_EVENTS);
+    let other = event(&r, "(other events)");
+    let kept = dbio_oracle::aggregate::MAX_EVENTS as u64 - 1;
+    assert_eq!(
+        (other.count, other.total_us),
+        (2000 - kept, 5 * (2000 - kept as i64))
+    );
+    assert_eq!(r.events.iter().map(|e| e.count).sum::<u64>(), 2000);
+    // Every wait still counts inside the call.
+    assert_eq!(r.profile.waits_in_calls_us, 10_000);
+    assert!(
+        r.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("distinct event names")),
+        "{:?}",
+        r.profile.notes
+    );
+
+    let mut t = String::new();
+    for i in 0..2500 {
+        t.push_str(&format!("*** SESSION ID:({i}.1) 2024-01-01 00:00:00.000\n"));
+        t.push_str(&format!(
+            "PARSING IN CURSOR #{i} len=8 dep=0 uid=0 oct=3 lid=0 tim=1 hv={i} ad='0' sqlid='s{i:012}'\nselect {i}\nEND OF STMT\n"
+        ));
+        t.push_str(&format!(
+            "EXEC #{i}:c=1,e={},p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=1,plh=0,tim={}\n",
+            i + 1,
+            10 * i + 5
+        ));
+    }
+    let r = run(&t);
+    // Sessions: 999 kept (the largest R), the rest in one row; R unchanged.
+    assert_eq!(r.sessions.len(), dbio_oracle::aggregate::MAX_SESSIONS);
+    let total: i64 = (1..=2500).sum();
+    assert_eq!(r.profile.response_time_us, total);
+    assert_eq!(
+        r.sessions.iter().map(|s| s.response_time_us).sum::<i64>(),
+        total
+    );
+    let other = r
+        .sessions
+        .iter()
+        .find(|s| s.id == "(other sessions)")
+        .unwrap();
+    assert_eq!(other.calls, 2500 - 999);
+    assert_eq!(
+        r.sessions
+            .iter()
+            .filter(|s| s.id != "(other sessions)")
+            .map(|s| s.response_time_us)
+            .min(),
+        Some(2500 - 998)
+    );
+    assert!(
+        r.profile
+            .notes
+            .iter()
+            .any(|n| n.contains("1501 with the least response time")),
+        "{:?}",
+        r.profile.notes
+    );
+    // Notes stay few however many sessions there are.
+    assert!(r.profile.notes.len() <= dbio_oracle::aggregate::MAX_NOTES + 4);
+}
+
+#[test]
+fn distinct_objects_files_and_sizes_are_capped_with_a_note() {
+    // See: issue 13 (per-key state must stay proportional to the report).
+    let n = dbio_oracle::aggregate::MAX_OBJECTS as i64 + 100;
+    let mut t = String::new();
+    for i in 0..n {
+        t.push_str(&format!(
+            "WAIT #1: nam='db file scattered read' ela= 5 file#={i} block#=1 blocks={} obj#={i} tim={}\n",
+            i % 1000 + 1,
+            1000 + 10 * i
+        ));
+    }
+    t.push_str(&format!(
+        "FETCH #1:c=1,e={},p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim={}\n",
+        10 * n + 10,
+        1000 + 10 * n
+    ));
+    let r = run(&t);
+    assert_eq!(r.objects.len(), 100, "the table shows the top 5 × top");
+    assert_eq!(r.hot_files.len(), dbio_oracle::aggregate::MAX_OBJECTS);
+    let sizes = r
+        .size_histograms
+        .iter()
+        .filter(|h| h.event == "db file scattered read")
+        .count();
+    assert_eq!(sizes, dbio_oracle::aggregate::MAX_SIZES);
+    // The event itself still counts every wait.
+    assert_eq!(event(&r, "db file scattered read").count, n as u64);
+    let notes = r.profile.notes.join("\n");
+    assert!(
+        notes.contains("100 waits on the others are not in the objects table"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("100 waits on the others are not in the files table"),
+        "{notes}"
+    );
+    assert!(notes.contains("distinct I/O sizes"), "{notes}");
+}

@@ -151,15 +151,54 @@ fn files(r: &TraceReport) -> String {
         if f.truncated_lines > 0 {
             let _ = writeln!(
                 s,
-                "note: {}: {} lines longer than 1 MiB were cut",
-                f.path, f.truncated_lines
+                "note: {}: {} {} longer than 1 MiB {} cut",
+                f.path,
+                f.truncated_lines,
+                if f.truncated_lines == 1 {
+                    "line"
+                } else {
+                    "lines"
+                },
+                if f.truncated_lines == 1 {
+                    "was"
+                } else {
+                    "were"
+                }
             );
         }
-        for c in &f.continued_from {
+        // One note however many markers (a file can hold hundreds).
+        let markers = f.continued_markers.max(f.continued_from.len() as u64);
+        match f.continued_from.as_slice() {
+            [] => {}
+            [c] if markers <= 1 => {
+                let _ = writeln!(
+                    s,
+                    "note: {} continues {c}: cursors parsed there show as 'cursor #N'",
+                    f.path
+                );
+            }
+            paths => {
+                let shown: Vec<&str> = paths.iter().take(3).map(|p| p.as_str()).collect();
+                let more = if paths.len() > 3 { ", ..." } else { "" };
+                let _ = writeln!(
+                    s,
+                    "note: {} has {markers} TRACE CONTINUED markers ({} distinct {}: {}{more}): cursors parsed before them show as 'cursor #N'",
+                    f.path,
+                    paths.len(),
+                    if paths.len() == 1 { "file" } else { "files" },
+                    shown.join(", ")
+                );
+            }
+        }
+        for a in &f.anomalies {
             let _ = writeln!(
                 s,
-                "note: {} continues {c}: cursors parsed there show as 'cursor #N'",
-                f.path
+                "note: {}: {} absurd {} ({}; first at line {})",
+                f.path,
+                a.count,
+                if a.count == 1 { "value" } else { "values" },
+                a.kind,
+                a.first_line
             );
         }
     }
@@ -188,6 +227,14 @@ fn profile(r: &TraceReport) -> String {
         p.commits,
         p.rollbacks,
         p.errors
+    );
+    let _ = writeln!(
+        s,
+        "R two ways: from the calls (top-level calls + between-call waits) {}, unaccounted {}; from the trace clock (first start to last tim) {}, unaccounted {}; the profile below uses R from the calls",
+        us(p.response_time_us),
+        us(p.unaccounted_us),
+        us(p.clock_response_time_us),
+        us(p.clock_unaccounted_us)
     );
     for n in &p.notes {
         let _ = writeln!(s, "note: {n}");
