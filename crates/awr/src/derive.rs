@@ -18,18 +18,24 @@
 //! * Physical reads and writes (blocks) per transaction and per second,
 //!   transactions being 'user commits' + 'user rollbacks'.
 //! * Single-block read tiers: the 'db file sequential read' histogram's
-//!   power-of-two buckets against the page-cache and storage-cache
-//!   thresholds (a `dbio calibrate` file or the defaults), with
-//!   `dbio tracefile`'s rule: a wait below the page-cache threshold is a
-//!   page-cache hit, below the storage-cache threshold a storage-cache
-//!   hit, slower a device read. A bucket is below a threshold only when
-//!   its upper edge is, so a bucket straddling a threshold counts in the
-//!   slower tier: the fast tiers are lower bounds.
+//!   cells against the page-cache and storage-cache thresholds (a `dbio
+//!   calibrate` file or the defaults), with `dbio tracefile`'s rule: a
+//!   wait below the page-cache threshold is a page-cache hit, below the
+//!   storage-cache threshold a storage-cache hit, slower a device read.
+//!   A cell is below a threshold only when its upper edge is (within
+//!   Oracle's 1024-µs millisecond), so a cell straddling the page-cache
+//!   threshold counts as storage cache (the page-cache share is a lower
+//!   bound), and one straddling the storage-cache threshold is
+//!   `unresolved` rather than guessed.
 //! * DBWR write batch: 'physical writes from cache' / 'db file parallel
 //!   write' waits (blocks per batch).
 //! * Log switches per hour: 'log switches (derived)' per hour, as printed.
 
 use dbio_model::awr::{AwrReport, ReadTiers};
+
+/// Oracle's histogram `ms` is 1024 µs: an edge within 2.4 % of a
+/// threshold counts as the threshold (`<1ms` is below a 1 ms threshold).
+const MS_SLACK: f64 = 1.024;
 
 /// The cache-tier thresholds and where they came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,15 +94,20 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
             thresholds_from: t.from.clone(),
             ..Default::default()
         };
-        for (b, &n) in h.buckets.counts.iter().enumerate() {
-            let upper_ns = (1u64 << b.min(40)) * 1000;
-            let n = n as f64;
-            if upper_ns <= t.page_cache_max_ns {
+        let page_us = t.page_cache_max_ns as f64 / 1000.0;
+        let storage_us = t.storage_cache_max_ns as f64 / 1000.0;
+        for c in crate::chosen_cells(&h.cells) {
+            let n = crate::cell_waits(c, h.total_waits);
+            let hi = c.hi_us.map_or(f64::INFINITY, |h| h as f64);
+            let lo = c.lo_us as f64;
+            if hi <= page_us * MS_SLACK {
                 tr.page_cache += n;
-            } else if upper_ns <= t.storage_cache_max_ns {
+            } else if hi <= storage_us * MS_SLACK {
                 tr.storage_cache += n;
-            } else {
+            } else if lo * MS_SLACK >= storage_us {
                 tr.device += n;
+            } else {
+                tr.unresolved += n;
             }
         }
         tr

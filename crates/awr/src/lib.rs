@@ -615,8 +615,10 @@ impl Histograms {
     }
 }
 
-/// The finest non-overlapping cells onto power-of-two µs buckets.
-fn merge(cells: &[HistogramCell], total: f64) -> Log2Buckets {
+/// The cells that describe a histogram best: the finest ones, none
+/// overlapping another (a cell below an edge spans from the previous
+/// edge; an open cell spans to infinity).
+pub fn chosen_cells(cells: &[HistogramCell]) -> Vec<&HistogramCell> {
     let width = |c: &HistogramCell| c.hi_us.map_or(u64::MAX, |h| h.saturating_sub(c.lo_us));
     let mut order: Vec<&HistogramCell> = cells.iter().collect();
     // Narrowest first; of the open cells (`>=512`, `>=64u`), the one
@@ -630,20 +632,41 @@ fn merge(cells: &[HistogramCell], total: f64) -> Log2Buckets {
         (width(c), lo)
     });
     let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut b = Log2Buckets::default();
+    let mut out = Vec::new();
     for c in order {
         let (lo, hi) = (c.lo_us, c.hi_us.unwrap_or(u64::MAX));
         if hi <= lo || taken.iter().any(|&(a, z)| lo < z && a < hi) {
             continue;
         }
         taken.push((lo, hi));
-        let n = (c.pct / 100.0 * total).round();
-        if !(n.is_finite() && n >= 1.0) {
+        out.push(c);
+    }
+    out.sort_by_key(|c| c.lo_us);
+    out
+}
+
+/// Waits of a cell: its share of the event's total, rounded.
+pub fn cell_waits(c: &HistogramCell, total: f64) -> f64 {
+    let n = (c.pct / 100.0 * total).round();
+    if n.is_finite() && n > 0.0 {
+        n
+    } else {
+        0.0
+    }
+}
+
+/// The chosen cells onto power-of-two µs buckets: a bounded cell counts
+/// in the bucket just below its upper edge, an open one at its lower edge.
+fn merge(cells: &[HistogramCell], total: f64) -> Log2Buckets {
+    let mut b = Log2Buckets::default();
+    for c in chosen_cells(cells) {
+        let n = cell_waits(c, total);
+        if n < 1.0 {
             continue;
         }
         let us = match c.hi_us {
             Some(h) => h - 1,
-            None => lo,
+            None => c.lo_us,
         };
         b.record_us_n(us, n as u64);
     }

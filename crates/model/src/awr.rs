@@ -174,12 +174,17 @@ pub struct SectionInfo {
 pub struct ReadTiers {
     /// The event (`db file sequential read`).
     pub event: String,
-    /// Waits in buckets wholly below the page-cache threshold.
+    /// Waits in cells wholly below the page-cache threshold.
     pub page_cache: f64,
-    /// Waits in buckets wholly below the storage-cache threshold.
+    /// Waits in the other cells wholly below the storage-cache threshold.
     pub storage_cache: f64,
-    /// The rest: the device.
+    /// Waits in cells wholly above the storage-cache threshold: the
+    /// device.
     pub device: f64,
+    /// Waits in cells that straddle the storage-cache threshold (the
+    /// report's buckets are too coarse to tell, e.g. Statspack's `<1ms`).
+    #[serde(default)]
+    pub unresolved: f64,
     /// Page-cache threshold, ns.
     pub page_cache_max_ns: u64,
     /// Storage-cache threshold, ns.

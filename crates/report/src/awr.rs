@@ -174,7 +174,7 @@ pub fn render(r: &AwrReport) -> String {
     right_from(&mut t, 1);
     section(&mut out, "Derived", &t.to_string());
     if let Some(tr) = &r.derived.read_tiers {
-        let n = tr.page_cache + tr.storage_cache + tr.device;
+        let n = tr.page_cache + tr.storage_cache + tr.device + tr.unresolved;
         let share = |v: f64| {
             if n > 0.0 {
                 format!("{:.1} %", 100.0 * v / n)
@@ -194,6 +194,12 @@ pub fn render(r: &AwrReport) -> String {
             format_ns(tr.storage_cache_max_ns as f64),
             num(Some(tr.storage_cache)),
             share(tr.storage_cache),
+        ]);
+        t.add_row(vec![
+            "unresolved (bucket straddles a threshold)".into(),
+            "".into(),
+            num(Some(tr.unresolved)),
+            share(tr.unresolved),
         ]);
         t.add_row(vec![
             "device".into(),

@@ -107,7 +107,7 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
         }
     }
     if let Some(tr) = &d.read_tiers {
-        let n = tr.page_cache + tr.storage_cache + tr.device;
+        let n = tr.page_cache + tr.storage_cache + tr.device + tr.unresolved;
         if n > 0.0 {
             let share = tr.page_cache / n;
             if share >= PAGE_CACHE_SHARE {
