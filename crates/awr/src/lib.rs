@@ -390,6 +390,10 @@ fn stats_of(t: &Table, out: &mut Vec<StatRow>) {
     for row in &t.rows {
         let name = at(row, 0).trim();
         let Some(v) = num::count(at(row, total)) else {
+            // A row shifted off its columns (a hand-edited paste): read
+            // it as words.
+            let line: Vec<&str> = row.iter().map(String::as_str).collect();
+            stats_from_words(&line.join(" "), out);
             continue;
         };
         if name.is_empty() || out.iter().any(|s| s.name == name) {

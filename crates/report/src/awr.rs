@@ -145,8 +145,10 @@ pub fn render(r: &AwrReport) -> String {
     ]);
     t.add_row(vec![
         opt(&h.db_name).to_string(),
-        if h.rac {
+        if h.rac && h.instances > 1 {
             format!("{} (RAC, {} instances)", opt(&h.instance), h.instances)
+        } else if h.rac {
+            format!("{} (RAC)", opt(&h.instance))
         } else {
             opt(&h.instance).to_string()
         },
