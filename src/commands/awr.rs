@@ -85,11 +85,11 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
         &args.output,
     )?);
     let result = if let Some(pair) = &args.compare {
-        Outcome::AwrComparison(AwrComparison {
+        Outcome::AwrComparison(Box::new(AwrComparison {
             schema_version: SCHEMA_VERSION,
             a: analyze(&pair[0], &t)?,
             b: analyze(&pair[1], &t)?,
-        })
+        }))
     } else {
         match args.inputs.as_slice() {
             [one] => Outcome::Awr(analyze(one, &t)?),

@@ -475,15 +475,18 @@ fn host_cpu(r: &mut AwrReport, s: &Section) {
     }
 }
 
+/// One event's histogram as read so far: its total waits (main section),
+/// a detail section's waits in its range with the share of its bounded
+/// cells, and every cell.
+type EventCells = (Option<f64>, Option<(f64, f64)>, Vec<HistogramCell>);
+
 /// Wait event histogram rows gathered over every bucket set, merged at
 /// the end.
 #[derive(Default)]
 struct Histograms {
     order: Vec<String>,
-    /// Per event: total waits (main section), waits in a detail
-    /// section's range with the share of its bounded cells, cells.
-    by_event:
-        std::collections::HashMap<String, (Option<f64>, Option<(f64, f64)>, Vec<HistogramCell>)>,
+    /// Per event.
+    by_event: std::collections::HashMap<String, EventCells>,
 }
 
 /// µs per unit of a histogram heading (`us`, `ms` = 1024 µs, `s` = 1024
@@ -525,7 +528,9 @@ fn edge(label: &str, minutes: bool) -> Option<(bool, u64)> {
         None => num::plain(n)?,
     };
     let us = v * unit_us(unit, minutes)?;
-    (us.is_finite() && us >= 0.0 && us < 1e18).then_some((lower, us.round() as u64))
+    (0.0..1e18)
+        .contains(&us)
+        .then_some((lower, us.round() as u64))
 }
 
 impl Histograms {

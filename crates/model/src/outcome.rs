@@ -50,8 +50,9 @@ pub enum Outcome {
     TraceComparison(TraceComparison),
     /// An AWR or Statspack report read (`awr`).
     Awr(AwrReport),
-    /// Two AWR or Statspack reports side by side (`awr --compare`).
-    AwrComparison(AwrComparison),
+    /// Two AWR or Statspack reports side by side (`awr --compare`;
+    /// boxed: two whole reports would make every result that large).
+    AwrComparison(Box<AwrComparison>),
 }
 
 impl Outcome {

@@ -83,7 +83,7 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             Ok(Outcome::Awr(r))
         }
         Variant::AwrComparison => {
-            let mut c: AwrComparison = serde_json::from_value(v).map_err(bad)?;
+            let mut c: Box<AwrComparison> = serde_json::from_value(v).map_err(bad)?;
             for x in [
                 &mut c.a.schema_version,
                 &mut c.b.schema_version,
@@ -248,7 +248,7 @@ mod tests {
         };
         for (o, command) in [
             (Outcome::Awr(w), "awr"),
-            (Outcome::AwrComparison(wc), "awr --compare"),
+            (Outcome::AwrComparison(Box::new(wc)), "awr --compare"),
             (Outcome::Trace(t), "tracefile"),
             (Outcome::TraceComparison(c), "tracefile --compare"),
             (Outcome::Run(r), "lgwr"),
