@@ -6,7 +6,7 @@
 //! printed them, from any release and any shape the report reached the
 //! reader in: a whole text or HTML report, or a section pasted into an
 //! e-mail whose whitespace was collapsed. So the reader is two layers:
-//! [`text`] and [`html`] turn the input into sections of tables (columns
+//! [`text`] and `html` turn the input into sections of tables (columns
 //! found from each table's dashed underline, not from a release's column
 //! positions), and this module reads the sections it knows by their
 //! titles and the columns by their headings. A section it does not know
@@ -14,7 +14,7 @@
 //! a report at all ([`detect`]).
 //!
 //! Every number kept equals the text it came from (`crate::num`); the
-//! derived figures are computed in [`derive`].
+//! derived figures are computed in [`mod@derive`].
 #![deny(missing_docs)]
 
 pub mod derive;
