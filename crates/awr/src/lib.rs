@@ -48,7 +48,7 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
     let lines = text::lines(&text);
     let sections = match kind {
         ReportKind::AwrHtml => html::sections(&text),
-        _ => text::sections(&lines),
+        _ => text::sections(&lines, known),
     };
     let mut r = AwrReport {
         schema_version: dbio_model::SCHEMA_VERSION,
@@ -93,7 +93,39 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
     }
     r.header.instances = r.header.instances.max(1);
     r.histograms = hist.finish();
+    // A statistic printed on two pages (or in the key statistics too) is
+    // kept once, as first printed.
+    let mut seen = std::collections::HashSet::new();
+    r.statistics.retain(|s| seen.insert(s.name.clone()));
     Ok(r)
+}
+
+/// Titles (lower-cased prefixes) of the sections dbio reads.
+const KNOWN: &[&str] = &[
+    "load profile",
+    "foreground wait events",
+    "background wait events",
+    "wait events (fg and bg)",
+    "wait event histogram",
+    "instance activity stats",
+    "host cpu",
+    "iostat by",
+    "io stat by",
+    "io stats function",
+    "file io stats",
+    "file read histogram",
+    "tablespace io stats",
+    "init.ora parameters",
+    "initialization parameters",
+    "workload repository report",
+    "statspack report",
+];
+
+/// Whether dbio reads a section of this (lower-cased) title.
+fn known(t: &str) -> bool {
+    t == "wait events"
+        || (t.starts_with("top ") && t.contains("event"))
+        || KNOWN.iter().any(|k| t.starts_with(k))
 }
 
 /// Reads one section into the report; false when dbio does not read it.
@@ -114,6 +146,9 @@ fn read_section(
             load_profile(r, s);
         }
         return true;
+    }
+    if !known(t) {
+        return false;
     }
     if t.starts_with("load profile") {
         load_profile(r, s);
@@ -174,6 +209,7 @@ fn read_section(
 /// Lines of a section with table rows joined back into text.
 fn flat_lines(s: &Section) -> Vec<String> {
     let mut v = s.lines.clone();
+    v.retain(|l| l.contains(':'));
     for t in &s.tables {
         for row in &t.rows {
             let cells: Vec<&str> = row
@@ -396,7 +432,7 @@ fn stats_of(t: &Table, out: &mut Vec<StatRow>) {
             stats_from_words(&line.join(" "), out);
             continue;
         };
-        if name.is_empty() || out.iter().any(|s| s.name == name) {
+        if name.is_empty() {
             continue;
         }
         out.push(StatRow {
@@ -432,7 +468,7 @@ fn stats_from_words(text: &str, out: &mut Vec<StatRow>) {
         while i < words.len() && matches!(words[i], "s" | "cs" | "ms" | "us") {
             i += 1;
         }
-        if !name.is_empty() && !nums.is_empty() && !out.iter().any(|s| s.name == name) {
+        if !name.is_empty() && !nums.is_empty() {
             out.push(StatRow {
                 name,
                 total: nums[0],

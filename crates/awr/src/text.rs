@@ -34,11 +34,12 @@ pub struct Section {
     pub lines: Vec<String>,
 }
 
-/// Lines of a report with CR, form feeds and trailing blanks gone.
-pub fn lines(text: &str) -> Vec<String> {
+/// Lines of a report with CR, form feeds and trailing blanks gone
+/// (borrowed: a 10 MB report is not copied line by line).
+pub fn lines(text: &str) -> Vec<&str> {
     text.split('\n')
         .flat_map(|l| l.split('\x0c'))
-        .map(|l| l.trim_end_matches(['\r', ' ', '\t']).replace('\t', "    "))
+        .map(|l| l.trim_end_matches(['\r', ' ', '\t']))
         .collect()
 }
 
@@ -72,23 +73,15 @@ fn is_rule(line: &str) -> bool {
     t.len() >= 3 && t.chars().all(|c| c == '-' || c == '~' || c == '=')
 }
 
-/// Words of a line with their byte spans.
+/// Words of a line with their byte spans (no allocation: rows of a
+/// large report are cut one after another).
 fn words(line: &str) -> impl Iterator<Item = (usize, usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        if c == ' ' {
-            if let Some(s) = start.take() {
-                out.push((s, i, &line[s..i]));
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, line.len(), &line[s..]));
-    }
-    out.into_iter()
+    let mut at = 0;
+    line.split([' ', '\t']).filter_map(move |w| {
+        let s = at;
+        at += w.len() + 1;
+        (!w.is_empty()).then_some((s, s + w.len(), w))
+    })
 }
 
 /// Cuts a row into cells by where each word ends.
@@ -133,7 +126,7 @@ fn headers(lines: &[&str], cols: &[(usize, usize)]) -> Vec<String> {
 /// The title of a section heading line, if it is one: a line naming
 /// `DB/Inst:`, or a line at column 0 followed by a line of `~`.
 pub fn title_of(line: &str, next: Option<&str>) -> Option<String> {
-    if let Some(p) = line.find("DB/Inst:") {
+    if let Some(p) = db_inst_at(line) {
         let t = line[..p].trim();
         return (!t.is_empty()).then(|| t.to_string());
     }
@@ -150,33 +143,52 @@ pub fn title_of(line: &str, next: Option<&str>) -> Option<String> {
     None
 }
 
+/// Where `DB/Inst:` starts in a line (found through its `/`, a byte
+/// search, since this is asked of every line).
+fn db_inst_at(line: &str) -> Option<usize> {
+    line.match_indices('/')
+        .map(|(p, _)| p)
+        .find(|&p| line[..p].ends_with("DB") && line[p + 1..].starts_with("Inst:"))
+        .map(|p| p - 2)
+}
+
 /// `DB/Inst: NAME/inst` of a heading line.
 pub fn db_inst(line: &str) -> Option<(String, String)> {
-    let p = line.find("DB/Inst:")?;
+    let p = db_inst_at(line)?;
     let w = line[p + 8..].split_whitespace().next()?;
     let (d, i) = w.split_once('/')?;
     Some((d.to_string(), i.to_string()))
 }
 
 /// Splits report lines into sections (the header before the first
-/// section is one titled `""`) and each section into tables.
-pub fn sections(all: &[String]) -> Vec<Section> {
+/// section is one titled `""`) and each section into tables. Only the
+/// sections `wanted` accepts (by lower-cased title), the header and what
+/// comes before the first wanted section are cut into tables: the others
+/// are only listed, which keeps a 10 MB report of SQL text cheap.
+pub fn sections(all: &[&str], wanted: impl Fn(&str) -> bool) -> Vec<Section> {
     let mut out: Vec<Section> = vec![Section::default()];
     let mut i = 0;
     // Lines of the current section since its title.
     let mut body: Vec<&str> = Vec::new();
-    let flush = |out: &mut Vec<Section>, body: &mut Vec<&str>| {
-        let (tables, rest) = tables(body);
-        let s = out.last_mut().expect("one section at least");
-        s.tables.extend(tables);
-        s.lines.extend(rest);
+    let mut read = true;
+    let mut started = false;
+    let flush = |out: &mut Vec<Section>, body: &mut Vec<&str>, read: bool| {
+        if read {
+            let (tables, rest) = tables(body);
+            let s = out.last_mut().expect("one section at least");
+            s.tables.extend(tables);
+            s.lines.extend(rest);
+        }
         body.clear();
     };
     while i < all.len() {
-        let line = all[i].as_str();
-        let next = all.get(i + 1).map(String::as_str);
+        let line = all[i];
+        let next = all.get(i + 1).copied();
         if let Some(t) = title_of(line, next) {
-            flush(&mut out, &mut body);
+            flush(&mut out, &mut body, read);
+            let w = wanted(&t.to_ascii_lowercase());
+            started |= w;
+            read = w || !started;
             // A section continued on the next page repeats its title.
             if out.last().map(|s| s.title.as_str()) != Some(t.as_str()) {
                 out.push(Section {
@@ -190,7 +202,7 @@ pub fn sections(all: &[String]) -> Vec<Section> {
         }
         i += 1;
     }
-    flush(&mut out, &mut body);
+    flush(&mut out, &mut body, read);
     out
 }
 
@@ -275,9 +287,7 @@ Event            Waits  Time (s)  Avg wait
 log file sync    1,234        29  373.76us
 watchdog main l 2,410     7,230 30000.06ms
 ";
-        let l = lines(text);
-        let refs: Vec<&str> = l.iter().map(String::as_str).collect();
-        let (t, _) = tables(&refs);
+        let (t, _) = tables(&lines(text));
         assert_eq!(
             t[0].headers,
             ["Event", "Waits", "Total Time (s)", "Avg wait"]
@@ -301,7 +311,7 @@ Event            Waits
 --------------- ------
 b                    2
 ";
-        let s = sections(&lines(text));
+        let s = sections(&lines(text), |_| true);
         assert_eq!(s.len(), 2);
         assert_eq!(s[1].title, "Foreground Wait Events");
         assert_eq!(s[1].tables.len(), 2);

@@ -44,6 +44,9 @@ pub const SLOW_REDO_WRITE_US: f64 = 2000.0;
 /// From this share of single-block read waits under the page-cache
 /// threshold, the reads are said to be served by the OS cache (0..=1).
 pub const PAGE_CACHE_SHARE: f64 = 0.1;
+/// A log switch or log buffer stall shorter than this in total (s) is
+/// not worth a finding (a handful of waits in an hour).
+pub const MIN_STALL_S: f64 = 1.0;
 /// From this share of single-block reads slower than the storage-cache
 /// threshold, their latency is said to be the device's (0..=1).
 pub const DEVICE_SHARE: f64 = 0.5;
@@ -189,7 +192,7 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             let (Some(waits), Some(t)) = (e.waits, e.time_s) else {
                 continue;
             };
-            if waits <= 0.0 {
+            if waits <= 0.0 || t < MIN_STALL_S {
                 continue;
             }
             let mut evidence = vec![ev("waits", waits, "count"), ev("time", t, "s")];
@@ -214,7 +217,7 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
     }
     if let Some(e) = r.event("log buffer space") {
         if let (Some(waits), Some(t)) = (e.waits, e.time_s) {
-            if waits > 0.0 {
+            if waits > 0.0 && t >= MIN_STALL_S {
                 out.push(finding(
                     "awr.log_buffer_space",
                     Some("log buffer space"),
@@ -315,6 +318,9 @@ mod tests {
         };
         let rules: Vec<String> = evaluate(&r).into_iter().map(|f| f.rule).collect();
         assert_eq!(rules, ["awr.log_switch_stall"]);
+        r.top_events[1].time_s = Some(0.99);
+        assert!(evaluate(&r).is_empty());
+        r.top_events[1].time_s = Some(828.0);
         r.top_events[0].waits = Some(164.0);
         r.top_events.push(ev("log buffer space", 326.0));
         let rules: Vec<String> = evaluate(&r).into_iter().map(|f| f.rule).collect();
