@@ -255,7 +255,7 @@ fn compare_aligns_events_and_report_from_re_renders_it() {
 }
 
 #[test]
-fn one_report_or_two_with_compare() {
+fn one_report_or_two_with_compare_and_none_is_refused() {
     let f = data("awr-11g.html");
     let out = dbio()
         .args(["awr", &f, &f])
@@ -264,8 +264,12 @@ fn one_report_or_two_with_compare() {
         .get_output()
         .clone();
     let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("dbio: error: unexpected argument"), "{err}");
+    let out = dbio().args(["awr"]).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("give one report, or two with --compare A B"),
+        err.contains("give one AWR or Statspack report, or - for standard input"),
         "{err}"
     );
 }

@@ -24,10 +24,10 @@ write', single-block read tiers, DBWR batch size, log switches per hour) and wha
 pub struct AwrArgs {
     /// The report: a file, or `-` for standard input.
     #[arg(value_name = "REPORT")]
-    pub inputs: Vec<String>,
+    pub input: Option<String>,
 
     /// Compare two reports side by side, aligned by event and statistic.
-    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "inputs")]
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
     pub compare: Option<Vec<String>>,
 
     /// Outputs.

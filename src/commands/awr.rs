@@ -91,12 +91,11 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
             b: analyze(&pair[1], &t)?,
         }))
     } else {
-        match args.inputs.as_slice() {
-            [one] => Outcome::Awr(analyze(one, &t)?),
-            [] => bail!(
+        match &args.input {
+            Some(one) => Outcome::Awr(analyze(one, &t)?),
+            None => bail!(
                 "give one AWR or Statspack report, or - for standard input (see dbio awr --help)"
             ),
-            _ => bail!("give one report, or two with --compare A B"),
         }
     };
     Ok(ctx.finish_result(&result))
