@@ -36,7 +36,15 @@ fn result_schema_names_every_field_of_every_command() {
         )
     };
     let (t1, t2) = (trace("shared-server-19c.trc"), trace("ninei-9201.trc"));
-    let runs: [&[&str]; 8] = [
+    let awr = format!(
+        "{}/crates/awr/tests/data/awr-19c-rac-crlf.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let html = format!(
+        "{}/crates/awr/tests/data/awr-11g.html",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let runs: [&[&str]; 10] = [
         &[
             "load",
             "--dir",
@@ -112,6 +120,8 @@ fn result_schema_names_every_field_of_every_command() {
         ],
         &["tracefile", &t1, &t2],
         &["tracefile", "--compare", &t1, &t2],
+        &["awr", &awr],
+        &["awr", "--compare", &awr, &html],
     ];
     let mut undocumented = Vec::new();
     for (i, args) in runs.into_iter().enumerate() {
@@ -129,8 +139,9 @@ fn result_schema_names_every_field_of_every_command() {
             String::from_utf8_lossy(&out.stderr)
         );
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-        let command = match args[1] {
-            "--compare" => "tracefile --compare",
+        let command = match (args[0], args[1]) {
+            ("tracefile", "--compare") => "tracefile --compare",
+            ("awr", "--compare") => "awr --compare",
             _ => args[0],
         };
         assert_eq!(v["command"], command);

@@ -5,6 +5,7 @@
 #[macro_use]
 mod util;
 
+mod awr;
 mod bench;
 mod calibrate;
 mod check;

@@ -18,6 +18,7 @@
 //! several options together is checked by the commands (and
 //! `dbio_engine::Job::resolve`) before any I/O.
 
+pub mod awr;
 pub mod bench;
 pub mod calibrate;
 pub mod check;
@@ -33,6 +34,7 @@ pub mod target;
 pub mod tiers;
 pub mod tracefile;
 
+pub use awr::AwrArgs;
 pub use bench::BenchArgs;
 pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
@@ -84,6 +86,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
     Tracefile(TracefileArgs),
+    /// Read AWR and Statspack reports (text, HTML or pasted sections):
+    /// derived figures and findings.
+    Awr(AwrArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into

@@ -1,5 +1,6 @@
 //! One module per subcommand: glue between the CLI and the libraries.
 
+pub mod awr;
 pub mod bench;
 pub mod calibrate;
 pub mod check;

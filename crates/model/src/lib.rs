@@ -11,6 +11,7 @@
 //! parsers (Oracle traces) as well as from the engines.
 #![deny(missing_docs)]
 
+pub mod awr;
 pub mod calibrate;
 pub mod dbwr;
 pub mod environment;

@@ -16,13 +16,15 @@
 //!
 //! In JSON every variant is one object carrying [`crate::SCHEMA_VERSION`]
 //! and a `command` field that names the variant: `tracefile` for a
-//! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`], and
+//! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`],
+//! `awr` and `awr --compare` for an [`AwrReport`] and an [`AwrComparison`], and
 //! the measuring command (`bench`, `check`, `lgwr`, `read`, `dbwr`,
 //! `calibrate`) for a [`RunReport`], whose own `command` field it is.
 //! Reading one back is `dbio_report::from_json`'s, not a `Deserialize`
 //! here: it looks at the JSON before choosing the variant and migrates
 //! older files, which needs `serde_json`, a dependency this crate avoids.
 
+use crate::awr::{AwrComparison, AwrReport};
 use crate::trace::{TraceComparison, TraceReport};
 use crate::RunReport;
 use serde::{Serialize, Serializer};
@@ -31,6 +33,10 @@ use serde::{Serialize, Serializer};
 pub const TRACE_COMMAND: &str = "tracefile";
 /// The `command` of a [`TraceComparison`] in JSON.
 pub const TRACE_COMPARISON_COMMAND: &str = "tracefile --compare";
+/// The `command` of an [`AwrReport`] in JSON.
+pub const AWR_COMMAND: &str = "awr";
+/// The `command` of an [`AwrComparison`] in JSON.
+pub const AWR_COMPARISON_COMMAND: &str = "awr --compare";
 
 /// What one dbio command produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +48,11 @@ pub enum Outcome {
     Trace(TraceReport),
     /// Two trace analyses side by side (`tracefile --compare`).
     TraceComparison(TraceComparison),
+    /// An AWR or Statspack report read (`awr`).
+    Awr(AwrReport),
+    /// Two AWR or Statspack reports side by side (`awr --compare`;
+    /// boxed: two whole reports would make every result that large).
+    AwrComparison(Box<AwrComparison>),
 }
 
 impl Outcome {
@@ -51,6 +62,8 @@ impl Outcome {
             Outcome::Run(r) => &r.command,
             Outcome::Trace(_) => TRACE_COMMAND,
             Outcome::TraceComparison(_) => TRACE_COMPARISON_COMMAND,
+            Outcome::Awr(_) => AWR_COMMAND,
+            Outcome::AwrComparison(_) => AWR_COMPARISON_COMMAND,
         }
     }
 }
@@ -74,6 +87,16 @@ impl Serialize for Outcome {
             .serialize(s),
             Outcome::TraceComparison(c) => Tagged {
                 command: TRACE_COMPARISON_COMMAND,
+                result: c,
+            }
+            .serialize(s),
+            Outcome::Awr(r) => Tagged {
+                command: AWR_COMMAND,
+                result: r,
+            }
+            .serialize(s),
+            Outcome::AwrComparison(c) => Tagged {
+                command: AWR_COMPARISON_COMMAND,
                 result: c,
             }
             .serialize(s),

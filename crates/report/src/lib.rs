@@ -3,6 +3,7 @@
 //! reproduces what the run printed.
 #![deny(missing_docs)]
 
+pub mod awr;
 pub mod calibrate;
 pub mod csv_out;
 pub mod dbwr;
@@ -19,7 +20,10 @@ pub mod trace;
 
 pub use export::{CsvExporter, ExportError, Exporter, Format, JsonExporter, TableExporter};
 
-use dbio_model::outcome::{TRACE_COMMAND, TRACE_COMPARISON_COMMAND};
+use dbio_model::awr::{AwrComparison, AwrReport};
+use dbio_model::outcome::{
+    AWR_COMMAND, AWR_COMPARISON_COMMAND, TRACE_COMMAND, TRACE_COMPARISON_COMMAND,
+};
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{Outcome, RunReport};
 
@@ -73,6 +77,22 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             }
             Ok(Outcome::TraceComparison(c))
         }
+        Variant::Awr => {
+            let mut r: AwrReport = serde_json::from_value(v).map_err(bad)?;
+            r.schema_version = dbio_model::SCHEMA_VERSION;
+            Ok(Outcome::Awr(r))
+        }
+        Variant::AwrComparison => {
+            let mut c: Box<AwrComparison> = serde_json::from_value(v).map_err(bad)?;
+            for x in [
+                &mut c.a.schema_version,
+                &mut c.b.schema_version,
+                &mut c.schema_version,
+            ] {
+                *x = dbio_model::SCHEMA_VERSION;
+            }
+            Ok(Outcome::AwrComparison(c))
+        }
         Variant::Run => {
             let mut v = migrate_io::migrate(v);
             if version < Some(3) {
@@ -97,6 +117,8 @@ enum Variant {
     Run,
     Trace,
     TraceComparison,
+    Awr,
+    AwrComparison,
 }
 
 /// The variant named by `command`; a trace result of the trace's own
@@ -105,6 +127,8 @@ fn variant(v: &serde_json::Value) -> Variant {
     match v.get("command").and_then(|c| c.as_str()) {
         Some(TRACE_COMMAND) => Variant::Trace,
         Some(TRACE_COMPARISON_COMMAND) => Variant::TraceComparison,
+        Some(AWR_COMMAND) => Variant::Awr,
+        Some(AWR_COMPARISON_COMMAND) => Variant::AwrComparison,
         Some(_) => Variant::Run,
         None if v.get("a").is_some() && v.get("b").is_some() => Variant::TraceComparison,
         None if v.get("profile").is_some() => Variant::Trace,
@@ -212,7 +236,19 @@ mod tests {
             command: "lgwr".into(),
             ..Default::default()
         };
+        let w = AwrReport {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            source: "a.txt".into(),
+            ..Default::default()
+        };
+        let wc = AwrComparison {
+            schema_version: dbio_model::SCHEMA_VERSION,
+            a: w.clone(),
+            b: w.clone(),
+        };
         for (o, command) in [
+            (Outcome::Awr(w), "awr"),
+            (Outcome::AwrComparison(Box::new(wc)), "awr --compare"),
             (Outcome::Trace(t), "tracefile"),
             (Outcome::TraceComparison(c), "tracefile --compare"),
             (Outcome::Run(r), "lgwr"),

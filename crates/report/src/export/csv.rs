@@ -13,6 +13,8 @@ impl Exporter for CsvExporter {
             Outcome::Run(r) => crate::csv_out::to_csv(r)?,
             Outcome::Trace(t) => crate::csv_out::trace_csv(t)?,
             Outcome::TraceComparison(c) => crate::csv_out::trace_comparison_csv(c)?,
+            Outcome::Awr(r) => crate::csv_out::awr_csv(r)?,
+            Outcome::AwrComparison(c) => crate::csv_out::awr_comparison_csv(c)?,
         })
     }
 }

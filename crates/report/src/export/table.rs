@@ -14,6 +14,8 @@ impl Exporter for TableExporter {
             Outcome::Run(r) => crate::table::render(r),
             Outcome::Trace(t) => crate::trace::render(t),
             Outcome::TraceComparison(c) => crate::trace::render_comparison(c),
+            Outcome::Awr(r) => crate::awr::render(r),
+            Outcome::AwrComparison(c) => crate::awr::render_comparison(c),
         })
     }
 }

@@ -16,14 +16,14 @@
 //! [`RunReport`] every measuring command writes) or [`TRACE_RULES`] (for
 //! `dbio tracefile`'s [`TraceReport`]). A rule set decides itself whether it
 //! applies (by `command`, or by the sections present); the order of the
-//! lists is the order findings are printed in. AWR/Statspack and live-trace
-//! rules will be one more file each, with a list of their own when they
-//! bring a result type of their own.
+//! lists is the order findings are printed in. AWR/Statspack rules read
+//! their own result type and have their own list, [`AWR_RULES`].
 //!
 //! The [`Finding`] type itself lives in `dbio-model` (re-exported here):
 //! every result carries its findings, and the model cannot depend on this
 //! crate.
 
+pub mod awr;
 pub mod calibrate;
 pub mod check;
 pub mod commit;
@@ -35,6 +35,7 @@ pub mod trace;
 
 pub use dbio_model::{Evidence, Finding, Reference, Severity};
 
+use dbio_model::awr::AwrReport;
 use dbio_model::trace::TraceReport;
 use dbio_model::RunReport;
 
@@ -59,6 +60,9 @@ pub const RUN_RULES: &[RuleSet<RunReport>] = &[
 /// The rule sets over a trace analysis.
 pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
 
+/// The rule sets over an AWR or Statspack analysis.
+pub const AWR_RULES: &[RuleSet<AwrReport>] = &[awr::RULES];
+
 /// Every finding the registered rule sets draw from `r`.
 pub fn evaluate(r: &RunReport) -> Vec<Finding> {
     RUN_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
@@ -67,6 +71,12 @@ pub fn evaluate(r: &RunReport) -> Vec<Finding> {
 /// Every finding the registered rule sets draw from a trace analysis.
 pub fn evaluate_trace(r: &TraceReport) -> Vec<Finding> {
     TRACE_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
+}
+
+/// Every finding the registered rule sets draw from an AWR or Statspack
+/// analysis.
+pub fn evaluate_awr(r: &AwrReport) -> Vec<Finding> {
+    AWR_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
 }
 
 /// Builds a finding (the rule sets' shorthand).

@@ -1,0 +1,177 @@
+//! AWR HTML reports into the same sections of tables as the text reader.
+//!
+//! An AWR HTML report is a sequence of `<h2>`/`<h3>` section titles, each
+//! followed by `<table>`s whose first row holds `<th>` headings and whose
+//! other rows hold `<td>` cells; the numbers in the cells are printed as
+//! in the text report. A small tag scanner is enough (no scripts, no
+//! nesting that matters): it keeps the text of titles and cells, decodes
+//! the few entities the reports use, and ignores every other tag, so a
+//! malformed or cut report yields what it holds and nothing fatal.
+
+use crate::text::{Section, Table};
+
+/// Decodes `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#39;`, `&nbsp;` and
+/// numeric entities; collapses whitespace.
+fn decode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(p) = rest.find('&') {
+        out.push_str(&rest[..p]);
+        rest = &rest[p..];
+        let end = rest.find(';').filter(|&e| e <= 10);
+        let (rep, used) = match end {
+            Some(e) => {
+                let name = &rest[1..e];
+                let ch = match name {
+                    "amp" => Some('&'),
+                    "lt" => Some('<'),
+                    "gt" => Some('>'),
+                    "quot" => Some('"'),
+                    "apos" => Some('\''),
+                    "nbsp" => Some(' '),
+                    n if n.starts_with("#x") => u32::from_str_radix(&n[2..], 16)
+                        .ok()
+                        .and_then(char::from_u32),
+                    n if n.starts_with('#') => n[1..].parse().ok().and_then(char::from_u32),
+                    _ => None,
+                };
+                match ch {
+                    Some(c) => (c, e + 1),
+                    None => ('&', 1),
+                }
+            }
+            None => ('&', 1),
+        };
+        out.push(rep);
+        rest = &rest[used..];
+    }
+    out.push_str(rest);
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Sections of an HTML report (the part before the first title is the
+/// header section `""`).
+pub fn sections(html: &str) -> Vec<Section> {
+    let mut out = vec![Section::default()];
+    let mut text = String::new();
+    let mut in_title = false;
+    let mut row: Option<Vec<String>> = None;
+    let mut header_row = false;
+    let mut table: Option<Table> = None;
+    let mut cell: Option<String> = None;
+    let mut rest = html;
+    while !rest.is_empty() {
+        let Some(lt) = rest.find('<') else {
+            text.push_str(rest);
+            break;
+        };
+        text.push_str(&rest[..lt]);
+        if let Some(c) = &mut cell {
+            c.push_str(&rest[..lt]);
+        }
+        rest = &rest[lt..];
+        // A tag cut by the end of the input ends the report.
+        let Some(gt) = rest.find('>') else {
+            break;
+        };
+        let tag = rest[1..gt].trim().to_ascii_lowercase();
+        rest = &rest[gt + 1..];
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let closing = tag.starts_with('/');
+        match (name.as_str(), closing) {
+            ("h1" | "h2" | "h3" | "h4" | "title", false) => {
+                in_title = true;
+                text.clear();
+            }
+            ("h1" | "h2" | "h3" | "h4", true) if in_title => {
+                in_title = false;
+                let t = decode(&text);
+                if !t.is_empty() && out.last().map(|s| s.title.as_str()) != Some(t.as_str()) {
+                    out.push(Section {
+                        title: t,
+                        ..Default::default()
+                    });
+                }
+            }
+            ("title", true) => {
+                in_title = false;
+                out[0].lines.push(decode(&text));
+            }
+            ("table", false) => table = Some(Table::default()),
+            ("table", true) => {
+                if let Some(t) = table.take() {
+                    if !t.rows.is_empty() || !t.headers.is_empty() {
+                        out.last_mut().expect("one section").tables.push(t);
+                    }
+                }
+            }
+            ("tr", false) => {
+                row = Some(Vec::new());
+                header_row = false;
+            }
+            ("tr", true) => {
+                if let (Some(r), Some(t)) = (row.take(), table.as_mut()) {
+                    if header_row && t.headers.is_empty() && t.rows.is_empty() {
+                        t.headers = r;
+                    } else if !r.is_empty() {
+                        t.rows.push(r);
+                    }
+                }
+            }
+            ("th" | "td", false) => {
+                header_row |= name == "th";
+                cell = Some(String::new());
+            }
+            ("th" | "td", true) => {
+                if let (Some(c), Some(r)) = (cell.take(), row.as_mut()) {
+                    r.push(decode(&c));
+                }
+            }
+            ("br" | "p", _) => {
+                if let Some(c) = &mut cell {
+                    c.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+    // Tables without headings (a header table of label: value cells)
+    // keep their rows; headings default to empty.
+    for s in &mut out {
+        for t in &mut s.tables {
+            let n = t.rows.iter().map(Vec::len).max().unwrap_or(0);
+            if t.headers.len() < n {
+                t.headers.resize(n, String::new());
+            }
+            for r in &mut t.rows {
+                r.resize(t.headers.len(), String::new());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_headings_and_cells_are_read_and_entities_decoded() {
+        let h = "<html><h3 class=\"awr\">Foreground Wait Events</h3>\
+<table><tr><th>Event</th><th>Waits</th></tr>\
+<tr><td>SQL*Net message to client</td><td align=\"right\">1,914,010</td></tr>\
+<tr><td>a &amp; b&nbsp;c</td><td>&#49;</td></tr></table>";
+        let s = sections(h);
+        assert_eq!(s[1].title, "Foreground Wait Events");
+        assert_eq!(s[1].tables[0].headers, ["Event", "Waits"]);
+        assert_eq!(
+            s[1].tables[0].rows[0],
+            ["SQL*Net message to client", "1,914,010"]
+        );
+        assert_eq!(s[1].tables[0].rows[1], ["a & b c", "1"]);
+    }
+}

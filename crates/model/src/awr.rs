@@ -1,0 +1,348 @@
+//! Result types of AWR and Statspack report analysis (`dbio awr`).
+//!
+//! The parser (crate `dbio-awr`) fills an [`AwrReport`] from one report
+//! (text or HTML, whole or a pasted section); the derived figures and the
+//! findings are computed from it, and `--compare` puts two side by side in
+//! an [`AwrComparison`]. Both are variants of the one top-level
+//! [`crate::Outcome`].
+//!
+//! Every number read from the report is kept as the report printed it
+//! (`360,121` is 360121.0, `109.72us` is 109.72 µs, `363.3K` is 363300.0):
+//! an `f64` because reports print fractions, K/M/G abbreviations and
+//! percentages. Averages are normalised to microseconds, times to seconds.
+//! Wait event histograms, whatever bucket set the report printed (12c+
+//! µs sections, 10g/11g and Statspack ms columns), are also merged onto
+//! the power-of-two µs buckets of [`Log2Buckets`], the layout `dbio
+//! tracefile` and the benchmarks use.
+
+use crate::latency::Log2Buckets;
+use serde::{Deserialize, Serialize};
+
+/// What kind of report the input was.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportKind {
+    /// A whole AWR text report (`WORKLOAD REPOSITORY report for`).
+    #[default]
+    AwrText,
+    /// An AWR HTML report.
+    AwrHtml,
+    /// A whole Statspack text report (`STATSPACK report for`).
+    Statspack,
+    /// Sections pasted from a report (an e-mail, a blog post), possibly
+    /// with their whitespace collapsed into one line.
+    Pasted,
+}
+
+impl ReportKind {
+    /// The kind as a reader would name it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ReportKind::AwrText => "an AWR text report",
+            ReportKind::AwrHtml => "an AWR HTML report",
+            ReportKind::Statspack => "a Statspack report",
+            ReportKind::Pasted => "a pasted report section",
+        }
+    }
+}
+
+/// The report's header: which database, where, when and for how long.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrHeader {
+    /// DB name.
+    pub db_name: Option<String>,
+    /// Instance name (the first one of a RAC report).
+    pub instance: Option<String>,
+    /// Oracle release (`12.2.0.1.0`).
+    pub version: Option<String>,
+    /// Host name.
+    pub host: Option<String>,
+    /// Platform.
+    pub platform: Option<String>,
+    /// CPUs the report names.
+    pub cpus: Option<f64>,
+    /// Real Application Clusters (`RAC YES`), or instances counted in a
+    /// RAC report.
+    pub rac: bool,
+    /// Instances the report covers (1 for a single instance).
+    pub instances: u32,
+    /// First snapshot id.
+    pub begin_snap: Option<u64>,
+    /// Last snapshot id.
+    pub end_snap: Option<u64>,
+    /// Elapsed time between the snapshots, s (`Elapsed: 60.25 (mins)`).
+    pub elapsed_s: Option<f64>,
+    /// DB time, s.
+    pub db_time_s: Option<f64>,
+}
+
+/// One line of the Load Profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadProfileRow {
+    /// The line's name without its colon (`Redo size (bytes)`).
+    pub name: String,
+    /// Per second.
+    pub per_second: Option<f64>,
+    /// Per transaction.
+    pub per_transaction: Option<f64>,
+}
+
+/// One wait event row (Top events, Foreground/Background Wait Events).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitEventRow {
+    /// Event name as printed (reports cut long names at the column width).
+    pub name: String,
+    /// Wait class, where the table has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Waits.
+    pub waits: Option<f64>,
+    /// Total wait time, s.
+    pub time_s: Option<f64>,
+    /// Average wait, µs (as printed, or time / waits when not printed).
+    pub avg_us: Option<f64>,
+    /// % of DB time (or of call time, bg time).
+    pub pct_db_time: Option<f64>,
+}
+
+/// One Instance Activity statistic.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatRow {
+    /// Statistic name as printed (cut at the column width by the report).
+    pub name: String,
+    /// Total over the interval.
+    pub total: f64,
+    /// Per second (per hour for the thread activity statistics).
+    pub per_second: Option<f64>,
+    /// Per transaction.
+    pub per_transaction: Option<f64>,
+}
+
+/// One column of a printed wait event histogram.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistogramCell {
+    /// Column heading (`<8us`, `<1ms`, `>=512`).
+    pub label: String,
+    /// Lower edge, µs.
+    pub lo_us: u64,
+    /// Upper edge, µs (absent for an open `>=` column).
+    pub hi_us: Option<u64>,
+    /// % of the event's waits.
+    pub pct: f64,
+}
+
+/// One event's wait histogram, merged over every bucket set printed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrHistogram {
+    /// Event name (cut by the report at the column width).
+    pub event: String,
+    /// Total waits as printed (K/M/G expanded: `363.3K` is 363300).
+    pub total_waits: f64,
+    /// Every cell printed, in report order.
+    pub cells: Vec<HistogramCell>,
+    /// Waits on power-of-two µs buckets: each printed cell's share of
+    /// `total_waits`, the finest cell kept where sections overlap. A cell
+    /// below an edge (`<8us`, `<512`) counts in the bucket just below it;
+    /// an open cell (`>=512`) in the bucket at its lower edge; Oracle's
+    /// `ms` is 1024 µs, so its edges are powers of two.
+    pub buckets: Log2Buckets,
+}
+
+/// A table dbio keeps as printed (IOStat, file I/O, file read histogram,
+/// init.ora parameters).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RawTable {
+    /// Section title.
+    pub section: String,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Cells of each row, as printed.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A section found in the report and whether dbio read it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SectionInfo {
+    /// Title as printed.
+    pub title: String,
+    /// Read (`true`) or listed and skipped.
+    pub parsed: bool,
+}
+
+/// Single-block read waits split into cache tiers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadTiers {
+    /// The event (`db file sequential read`).
+    pub event: String,
+    /// Waits in cells wholly below the page-cache threshold.
+    pub page_cache: f64,
+    /// Waits in the other cells wholly below the storage-cache threshold.
+    pub storage_cache: f64,
+    /// Waits in cells wholly above the storage-cache threshold: the
+    /// device.
+    pub device: f64,
+    /// Waits in cells that straddle the storage-cache threshold (the
+    /// report's buckets are too coarse to tell, e.g. Statspack's `<1ms`).
+    #[serde(default)]
+    pub unresolved: f64,
+    /// Page-cache threshold, ns.
+    pub page_cache_max_ns: u64,
+    /// Storage-cache threshold, ns.
+    pub storage_cache_max_ns: u64,
+    /// `default`, `option` or a calibration file.
+    pub thresholds_from: String,
+}
+
+/// Figures dbio derives from the parsed numbers (each one is absent when
+/// a number it needs is missing).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrDerived {
+    /// redo size / redo writes, bytes.
+    pub redo_write_size_bytes: Option<f64>,
+    /// redo write time / redo writes, µs ('redo write time (usec)' when
+    /// printed, else 'redo write time' in centiseconds).
+    pub redo_write_time_us: Option<f64>,
+    /// user commits / redo writes.
+    pub commits_per_redo_write: Option<f64>,
+    /// redo synch writes / redo writes.
+    pub synch_writes_per_redo_write: Option<f64>,
+    /// Average 'log file sync', µs.
+    pub log_file_sync_us: Option<f64>,
+    /// Average 'log file parallel write', µs.
+    pub log_file_parallel_write_us: Option<f64>,
+    /// 'log file sync' / 'log file parallel write' (averages).
+    pub lfs_lfpw_ratio: Option<f64>,
+    /// 'log file sync' − 'log file parallel write' (averages), µs: posting
+    /// and scheduling, not I/O.
+    pub lfs_minus_lfpw_us: Option<f64>,
+    /// redo wastage / (redo size + redo wastage): padding share of what
+    /// LGWR wrote.
+    pub redo_wastage_share: Option<f64>,
+    /// Transactions (user commits + user rollbacks).
+    pub transactions: Option<f64>,
+    /// physical reads (blocks) per transaction.
+    pub physical_reads_per_txn: Option<f64>,
+    /// physical reads (blocks) per second.
+    pub physical_reads_per_s: Option<f64>,
+    /// physical writes (blocks) per transaction.
+    pub physical_writes_per_txn: Option<f64>,
+    /// physical writes (blocks) per second.
+    pub physical_writes_per_s: Option<f64>,
+    /// Single-block read waits by cache tier.
+    pub read_tiers: Option<ReadTiers>,
+    /// physical writes from cache / 'db file parallel write' waits: blocks
+    /// per DBWR write batch.
+    pub dbwr_batch_blocks: Option<f64>,
+    /// Log switches per hour.
+    pub log_switches_per_hour: Option<f64>,
+    /// Host CPU busy, % (100 − %Idle), when the report has it.
+    pub host_cpu_busy_pct: Option<f64>,
+}
+
+/// Everything `dbio awr` read from one report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrReport {
+    /// [`crate::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The input as given (`-` for standard input).
+    pub source: String,
+    /// What the input was.
+    pub kind: ReportKind,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Lines read.
+    pub lines: u64,
+    /// The header.
+    pub header: AwrHeader,
+    /// The Load Profile.
+    pub load_profile: Vec<LoadProfileRow>,
+    /// Top timed events (Top 5 / Top 10), as printed.
+    pub top_events: Vec<WaitEventRow>,
+    /// Foreground wait events (Statspack: also the fg+bg table when no
+    /// foreground one is printed).
+    pub foreground_events: Vec<WaitEventRow>,
+    /// Background wait events.
+    pub background_events: Vec<WaitEventRow>,
+    /// Instance Activity statistics (all pages, the thread activity
+    /// statistics included).
+    pub statistics: Vec<StatRow>,
+    /// Wait event histograms.
+    pub histograms: Vec<AwrHistogram>,
+    /// Tables kept as printed: IOStat by function and file type, file I/O,
+    /// file read histogram, init.ora parameters.
+    pub tables: Vec<RawTable>,
+    /// Every section found, read or skipped.
+    pub sections: Vec<SectionInfo>,
+    /// What dbio derived.
+    pub derived: AwrDerived,
+    /// Plain-words conclusions with their evidence
+    /// (`dbio_report::findings::awr`).
+    #[serde(default)]
+    pub findings: Vec<crate::Finding>,
+}
+
+impl AwrReport {
+    /// A statistic by name (exact, else the report's name cut at its column
+    /// width is a prefix of `name`).
+    pub fn stat(&self, name: &str) -> Option<f64> {
+        self.statistics
+            .iter()
+            .find(|s| s.name == name)
+            .or_else(|| {
+                self.statistics
+                    .iter()
+                    .find(|s| s.name.len() >= 24 && name.starts_with(&s.name))
+            })
+            .map(|s| s.total)
+    }
+
+    /// A wait event by name: background first for LGWR/DBWR events,
+    /// foreground first otherwise, then the top events (names cut by the
+    /// report match as prefixes).
+    pub fn event(&self, name: &str) -> Option<&WaitEventRow> {
+        let find = |rows: &'_ [WaitEventRow]| -> Option<usize> {
+            rows.iter().position(|e| e.name == name).or_else(|| {
+                rows.iter()
+                    .position(|e| e.name.len() >= 20 && name.starts_with(&e.name))
+            })
+        };
+        let bg_first = name.contains("parallel write") || name.starts_with("log file switch");
+        let lists: [&[WaitEventRow]; 3] = if bg_first {
+            [
+                &self.background_events,
+                &self.foreground_events,
+                &self.top_events,
+            ]
+        } else {
+            [
+                &self.foreground_events,
+                &self.background_events,
+                &self.top_events,
+            ]
+        };
+        lists.into_iter().find_map(|l| find(l).map(|i| &l[i]))
+    }
+
+    /// A histogram by event name (prefix match for cut names).
+    pub fn histogram(&self, name: &str) -> Option<&AwrHistogram> {
+        self.histograms
+            .iter()
+            .find(|h| h.event == name)
+            .or_else(|| {
+                self.histograms
+                    .iter()
+                    .find(|h| h.event.len() >= 20 && name.starts_with(&h.event))
+            })
+    }
+}
+
+/// Two reports side by side (`dbio awr --compare A B`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrComparison {
+    /// [`crate::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The first report.
+    pub a: AwrReport,
+    /// The second report.
+    pub b: AwrReport,
+}
