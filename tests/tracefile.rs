@@ -689,3 +689,27 @@ fn continuation_markers_make_one_note_and_counts_agree_in_number() {
     assert!(out.contains("1 line longer than 1 MiB was cut"), "{out}");
     assert!(!out.contains("1 lines"), "{out}");
 }
+
+/// An AWR or Statspack report given to `tracefile` is refused in one
+/// sentence that names `dbio awr`, instead of an empty profile.
+#[test]
+fn a_report_given_as_a_trace_is_sent_to_dbio_awr() {
+    for (file, kind) in [
+        ("awr-19c-rac-crlf.txt", "an AWR text report"),
+        ("awr-11g.html", "an AWR HTML report"),
+    ] {
+        let path = format!(
+            "{}/crates/awr/tests/data/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let out = dbio().args(["tracefile", &path]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {err}");
+        assert!(
+            err.contains(kind) && err.contains("use `dbio awr`"),
+            "{file}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{file}: {err}");
+        assert!(out.stdout.is_empty(), "{file}: no profile is printed");
+    }
+}

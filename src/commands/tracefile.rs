@@ -13,6 +13,7 @@ use crate::cli::TracefileArgs;
 use anyhow::bail;
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{Outcome, SCHEMA_VERSION};
+use dbio_model::awr::ReportKind;
 use dbio_oracle::{analyze_sources, input, Options, Units};
 use std::process::ExitCode;
 
@@ -88,6 +89,11 @@ fn analyze(
     failed: &mut bool,
 ) -> anyhow::Result<TraceReport> {
     let sources = input::expand(inputs)?;
+    for src in &sources {
+        if let input::Source::File(path) = src {
+            refuse_reports(path)?;
+        }
+    }
     let a = analyze_sources(opts, &sources, threads, label)?;
     for e in &a.failed {
         eprintln!("dbio: error: {e}; the report covers the other files");
@@ -96,6 +102,28 @@ fn analyze(
     let mut r = a.report;
     r.findings = dbio_report::findings::evaluate_trace(&r);
     Ok(r)
+}
+
+/// Refuses an AWR or Statspack report given as a trace: its profile would
+/// be empty, and `dbio awr` reads it. Only the first 64 KiB are looked at;
+/// a file that cannot be opened is left to the analysis to report.
+fn refuse_reports(path: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let mut head = Vec::with_capacity(64 << 10);
+    if f.take(64 << 10).read_to_end(&mut head).is_err() {
+        return Ok(());
+    }
+    match dbio_awr::detect::report_kind(&head) {
+        Some(kind) if kind != ReportKind::Pasted => bail!(
+            "{} is {}, not a trace file; use `dbio awr`",
+            path.display(),
+            kind.describe()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// Runs `dbio tracefile`.
