@@ -11,9 +11,9 @@
 use crate::cli::tracefile::UnitsArg;
 use crate::cli::TracefileArgs;
 use anyhow::bail;
+use dbio_model::awr::ReportKind;
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{Outcome, SCHEMA_VERSION};
-use dbio_model::awr::ReportKind;
 use dbio_oracle::{analyze_sources, input, Options, Units};
 use std::process::ExitCode;
 

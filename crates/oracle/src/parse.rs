@@ -452,7 +452,7 @@ impl<'a> FileParser<'a> {
         self.an.events[ev as usize].record(ela, size, tier);
 
         let sess = &mut self.sessions[self.cur];
-        sess.wait(tim, ela, ev, w.cursor, &mut self.settled);
+        sess.wait(tim, ela, ev, w.cursor);
         if let Some((wall, anchored)) = sess.wall_of(tim) {
             let sec = wall.div_euclid(1_000_000);
             if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {

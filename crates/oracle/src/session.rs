@@ -215,14 +215,7 @@ impl Session {
     /// Records a wait (µs) as pending. When a call has more than
     /// [`MAX_PENDING`] waits, the oldest are folded into per-event
     /// summaries (counted in `folded_waits`); nothing is settled here.
-    pub fn wait(
-        &mut self,
-        tim: Option<i64>,
-        ela: i64,
-        event: u32,
-        cursor: u64,
-        _out: &mut Vec<Settled>,
-    ) {
+    pub fn wait(&mut self, tim: Option<i64>, ela: i64, event: u32, cursor: u64) {
         self.active = true;
         self.waits += 1;
         self.wait_us = self.wait_us.saturating_add(ela);
@@ -492,9 +485,9 @@ mod tests {
         let mut s = Session::new("t".into());
         let mut out = Vec::new();
         // A client round trip that ended before the FETCH started.
-        s.wait(Some(900), 50, 0, 1, &mut out);
+        s.wait(Some(900), 50, 0, 1);
         // A read inside the FETCH (FETCH ran 950..1000).
-        s.wait(Some(980), 30, 1, 1, &mut out);
+        s.wait(Some(980), 30, 1, 1);
         s.call(
             CallTimes {
                 cursor: 1,
@@ -513,7 +506,7 @@ mod tests {
     fn recursive_calls_claim_their_waits_and_the_parent_the_rest() {
         let mut s = Session::new("t".into());
         let mut out = Vec::new();
-        s.wait(Some(110), 10, 0, 2, &mut out); // inside child 100..120
+        s.wait(Some(110), 10, 0, 2); // inside child 100..120
         s.call(
             CallTimes {
                 cursor: 2,
@@ -525,7 +518,7 @@ mod tests {
             cls,
             &mut out,
         );
-        s.wait(Some(150), 25, 0, 1, &mut out); // inside parent only
+        s.wait(Some(150), 25, 0, 1); // inside parent only
         s.call(
             CallTimes {
                 cursor: 1,
@@ -546,8 +539,8 @@ mod tests {
     fn without_tim_a_call_claims_its_own_cursor() {
         let mut s = Session::new("t".into());
         let mut out = Vec::new();
-        s.wait(None, 7, 0, 3, &mut out);
-        s.wait(None, 9, 0, 4, &mut out);
+        s.wait(None, 7, 0, 3);
+        s.wait(None, 9, 0, 4);
         s.call(
             CallTimes {
                 cursor: 3,
