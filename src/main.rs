@@ -83,6 +83,7 @@ fn main() -> ExitCode {
         Command::Load(a) => commands::load::run(a),
         Command::Report(a) => commands::report::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
+        Command::Watch(a) => commands::watch::run(a),
     };
     match result {
         Ok(code) => code,

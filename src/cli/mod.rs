@@ -32,6 +32,7 @@ pub mod report;
 pub mod target;
 pub mod tiers;
 pub mod tracefile;
+pub mod watch;
 
 pub use bench::BenchArgs;
 pub use calibrate::CalibrateArgs;
@@ -43,6 +44,7 @@ pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
 pub use tracefile::TracefileArgs;
+pub use watch::WatchArgs;
 
 use clap::{Parser, Subcommand};
 use dbio_model::units::{self, parse_duration};
@@ -84,6 +86,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
     Tracefile(TracefileArgs),
+    /// Watch a running process's I/O system calls in the kernel (BPF on
+    /// tracepoints): counts, bytes and latency histograms per file.
+    Watch(WatchArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into

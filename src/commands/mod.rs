@@ -9,3 +9,4 @@ pub mod load;
 pub mod read;
 pub mod report;
 pub mod tracefile;
+pub mod watch;
