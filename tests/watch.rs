@@ -198,3 +198,51 @@ fn watch_refuses_without_privilege_in_one_sentence() {
         "{err}"
     );
 }
+
+// See: issue 12.
+#[test]
+fn watch_shows_a_buffered_log_writer_rewriting_the_same_block() {
+    let d = scratch();
+    let bin = dbio_path();
+    let r = or_skip!(watch(&[
+        "--json",
+        "-",
+        "--",
+        bin.to_str().unwrap(),
+        "lgwr",
+        "--method",
+        "buffered-dsync",
+        "--redo-size",
+        "512",
+        "--sessions",
+        "1",
+        "--commits",
+        "200",
+        "--file-size",
+        "4M",
+        "--quiet",
+        d.path().to_str().unwrap(),
+    ]));
+    let w = &r["watch"][0];
+    // The log file: 512 B writes, one per commit, mostly into the block
+    // the previous one ended in.
+    let log = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "pwrite64" && o["count"].as_u64().unwrap() >= 200)
+        .unwrap_or_else(|| panic!("no log-file writes: {w}"));
+    assert_eq!(log["bytes"], log["count"].as_u64().unwrap() * 512, "{log}");
+    let same = log["same_block"].as_u64().unwrap();
+    // 8 writes of 512 B fill a 4 KiB block: 7 of every 8 start in the
+    // block the previous one ended in.
+    assert!(same * 8 >= log["count"].as_u64().unwrap() * 6, "{log}");
+    let path = log["path"].as_str().unwrap();
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "watch.same_block")
+        .unwrap_or_else(|| panic!("no same-block finding: {}", r["findings"]));
+    assert_eq!(f["subject"], path, "{f}");
+}

@@ -200,7 +200,7 @@ fn start_command(
     })
 }
 
-/// Descriptor paths by (pid, fd), read when first seen.
+/// Descriptor paths by (pid, fd), read when first seen and at every tick.
 #[derive(Default)]
 struct Paths(BTreeMap<(u32, i32), Option<String>>);
 
@@ -214,13 +214,16 @@ impl Paths {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
-    /// Reads the path of every descriptor not yet known, and retries
-    /// those that could not be read.
+    /// Reads the path of every descriptor again: a descriptor number is
+    /// reused after a close, and the file that stays open longest (the
+    /// one doing the I/O a watch is about) is the one seen last. A path
+    /// that can no longer be read keeps its last value.
     fn learn(&mut self, s: &Snapshot) {
         for e in &s.entries {
+            let now = Self::resolve(e.pid, e.fd);
             let slot = self.0.entry((e.pid, e.fd)).or_insert(None);
-            if slot.is_none() {
-                *slot = Self::resolve(e.pid, e.fd);
+            if now.is_some() {
+                *slot = now;
             }
         }
     }
