@@ -246,3 +246,95 @@ fn watch_shows_a_buffered_log_writer_rewriting_the_same_block() {
         .unwrap_or_else(|| panic!("no same-block finding: {}", r["findings"]));
     assert_eq!(f["subject"], path, "{f}");
 }
+
+/// A 200-write bench watched with `--stream` and `extra` options: the
+/// stream's lines on the bench's file, and the watch's result.
+fn streamed_bench(extra: &[&str]) -> Result<(Vec<String>, Value), String> {
+    if !is_root() {
+        return Err("dbio watch needs root to load BPF programs".into());
+    }
+    let d = scratch();
+    let f = d.path().join("data");
+    let result = d.path().join("watch.json");
+    let bin = dbio_path();
+    let out = dbio()
+        .args(["watch", "--stream", "--json", result.to_str().unwrap()])
+        .args(extra)
+        .args([
+            "--",
+            bin.to_str().unwrap(),
+            "bench",
+            "--ops",
+            "200",
+            "--rw",
+            "write",
+        ])
+        .args([
+            "--bs",
+            "4k",
+            "--size",
+            "1M",
+            "--sync",
+            "fdatasync",
+            "--quiet",
+        ])
+        .args(["--csv", "/dev/null", f.to_str().unwrap()])
+        .output()
+        .expect("dbio watch");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("the kernel refused") {
+        return Err(format!("BPF unavailable: {err}"));
+    }
+    assert!(out.status.success(), "{err}");
+    // The worker thread's calls (not the file's preparation), from the
+    // stream lines: time pid tid comm call fd path offset size latency result.
+    let path = f.to_str().unwrap().to_string();
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| {
+            let c: Vec<&str> = l.split_whitespace().collect();
+            c.len() == 11 && c[3] == "dbio-worker-0" && c[6] == path
+        })
+        .map(str::to_string)
+        .collect();
+    let v: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
+    Ok((lines, v))
+}
+
+// See: issue 12.
+#[test]
+fn watch_streams_every_call_and_filters_by_latency_in_the_kernel() {
+    let (lines, v) = or_skip!(streamed_bench(&[]));
+    let w = &v["watch"][0];
+    let writes = lines.iter().filter(|l| l.contains(" pwrite64 ")).count();
+    let syncs = lines.iter().filter(|l| l.contains(" fdatasync ")).count();
+    assert_eq!(
+        (writes, syncs),
+        (200, 200),
+        "{:?}",
+        &lines[..4.min(lines.len())]
+    );
+    // A write line: offset, size 4096, result 4096.
+    let first = lines.iter().find(|l| l.contains(" pwrite64 ")).unwrap();
+    let cols: Vec<&str> = first.split_whitespace().collect();
+    assert_eq!(cols[7], "0", "{first}");
+    assert_eq!(cols[8], "4096", "{first}");
+    assert_eq!(cols[10], "4096", "{first}");
+    assert!(w["streamed"].as_u64().unwrap() >= 400, "{w}");
+    assert_eq!(w["losses"]["ring_drops"], 0, "{w}");
+
+    // Nothing takes an hour: the kernel streams nothing, the histograms
+    // still count every call.
+    let (lines, v) = or_skip!(streamed_bench(&["--min-latency", "3600s"]));
+    assert!(lines.is_empty(), "{lines:?}");
+    let w = &v["watch"][0];
+    assert_eq!(w["streamed"], 0, "{w}");
+    let writes: u64 = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["op"] == "pwrite64")
+        .map(|o| o["count"].as_u64().unwrap())
+        .sum();
+    assert!(writes >= 200, "{w}");
+}
