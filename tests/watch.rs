@@ -338,3 +338,85 @@ fn watch_streams_every_call_and_filters_by_latency_in_the_kernel() {
         .sum();
     assert!(writes >= 200, "{w}");
 }
+
+// See: issue 12.
+#[test]
+fn watch_picks_up_a_later_process_by_name_and_stops_at_ctrl_c() {
+    use std::io::{BufRead, BufReader};
+    if !is_root() {
+        return crate::util::skip_this_test("dbio watch needs root to load BPF programs");
+    }
+    let d = scratch();
+    // A shell under a name of its own: its command name is the link's.
+    let sh = d.path().join("dbiowatchsh");
+    std::os::unix::fs::symlink("/bin/sh", &sh).unwrap();
+    let out_file = d.path().join("out");
+    let mut watch = std::process::Command::new(dbio_path())
+        .args(["watch", "--comm", "dbiowatch*", "--json", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dbio watch");
+    // Wait for the line that says the programs are attached.
+    let mut err = BufReader::new(watch.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    if !line.contains("watching comm dbiowatch*") {
+        let _ = watch.kill();
+        let out = wait_output_within(watch, CHILD_DEADLINE);
+        assert!(!out.status.success());
+        return crate::util::skip_this_test(&format!("dbio watch could not start: {line}"));
+    }
+    // Five write(2) calls to the file, by a process started after the
+    // watch, held until the watch says it has picked it up (the shell
+    // waits for its stdin to close).
+    let script = format!(
+        "exec 3>>'{}'; read x; for i in 1 2 3 4 5; do echo $i >&3; done",
+        out_file.display()
+    );
+    let mut child = std::process::Command::new(&sh)
+        .args(["-c", &script])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh");
+    let pid = child.id();
+    let picked = format!("now watching pid {pid} ");
+    loop {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("dbio watch ended without picking up pid {}", child.id());
+        }
+        if line.contains(&picked) {
+            break;
+        }
+    }
+    drop(child.stdin.take());
+    let _ = child.wait();
+    // Ctrl-C: the summary, exit 0.
+    unsafe { libc::kill(watch.id() as i32, libc::SIGINT) };
+    let out = wait_output_within(watch, CHILD_DEADLINE);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    let w = &v["watch"][0];
+    assert_eq!(w["ended"]["kind"], "signal", "{w}");
+    assert!(v["partial"].is_null(), "{v}");
+    // The shell exits at once, so the descriptor's path may be gone
+    // before dbio reads it: the calls are counted by process.
+    let writes: Vec<&Value> = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["pid"] == pid && o["op"] == "write")
+        .collect();
+    let count: u64 = writes.iter().map(|o| o["count"].as_u64().unwrap()).sum();
+    let bytes: u64 = writes.iter().map(|o| o["bytes"].as_u64().unwrap()).sum();
+    assert_eq!((count, bytes), (5, 10), "{w}");
+    assert_eq!(
+        std::fs::read_to_string(&out_file).unwrap(),
+        "1\n2\n3\n4\n5\n"
+    );
+}

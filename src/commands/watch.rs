@@ -350,6 +350,12 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         watcher.watch(pid, cfg.tid)?;
         processes.insert(pid, comm_of(pid));
     }
+    if !a.output.quiet {
+        eprintln!(
+            "dbio watch: watching {} (Ctrl-C prints the summary)",
+            name(&cfg)
+        );
+    }
     let start = Instant::now();
     let t0 = monotonic_ns();
     let mut paths = Paths::default();
@@ -361,7 +367,11 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             for pid in matching(p, me) {
                 if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
                     watcher.watch(pid, None)?;
-                    v.insert(comm_of(pid));
+                    let comm = comm_of(pid);
+                    if !a.output.quiet {
+                        eprintln!("dbio watch: now watching pid {pid} ({comm})");
+                    }
+                    v.insert(comm);
                 }
             }
         }
