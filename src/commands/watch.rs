@@ -396,7 +396,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
                 let r = result(&cfg, &snap, &paths, &processes, start);
-                eprint!("{}", dbio_report::watch::render_one(&r));
+                eprint!("{}", dbio_report::watch::render_so_far(&r));
                 next_print = Some(at + Duration::from_nanos(i));
             }
         }

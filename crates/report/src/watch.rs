@@ -17,16 +17,32 @@ pub fn render(r: &RunReport) -> String {
         .join("\n")
 }
 
-/// One watch: a heading, the table, one histogram per row, the losses.
+/// One finished watch: a heading, the table, one histogram per row, the
+/// losses.
 pub fn render_one(w: &WatchResult) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
+    let head = format!(
         "watch {}: {} watched, ended because {}",
         w.name,
         format_ns(w.duration_ns as f64),
         w.ended
     );
+    body(head, w)
+}
+
+/// A watch still running (`--interval`): the same, headed by the time so
+/// far.
+pub fn render_so_far(w: &WatchResult) -> String {
+    let head = format!(
+        "watch {}: {} so far",
+        w.name,
+        format_ns(w.duration_ns as f64)
+    );
+    body(head, w)
+}
+
+fn body(head: String, w: &WatchResult) -> String {
+    let mut out = head;
+    out.push('\n');
     if let Some(s) = w.command_status {
         let _ = writeln!(out, "  command exit status {s}");
     }
@@ -88,4 +104,68 @@ pub fn render_one(w: &WatchResult) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::watch::{SyscallOp, WatchConfig, WatchEnd, WatchFileOp, WatchLosses};
+
+    #[test]
+    fn a_watch_renders_its_rows_histograms_and_losses() {
+        let mut latency = dbio_model::Log2Buckets::default();
+        latency.record_us_n(5, 10);
+        let w = WatchResult {
+            name: "pid 7".into(),
+            config: WatchConfig::default(),
+            duration_ns: 2_000_000_000,
+            ended: WatchEnd::Signal {
+                signal: "SIGINT".into(),
+            },
+            command_status: None,
+            processes: vec![],
+            ops: vec![WatchFileOp {
+                pid: 7,
+                fd: 3,
+                path: Some("/redo01.log".into()),
+                op: SyscallOp::Pwrite64,
+                count: 10,
+                bytes: 5120,
+                total_ns: 50_000,
+                latency,
+                ..Default::default()
+            }],
+            losses: WatchLosses {
+                unmatched: 2,
+                ring_drops: 4,
+                ..Default::default()
+            },
+            streamed: 0,
+            unavailable: vec!["syscalls:sys_enter_preadv2".into()],
+        };
+        let s = render_one(&w);
+        assert!(
+            s.starts_with("watch pid 7: 2.00 s watched, ended because SIGINT arrived"),
+            "{s}"
+        );
+        assert!(
+            s.contains("/redo01.log") && s.contains("pwrite64") && s.contains("5.00 KiB"),
+            "{s}"
+        );
+        assert!(
+            s.contains("pwrite64 on /redo01.log (pid 7, fd 3): latency"),
+            "{s}"
+        );
+        assert!(
+            s.contains("2 exits without an entry") && s.contains("4 stream records"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "unavailable on this kernel (those calls are not seen): syscalls:sys_enter_preadv2"
+            ),
+            "{s}"
+        );
+        assert!(render_so_far(&w).starts_with("watch pid 7: 2.00 s so far"));
+    }
 }
