@@ -366,7 +366,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         if let Some(p) = &cfg.comm {
             for pid in matching(p, me) {
                 if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
-                    watcher.watch(pid, None)?;
+                    // A full table of watched processes (4,096) skips the
+                    // newcomer, it does not end the watch.
+                    if let Err(e) = watcher.watch(pid, None) {
+                        let w = format!("some processes matching the pattern are not watched: {e}");
+                        if !rep.warnings.contains(&w) {
+                            rep.warnings.push(w);
+                        }
+                        continue;
+                    }
                     let comm = comm_of(pid);
                     if !a.output.quiet {
                         eprintln!("dbio watch: now watching pid {pid} ({comm})");
