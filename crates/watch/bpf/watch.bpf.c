@@ -9,9 +9,9 @@
 // offset 16), as each event's `format` file in tracefs shows. No kernel
 // function names, no BTF, no vmlinux.h.
 //
-// Build (scripts/build-bpf does this and compares the bytes with the
-// committed object):
-//   clang -O2 -g0 -target bpf -c watch.bpf.c -o watch.bpf.o
+// Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
+// BTF kept); `scripts/build-bpf --check` compares the bytes with the
+// committed watch.bpf.o.
 
 typedef unsigned char __u8;
 typedef unsigned int __u32;
