@@ -84,6 +84,7 @@ fn main() -> ExitCode {
         Command::Report(a) => commands::report::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
         Command::Awr(a) => commands::awr::run(a),
+        Command::Watch(a) => commands::watch::run(a),
     };
     match result {
         Ok(code) => code,

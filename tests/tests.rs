@@ -23,3 +23,4 @@ mod safety_limits;
 mod safety_outputs;
 mod schema_v2;
 mod tracefile;
+mod watch;

@@ -33,6 +33,7 @@ pub mod report;
 pub mod target;
 pub mod tiers;
 pub mod tracefile;
+pub mod watch;
 
 pub use awr::AwrArgs;
 pub use bench::BenchArgs;
@@ -45,6 +46,7 @@ pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
 pub use tracefile::TracefileArgs;
+pub use watch::WatchArgs;
 
 use clap::{Parser, Subcommand};
 use dbio_model::units::{self, parse_duration};
@@ -89,6 +91,9 @@ pub enum Command {
     /// Read AWR and Statspack reports (text, HTML or pasted sections):
     /// derived figures and findings.
     Awr(AwrArgs),
+    /// Watch a running process's I/O system calls in the kernel (BPF on
+    /// tracepoints): counts, bytes and latency histograms per file.
+    Watch(WatchArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into

@@ -10,3 +10,4 @@ pub mod load;
 pub mod read;
 pub mod report;
 pub mod tracefile;
+pub mod watch;

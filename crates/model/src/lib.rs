@@ -24,6 +24,7 @@ pub mod read;
 pub mod run;
 pub mod trace;
 pub mod units;
+pub mod watch;
 
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
 pub use finding::{Evidence, Finding, Reference, Severity};

@@ -32,6 +32,9 @@ pub struct RunReport {
     /// section of `check`).
     #[serde(default)]
     pub load: Vec<crate::load::LoadResult>,
+    /// Live traces of running processes (`dbio watch`).
+    #[serde(default)]
+    pub watch: Vec<crate::watch::WatchResult>,
     /// Tier thresholds measured by `dbio calibrate`.
     #[serde(default)]
     pub calibration: Option<crate::calibrate::Calibration>,

@@ -77,6 +77,7 @@ pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
         || !r.load.is_empty()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
+        || !r.watch.is_empty()
         || r.calibration.is_some()
         || !r.findings.is_empty();
     if has_sections {
@@ -184,6 +185,13 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     for x in &r.dbwr {
         rows.extend(entry_rows("dbwr", &x.name, x, &["name"])?);
+    }
+    for x in &r.watch {
+        for o in &x.ops {
+            let item = format!("{} pid {} fd {} {}", x.name, o.pid, o.fd, o.op);
+            rows.extend(entry_rows("watch", &item, o, &["pid", "fd", "op"])?);
+        }
+        rows.extend(entry_rows("watch", &x.name, &x.losses, &[])?);
     }
     if let Some(c) = &r.calibration {
         rows.extend(entry_rows("calibrate", &c.name, c, &["name"])?);

@@ -17,6 +17,7 @@ mod migrate_models;
 pub mod read;
 pub mod table;
 pub mod trace;
+pub mod watch;
 
 pub use export::{CsvExporter, ExportError, Exporter, Format, JsonExporter, TableExporter};
 

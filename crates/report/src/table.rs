@@ -41,6 +41,7 @@ pub fn render(r: &RunReport) -> String {
         crate::load::render(r),
         crate::read::render(r),
         crate::dbwr::render(r),
+        crate::watch::render(r),
     ] {
         if !section.is_empty() {
             out.push('\n');

@@ -32,6 +32,7 @@ pub mod load;
 pub mod read;
 pub mod references;
 pub mod trace;
+pub mod watch;
 
 pub use dbio_model::{Evidence, Finding, Reference, Severity};
 
@@ -55,6 +56,7 @@ pub const RUN_RULES: &[RuleSet<RunReport>] = &[
     read::RULES,
     dbwr::RULES,
     calibrate::RULES,
+    watch::RULES,
 ];
 
 /// The rule sets over a trace analysis.

@@ -1,0 +1,302 @@
+//! Result types of `dbio watch`: a live process's I/O system calls as the
+//! kernel saw them, counted and timed by BPF programs on syscall
+//! tracepoints.
+//!
+//! Why per operation × file: a database's log writer, datafile writer and
+//! readers each hold their own files, and the question "what does it do to
+//! storage" is answered per file (the redo log: 512 B writes each
+//! followed by an fdatasync; the datafile: 8 KiB reads). The latencies are
+//! power-of-two microsecond buckets, the [`Log2Buckets`] layout of every
+//! other dbio histogram and of Oracle's wait histograms, so a live trace
+//! of a log writer compares bucket by bucket with a `log file parallel
+//! write` histogram from AWR. Counts and bytes are exact (every call that
+//! entered and left while watched); a call already inside the kernel when
+//! the watch began is counted in [`WatchLosses::unmatched`] instead.
+
+use crate::Log2Buckets;
+use serde::{Deserialize, Serialize};
+
+/// What `dbio watch` was asked to watch and how: the configuration and
+/// its echo in the result (durations in ns).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchConfig {
+    /// Processes watched by id (`--pid`), all their threads.
+    #[serde(default)]
+    pub pids: Vec<u32>,
+    /// The one thread watched (`--tid`), if only one.
+    #[serde(default)]
+    pub tid: Option<u32>,
+    /// Command-name pattern (`--comm`, `*` matches any run of characters);
+    /// processes that start later with a matching name are picked up.
+    #[serde(default)]
+    pub comm: Option<String>,
+    /// The command dbio started and watched (`dbio watch -- COMMAND`).
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Stop after this long, ns (none: until the processes exit or a signal).
+    #[serde(default)]
+    pub duration_ns: Option<u64>,
+    /// Print the histograms every this often, ns.
+    #[serde(default)]
+    pub interval_ns: Option<u64>,
+    /// Every I/O through the ring buffer as a line (`--stream`).
+    #[serde(default)]
+    pub stream: bool,
+    /// With `stream`: only calls at least this slow, filtered in the kernel.
+    #[serde(default)]
+    pub min_latency_ns: u64,
+}
+
+/// A traced system call.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SyscallOp {
+    /// read(2).
+    #[default]
+    Read,
+    /// pread64(2).
+    Pread64,
+    /// readv(2).
+    Readv,
+    /// preadv(2).
+    Preadv,
+    /// preadv2(2).
+    Preadv2,
+    /// write(2).
+    Write,
+    /// pwrite64(2).
+    Pwrite64,
+    /// writev(2).
+    Writev,
+    /// pwritev(2).
+    Pwritev,
+    /// pwritev2(2).
+    Pwritev2,
+    /// fsync(2).
+    Fsync,
+    /// fdatasync(2).
+    Fdatasync,
+    /// sync_file_range(2).
+    SyncFileRange,
+    /// io_submit(2) (libaio): its latency is submission only.
+    IoSubmit,
+    /// io_getevents(2) (libaio).
+    IoGetevents,
+    /// io_uring_enter(2): reads and writes through io_uring are not
+    /// syscalls of their own.
+    IoUringEnter,
+}
+
+impl SyscallOp {
+    /// Every operation, in the order of the BPF program's `enum op`.
+    pub const ALL: [SyscallOp; 16] = [
+        SyscallOp::Read,
+        SyscallOp::Pread64,
+        SyscallOp::Readv,
+        SyscallOp::Preadv,
+        SyscallOp::Preadv2,
+        SyscallOp::Write,
+        SyscallOp::Pwrite64,
+        SyscallOp::Writev,
+        SyscallOp::Pwritev,
+        SyscallOp::Pwritev2,
+        SyscallOp::Fsync,
+        SyscallOp::Fdatasync,
+        SyscallOp::SyncFileRange,
+        SyscallOp::IoSubmit,
+        SyscallOp::IoGetevents,
+        SyscallOp::IoUringEnter,
+    ];
+
+    /// The syscall's name (its tracepoint is `sys_enter_<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SyscallOp::Read => "read",
+            SyscallOp::Pread64 => "pread64",
+            SyscallOp::Readv => "readv",
+            SyscallOp::Preadv => "preadv",
+            SyscallOp::Preadv2 => "preadv2",
+            SyscallOp::Write => "write",
+            SyscallOp::Pwrite64 => "pwrite64",
+            SyscallOp::Writev => "writev",
+            SyscallOp::Pwritev => "pwritev",
+            SyscallOp::Pwritev2 => "pwritev2",
+            SyscallOp::Fsync => "fsync",
+            SyscallOp::Fdatasync => "fdatasync",
+            SyscallOp::SyncFileRange => "sync_file_range",
+            SyscallOp::IoSubmit => "io_submit",
+            SyscallOp::IoGetevents => "io_getevents",
+            SyscallOp::IoUringEnter => "io_uring_enter",
+        }
+    }
+
+    /// A read or write that moves bytes (its `bytes` count).
+    pub fn moves_data(self) -> bool {
+        self < SyscallOp::Fsync
+    }
+
+    /// A write (write, pwrite64, writev, pwritev, pwritev2).
+    pub fn is_write(self) -> bool {
+        (SyscallOp::Write..=SyscallOp::Pwritev2).contains(&self)
+    }
+
+    /// A read (read, pread64, readv, preadv, preadv2).
+    pub fn is_read(self) -> bool {
+        self <= SyscallOp::Preadv2
+    }
+
+    /// fsync, fdatasync or sync_file_range.
+    pub fn is_sync(self) -> bool {
+        (SyscallOp::Fsync..=SyscallOp::SyncFileRange).contains(&self)
+    }
+}
+
+impl std::fmt::Display for SyscallOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One operation on one file descriptor of one process.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchFileOp {
+    /// Process id (tgid).
+    pub pid: u32,
+    /// File descriptor (-1 for calls without one: io_submit, io_getevents).
+    pub fd: i32,
+    /// What the descriptor pointed to (`/proc/PID/fd/FD`), read when first
+    /// seen and again at the end; none when the process or the descriptor
+    /// was gone by then.
+    pub path: Option<String>,
+    /// The system call.
+    pub op: SyscallOp,
+    /// Calls that completed while watched.
+    pub count: u64,
+    /// Bytes the calls returned as transferred (reads and writes).
+    pub bytes: u64,
+    /// Calls that returned an error.
+    pub errors: u64,
+    /// Time inside the calls, summed, ns.
+    pub total_ns: u64,
+    /// Writes at the same offset as the previous write to this descriptor.
+    pub same_offset: u64,
+    /// Writes whose first 4 KiB block is the last block the previous write
+    /// to this descriptor touched (a partial block written again).
+    pub same_block: u64,
+    /// Positioned writes whose offset is not a multiple of 512 B.
+    pub unaligned_512: u64,
+    /// Positioned writes whose offset or length is not a multiple of 4 KiB.
+    pub unaligned_4k: u64,
+    /// Latency of each call, power-of-two µs buckets.
+    pub latency: Log2Buckets,
+}
+
+/// What the tracer could not record: always shown, so a missing call is
+/// never mistaken for one that did not happen.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchLosses {
+    /// Exits without a recorded entry (calls already running when the
+    /// watch began), per thread.
+    pub unmatched: u64,
+    /// Entries not recorded because the in-kernel table of calls in
+    /// progress was full.
+    pub start_table_full: u64,
+    /// Calls not counted because the in-kernel histogram table was full.
+    pub histogram_table_full: u64,
+    /// Stream records dropped because the ring buffer was full.
+    pub ring_drops: u64,
+}
+
+impl WatchLosses {
+    /// Whether anything was lost.
+    pub fn any(&self) -> bool {
+        self.unmatched + self.start_table_full + self.histogram_table_full + self.ring_drops > 0
+    }
+}
+
+/// Why a watch ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WatchEnd {
+    /// Every watched process exited.
+    Exited,
+    /// `--duration` elapsed.
+    Duration,
+    /// A signal (Ctrl-C) asked for the summary.
+    Signal {
+        /// Signal name.
+        signal: String,
+    },
+}
+
+impl std::fmt::Display for WatchEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WatchEnd::Exited => f.write_str("the watched processes exited"),
+            WatchEnd::Duration => f.write_str("the duration elapsed"),
+            WatchEnd::Signal { signal } => write!(f, "{signal} arrived"),
+        }
+    }
+}
+
+/// A process that was watched.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchedProcess {
+    /// Process id.
+    pub pid: u32,
+    /// Its command name when first seen.
+    pub comm: String,
+}
+
+/// The result of one `dbio watch`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchResult {
+    /// Name of the watch (what was watched, in words).
+    pub name: String,
+    /// The configuration as it ran.
+    pub config: WatchConfig,
+    /// Time from the first attach to the end, ns.
+    pub duration_ns: u64,
+    /// Why it ended.
+    pub ended: WatchEnd,
+    /// The exit status of the command dbio started, if it started one and
+    /// it exited.
+    #[serde(default)]
+    pub command_status: Option<i32>,
+    /// Every process that was watched.
+    pub processes: Vec<WatchedProcess>,
+    /// Per process, descriptor and operation.
+    pub ops: Vec<WatchFileOp>,
+    /// What could not be recorded.
+    pub losses: WatchLosses,
+    /// Records printed by `--stream`.
+    #[serde(default)]
+    pub streamed: u64,
+    /// Tracepoints this kernel does not have (their calls are not seen).
+    #[serde(default)]
+    pub unavailable: Vec<String>,
+}
+
+impl WatchResult {
+    /// The sum over every descriptor and process of `op`'s entries.
+    pub fn total(&self, op: SyscallOp) -> WatchFileOp {
+        let mut t = WatchFileOp {
+            op,
+            ..Default::default()
+        };
+        for o in self.ops.iter().filter(|o| o.op == op) {
+            t.count += o.count;
+            t.bytes += o.bytes;
+            t.errors += o.errors;
+            t.total_ns += o.total_ns;
+            t.same_offset += o.same_offset;
+            t.same_block += o.same_block;
+            t.unaligned_512 += o.unaligned_512;
+            t.unaligned_4k += o.unaligned_4k;
+            t.latency.merge(&o.latency);
+        }
+        t
+    }
+}

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: (MIT OR Apache-2.0) AND GPL-2.0-only
+// dbio watch: syscall tracepoints filtered by tgid in the kernel, per-CPU
+// power-of-two microsecond histograms per (tgid, fd, operation), and an
+// optional ring buffer of every I/O.
+//
+// Only static tracepoints (syscalls:sys_enter_* / sys_exit_*): their record
+// layout is the stable syscall ABI (common header, __syscall_nr, then each
+// argument as an 8-byte slot from offset 16; the exit record's ret at
+// offset 16), as each event's `format` file in tracefs shows. No kernel
+// function names, no BTF, no vmlinux.h.
+//
+// Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
+// BTF kept); `scripts/build-bpf --check` compares the bytes with the
+// committed watch.bpf.o.
+
+typedef unsigned char __u8;
+typedef unsigned int __u32;
+typedef int __s32;
+typedef unsigned long long __u64;
+typedef long long __s64;
+
+#define SEC(name) __attribute__((section(name), used))
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+
+#define BPF_MAP_TYPE_HASH 1
+#define BPF_MAP_TYPE_PERCPU_HASH 5
+#define BPF_MAP_TYPE_PERCPU_ARRAY 6
+#define BPF_MAP_TYPE_RINGBUF 27
+#define BPF_ANY 0
+#define BPF_NOEXIST 1
+
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *)1;
+static long (*bpf_map_update_elem)(void *map, const void *key, const void *value, __u64 flags) = (void *)2;
+static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
+static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
+static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
+static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static void *(*bpf_ringbuf_reserve)(void *ringbuf, __u64 size, __u64 flags) = (void *)131;
+static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
+
+// Must match crates/watch/src/lib.rs.
+#define NBUCKETS 32
+#define STAT_UNMATCHED 0
+#define STAT_START_FULL 1
+#define STAT_RB_DROPS 2
+#define STAT_HIST_FULL 3
+#define NSTATS 4
+
+// Operations, in the order of dbio_watch::Op.
+enum op {
+	OP_READ, OP_PREAD64, OP_READV, OP_PREADV, OP_PREADV2,
+	OP_WRITE, OP_PWRITE64, OP_WRITEV, OP_PWRITEV, OP_PWRITEV2,
+	OP_FSYNC, OP_FDATASYNC, OP_SYNC_FILE_RANGE,
+	OP_IO_SUBMIT, OP_IO_GETEVENTS, OP_IO_URING_ENTER,
+};
+
+struct start {
+	__u64 ts;
+	__s64 off;
+	__u64 size;
+	__s32 fd;
+	__u32 op;
+};
+
+struct key {
+	__u32 tgid;
+	__s32 fd;
+	__u32 op;
+	__u32 pad;
+};
+
+struct val {
+	__u64 count;
+	__u64 bytes;
+	__u64 errors;
+	__u64 lat_ns;
+	__u64 same_offset;
+	__u64 same_block;
+	__u64 unaligned_512;
+	__u64 unaligned_4k;
+	__u64 buckets[NBUCKETS];
+};
+
+struct fdkey {
+	__u32 tgid;
+	__s32 fd;
+};
+
+struct last {
+	__s64 off;
+	__s64 end;
+};
+
+struct event {
+	__u64 ts;
+	__u64 lat_ns;
+	__s64 off;
+	__u64 size;
+	__s64 ret;
+	__u32 tgid;
+	__u32 tid;
+	__s32 fd;
+	__u32 op;
+	char comm[16];
+};
+
+// Key: a watched tgid. Value: 0 = every thread, else the one tid watched.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u32);
+} watched SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct start);
+} starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct key);
+	__type(value, struct val);
+} hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct fdkey);
+	__type(value, struct last);
+} last_write SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NSTATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
+
+// Set by the loader before load (0 = off).
+const volatile __u32 stream_enabled = 0;
+const volatile __u64 stream_min_ns = 0;
+
+struct sys_enter {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 args[6];
+};
+
+struct sys_exit {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__s64 ret;
+};
+
+static __attribute__((always_inline)) void bump(__u32 idx)
+{
+	__u64 *c = bpf_map_lookup_elem(&stats, &idx);
+	if (c)
+		*c += 1;
+}
+
+// Bucket of a latency of `us` whole microseconds: 0 below 1 µs, else
+// floor(log2(us)) + 1 (dbio_model::Log2Buckets), by binary search.
+static __attribute__((always_inline)) __u32 bucket(__u64 us)
+{
+	__u32 r = 0;
+	if (us == 0)
+		return 0;
+	if (us >> 32) { us >>= 32; r += 32; }
+	if (us >> 16) { us >>= 16; r += 16; }
+	if (us >> 8) { us >>= 8; r += 8; }
+	if (us >> 4) { us >>= 4; r += 4; }
+	if (us >> 2) { us >>= 2; r += 2; }
+	if (us >> 1) { r += 1; }
+	r += 1;
+	return r < NBUCKETS ? r : NBUCKETS - 1;
+}
+
+static __attribute__((always_inline)) int enter(__s32 fd, __s64 off, __u64 size, __u32 op)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 *only = bpf_map_lookup_elem(&watched, &tgid);
+	if (!only || (*only && *only != tid))
+		return 0;
+	struct start s = { .ts = bpf_ktime_get_ns(), .off = off, .size = size, .fd = fd, .op = op };
+	if (bpf_map_update_elem(&starts, &tid, &s, BPF_ANY))
+		bump(STAT_START_FULL);
+	return 0;
+}
+
+static __attribute__((always_inline)) int is_write(__u32 op)
+{
+	return op >= OP_WRITE && op <= OP_PWRITEV2;
+}
+
+static __attribute__((always_inline)) int leave(__s64 ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct start *s = bpf_map_lookup_elem(&starts, &tid);
+	if (!s) {
+		__u32 *only = bpf_map_lookup_elem(&watched, &tgid);
+		if (only && (!*only || *only == tid))
+			bump(STAT_UNMATCHED);
+		return 0;
+	}
+	__u64 lat = bpf_ktime_get_ns() - s->ts;
+	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op };
+	struct val *v = bpf_map_lookup_elem(&hist, &k);
+	if (!v) {
+		struct val zero = {};
+		bpf_map_update_elem(&hist, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hist, &k);
+	}
+	if (v) {
+		v->count += 1;
+		v->lat_ns += lat;
+		if (ret < 0)
+			v->errors += 1;
+		else if (s->op < OP_FSYNC)
+			v->bytes += ret;
+		v->buckets[bucket(lat / 1000)] += 1;
+		if (is_write(s->op) && s->off >= 0 && ret > 0) {
+			if (s->off & 511)
+				v->unaligned_512 += 1;
+			if ((s->off & 4095) || (ret & 4095))
+				v->unaligned_4k += 1;
+			struct fdkey fk = { .tgid = tgid, .fd = s->fd };
+			struct last *l = bpf_map_lookup_elem(&last_write, &fk);
+			if (l) {
+				if (l->off == s->off)
+					v->same_offset += 1;
+				// The first 4 KiB block of this write is the last block
+				// the previous write to this fd touched.
+				if ((s->off >> 12) == ((l->end - 1) >> 12))
+					v->same_block += 1;
+			}
+			struct last n = { .off = s->off, .end = s->off + ret };
+			bpf_map_update_elem(&last_write, &fk, &n, BPF_ANY);
+		}
+	} else {
+		bump(STAT_HIST_FULL);
+	}
+	if (stream_enabled && lat >= stream_min_ns) {
+		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+		if (e) {
+			e->ts = s->ts;
+			e->lat_ns = lat;
+			e->off = s->off;
+			e->size = s->size;
+			e->ret = ret;
+			e->tgid = tgid;
+			e->tid = tid;
+			e->fd = s->fd;
+			e->op = s->op;
+			bpf_get_current_comm(e->comm, sizeof(e->comm));
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			bump(STAT_RB_DROPS);
+		}
+	}
+	bpf_map_delete_elem(&starts, &tid);
+	return 0;
+}
+
+#define EXIT(name)                                                  \
+	SEC("tracepoint/syscalls/sys_exit_" #name)                      \
+	int exit_##name(struct sys_exit *ctx) { return leave(ctx->ret); }
+
+// args: fd, buf, count
+#define RW(name, opc)                                               \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                     \
+	int enter_##name(struct sys_enter *ctx)                         \
+	{ return enter((__s32)ctx->args[0], -1, ctx->args[2], opc); }   \
+	EXIT(name)
+
+// args: fd, buf/vec, count/vlen, pos
+#define PRW(name, opc)                                              \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                     \
+	int enter_##name(struct sys_enter *ctx)                         \
+	{ return enter((__s32)ctx->args[0], (__s64)ctx->args[3], ctx->args[2], opc); } \
+	EXIT(name)
+
+// args: fd
+#define SYNC(name, opc)                                             \
+	SEC("tracepoint/syscalls/sys_enter_" #name)                     \
+	int enter_##name(struct sys_enter *ctx)                         \
+	{ return enter((__s32)ctx->args[0], -1, 0, opc); }              \
+	EXIT(name)
+
+RW(read, OP_READ)
+PRW(pread64, OP_PREAD64)
+RW(readv, OP_READV)
+PRW(preadv, OP_PREADV)
+PRW(preadv2, OP_PREADV2)
+RW(write, OP_WRITE)
+PRW(pwrite64, OP_PWRITE64)
+RW(writev, OP_WRITEV)
+PRW(pwritev, OP_PWRITEV)
+PRW(pwritev2, OP_PWRITEV2)
+SYNC(fsync, OP_FSYNC)
+SYNC(fdatasync, OP_FDATASYNC)
+
+// sync_file_range(fd, offset, nbytes, flags)
+SEC("tracepoint/syscalls/sys_enter_sync_file_range")
+int enter_sync_file_range(struct sys_enter *ctx)
+{ return enter((__s32)ctx->args[0], (__s64)ctx->args[1], ctx->args[2], OP_SYNC_FILE_RANGE); }
+EXIT(sync_file_range)
+
+// io_submit(ctx, nr, iocbpp): size = iocbs asked for.
+SEC("tracepoint/syscalls/sys_enter_io_submit")
+int enter_io_submit(struct sys_enter *ctx)
+{ return enter(-1, -1, ctx->args[1], OP_IO_SUBMIT); }
+EXIT(io_submit)
+
+// io_getevents(ctx, min_nr, nr, events, timeout)
+SEC("tracepoint/syscalls/sys_enter_io_getevents")
+int enter_io_getevents(struct sys_enter *ctx)
+{ return enter(-1, -1, ctx->args[2], OP_IO_GETEVENTS); }
+EXIT(io_getevents)
+
+// io_uring_enter(fd, to_submit, min_complete, flags, ...)
+SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
+int enter_io_uring_enter(struct sys_enter *ctx)
+{ return enter((__s32)ctx->args[0], -1, ctx->args[1], OP_IO_URING_ENTER); }
+EXIT(io_uring_enter)
+
+char LICENSE[] SEC("license") = "GPL";

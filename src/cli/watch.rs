@@ -1,0 +1,44 @@
+//! `dbio watch`'s own flags: whom to watch and how.
+
+use super::output::OutputArgs;
+use clap::Args;
+
+/// Options of `dbio watch`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "command"]))]
+pub struct WatchArgs {
+    /// Watch these processes, all their threads (repeat or comma-separate).
+    #[arg(long, value_name = "PID", value_delimiter = ',')]
+    pub pid: Vec<u32>,
+    /// With one --pid: watch only this thread of it.
+    #[arg(long, value_name = "TID", requires = "pid")]
+    pub tid: Option<u32>,
+    /// Watch processes whose command name matches PATTERN (`*` matches
+    /// any run of characters, e.g. `ora_lgwr_*`); processes that start
+    /// later with a matching name are picked up.
+    #[arg(long, value_name = "PATTERN")]
+    pub comm: Option<String>,
+    /// Stop after this long (default: when the watched processes have all
+    /// exited, or at Ctrl-C, which prints the summary).
+    #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]
+    pub duration: Option<f64>,
+    /// Print the per-file histograms on standard error every DURATION, as
+    /// well as the summary at the end.
+    #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]
+    pub interval: Option<f64>,
+    /// Print every call as it completes (time, pid/tid, comm, call, file,
+    /// offset, size, latency, result), besides the histograms.
+    #[arg(long)]
+    pub stream: bool,
+    /// With --stream: only calls at least this slow (`1ms`), filtered in
+    /// the kernel.
+    #[arg(long, value_parser = super::parse_threshold_arg, value_name = "LATENCY", requires = "stream")]
+    pub min_latency: Option<u64>,
+    /// Outputs (the table goes to standard output unless JSON or CSV does).
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Start this command and watch it from its first system call
+    /// (`dbio watch -- COMMAND ARGS`); the watch ends when it exits.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}

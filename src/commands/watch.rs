@@ -1,0 +1,484 @@
+//! `dbio watch`: a live process's I/O system calls, counted and timed in
+//! the kernel by BPF programs on syscall tracepoints (`dbio_watch`).
+//!
+//! The command picks the processes (by id, by command-name pattern with
+//! later ones picked up, or a command it starts and holds at exec until
+//! it is watched, so not one of its calls is missed), reads the
+//! in-kernel histograms every tick, resolves each descriptor to its path
+//! when first seen (`/proc/PID/fd`, while the file is still open), and
+//! ends when the processes have exited, the duration elapsed or a signal
+//! asked for the summary: a stop is the ordinary end of a watch, so the
+//! result is complete and the exit status 0.
+
+use crate::cli::WatchArgs;
+use crate::run_context::{new_report, RunContext};
+use anyhow::Context;
+use dbio_model::units::seconds_to_ns;
+use dbio_model::watch::{
+    WatchConfig, WatchEnd, WatchFileOp, WatchLosses, WatchResult, WatchedProcess,
+};
+use dbio_watch::{LoadOptions, Snapshot, StreamEvent, Watcher};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ExitCode};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How often the processes, the maps and the descriptors are looked at.
+const TICK: Duration = Duration::from_millis(50);
+
+/// The configuration the arguments ask for: the one place they become a
+/// [`WatchConfig`].
+fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
+    if a.tid.is_some() && a.pid.len() != 1 {
+        anyhow::bail!("--tid needs exactly one --pid (the process the thread belongs to)");
+    }
+    if let Some(c) = &a.comm {
+        if c.is_empty() {
+            anyhow::bail!("--comm needs a non-empty pattern");
+        }
+    }
+    Ok(WatchConfig {
+        pids: a.pid.clone(),
+        tid: a.tid,
+        comm: a.comm.clone(),
+        command: a.command.clone(),
+        duration_ns: a.duration.map(seconds_to_ns),
+        interval_ns: a.interval.map(seconds_to_ns),
+        stream: a.stream,
+        min_latency_ns: a.min_latency.unwrap_or(0),
+    })
+}
+
+/// The watch's name in words.
+fn name(c: &WatchConfig) -> String {
+    if !c.command.is_empty() {
+        format!("command {}", c.command.join(" "))
+    } else if let Some(p) = &c.comm {
+        format!("comm {p}")
+    } else if let Some(t) = c.tid {
+        format!("pid {} tid {t}", c.pids[0])
+    } else {
+        let p: Vec<String> = c.pids.iter().map(u32::to_string).collect();
+        format!("pid {}", p.join(","))
+    }
+}
+
+/// Whether `pid` is a live process (not gone, not a zombie).
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the last `)` (the command name may hold one).
+        Ok(s) => s
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with(['Z', 'X'])),
+        Err(_) => false,
+    }
+}
+
+/// A process's command name (`/proc/PID/comm`).
+fn comm_of(pid: u32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim_end().to_string())
+        .unwrap_or_default()
+}
+
+/// Whether `text` matches `pattern`, where `*` matches any run of
+/// characters and everything else itself.
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &text[first.len()..];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+/// Processes whose command name or command line matches `pattern`
+/// (`postgres: walwriter` is a rewritten command line, not a name).
+fn matching(pattern: &str, me: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != me)
+        .filter(|&pid| {
+            glob(pattern, &comm_of(pid))
+                || std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| {
+                    let line = String::from_utf8_lossy(&c).replace('\0', " ");
+                    glob(pattern, line.trim_end())
+                })
+        })
+        .collect()
+}
+
+/// Starts `argv` and calls `watch` with its pid before it execs, so not
+/// one of the command's calls is missed. The child, between fork and exec,
+/// writes its pid to one pipe and blocks reading another; std's `spawn`
+/// returns only after the exec, so it runs on a helper thread while this
+/// one reads the pid, adds it to the watched map and lets the child go.
+fn start_command(
+    argv: &[String],
+    stdout_to_stderr: bool,
+    watch: impl FnOnce(u32) -> anyhow::Result<()>,
+) -> anyhow::Result<Child> {
+    use rustix::pipe::{pipe_with, PipeFlags};
+    let what = "creating the pipes that hold the command until it is watched";
+    let (pid_r, pid_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
+    let (go_r, go_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
+    let (pw, gr, gw) = (pid_w.as_raw_fd(), go_r.as_raw_fd(), go_w.as_raw_fd());
+    let mut cmd = std::process::Command::new(&argv[0]);
+    cmd.args(&argv[1..]);
+    if stdout_to_stderr {
+        // dbio's result takes standard output: the command's goes to
+        // standard error, so the two do not mix.
+        use std::os::fd::AsFd;
+        let err = std::io::stderr()
+            .as_fd()
+            .try_clone_to_owned()
+            .context("duplicating standard error for the command")?;
+        cmd.stdout(std::process::Stdio::from(err));
+    }
+    // SAFETY: the closure calls only getpid(2), write(2), close(2) and
+    // read(2), which are async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::close(gw);
+            let pid = libc::getpid().to_ne_bytes();
+            libc::write(pw, pid.as_ptr().cast(), pid.len());
+            libc::close(pw);
+            let mut b = 0u8;
+            // One byte, or EOF when dbio is gone, lets the command exec.
+            while libc::read(gr, (&raw mut b).cast(), 1) < 0 {
+                if *libc::__errno_location() != libc::EINTR {
+                    break;
+                }
+            }
+            Ok(())
+        });
+    }
+    std::thread::scope(|s| {
+        let spawned = s.spawn(move || cmd.spawn());
+        let mut buf = [0u8; 4];
+        let got = rustix::io::read(&pid_r, &mut buf);
+        drop(go_r);
+        let watched = match got {
+            Ok(4) => watch(u32::from_ne_bytes(buf)),
+            // The fork failed: spawn's own error says why.
+            _ => Ok(()),
+        };
+        if watched.is_ok() {
+            let _ = rustix::io::write(&go_w, &[1]);
+        }
+        drop(go_w);
+        drop(pid_w);
+        let child = spawned
+            .join()
+            .map_err(|_| anyhow::anyhow!("the thread starting {} panicked", argv[0]))?
+            .with_context(|| format!("cannot start {}", argv[0]));
+        match (watched, child) {
+            (Ok(()), c) => c,
+            (Err(e), Ok(mut c)) => {
+                // The child got EOF and exec'd unwatched: stop it.
+                let _ = c.kill();
+                let _ = c.wait();
+                Err(e)
+            }
+            (Err(e), Err(_)) => Err(e),
+        }
+    })
+}
+
+/// Descriptor paths by (pid, fd), read when first seen and at every tick.
+#[derive(Default)]
+struct Paths(BTreeMap<(u32, i32), Option<String>>);
+
+impl Paths {
+    fn resolve(pid: u32, fd: i32) -> Option<String> {
+        if fd < 0 {
+            return None;
+        }
+        std::fs::read_link(format!("/proc/{pid}/fd/{fd}"))
+            .ok()
+            .map(|p| p.to_string_lossy().into_owned())
+    }
+
+    /// Reads the path of every descriptor again: a descriptor number is
+    /// reused after a close, and the file that stays open longest (the
+    /// one doing the I/O a watch is about) is the one seen last. A path
+    /// that can no longer be read keeps its last value.
+    fn learn(&mut self, s: &Snapshot) {
+        for e in &s.entries {
+            let now = Self::resolve(e.pid, e.fd);
+            let slot = self.0.entry((e.pid, e.fd)).or_insert(None);
+            if now.is_some() {
+                *slot = now;
+            }
+        }
+    }
+
+    fn get(&mut self, pid: u32, fd: i32) -> Option<String> {
+        self.0
+            .entry((pid, fd))
+            .or_insert_with(|| Self::resolve(pid, fd))
+            .clone()
+    }
+}
+
+/// A snapshot as the model's result.
+fn result(
+    cfg: &WatchConfig,
+    s: &Snapshot,
+    paths: &Paths,
+    processes: &BTreeMap<u32, String>,
+    start: Instant,
+) -> WatchResult {
+    WatchResult {
+        name: name(cfg),
+        config: cfg.clone(),
+        duration_ns: start.elapsed().as_nanos() as u64,
+        ended: WatchEnd::Exited,
+        command_status: None,
+        processes: processes
+            .iter()
+            .map(|(&pid, comm)| WatchedProcess {
+                pid,
+                comm: comm.clone(),
+            })
+            .collect(),
+        ops: s
+            .entries
+            .iter()
+            .map(|e| WatchFileOp {
+                pid: e.pid,
+                fd: e.fd,
+                path: paths.0.get(&(e.pid, e.fd)).cloned().flatten(),
+                op: e.op,
+                count: e.count,
+                bytes: e.bytes,
+                errors: e.errors,
+                total_ns: e.total_ns,
+                same_offset: e.same_offset,
+                same_block: e.same_block,
+                unaligned_512: e.unaligned_512,
+                unaligned_4k: e.unaligned_4k,
+                latency: e.latency.clone(),
+            })
+            .collect(),
+        losses: WatchLosses {
+            unmatched: s.unmatched,
+            start_table_full: s.start_table_full,
+            histogram_table_full: s.histogram_table_full,
+            ring_drops: s.ring_drops,
+        },
+        streamed: 0,
+        unavailable: Vec::new(),
+    }
+}
+
+/// One `--stream` line, iosnoop style.
+fn stream_line(e: &StreamEvent, path: Option<&str>, t0_ns: u64) -> String {
+    let off = e.offset.map_or_else(|| "-".to_string(), |o| o.to_string());
+    format!(
+        "{:>12.6} {:>7} {:>7} {:<15} {:<15} {:>4} {:<40} {:>12} {:>9} {:>12.1} {:>10}",
+        e.start_ns.saturating_sub(t0_ns) as f64 / 1e9,
+        e.pid,
+        e.tid,
+        e.comm,
+        e.op.name(),
+        e.fd,
+        path.unwrap_or("-"),
+        off,
+        e.size,
+        e.latency_ns as f64 / 1000.0,
+        e.result
+    )
+}
+
+/// CLOCK_MONOTONIC now, ns (the clock of the BPF programs' timestamps).
+fn monotonic_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Runs `dbio watch`.
+pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
+    let cfg = config(&a)?;
+    for &pid in &cfg.pids {
+        if !alive(pid) {
+            anyhow::bail!("no process with id {pid} is running");
+        }
+    }
+    if let Some(tid) = cfg.tid {
+        let pid = cfg.pids[0];
+        if !std::path::Path::new(&format!("/proc/{pid}/task/{tid}")).exists() {
+            anyhow::bail!("process {pid} has no thread {tid}");
+        }
+    }
+    let mut watcher = Watcher::load(LoadOptions {
+        stream: cfg.stream,
+        min_latency_ns: cfg.min_latency_ns,
+    })?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let stop = ctx.stop_flag().clone();
+    let mut rep = new_report("watch", std::path::Path::new("/"));
+    let me = std::process::id();
+    let mut processes: BTreeMap<u32, String> = BTreeMap::new();
+    let stream_to_stderr =
+        a.output.json.as_deref() == Some("-") || a.output.csv.as_deref() == Some("-");
+    let mut started = None;
+    if !cfg.command.is_empty() {
+        let child = start_command(&cfg.command, stream_to_stderr, |pid| {
+            Ok(watcher.watch(pid, None)?)
+        })?;
+        processes.insert(child.id(), cfg.command[0].clone());
+        started = Some(child);
+    }
+    for &pid in &cfg.pids {
+        watcher.watch(pid, cfg.tid)?;
+        processes.insert(pid, comm_of(pid));
+    }
+    if !a.output.quiet {
+        eprintln!(
+            "dbio watch: watching {} (Ctrl-C prints the summary)",
+            name(&cfg)
+        );
+    }
+    let start = Instant::now();
+    let t0 = monotonic_ns();
+    let mut paths = Paths::default();
+    let mut streamed = 0u64;
+    let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
+    let mut command_status = None;
+    let ended = loop {
+        if let Some(p) = &cfg.comm {
+            for pid in matching(p, me) {
+                if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
+                    // A full table of watched processes (4,096) skips the
+                    // newcomer, it does not end the watch.
+                    if let Err(e) = watcher.watch(pid, None) {
+                        let w = format!("some processes matching the pattern are not watched: {e}");
+                        if !rep.warnings.contains(&w) {
+                            rep.warnings.push(w);
+                        }
+                        continue;
+                    }
+                    let comm = comm_of(pid);
+                    if !a.output.quiet {
+                        eprintln!("dbio watch: now watching pid {pid} ({comm})");
+                    }
+                    v.insert(comm);
+                }
+            }
+        }
+        if cfg.stream {
+            wait_stream(&watcher, TICK);
+            let mut lines = Vec::new();
+            streamed += watcher.drain_stream(|e| lines.push(e));
+            let mut out: Box<dyn Write> = if stream_to_stderr {
+                Box::new(std::io::stderr().lock())
+            } else {
+                Box::new(std::io::stdout().lock())
+            };
+            for e in &lines {
+                let path = paths.get(e.pid, e.fd);
+                let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
+            }
+        } else {
+            std::thread::sleep(TICK);
+        }
+        let snap = watcher.snapshot()?;
+        paths.learn(&snap);
+        if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
+            if Instant::now() >= at {
+                let r = result(&cfg, &snap, &paths, &processes, start);
+                eprint!("{}", dbio_report::watch::render_so_far(&r));
+                next_print = Some(at + Duration::from_nanos(i));
+            }
+        }
+        if stop.load(Ordering::Relaxed) {
+            let signal = ctx.signal().unwrap_or("a stop request").to_string();
+            break WatchEnd::Signal { signal };
+        }
+        if let Some(d) = cfg.duration_ns {
+            if start.elapsed() >= Duration::from_nanos(d) {
+                break WatchEnd::Duration;
+            }
+        }
+        if let Some(s) = started.as_mut() {
+            if let Some(st) = s.try_wait().context("waiting for the command")? {
+                command_status = st.code();
+                break WatchEnd::Exited;
+            }
+        } else if cfg.comm.is_none() && !processes.keys().any(|&p| alive(p)) {
+            break WatchEnd::Exited;
+        }
+    };
+    if cfg.stream {
+        streamed += watcher.drain_stream(|_| {});
+    }
+    let snap = watcher.snapshot()?;
+    paths.learn(&snap);
+    let mut w = result(&cfg, &snap, &paths, &processes, start);
+    w.ended = ended;
+    w.command_status = command_status;
+    w.streamed = streamed;
+    w.unavailable = watcher.unavailable().to_vec();
+    let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
+    if w.ops
+        .iter()
+        .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
+    {
+        rep.warnings.push(
+            "some descriptors were closed before their path could be read (the process exited or closed them within 50 ms of first use)".into(),
+        );
+    }
+    rep.watch.push(w);
+    Ok(ctx.finish(&rep))
+}
+
+/// Waits up to `limit` for stream records (poll(2) on the ring buffer).
+fn wait_stream(w: &Watcher, limit: Duration) {
+    let Some(fd) = w.stream_fd() else {
+        std::thread::sleep(limit);
+        return;
+    };
+    let mut fds = [rustix::event::PollFd::new(
+        &fd,
+        rustix::event::PollFlags::IN,
+    )];
+    let ts = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: limit.as_nanos() as i64,
+    };
+    let _ = rustix::event::poll(&mut fds, Some(&ts));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_matches_stars_and_literals() {
+        assert!(glob("ora_lgwr_*", "ora_lgwr_ORCL"));
+        assert!(!glob("ora_lgwr_*", "ora_dbw0_ORCL"));
+        assert!(glob("postgres: walwriter", "postgres: walwriter"));
+        assert!(glob("*walwriter*", "postgres: walwriter "));
+        assert!(glob("a*b*c", "aXbYc"));
+        assert!(!glob("a*b*c", "aXcYb"));
+        assert!(!glob("ab*ba", "aba"));
+        assert!(glob("mariadbd", "mariadbd"));
+    }
+}
