@@ -197,3 +197,21 @@ pub trait Session: Send {
     /// has one (for wait sampling and CPU accounting).
     fn backend_pid(&self) -> Option<u32>;
 }
+
+/// Runs `op` on a backend's monitoring connection; when that connection
+/// was lost, connects again once and runs `op` again, so that the run's
+/// table is still dropped and its last counters read. A second loss is
+/// the error.
+pub fn once_more_if_lost<D: ?Sized, T>(
+    db: &mut D,
+    reconnect: impl FnOnce(&mut D) -> Result<(), LoadError>,
+    mut op: impl FnMut(&mut D) -> Result<T, LoadError>,
+) -> Result<T, LoadError> {
+    match op(db) {
+        Err(LoadError::Lost(_)) => {
+            reconnect(db)?;
+            op(db)
+        }
+        r => r,
+    }
+}

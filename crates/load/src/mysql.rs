@@ -17,7 +17,8 @@
 //! which is how the tests can demand exact counts.
 
 use crate::backend::{
-    Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+    once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session,
+    TableSpec, WaitSample,
 };
 use crate::target::{home_dir, ServerSpec};
 use mysql::prelude::Queryable;
@@ -472,13 +473,7 @@ impl Database for Mysql {
     }
 
     fn drop_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
-        match self.drop_once(table) {
-            Err(LoadError::Lost(_)) => {
-                self.reconnect()?;
-                self.drop_once(table)
-            }
-            r => r,
-        }
+        once_more_if_lost(self, Self::reconnect, |db| db.drop_once(table))
     }
 
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
@@ -486,13 +481,7 @@ impl Database for Mysql {
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
-        match self.counters_once() {
-            Err(LoadError::Lost(_)) => {
-                self.reconnect()?;
-                self.counters_once()
-            }
-            r => r,
-        }
+        once_more_if_lost(self, Self::reconnect, Self::counters_once)
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {

@@ -25,7 +25,8 @@
 //! `COMMIT` are prepared once per session (as `pgbench -M prepared`).
 
 use crate::backend::{
-    Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+    once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session,
+    TableSpec, WaitSample,
 };
 use crate::target::{chain, home_dir, password_file_unsafe, ServerSpec};
 use postgres::config::Host;
@@ -656,13 +657,7 @@ impl Database for Postgres {
     }
 
     fn drop_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
-        match self.drop_once(table) {
-            Err(LoadError::Lost(_)) => {
-                self.reconnect()?;
-                self.drop_once(table)
-            }
-            r => r,
-        }
+        once_more_if_lost(self, Self::reconnect, |db| db.drop_once(table))
     }
 
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
@@ -670,13 +665,7 @@ impl Database for Postgres {
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
-        match self.counters_once() {
-            Err(LoadError::Lost(_)) => {
-                self.reconnect()?;
-                self.counters_once()
-            }
-            r => r,
-        }
+        once_more_if_lost(self, Self::reconnect, Self::counters_once)
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
