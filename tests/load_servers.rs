@@ -8,7 +8,7 @@
 //! See: issue 11.
 
 use crate::util::{dbio, dbio_path, json, skip_this_test, tool, wait_output_within};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, PartialEq)]
@@ -172,8 +172,10 @@ fn mariadb_wrong_password_is_one_sentence_without_it() {
     wrong_password(Kind::My);
 }
 
-/// Starts a long run and waits until its sessions are on the server.
-fn start_long_run(kind: Kind, u: &str) -> (std::process::Child, Vec<String>) {
+/// Starts a long run, waits until its sessions are on the server, calls
+/// `interrupt` with the dbio process id and the sessions' server ids, and
+/// returns what dbio gave within 30 s.
+fn interrupted_run(kind: Kind, u: &str, interrupt: impl FnOnce(u32, &[String])) -> Output {
     let child = Command::new(dbio_path())
         .args([
             "load",
@@ -191,27 +193,39 @@ fn start_long_run(kind: Kind, u: &str) -> (std::process::Child, Vec<String>) {
         .spawn()
         .unwrap();
     let t0 = Instant::now();
-    loop {
+    // MariaDB lists the monitoring connection too.
+    let want = if kind == Kind::My { 5 } else { 4 };
+    let sessions = loop {
         let mut s = loading_sessions(kind, u);
-        // MariaDB lists the monitoring connection too.
-        let want = if kind == Kind::My { 5 } else { 4 };
         if s.len() >= want {
             s.truncate(4);
-            return (child, s);
+            break Some(s);
         }
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "no sessions within 30 s: {s:?}"
-        );
+        if t0.elapsed() > Duration::from_secs(30) {
+            break None;
+        }
+    };
+    if let Some(s) = &sessions {
+        interrupt(child.id(), s);
     }
+    let out = wait_output_within(
+        child,
+        Duration::from_secs(if sessions.is_some() { 30 } else { 0 }),
+    );
+    assert!(
+        sessions.is_some(),
+        "no sessions within 30 s: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 fn sigint(kind: Kind) {
     let Some(u) = url(kind) else { return };
-    let (child, _) = start_long_run(kind, &u);
-    // SAFETY: kill with a valid pid and signal.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let out = wait_output_within(child, Duration::from_secs(30));
+    let out = interrupted_run(kind, &u, |pid, _| {
+        // SAFETY: kill with a valid pid and signal.
+        assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGINT) }, 0);
+    });
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     let v = json(&out.stdout);
@@ -232,35 +246,40 @@ fn mariadb_sigint_mid_run_is_partial_and_drops_the_table() {
 
 fn killed_sessions(kind: Kind) {
     let Some(u) = url(kind) else { return };
-    let (child, ids) = start_long_run(kind, &u);
-    // The sessions are killed from another connection, as a DBA would.
-    let admin = std::env::var("DBIO_TEST_PG_ADMIN_URL").ok();
-    match kind {
-        Kind::Pg => {
-            let ids = ids.join(",");
-            let q = format!("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[{ids}]) AS pid) AS t");
-            sql(kind, admin.as_deref().unwrap_or(&u), &q);
-        }
-        // The first kill stops the run, which closes the other sessions:
-        // only the first must find its connection.
-        Kind::My => {
-            sql(kind, &u, &format!("KILL CONNECTION {}", ids[0]));
-            for id in &ids[1..] {
-                let _ = tool(
-                    Command::new("mariadb")
-                        .args(my_args(&u))
-                        .args(["-e", &format!("KILL CONNECTION {id}")]),
-                );
+    let out = interrupted_run(kind, &u, |_, ids| {
+        // The sessions are killed from another connection, as a DBA would.
+        let admin = std::env::var("DBIO_TEST_PG_ADMIN_URL").ok();
+        match kind {
+            Kind::Pg => {
+                let ids = ids.join(",");
+                let q = format!("SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM unnest(ARRAY[{ids}]) AS pid) AS t");
+                sql(kind, admin.as_deref().unwrap_or(&u), &q);
+            }
+            // The first kill stops the run, which closes the other sessions:
+            // only the first must find its connection.
+            Kind::My => {
+                sql(kind, &u, &format!("KILL CONNECTION {}", ids[0]));
+                for id in &ids[1..] {
+                    let _ = tool(
+                        Command::new("mariadb")
+                            .args(my_args(&u))
+                            .args(["-e", &format!("KILL CONNECTION {id}")]),
+                    );
+                }
             }
         }
-    }
-    let out = wait_output_within(child, Duration::from_secs(30));
+    });
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(!err.contains(&parts(&u)[1]), "{err}");
     let v = json(&out.stdout);
-    assert!(!v["partial"].is_null(), "{}", v["partial"]);
+    // One sentence saying the server ended the session, recorded where
+    // every partial result says why (the table's header and the JSON).
+    assert_eq!(v["partial"]["kind"], "io_error", "{}", v["partial"]);
+    let why = v["partial"]["message"].as_str().unwrap();
+    assert!(why.contains("lost the connection to the server"), "{why}");
+    assert!(!why.contains('\n') && !why.contains(&parts(&u)[1]), "{why}");
     assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
     // The monitoring connection was not killed: the table is dropped.
     assert_eq!(dbio_tables(kind, &u), "", "the table outlived the run");
