@@ -15,6 +15,7 @@ mod durability;
 mod findings;
 mod lgwr;
 mod load;
+mod load_servers;
 mod read;
 mod safety;
 mod safety_blockdev;
