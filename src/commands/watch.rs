@@ -228,6 +228,21 @@ impl Paths {
         }
     }
 
+    /// Reads again the path of each descriptor in a batch of streamed
+    /// calls, once per descriptor: a number cached from an earlier file
+    /// (closed since, the number reused) would name the wrong file. A
+    /// path that can no longer be read keeps its last value.
+    fn refresh(&mut self, keys: impl Iterator<Item = (u32, i32)>) {
+        let mut seen = std::collections::BTreeSet::new();
+        for key in keys {
+            if seen.insert(key) {
+                if let Some(now) = Self::resolve(key.0, key.1) {
+                    self.0.insert(key, Some(now));
+                }
+            }
+        }
+    }
+
     fn get(&mut self, pid: u32, fd: i32) -> Option<String> {
         self.0
             .entry((pid, fd))
@@ -392,6 +407,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             } else {
                 Box::new(std::io::stdout().lock())
             };
+            paths.refresh(lines.iter().map(|e| (e.pid, e.fd)));
             for e in &lines {
                 let path = paths.get(e.pid, e.fd);
                 let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
