@@ -276,19 +276,8 @@ fn result(
             .entries
             .iter()
             .map(|e| WatchFileOp {
-                pid: e.pid,
-                fd: e.fd,
                 path: paths.0.get(&(e.pid, e.fd)).cloned().flatten(),
-                op: e.op,
-                count: e.count,
-                bytes: e.bytes,
-                errors: e.errors,
-                total_ns: e.total_ns,
-                same_offset: e.same_offset,
-                same_block: e.same_block,
-                unaligned_512: e.unaligned_512,
-                unaligned_4k: e.unaligned_4k,
-                latency: e.latency.clone(),
+                ..e.clone()
             })
             .collect(),
         losses: WatchLosses {

@@ -32,8 +32,7 @@
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
 use aya::programs::TracePoint;
 use aya::{Ebpf, EbpfLoader, Pod};
-use dbio_model::watch::SyscallOp;
-use dbio_model::Log2Buckets;
+use dbio_model::watch::{SyscallOp, WatchFileOp};
 use std::path::Path;
 
 /// The compiled BPF object (`bpf/watch.bpf.c` built by `scripts/build-bpf`).
@@ -124,40 +123,13 @@ pub struct LoadOptions {
     pub min_latency_ns: u64,
 }
 
-/// One (process, descriptor, operation) entry, summed over the CPUs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Entry {
-    /// Process id.
-    pub pid: u32,
-    /// Descriptor.
-    pub fd: i32,
-    /// The call.
-    pub op: SyscallOp,
-    /// Calls.
-    pub count: u64,
-    /// Bytes transferred.
-    pub bytes: u64,
-    /// Failed calls.
-    pub errors: u64,
-    /// Time in the calls, ns.
-    pub total_ns: u64,
-    /// Writes at the previous write's offset.
-    pub same_offset: u64,
-    /// Writes starting in the previous write's last 4 KiB block.
-    pub same_block: u64,
-    /// Positioned writes not at a multiple of 512 B.
-    pub unaligned_512: u64,
-    /// Positioned writes not a multiple of 4 KiB in offset or length.
-    pub unaligned_4k: u64,
-    /// Latency buckets.
-    pub latency: Log2Buckets,
-}
-
 /// What the maps hold now.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    /// Every entry.
-    pub entries: Vec<Entry>,
+    /// Every (process, descriptor, operation) entry, summed over the
+    /// CPUs; the paths are left to the caller, which reads them from
+    /// `/proc` while the descriptors are open.
+    pub entries: Vec<WatchFileOp>,
     /// Exits without entries.
     pub unmatched: u64,
     /// Entries lost to a full start table.
@@ -342,7 +314,7 @@ impl Watcher {
             let Some(&op) = SyscallOp::ALL.get(k.op as usize) else {
                 continue;
             };
-            let mut e = Entry {
+            let mut e = WatchFileOp {
                 pid: k.tgid,
                 fd: k.fd,
                 op,
