@@ -358,15 +358,7 @@ fn measure(
     table: &TableSpec,
     stop: &AtomicBool,
 ) -> Result<Outcome, LoadError> {
-    let mut sessions: Vec<Box<dyn Session>> = Vec::with_capacity(cfg.sessions as usize);
-    for _ in 0..cfg.sessions {
-        if stop.load(Ordering::Relaxed) {
-            return Err(LoadError::Refused(
-                "interrupted before the sessions were connected".into(),
-            ));
-        }
-        sessions.push(db.connect(table)?);
-    }
+    let mut sessions = connect_sessions(db, cfg, table, stop)?;
     let sampler = db.waits_sampler()?;
     let sh = Shared {
         stop,
@@ -409,24 +401,7 @@ fn measure(
         }
         let sampler_handle = sampler.map(|mut sdb| {
             let (sampling, sampler_done) = (&sampling, &sampler_done);
-            s.spawn(move || {
-                let mut tally = Tally::default();
-                while !sampler_done.load(Ordering::Relaxed) {
-                    std::thread::sleep(SAMPLE_EVERY);
-                    if !sampling.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    match sdb.sample_waits() {
-                        Ok(v) => {
-                            for w in v {
-                                *tally.0.entry((w.backend, w.state)).or_default() += 1;
-                            }
-                        }
-                        Err(_) => break,
-                    }
-                }
-                tally
-            })
+            s.spawn(move || sample_waits(sdb.as_mut(), sampling, sampler_done))
         });
         if let Some(e) = spawn_error {
             sh.gate.open(false);
@@ -519,7 +494,72 @@ fn measure(
             .unwrap_or_default();
         Ok((outs, tally))
     })?;
-    let flush = match (before, db.counters()) {
+    let flush = flush_over_run(db, before, &mut warnings);
+    let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
+    result.series = series;
+    result.flush = flush;
+    result.waits = tally.shares();
+    let error = outs
+        .iter()
+        .enumerate()
+        .find_map(|(i, o)| o.error.as_ref().map(|e| format!("session {}: {e}", i + 1)));
+    Ok(Outcome {
+        result,
+        error,
+        warnings,
+    })
+}
+
+/// One connection per session, each with its statements prepared; a
+/// stop before they are all made ends the run.
+fn connect_sessions(
+    db: &mut dyn Database,
+    cfg: &LoadConfig,
+    table: &TableSpec,
+    stop: &AtomicBool,
+) -> Result<Vec<Box<dyn Session>>, LoadError> {
+    let mut sessions: Vec<Box<dyn Session>> = Vec::with_capacity(cfg.sessions as usize);
+    for _ in 0..cfg.sessions {
+        if stop.load(Ordering::Relaxed) {
+            return Err(LoadError::Refused(
+                "interrupted before the sessions were connected".into(),
+            ));
+        }
+        sessions.push(db.connect(table)?);
+    }
+    Ok(sessions)
+}
+
+/// The wait sampler's thread: every [`SAMPLE_EVERY`] while `sampling`
+/// (the measured window), until `done`; a failed sample ends it.
+fn sample_waits(sdb: &mut dyn Database, sampling: &AtomicBool, done: &AtomicBool) -> Tally {
+    let mut tally = Tally::default();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(SAMPLE_EVERY);
+        if !sampling.load(Ordering::Relaxed) {
+            continue;
+        }
+        match sdb.sample_waits() {
+            Ok(v) => {
+                for w in v {
+                    *tally.0.entry((w.backend, w.state)).or_default() += 1;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    tally
+}
+
+/// The engine's flush path over the measured window, from the counters
+/// read when it opened (`before`) and now; empty, with a warning, when
+/// they cannot be read.
+fn flush_over_run(
+    db: &mut dyn Database,
+    before: Option<Vec<Counter>>,
+    warnings: &mut Vec<String>,
+) -> LoadFlush {
+    match (before, db.counters()) {
         (Some(b), Ok(a)) => {
             let f = db.flush_path(&b, &a);
             LoadFlush {
@@ -545,20 +585,7 @@ fn measure(
             LoadFlush::default()
         }
         (None, _) => LoadFlush::default(),
-    };
-    let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
-    result.series = series;
-    result.flush = flush;
-    result.waits = tally.shares();
-    let error = outs
-        .iter()
-        .enumerate()
-        .find_map(|(i, o)| o.error.as_ref().map(|e| format!("session {}: {e}", i + 1)));
-    Ok(Outcome {
-        result,
-        error,
-        warnings,
-    })
+    }
 }
 
 fn second(t0: Instant, from: Instant, to: Instant, commits: u64) -> LoadSecond {
