@@ -57,6 +57,22 @@ fn us(v: f64) -> String {
 
 fn evaluate(r: &AwrReport) -> Vec<Finding> {
     let mut out = Vec::new();
+    for rule in [
+        commit_not_io,
+        small_redo_writes,
+        read_tiers,
+        dbwr_behind,
+        log_switch_stalls,
+        log_buffer_space,
+    ] {
+        rule(r, &mut out);
+    }
+    out
+}
+
+/// Commit time spent outside the log write ('log file sync' far above
+/// 'log file parallel write').
+fn commit_not_io(r: &AwrReport, out: &mut Vec<Finding>) {
     let d = &r.derived;
     if let (Some(lfs), Some(lfpw), Some(ratio)) = (
         d.log_file_sync_us,
@@ -91,6 +107,11 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             ));
         }
     }
+}
+
+/// Small redo writes that are slow: a buffered file system under the redo.
+fn small_redo_writes(r: &AwrReport, out: &mut Vec<Finding>) {
+    let d = &r.derived;
     if let (Some(size), Some(t)) = (d.redo_write_size_bytes, d.redo_write_time_us) {
         if size < SMALL_REDO_WRITE && t >= SLOW_REDO_WRITE_US {
             out.push(finding(
@@ -109,6 +130,11 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             ));
         }
     }
+}
+
+/// Single-block reads answered by the page cache, or by the device.
+fn read_tiers(r: &AwrReport, out: &mut Vec<Finding>) {
+    let d = &r.derived;
     if let Some(tr) = &d.read_tiers {
         let n = tr.page_cache + tr.storage_cache + tr.device + tr.unresolved;
         if n > 0.0 {
@@ -147,6 +173,10 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             }
         }
     }
+}
+
+/// DBWR not keeping up: free buffer waits, write complete waits.
+fn dbwr_behind(r: &AwrReport, out: &mut Vec<Finding>) {
     let writers = r
         .tables
         .iter()
@@ -183,6 +213,11 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             ));
         }
     }
+}
+
+/// Sessions stopped while the log could not be switched.
+fn log_switch_stalls(r: &AwrReport, out: &mut Vec<Finding>) {
+    let d = &r.derived;
     for name in [
         "log file switch (checkpoint incomplete)",
         "log file switch (archiving needed)",
@@ -215,6 +250,10 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             ));
         }
     }
+}
+
+/// Sessions waiting for room in the log buffer.
+fn log_buffer_space(r: &AwrReport, out: &mut Vec<Finding>) {
     if let Some(e) = r.event("log buffer space") {
         if let (Some(waits), Some(t)) = (e.waits, e.time_s) {
             if waits > 0.0 && t >= MIN_STALL_S {
@@ -231,7 +270,6 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

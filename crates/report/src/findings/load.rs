@@ -49,9 +49,23 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
     if x.commits == 0 {
         return v;
     }
+    for rule in [
+        commit_rate,
+        commit_against_flush,
+        group_commit,
+        flush_bound,
+        consistency,
+        slow_tail,
+    ] {
+        rule(x, &mut v);
+    }
+    v
+}
+
+/// How often the run committed, and its median and p99 commit.
+fn commit_rate(x: &LoadResult, v: &mut Vec<Finding>) {
     let name = Some(x.name.as_str());
     let c = &x.config;
-    let d = &x.derived;
     v.push(finding(
         "load.commit_rate",
         name,
@@ -73,6 +87,13 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
         ],
         Some(doc("docs/load.md")),
     ));
+}
+
+/// The commit ('log file sync') against the flush ('log file parallel write').
+fn commit_against_flush(x: &LoadResult, v: &mut Vec<Finding>) {
+    let name = Some(x.name.as_str());
+    let c = &x.config;
+    let d = &x.derived;
     if let (Some(ratio), Some(flush)) = (d.sync_to_flush_ratio, d.flush_latency_ns) {
         let no_grouping = c.sessions > 1 && d.commits_per_flush.is_some_and(|n| n < 1.05);
         let queue;
@@ -112,6 +133,13 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
             Some(savvinov_log_file_sync()),
         ));
     }
+}
+
+/// How many commits each flush carried.
+fn group_commit(x: &LoadResult, v: &mut Vec<Finding>) {
+    let name = Some(x.name.as_str());
+    let c = &x.config;
+    let d = &x.derived;
     if let Some(cpf) = d.commits_per_flush {
         let text = if cpf < 1.05 && c.sessions > 1 {
             format!(
@@ -138,6 +166,12 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
             Some(log_file_sync()),
         ));
     }
+}
+
+/// A flush path busy nearly all the time: the storage bounds the rate.
+fn flush_bound(x: &LoadResult, v: &mut Vec<Finding>) {
+    let name = Some(x.name.as_str());
+    let d = &x.derived;
     if let Some(u) = d.flush_utilisation.filter(|&u| u >= FLUSH_BOUND) {
         v.push(finding(
             "load.flush_bound",
@@ -154,6 +188,12 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
             Some(doc("docs/load.md")),
         ));
     }
+}
+
+/// Whether the measured rate agrees with the latencies and the flushes.
+fn consistency(x: &LoadResult, v: &mut Vec<Finding>) {
+    let name = Some(x.name.as_str());
+    let d = &x.derived;
     if d.tps_from_latency > 0.0 && x.tps > 0.0 {
         let off = (d.tps_from_latency - x.tps).abs() / x.tps;
         if off > INCONSISTENT {
@@ -175,6 +215,11 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
             ));
         }
     }
+}
+
+/// A slowest commit far above the median.
+fn slow_tail(x: &LoadResult, v: &mut Vec<Finding>) {
+    let name = Some(x.name.as_str());
     let p50 = x.commit.p50_ns() as f64;
     if p50 > 0.0 && x.commit.max_ns as f64 > SLOW_TAIL * p50 {
         v.push(finding(
@@ -194,7 +239,6 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
             Some(doc("docs/load.md")),
         ));
     }
-    v
 }
 
 /// `dbio check`'s database section: SQLite at 1 and at 10 sessions.
