@@ -306,6 +306,22 @@ fn table_csv_and_report_rerender() {
         table,
         "report --from must reproduce the table"
     );
+    // `-` reads the result from standard input.
+    let re = dbio()
+        .args(["report", "--from", "-"])
+        .write_stdin(std::fs::read(&json_path).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        re.status.success(),
+        "{}",
+        String::from_utf8_lossy(&re.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(re.stdout).unwrap(),
+        table,
+        "report --from - must reproduce the table"
+    );
 }
 
 #[test]
@@ -319,6 +335,15 @@ fn report_refuses_foreign_json() {
         .assert()
         .code(2)
         .stderr(predicates::str::contains("schema version 99"));
+    // From standard input, the error names it so.
+    dbio()
+        .args(["report", "--from", "-"])
+        .write_stdin("{\"schema_version\": 99}")
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "standard input: schema version 99",
+        ));
 }
 
 #[test]

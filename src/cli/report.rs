@@ -8,7 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// A JSON result written by any command's `--json` (a measurement, a
-    /// `tracefile` analysis or comparison).
+    /// `tracefile` analysis or comparison, an AWR reading); `-` reads it
+    /// from standard input.
     #[arg(long, value_name = "FILE")]
     pub from: PathBuf,
     /// Outputs (the table goes to standard output unless JSON or CSV does).

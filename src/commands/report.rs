@@ -1,4 +1,5 @@
-//! `dbio report --from FILE`: re-render any saved result (a measurement,
+//! `dbio report --from FILE` (or `-` for standard input): re-render any
+//! saved result (a measurement,
 //! a trace analysis or a trace comparison) to the table, `--json` and
 //! `--csv`, as the command that saved it printed and wrote them.
 
@@ -11,10 +12,20 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &a.output,
     )?);
-    let text = std::fs::read_to_string(&a.from)
-        .with_context(|| format!("reading {}", a.from.display()))?;
-    let result =
-        dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.from.display()))?;
+    let text = if a.from.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("reading standard input")?;
+        text
+    } else {
+        std::fs::read_to_string(&a.from).with_context(|| format!("reading {}", a.from.display()))?
+    };
+    let name = if a.from.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        a.from.display().to_string()
+    };
+    let result = dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.
     Ok(ctx.finish_result(&result))
