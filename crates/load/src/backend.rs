@@ -215,3 +215,11 @@ pub fn once_more_if_lost<D: ?Sized, T>(
         r => r,
     }
 }
+
+/// How much counter `name` grew between two readings (None when either
+/// lacks it; never below zero, as after a server-side reset).
+pub fn counter_delta(before: &[Counter], after: &[Counter], name: &str) -> Option<f64> {
+    let a = after.iter().find(|c| c.name == name)?.value;
+    let b = before.iter().find(|c| c.name == name)?.value;
+    Some((a - b).max(0.0))
+}

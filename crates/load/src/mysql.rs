@@ -17,8 +17,8 @@
 //! which is how the tests can demand exact counts.
 
 use crate::backend::{
-    once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session,
-    TableSpec, WaitSample,
+    counter_delta, once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo,
+    Session, TableSpec, WaitSample,
 };
 use crate::target::{home_dir, ServerSpec};
 use mysql::prelude::Queryable;
@@ -394,12 +394,6 @@ fn version_num(v: &str) -> u32 {
     a * 10_000 + b * 100 + c
 }
 
-fn delta(before: &[Counter], after: &[Counter], name: &str) -> Option<f64> {
-    let a = after.iter().find(|c| c.name == name)?.value;
-    let b = before.iter().find(|c| c.name == name)?.value;
-    Some((a - b).max(0.0))
-}
-
 impl Database for Mysql {
     fn kind(&self) -> DbKind {
         DbKind::Mysql
@@ -485,7 +479,7 @@ impl Database for Mysql {
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
-        let d = |n: &str| delta(before, after, n);
+        let d = |n: &str| counter_delta(before, after, n);
         let mut extra = Vec::new();
         for (name, unit) in [
             ("Binlog_commits", "count"),

@@ -25,8 +25,8 @@
 //! `COMMIT` are prepared once per session (as `pgbench -M prepared`).
 
 use crate::backend::{
-    once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session,
-    TableSpec, WaitSample,
+    counter_delta, once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo,
+    Session, TableSpec, WaitSample,
 };
 use crate::target::{chain, home_dir, password_file_unsafe, ServerSpec};
 use postgres::config::Host;
@@ -542,12 +542,6 @@ impl Postgres {
     }
 }
 
-fn unit_delta(before: &[Counter], after: &[Counter], name: &str) -> Option<f64> {
-    let a = after.iter().find(|c| c.name == name)?.value;
-    let b = before.iter().find(|c| c.name == name)?.value;
-    Some((a - b).max(0.0))
-}
-
 fn counter(name: &str, value: Option<String>, unit: &'static str) -> Option<Counter> {
     Some(Counter {
         name: name.to_string(),
@@ -669,7 +663,7 @@ impl Database for Postgres {
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
-        let d = |n: &str| unit_delta(before, after, n);
+        let d = |n: &str| counter_delta(before, after, n);
         let v = self.version_num;
         let (count, time) = match (v >= 180_000, self.flush_in_write) {
             (false, false) => ("pg_stat_wal.wal_sync", "pg_stat_wal.wal_sync_time"),

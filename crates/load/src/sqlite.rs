@@ -29,7 +29,8 @@
 //! checkpoints' syncs of the WAL and of the main file, counted apart.
 
 use crate::backend::{
-    Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec, WaitSample,
+    counter_delta, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
+    WaitSample,
 };
 use crate::vfs_shim::{names, Shim};
 use rusqlite::{Connection, OpenFlags, Statement};
@@ -286,10 +287,6 @@ impl SqliteDb {
     }
 }
 
-fn value(list: &[Counter], name: &str) -> Option<f64> {
-    list.iter().find(|c| c.name == name).map(|c| c.value)
-}
-
 impl Database for SqliteDb {
     fn kind(&self) -> DbKind {
         DbKind::Sqlite
@@ -387,9 +384,7 @@ impl Database for SqliteDb {
     }
 
     fn flush_path(&self, before: &[Counter], after: &[Counter]) -> FlushPath {
-        let delta = |n: &str| -> Option<u64> {
-            Some((value(after, n)? - value(before, n)?).max(0.0) as u64)
-        };
+        let delta = |n: &str| counter_delta(before, after, n).map(|v| v as u64);
         let extra = [
             (names::WAL_WRITES, "count"),
             (names::WAL_WRITE_TIME, "ns"),
@@ -509,6 +504,10 @@ impl Session for SqliteSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn value(list: &[Counter], name: &str) -> Option<f64> {
+        list.iter().find(|c| c.name == name).map(|c| c.value)
+    }
 
     fn spec(name: &str, mark: &str) -> TableSpec {
         TableSpec {
@@ -631,7 +630,7 @@ mod tests {
             s.insert_autocommit(id).unwrap();
         }
         let after = db.counters().unwrap();
-        let delta = |name| value(&after, name).unwrap() - value(&before, name).unwrap();
+        let delta = |name| counter_delta(&before, &after, name).unwrap();
         let checkpoints = delta(names::DB_SYNCS);
         assert!(checkpoints >= 1.0, "no checkpoint ran");
         assert!(delta(names::CKPT_WAL_SYNCS) >= 1.0);
