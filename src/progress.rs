@@ -35,6 +35,27 @@ impl Bar {
     }
 }
 
+impl Bar {
+    /// Shows where a `dbio load` run is, in commits per second (a commit
+    /// is not an I/O). `label` names the comparison's configuration and
+    /// round, when there is one.
+    pub fn load(&self, t: &dbio_load::run::Tick, label: &str) {
+        let Some(b) = &self.bar else { return };
+        let frac = match (t.planned_s, t.commits_planned) {
+            (Some(p), _) if p > 0.0 => t.elapsed_s / p,
+            (_, Some(n)) if n > 0 => t.commits as f64 / n as f64,
+            _ => 0.0,
+        };
+        b.set_position((frac.clamp(0.0, 1.0) * 1000.0) as u64);
+        b.set_message(format!(
+            "{label}{}{} commits/s, {} commits",
+            if t.warming_up { "warm-up " } else { "" },
+            format_count_rate(t.tps),
+            t.commits
+        ));
+    }
+}
+
 impl Progress for Bar {
     fn update(&self, p: &ProgressInfo) {
         let Some(b) = &self.bar else { return };

@@ -69,6 +69,25 @@ pub struct LoadArgs {
     /// How sessions commit.
     #[arg(long, value_enum, default_value = "autocommit")]
     pub mode: ModeArg,
+    /// Compare values of a commit-path setting, SETTING=V1,V2[,..]
+    /// (repeatable: every combination is a configuration, at most 16).
+    /// PostgreSQL: synchronous_commit, commit_delay, commit_siblings (set
+    /// for dbio's sessions only); wal_sync_method, wal_writer_delay,
+    /// wal_writer_flush_after (server-wide: ALTER SYSTEM, needs a
+    /// superuser). MariaDB: innodb_flush_log_at_trx_commit, sync_binlog,
+    /// binlog_commit_wait_count, binlog_commit_wait_usec (server-wide: SET
+    /// GLOBAL). SQLite: synchronous. Server-wide settings are restored at
+    /// the end, also after an error, SIGINT or a lost connection.
+    #[arg(long, value_name = "SETTING=V1,V2", value_parser = dbio_load::settings::parse_compare)]
+    pub compare: Vec<dbio_load::settings::CompareArg>,
+    /// Rounds of the --compare configurations, interleaved (A B A B ...), 1..100.
+    #[arg(long, default_value_t = 3, requires = "compare")]
+    pub rounds: u32,
+    /// Skip the device baseline (4 KiB write + fdatasync at queue depth 1
+    /// for about 1 s before and after the load, on the storage holding the
+    /// database's log when it is on this machine, else in --dir).
+    #[arg(long)]
+    pub no_baseline: bool,
     /// `--keep`.
     #[command(flatten)]
     pub keep: Keep,

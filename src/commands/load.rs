@@ -8,7 +8,7 @@
 
 use crate::cli::LoadArgs;
 use crate::run_context::{io_error, new_report, RunContext};
-use dbio_load::run::{execute, validate};
+use dbio_load::run::{execute, execute_with, validate};
 use dbio_load::sqlite::SqliteDb;
 use dbio_load::Database;
 use dbio_model::load::LoadConfig;
@@ -63,7 +63,19 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     let mut db = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
-    let out = match execute(db.as_mut(), &cfg, "load", ctx.stop_flag()) {
+    if !a.compare.is_empty() {
+        let code = super::load_compare::run(&a, &cfg, db.as_mut(), &ctx, report);
+        drop(db);
+        return code;
+    }
+    let stop = ctx.stop_flag();
+    let mut base = (!a.no_baseline)
+        .then(|| super::load_compare::before(db.as_mut(), &a.dir, stop, &mut report.warnings))
+        .flatten();
+    let bar = crate::progress::Bar::new("load", a.output.quiet);
+    let run = execute_with(db.as_mut(), &cfg, "load", stop, &|t| bar.load(t, ""));
+    bar.finish();
+    let mut out = match run {
         Ok(out) => out,
         // Stopped before the sessions ran: nothing measured, a partial
         // (empty) result with the signal's name.
@@ -73,8 +85,12 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
+    super::load_compare::after(&mut base, stop, &mut report.warnings);
+    out.result.baseline = base;
     report.warnings.extend(out.warnings);
     if let Some(e) = out.error {
+        // A session the server ended: said at once, besides the partial result.
+        eprintln!("dbio: {e} (the result is partial: what was measured until then)");
         io_error(&mut report, e);
     }
     ctx.interrupted(&mut report);

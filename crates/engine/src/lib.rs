@@ -17,6 +17,7 @@ pub mod blockdev;
 pub mod buf;
 pub mod check;
 pub mod clock;
+pub mod commit_probe;
 pub mod engines;
 pub mod error;
 pub mod job;

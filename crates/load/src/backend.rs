@@ -7,7 +7,9 @@
 //! a password into an error or a setting they return: errors are shown
 //! to the user and saved in results.
 
+use crate::settings::{SavedSetting, Scope};
 use std::fmt;
+use std::path::PathBuf;
 
 /// Which engine a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +180,44 @@ pub trait Database: Send + Sync {
     /// load loop then starts no sampler). The default is `None`.
     fn waits_sampler(&self) -> Result<Option<Box<dyn Database>>, LoadError> {
         Ok(None)
+    }
+    /// Before a comparison changes setting `name` ([`crate::settings`]):
+    /// checks that this user may set it to each of `values` (refused
+    /// otherwise, before anything changed) and returns its value now
+    /// with the statement that restores it. The default refuses.
+    fn save_setting(
+        &mut self,
+        name: &str,
+        _scope: Scope,
+        _values: &[String],
+    ) -> Result<SavedSetting, LoadError> {
+        Err(LoadError::Refused(format!(
+            "dbio cannot change {name} on {}",
+            self.kind()
+        )))
+    }
+    /// Sets `name` to `value` for the sessions connected from now on
+    /// (session scope) or server-wide (server scope), returning once new
+    /// sessions see it.
+    fn change_setting(&mut self, name: &str, _value: &str, _scope: Scope) -> Result<(), LoadError> {
+        Err(LoadError::Refused(format!(
+            "dbio cannot change {name} on {}",
+            self.kind()
+        )))
+    }
+    /// Puts a saved setting back (after connecting again once when the
+    /// monitoring connection was lost).
+    fn restore_setting(&mut self, saved: &SavedSetting) -> Result<(), LoadError> {
+        Err(LoadError::Refused(format!(
+            "dbio cannot restore {} on {}",
+            saved.name,
+            self.kind()
+        )))
+    }
+    /// The directory holding the database's log (WAL, redo log) when it
+    /// is on this machine and readable here; `None` otherwise.
+    fn log_dir(&mut self) -> Option<PathBuf> {
+        None
     }
 }
 

@@ -12,11 +12,13 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod compare;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod run;
+pub mod settings;
 pub mod sqlite;
 pub mod target;
 pub mod vfs_shim;

@@ -20,6 +20,7 @@ use crate::backend::{
     counter_delta, once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo,
     Session, TableSpec, WaitSample,
 };
+use crate::settings::{SavedSetting, Scope};
 use crate::target::{home_dir, ServerSpec};
 use mysql::prelude::Queryable;
 use mysql::{Conn, Opts, OptsBuilder, SslOpts, Statement};
@@ -70,6 +71,8 @@ const PFS_BINLOG: &str = "wait/io/file/sql/binlog";
 #[derive(Clone)]
 struct Target {
     opts: Opts,
+    /// The server is on this machine (a socket or a loopback host).
+    local: bool,
     shown: String,
     note: Option<String>,
 }
@@ -117,7 +120,13 @@ impl Target {
             .pass(pass)
             .db_name(db.clone())
             .prefer_socket(false)
-            .tcp_connect_timeout(Some(Duration::from_secs(10)));
+            .tcp_connect_timeout(Some(Duration::from_secs(10)))
+            // So that a DBA sees dbio's sessions for what they are
+            // (performance_schema.session_connect_attrs).
+            .connect_attrs(Some(std::collections::HashMap::from([(
+                "program_name",
+                "dbio",
+            )])));
         let mut tls = false;
         let mut socket = None;
         for (k, v) in url.query_pairs() {
@@ -148,6 +157,8 @@ impl Target {
                 }
             }
         }
+        let socket_given = socket.is_some();
+        let host_name = host.clone();
         if let Some(s) = &socket {
             b = b.socket(Some(s.clone())).prefer_socket(true);
         }
@@ -183,6 +194,7 @@ impl Target {
         );
         Ok(Target {
             opts: b.into(),
+            local: socket_given || crate::target::is_loopback(&host_name),
             shown,
             note,
         })
@@ -472,6 +484,67 @@ impl Database for Mysql {
 
     fn connect(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
         self.connect_session(table)
+    }
+
+    fn save_setting(
+        &mut self,
+        name: &str,
+        scope: Scope,
+        _values: &[String],
+    ) -> Result<SavedSetting, LoadError> {
+        // Every setting dbio compares here is global-only (MariaDB 10.11).
+        if scope != Scope::Server {
+            return Err(LoadError::Refused(format!(
+                "{name} has no session form on MariaDB"
+            )));
+        }
+        let value: Option<String> = self
+            .conn()
+            .query_first(format!("SELECT @@GLOBAL.{name}"))
+            .map_err(my_err)?;
+        let value = value.unwrap_or_default();
+        // Setting it to itself changes nothing and proves the privilege
+        // (SUPER or SYSTEM_VARIABLES_ADMIN) before anything is changed.
+        self.conn()
+            .query_drop(format!("SET GLOBAL {name} = @@GLOBAL.{name}"))
+            .map_err(|e| {
+                LoadError::Refused(format!(
+                    "{name} can be changed only server-wide (SET GLOBAL) and this user may \
+                     not: {}",
+                    my_err(e)
+                ))
+            })?;
+        Ok(SavedSetting {
+            name: name.to_string(),
+            restore: format!("SET GLOBAL {name} = {value}"),
+            value,
+            scope,
+        })
+    }
+
+    fn change_setting(&mut self, name: &str, value: &str, _scope: Scope) -> Result<(), LoadError> {
+        let sql = format!("SET GLOBAL {name} = {value}");
+        once_more_if_lost(self, Self::reconnect, |db| {
+            db.conn().query_drop(&sql).map_err(my_err)
+        })
+    }
+
+    fn restore_setting(&mut self, saved: &SavedSetting) -> Result<(), LoadError> {
+        once_more_if_lost(self, Self::reconnect, |db| {
+            db.conn().query_drop(&saved.restore).map_err(my_err)
+        })
+    }
+
+    fn log_dir(&mut self) -> Option<std::path::PathBuf> {
+        if !self.target.local {
+            return None;
+        }
+        let (data, home): (String, String) = self
+            .conn()
+            .query_first("SELECT @@datadir, @@innodb_log_group_home_dir")
+            .ok()??;
+        let dir = std::path::Path::new(&data).join(home);
+        dir.is_dir().then_some(dir)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {

@@ -28,6 +28,7 @@ use crate::backend::{
     counter_delta, once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo,
     Session, TableSpec, WaitSample,
 };
+use crate::settings::{SavedSetting, Scope};
 use crate::target::{chain, home_dir, password_file_unsafe, ServerSpec};
 use postgres::config::Host;
 use postgres::types::Type;
@@ -152,9 +153,32 @@ impl Target {
         })
     }
 
+    /// The server is on this machine: a Unix socket or a loopback host.
+    fn is_local(&self) -> bool {
+        match self.config.get_hosts().first() {
+            Some(Host::Unix(_)) => true,
+            Some(Host::Tcp(h)) => crate::target::is_loopback(h),
+            None => false,
+        }
+    }
+
     fn connect(&self, app: &str) -> Result<Client, LoadError> {
+        self.connect_with(app, &[])
+    }
+
+    /// A connection with `settings` given as start-up options (`-c
+    /// name=value`): they hold for this session alone. Names and values
+    /// are checked by [`crate::settings`] (words, digits and units only).
+    fn connect_with(&self, app: &str, settings: &[(String, String)]) -> Result<Client, LoadError> {
         let mut config = self.config.clone();
         config.application_name(app);
+        if !settings.is_empty() {
+            let mut options = config.get_options().unwrap_or("").to_string();
+            for (n, v) in settings {
+                options.push_str(&format!(" -c {n}={v}"));
+            }
+            config.options(options.trim_start());
+        }
         let r = match &self.tls {
             None => config.connect(NoTls),
             Some(tls) => config.connect(tls.clone()),
@@ -435,6 +459,8 @@ pub struct Postgres {
     own: Arc<AtomicU64>,
     /// The prepared wait-sampling query, made on first use.
     sample: Option<Statement>,
+    /// Session settings of the comparison's current configuration.
+    session_settings: Vec<(String, String)>,
 }
 
 impl Postgres {
@@ -466,6 +492,7 @@ impl Postgres {
             client: std::sync::Mutex::new(client),
             own,
             sample: None,
+            session_settings: Vec::new(),
         })
     }
 
@@ -658,6 +685,55 @@ impl Database for Postgres {
         self.connect_session(table)
     }
 
+    fn save_setting(
+        &mut self,
+        name: &str,
+        scope: Scope,
+        values: &[String],
+    ) -> Result<SavedSetting, LoadError> {
+        self.save_setting_once(name, scope, values)
+    }
+
+    fn change_setting(&mut self, name: &str, value: &str, scope: Scope) -> Result<(), LoadError> {
+        match scope {
+            Scope::Session => {
+                self.session_settings.retain(|(n, _)| n != name);
+                self.session_settings
+                    .push((name.to_string(), value.to_string()));
+                Ok(())
+            }
+            Scope::Server => once_more_if_lost(self, Self::reconnect, |db| {
+                db.alter_system(&format!("ALTER SYSTEM SET {name} = {}", literal(value)))
+            }),
+        }
+    }
+
+    fn restore_setting(&mut self, saved: &SavedSetting) -> Result<(), LoadError> {
+        match saved.scope {
+            Scope::Session => {
+                self.session_settings.retain(|(n, _)| *n != saved.name);
+                Ok(())
+            }
+            Scope::Server => {
+                // The saved statement is `ALTER SYSTEM ...; SELECT pg_reload_conf()`.
+                let alter = saved.restore.split(';').next().unwrap_or_default();
+                once_more_if_lost(self, Self::reconnect, |db| db.alter_system(alter))
+            }
+        }
+    }
+
+    fn log_dir(&mut self) -> Option<std::path::PathBuf> {
+        if !self.target.is_local() {
+            return None;
+        }
+        let rows = self
+            .monitor("SELECT current_setting('data_directory', true)")
+            .ok()?;
+        let dir = rows.into_iter().next()?.into_iter().next()??;
+        let wal = Path::new(&dir).join("pg_wal");
+        wal.is_dir().then_some(wal)
+    }
+
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
         once_more_if_lost(self, Self::reconnect, Self::counters_once)
     }
@@ -800,7 +876,9 @@ impl Postgres {
 
     fn connect_session(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
         let q = checked_name(table)?;
-        let mut client = self.target.connect(SESSION_APP)?;
+        let mut client = self
+            .target
+            .connect_with(SESSION_APP, &self.session_settings)?;
         let own = Arc::clone(&self.own);
         own.fetch_add(1, Ordering::Relaxed);
         let count = |r: Result<Statement, postgres::Error>| {
@@ -982,6 +1060,100 @@ impl Drop for PgSession {
         {
             self.own.fetch_add(1, Ordering::Relaxed);
         }
+    }
+}
+
+/// `--compare`'s settings ([`crate::settings`]).
+impl Postgres {
+    fn save_setting_once(
+        &mut self,
+        name: &str,
+        scope: Scope,
+        values: &[String],
+    ) -> Result<SavedSetting, LoadError> {
+        let rows = self.monitor(&format!(
+            "SELECT current_setting({n}), source, current_setting('is_superuser') \
+             FROM pg_settings WHERE name = {n}",
+            n = literal(name)
+        ))?;
+        let row = rows.into_iter().next().unwrap_or_default();
+        let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+        let (value, source, superuser) = (get(0), get(1), get(2) == "on");
+        match scope {
+            Scope::Session => {
+                // Each value once, in a transaction rolled back: the
+                // server's own check of value and privilege (commit_delay
+                // needs a superuser), before anything is measured.
+                let sets: String = values
+                    .iter()
+                    .map(|v| format!("SET LOCAL {name} = {}; ", literal(v)))
+                    .collect();
+                let r = self.in_block(&format!("BEGIN; {sets}"));
+                self.rollback();
+                r.map_err(|e| {
+                    LoadError::Refused(format!("PostgreSQL does not let dbio set {name}: {e}"))
+                })?;
+                Ok(SavedSetting {
+                    name: name.to_string(),
+                    value,
+                    scope,
+                    restore: String::new(),
+                })
+            }
+            Scope::Server => {
+                if !superuser {
+                    return Err(LoadError::Refused(format!(
+                        "{name} can be changed only server-wide (ALTER SYSTEM), which needs a \
+                         superuser: connect as one to compare it"
+                    )));
+                }
+                if matches!(source.as_str(), "command line" | "environment variable" | "override")
+                {
+                    return Err(LoadError::Refused(format!(
+                        "{name} is set on the server's {source}, which ALTER SYSTEM cannot \
+                         override: dbio does not compare it"
+                    )));
+                }
+                // What postgresql.auto.conf holds now decides the restore:
+                // the same ALTER SYSTEM SET, or RESET when it held nothing.
+                let rows = self.monitor(&format!(
+                    "SELECT setting FROM pg_file_settings WHERE name = {} \
+                     AND sourcefile LIKE '%/postgresql.auto.conf' ORDER BY seqno DESC LIMIT 1",
+                    literal(name)
+                ))?;
+                let auto = rows.into_iter().next().and_then(|r| r.into_iter().next()?);
+                let alter = match auto {
+                    Some(v) => format!("ALTER SYSTEM SET {name} = {}", literal(&v)),
+                    None => format!("ALTER SYSTEM RESET {name}"),
+                };
+                Ok(SavedSetting {
+                    name: name.to_string(),
+                    value,
+                    scope,
+                    restore: format!("{alter}; SELECT pg_reload_conf()"),
+                })
+            }
+        }
+    }
+
+    /// `ALTER SYSTEM ...` (never inside a transaction block), then
+    /// `pg_reload_conf()`, then waits (at most 5 s) until this backend has
+    /// re-read the configuration: the postmaster has then re-read it too,
+    /// so the sessions connected next start with the new value.
+    fn alter_system(&mut self, alter: &str) -> Result<(), LoadError> {
+        let before = self.monitor("SELECT pg_conf_load_time()")?;
+        self.monitor(alter)?;
+        self.monitor("SELECT pg_reload_conf()")?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+            if self.monitor("SELECT pg_conf_load_time()")? != before {
+                return Ok(());
+            }
+        }
+        Err(LoadError::Sql(format!(
+            "the server did not reload its configuration within 5 s after {alter}"
+        )))
     }
 }
 

@@ -119,12 +119,41 @@ pub fn execute(
     name: &str,
     stop: &AtomicBool,
 ) -> Result<Outcome, LoadError> {
+    execute_with(db, cfg, name, stop, &|_| {})
+}
+
+/// Where a run is, for a progress line: told by the main thread about
+/// five times a second (never from a session's loop).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tick {
+    /// Seconds since the sessions started (warm-up included).
+    pub elapsed_s: f64,
+    /// Warm-up and run time, for a timed run.
+    pub planned_s: Option<f64>,
+    /// Measured commits so far.
+    pub commits: u64,
+    /// Commits planned, for a count-based run.
+    pub commits_planned: Option<u64>,
+    /// Commits per second since the previous tick.
+    pub tps: f64,
+    /// Still in the warm-up.
+    pub warming_up: bool,
+}
+
+/// [`execute`], telling `tick` where the run is.
+pub fn execute_with(
+    db: &mut dyn Database,
+    cfg: &LoadConfig,
+    name: &str,
+    stop: &AtomicBool,
+    tick: &dyn Fn(&Tick),
+) -> Result<Outcome, LoadError> {
     validate(cfg).map_err(LoadError::Refused)?;
     let info = db.describe()?;
     let table = table_for_run(cfg.row_bytes);
     db.create_table(&table)?;
     let mut warnings = Vec::new();
-    let run = measure(db, cfg, &table, stop);
+    let run = measure(db, cfg, &table, stop, tick);
     if !cfg.keep {
         if let Err(e) = db.drop_table(&table) {
             warnings.push(format!(
@@ -357,6 +386,7 @@ fn measure(
     cfg: &LoadConfig,
     table: &TableSpec,
     stop: &AtomicBool,
+    tick: &dyn Fn(&Tick),
 ) -> Result<Outcome, LoadError> {
     let mut sessions = connect_sessions(db, cfg, table, stop)?;
     let sampler = db.waits_sampler()?;
@@ -449,6 +479,15 @@ fn measure(
             next_tick = w.start + Duration::from_secs(1);
             last_t = w.start;
         }
+        let started = Instant::now();
+        let planned_s = cfg
+            .runtime_ns
+            .map(|r| (r + cfg.warmup_ns) as f64 / 1e9);
+        let commits_planned = cfg
+            .commits_per_session
+            .map(|c| c.saturating_mul(u64::from(cfg.sessions)));
+        let (mut next_progress, mut progress_commits, mut progress_t) =
+            (started, 0u64, started);
         while sh.done.load(Ordering::Acquire) < handles.len() {
             let nap = match window {
                 None => warm_end.saturating_duration_since(Instant::now()),
@@ -467,6 +506,24 @@ fn measure(
                 next_tick = w.start + Duration::from_secs(1);
                 last_t = w.start;
                 window = Some(w);
+            }
+            if now >= next_progress {
+                let t = total(&sh);
+                let span = (now - progress_t).as_secs_f64();
+                tick(&Tick {
+                    elapsed_s: (now - started).as_secs_f64(),
+                    planned_s,
+                    commits: t,
+                    commits_planned,
+                    tps: if span > 0.0 {
+                        (t - progress_commits) as f64 / span
+                    } else {
+                        0.0
+                    },
+                    warming_up: window.is_none(),
+                });
+                (progress_commits, progress_t) = (t, now);
+                next_progress = now + Duration::from_millis(200);
             }
             if let Some(w) = window {
                 if now >= next_tick {

@@ -32,6 +32,7 @@ use crate::backend::{
     counter_delta, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
     WaitSample,
 };
+use crate::settings::{SavedSetting, Scope};
 use crate::vfs_shim::{names, Shim};
 use rusqlite::{Connection, OpenFlags, Statement};
 use rustix::fs::{AtFlags, Mode, OFlags, CWD};
@@ -59,6 +60,9 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 struct Owned {
     scratch: Scratch,
     shim: Shim,
+    /// `PRAGMA synchronous` of the connections opened from now on
+    /// (`--compare synchronous=...`; FULL otherwise).
+    synchronous: std::sync::Mutex<String>,
 }
 
 /// A database file dbio created, removed on drop unless kept.
@@ -216,8 +220,13 @@ fn open(owned: &Owned) -> Result<Connection, LoadError> {
             owned.scratch.path.display()
         )));
     }
-    c.execute_batch("PRAGMA synchronous=FULL")
-        .map_err(|e| sql_err("set synchronous=FULL", e))?;
+    let sync = owned
+        .synchronous
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    c.execute_batch(&format!("PRAGMA synchronous={sync}"))
+        .map_err(|e| sql_err(&format!("set synchronous={sync}"), e))?;
     Ok(c)
 }
 
@@ -252,7 +261,11 @@ impl SqliteDb {
     pub fn create(dir: &Path, keep: bool) -> Result<SqliteDb, LoadError> {
         let scratch = Scratch::create(dir, keep)?;
         let shim = Shim::register().map_err(LoadError::Io)?;
-        let owned = Arc::new(Owned { scratch, shim });
+        let owned = Arc::new(Owned {
+            scratch,
+            shim,
+            synchronous: std::sync::Mutex::new("FULL".into()),
+        });
         let conn = open(&owned)?;
         Ok(SqliteDb {
             conn: std::sync::Mutex::new(conn),
@@ -377,6 +390,45 @@ impl Database for SqliteDb {
         let name = checked_name(table)?;
         SqliteSession::new(self.owned.clone(), name, table.row_bytes as usize)
             .map(|s| Box::new(s) as Box<dyn Session>)
+    }
+
+    fn save_setting(
+        &mut self,
+        name: &str,
+        scope: Scope,
+        _values: &[String],
+    ) -> Result<SavedSetting, LoadError> {
+        // A pragma of dbio's own connections to its own scratch file:
+        // nothing outside dbio to restore.
+        let value = self
+            .owned
+            .synchronous
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        Ok(SavedSetting {
+            name: name.to_string(),
+            value,
+            scope,
+            restore: String::new(),
+        })
+    }
+
+    fn change_setting(&mut self, _name: &str, value: &str, _scope: Scope) -> Result<(), LoadError> {
+        *self
+            .owned
+            .synchronous
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = value.to_ascii_uppercase();
+        Ok(())
+    }
+
+    fn restore_setting(&mut self, saved: &SavedSetting) -> Result<(), LoadError> {
+        self.change_setting(&saved.name, &saved.value, saved.scope)
+    }
+
+    fn log_dir(&mut self) -> Option<PathBuf> {
+        self.path().parent().map(Path::to_path_buf)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {

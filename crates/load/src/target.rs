@@ -79,6 +79,14 @@ impl fmt::Debug for ServerSpec {
     }
 }
 
+/// True when `host` names this machine (`localhost`, a loopback address).
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost")
+        || h.parse::<std::net::IpAddr>()
+            .is_ok_and(|a| a.is_loopback())
+}
+
 /// True when `spec` names a database server rather than a file.
 pub fn is_server(spec: &str) -> bool {
     family_of(spec).is_some()

@@ -125,6 +125,14 @@ pub struct LoadResult {
     pub waits: Vec<WaitShare>,
     /// Figures derived from the client and server sides together.
     pub derived: LoadDerived,
+    /// The device baseline around this run (absent with `--no-baseline`,
+    /// in `dbio check` and in a comparison's rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::load_compare::LoadBaseline>,
+    /// The comparison configuration and round this run was
+    /// (`--compare`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<crate::load_compare::LoadRound>,
 }
 
 /// The engine as recorded before the run.

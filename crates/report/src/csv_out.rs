@@ -75,6 +75,7 @@ fn row<'a>(
 pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
     let has_sections = !r.lgwr.is_empty()
         || !r.load.is_empty()
+        || r.load_compare.is_some()
         || !r.reads.is_empty()
         || !r.dbwr.is_empty()
         || !r.watch.is_empty()
@@ -179,6 +180,9 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     for x in &r.load {
         rows.extend(entry_rows("load", &x.name, x, &["name"])?);
+    }
+    if let Some(c) = &r.load_compare {
+        rows.extend(entry_rows("load_compare", "comparison", c, &[])?);
     }
     for x in &r.reads {
         rows.extend(entry_rows("read", &x.name, x, &["name"])?);

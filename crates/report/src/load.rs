@@ -27,6 +27,14 @@ pub fn render(r: &RunReport) -> String {
             summary(&r.load)
         );
     }
+    if let Some(c) = &r.load_compare {
+        return format!(
+            "{}\n{}{}",
+            r.load.first().map(describe).unwrap_or_default(),
+            summary(&r.load),
+            crate::load_compare::render(c)
+        );
+    }
     let mut out = String::new();
     for x in &r.load {
         out.push_str(&detail(x));
@@ -225,6 +233,9 @@ pub fn detail(x: &LoadResult) -> String {
             s,
             "what the backends were doing (sampled every 10 ms):\n{t}"
         );
+    }
+    if let Some(b) = &x.baseline {
+        s.push_str(&crate::load_compare::baseline(b, Some(x.commit.p50_ns())));
     }
     for m in &x.server.missing {
         let _ = writeln!(s, "not measured: {m}");
