@@ -160,6 +160,13 @@ impl RunContext {
         }
     }
 
+    /// A second SIGINT no longer exits at once (see [`Signals`]).
+    pub fn no_exit_on_second_sigint(&mut self) {
+        if let Some(s) = self.signals.as_mut() {
+            s.no_exit_on_second_sigint();
+        }
+    }
+
     /// The stop flag that SIGINT, SIGTERM, SIGHUP and SIGQUIT raise.
     pub fn stop_flag(&self) -> &Arc<AtomicBool> {
         &self.control.stop

@@ -1,7 +1,8 @@
 //! SIGINT, SIGTERM, SIGHUP and SIGQUIT stop a run cleanly: the first one
 //! raises the stop flag, workers reap what is in flight, the partial result
 //! is printed and written, temporary files are removed, and dbio exits with
-//! status 1. A second SIGINT exits at once. SIGHUP (the terminal or ssh
+//! status 1. A second SIGINT exits at once (except while `dbio load
+//! --compare` has a server setting to restore). SIGHUP (the terminal or ssh
 //! session went away) and SIGQUIT (Ctrl-\) would otherwise kill dbio where
 //! it stands and leave its temporary files behind, so they are handled like
 //! SIGTERM. Only SIGKILL cannot be handled; the next run in the same
@@ -19,6 +20,8 @@ const STOPPING: [(i32, &str); 3] = [
 
 /// Which signal stopped the run, if any.
 pub struct Signals {
+    /// The handler that exits at a second SIGINT.
+    shutdown: Option<signal_hook::SigId>,
     int: Arc<AtomicBool>,
     others: Vec<(Arc<AtomicBool>, &'static str)>,
 }
@@ -30,7 +33,7 @@ impl Signals {
         use signal_hook::flag;
         let int = Arc::new(AtomicBool::new(false));
         // Order matters: the conditional shutdown must see the flag before it is set.
-        flag::register_conditional_shutdown(SIGINT, 130, int.clone())?;
+        let shutdown = flag::register_conditional_shutdown(SIGINT, 130, int.clone())?;
         flag::register(SIGINT, int.clone())?;
         flag::register(SIGINT, stop.clone())?;
         let mut others = Vec::new();
@@ -40,7 +43,20 @@ impl Signals {
             flag::register(sig, stop.clone())?;
             others.push((got, name));
         }
-        Ok(Signals { int, others })
+        Ok(Signals {
+            shutdown: Some(shutdown),
+            int,
+            others,
+        })
+    }
+
+    /// A second SIGINT stops the run like the first instead of exiting at
+    /// once: for a run that must put back what it changed on a server
+    /// (`dbio load --compare` with a server-wide setting).
+    pub fn no_exit_on_second_sigint(&mut self) {
+        if let Some(id) = self.shutdown.take() {
+            signal_hook::low_level::unregister(id);
+        }
     }
 
     /// The name of the signal received, if one was.

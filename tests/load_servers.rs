@@ -223,6 +223,16 @@ fn interrupted_run(kind: Kind, u: &str, interrupt: impl FnOnce(u32, &[String])) 
 fn sigint(kind: Kind) {
     let Some(u) = url(kind) else { return };
     let out = interrupted_run(kind, &u, |pid, _| {
+        if kind == Kind::My {
+            // A DBA recognises dbio's connections by their program name.
+            let n = sql(
+                kind,
+                &u,
+                "SELECT count(*) FROM performance_schema.session_connect_attrs \
+                 WHERE ATTR_NAME = 'program_name' AND ATTR_VALUE = 'dbio'",
+            );
+            assert!(n.parse::<u32>().unwrap() >= 5, "{n} dbio connections");
+        }
         // SAFETY: kill with a valid pid and signal.
         assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGINT) }, 0);
     });
@@ -273,6 +283,13 @@ fn killed_sessions(kind: Kind) {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(!err.contains(&parts(&u)[1]), "{err}");
+    // One stderr line names the session and the error, at once.
+    let line = err
+        .lines()
+        .find(|l| l.contains("lost the connection to the server"))
+        .unwrap_or_else(|| panic!("no stderr line about the lost session: {err}"));
+    assert!(line.starts_with("dbio: session "), "{line}");
+    assert!(line.contains("partial"), "{line}");
     let v = json(&out.stdout);
     // One sentence saying the server ended the session, recorded where
     // every partial result says why (the table's header and the JSON).
@@ -293,4 +310,265 @@ fn postgres_sessions_terminated_mid_run_give_a_partial_result() {
 #[test]
 fn mariadb_sessions_killed_mid_run_give_a_partial_result() {
     killed_sessions(Kind::My);
+}
+
+/// The admin URL of a server (settings that need a superuser), or a skip.
+fn admin_url(kind: Kind) -> Option<String> {
+    let var = match kind {
+        Kind::Pg => "DBIO_TEST_PG_ADMIN_URL",
+        Kind::My => "DBIO_TEST_MYSQL_ADMIN_URL",
+    };
+    match std::env::var(var) {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            skip_this_test(&format!("{var} is not set (scripts/db-servers env gives it)"));
+            None
+        }
+    }
+}
+
+/// A setting as the server shows it now.
+fn show(kind: Kind, url: &str, name: &str) -> String {
+    match kind {
+        Kind::Pg => sql(kind, url, &format!("SHOW {name}")),
+        Kind::My => sql(kind, url, &format!("SELECT @@GLOBAL.{name}")),
+    }
+}
+
+#[test]
+fn postgres_compare_interleaves_rounds_for_dbio_sessions_only() {
+    let Some(u) = url(Kind::Pg) else { return };
+    let before = show(Kind::Pg, &u, "synchronous_commit");
+    let out = dbio()
+        .args([
+            "load",
+            &u,
+            "--sessions",
+            "2",
+            "--commits",
+            "100",
+            "--compare",
+            "synchronous_commit=on,off",
+            "--rounds",
+            "2",
+            "--no-baseline",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v = json(&out.stdout);
+    let rounds: Vec<String> = v["load"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        rounds,
+        [
+            "synchronous_commit=on #1",
+            "synchronous_commit=off #1",
+            "synchronous_commit=on #2",
+            "synchronous_commit=off #2"
+        ]
+    );
+    let c = &v["load_compare"];
+    assert_eq!(c["settings"][0]["scope"], "session");
+    assert_eq!(c["settings"][0]["original"], before.as_str());
+    assert_eq!(c["settings"][0]["restored"], true);
+    // The setting reached the sessions: without waiting for the WAL
+    // flush, many commits share one (hundreds here, about 2 with on).
+    let cpf = |i: usize| c["configs"][i]["commits_per_flush"]["median"].as_f64().unwrap();
+    assert!(cpf(1) > 3.0 * cpf(0), "on {} off {}", cpf(0), cpf(1));
+    assert_eq!(c["configs"][1]["rounds"], 2);
+    assert!(v.get("baseline").is_none() && v["load"][0].get("baseline").is_none());
+    // Nothing server-wide was touched.
+    assert_eq!(show(Kind::Pg, &u, "synchronous_commit"), before);
+    assert_eq!(dbio_tables(Kind::Pg, &u), "");
+}
+
+#[test]
+fn postgres_compare_restores_an_alter_system_setting_after_sigint() {
+    let Some(u) = admin_url(Kind::Pg) else { return };
+    let before = show(Kind::Pg, &u, "wal_writer_delay");
+    let auto = "SELECT count(*) FROM pg_file_settings WHERE name = 'wal_writer_delay' \
+                AND sourcefile LIKE '%postgresql.auto.conf'";
+    let auto_before = sql(Kind::Pg, &u, auto);
+    let child = Command::new(dbio_path())
+        .args([
+            "load",
+            &u,
+            "--sessions",
+            "2",
+            "--runtime",
+            "60",
+            "--compare",
+            "wal_writer_delay=10ms,20ms",
+            "--no-baseline",
+            "--quiet",
+            "--json",
+            "-",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Signalled once the setting is changed and the sessions commit.
+    let t0 = Instant::now();
+    let mut changed = false;
+    while t0.elapsed() < Duration::from_secs(30) {
+        if show(Kind::Pg, &u, "wal_writer_delay") == "10ms"
+            && loading_sessions(Kind::Pg, &u).len() >= 2
+        {
+            changed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = wait_output_within(child, Duration::from_secs(30));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(changed, "the setting was never changed: {err}");
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let v = json(&out.stdout);
+    assert_eq!(v["partial"]["signal"], "SIGINT");
+    assert_eq!(v["load_compare"]["settings"][0]["scope"], "server");
+    assert_eq!(v["load_compare"]["settings"][0]["restored"], true);
+    assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
+    // Back as it was, in the running server and in postgresql.auto.conf.
+    assert_eq!(show(Kind::Pg, &u, "wal_writer_delay"), before);
+    assert_eq!(sql(Kind::Pg, &u, auto), auto_before);
+    let warned = v["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .is_some_and(|w| w.contains("server-wide") && w.contains("wal_writer_delay"))
+    });
+    assert!(warned, "{}", v["warnings"]);
+    assert_eq!(dbio_tables(Kind::Pg, &u), "");
+}
+
+#[test]
+fn mariadb_compare_sets_global_variables_and_restores_them() {
+    let Some(u) = admin_url(Kind::My) else { return };
+    let before = show(Kind::My, &u, "innodb_flush_log_at_trx_commit");
+    let out = dbio()
+        .args([
+            "load",
+            &u,
+            "--sessions",
+            "2",
+            "--commits",
+            "50",
+            "--compare",
+            "innodb_flush_log_at_trx_commit=1,2",
+            "--rounds",
+            "1",
+            "--no-baseline",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v = json(&out.stdout);
+    let c = &v["load_compare"];
+    assert_eq!(c["settings"][0]["original"], before.as_str());
+    assert_eq!(c["settings"][0]["restored"], true);
+    assert_eq!(c["configs"].as_array().unwrap().len(), 2);
+    // Each round ran with its value (the settings echo is read per round).
+    for (i, want) in [(0, "1"), (1, "2")] {
+        let set = v["load"][i]["server"]["settings"].as_array().unwrap();
+        let got = set
+            .iter()
+            .find(|s| s["name"] == "innodb_flush_log_at_trx_commit")
+            .unwrap();
+        assert_eq!(got["value"], want, "round {i}");
+    }
+    assert_eq!(show(Kind::My, &u, "innodb_flush_log_at_trx_commit"), before);
+    assert_eq!(dbio_tables(Kind::My, &u), "");
+}
+
+fn refused(kind: Kind, u: &str, compare: &str, name: &str, want: &str) {
+    let before = show(kind, u, name);
+    let out = dbio()
+        .args(["load", u, "--commits", "10", "--compare", compare])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains(want), "{err}");
+    assert!(!err.contains(&parts(u)[1]), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(show(kind, u, name), before);
+    assert_eq!(dbio_tables(kind, u), "");
+}
+
+#[test]
+fn postgres_compare_refuses_unknown_and_unrestorable_settings_before_changing_anything() {
+    let Some(u) = url(Kind::Pg) else { return };
+    refused(Kind::Pg, &u, "fsync=on,off", "fsync", "cannot compare fsync");
+    // ALTER SYSTEM needs a superuser: without one dbio could not restore.
+    refused(
+        Kind::Pg,
+        &u,
+        "wal_sync_method=fdatasync,open_datasync",
+        "wal_sync_method",
+        "needs a superuser",
+    );
+    // commit_delay is a superuser's session setting: the server says no.
+    refused(Kind::Pg, &u, "commit_delay=0,100", "commit_delay", "does not let dbio set");
+}
+
+#[test]
+fn mariadb_compare_refuses_a_global_setting_this_user_cannot_restore() {
+    let Some(u) = url(Kind::My) else { return };
+    refused(Kind::My, &u, "sync_binlog=1,0", "sync_binlog", "SET GLOBAL");
+    refused(
+        Kind::My,
+        &u,
+        "synchronous_commit=on,off",
+        "sync_binlog",
+        "cannot compare synchronous_commit on mariadb",
+    );
+}
+
+#[test]
+fn postgres_baseline_is_measured_in_pg_wal_when_it_can_be_found() {
+    let Some(u) = admin_url(Kind::Pg) else { return };
+    let d = crate::util::scratch();
+    let run = |url: &str| {
+        let out = dbio()
+            .current_dir(d.path())
+            .args(["load", url, "--sessions", "1", "--commits", "20", "--json", "-"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json(&out.stdout)["load"][0]["baseline"].clone()
+    };
+    // A superuser may read data_directory: the probe runs in pg_wal.
+    let b = run(&u);
+    assert!(b["dir"].as_str().unwrap().ends_with("pg_wal"), "{b}");
+    assert_eq!(b["place"], "the database's log directory");
+    for when in ["before", "after"] {
+        assert!(b[when]["writes"].as_u64().unwrap() >= 1, "{b}");
+        assert_eq!(b[when]["block_bytes"], 4096);
+        assert_eq!(b[when]["latency"]["count"], b[when]["writes"], "{b}");
+    }
+    // The load user may not: the probe runs in the current directory and says so.
+    let Some(plain) = url(Kind::Pg) else { return };
+    let b = run(&plain);
+    assert_eq!(b["dir"], ".");
+    assert!(b["place"].as_str().unwrap().contains("not on this machine"), "{b}");
+    // Nothing is left where a probe ran.
+    assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
 }

@@ -61,10 +61,10 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     // Output files, then the target: both before anything is measured.
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut db = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
-    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
     if !a.compare.is_empty() {
-        let code = super::load_compare::run(&a, &cfg, db.as_mut(), &ctx, report);
+        let code = super::load_compare::run(&a, &cfg, db.as_mut(), &mut ctx, report);
         drop(db);
         return code;
     }

@@ -86,11 +86,15 @@ pub fn run(
     a: &LoadArgs,
     cfg: &LoadConfig,
     db: &mut dyn Database,
-    ctx: &RunContext,
+    ctx: &mut RunContext,
     mut report: RunReport,
 ) -> anyhow::Result<ExitCode> {
     // Refusals come before anything is changed or measured (exit 2).
     let p = prepare(db, &a.compare, a.rounds)?;
+    if p.changes_server() {
+        // The settings are put back even when SIGINT comes twice.
+        ctx.no_exit_on_second_sigint();
+    }
     let stop = ctx.stop_flag();
     let mut base = (!a.no_baseline)
         .then(|| before(db, &a.dir, stop, &mut report.warnings))

@@ -58,6 +58,11 @@ impl Prepared {
     pub fn labels(&self) -> &[String] {
         &self.labels
     }
+
+    /// Some setting is changed server-wide (and must be restored).
+    pub fn changes_server(&self) -> bool {
+        self.saved.iter().any(|s| s.scope == Scope::Server)
+    }
 }
 
 /// Checks the comparison of `args` in `rounds` rounds on `db` and saves

@@ -448,6 +448,77 @@ mod postgres_server {
         assert!(!exists(&u, &t.name));
     }
 
+    /// `--compare`'s promise: a server-wide setting is put back even when
+    /// the monitoring connection was lost in between (dbio connects again).
+    #[test]
+    fn a_server_setting_is_restored_after_the_monitor_connection_is_lost() {
+        let Some((_, _, _g)) = pg() else { return };
+        let Ok(admin) = std::env::var("DBIO_TEST_PG_ADMIN_URL") else {
+            eprintln!(
+                "skipped: DBIO_TEST_PG_ADMIN_URL is not set (scripts/db-servers env gives it)"
+            );
+            return;
+        };
+        use dbio_load::settings::Scope;
+        let show = || -> String {
+            client(&admin)
+                .query_one("SHOW wal_writer_delay", &[])
+                .unwrap()
+                .get(0)
+        };
+        let before = show();
+        let mut db = open_server(&admin).unwrap();
+        let saved = db
+            .save_setting("wal_writer_delay", Scope::Server, &["10ms".into()])
+            .unwrap();
+        assert_eq!(saved.value, before);
+        assert!(saved.restore.starts_with("ALTER SYSTEM"), "{saved:?}");
+        db.change_setting("wal_writer_delay", "10ms", Scope::Server)
+            .unwrap();
+        assert_eq!(show(), "10ms");
+        let gone: bool = client(&admin)
+            .query_one(
+                "SELECT bool_and(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity \
+                 WHERE application_name = 'dbio load monitor' AND datname = current_database()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert!(gone);
+        db.restore_setting(&saved).unwrap();
+        assert_eq!(show(), before);
+    }
+
+    /// A session setting is given to dbio's sessions alone (that they
+    /// have it is shown by `load_servers::postgres_compare_*`).
+    #[test]
+    fn a_session_setting_leaves_other_connections_alone() {
+        let Some((u, mut db, _g)) = pg() else { return };
+        use dbio_load::settings::Scope;
+        let saved = db
+            .save_setting("synchronous_commit", Scope::Session, &["off".into()])
+            .unwrap();
+        assert!(saved.restore.is_empty());
+        db.change_setting("synchronous_commit", "off", Scope::Session)
+            .unwrap();
+        let t = table();
+        db.create_table(&t).unwrap();
+        let s = db.connect(&t).unwrap();
+        let pid = s.backend_pid().unwrap() as i32;
+        // pg_settings is per backend; the session's own start-up options show it.
+        let row = client(&u)
+            .query_one(
+                "SELECT current_setting('synchronous_commit'), \
+                 (SELECT count(*) FROM pg_stat_activity WHERE pid = $1)",
+                &[&pid],
+            )
+            .unwrap();
+        assert_eq!(row.get::<_, String>(0), saved.value, "other connections keep it");
+        assert_eq!(row.get::<_, i64>(1), 1);
+        drop(s);
+        db.drop_table(&t).unwrap();
+    }
+
     #[test]
     fn a_session_pid_is_its_backend() {
         let Some((u, mut db, _g)) = pg() else { return };

@@ -100,7 +100,8 @@ pub fn render(c: &LoadComparison) -> String {
         );
     }
     if let Some(b) = &c.baseline {
-        s.push_str(&baseline(b, None));
+        let first = c.configs.first().map(|x| x.commit_p50_ns.median as u64);
+        s.push_str(&baseline(b, first));
     }
     s
 }
