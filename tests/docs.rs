@@ -44,7 +44,7 @@ fn result_schema_names_every_field_of_every_command() {
         "{}/crates/awr/tests/data/awr-11g.html",
         env!("CARGO_MANIFEST_DIR")
     );
-    let runs: [&[&str]; 10] = [
+    let runs: [&[&str]; 11] = [
         &[
             "load",
             "--dir",
@@ -55,6 +55,19 @@ fn result_schema_names_every_field_of_every_command() {
             "20",
             "--mode",
             "explicit",
+        ],
+        &[
+            "load",
+            "--dir",
+            dir,
+            "--sessions",
+            "1",
+            "--commits",
+            "5",
+            "--compare",
+            "synchronous=FULL,OFF",
+            "--rounds",
+            "2",
         ],
         &[
             "bench",

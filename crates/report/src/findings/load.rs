@@ -37,7 +37,14 @@ pub const SLOW_TAIL: f64 = 100.0;
 
 fn evaluate(r: &RunReport) -> Vec<Finding> {
     match r.command.as_str() {
-        "load" => r.load.iter().flat_map(run).collect(),
+        // A comparison's findings come from each configuration's first
+        // round (the others would repeat them); its table has the rest.
+        "load" => r
+            .load
+            .iter()
+            .filter(|x| x.round.as_ref().is_none_or(|k| k.round == 1))
+            .flat_map(run)
+            .collect(),
         "check" => check_section(&r.load),
         _ => Vec::new(),
     }
