@@ -321,7 +321,9 @@ fn admin_url(kind: Kind) -> Option<String> {
     match std::env::var(var) {
         Ok(u) if !u.is_empty() => Some(u),
         _ => {
-            skip_this_test(&format!("{var} is not set (scripts/db-servers env gives it)"));
+            skip_this_test(&format!(
+                "{var} is not set (scripts/db-servers env gives it)"
+            ));
             None
         }
     }
@@ -381,7 +383,11 @@ fn postgres_compare_interleaves_rounds_for_dbio_sessions_only() {
     assert_eq!(c["settings"][0]["restored"], true);
     // The setting reached the sessions: without waiting for the WAL
     // flush, many commits share one (hundreds here, about 2 with on).
-    let cpf = |i: usize| c["configs"][i]["commits_per_flush"]["median"].as_f64().unwrap();
+    let cpf = |i: usize| {
+        c["configs"][i]["commits_per_flush"]["median"]
+            .as_f64()
+            .unwrap()
+    };
     assert!(cpf(1) > 3.0 * cpf(0), "on {} off {}", cpf(0), cpf(1));
     assert_eq!(c["configs"][1]["rounds"], 2);
     assert!(v.get("baseline").is_none() && v["load"][0].get("baseline").is_none());
@@ -511,7 +517,13 @@ fn refused(kind: Kind, u: &str, compare: &str, name: &str, want: &str) {
 #[test]
 fn postgres_compare_refuses_unknown_and_unrestorable_settings_before_changing_anything() {
     let Some(u) = url(Kind::Pg) else { return };
-    refused(Kind::Pg, &u, "fsync=on,off", "fsync", "cannot compare fsync");
+    refused(
+        Kind::Pg,
+        &u,
+        "fsync=on,off",
+        "fsync",
+        "cannot compare fsync",
+    );
     // ALTER SYSTEM needs a superuser: without one dbio could not restore.
     refused(
         Kind::Pg,
@@ -521,7 +533,13 @@ fn postgres_compare_refuses_unknown_and_unrestorable_settings_before_changing_an
         "needs a superuser",
     );
     // commit_delay is a superuser's session setting: the server says no.
-    refused(Kind::Pg, &u, "commit_delay=0,100", "commit_delay", "does not let dbio set");
+    refused(
+        Kind::Pg,
+        &u,
+        "commit_delay=0,100",
+        "commit_delay",
+        "does not let dbio set",
+    );
 }
 
 #[test]
@@ -544,7 +562,16 @@ fn postgres_baseline_is_measured_in_pg_wal_when_it_can_be_found() {
     let run = |url: &str| {
         let out = dbio()
             .current_dir(d.path())
-            .args(["load", url, "--sessions", "1", "--commits", "20", "--json", "-"])
+            .args([
+                "load",
+                url,
+                "--sessions",
+                "1",
+                "--commits",
+                "20",
+                "--json",
+                "-",
+            ])
             .output()
             .unwrap();
         assert_eq!(
@@ -568,7 +595,10 @@ fn postgres_baseline_is_measured_in_pg_wal_when_it_can_be_found() {
     let Some(plain) = url(Kind::Pg) else { return };
     let b = run(&plain);
     assert_eq!(b["dir"], ".");
-    assert!(b["place"].as_str().unwrap().contains("not on this machine"), "{b}");
+    assert!(
+        b["place"].as_str().unwrap().contains("not on this machine"),
+        "{b}"
+    );
     // Nothing is left where a probe ran.
     assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
 }

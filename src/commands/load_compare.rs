@@ -126,6 +126,6 @@ pub fn run(
     let mut c = out.comparison;
     c.baseline = base;
     report.load = out.results;
-    report.load_compare = Some(c);
+    report.load_compare = Some(Box::new(c));
     Ok(ctx.finish(&report))
 }

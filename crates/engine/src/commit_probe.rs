@@ -38,11 +38,7 @@ pub const REGION: u64 = 1 << 20;
 /// An anonymous file in `dir`, or a named one unlinked at once.
 fn scratch_file(dir: &Path) -> std::io::Result<OwnedFd> {
     let mode = Mode::from_raw_mode(0o600);
-    match rustix::fs::open(
-        dir,
-        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
-        mode,
-    ) {
+    match rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode) {
         Ok(fd) => Ok(fd),
         Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL) => {
             let name = dir.join(format!(".dbio-baseline-{}", std::process::id()));
@@ -63,7 +59,10 @@ fn scratch_file(dir: &Path) -> std::io::Result<OwnedFd> {
 /// stopping early when `stop` rises. The error is one sentence.
 pub fn probe(dir: &Path, runtime: Duration, stop: &AtomicBool) -> Result<BaselineProbe, String> {
     let fail = |what: &str, e: std::io::Error| {
-        format!("the device baseline could not {what} in {}: {e}", dir.display())
+        format!(
+            "the device baseline could not {what} in {}: {e}",
+            dir.display()
+        )
     };
     let fd = scratch_file(dir).map_err(|e| fail("create its scratch file", e))?;
     let mut buf = AlignedBuf::patterned(REGION as usize, 0x6462_696f);
@@ -94,7 +93,11 @@ pub fn probe(dir: &Path, runtime: Duration, stop: &AtomicBool) -> Result<Baselin
         }
         rustix::fs::fdatasync(&fd).map_err(|e| fail("fdatasync", e.into()))?;
         let t1 = Instant::now();
-        h.saturating_record(u64::try_from((t1 - t0).as_nanos()).unwrap_or(u64::MAX).max(1));
+        h.saturating_record(
+            u64::try_from((t1 - t0).as_nanos())
+                .unwrap_or(u64::MAX)
+                .max(1),
+        );
         writes += 1;
         if t1 - start >= runtime || stop.load(Ordering::Relaxed) {
             break;
@@ -117,17 +120,30 @@ mod tests {
     #[test]
     fn the_probe_syncs_each_write_and_leaves_no_file() {
         let d = tempfile::tempdir().unwrap();
-        let p = probe(d.path(), Duration::from_millis(100), &AtomicBool::new(false)).unwrap();
+        let p = probe(
+            d.path(),
+            Duration::from_millis(100),
+            &AtomicBool::new(false),
+        )
+        .unwrap();
         assert!(p.writes >= 1);
         assert_eq!(p.latency.count, p.writes);
         assert!(p.runtime_ns >= 100_000_000 || p.writes == 1, "{p:?}");
         assert!(p.latency.min_ns > 0);
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "nothing left");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "nothing left"
+        );
         // A raised stop flag ends it after one write.
         let p = probe(d.path(), Duration::from_secs(60), &AtomicBool::new(true)).unwrap();
         assert_eq!(p.writes, 1);
-        let e = probe(Path::new("/nonexistent/dir"), Duration::ZERO, &AtomicBool::new(false))
-            .unwrap_err();
+        let e = probe(
+            Path::new("/nonexistent/dir"),
+            Duration::ZERO,
+            &AtomicBool::new(false),
+        )
+        .unwrap_err();
         assert!(e.contains("/nonexistent/dir"), "{e}");
     }
 }

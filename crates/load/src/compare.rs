@@ -256,7 +256,11 @@ mod tests {
         for r in &out.results {
             let syncs = r.flush.flushes.unwrap();
             let off = r.round.as_ref().unwrap().config.ends_with("OFF");
-            assert!(if off { syncs == 0 } else { syncs >= 20 }, "{syncs} {:?}", r.round);
+            assert!(
+                if off { syncs == 0 } else { syncs >= 20 },
+                "{syncs} {:?}",
+                r.round
+            );
         }
         let c = &out.comparison;
         assert_eq!(c.configs.len(), 2);

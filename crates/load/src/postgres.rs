@@ -1107,8 +1107,10 @@ impl Postgres {
                          superuser: connect as one to compare it"
                     )));
                 }
-                if matches!(source.as_str(), "command line" | "environment variable" | "override")
-                {
+                if matches!(
+                    source.as_str(),
+                    "command line" | "environment variable" | "override"
+                ) {
                     return Err(LoadError::Refused(format!(
                         "{name} is set on the server's {source}, which ALTER SYSTEM cannot \
                          override: dbio does not compare it"

@@ -480,14 +480,11 @@ fn measure(
             last_t = w.start;
         }
         let started = Instant::now();
-        let planned_s = cfg
-            .runtime_ns
-            .map(|r| (r + cfg.warmup_ns) as f64 / 1e9);
+        let planned_s = cfg.runtime_ns.map(|r| (r + cfg.warmup_ns) as f64 / 1e9);
         let commits_planned = cfg
             .commits_per_session
             .map(|c| c.saturating_mul(u64::from(cfg.sessions)));
-        let (mut next_progress, mut progress_commits, mut progress_t) =
-            (started, 0u64, started);
+        let (mut next_progress, mut progress_commits, mut progress_t) = (started, 0u64, started);
         while sh.done.load(Ordering::Acquire) < handles.len() {
             let nap = match window {
                 None => warm_end.saturating_duration_since(Instant::now()),

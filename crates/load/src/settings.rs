@@ -252,9 +252,7 @@ fn valid(values: Values, v: &str) -> bool {
         Values::UpTo(max) => v.parse::<u64>().is_ok_and(|n| n <= max),
         Values::WithUnit(units) => {
             let digits = v.bytes().take_while(u8::is_ascii_digit).count();
-            digits > 0
-                && digits <= 10
-                && units.iter().any(|u| v[digits..] == **u)
+            digits > 0 && digits <= 10 && units.iter().any(|u| v[digits..] == **u)
         }
     }
 }
@@ -353,8 +351,11 @@ mod tests {
         assert!(e.contains("wal_writer_delay"), "{e}");
         assert!(check(pg, &[parse_compare("wal_writer_delay=10ms,200").unwrap()]).is_ok());
         // The same name on another engine is unknown there.
-        let e = check(DbKind::Mysql, &[parse_compare("synchronous_commit=on,off").unwrap()])
-            .unwrap_err();
+        let e = check(
+            DbKind::Mysql,
+            &[parse_compare("synchronous_commit=on,off").unwrap()],
+        )
+        .unwrap_err();
         assert!(e.contains("innodb_flush_log_at_trx_commit"), "{e}");
         let many: Vec<CompareArg> = ["commit_delay=0,1,2,3", "commit_siblings=0,1,2,3,4"]
             .iter()

@@ -83,8 +83,7 @@ impl fmt::Debug for ServerSpec {
 pub fn is_loopback(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
     h.eq_ignore_ascii_case("localhost")
-        || h.parse::<std::net::IpAddr>()
-            .is_ok_and(|a| a.is_loopback())
+        || h.parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback())
 }
 
 /// True when `spec` names a database server rather than a file.

@@ -513,7 +513,11 @@ mod postgres_server {
                 &[&pid],
             )
             .unwrap();
-        assert_eq!(row.get::<_, String>(0), saved.value, "other connections keep it");
+        assert_eq!(
+            row.get::<_, String>(0),
+            saved.value,
+            "other connections keep it"
+        );
         assert_eq!(row.get::<_, i64>(1), 1);
         drop(s);
         db.drop_table(&t).unwrap();

@@ -159,8 +159,7 @@ impl LoadComparison {
                 } else {
                     0.0
                 };
-                c.beyond_range =
-                    c.rounds > 1 && first.rounds > 1 && c.tps.apart_from(&first.tps);
+                c.beyond_range = c.rounds > 1 && first.rounds > 1 && c.tps.apart_from(&first.tps);
             }
             out.push(c);
         }
@@ -234,7 +233,14 @@ mod tests {
             round("c", 120.0),
         ];
         let s = LoadComparison::summarize(&labels, &rs);
-        assert_eq!(s[0].tps, Spread { median: 100.0, min: 90.0, max: 110.0 });
+        assert_eq!(
+            s[0].tps,
+            Spread {
+                median: 100.0,
+                min: 90.0,
+                max: 110.0
+            }
+        );
         assert_eq!(s[0].rounds, 3);
         assert!(!s[0].beyond_range);
         assert!((s[1].tps_ratio - 3.0).abs() < 1e-12);

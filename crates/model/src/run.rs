@@ -35,7 +35,7 @@ pub struct RunReport {
     /// `dbio load --compare`: the configurations' medians and ranges
     /// (the rounds themselves are in `load`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load_compare: Option<crate::load_compare::LoadComparison>,
+    pub load_compare: Option<Box<crate::load_compare::LoadComparison>>,
     /// Live traces of running processes (`dbio watch`).
     #[serde(default)]
     pub watch: Vec<crate::watch::WatchResult>,

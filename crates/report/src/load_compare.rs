@@ -188,7 +188,10 @@ mod tests {
             baseline: None,
         };
         let s = render(&c);
-        assert!(s.contains("synchronous_commit=off vs synchronous_commit=on: 5.00x"), "{s}");
+        assert!(
+            s.contains("synchronous_commit=off vs synchronous_commit=on: 5.00x"),
+            "{s}"
+        );
         assert!(s.contains("larger than the run-to-run range"), "{s}");
         assert!(s.contains("was on, restored"), "{s}");
         let mut p = BaselineProbe {
@@ -209,7 +212,10 @@ mod tests {
             after: None,
         };
         let s = baseline(&b, Some(4_000_000));
-        assert!(s.contains("in /x/pg_wal, the database's log directory"), "{s}");
+        assert!(
+            s.contains("in /x/pg_wal, the database's log directory"),
+            "{s}"
+        );
         assert!(s.contains("before: 100 writes"), "{s}");
         assert!(s.contains("2.0x"), "{s}");
     }
