@@ -224,3 +224,31 @@ fn impossible_options_are_refused_in_one_sentence_before_anything_is_made() {
     assert!(load_files(d.path()).is_empty());
     assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
 }
+
+/// On a terminal, a progress line speaks of commits per second (not
+/// IOPS); with stderr a pipe there is none. `script` gives dbio a pty.
+#[test]
+fn progress_line_counts_commits_per_second_on_a_terminal() {
+    let d = crate::util::scratch();
+    let cmd = format!(
+        "{} load --dir {} --sessions 1 --runtime 1 --no-baseline --json {}/r.json",
+        crate::util::dbio_path().display(),
+        d.path().display(),
+        d.path().display()
+    );
+    if !Path::new("/usr/bin/script").exists() {
+        crate::util::skip_this_test("util-linux's script is not installed");
+        return;
+    }
+    let out = crate::util::tool(Command::new("script").args(["-qefc", &cmd, "/dev/null"])).unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(tty.contains(" commits/s, "), "{tty}");
+    assert!(!tty.contains("IOPS"), "{tty}");
+    let piped = crate::util::dbio()
+        .args(["load", "--dir", d.path().to_str().unwrap()])
+        .args(["--sessions", "1", "--runtime", "1", "--no-baseline"])
+        .output()
+        .unwrap();
+    assert!(piped.status.success());
+    assert!(!String::from_utf8_lossy(&piped.stderr).contains("commits/s"));
+}
