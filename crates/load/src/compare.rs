@@ -130,6 +130,9 @@ pub fn run_compare(
                 break 'rounds;
             }
             for (j, (name, value)) in config.iter().enumerate() {
+                // Unknown while the change is under way (it may have
+                // reached the server when the connection broke).
+                current[j] = None;
                 if let Err(e) = db.change_setting(name, value, saved[j].scope) {
                     out.error = Some(format!("{name} could not be set to {value}: {e}"));
                     break 'rounds;
@@ -198,11 +201,12 @@ fn restore_all(
     for (i, s) in saved.iter().enumerate().rev() {
         if let Err(e) = db.restore_setting(s) {
             compared[i].restored = false;
-            let now = current[i]
-                .as_deref()
-                .map_or_else(|| "changed".to_string(), |v| format!("at {v}"));
+            let now = current[i].as_deref().map_or_else(
+                || "may be left changed".to_string(),
+                |v| format!("is left at {v}"),
+            );
             left.push(format!(
-                "{} is left {now} on {} (it was {}): dbio could not restore it ({e}); restore \
+                "{} {now} on {} (it was {}): dbio could not restore it ({e}); restore \
                  it with: {}",
                 s.name,
                 db.display_target(),
@@ -268,6 +272,133 @@ mod tests {
         assert_eq!(c.settings[0].original, "FULL");
         assert!(c.settings[0].restored);
         assert!(out.left_changed.is_empty());
+    }
+
+    /// A server whose sessions commit at once, whose second value of a
+    /// setting fails to apply, and whose restore fails as when it went
+    /// away for good.
+    struct Gone {
+        log: Vec<String>,
+    }
+    struct Instant;
+    impl crate::Session for Instant {
+        fn insert_autocommit(&mut self, _: u64) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn begin(&mut self) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn insert(&mut self, _: u64) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn commit(&mut self) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn backend_pid(&self) -> Option<u32> {
+            None
+        }
+    }
+    impl Database for Gone {
+        fn kind(&self) -> crate::DbKind {
+            crate::DbKind::Mysql
+        }
+        fn display_target(&self) -> String {
+            "mysql://dbio@db1:3306/x".into()
+        }
+        fn describe(&mut self) -> Result<crate::ServerInfo, LoadError> {
+            Ok(Default::default())
+        }
+        fn create_table(&mut self, _: &crate::TableSpec) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn drop_table(&mut self, _: &crate::TableSpec) -> Result<(), LoadError> {
+            Ok(())
+        }
+        fn connect(&self, _: &crate::TableSpec) -> Result<Box<dyn crate::Session>, LoadError> {
+            Ok(Box::new(Instant))
+        }
+        fn counters(&mut self) -> Result<Vec<crate::Counter>, LoadError> {
+            Ok(Vec::new())
+        }
+        fn flush_path(&self, _: &[crate::Counter], _: &[crate::Counter]) -> crate::FlushPath {
+            Default::default()
+        }
+        fn sample_waits(&mut self) -> Result<Vec<crate::WaitSample>, LoadError> {
+            Ok(Vec::new())
+        }
+        fn save_setting(
+            &mut self,
+            name: &str,
+            scope: Scope,
+            _: &[String],
+        ) -> Result<SavedSetting, LoadError> {
+            Ok(SavedSetting {
+                name: name.into(),
+                value: "1".into(),
+                scope,
+                restore: format!("SET GLOBAL {name} = 1"),
+            })
+        }
+        fn change_setting(&mut self, name: &str, value: &str, _: Scope) -> Result<(), LoadError> {
+            self.log.push(format!("{name}={value}"));
+            if value == "0" {
+                return Err(LoadError::Lost("server closed the connection".into()));
+            }
+            Ok(())
+        }
+        fn restore_setting(&mut self, s: &SavedSetting) -> Result<(), LoadError> {
+            self.log.push(format!("restore {}", s.name));
+            Err(LoadError::Connect {
+                target: self.display_target(),
+                message: "Connection refused".into(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_failed_round_still_restores_and_an_unrestorable_setting_is_named_with_its_fix() {
+        let mut db = Gone { log: Vec::new() };
+        let cfg = LoadConfig {
+            sessions: 1,
+            commits_per_session: Some(5),
+            runtime_ns: None,
+            ..LoadConfig::default()
+        };
+        let args = [parse_compare("sync_binlog=1,0").unwrap()];
+        let p = prepare(&mut db, &args, 3).unwrap();
+        assert!(p.changes_server());
+        let out = run_compare(
+            &mut db,
+            &cfg,
+            &p,
+            &AtomicBool::new(false),
+            &mut |_, _| {},
+            &|_| {},
+        );
+        // The first configuration ran; the second could not be applied:
+        // the comparison stops there and the restore is tried all the same.
+        assert_eq!(
+            db.log,
+            ["sync_binlog=1", "sync_binlog=0", "restore sync_binlog"]
+        );
+        assert_eq!(out.results.len(), 1);
+        let e = out.error.unwrap();
+        assert!(e.contains("sync_binlog could not be set to 0"), "{e}");
+        assert!(!out.comparison.settings[0].restored);
+        let left = &out.left_changed;
+        assert_eq!(left.len(), 1);
+        // Which setting, at which value, where, and the statement to run.
+        let s = &left[0];
+        assert!(
+            s.starts_with("sync_binlog may be left changed on mysql://dbio@db1:3306/x (it was 1)"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("restore it with: SET GLOBAL sync_binlog = 1"),
+            "{s}"
+        );
+        assert!(!s.contains('\n'));
+        assert!(out.warnings.contains(s));
     }
 
     #[test]
