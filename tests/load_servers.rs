@@ -390,6 +390,15 @@ fn postgres_compare_interleaves_rounds_for_dbio_sessions_only() {
     };
     assert!(cpf(1) > 3.0 * cpf(0), "on {} off {}", cpf(0), cpf(1));
     assert_eq!(c["configs"][1]["rounds"], 2);
+    // Each round's settings echo is what its sessions ran with.
+    for (i, want) in [(0, "on"), (1, "off"), (2, "on"), (3, "off")] {
+        let set = v["load"][i]["server"]["settings"].as_array().unwrap();
+        let got = set
+            .iter()
+            .find(|s| s["name"] == "synchronous_commit")
+            .unwrap();
+        assert_eq!(got["value"], want, "round {i}");
+    }
     assert!(v.get("baseline").is_none() && v["load"][0].get("baseline").is_none());
     // Nothing server-wide was touched.
     assert_eq!(show(Kind::Pg, &u, "synchronous_commit"), before);

@@ -148,6 +148,21 @@ pub fn run_compare(
                     error,
                     mut warnings,
                 }) => {
+                    // The engine's echo shows its own value of a session
+                    // setting; the sessions ran with the round's.
+                    for ((name, value), sv) in config.iter().zip(saved) {
+                        if sv.scope != Scope::Session {
+                            continue;
+                        }
+                        let set = &mut result.server.settings;
+                        match set.iter_mut().find(|x| &x.name == name) {
+                            Some(x) => x.value = value.clone(),
+                            None => set.push(dbio_model::load::Setting {
+                                name: name.clone(),
+                                value: value.clone(),
+                            }),
+                        }
+                    }
                     result.round = Some(LoadRound {
                         config: label.clone(),
                         index: i as u32 + 1,
@@ -260,6 +275,14 @@ mod tests {
         for r in &out.results {
             let syncs = r.flush.flushes.unwrap();
             let off = r.round.as_ref().unwrap().config.ends_with("OFF");
+            // The echo is the sessions' value.
+            let echo = r.server.settings.iter().find(|s| s.name == "synchronous");
+            assert_eq!(
+                echo.unwrap().value,
+                if off { "OFF" } else { "FULL" },
+                "{:?}",
+                r.server.settings
+            );
             assert!(
                 if off { syncs == 0 } else { syncs >= 20 },
                 "{syncs} {:?}",
