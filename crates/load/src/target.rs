@@ -282,6 +282,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn loopback_hosts_are_this_machine_and_others_are_not() {
+        for h in ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in ["db1", "10.0.0.1", "localhost.example.com", "::2", ""] {
+            assert!(!is_loopback(h), "{h}");
+        }
+    }
+
+    #[test]
     fn recognises_each_family() {
         let pg = ServerFamily::Postgres;
         let my = ServerFamily::Mysql;
