@@ -405,13 +405,13 @@ fn postgres_compare_interleaves_rounds_for_dbio_sessions_only() {
     assert_eq!(dbio_tables(Kind::Pg, &u), "");
 }
 
-#[test]
-fn postgres_compare_restores_an_alter_system_setting_after_sigint() {
-    let Some(u) = admin_url(Kind::Pg) else { return };
-    let before = show(Kind::Pg, &u, "wal_writer_delay");
-    let auto = "SELECT count(*) FROM pg_file_settings WHERE name = 'wal_writer_delay' \
-                AND sourcefile LIKE '%postgresql.auto.conf'";
-    let auto_before = sql(Kind::Pg, &u, auto);
+/// Starts a comparison of `name` on the admin URL, interrupts it with
+/// two SIGINTs in a row once `name` shows `changed` and the sessions
+/// commit, and checks that dbio still put it back (a second SIGINT
+/// exits at once in other commands).
+fn restored_after_sigint(kind: Kind, name: &str, values: &str, changed: &str) -> serde_json::Value {
+    let u = admin_url(kind).unwrap();
+    let before = show(kind, &u, name);
     let child = Command::new(dbio_path())
         .args([
             "load",
@@ -421,48 +421,65 @@ fn postgres_compare_restores_an_alter_system_setting_after_sigint() {
             "--runtime",
             "60",
             "--compare",
-            "wal_writer_delay=10ms,20ms",
-            "--no-baseline",
-            "--quiet",
-            "--json",
-            "-",
         ])
+        .arg(format!("{name}={values}"))
+        .args(["--no-baseline", "--quiet", "--json", "-"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Signalled once the setting is changed and the sessions commit.
+    // MariaDB lists the monitoring connection too.
+    let want = if kind == Kind::My { 3 } else { 2 };
     let t0 = Instant::now();
-    let mut changed = false;
+    let mut seen = false;
     while t0.elapsed() < Duration::from_secs(30) {
-        if show(Kind::Pg, &u, "wal_writer_delay") == "10ms"
-            && loading_sessions(Kind::Pg, &u).len() >= 2
-        {
-            changed = true;
+        if show(kind, &u, name) == changed && loading_sessions(kind, &u).len() >= want {
+            seen = true;
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: kill with a valid pid and signal.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    for _ in 0..2 {
+        // SAFETY: kill with a valid pid and signal.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let out = wait_output_within(child, Duration::from_secs(30));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(changed, "the setting was never changed: {err}");
+    assert!(seen, "the setting was never changed: {err}");
     assert_eq!(out.status.code(), Some(1), "{err}");
     let v = json(&out.stdout);
     assert_eq!(v["partial"]["signal"], "SIGINT");
     assert_eq!(v["load_compare"]["settings"][0]["scope"], "server");
     assert_eq!(v["load_compare"]["settings"][0]["restored"], true);
     assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
-    // Back as it was, in the running server and in postgresql.auto.conf.
-    assert_eq!(show(Kind::Pg, &u, "wal_writer_delay"), before);
-    assert_eq!(sql(Kind::Pg, &u, auto), auto_before);
+    assert_eq!(show(kind, &u, name), before);
     let warned = v["warnings"].as_array().unwrap().iter().any(|w| {
         w.as_str()
-            .is_some_and(|w| w.contains("server-wide") && w.contains("wal_writer_delay"))
+            .is_some_and(|w| w.contains("server-wide") && w.contains(name))
     });
     assert!(warned, "{}", v["warnings"]);
-    assert_eq!(dbio_tables(Kind::Pg, &u), "");
+    assert_eq!(dbio_tables(kind, &u), "");
+    v
+}
+
+#[test]
+fn postgres_compare_restores_an_alter_system_setting_after_sigint() {
+    let Some(u) = admin_url(Kind::Pg) else { return };
+    let auto = "SELECT count(*) FROM pg_file_settings WHERE name = 'wal_writer_delay' \
+                AND sourcefile LIKE '%postgresql.auto.conf'";
+    let auto_before = sql(Kind::Pg, &u, auto);
+    restored_after_sigint(Kind::Pg, "wal_writer_delay", "10ms,20ms", "10ms");
+    // postgresql.auto.conf is as it was too.
+    assert_eq!(sql(Kind::Pg, &u, auto), auto_before);
+}
+
+#[test]
+fn mariadb_compare_restores_a_global_variable_after_sigint() {
+    if admin_url(Kind::My).is_none() {
+        return;
+    }
+    restored_after_sigint(Kind::My, "binlog_commit_wait_usec", "1000,2000", "1000");
 }
 
 #[test]

@@ -283,7 +283,14 @@ mod tests {
 
     #[test]
     fn loopback_hosts_are_this_machine_and_others_are_not() {
-        for h in ["localhost", "LOCALHOST", "127.0.0.1", "127.1.2.3", "::1", "[::1]"] {
+        for h in [
+            "localhost",
+            "LOCALHOST",
+            "127.0.0.1",
+            "127.1.2.3",
+            "::1",
+            "[::1]",
+        ] {
             assert!(is_loopback(h), "{h}");
         }
         for h in ["db1", "10.0.0.1", "localhost.example.com", "::2", ""] {
