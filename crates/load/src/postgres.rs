@@ -716,7 +716,7 @@ impl Database for Postgres {
             }
             Scope::Server => {
                 // The saved statement is `ALTER SYSTEM ...; SELECT pg_reload_conf()`.
-                let alter = saved.restore.split(';').next().unwrap_or_default();
+                let alter = saved.restore.strip_suffix(RELOAD).unwrap_or(&saved.restore);
                 once_more_if_lost(self, Self::reconnect, |db| db.alter_system(alter))
             }
         }
@@ -1063,6 +1063,9 @@ impl Drop for PgSession {
     }
 }
 
+/// The end of a saved server setting's restoring statement.
+const RELOAD: &str = "; SELECT pg_reload_conf()";
+
 /// `--compare`'s settings ([`crate::settings`]).
 impl Postgres {
     fn save_setting_once(
@@ -1132,7 +1135,7 @@ impl Postgres {
                     name: name.to_string(),
                     value,
                     scope,
-                    restore: format!("{alter}; SELECT pg_reload_conf()"),
+                    restore: format!("{alter}{RELOAD}"),
                 })
             }
         }

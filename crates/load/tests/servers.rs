@@ -489,6 +489,37 @@ mod postgres_server {
         assert_eq!(show(), before);
     }
 
+    /// A value ALTER SYSTEM had already put in postgresql.auto.conf is put
+    /// back as it was (not reset to the file's or the default value).
+    #[test]
+    fn an_alter_system_value_is_restored_to_itself() {
+        let Some((_, _, _g)) = pg() else { return };
+        let Ok(admin) = std::env::var("DBIO_TEST_PG_ADMIN_URL") else {
+            eprintln!(
+                "skipped: DBIO_TEST_PG_ADMIN_URL is not set (scripts/db-servers env gives it)"
+            );
+            return;
+        };
+        use dbio_load::settings::Scope;
+        let _s = Settings::set(&admin, &[("wal_writer_delay", "150ms")]);
+        let mut db = open_server(&admin).unwrap();
+        let saved = db
+            .save_setting("wal_writer_delay", Scope::Server, &["10ms".into()])
+            .unwrap();
+        assert_eq!(
+            saved.restore,
+            "ALTER SYSTEM SET wal_writer_delay = '150ms'; SELECT pg_reload_conf()"
+        );
+        db.change_setting("wal_writer_delay", "10ms", Scope::Server)
+            .unwrap();
+        db.restore_setting(&saved).unwrap();
+        let now: String = client(&admin)
+            .query_one("SHOW wal_writer_delay", &[])
+            .unwrap()
+            .get(0);
+        assert_eq!(now, "150ms");
+    }
+
     /// A session setting is given to dbio's sessions alone (that they
     /// have it is shown by `load_servers::postgres_compare_*`).
     #[test]
