@@ -29,6 +29,7 @@ pub mod check;
 pub mod commit;
 pub mod dbwr;
 pub mod load;
+pub mod load_compare;
 pub mod read;
 pub mod references;
 pub mod trace;
@@ -53,6 +54,7 @@ pub const RUN_RULES: &[RuleSet<RunReport>] = &[
     check::RULES,
     commit::RULES,
     load::RULES,
+    load_compare::RULES,
     read::RULES,
     dbwr::RULES,
     calibrate::RULES,
