@@ -628,3 +628,34 @@ fn postgres_baseline_is_measured_in_pg_wal_when_it_can_be_found() {
     // Nothing is left where a probe ran.
     assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
 }
+
+#[test]
+fn mariadb_baseline_is_measured_in_the_redo_log_directory() {
+    let Some(u) = url(Kind::My) else { return };
+    let out = dbio()
+        .args([
+            "load",
+            &u,
+            "--sessions",
+            "1",
+            "--commits",
+            "20",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let b = json(&out.stdout)["load"][0]["baseline"].clone();
+    // innodb_log_group_home_dir is ./ here: the data directory itself.
+    let datadir = sql(Kind::My, &u, "SELECT @@datadir");
+    assert_eq!(
+        b["dir"].as_str().unwrap(),
+        datadir.trim_end_matches('/'),
+        "{b}"
+    );
+    assert_eq!(b["place"], "the database's log directory");
+    assert!(b["before"]["writes"].as_u64().unwrap() >= 1, "{b}");
+    assert!(b["after"]["writes"].as_u64().unwrap() >= 1, "{b}");
+}

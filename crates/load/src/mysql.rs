@@ -543,7 +543,11 @@ impl Database for Mysql {
             .conn()
             .query_first("SELECT @@datadir, @@innodb_log_group_home_dir")
             .ok()??;
-        let dir = std::path::Path::new(&data).join(home);
+        // `./` (the default) is the data directory; no `.` in what is shown.
+        let dir: std::path::PathBuf = std::path::Path::new(&data)
+            .join(home)
+            .components()
+            .collect();
         dir.is_dir().then_some(dir)
     }
 
