@@ -125,6 +125,10 @@ pub struct LoadResult {
     pub waits: Vec<WaitShare>,
     /// Figures derived from the client and server sides together.
     pub derived: LoadDerived,
+    /// Per-second series (see [`crate::series`]); empty in results
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second: Vec<crate::series::Series>,
 }
 
 /// The engine as recorded before the run.
