@@ -15,6 +15,7 @@ pub mod load;
 mod migrate_io;
 mod migrate_models;
 pub mod read;
+pub mod series;
 pub mod table;
 pub mod trace;
 pub mod watch;
