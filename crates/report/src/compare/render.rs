@@ -22,6 +22,9 @@ use std::fmt::Write;
 
 /// A value in its unit.
 pub fn format_value(unit: MetricUnit, v: f64) -> String {
+    if v < 0.0 {
+        return format!("-{}", format_value(unit, -v));
+    }
     match unit {
         MetricUnit::Ns => format_ns(v),
         MetricUnit::Us => format_ns(v * 1000.0),
