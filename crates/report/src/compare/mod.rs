@@ -5,14 +5,14 @@
 //! name (`writers=4`, `cached=0%`), trace events and profile lines by event
 //! name, AWR events and load-profile lines by their printed name; an entry
 //! only some inputs hold is shown with gaps and named in a warning. Each
-//! kind of entry has one list of figures ([`metrics`]), the same figures
+//! kind of entry has one list of figures (`metrics.rs`), the same figures
 //! its own table leads with; rounds (`lgwr`'s round TPS) and per-second
 //! series give each figure a spread, and the spreads a verdict
 //! ([`dbio_model::compare::NOISE_RULE`]).
 //!
 //! The settings that differ are found without a list of them: each
 //! input's environment and each aligned entry's configuration are walked
-//! as JSON ([`settings`]), so a new option is compared the day it exists.
+//! as JSON (`settings.rs`), so a new option is compared the day it exists.
 //! What changes from run to run by itself (load average, page-cache
 //! residency, dbio's temporary file names, seeds of nothing) is left out.
 
