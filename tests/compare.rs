@@ -208,6 +208,13 @@ fn bench_read_dbwr_and_load_results_compare_by_job_and_configuration() {
     assert_eq!(c["compared_command"], "bench");
     let iops = row(&c, "job", "bench", "read IOPS");
     assert!(iops["values"][1].as_f64().unwrap() > 0.0);
+    // bench's own samples, in the common shape: one whole second each.
+    assert_eq!(iops["spread_source"]["series"], "read_iops");
+    assert_eq!(iops["spreads"][0]["n"], 1);
+    assert!(
+        iops["verdicts"][1].is_null(),
+        "one second is too few to judge"
+    );
     assert!(c["settings"]
         .as_array()
         .unwrap()

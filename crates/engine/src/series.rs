@@ -21,8 +21,8 @@
 //! (8 sub-buckets per power of two). The final statistics of a result come
 //! from its HDR histograms, not from these. An interval shorter than half a
 //! second at the end of a run is dropped (too short to be a rate one can
-//! compare); the first interval starts when the sampler starts, just
-//! after the threads are released.
+//! compare); the first interval starts when the run released its threads
+//! and counts everything since its probes were made.
 
 use crate::clock::now_ns;
 use crate::live::{live_bucket, live_bucket_upper, LIVE_BUCKETS};
@@ -192,15 +192,17 @@ pub fn sparse_diff(now: &[u64], before: &[u64]) -> Vec<(u16, u64)> {
         .collect()
 }
 
-/// Samples `probes` once a second until `done` is raised; run it on a
-/// thread of its own. The interval in progress when `done` rises is kept
-/// when it is at least half a second long.
-pub fn sample(probes: &Probes, done: &AtomicBool) -> Vec<Tick> {
+/// Samples `probes` once a second from `t0_ns` (monotonic, when the
+/// measuring threads were released) until `done` is raised; run it on a
+/// thread of its own. The first interval counts everything since the
+/// probes were made (fresh probes: the run), however late this thread
+/// starts. The interval in progress when `done` rises is kept when it is
+/// at least half a second long.
+pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64) -> Vec<Tick> {
     let mut ticks = Vec::new();
     let (mut c0, mut b0) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
     let (mut c1, mut b1) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
-    let t0 = now_ns();
-    probes.snapshot(&mut c0, &mut b0);
+    let t0 = t0_ns;
     let mut from = t0;
     loop {
         let next = from + 1_000_000_000;
@@ -209,7 +211,7 @@ pub fn sample(probes: &Probes, done: &AtomicBool) -> Vec<Tick> {
             std::thread::sleep(std::time::Duration::from_nanos(left));
         }
         let finished = done.load(Relaxed);
-        let now = now_ns();
+        let now = now_ns().max(from);
         if finished && now - from < 500_000_000 {
             break;
         }
@@ -265,8 +267,9 @@ mod tests {
     fn the_sampler_sees_what_the_threads_counted_and_stops_when_told() {
         let probes = Probes::new(2);
         let done = AtomicBool::new(false);
+        let t0 = now_ns();
         let ticks = std::thread::scope(|s| {
-            let h = s.spawn(|| sample(&probes, &done));
+            let h = s.spawn(|| sample(&probes, &done, t0));
             let a = probes.claim(2).unwrap();
             let b = probes.claim(2).unwrap();
             assert!(probes.claim(2).is_none());
@@ -279,12 +282,13 @@ mod tests {
             done.store(true, Relaxed);
             h.join().unwrap()
         });
-        assert!(!ticks.is_empty() && ticks.len() <= 2, "{ticks:?}");
+        // One whole second; the 0.1 s after it is too short to keep.
+        assert_eq!(ticks.len(), 1, "{ticks:?}");
         let c0: u64 = ticks.iter().map(|t| t.counts[0]).sum();
         let c1: u64 = ticks.iter().map(|t| t.counts[1]).sum();
         assert_eq!((c0, c1), (100, 200));
         let first = &ticks[0];
-        assert!(first.dt_s >= 0.99 && first.dt_s < 1.5, "{first:?}");
+        assert!(first.dt_s >= 0.99, "{first:?}");
         let p50 = first.quantile(0.5).unwrap();
         assert!((50_000..=56_250).contains(&p50), "{p50}");
         assert!(quantile(&first.buckets, 0.5, |up| up > 1_000_000).is_none());

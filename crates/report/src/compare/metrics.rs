@@ -49,26 +49,14 @@ impl Entry for JobResult {
     fn name(&self) -> String {
         self.name.clone()
     }
-    /// `bench`'s own samples in the common shape: reads and writes per
-    /// second, and the total latency's p50 and p99 (of every I/O, so only
-    /// for a job of one direction).
+    /// `bench`'s own samples in the common shape; the latency series are
+    /// of every I/O, so a job of both directions gets none.
     fn per_second(&self) -> Vec<Series> {
-        let mut r = Series::new("read_iops", SeriesUnit::PerSecond);
-        let mut w = Series::new("write_iops", SeriesUnit::PerSecond);
-        let mut a = Series::new("p50", SeriesUnit::Ns);
-        let mut b = Series::new("p99", SeriesUnit::Ns);
-        for s in &self.series {
-            let any = s.read_iops + s.write_iops > 0.0;
-            r.push(s.t_s, Some(s.read_iops));
-            w.push(s.t_s, Some(s.write_iops));
-            a.push(s.t_s, any.then_some(s.p50_ns as f64));
-            b.push(s.t_s, any.then_some(s.p99_ns as f64));
+        let mut all = JobResult::per_second(self);
+        if !one_direction(self) {
+            all.retain(|s| s.unit != SeriesUnit::Ns);
         }
-        if one_direction(self) {
-            vec![r, w, a, b]
-        } else {
-            vec![r, w]
-        }
+        all
     }
 }
 

@@ -226,7 +226,10 @@ pub fn run_on(
         let sampler = match (fresh, inst.probes.get()) {
             (true, Some(p)) => std::thread::Builder::new()
                 .name("dbwr-sampler".into())
-                .spawn_scoped(s, || series::sample(p, &sampling))
+                .spawn_scoped(s, {
+                    let sampling = &sampling;
+                    move || series::sample(p, sampling, t0)
+                })
                 .ok(),
             _ => None,
         };

@@ -207,7 +207,10 @@ fn run_threads(
         // cannot start costs the series, not the measurement.
         let sampler = std::thread::Builder::new()
             .name("lgwr-sampler".into())
-            .spawn_scoped(s, || series::sample(&shared.probes, &sampling))
+            .spawn_scoped(s, {
+                let (probes, sampling) = (&shared.probes, &sampling);
+                move || series::sample(probes, sampling, t0)
+            })
             .ok();
         let recs: Vec<SessionRec> = sessions
             .into_iter()
