@@ -334,7 +334,7 @@ fn trace_and_awr_results_compare_events_by_name() {
 }
 
 #[test]
-fn a_version_2_result_is_migrated_and_compared() {
+fn a_version_2_result_a_partial_one_and_standard_input_are_compared() {
     let (old, _) = v2_fixture("lgwr-time");
     let d = scratch();
     let new = saved(
@@ -347,6 +347,33 @@ fn a_version_2_result_is_migrated_and_compared() {
     assert!(r["values"][0].as_f64().unwrap() > 0.0 && r["values"][1].as_f64().unwrap() > 0.0);
     // The old file has no series: no spread and no verdict for it.
     assert!(row(&c, "lgwr", "lgwr", "TPS")["verdicts"].is_null());
+
+    // A partial input is marked, and said so; standard input is one input.
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&new).unwrap()).unwrap();
+    v["partial"] = serde_json::json!({"kind": "signal", "signal": "SIGINT"});
+    let out = dbio()
+        .args(["compare", "-"])
+        .arg(&old)
+        .args(["--json", "-"])
+        .write_stdin(serde_json::to_string(&v).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = json(&out.stdout);
+    assert_eq!(c["inputs"][0]["file"], "standard input");
+    assert_eq!(c["inputs"][0]["partial"], "interrupted by SIGINT");
+    assert!(
+        c["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("A (standard input) is partial"),
+        "{}",
+        c["warnings"]
+    );
 }
 
 #[test]
