@@ -82,6 +82,7 @@ fn main() -> ExitCode {
         Command::Dbwr(a) => commands::dbwr::run(a),
         Command::Load(a) => commands::load::run(a),
         Command::Report(a) => commands::report::run(a),
+        Command::Compare(a) => commands::compare::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
         Command::Awr(a) => commands::awr::run(a),
         Command::Watch(a) => commands::watch::run(a),

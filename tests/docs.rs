@@ -28,7 +28,7 @@ fn result_schema_names_every_field_of_every_command() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
     // Small real runs, with the options that fill the optional sections
-    // (--verify, checkpoints, several cache states).
+    // (--verify, checkpoints, several cache states, per-second series).
     let trace = |name: &str| {
         format!(
             "{}/crates/oracle/tests/data/{name}",
@@ -44,7 +44,9 @@ fn result_schema_names_every_field_of_every_command() {
         "{}/crates/awr/tests/data/awr-11g.html",
         env!("CARGO_MANIFEST_DIR")
     );
-    let runs: [&[&str]; 11] = [
+    // `dbio compare` of the lgwr result (run 3) with itself.
+    let lgwr_result = d.path().join("3-lgwr.json").display().to_string();
+    let runs: [&[&str]; 12] = [
         &[
             "load",
             "--dir",
@@ -84,8 +86,9 @@ fn result_schema_names_every_field_of_every_command() {
         &[
             "lgwr",
             dir,
-            "--commits",
-            "20",
+            // Time-based, so that the result has its per-second series.
+            "--runtime",
+            "1.2s",
             "--file-size",
             "128k",
             "--max-write",
@@ -135,6 +138,7 @@ fn result_schema_names_every_field_of_every_command() {
         &["tracefile", "--compare", &t1, &t2],
         &["awr", &awr],
         &["awr", "--compare", &awr, &html],
+        &["compare", &lgwr_result, &lgwr_result],
     ];
     let mut undocumented = Vec::new();
     for (i, args) in runs.into_iter().enumerate() {
@@ -155,6 +159,7 @@ fn result_schema_names_every_field_of_every_command() {
         let command = match (args[0], args[1]) {
             ("tracefile", "--compare") => "tracefile --compare",
             ("awr", "--compare") => "awr --compare",
+            ("compare", _) => "compare",
             _ => args[0],
         };
         assert_eq!(v["command"], command);

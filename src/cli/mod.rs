@@ -22,6 +22,7 @@ pub mod awr;
 pub mod bench;
 pub mod calibrate;
 pub mod check;
+pub mod compare;
 pub mod dbwr;
 pub mod engine;
 pub mod lgwr;
@@ -39,6 +40,7 @@ pub use awr::AwrArgs;
 pub use bench::BenchArgs;
 pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
+pub use compare::CompareArgs;
 pub use dbwr::DbwrArgs;
 pub use lgwr::LgwrArgs;
 pub use load::LoadArgs;
@@ -86,6 +88,9 @@ pub enum Command {
     /// Re-render a JSON result of any command (trace analyses included) as
     /// a table, JSON or CSV without re-running.
     Report(ReportArgs),
+    /// Put saved JSON results of one command side by side: ratios against
+    /// the first, spreads, noise verdicts and the settings that differ.
+    Compare(CompareArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
     Tracefile(TracefileArgs),
     /// Read AWR and Statspack reports (text, HTML or pasted sections):

@@ -4,6 +4,7 @@ pub mod awr;
 pub mod bench;
 pub mod calibrate;
 pub mod check;
+pub mod compare;
 pub mod dbwr;
 pub mod lgwr;
 pub mod load;

@@ -25,6 +25,7 @@ pub mod live;
 pub mod recorder;
 pub mod runner;
 pub mod rusage;
+pub mod series;
 pub mod sysinfo;
 pub mod target;
 pub mod threads;

@@ -127,6 +127,10 @@ pub struct RunOutput<R> {
     pub runtime_ns: u64,
     /// Per-second series.
     pub series: Vec<SecondSample>,
+    /// The total latencies of each sample of `series`: its non-empty
+    /// log-linear buckets ([`crate::live`]), for models that split a
+    /// second by latency (`dbio read`'s tiers).
+    pub second_buckets: Vec<Vec<(u16, u64)>>,
     /// Disk counters over the measured interval.
     pub device: Option<DiskStatsDelta>,
     /// Page-cache residency of the target before the run.
@@ -309,6 +313,7 @@ where
         usage,
         runtime_ns,
         series: reporter.series,
+        second_buckets: reporter.buckets,
         device,
         cached_before,
         cached_after: target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file)),
@@ -595,6 +600,7 @@ fn submit<E: Engine>(
 
 struct ReporterOut {
     series: Vec<SecondSample>,
+    buckets: Vec<Vec<(u16, u64)>>,
     disk_start: Option<DiskCounters>,
 }
 
@@ -613,6 +619,7 @@ fn reporter(
 ) -> ReporterOut {
     const TICK_NS: u64 = 100_000_000;
     let mut series = Vec::new();
+    let mut buckets = Vec::new();
     let mut disk_start = None;
     let mut measuring = false;
     let mut sec_base = LiveSnapshot::take(live);
@@ -654,6 +661,7 @@ fn reporter(
                 p50_ns: snap.interval_quantile(&sec_base, 0.5),
                 p99_ns: snap.interval_quantile(&sec_base, 0.99),
             });
+            buckets.push(crate::series::sparse_diff(&snap.buckets, &sec_base.buckets));
             sec_base = snap;
             next_second = now + 1_000_000_000;
         }
@@ -683,5 +691,9 @@ fn reporter(
             break;
         }
     }
-    ReporterOut { series, disk_start }
+    ReporterOut {
+        series,
+        buckets,
+        disk_start,
+    }
 }

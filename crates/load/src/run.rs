@@ -17,10 +17,13 @@
 //! is dropped all the same.
 
 use crate::backend::{CommitMode, Counter, Database, LoadError, Session, TableSpec};
+use dbio_engine::live::LIVE_BUCKETS;
+use dbio_engine::series::{self, Probes};
 use dbio_model::load::{
     LoadConfig, LoadCounter, LoadDerived, LoadFlush, LoadMode, LoadResult, LoadSecond, LoadSession,
     ServerEcho, Setting, WaitShare,
 };
+use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::LatencySummary;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
@@ -228,6 +231,9 @@ struct Shared<'a> {
     halt: AtomicBool,
     done: AtomicUsize,
     slots: Vec<Slot>,
+    /// Commit latencies for the per-second percentiles, one probe per
+    /// session.
+    probes: Probes,
     gate: Gate,
     cfg: &'a LoadConfig,
 }
@@ -320,7 +326,11 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
         k += 1;
         out.end = t_end;
         if window.is_some() {
-            out.commit.saturating_record(ns(t_end - tc));
+            let commit_ns = ns(t_end - tc);
+            out.commit.saturating_record(commit_ns);
+            if let Some(p) = sh.probes.get(index as usize) {
+                p.latency(commit_ns);
+            }
             if mode == CommitMode::Explicit {
                 out.txn.saturating_record(ns(t_end - t0));
             }
@@ -395,6 +405,7 @@ fn measure(
         halt: AtomicBool::new(false),
         done: AtomicUsize::new(0),
         slots: (0..cfg.sessions).map(|_| Slot::default()).collect(),
+        probes: Probes::new(cfg.sessions as usize),
         gate: Gate::default(),
         cfg,
         window: std::sync::OnceLock::new(),
@@ -404,6 +415,9 @@ fn measure(
     let mut warnings = Vec::new();
     let mut before: Option<Vec<Counter>> = None;
     let mut series = Vec::new();
+    // Each second's commit p50 and p99, beside `series`.
+    let mut lat: Vec<(Option<u64>, Option<u64>)> = Vec::new();
+    let (mut b_last, mut b_now) = (vec![0u64; LIVE_BUCKETS], vec![0u64; LIVE_BUCKETS]);
     let warmup = Duration::from_nanos(cfg.warmup_ns);
     let (outs, tally) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(sessions.len());
@@ -500,6 +514,7 @@ fn measure(
                     }
                 }
                 let w = open_window(&sh);
+                sh.probes.buckets_into(&mut b_last);
                 next_tick = w.start + Duration::from_secs(1);
                 last_t = w.start;
                 window = Some(w);
@@ -526,6 +541,7 @@ fn measure(
                 if now >= next_tick {
                     let t = total(&sh);
                     series.push(second(w.start, last_t, now, t - last_total));
+                    lat.push(interval_quantiles(&sh.probes, &mut b_last, &mut b_now));
                     last_total = t;
                     last_t = now;
                     next_tick += Duration::from_secs(1);
@@ -538,6 +554,7 @@ fn measure(
         let t = total(&sh);
         if let Some(w) = window.filter(|_| t > last_total && now > last_t) {
             series.push(second(w.start, last_t, now, t - last_total));
+            lat.push(interval_quantiles(&sh.probes, &mut b_last, &mut b_now));
         }
         let outs: Vec<SessionOut> = handles
             .into_iter()
@@ -550,6 +567,7 @@ fn measure(
     })?;
     let flush = flush_over_run(db, before, &mut warnings);
     let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
+    result.per_second = per_second(&series, &lat);
     result.series = series;
     result.flush = flush;
     result.waits = tally.shares();
@@ -653,6 +671,41 @@ fn second(t0: Instant, from: Instant, to: Instant, commits: u64) -> LoadSecond {
             0.0
         },
     }
+}
+
+/// The commit latency's p50 and p99 since `last` (the probes' buckets
+/// then), which becomes now. The buckets are summed after the commit
+/// counters, so a commit that completes in between has its latency in
+/// this second and its count in the next (one per session at most).
+fn interval_quantiles(
+    probes: &Probes,
+    last: &mut Vec<u64>,
+    now: &mut Vec<u64>,
+) -> (Option<u64>, Option<u64>) {
+    probes.buckets_into(now);
+    let d = series::sparse_diff(now, last);
+    std::mem::swap(last, now);
+    (
+        series::quantile(&d, 0.5, |_| true),
+        series::quantile(&d, 0.99, |_| true),
+    )
+}
+
+/// Commits per second and the commit latency's p50 and p99 per second
+/// (log-linear buckets: within 12.5 %).
+fn per_second(series: &[LoadSecond], lat: &[(Option<u64>, Option<u64>)]) -> Vec<Series> {
+    if series.is_empty() {
+        return Vec::new();
+    }
+    let mut tps = Series::new("tps", SeriesUnit::PerSecond);
+    let mut p50 = Series::new("commit_p50", SeriesUnit::Ns);
+    let mut p99 = Series::new("commit_p99", SeriesUnit::Ns);
+    for (s, (a, b)) in series.iter().zip(lat) {
+        tps.push(s.t_s, Some(s.tps));
+        p50.push(s.t_s, a.map(|v| v as f64));
+        p99.push(s.t_s, b.map(|v| v as f64));
+    }
+    vec![tps, p50, p99]
 }
 
 /// Merges the sessions' measurements into a result (without the

@@ -44,6 +44,10 @@ pub struct DbwrResult {
     pub dirty_after_shutdown: u64,
     /// The target disk's counters over the measured interval.
     pub device: Option<DiskStatsDelta>,
+    /// Per-second series (see [`crate::series`]); empty in results
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second: Vec<crate::series::Series>,
 }
 
 /// One `dbio dbwr` configuration (one writer count of a sweep): what the

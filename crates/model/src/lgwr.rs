@@ -55,6 +55,10 @@ pub struct LgwrResult {
     pub io: IoEvidence,
     /// Read-back of every committed record, when asked for.
     pub verify: Option<VerifyResult>,
+    /// Per-second series (see [`crate::series`]); empty in results
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second: Vec<crate::series::Series>,
 }
 
 /// Who makes a group of commits durable.

@@ -13,6 +13,7 @@
 
 pub mod awr;
 pub mod calibrate;
+pub mod compare;
 pub mod dbwr;
 pub mod environment;
 pub mod finding;
@@ -23,6 +24,7 @@ pub mod load_compare;
 pub mod outcome;
 pub mod read;
 pub mod run;
+pub mod series;
 pub mod trace;
 pub mod units;
 pub mod watch;

@@ -133,6 +133,10 @@ pub struct LoadResult {
     /// (`--compare`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<crate::load_compare::LoadRound>,
+    /// Per-second series (see [`crate::series`]); empty in results
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second: Vec<crate::series::Series>,
 }
 
 /// The engine as recorded before the run.

@@ -17,7 +17,8 @@
 //! In JSON every variant is one object carrying [`crate::SCHEMA_VERSION`]
 //! and a `command` field that names the variant: `tracefile` for a
 //! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`],
-//! `awr` and `awr --compare` for an [`AwrReport`] and an [`AwrComparison`], and
+//! `awr` and `awr --compare` for an [`AwrReport`] and an [`AwrComparison`],
+//! `compare` for a [`Comparison`], and
 //! the measuring command (`bench`, `check`, `lgwr`, `read`, `dbwr`,
 //! `calibrate`) for a [`RunReport`], whose own `command` field it is.
 //! Reading one back is `dbio_report::from_json`'s, not a `Deserialize`
@@ -25,6 +26,7 @@
 //! older files, which needs `serde_json`, a dependency this crate avoids.
 
 use crate::awr::{AwrComparison, AwrReport};
+use crate::compare::Comparison;
 use crate::trace::{TraceComparison, TraceReport};
 use crate::RunReport;
 use serde::{Serialize, Serializer};
@@ -37,6 +39,8 @@ pub const TRACE_COMPARISON_COMMAND: &str = "tracefile --compare";
 pub const AWR_COMMAND: &str = "awr";
 /// The `command` of an [`AwrComparison`] in JSON.
 pub const AWR_COMPARISON_COMMAND: &str = "awr --compare";
+/// The `command` of a [`Comparison`] in JSON.
+pub const COMPARE_COMMAND: &str = "compare";
 
 /// What one dbio command produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +57,8 @@ pub enum Outcome {
     /// Two AWR or Statspack reports side by side (`awr --compare`;
     /// boxed: two whole reports would make every result that large).
     AwrComparison(Box<AwrComparison>),
+    /// Saved results of one command side by side (`dbio compare`).
+    Comparison(Box<Comparison>),
 }
 
 impl Outcome {
@@ -64,6 +70,7 @@ impl Outcome {
             Outcome::TraceComparison(_) => TRACE_COMPARISON_COMMAND,
             Outcome::Awr(_) => AWR_COMMAND,
             Outcome::AwrComparison(_) => AWR_COMPARISON_COMMAND,
+            Outcome::Comparison(_) => COMPARE_COMMAND,
         }
     }
 }
@@ -97,6 +104,11 @@ impl Serialize for Outcome {
             .serialize(s),
             Outcome::AwrComparison(c) => Tagged {
                 command: AWR_COMPARISON_COMMAND,
+                result: c,
+            }
+            .serialize(s),
+            Outcome::Comparison(c) => Tagged {
+                command: COMPARE_COMMAND,
                 result: c,
             }
             .serialize(s),

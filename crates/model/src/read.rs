@@ -567,6 +567,10 @@ pub struct ReadResult {
     /// from, when the run measured them itself (`dbio check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<TierAttribution>,
+    /// Per-second series (see [`crate::series`]); empty in results
+    /// written before they were recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_second: Vec<crate::series::Series>,
 }
 
 #[cfg(test)]

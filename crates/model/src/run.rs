@@ -415,4 +415,29 @@ impl JobResult {
     pub fn total_bytes(&self) -> u64 {
         self.read.as_ref().map_or(0, |s| s.bytes) + self.write.as_ref().map_or(0, |s| s.bytes)
     }
+
+    /// `series` in the common shape of [`crate::series`] (what `lgwr`,
+    /// `read`, `dbwr` and `load` record): `read_iops`, `write_iops`,
+    /// `bytes_per_s`, and the total latency's `p50` and `p99` (of reads and
+    /// writes together; null in a second without I/O).
+    pub fn per_second(&self) -> Vec<crate::series::Series> {
+        use crate::series::{Series, SeriesUnit};
+        let mut r = Series::new("read_iops", SeriesUnit::PerSecond);
+        let mut w = Series::new("write_iops", SeriesUnit::PerSecond);
+        let mut b = Series::new("bytes_per_s", SeriesUnit::PerSecond);
+        let mut p50 = Series::new("p50", SeriesUnit::Ns);
+        let mut p99 = Series::new("p99", SeriesUnit::Ns);
+        for s in &self.series {
+            let any = s.read_iops + s.write_iops > 0.0;
+            r.push(s.t_s, Some(s.read_iops));
+            w.push(s.t_s, Some(s.write_iops));
+            b.push(s.t_s, Some(s.bytes_per_sec));
+            p50.push(s.t_s, any.then_some(s.p50_ns as f64));
+            p99.push(s.t_s, any.then_some(s.p99_ns as f64));
+        }
+        if self.series.is_empty() {
+            return Vec::new();
+        }
+        vec![r, w, b, p50, p99]
+    }
 }

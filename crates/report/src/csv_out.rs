@@ -176,19 +176,23 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
         rows.extend(entry_rows("job", &j.name, j, &["name"])?);
     }
     for x in &r.lgwr {
-        rows.extend(entry_rows("lgwr", &x.name, x, &["name"])?);
+        rows.extend(entry_rows("lgwr", &x.name, x, &SERIES_ITEM)?);
+        rows.extend(series_rows("lgwr", &x.name, &x.per_second));
     }
     for x in &r.load {
-        rows.extend(entry_rows("load", &x.name, x, &["name"])?);
+        rows.extend(entry_rows("load", &x.name, x, &SERIES_ITEM)?);
+        rows.extend(series_rows("load", &x.name, &x.per_second));
     }
     if let Some(c) = &r.load_compare {
         rows.extend(entry_rows("load_compare", "comparison", c, &[])?);
     }
     for x in &r.reads {
-        rows.extend(entry_rows("read", &x.name, x, &["name"])?);
+        rows.extend(entry_rows("read", &x.name, x, &SERIES_ITEM)?);
+        rows.extend(series_rows("read", &x.name, &x.per_second));
     }
     for x in &r.dbwr {
-        rows.extend(entry_rows("dbwr", &x.name, x, &["name"])?);
+        rows.extend(entry_rows("dbwr", &x.name, x, &SERIES_ITEM)?);
+        rows.extend(series_rows("dbwr", &x.name, &x.per_second));
     }
     for x in &r.watch {
         for o in &x.ops {
@@ -202,6 +206,32 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     rows.extend(finding_rows(&r.findings));
     Ok(rows)
+}
+
+/// The fields a model entry's rows leave out: its name (the item column)
+/// and its per-second series (rows of their own, [`series_rows`]).
+const SERIES_ITEM: [&str; 2] = ["name", "per_second"];
+
+/// One row per second of each series: metric
+/// `per_second.<series>@<t_s>`, the end of the second in seconds; an
+/// empty value where the second has none.
+pub fn series_rows(
+    section: &'static str,
+    item: &str,
+    per_second: &[dbio_model::series::Series],
+) -> Vec<LongRow> {
+    let mut rows = Vec::new();
+    for s in per_second {
+        for (t, v) in s.t_s.iter().zip(&s.values) {
+            rows.push(LongRow {
+                section,
+                item: item.to_string(),
+                metric: format!("per_second.{}@{t:.3}", s.name),
+                value: v.map_or_else(String::new, |v| v.to_string()),
+            });
+        }
+    }
+    rows
 }
 
 /// The header of a trace analysis's CSV: a group column (the input, or

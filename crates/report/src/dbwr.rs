@@ -239,6 +239,7 @@ fn detail(d: &DbwrResult) -> String {
             d.dirty_after_shutdown
         );
     }
+    s.push_str(&crate::series::summary(&d.name, &d.per_second));
     s
 }
 

@@ -159,6 +159,7 @@ pub fn detail(x: &LgwrResult) -> String {
     group_commit_and_cpu(&mut s, x);
     io_evidence(&mut s, x);
     sessions_and_histograms(&mut s, x);
+    s.push_str(&crate::series::summary(&x.name, &x.per_second));
     s
 }
 

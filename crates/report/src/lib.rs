@@ -5,6 +5,7 @@
 
 pub mod awr;
 pub mod calibrate;
+pub mod compare;
 pub mod csv_out;
 pub mod dbwr;
 pub mod export;
@@ -16,6 +17,7 @@ pub mod load_compare;
 mod migrate_io;
 mod migrate_models;
 pub mod read;
+pub mod series;
 pub mod table;
 pub mod trace;
 pub mod watch;
@@ -95,6 +97,12 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             }
             Ok(Outcome::AwrComparison(c))
         }
+        Variant::Comparison => {
+            let mut c: Box<dbio_model::compare::Comparison> =
+                serde_json::from_value(v).map_err(bad)?;
+            c.schema_version = dbio_model::SCHEMA_VERSION;
+            Ok(Outcome::Comparison(c))
+        }
         Variant::Run => {
             let mut v = migrate_io::migrate(v);
             if version < Some(3) {
@@ -121,6 +129,7 @@ enum Variant {
     TraceComparison,
     Awr,
     AwrComparison,
+    Comparison,
 }
 
 /// The variant named by `command`; a trace result of the trace's own
@@ -131,6 +140,7 @@ fn variant(v: &serde_json::Value) -> Variant {
         Some(TRACE_COMPARISON_COMMAND) => Variant::TraceComparison,
         Some(AWR_COMMAND) => Variant::Awr,
         Some(AWR_COMPARISON_COMMAND) => Variant::AwrComparison,
+        Some(dbio_model::outcome::COMPARE_COMMAND) => Variant::Comparison,
         Some(_) => Variant::Run,
         None if v.get("a").is_some() && v.get("b").is_some() => Variant::TraceComparison,
         None if v.get("profile").is_some() => Variant::Trace,

@@ -244,6 +244,7 @@ pub fn detail(x: &LoadResult) -> String {
         let v: Vec<String> = x.series.iter().map(|p| format!("{:.0}", p.tps)).collect();
         let _ = writeln!(s, "commits per second, each second: {}", v.join(" "));
     }
+    s.push_str(&crate::series::summary(&x.name, &x.per_second));
     s
 }
 

@@ -51,6 +51,9 @@ pub fn render(r: &RunReport) -> String {
     out.push_str(&tiers(reads));
     out.push_str(&groups(reads));
     out.push_str(&histogram(reads));
+    for x in reads {
+        out.push_str(&crate::series::summary(&x.name, &x.per_second));
+    }
     out
 }
 

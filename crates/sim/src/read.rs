@@ -22,16 +22,20 @@ pub mod cache;
 pub mod mix;
 pub mod record;
 
+use dbio_engine::live::live_bucket_upper;
 use dbio_engine::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
 use dbio_engine::rusage::Usage;
+use dbio_engine::series::quantile;
 use dbio_engine::target::Target;
 use dbio_engine::workload::BlockPicker;
 use dbio_engine::EngineError;
+use dbio_model::read::Tier;
 use dbio_model::read::{
     ReadConfig, ReadGroup, ReadKind, ReadResult, TierAttribution, TierSplit, TierThresholds,
 };
+use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::units::format_bytes;
-use dbio_model::{DiskStatsDelta, Durability, LatencySummary, PageCacheResidency};
+use dbio_model::{DiskStatsDelta, Durability, LatencySummary, PageCacheResidency, SecondSample};
 use hdrhistogram::Histogram;
 use mix::ReadMix;
 use record::{ClassRecorder, ClassStats};
@@ -155,6 +159,9 @@ struct Acc {
     device: Option<DiskStatsDelta>,
     cached_before: Option<PageCacheResidency>,
     cached_after: Option<PageCacheResidency>,
+    /// The runner's per-second samples with their latency buckets, rounds
+    /// end to end.
+    seconds: Vec<(SecondSample, Vec<(u16, u64)>)>,
 }
 
 /// A multi-state, multi-round read measurement in progress.
@@ -181,6 +188,7 @@ impl ReadRun {
                 device: None,
                 cached_before: None,
                 cached_after: None,
+                seconds: Vec::new(),
             })
             .collect();
         Self {
@@ -266,6 +274,14 @@ impl ReadRun {
                 None => acc.rec = Some(r.clone()),
             }
         }
+        let offset_s = acc.seconds.last().map_or(0.0, |(s, _)| s.t_s);
+        for (s, b) in out.series.iter().zip(out.second_buckets) {
+            let s = SecondSample {
+                t_s: s.t_s + offset_s,
+                ..*s
+            };
+            acc.seconds.push((s, b));
+        }
         acc.runtime_ns += out.runtime_ns;
         acc.usage = acc.usage.plus(&out.usage);
         acc.device = match (acc.device.take(), out.device) {
@@ -310,21 +326,102 @@ impl ReadRun {
             .into_iter()
             .filter_map(|a| {
                 let rec = a.rec?;
-                Some(build(
-                    &cfg,
-                    &thresholds,
-                    target,
-                    a.state,
-                    &rec,
-                    a.runtime_ns,
-                    a.usage,
-                    a.device,
-                    a.cached_before,
-                    a.cached_after,
-                    att.as_ref(),
-                ))
+                Some(
+                    build(
+                        &cfg,
+                        &thresholds,
+                        target,
+                        a.state,
+                        &rec,
+                        a.runtime_ns,
+                        a.usage,
+                        a.device,
+                        a.cached_before,
+                        a.cached_after,
+                        att.as_ref(),
+                    )
+                    .with_series(&a.seconds),
+                )
             })
             .collect()
+    }
+}
+
+/// The per-second series of a state: reads per second and the total
+/// latency's p50 and p99 (the runner's samples), then per tier its reads
+/// per second and p50 and p99.
+///
+/// A tier's share of a second is read from the runner's log-linear
+/// buckets, each counted in the tier of its upper edge: reads in the one
+/// bucket that straddles a boundary (at most 12.5 % of it wide) may be
+/// counted in the next tier, and a tier's percentiles carry the buckets'
+/// 12.5 %.
+fn per_second(
+    seconds: &[(SecondSample, Vec<(u16, u64)>)],
+    thresholds: &TierThresholds,
+) -> Vec<Series> {
+    if seconds.is_empty() {
+        return Vec::new();
+    }
+    let mut iops = Series::new("iops", SeriesUnit::PerSecond);
+    let mut p50 = Series::new("p50", SeriesUnit::Ns);
+    let mut p99 = Series::new("p99", SeriesUnit::Ns);
+    let mut tiers: Vec<[Series; 3]> = Tier::ALL
+        .iter()
+        .map(|t| {
+            let name = match t {
+                Tier::PageCache => "page_cache",
+                Tier::StorageCache => "storage_cache",
+                Tier::Device => "device",
+            };
+            [
+                Series::new(format!("{name}_iops"), SeriesUnit::PerSecond),
+                Series::new(format!("{name}_p50"), SeriesUnit::Ns),
+                Series::new(format!("{name}_p99"), SeriesUnit::Ns),
+            ]
+        })
+        .collect();
+    for (s, buckets) in seconds {
+        let any = s.read_iops > 0.0;
+        iops.push(s.t_s, Some(s.read_iops));
+        p50.push(s.t_s, any.then_some(s.p50_ns as f64));
+        p99.push(s.t_s, any.then_some(s.p99_ns as f64));
+        let total: u64 = buckets.iter().map(|b| b.1).sum();
+        for (tier, out) in Tier::ALL.iter().zip(tiers.iter_mut()) {
+            let keep = |up: u64| thresholds.classify(up) == *tier;
+            let n: u64 = buckets
+                .iter()
+                .filter(|(b, _)| keep(live_bucket_upper(*b as usize)))
+                .map(|b| b.1)
+                .sum();
+            let share = if total > 0 {
+                n as f64 / total as f64
+            } else {
+                0.0
+            };
+            out[0].push(s.t_s, Some(s.read_iops * share));
+            out[1].push(s.t_s, quantile(buckets, 0.5, keep).map(|v| v as f64));
+            out[2].push(s.t_s, quantile(buckets, 0.99, keep).map(|v| v as f64));
+        }
+    }
+    let mut all = vec![iops, p50, p99];
+    // Tiers no read of the state reached stay out.
+    for t in tiers {
+        if t[1].values.iter().any(Option::is_some) {
+            all.extend(t);
+        }
+    }
+    all
+}
+
+trait WithSeries {
+    fn with_series(self, seconds: &[(SecondSample, Vec<(u16, u64)>)]) -> Self;
+}
+
+impl WithSeries for ReadResult {
+    fn with_series(mut self, seconds: &[(SecondSample, Vec<(u16, u64)>)]) -> Self {
+        self.per_second = per_second(seconds, &self.thresholds);
+        self
     }
 }
 
@@ -437,6 +534,7 @@ fn build(
         device,
         cpu: cpu_usage(&usage, all.ops, runtime_ns),
         attribution: att.cloned(),
+        per_second: Vec::new(),
     }
 }
 

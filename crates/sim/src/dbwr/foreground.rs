@@ -21,10 +21,12 @@
 use super::block::{self, BLOCK_SIZE};
 use super::cache::{ListState, LruList, NIL, NO_BLOCK};
 use super::instance::Instance;
+use super::instance::{PROBE_FREE_BUFFER_WAITS, PROBE_OPS};
 use super::DbwrError;
 use dbio_engine::clock::{now_ns, wait_until};
 use dbio_engine::engines::{Completion, Dir, Engine, IoRequest, Queued, SyncOp};
 use dbio_engine::recorder::new_histogram;
+use dbio_engine::series::Probe;
 use dbio_model::dbwr::WaitStats;
 use dbio_model::LatencySummary;
 use hdrhistogram::Histogram;
@@ -184,6 +186,7 @@ pub struct Foreground<'a> {
     done: Vec<Completion>,
     /// What it counted.
     pub stats: ForegroundCounters,
+    probe: Option<&'a Probe>,
 }
 
 impl<'a> Foreground<'a> {
@@ -203,6 +206,7 @@ impl<'a> Foreground<'a> {
             depth,
             done: Vec::with_capacity(1),
             stats: ForegroundCounters::default(),
+            probe: inst.foreground_probe(),
         }
     }
 
@@ -236,6 +240,7 @@ impl<'a> Foreground<'a> {
                 }
                 self.stats.ops += 1;
                 self.stats.hits += 1;
+                self.count(PROBE_OPS);
                 return Ok(Touch::Hit);
             }
             let (free, dirty_seen) = self.find_free(&st, l);
@@ -326,6 +331,7 @@ impl<'a> Foreground<'a> {
                 self.stats.read_time.saturating_record((t1 - t0).max(1));
                 self.stats.blocks_read += 1;
                 self.stats.ops += 1;
+                self.count(PROBE_OPS);
                 if change {
                     self.change(list, &mut st, i, block);
                 }
@@ -385,6 +391,14 @@ impl<'a> Foreground<'a> {
         self.stats.changes += 1;
     }
 
+    /// Counts one event in the per-second series.
+    #[inline]
+    fn count(&self, counter: usize) {
+        if let Some(p) = self.probe {
+            p.add(counter, 1);
+        }
+    }
+
     /// Sleeps on the list's condition variable for one slice; None when the
     /// load is over or the run aborted.
     fn wait<'g>(
@@ -405,7 +419,10 @@ impl<'a> Foreground<'a> {
         let ns = now_ns() - t0;
         st.waiters -= 1;
         match kind {
-            WaitKind::FreeBuffer => self.stats.free_buffer_waits.record(ns),
+            WaitKind::FreeBuffer => {
+                self.stats.free_buffer_waits.record(ns);
+                self.count(PROBE_FREE_BUFFER_WAITS);
+            }
             WaitKind::WriteComplete => self.stats.write_complete_waits.record(ns),
             WaitKind::ReadByOther => self.stats.read_by_other_waits.record(ns),
         }

@@ -2,6 +2,7 @@
 //! how to post a writer, and the run's phase flags (the model's SGA).
 
 use super::cache::BufferCache;
+use dbio_engine::series::{Probe, Probes};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
@@ -39,7 +40,19 @@ pub struct Instance {
     pub(crate) ckpt_requested: AtomicU64,
     /// Per writer: the latest checkpoint it has completed.
     pub(crate) ckpt_done: Vec<Padded<AtomicU64>>,
+    /// Per-second series: one probe per foreground, then one per writer
+    /// (set by the run before its threads start; counters are
+    /// [`PROBE_OPS`], [`PROBE_WRITES`], [`PROBE_FREE_BUFFER_WAITS`]).
+    pub(crate) probes: OnceLock<Probes>,
 }
+
+/// Probe counter: foreground touches.
+pub const PROBE_OPS: usize = 0;
+/// Probe counter: blocks a writer wrote during the load.
+pub const PROBE_WRITES: usize = 1;
+/// Probe counter: 'free buffer waits' (one per wait slice, as the result
+/// counts them).
+pub const PROBE_FREE_BUFFER_WAITS: usize = 2;
 
 impl Instance {
     /// An instance with a cache of `buffers` buffers over `lists` lists,
@@ -72,6 +85,7 @@ impl Instance {
             start: OnceLock::new(),
             ckpt_requested: AtomicU64::new(0),
             ckpt_done: (0..writers).map(|_| Padded::default()).collect(),
+            probes: OnceLock::new(),
         })
     }
 
@@ -116,6 +130,19 @@ impl Instance {
     #[inline]
     pub(crate) fn aborted(&self) -> bool {
         self.abort.load(Ordering::Relaxed)
+    }
+
+    /// A foreground's probe (None when the run keeps no series or every
+    /// foreground probe is taken).
+    pub(crate) fn foreground_probe(&self) -> Option<&Probe> {
+        let p = self.probes.get()?;
+        p.claim(p.len().saturating_sub(self.writers as usize))
+    }
+
+    /// Writer `w`'s probe.
+    pub(crate) fn writer_probe(&self, w: u32) -> Option<&Probe> {
+        let p = self.probes.get()?;
+        p.get((p.len() + w as usize).checked_sub(self.writers as usize)?)
     }
 
     /// Wakes every writer (checkpoint requests, shutdown, abort).

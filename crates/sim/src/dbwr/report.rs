@@ -3,10 +3,13 @@
 
 use super::config::DbwrConfig;
 use super::foreground::ForegroundCounters;
+use super::instance::{PROBE_FREE_BUFFER_WAITS, PROBE_OPS, PROBE_WRITES};
 use super::run::RunData;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
+use dbio_engine::series::{self, Tick};
 use dbio_model::dbwr::{CheckpointStats, DbwrResult, ForegroundStats, WriteStats, WriterStats};
+use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::{CpuUsage, LatencySummary, Log2Buckets};
 
 /// CPU usage over `runtime_ns`, with `per_unit` the work it is divided by.
@@ -126,5 +129,24 @@ pub fn result(name: &str, cfg: &DbwrConfig, target: String, d: &RunData) -> Dbwr
         shutdown_writes: d.writers.iter().map(|w| w.stats.shutdown_writes).sum(),
         dirty_after_shutdown: d.dirty_after_shutdown,
         device: d.device.clone(),
+        per_second: per_second(&d.ticks),
     }
+}
+
+/// Foreground touches, blocks written and 'free buffer waits' per second.
+fn per_second(t: &[Tick]) -> Vec<Series> {
+    if t.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        series::series_of(t, "ops_per_s", SeriesUnit::PerSecond, |t| {
+            Some(t.rate(PROBE_OPS))
+        }),
+        series::series_of(t, "writes_per_s", SeriesUnit::PerSecond, |t| {
+            Some(t.rate(PROBE_WRITES))
+        }),
+        series::series_of(t, "free_buffer_waits_per_s", SeriesUnit::PerSecond, |t| {
+            Some(t.rate(PROBE_FREE_BUFFER_WAITS))
+        }),
+    ]
 }

@@ -17,6 +17,7 @@ use super::DbwrError;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, EngineOptions};
 use dbio_engine::rusage::{thread_usage, Usage};
+use dbio_engine::series::{self, Probes, Tick};
 use dbio_engine::sysinfo::disk_counters;
 use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::EngineError;
@@ -128,6 +129,8 @@ pub struct RunData {
     pub dirty_after_shutdown: u64,
     /// Disk counters over the load.
     pub device: Option<DiskStatsDelta>,
+    /// Per-second samples of the load.
+    pub ticks: Vec<Tick>,
 }
 
 /// How a run ended.
@@ -168,6 +171,9 @@ pub fn run_on(
     };
     let active = AtomicU32::new(f);
     let _ = inst.coordinator.set(std::thread::current());
+    // A reused instance keeps its first run's probes (and no series).
+    let fresh = inst.probes.set(Probes::new(total)).is_ok();
+    let sampling = AtomicBool::new(false);
 
     std::thread::scope(|s| {
         let mut spawn_error = None;
@@ -215,6 +221,18 @@ pub fn run_on(
         let disk_before = disk.and_then(disk_counters);
         gate.open_when_arrived(total);
         let t0 = *inst.start.get_or_init(now_ns);
+        // The sampler reads the probes once a second; one that cannot
+        // start costs the series, not the measurement.
+        let sampler = match (fresh, inst.probes.get()) {
+            (true, Some(p)) => std::thread::Builder::new()
+                .name("dbwr-sampler".into())
+                .spawn_scoped(s, {
+                    let sampling = &sampling;
+                    move || series::sample(p, sampling, t0)
+                })
+                .ok(),
+            _ => None,
+        };
         let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
         // The end is read after the foregrounds are told, so that every
         // touch they start falls inside the measured time.
@@ -224,6 +242,10 @@ pub fn run_on(
             .into_iter()
             .map(|h| h.join().expect("a foreground thread panicked"))
             .collect();
+        sampling.store(true, Ordering::Relaxed);
+        let ticks = sampler
+            .map(|h| h.join().expect("the sampler panicked"))
+            .unwrap_or_default();
         let device = match (disk_before, disk.and_then(disk_counters)) {
             (Some(b), Some(a)) => Some(a.delta(&b)),
             _ => None,
@@ -246,6 +268,7 @@ pub fn run_on(
             checkpoints_ns,
             dirty_after_shutdown: inst.cache.dirty_buffers(),
             device,
+            ticks,
         };
         Ok(Outcome {
             data,

@@ -21,11 +21,13 @@
 use super::block::BLOCK_SIZE;
 use super::cache::NIL;
 use super::instance::Instance;
+use super::instance::PROBE_WRITES;
 use super::DbwrError;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{Completion, Dir, Engine, IoRequest, Queued, SyncOp};
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::{thread_usage, Usage};
+use dbio_engine::series::Probe;
 use dbio_model::Log2Buckets;
 use hdrhistogram::Histogram;
 use std::sync::atomic::Ordering;
@@ -106,6 +108,7 @@ pub struct Writer<'a> {
     pub usage_at_load_end: Option<Usage>,
     /// What it counted.
     pub stats: WriterCounters,
+    probe: Option<&'a Probe>,
 }
 
 impl<'a> Writer<'a> {
@@ -139,6 +142,7 @@ impl<'a> Writer<'a> {
             after_load: false,
             usage_at_load_end: None,
             stats: WriterCounters::new(inst.cache.list_count(), batch_max),
+            probe: inst.writer_probe(index),
         }
     }
 
@@ -260,6 +264,9 @@ impl<'a> Writer<'a> {
             s.shutdown_writes += n;
         } else {
             s.blocks_written += n;
+            if let Some(p) = self.probe {
+                p.add(PROBE_WRITES, n);
+            }
             s.batches += 1;
             s.batch_max = s.batch_max.max(n);
             s.batch_sizes.record_us(n);

@@ -10,6 +10,7 @@ use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
 use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
+use dbio_engine::series::{self, Tick};
 use dbio_engine::threads::{spawn_scoped, SpawnError, StartGate};
 use dbio_engine::{sysinfo, EngineError};
 use dbio_model::lgwr::Protocol;
@@ -152,8 +153,8 @@ impl IoCounters {
 }
 
 /// The sessions' recordings, the writer thread's (None under the leader
-/// protocol) and the measured time.
-type Threads = (Vec<SessionRec>, Option<WriterRec>, u64);
+/// protocol), the measured time and the per-second samples.
+type Threads = (Vec<SessionRec>, Option<WriterRec>, u64, Vec<Tick>);
 
 /// Starts the writer thread (unless a leader lock is given) and the
 /// sessions behind one start gate, and collects them when they are done.
@@ -168,6 +169,7 @@ fn run_threads(
     let cfg = &run.config;
     let gate = StartGate::new();
     let writers = usize::from(leader.is_none());
+    let sampling = AtomicBool::new(false);
     let total = cfg.sessions as usize + writers;
     std::thread::scope(|s| {
         let writer = match leader {
@@ -201,10 +203,23 @@ fn run_threads(
             gate.open_when_arrived(total);
         }
         let t0 = now_ns();
+        // The sampler reads the probes once a second; a sampler that
+        // cannot start costs the series, not the measurement.
+        let sampler = std::thread::Builder::new()
+            .name("lgwr-sampler".into())
+            .spawn_scoped(s, {
+                let (probes, sampling) = (&shared.probes, &sampling);
+                move || series::sample(probes, sampling, t0)
+            })
+            .ok();
         let recs: Vec<SessionRec> = sessions
             .into_iter()
             .map(|h| h.join().expect("a session thread panicked"))
             .collect();
+        sampling.store(true, std::sync::atomic::Ordering::Relaxed);
+        let ticks = sampler
+            .map(|h| h.join().expect("the sampler panicked"))
+            .unwrap_or_default();
         let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
         shared.logbuf.close();
         if let Some(w) = shared.writer.get() {
@@ -213,7 +228,7 @@ fn run_threads(
         let wrec = writer.map(|w| w.join().expect("the log writer panicked"));
         match spawn_error {
             Some(e) => Err(e),
-            None => Ok((recs, wrec, t_end.saturating_sub(t0))),
+            None => Ok((recs, wrec, t_end.saturating_sub(t0), ticks)),
         }
     })
 }
@@ -238,7 +253,7 @@ pub fn run(
         Protocol::Writer => None,
         Protocol::Leader => Some(FlushLock::new(Leader::new(run, &shared, &files, &paths)?)),
     };
-    let (recs, wrec, runtime_ns) = run_threads(
+    let (recs, wrec, runtime_ns, ticks) = run_threads(
         run,
         &shared,
         (&files, &paths),
@@ -282,6 +297,7 @@ pub fn run(
         proc_write_bytes,
         disk,
         verify: verified,
+        ticks,
     };
     Ok(Outcome {
         measured,

@@ -16,6 +16,7 @@ use super::stats::{Pos, SessionRec};
 use super::writer::FlushLock;
 use dbio_engine::clock::now_ns;
 use dbio_engine::rusage::thread_usage;
+use dbio_engine::series::Probes;
 use dbio_engine::threads::StartGate;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -57,7 +58,19 @@ pub struct Shared {
     pub writer: OnceLock<Thread>,
     /// The writer failed (setup or I/O): sessions stop.
     pub failed: AtomicBool,
+    /// Per-second series: one probe per session (commits, 'log file
+    /// sync'), then the writer's (writes, commits they covered).
+    pub probes: Probes,
 }
+
+/// Probe counters (summed over probes, so each has its own index): a
+/// session counts its commits, the writer its writes and the commits they
+/// covered.
+pub const PROBE_COMMITS: usize = 0;
+/// See [`PROBE_COMMITS`].
+pub const PROBE_WRITES: usize = 1;
+/// See [`PROBE_COMMITS`].
+pub const PROBE_COVERED: usize = 2;
 
 impl Shared {
     /// Shared state for `cfg`; an error when the log buffer cannot be
@@ -69,6 +82,7 @@ impl Shared {
             active: AtomicU32::new(cfg.sessions),
             writer: OnceLock::new(),
             failed: AtomicBool::new(false),
+            probes: Probes::new(cfg.sessions as usize + 1),
         })
     }
 }
@@ -227,6 +241,10 @@ pub fn session_main(
                 resumed_ns: t_resumed,
             },
         );
+        if let Some(p) = shared.probes.get(idx as usize) {
+            p.add(PROBE_COMMITS, 1);
+            p.latency(t_resumed.saturating_sub(t_commit));
+        }
     }
     shared.active.fetch_sub(1, Ordering::Relaxed);
     let end = now_ns();

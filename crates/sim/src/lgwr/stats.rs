@@ -7,13 +7,16 @@
 //! exact means add up to the exact mean 'log file sync'; the summaries keep
 //! that within the histograms' 1 %.
 
+use super::session::{PROBE_COMMITS, PROBE_COVERED, PROBE_WRITES};
 use dbio_engine::engines::NullDone;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
+use dbio_engine::series::{self, Tick};
 use dbio_model::lgwr::{
     CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, VerifyResult,
     WriterStats,
 };
+use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::{CpuUsage, DiskStatsDelta, LatencySummary};
 use hdrhistogram::Histogram;
 
@@ -325,6 +328,8 @@ pub struct Measured {
     pub disk: Option<DiskStatsDelta>,
     /// Read-back result.
     pub verify: Option<VerifyResult>,
+    /// Per-second samples of the probes (rounds end to end).
+    pub ticks: Vec<Tick>,
 }
 
 fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
@@ -357,6 +362,8 @@ impl Measured {
 
     /// Adds another round of the same configuration.
     pub fn merge(&mut self, o: &Measured) {
+        let offset_s = self.ticks.last().map_or(0.0, |t| t.t_s);
+        series::append(&mut self.ticks, &o.ticks, offset_s);
         self.runtime_ns += o.runtime_ns;
         self.round_tps.extend_from_slice(&o.round_tps);
         for (a, b) in self.sessions.iter_mut().zip(o.sessions.iter()) {
@@ -489,7 +496,35 @@ impl Measured {
                 device: self.disk.clone(),
             },
             verify: self.verify.clone(),
+            per_second: self.per_second(),
         }
+    }
+
+    /// The per-second series: TPS, 'log file sync' p50 and p99, the
+    /// writer's writes per second and commits per write.
+    fn per_second(&self) -> Vec<Series> {
+        let t = &self.ticks;
+        if t.is_empty() {
+            return Vec::new();
+        }
+        vec![
+            series::series_of(t, "tps", SeriesUnit::PerSecond, |t| {
+                Some(t.rate(PROBE_COMMITS))
+            }),
+            series::series_of(t, "log_file_sync_p50", SeriesUnit::Ns, |t| {
+                t.quantile(0.5).map(|v| v as f64)
+            }),
+            series::series_of(t, "log_file_sync_p99", SeriesUnit::Ns, |t| {
+                t.quantile(0.99).map(|v| v as f64)
+            }),
+            series::series_of(t, "writes_per_s", SeriesUnit::PerSecond, |t| {
+                Some(t.rate(PROBE_WRITES))
+            }),
+            series::series_of(t, "commits_per_write", SeriesUnit::Ratio, |t| {
+                (t.counts[PROBE_WRITES] > 0)
+                    .then(|| t.counts[PROBE_COVERED] as f64 / t.counts[PROBE_WRITES] as f64)
+            }),
+        ]
     }
 }
 

@@ -566,6 +566,12 @@ impl<'a> Writer<'a> {
             b.padded,
             b.commits.len(),
         );
+        // The writer's probe: one writer thread, or leaders that take
+        // turns under the flush lock.
+        if let Some(p) = self.shared.probes.get(self.shared.slots.len()) {
+            p.add(super::session::PROBE_WRITES, 1);
+            p.add(super::session::PROBE_COVERED, b.commits.len() as u64);
+        }
         let fg = (u64::from(b.file) << 32) | u64::from(b.gen);
         for p in &b.commits {
             let slot = &self.shared.slots[p.session as usize];
