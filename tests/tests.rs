@@ -13,6 +13,7 @@ mod dbwr;
 mod docs;
 mod durability;
 mod findings;
+mod html;
 mod lgwr;
 mod load;
 mod load_servers;

@@ -209,7 +209,8 @@ pub fn findings(fs: &[Finding]) -> String {
             "<li data-rule=\"{}\"><span class=\"sev sev-{sev}\">{sev}</span>",
             esc(&f.rule)
         );
-        if let Some(sub) = &f.subject {
+        // Most rules name their subject in the text already.
+        if let Some(sub) = f.subject.as_ref().filter(|x| !f.text.starts_with(x.as_str())) {
             let _ = write!(s, "<b>{}</b>: ", esc(sub));
         }
         s.push_str(&esc(&f.text));

@@ -258,7 +258,7 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
                 group.max(1.0),
                 (H - BOTTOM - y).max(0.5),
                 esc(h.label),
-                Log2Buckets::label(b),
+                esc(&Log2Buckets::label(b)),
                 count,
                 v
             );
@@ -442,7 +442,12 @@ pub fn series(
     }
     for k in 0..=6 {
         let x = t0 + (t1 - t0) * k as f64 / 6.0;
-        xlabel(&mut s, x_of(x), H, &format!("{x:.0} s"));
+        let label = if t1 - t0 < 12.0 {
+            format!("{x:.1} s")
+        } else {
+            format!("{x:.0} s")
+        };
+        xlabel(&mut s, x_of(x), H, &label);
     }
     for (i, l) in lines.iter().enumerate() {
         let mut pts = String::with_capacity(l.values.len() * 12);
