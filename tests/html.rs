@@ -143,7 +143,10 @@ impl Rendered {
                 .contains("content=\"default-src 'none'; style-src 'unsafe-inline'"),
             "no fetch-forbidding policy"
         );
-        assert!(!self.dom.contains("<script"), "a script element in the page");
+        assert!(
+            !self.dom.contains("<script"),
+            "a script element in the page"
+        );
         assert_eq!(
             self.dom.matches("<svg").count(),
             self.dom.matches("</svg>").count(),
@@ -203,7 +206,10 @@ fn html_bench_page_has_histogram_percentiles_series_and_stays_offline() {
     r.text("Raw I/O jobs");
     r.text("Complete: every part of the run finished.");
     r.text("id=\"environment\"");
-    r.text(&format!("Linux {}", v["environment"]["kernel"].as_str().unwrap()));
+    r.text(&format!(
+        "Linux {}",
+        v["environment"]["kernel"].as_str().unwrap()
+    ));
     // The command line that ran, and the version that wrote the result.
     r.text("bench --engine null --runtime 2 --quiet --html");
     r.text(&format!("<td>{}</td>", v["tool"].as_str().unwrap()));
@@ -211,7 +217,13 @@ fn html_bench_page_has_histogram_percentiles_series_and_stays_offline() {
     let samples = v["jobs"][0]["series"].as_array().unwrap().len();
     assert!(samples >= 1);
     let series = r.dom.split("id=\"series-iops-job-0\"").nth(1).unwrap();
-    let points = series.split("points=\"").nth(2).unwrap().split('"').next().unwrap();
+    let points = series
+        .split("points=\"")
+        .nth(2)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
     assert_eq!(points.split_whitespace().count(), samples, "{points}");
 }
 
@@ -386,7 +398,10 @@ fn html_load_page_on_sqlite_draws_commits_each_second() {
 fn html_awr_page_and_comparison_panels() {
     let bin = or_skip!(browser());
     let d = scratch();
-    let f = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/awr/tests/data/awr-19c-rac-crlf.txt");
+    let f = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/awr/tests/data/awr-19c-rac-crlf.txt"
+    );
     let (r, v) = run_html(&bin, d.path(), &["awr", f]);
     r.offline_page();
     r.chart("bars", "awr-top-a");
@@ -423,7 +438,10 @@ fn html_tracefile_page_has_profile_histograms_timeline_and_comparison() {
     if !v["timeline"]["points"].as_array().unwrap().is_empty() {
         r.chart("series", "timeline-t");
     }
-    let g = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/oracle/tests/data/ninei-9201.trc");
+    let g = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/ninei-9201.trc"
+    );
     let (r, _) = run_html(&bin, d.path(), &["tracefile", "--compare", f, g]);
     r.offline_page();
     r.chart("bars", "profile-a");
@@ -443,7 +461,14 @@ fn html_watch_page_when_bpf_is_available() {
     let out = dbio()
         .args(["watch", "--quiet", "--html"])
         .arg(&html)
-        .args(["--", "dd", "if=/dev/zero", "bs=4k", "count=64", "oflag=dsync"])
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "bs=4k",
+            "count=64",
+            "oflag=dsync",
+        ])
         .arg(format!("of={}", target.display()))
         .output()
         .unwrap();
@@ -464,10 +489,15 @@ fn html_watch_page_when_bpf_is_available() {
 /// sentence, so the non-UTF-8 file name goes through `bench`'s target).
 fn hostile_trace(dir: &Path) -> PathBuf {
     let path = dir.join("evil<svg onload=alert(1)>\"onload=x'.trc");
-    let sql = b"select '<script>alert(1)</script>' \"onload=alert(2) </svg><b>x</b> \xff\xfe from dual";
+    let sql =
+        b"select '<script>alert(1)</script>' \"onload=alert(2) </svg><b>x</b> \xff\xfe from dual";
     let mut t = Vec::new();
-    t.extend_from_slice(b"Oracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production\n\n");
-    t.extend_from_slice(b"*** SESSION ID:(9.3) 2024-06-01T12:00:00.000000+00:00\n=====================\n");
+    t.extend_from_slice(
+        b"Oracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production\n\n",
+    );
+    t.extend_from_slice(
+        b"*** SESSION ID:(9.3) 2024-06-01T12:00:00.000000+00:00\n=====================\n",
+    );
     t.extend_from_slice(
         format!(
             "PARSING IN CURSOR #1 len={} dep=0 uid=5 oct=3 lid=5 tim=1000 hv=3333 ad='5a1' sqlid='abc<i>d'\n",
@@ -481,7 +511,9 @@ fn hostile_trace(dir: &Path) -> PathBuf {
     t.extend_from_slice(b"EXEC #1:c=0,e=40,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=4,plh=0,tim=1100\n");
     t.extend_from_slice(b"WAIT #1: nam='</svg><script>alert(3)</script>\"onload=\xff' ela= 900 p1=7 p2=1001 p3=8 obj#=1 tim=2000\n");
     t.extend_from_slice(b"WAIT #1: nam='db file sequential read' ela= 300 file#=7 block#=1017 blocks=1 obj#=1 tim=2400\n");
-    t.extend_from_slice(b"FETCH #1:c=1000,e=2200,p=17,cr=20,cu=0,mis=0,r=1,dep=0,og=4,plh=0,tim=3400\n");
+    t.extend_from_slice(
+        b"FETCH #1:c=1000,e=2200,p=17,cr=20,cu=0,mis=0,r=1,dep=0,og=4,plh=0,tim=3400\n",
+    );
     t.extend_from_slice(b"WAIT #1: nam='SQL*Net message from client' ela= 5000 driver id=1650815232 #bytes=1 p3=0 obj#=-1 tim=8400\n");
     std::fs::write(&path, t).unwrap();
     path
@@ -520,9 +552,9 @@ fn html_keeps_markup_and_bad_bytes_of_a_target_name_as_text() {
     use std::os::unix::ffi::OsStrExt;
     let bin = or_skip!(browser());
     let d = scratch();
-    let target = d
-        .path()
-        .join(std::ffi::OsStr::from_bytes(b"dir<svg onload=alert(1)>\"onload=x'\xff"));
+    let target = d.path().join(std::ffi::OsStr::from_bytes(
+        b"dir<svg onload=alert(1)>\"onload=x'\xff",
+    ));
     std::fs::create_dir(&target).unwrap();
     let html = d.path().join("b.html");
     dbio()
@@ -546,7 +578,15 @@ fn html_from_a_saved_result_is_the_same_page_and_says_partial() {
     let d = scratch();
     let js = d.path().join("r.json");
     dbio()
-        .args(["bench", "--engine", "null", "--runtime", "1", "--quiet", "--json"])
+        .args([
+            "bench",
+            "--engine",
+            "null",
+            "--runtime",
+            "1",
+            "--quiet",
+            "--json",
+        ])
         .arg(&js)
         .succeeds();
     let mut v = json(&std::fs::read(&js).unwrap());
@@ -579,7 +619,12 @@ fn html_netlog_check_sees_a_page_that_fetches() {
     )
     .unwrap();
     let r = render(&bin, &page);
-    assert_eq!(r.page_requests, ["http://127.0.0.1:9/x.png"], "{:?}", r.page_requests);
+    assert_eq!(
+        r.page_requests,
+        ["http://127.0.0.1:9/x.png"],
+        "{:?}",
+        r.page_requests
+    );
 }
 
 #[test]
@@ -595,6 +640,9 @@ fn html_and_json_to_the_same_file_is_refused_before_measuring() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--json and --html name the same destination"), "{err}");
+    assert!(
+        err.contains("--json and --html name the same destination"),
+        "{err}"
+    );
     assert!(!f.exists());
 }

@@ -42,8 +42,16 @@ pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String 
     let rows: Vec<Vec<String>> = names
         .iter()
         .map(|n| {
-            let a = c.a.top_events.iter().find(|e| e.name == *n).and_then(|e| e.avg_us);
-            let b = c.b.top_events.iter().find(|e| e.name == *n).and_then(|e| e.avg_us);
+            let a =
+                c.a.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
+            let b =
+                c.b.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
             let ratio = match (a, b) {
                 (Some(x), Some(y)) if x > 0.0 => format!("{:.2}×", y / x),
                 _ => "-".into(),
@@ -128,7 +136,14 @@ fn body(r: &AwrReport, k: &str) -> String {
         .collect();
     b.push_str(&page::table(
         &format!("awr-events-{k}"),
-        &["event", "class", "#waits", "#time (s)", "#avg (µs)", "#% DB time"],
+        &[
+            "event",
+            "class",
+            "#waits",
+            "#time (s)",
+            "#avg (µs)",
+            "#% DB time",
+        ],
         &rows,
     ));
     for (i, hg) in r.histograms.iter().take(12).enumerate() {

@@ -92,7 +92,11 @@ pub fn section(runs: &[DbwrResult]) -> String {
         &pw,
     ));
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(b, "<details><summary>Settings of {}</summary>", esc(&r.name));
+        let _ = write!(
+            b,
+            "<details><summary>Settings of {}</summary>",
+            esc(&r.name)
+        );
         b.push_str(&page::settings(&format!("settings-dbwr-{i}"), &r.config));
         b.push_str("</details>");
     }

@@ -35,7 +35,8 @@ pub fn section(jobs: &[JobResult]) -> String {
                 .map_or(("-".into(), "-".into()), |(_, l)| {
                     (format_ns(l.p50_ns() as f64), format_ns(l.p99_ns() as f64))
                 });
-            let iops = j.read.as_ref().map_or(0.0, |s| s.iops) + j.write.as_ref().map_or(0.0, |s| s.iops);
+            let iops =
+                j.read.as_ref().map_or(0.0, |s| s.iops) + j.write.as_ref().map_or(0.0, |s| s.iops);
             let bw = j.read.as_ref().map_or(0.0, |s| s.bytes_per_sec)
                 + j.write.as_ref().map_or(0.0, |s| s.bytes_per_sec);
             vec![
@@ -52,15 +53,29 @@ pub fn section(jobs: &[JobResult]) -> String {
         .collect();
     b.push_str(&page::table(
         "jobs-summary",
-        &["job", "settings", "target", "#IOPS", "#throughput", "#p50", "#p99", "#runtime"],
+        &[
+            "job",
+            "settings",
+            "target",
+            "#IOPS",
+            "#throughput",
+            "#p50",
+            "#p99",
+            "#runtime",
+        ],
         &rows,
     ));
     if jobs.len() > 1 {
         let lines: Vec<(String, &LatencySummary)> = jobs
             .iter()
-            .filter_map(|j| distributions(j).first().map(|(k, l)| (format!("{}: {k}", j.name), *l)))
+            .filter_map(|j| {
+                distributions(j)
+                    .first()
+                    .map(|(k, l)| (format!("{}: {k}", j.name), *l))
+            })
             .collect();
-        let refs: Vec<(&str, &LatencySummary)> = lines.iter().map(|(n, l)| (n.as_str(), *l)).collect();
+        let refs: Vec<(&str, &LatencySummary)> =
+            lines.iter().map(|(n, l)| (n.as_str(), *l)).collect();
         b.push_str("<h3>All jobs side by side</h3>");
         b.push_str(&svg::percentiles(
             "pct-jobs",
@@ -69,8 +84,16 @@ pub fn section(jobs: &[JobResult]) -> String {
         ));
     }
     for (i, j) in jobs.iter().enumerate() {
-        let _ = write!(b, "<section class=\"job\" id=\"job-{i}\"><h3>Job {}</h3>", esc(&j.name));
-        let _ = write!(b, "<p class=\"mono\">{}</p>", esc(&crate::table::describe(&j.job)));
+        let _ = write!(
+            b,
+            "<section class=\"job\" id=\"job-{i}\"><h3>Job {}</h3>",
+            esc(&j.name)
+        );
+        let _ = write!(
+            b,
+            "<p class=\"mono\">{}</p>",
+            esc(&crate::table::describe(&j.job))
+        );
         let d = distributions(j);
         let hists: Vec<Hist> = d
             .iter()
@@ -137,7 +160,11 @@ pub fn section(jobs: &[JobResult]) -> String {
                 true,
             ));
         }
-        let _ = write!(b, "<details><summary>Settings of {}</summary>", esc(&j.name));
+        let _ = write!(
+            b,
+            "<details><summary>Settings of {}</summary>",
+            esc(&j.name)
+        );
         b.push_str(&page::settings(&format!("settings-job-{i}"), &j.job));
         b.push_str("</details></section>\n");
     }

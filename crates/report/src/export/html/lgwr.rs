@@ -84,8 +84,10 @@ pub fn section(runs: &[LgwrResult]) -> String {
         &tps,
         svg::fmt_count,
     ));
-    let lfs: Vec<(&str, &LatencySummary)> =
-        runs.iter().map(|r| (r.name.as_str(), &r.log_file_sync)).collect();
+    let lfs: Vec<(&str, &LatencySummary)> = runs
+        .iter()
+        .map(|r| (r.name.as_str(), &r.log_file_sync))
+        .collect();
     let hists: Vec<Hist> = runs
         .iter()
         .map(|r| Hist {

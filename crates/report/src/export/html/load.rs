@@ -52,14 +52,28 @@ pub fn section(runs: &[LoadResult]) -> String {
             buckets: &r.commit.log2_us,
         })
         .collect();
-    let pct: Vec<(&str, &LatencySummary)> = runs.iter().map(|r| (r.name.as_str(), &r.commit)).collect();
+    let pct: Vec<(&str, &LatencySummary)> =
+        runs.iter().map(|r| (r.name.as_str(), &r.commit)).collect();
     b.push_str("<div class=\"panels\"><section>");
-    b.push_str(&svg::histogram("load-hist", "Commit latency histogram", &hists, None));
+    b.push_str(&svg::histogram(
+        "load-hist",
+        "Commit latency histogram",
+        &hists,
+        None,
+    ));
     b.push_str("</section><section>");
-    b.push_str(&svg::percentiles("load-pct", "Commit latency percentiles", &pct));
+    b.push_str(&svg::percentiles(
+        "load-pct",
+        "Commit latency percentiles",
+        &pct,
+    ));
     b.push_str("</section></div>");
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(b, "<section class=\"load\" id=\"load-{i}\"><h3>{}</h3>", esc(&r.name));
+        let _ = write!(
+            b,
+            "<section class=\"load\" id=\"load-{i}\"><h3>{}</h3>",
+            esc(&r.name)
+        );
         if !r.series.is_empty() {
             let t: Vec<f64> = r.series.iter().map(|s| s.t_s).collect();
             b.push_str(&svg::series(
@@ -82,7 +96,10 @@ pub fn section(runs: &[LoadResult]) -> String {
                 .collect();
             b.push_str(&svg::bars(
                 &format!("load-waits-{i}"),
-                &format!("{}: where the server's sessions were, by share of samples", r.name),
+                &format!(
+                    "{}: where the server's sessions were, by share of samples",
+                    r.name
+                ),
                 &w,
                 svg::fmt_pct,
             ));

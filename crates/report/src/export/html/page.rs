@@ -88,7 +88,7 @@ svg .s4{fill:var(--panel);stroke:var(--fg)}
 svg polyline.l0{stroke:var(--c0)}svg polyline.l1{stroke:var(--c1);stroke-dasharray:6 3}
 svg polyline.l2{stroke:var(--c2);stroke-dasharray:2 2}svg polyline.l3{stroke:var(--c3);stroke-dasharray:8 3 2 3}
 svg polyline{fill:none;stroke-width:1.6}svg .m0{fill:var(--c0)}svg .m1{fill:var(--c1)}svg .m2{fill:var(--c2)}svg .m3{fill:var(--c3)}
-svg .tier0{fill:var(--t0)}svg .tier1{fill:var(--t1)}svg .tier2{fill:var(--t2)}
+svg polygon.band{opacity:.25;stroke:none}svg .tier0{fill:var(--t0)}svg .tier1{fill:var(--t1)}svg .tier2{fill:var(--t2)}
 svg .sw{stroke-width:1}
 @media print{body{max-width:none;padding:0;font-size:11pt}:root{--bg:#fff;--fg:#000;--panel:#fff}
 h2{break-after:avoid}table{break-inside:auto}tr{break-inside:avoid}.panels{display:block}}
@@ -210,7 +210,11 @@ pub fn findings(fs: &[Finding]) -> String {
             esc(&f.rule)
         );
         // Most rules name their subject in the text already.
-        if let Some(sub) = f.subject.as_ref().filter(|x| !f.text.starts_with(x.as_str())) {
+        if let Some(sub) = f
+            .subject
+            .as_ref()
+            .filter(|x| !f.text.starts_with(x.as_str()))
+        {
             let _ = write!(s, "<b>{}</b>: ", esc(sub));
         }
         s.push_str(&esc(&f.text));
@@ -222,7 +226,11 @@ pub fn findings(fs: &[Finding]) -> String {
             );
         }
         if let Some(r) = &f.reference {
-            let _ = write!(s, "<span class=\"ev\">source: {}</span>", esc(&r.to_string()));
+            let _ = write!(
+                s,
+                "<span class=\"ev\">source: {}</span>",
+                esc(&r.to_string())
+            );
         }
         s.push_str("</li>");
     }
@@ -284,12 +292,18 @@ pub fn environment(e: &Environment) -> String {
                 ),
             ));
         }
-        None => rows.push(("device", "none (no block device under the filesystem)".into())),
+        None => rows.push((
+            "device",
+            "none (no block device under the filesystem)".into(),
+        )),
     }
     if let Some(a) = &e.dio_alignment {
         rows.push((
             "O_DIRECT alignment",
-            format!("memory {} B, offsets {} B (statx)", a.mem_align, a.offset_align),
+            format!(
+                "memory {} B, offsets {} B (statx)",
+                a.mem_align, a.offset_align
+            ),
         ));
     }
     if let Some(c) = &e.cached_before {

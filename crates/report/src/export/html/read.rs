@@ -27,7 +27,8 @@ pub fn section(runs: &[ReadResult]) -> String {
     let rows: Vec<Vec<String>> = runs
         .iter()
         .map(|r| {
-            let total = r.tiers.page_cache.count + r.tiers.storage_cache.count + r.tiers.device.count;
+            let total =
+                r.tiers.page_cache.count + r.tiers.storage_cache.count + r.tiers.device.count;
             let share = |c: u64| format!("{:.1} %", c as f64 * 100.0 / total.max(1) as f64);
             vec![
                 r.name.clone(),
@@ -105,7 +106,8 @@ pub fn section(runs: &[ReadResult]) -> String {
         &stack,
         svg::fmt_pct,
     ));
-    let pct: Vec<(&str, &LatencySummary)> = runs.iter().map(|r| (r.name.as_str(), &r.lat)).collect();
+    let pct: Vec<(&str, &LatencySummary)> =
+        runs.iter().map(|r| (r.name.as_str(), &r.lat)).collect();
     b.push_str(&svg::percentiles(
         "read-pct",
         "Read latency percentiles per cache state",

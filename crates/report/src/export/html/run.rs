@@ -62,5 +62,8 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
     }
     b.push_str("<h2 id=\"h-environment\">Environment</h2>\n");
     b.push_str(&page::environment(&r.environment));
-    page::document(&format!("dbio {}: {}", r.command, r.environment.hostname), &b)
+    page::document(
+        &format!("dbio {}: {}", r.command, r.environment.hostname),
+        &b,
+    )
 }

@@ -53,7 +53,11 @@ fn open(kind: &str, id: &str, h: f64, label: &str) -> String {
 }
 
 fn close(s: &mut String, caption: &str) {
-    let _ = write!(s, "</svg><figcaption>{}</figcaption></figure>\n", esc(caption));
+    let _ = write!(
+        s,
+        "</svg><figcaption>{}</figcaption></figure>\n",
+        esc(caption)
+    );
 }
 
 /// A legend row at the top right: a swatch (bar) or a line sample per series.
@@ -110,9 +114,15 @@ fn ytick(s: &mut String, y: f64, label: &str) {
 }
 
 fn xlabel(s: &mut String, x: f64, h: f64, label: &str) {
+    // A label at the right edge ends there rather than past it.
+    let anchor = if x > W - RIGHT - 20.0 {
+        "end"
+    } else {
+        "middle"
+    };
     let _ = write!(
         s,
-        "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+        "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
         h - BOTTOM + 14.0,
         esc(label)
     );
@@ -318,7 +328,12 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
         .collect();
     let all: Vec<f64> = pts.iter().flatten().map(|p| p.1).collect();
     if all.is_empty() {
-        let _ = write!(s, "<text x=\"{}\" y=\"{}\">no samples</text>", W / 2.0, H / 2.0);
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no samples</text>",
+            W / 2.0,
+            H / 2.0
+        );
         close(&mut s, caption);
         return s;
     }
@@ -381,6 +396,48 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
     s
 }
 
+/// Most points a series line draws: a longer series (an hour of seconds)
+/// is drawn as the mean of consecutive samples with their range shaded,
+/// about one point per pixel of the plot.
+const MAX_POINTS: usize = 720;
+
+/// A bin of consecutive samples.
+#[derive(Debug, PartialEq)]
+struct Bin {
+    t: f64,
+    mean: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Consecutive samples `per_bin` at a time (mean time, mean, min, max);
+/// values that are not finite (or not positive on a log axis) are left
+/// out, a bin with none is left out.
+fn bin(t: &[f64], v: &[f64], per_bin: usize, log_y: bool) -> Vec<Bin> {
+    let per_bin = per_bin.max(1);
+    let pairs: Vec<(f64, f64)> = t.iter().copied().zip(v.iter().copied()).collect();
+    pairs
+        .chunks(per_bin)
+        .filter_map(|c| {
+            let ok: Vec<(f64, f64)> = c
+                .iter()
+                .copied()
+                .filter(|(_, y)| y.is_finite() && (!log_y || *y > 0.0))
+                .collect();
+            if ok.is_empty() {
+                return None;
+            }
+            let n = ok.len() as f64;
+            Some(Bin {
+                t: ok.iter().map(|p| p.0).sum::<f64>() / n,
+                mean: ok.iter().map(|p| p.1).sum::<f64>() / n,
+                min: ok.iter().map(|p| p.1).fold(f64::MAX, f64::min),
+                max: ok.iter().map(|p| p.1).fold(f64::MIN, f64::max),
+            })
+        })
+        .collect()
+}
+
 /// One line of a series chart: its label and one value per time point.
 pub struct Line<'a> {
     /// Legend label.
@@ -392,14 +449,7 @@ pub struct Line<'a> {
 /// A time series chart: `t` in seconds on the x axis, one or more lines
 /// of the same unit, on a linear or log y axis. Generic over what is
 /// measured, so any command's per-second samples plug in.
-pub fn series(
-    id: &str,
-    caption: &str,
-    t: &[f64],
-    lines: &[Line],
-    fmt: Fmt,
-    log_y: bool,
-) -> String {
+pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_y: bool) -> String {
     let mut s = open("series", id, H, caption);
     let vals: Vec<f64> = lines
         .iter()
@@ -407,7 +457,12 @@ pub fn series(
         .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
         .collect();
     if t.is_empty() || vals.is_empty() {
-        let _ = write!(s, "<text x=\"{}\" y=\"{}\">no samples</text>", W / 2.0, H / 2.0);
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no samples</text>",
+            W / 2.0,
+            H / 2.0
+        );
         close(&mut s, caption);
         return s;
     }
@@ -417,7 +472,12 @@ pub fn series(
     let pw = W - LEFT - RIGHT;
     let x_of = |x: f64| LEFT + (x - t0) / (t1 - t0) * pw;
     let (lo, hi) = if log_y {
-        let lo = vals.iter().copied().fold(f64::MAX, f64::min).log10().floor();
+        let lo = vals
+            .iter()
+            .copied()
+            .fold(f64::MAX, f64::min)
+            .log10()
+            .floor();
         let hi = vals.iter().copied().fold(0.0, f64::max).log10().ceil();
         (lo, if hi <= lo { lo + 1.0 } else { hi })
     } else {
@@ -449,12 +509,29 @@ pub fn series(
         };
         xlabel(&mut s, x_of(x), H, &label);
     }
+    let per_bin = t.len().div_ceil(MAX_POINTS);
     for (i, l) in lines.iter().enumerate() {
-        let mut pts = String::with_capacity(l.values.len() * 12);
-        for (&x, &v) in t.iter().zip(&l.values) {
-            if v.is_finite() && (!log_y || v > 0.0) {
-                let _ = write!(pts, "{:.1},{:.1} ", x_of(x), y_of(v));
-            }
+        let bins = bin(t, &l.values, per_bin, log_y);
+        if per_bin > 1 {
+            // The range of each bin as a band under its mean.
+            let upper = bins
+                .iter()
+                .map(|b| format!("{:.1},{:.1}", x_of(b.t), y_of(b.max)));
+            let lower = bins
+                .iter()
+                .rev()
+                .map(|b| format!("{:.1},{:.1}", x_of(b.t), y_of(b.min)));
+            let pts: Vec<String> = upper.chain(lower).collect();
+            let _ = write!(
+                s,
+                "<polygon class=\"band m{}\" points=\"{}\"/>",
+                i % 4,
+                pts.join(" ")
+            );
+        }
+        let mut pts = String::with_capacity(bins.len() * 12);
+        for b in &bins {
+            let _ = write!(pts, "{:.1},{:.1} ", x_of(b.t), y_of(b.mean));
         }
         let finite: Vec<f64> = l.values.iter().copied().filter(|v| v.is_finite()).collect();
         let (mn, mx) = (
@@ -472,6 +549,14 @@ pub fn series(
             fmt(mn),
             fmt(mean),
             fmt(mx)
+        );
+    }
+    if per_bin > 1 {
+        let _ = write!(
+            s,
+            "<text class=\"binned\" x=\"{:.1}\" y=\"{:.1}\">each point: the mean of {per_bin} samples; shaded: their range</text>",
+            LEFT + 6.0,
+            TOP + 12.0
         );
     }
     axes(&mut s, H);
@@ -633,5 +718,41 @@ mod tests {
         assert_eq!(nines(100.0), 5.0);
         assert_eq!(nice_max(7.3), 10.0);
         assert_eq!(nice_max(130.0), 200.0);
+    }
+
+    #[test]
+    fn a_long_series_is_drawn_as_bins_with_their_range() {
+        let t: Vec<f64> = (1..=3600).map(f64::from).collect();
+        let v: Vec<f64> = (1..=3600).map(|i| f64::from(i % 10)).collect();
+        let b = bin(&t, &v, 5, false);
+        assert_eq!(b.len(), 720);
+        assert_eq!(
+            b[0],
+            Bin {
+                t: 3.0,
+                mean: 3.0,
+                min: 1.0,
+                max: 5.0
+            }
+        );
+        let short = bin(&t[..3], &[1.0, f64::NAN, 0.0], 1, true);
+        assert_eq!(short.len(), 1, "NaN and, on a log axis, zero are left out");
+        let c = series(
+            "s",
+            "c",
+            &t,
+            &[Line {
+                label: "x",
+                values: v,
+            }],
+            fmt_count,
+            false,
+        );
+        let line = c.split("<polyline class=\"l0\" points=\"").nth(1).unwrap();
+        let line = line.split('"').next().unwrap();
+        assert_eq!(line.split_whitespace().count(), 720);
+        assert!(c.contains("<polygon class=\"band m0\""));
+        assert!(c.contains("the mean of 5 samples"));
+        assert!(c.contains("3600 samples, min 0, mean 4, max 9"));
     }
 }

@@ -69,7 +69,14 @@ pub fn render_comparison(c: &TraceComparison, invocation: Option<&str>) -> Strin
         .collect();
     b.push_str(&page::table(
         "compare-events",
-        &["event", "#A waits", "#B waits", "#A mean", "#B mean", "#B / A mean"],
+        &[
+            "event",
+            "#A waits",
+            "#B waits",
+            "#A mean",
+            "#B mean",
+            "#B / A mean",
+        ],
         &rows,
     ));
     b.push_str("<div class=\"panels\">");
@@ -180,7 +187,12 @@ fn body(t: &TraceReport, k: &str) -> String {
         for (i, h) in t.io_histograms.iter().take(TOP).enumerate() {
             b.push_str(&svg::histogram(
                 &format!("trace-hist-{k}-{i}"),
-                &format!("'{}': {} waits, {}", h.event, h.buckets.total(), us(h.total_us)),
+                &format!(
+                    "'{}': {} waits, {}",
+                    h.event,
+                    h.buckets.total(),
+                    us(h.total_us)
+                ),
                 &[Hist {
                     label: &h.event,
                     buckets: &h.buckets,
@@ -212,7 +224,16 @@ fn body(t: &TraceReport, k: &str) -> String {
         .collect();
     b.push_str(&page::table(
         &format!("statements-{k}"),
-        &["statement", "SQL text", "#execs", "#elapsed", "#CPU", "#waits", "#physical reads", "#rows"],
+        &[
+            "statement",
+            "SQL text",
+            "#execs",
+            "#elapsed",
+            "#CPU",
+            "#waits",
+            "#physical reads",
+            "#rows",
+        ],
         &rows,
     ));
     let _ = write!(b, "<h3 id=\"h-files-{k}\">Files</h3>");
@@ -232,7 +253,14 @@ fn body(t: &TraceReport, k: &str) -> String {
         .collect();
     b.push_str(&page::table(
         &format!("trace-files-{k}"),
-        &["trace file", "release", "#lines", "#sessions", "#wait lines", "#skipped lines"],
+        &[
+            "trace file",
+            "release",
+            "#lines",
+            "#sessions",
+            "#wait lines",
+            "#skipped lines",
+        ],
         &files,
     ));
     if !t.hot_files.is_empty() {
@@ -276,8 +304,7 @@ fn body(t: &TraceReport, k: &str) -> String {
             &format!("timeline-{k}"),
             &format!(
                 "Mean and largest I/O wait per {} s interval (from {})",
-                t.timeline.interval_s,
-                pts[0].start
+                t.timeline.interval_s, pts[0].start
             ),
             &ts,
             &[

@@ -54,7 +54,9 @@ pub fn section(runs: &[WatchResult]) -> String {
             .collect();
         b.push_str(&page::table(
             &format!("watch-ops-{i}"),
-            &["file", "call", "#pid", "#calls", "#bytes", "#time", "#errors"],
+            &[
+                "file", "call", "#pid", "#calls", "#bytes", "#time", "#errors",
+            ],
             &rows,
         ));
         let bars: Vec<(String, f64)> = ops
