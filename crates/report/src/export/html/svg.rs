@@ -53,9 +53,9 @@ fn open(kind: &str, id: &str, h: f64, label: &str) -> String {
 }
 
 fn close(s: &mut String, caption: &str) {
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "</svg><figcaption>{}</figcaption></figure>\n",
+        "</svg><figcaption>{}</figcaption></figure>",
         esc(caption)
     );
 }

@@ -28,7 +28,7 @@ pub fn section(runs: &[WatchResult]) -> String {
             esc(&w.ended.to_string())
         );
         let mut ops: Vec<_> = w.ops.iter().collect();
-        ops.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+        ops.sort_by_key(|o| std::cmp::Reverse(o.total_ns));
         let name = |o: &dbio_model::watch::WatchFileOp| {
             format!(
                 "{} {} (pid {} fd {})",
