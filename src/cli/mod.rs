@@ -84,7 +84,7 @@ pub enum Command {
     /// per-session commit latency and the engine's own flush counters.
     Load(LoadArgs),
     /// Re-render a JSON result of any command (trace analyses included) as
-    /// a table, JSON or CSV without re-running.
+    /// a table, JSON, CSV or HTML without re-running.
     Report(ReportArgs),
     /// Analyze Oracle 10046 extended SQL trace files.
     Tracefile(TracefileArgs),
