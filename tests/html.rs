@@ -646,3 +646,38 @@ fn html_and_json_to_the_same_file_is_refused_before_measuring() {
     );
     assert!(!f.exists());
 }
+
+#[test]
+fn html_to_standard_output_takes_the_tables_place() {
+    let out = dbio()
+        .args([
+            "bench", "--engine", "null", "--ops", "200", "--quiet", "--html", "-",
+        ])
+        .succeeds();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>\n"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
+    assert!(page.trim_end().ends_with("</html>"));
+    assert!(!page.contains("┌"), "the table was printed too");
+    assert!(page.contains("id=\"hist-job-0\""));
+}
+
+#[test]
+fn an_html_destination_that_cannot_be_written_is_refused_before_measuring() {
+    let d = scratch();
+    let bad = d.path().join("missing-dir").join("r.html");
+    let out = dbio()
+        .args([
+            "bench", "--engine", "null", "--ops", "200", "--quiet", "--html",
+        ])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write results to"), "{err}");
+    assert!(out.stdout.is_empty(), "it measured before refusing");
+}
