@@ -222,6 +222,7 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
     let top = nice_max(shares.iter().flatten().copied().fold(0.0, f64::max));
     let ph = H - TOP - BOTTOM;
     let y_of = |v: f64| H - BOTTOM - v / top * ph;
+    let mut tier_labels = String::new();
     if let Some(t) = tiers {
         let edges = [
             x_of(lo as f64),
@@ -240,8 +241,13 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
             }
             let _ = write!(
                 s,
-                "<rect class=\"tier tier{i}\" x=\"{a:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{ph:.1}\"><title>{name}</title></rect><text class=\"tierlabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{name}</text>",
+                "<rect class=\"tier tier{i}\" x=\"{a:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{ph:.1}\"><title>{name}</title></rect>",
                 b - a,
+            );
+            // Drawn over the bars, with a halo, so a tall bar cannot hide it.
+            let _ = write!(
+                tier_labels,
+                "<text class=\"tierlabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{name}</text>",
                 (a + b) / 2.0,
                 TOP + 12.0
             );
@@ -249,7 +255,12 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
     }
     for k in 0..=4 {
         let v = top * k as f64 / 4.0;
-        ytick(&mut s, y_of(v), &format!("{v:.0} %"));
+        let label = if v.fract() == 0.0 {
+            format!("{v:.0} %")
+        } else {
+            format!("{v:.1} %")
+        };
+        ytick(&mut s, y_of(v), &label);
     }
     let group = bw * 0.8 / hists.len().max(1) as f64;
     for (i, (h, sh)) in hists.iter().zip(&shares).enumerate() {
@@ -274,6 +285,7 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
             );
         }
     }
+    s.push_str(&tier_labels);
     let every = ((n / 14.0).ceil() as usize).max(1);
     for b in (lo..=hi).step_by(every) {
         xlabel(&mut s, x_of(b as f64 + 0.5), H, &Log2Buckets::label(b));

@@ -16,8 +16,14 @@ use std::fmt::Write;
 /// How many statements, files and histograms are drawn (the JSON has them all).
 const TOP: usize = 20;
 
+/// Microseconds with a fitting unit; negative (unaccounted-for time can
+/// be) with its sign.
 fn us(v: i64) -> String {
-    format_ns(v as f64 * 1000.0)
+    if v < 0 {
+        format!("-{}", format_ns(-(v as f64) * 1000.0))
+    } else {
+        format_ns(v as f64 * 1000.0)
+    }
 }
 
 /// The page of one trace analysis.
@@ -336,5 +342,7 @@ mod tests {
         let b = super::start_s("2024-02-29 00:00:10").unwrap();
         assert_eq!(b - a, 20.0);
         assert_eq!(super::start_s("garbage"), None);
+        assert_eq!(super::us(-640), "-640 µs");
+        assert_eq!(super::us(1500), "1.50 ms");
     }
 }
