@@ -217,9 +217,10 @@ fn html_bench_page_has_histogram_percentiles_series_and_stays_offline() {
     let samples = v["jobs"][0]["series"].as_array().unwrap().len();
     assert!(samples >= 1);
     let series = r.dom.split("id=\"series-iops-job-0\"").nth(1).unwrap();
+    // The first line of the chart (the legend's sample line comes after).
     let points = series
-        .split("points=\"")
-        .nth(2)
+        .split("<polyline class=\"l0\" points=\"")
+        .nth(1)
         .unwrap()
         .split('"')
         .next()
@@ -680,4 +681,55 @@ fn an_html_destination_that_cannot_be_written_is_refused_before_measuring() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot write results to"), "{err}");
     assert!(out.stdout.is_empty(), "it measured before refusing");
+}
+
+/// A composite result (as `dbio check` writes one: several sections in one
+/// report) gets every section's charts on one page.
+#[test]
+fn html_a_composite_result_renders_every_section_it_holds() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let dir = data.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = dbio()
+            .args(args)
+            .args(["--quiet", "--json", "-"])
+            .succeeds();
+        json(&out.stdout)
+    };
+    let mut all = run(&["bench", "--engine", "null", "--ops", "2000"]);
+    let lgwr = run(&[
+        "lgwr",
+        "--null-delay",
+        "100us",
+        "--sessions",
+        "2",
+        "--commits",
+        "20",
+    ]);
+    let read = run(&["read", dir, "--size", "2m", "--ops", "100"]);
+    all["command"] = "check".into();
+    all["layout"] = "summary".into();
+    all["lgwr"] = lgwr["lgwr"].clone();
+    all["reads"] = read["reads"].clone();
+    let js = d.path().join("check.json");
+    std::fs::write(&js, all.to_string()).unwrap();
+    let html = d.path().join("check.html");
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.text("<h1>dbio check</h1>");
+    r.chart("hist", "hist-job-0");
+    r.chart("stacked", "lgwr-breakdown");
+    r.chart("hist", "read-hist");
+    for h in ["h-jobs", "h-lgwr", "h-read", "h-environment"] {
+        r.text(&format!("id=\"{h}\""));
+    }
 }
