@@ -76,8 +76,9 @@ ul.findings{padding-left:1.2em}ul.findings li{margin:.4em 0}
 .sev-warning{color:var(--warn)}.sev-notice{color:var(--notice)}.sev-info{color:var(--muted)}
 .ev{color:var(--muted);font-size:.9em;display:block}
 figure.chart{margin:.6em 0 1.2em;break-inside:avoid}
-figure.chart svg{width:100%;height:auto;max-width:900px;display:block}
+figure.chart>svg{width:100%;height:auto;max-width:900px;display:block}
 figcaption{color:var(--muted);font-size:.9em}
+ul.legend{list-style:none;padding:0;margin:.2em 0;font-size:.85em;display:flex;flex-wrap:wrap;gap:.2em 1.2em}ul.legend svg{vertical-align:middle;margin-right:.3em}
 .panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1.2em}
 .panels>section{min-width:0;overflow-x:auto}
 svg text{fill:var(--fg);font:11px system-ui,sans-serif}
@@ -87,7 +88,8 @@ svg .s2{fill:url(#pat-dots);stroke:var(--c2)}svg .s3{fill:url(#pat-cross);stroke
 svg .s4{fill:var(--panel);stroke:var(--fg)}
 svg polyline.l0{stroke:var(--c0)}svg polyline.l1{stroke:var(--c1);stroke-dasharray:6 3}
 svg polyline.l2{stroke:var(--c2);stroke-dasharray:2 2}svg polyline.l3{stroke:var(--c3);stroke-dasharray:8 3 2 3}
-svg polyline{fill:none;stroke-width:1.6}svg .m0{fill:var(--c0)}svg .m1{fill:var(--c1)}svg .m2{fill:var(--c2)}svg .m3{fill:var(--c3)}
+svg polyline.l4{stroke:var(--fg);stroke-dasharray:12 3 2 3 2 3}
+svg polyline{fill:none;stroke-width:1.6}svg .m0{fill:var(--c0)}svg .m1{fill:var(--c1)}svg .m2{fill:var(--c2)}svg .m3{fill:var(--c3)}svg .m4{fill:var(--fg)}
 svg polygon.band{opacity:.25;stroke:none}svg text.tierlabel{paint-order:stroke;stroke:var(--bg);stroke-width:3px}svg .tier0{fill:var(--t0)}svg .tier1{fill:var(--t1)}svg .tier2{fill:var(--t2)}
 svg .sw{stroke-width:1}
 @media print{body{max-width:none;padding:0;font-size:11pt}:root{--bg:#fff;--fg:#000;--panel:#fff}

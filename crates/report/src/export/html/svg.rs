@@ -53,35 +53,62 @@ fn open(kind: &str, id: &str, h: f64, label: &str) -> String {
 }
 
 fn close(s: &mut String, caption: &str) {
+    close_with(s, caption, "");
+}
+
+/// Closes a chart with HTML (a legend) between the SVG and the caption.
+fn close_with(s: &mut String, caption: &str, between: &str) {
     let _ = writeln!(
         s,
-        "</svg><figcaption>{}</figcaption></figure>",
+        "</svg>{between}<figcaption>{}</figcaption></figure>",
         esc(caption)
     );
 }
 
-/// A legend row at the top right: a swatch (bar) or a line sample per series.
-fn legend(s: &mut String, labels: &[&str], lines: bool) {
+/// A legend row at the top right: a swatch (bar) or a line sample per
+/// series. When the labels do not fit in one row above the plot, the
+/// legend is returned as HTML for below the chart instead (one small SVG
+/// swatch per entry, so patterns and dashes match the chart); otherwise
+/// the returned string is empty.
+fn legend(s: &mut String, labels: &[&str], lines: bool) -> String {
+    let swatch = |i: usize, x: f64, y: f64| {
+        if lines {
+            format!(
+                "<polyline class=\"l{}\" points=\"{:.1},{y:.1} {:.1},{y:.1}\"/>",
+                i % 5,
+                x,
+                x + 18.0
+            )
+        } else {
+            format!(
+                "<rect class=\"s{} sw\" x=\"{x:.1}\" y=\"{:.1}\" width=\"14\" height=\"11\"/>",
+                i % 5,
+                y - 6.0
+            )
+        }
+    };
+    let width: f64 = labels
+        .iter()
+        .map(|l| 7.0 * clip(l, 28).chars().count() as f64 + 26.0)
+        .sum();
+    if width > W - LEFT - 90.0 {
+        let mut h = String::from("<ul class=\"legend\">");
+        for (i, l) in labels.iter().enumerate() {
+            let _ = write!(
+                h,
+                "<li><svg viewBox=\"0 0 20 14\" width=\"20\" height=\"14\" aria-hidden=\"true\">{}</svg>{}</li>",
+                swatch(i, 1.0, 8.0),
+                esc(l)
+            );
+        }
+        h.push_str("</ul>");
+        return h;
+    }
     let mut x = W - RIGHT;
     for (i, l) in labels.iter().enumerate().rev() {
         let text = clip(l, 28);
-        let w = 7.0 * text.chars().count() as f64 + 26.0;
-        x -= w;
-        if lines {
-            let _ = write!(
-                s,
-                "<polyline class=\"l{}\" points=\"{:.1},9 {:.1},9\"/>",
-                i % 4,
-                x,
-                x + 18.0
-            );
-        } else {
-            let _ = write!(
-                s,
-                "<rect class=\"s{} sw\" x=\"{x:.1}\" y=\"3\" width=\"14\" height=\"11\"/>",
-                i % 5
-            );
-        }
+        x -= 7.0 * text.chars().count() as f64 + 26.0;
+        s.push_str(&swatch(i, x, 9.0));
         let _ = write!(
             s,
             "<text class=\"legend\" x=\"{:.1}\" y=\"13\">{}</text>",
@@ -89,6 +116,7 @@ fn legend(s: &mut String, labels: &[&str], lines: bool) {
             esc(&text)
         );
     }
+    String::new()
 }
 
 /// Axis lines.
@@ -299,7 +327,9 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
     );
     if hists.len() > 1 || !hists[0].label.is_empty() {
         let labels: Vec<&str> = hists.iter().map(|h| h.label).collect();
-        legend(&mut s, &labels, false);
+        let lg = legend(&mut s, &labels, false);
+        close_with(&mut s, caption, &lg);
+        return s;
     }
     close(&mut s, caption);
     s
@@ -383,7 +413,7 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
         let _ = write!(
             s,
             "<polyline class=\"l{}\" points=\"{}\"><title>{}</title></polyline>",
-            i % 4,
+            i % 5,
             coords.join(" "),
             esc(label)
         );
@@ -391,7 +421,7 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
             let _ = write!(
                 s,
                 "<circle class=\"m{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.6\"><title>{}: p{} = {}</title></circle>",
-                i % 4,
+                i % 5,
                 x_of(q),
                 y_of(v),
                 esc(label),
@@ -403,8 +433,8 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
     axes(&mut s, H);
     axis_title(&mut s, H, "percentile (nines scale)", "latency (log scale)");
     let labels: Vec<&str> = lines.iter().map(|l| l.0).collect();
-    legend(&mut s, &labels, true);
-    close(&mut s, caption);
+    let lg = legend(&mut s, &labels, true);
+    close_with(&mut s, caption, &lg);
     s
 }
 
@@ -537,7 +567,7 @@ pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_
             let _ = write!(
                 s,
                 "<polygon class=\"band m{}\" points=\"{}\"/>",
-                i % 4,
+                i % 5,
                 pts.join(" ")
             );
         }
@@ -554,7 +584,7 @@ pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_
         let _ = write!(
             s,
             "<polyline class=\"l{}\" points=\"{}\"><title>{}: {} samples, min {}, mean {}, max {}</title></polyline>",
-            i % 4,
+            i % 5,
             pts.trim_end(),
             esc(l.label),
             finite.len(),
@@ -579,8 +609,8 @@ pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_
         if log_y { "log scale" } else { "" },
     );
     let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
-    legend(&mut s, &labels, true);
-    close(&mut s, caption);
+    let lg = legend(&mut s, &labels, true);
+    close_with(&mut s, caption, &lg);
     s
 }
 
@@ -645,8 +675,8 @@ pub fn stacked(
         "<line class=\"axis\" x1=\"{left}\" y1=\"{TOP}\" x2=\"{left}\" y2=\"{:.1}\"/>",
         h - BOTTOM
     );
-    legend(&mut s, parts, false);
-    close(&mut s, caption);
+    let lg = legend(&mut s, parts, false);
+    close_with(&mut s, caption, &lg);
     s
 }
 
@@ -766,5 +796,30 @@ mod tests {
         assert!(c.contains("<polygon class=\"band m0\""));
         assert!(c.contains("the mean of 5 samples"));
         assert!(c.contains("3600 samples, min 0, mean 4, max 9"));
+    }
+
+    #[test]
+    fn a_legend_too_wide_for_the_chart_goes_below_it() {
+        let l = LatencySummary {
+            count: 1,
+            min_ns: 1000,
+            max_ns: 2000,
+            ..Default::default()
+        };
+        let one = percentiles("p", "c", &[("short", &l)]);
+        assert!(!one.contains("<ul class=\"legend\">"));
+        assert!(one.contains("<text class=\"legend\""));
+        let names: Vec<String> = (0..5)
+            .map(|i| format!("log write 8k O_DIRECT+O_DSYNC {i}: read lat"))
+            .collect();
+        let many: Vec<(&str, &LatencySummary)> = names.iter().map(|n| (n.as_str(), &l)).collect();
+        let five = percentiles("p", "c", &many);
+        assert!(!five.contains("<text class=\"legend\""));
+        let below = five.split("</svg><ul class=\"legend\">").nth(1).unwrap();
+        assert_eq!(below.matches("<li>").count(), 5);
+        assert!(
+            below.contains("<polyline class=\"l3\"") && below.contains("<polyline class=\"l4\"")
+        );
+        assert!(below.contains("O_DIRECT+O_DSYNC 4: read lat</li>"));
     }
 }
