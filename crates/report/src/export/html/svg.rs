@@ -335,6 +335,21 @@ pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) 
     s
 }
 
+/// Ticks of a log axis from `10^lo` to `10^hi`: every decade, and 2 and 5
+/// times each when the axis spans two decades or less.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let fine = hi - lo <= 2.0;
+    let mut v = Vec::new();
+    for d in lo as i32..=hi as i32 {
+        let p = 10f64.powi(d);
+        v.push(p);
+        if fine && d < hi as i32 {
+            v.extend([2.0 * p, 5.0 * p]);
+        }
+    }
+    v
+}
+
 /// Where a percentile sits on the "nines" axis: `-log10(1 - p/100)`
 /// (p50 at 0.3, p90 at 1, p99 at 2, ...); the maximum at 5.
 fn nines(p: f64) -> f64 {
@@ -388,8 +403,8 @@ pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -
     let pw = W - LEFT - RIGHT;
     let y_of = |ns: f64| H - BOTTOM - (ns.log10() - lo) / (hi - lo) * ph;
     let x_of = |p: f64| LEFT + nines(p) / 5.0 * pw;
-    for d in lo as i32..=hi as i32 {
-        ytick(&mut s, y_of(10f64.powi(d)), &fmt_ns(10f64.powi(d)));
+    for v in log_ticks(lo, hi) {
+        ytick(&mut s, y_of(v), &fmt_ns(v));
     }
     for (p, l) in [
         (0.0, "p0"),
@@ -533,8 +548,8 @@ pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_
         }
     };
     if log_y {
-        for d in lo as i32..=hi as i32 {
-            ytick(&mut s, y_of(10f64.powi(d)), &fmt(10f64.powi(d)));
+        for v in log_ticks(lo, hi) {
+            ytick(&mut s, y_of(v), &fmt(v));
         }
     } else {
         for k in 0..=4 {
@@ -760,6 +775,8 @@ mod tests {
         assert_eq!(nines(100.0), 5.0);
         assert_eq!(nice_max(7.3), 10.0);
         assert_eq!(nice_max(130.0), 200.0);
+        assert_eq!(log_ticks(2.0, 3.0), [100.0, 200.0, 500.0, 1000.0]);
+        assert_eq!(log_ticks(0.0, 4.0).len(), 5);
     }
 
     #[test]
