@@ -1,5 +1,5 @@
-//! Where results go: the table on standard output, and the `--json` and
-//! `--csv` destinations. Every command's output files, and `calibrate
+//! Where results go: the table on standard output, and the `--json`,
+//! `--csv` and `--html` destinations. Every command's output files, and `calibrate
 //! --save`, are written here and nowhere else, each rendered by its
 //! exporter (`dbio_report::export`) from the one top-level result.
 //!
@@ -337,22 +337,33 @@ pub struct Outputs {
 }
 
 impl Outputs {
-    /// Opens and checks both destinations; the same file twice is refused.
-    pub fn open(json: Option<&str>, csv: Option<&str>) -> anyhow::Result<Outputs> {
+    /// Opens and checks the `--json`, `--csv` and `--html` destinations;
+    /// the same file twice is refused.
+    pub fn open(
+        json: Option<&str>,
+        csv: Option<&str>,
+        html: Option<&str>,
+    ) -> anyhow::Result<Outputs> {
         let mut out = Outputs {
             dests: Vec::new(),
             ids: Vec::new(),
         };
-        for (name, format) in [(json, Format::Json), (csv, Format::Csv)] {
+        let mut flags: Vec<&str> = Vec::new();
+        for (name, format, flag) in [
+            (json, Format::Json, "--json"),
+            (csv, Format::Csv, "--csv"),
+            (html, Format::Html, "--html"),
+        ] {
             let Some(name) = name else { continue };
             let (sink, id) = Sink::open(name, Path::new(name))?;
-            if out.ids.contains(&id) {
+            if let Some(i) = out.ids.iter().position(|x| *x == id) {
                 bail!(
-                    "--json and --csv name the same destination ('{}'); give each its own",
-                    json.unwrap_or_default()
+                    "{} and {flag} name the same destination ('{name}'); give each its own",
+                    flags[i]
                 );
             }
             out.ids.push(id);
+            flags.push(flag);
             out.dests.push(Destination {
                 name: name.to_string(),
                 sink,
@@ -369,7 +380,7 @@ impl Outputs {
 
     /// The destinations of a command's [`OutputArgs`].
     pub fn for_run(o: &OutputArgs) -> anyhow::Result<Outputs> {
-        Self::open(o.json.as_deref(), o.csv.as_deref())
+        Self::open(o.json.as_deref(), o.csv.as_deref(), o.html.as_deref())
     }
 
     fn stdout_taken(&self) -> bool {
@@ -380,9 +391,14 @@ impl Outputs {
     /// effort, the final [`Outputs::finish_run`] reports a failure.
     pub fn save(&self, r: &RunReport) {
         let result = Outcome::Run(with_findings(r));
+        let html = html_exporter();
         for d in &self.dests {
             if let Sink::File(f) = &d.sink {
-                if let Ok(text) = d.format.exporter().export(&result) {
+                let exporter: &dyn dbio_report::Exporter = match d.format {
+                    Format::Html => &html,
+                    f => f.exporter(),
+                };
+                if let Ok(text) = exporter.export(&result) {
                     let _ = f.replace(text.as_bytes());
                 }
             }
@@ -395,9 +411,13 @@ impl Outputs {
     /// or written.
     pub fn finish(&self, result: &Outcome) -> bool {
         let mut ok = true;
+        let html = html_exporter();
         let mut put = |format: Format, name: Option<&str>, sink: &Sink| {
-            let written = format
-                .exporter()
+            let exporter: &dyn dbio_report::Exporter = match format {
+                Format::Html => &html,
+                f => f.exporter(),
+            };
+            let written = exporter
                 .export(result)
                 .map_err(|e| e.to_string())
                 .and_then(|text| sink.write(text.as_bytes()).map_err(|e| e.to_string()));
@@ -426,6 +446,37 @@ impl Outputs {
     pub fn finish_run(&self, r: &RunReport) -> bool {
         self.finish(&Outcome::Run(with_findings(r)))
     }
+}
+
+/// The HTML exporter, with this process's command line when it produced
+/// the result; `dbio report` re-renders a saved result, whose command line
+/// the result model does not record, so its page says so instead.
+fn html_exporter() -> dbio_report::HtmlExporter {
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let rerender = args.get(1).is_some_and(|a| a == "report");
+    dbio_report::HtmlExporter {
+        invocation: (!rerender).then(|| shell_words(&args)),
+    }
+}
+
+/// A command line as a shell would take it back: words with anything
+/// beyond `[A-Za-z0-9_./:=,+-]` single-quoted.
+fn shell_words(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_./:=,+-@%".contains(c));
+            if plain {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The report with its findings drawn from what it holds now: every

@@ -14,6 +14,7 @@ mod dbwr;
 mod docs;
 mod durability;
 mod findings;
+mod html;
 mod lgwr;
 mod load;
 mod load_servers;

@@ -86,7 +86,7 @@ pub enum Command {
     /// per-session commit latency and the engine's own flush counters.
     Load(LoadArgs),
     /// Re-render a JSON result of any command (trace analyses included) as
-    /// a table, JSON or CSV without re-running.
+    /// a table, JSON, CSV or HTML without re-running.
     Report(ReportArgs),
     /// Put saved JSON results of one command side by side: ratios against
     /// the first, spreads, noise verdicts and the settings that differ.

@@ -12,7 +12,8 @@ pub struct ReportArgs {
     /// from standard input.
     #[arg(long, value_name = "FILE")]
     pub from: PathBuf,
-    /// Outputs (the table goes to standard output unless JSON or CSV does).
+    /// Outputs (the table goes to standard output unless JSON, CSV or HTML
+    /// does).
     #[command(flatten)]
     pub output: OutputArgs,
 }

@@ -1,7 +1,8 @@
 //! `dbio report --from FILE` (or `-` for standard input): re-render any
 //! saved result (a measurement,
-//! a trace analysis or a trace comparison) to the table, `--json` and
-//! `--csv`, as the command that saved it printed and wrote them.
+//! a trace analysis or a trace comparison) to the table, `--json`,
+//! `--csv` and `--html`, as the command that saved it printed and wrote
+//! them (the HTML page says that the command line is not in the result).
 
 use crate::cli::ReportArgs;
 use anyhow::Context;

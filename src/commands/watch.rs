@@ -340,8 +340,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut rep = new_report("watch", std::path::Path::new("/"));
     let me = std::process::id();
     let mut processes: BTreeMap<u32, String> = BTreeMap::new();
-    let stream_to_stderr =
-        a.output.json.as_deref() == Some("-") || a.output.csv.as_deref() == Some("-");
+    let stream_to_stderr = [&a.output.json, &a.output.csv, &a.output.html]
+        .iter()
+        .any(|o| o.as_deref() == Some("-"));
     let mut started = None;
     if !cfg.command.is_empty() {
         let child = start_command(&cfg.command, stream_to_stderr, |pid| {

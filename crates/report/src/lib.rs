@@ -22,7 +22,9 @@ pub mod table;
 pub mod trace;
 pub mod watch;
 
-pub use export::{CsvExporter, ExportError, Exporter, Format, JsonExporter, TableExporter};
+pub use export::{
+    CsvExporter, ExportError, Exporter, Format, HtmlExporter, JsonExporter, TableExporter,
+};
 
 use dbio_model::awr::{AwrComparison, AwrReport};
 use dbio_model::outcome::{

@@ -4,15 +4,17 @@
 //! each exporter handles it.
 //!
 //! The shape is hyperfine's `src/export/` (one trait, one file per format,
-//! a format enum picking the exporter); HTML will be one more exporter.
+//! a format enum picking the exporter); HTML is one more exporter.
 //! Exporters render into memory: the binary writes the bytes (`src/output.rs`,
 //! atomically for regular files), so an exporter never touches a file.
 
 mod csv;
+pub mod html;
 mod json;
 mod table;
 
 pub use self::csv::CsvExporter;
+pub use self::html::HtmlExporter;
 pub use self::json::JsonExporter;
 pub use self::table::TableExporter;
 use dbio_model::Outcome;
@@ -32,6 +34,8 @@ pub enum Format {
     Json,
     /// `--csv`.
     Csv,
+    /// `--html`: one self-contained page with charts.
+    Html,
 }
 
 impl Format {
@@ -41,6 +45,7 @@ impl Format {
             Format::Table => &TableExporter,
             Format::Json => &JsonExporter,
             Format::Csv => &CsvExporter,
+            Format::Html => &HtmlExporter { invocation: None },
         }
     }
 }

@@ -1,0 +1,176 @@
+//! An AWR or Statspack report read (`dbio awr`): top events by share of
+//! DB time, their wait histograms on power-of-two buckets, the load
+//! profile and the derived figures. Two reports (`--compare`) get their
+//! panels side by side and one table of events with ratios.
+
+use super::page::{self, esc};
+use super::svg::{self, Hist};
+use dbio_model::awr::{AwrComparison, AwrReport};
+use std::fmt::Write;
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+/// The page of one report.
+pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
+    let mut b = format!(
+        "<header><h1>dbio awr: {}</h1><p class=\"muted\" id=\"summary\">{:?} report; result schema version {}.</p></header>",
+        esc(&r.source),
+        r.kind,
+        r.schema_version
+    );
+    b.push_str(&super::provenance("", invocation));
+    b.push_str(&body(r, "a"));
+    page::document(&format!("dbio awr: {}", r.source), &b)
+}
+
+/// The page of two reports side by side.
+pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String {
+    let mut b = format!(
+        "<header><h1>dbio awr --compare</h1><p id=\"summary\">A: {} — B: {}</p></header>",
+        esc(&c.a.source),
+        esc(&c.b.source)
+    );
+    b.push_str(&super::provenance("", invocation));
+    let mut names: Vec<&str> = c.a.top_events.iter().map(|e| e.name.as_str()).collect();
+    for e in &c.b.top_events {
+        if !names.contains(&e.name.as_str()) {
+            names.push(&e.name);
+        }
+    }
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .map(|n| {
+            let a =
+                c.a.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
+            let b =
+                c.b.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
+            let ratio = match (a, b) {
+                (Some(x), Some(y)) if x > 0.0 => format!("{:.2}×", y / x),
+                _ => "-".into(),
+            };
+            vec![n.to_string(), opt(a), opt(b), ratio]
+        })
+        .collect();
+    b.push_str("<h2 id=\"h-compare\">Top events side by side</h2>");
+    b.push_str(&page::table(
+        "compare-events",
+        &["event", "#A avg wait (µs)", "#B avg wait (µs)", "#B / A"],
+        &rows,
+    ));
+    b.push_str("<div class=\"panels\">");
+    for (k, r) in [("a", &c.a), ("b", &c.b)] {
+        let _ = write!(
+            b,
+            "<section class=\"panel\" id=\"panel-{k}\"><h2>{}: {}</h2>",
+            k.to_uppercase(),
+            esc(&r.source)
+        );
+        b.push_str(&body(r, k));
+        b.push_str("</section>");
+    }
+    b.push_str("</div>");
+    page::document("dbio awr --compare", &b)
+}
+
+fn body(r: &AwrReport, k: &str) -> String {
+    let mut b = String::new();
+    let _ = write!(b, "<h2 id=\"h-findings-{k}\">Findings</h2>");
+    b.push_str(&page::findings(&r.findings));
+    let h = &r.header;
+    let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    b.push_str(&page::pairs(
+        &format!("awr-header-{k}"),
+        &[
+            ("database", s(&h.db_name)),
+            ("instance", s(&h.instance)),
+            ("version", s(&h.version)),
+            ("host", s(&h.host)),
+            ("platform", s(&h.platform)),
+            ("CPUs", opt(h.cpus)),
+            (
+                "snapshots",
+                format!(
+                    "{} – {}",
+                    h.begin_snap.map_or("-".into(), |v| v.to_string()),
+                    h.end_snap.map_or("-".into(), |v| v.to_string())
+                ),
+            ),
+            ("elapsed (s)", opt(h.elapsed_s)),
+            ("DB time (s)", opt(h.db_time_s)),
+        ],
+    ));
+    let ev: Vec<(String, f64)> = r
+        .top_events
+        .iter()
+        .filter_map(|e| e.pct_db_time.map(|p| (e.name.clone(), p)))
+        .collect();
+    if !ev.is_empty() {
+        b.push_str(&svg::bars(
+            &format!("awr-top-{k}"),
+            "Top events by share of DB time (%)",
+            &ev,
+            svg::fmt_pct,
+        ));
+    }
+    let rows: Vec<Vec<String>> = r
+        .top_events
+        .iter()
+        .map(|e| {
+            vec![
+                e.name.clone(),
+                e.class.clone().unwrap_or_default(),
+                opt(e.waits),
+                opt(e.time_s),
+                opt(e.avg_us),
+                opt(e.pct_db_time),
+            ]
+        })
+        .collect();
+    b.push_str(&page::table(
+        &format!("awr-events-{k}"),
+        &[
+            "event",
+            "class",
+            "#waits",
+            "#time (s)",
+            "#avg (µs)",
+            "#% DB time",
+        ],
+        &rows,
+    ));
+    for (i, hg) in r.histograms.iter().take(12).enumerate() {
+        b.push_str(&svg::histogram(
+            &format!("awr-hist-{k}-{i}"),
+            &format!("'{}': {:.0} waits", hg.event, hg.total_waits),
+            &[Hist {
+                label: &hg.event,
+                buckets: &hg.buckets,
+            }],
+            None,
+        ));
+    }
+    if !r.load_profile.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .load_profile
+            .iter()
+            .map(|l| vec![l.name.clone(), opt(l.per_second), opt(l.per_transaction)])
+            .collect();
+        let _ = write!(b, "<h3>Load profile</h3>");
+        b.push_str(&page::table(
+            &format!("awr-load-{k}"),
+            &["", "#per second", "#per transaction"],
+            &rows,
+        ));
+    }
+    b.push_str("<h3>Derived figures</h3>");
+    b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
+    b
+}

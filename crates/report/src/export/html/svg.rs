@@ -1,0 +1,842 @@
+//! Hand-written SVG chart primitives: a latency histogram on power-of-two
+//! microsecond buckets, percentile curves, per-second series, stacked and
+//! plain horizontal bars. No script: each mark carries a `<title>` (the
+//! browser's tooltip) with its exact figures.
+//!
+//! Every chart is a `<figure class="chart KIND" id=...>` around an
+//! `<svg class="KIND">`, so tests and readers find them by id and class.
+//! Series are told apart by fill pattern or dash and by a legend, never
+//! by colour alone (the page's `s0..s3` and `l0..l3` classes), so a grey
+//! print keeps the meaning.
+
+use super::page::{clip, esc};
+use dbio_model::units::format_ns;
+use dbio_model::{LatencySummary, Log2Buckets};
+use std::fmt::Write;
+
+const W: f64 = 760.0;
+const H: f64 = 250.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 16.0;
+const TOP: f64 = 26.0;
+const BOTTOM: f64 = 42.0;
+
+/// How a value of a chart is written (axis ticks and tooltips).
+pub type Fmt = fn(f64) -> String;
+
+/// Nanoseconds with a fitting unit.
+pub fn fmt_ns(v: f64) -> String {
+    format_ns(v)
+}
+
+/// A count or rate with k/M (`7.61 k`).
+pub fn fmt_count(v: f64) -> String {
+    dbio_model::units::format_count_rate(v)
+}
+
+/// Percent with one decimal.
+pub fn fmt_pct(v: f64) -> String {
+    format!("{v:.1} %")
+}
+
+/// Bytes per second.
+pub fn fmt_rate(v: f64) -> String {
+    dbio_model::units::format_rate(v)
+}
+
+fn open(kind: &str, id: &str, h: f64, label: &str) -> String {
+    format!(
+        "<figure class=\"chart {kind}\" id=\"{}\"><svg class=\"{kind}\" viewBox=\"0 0 {W} {h}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
+        esc(id),
+        esc(label)
+    )
+}
+
+fn close(s: &mut String, caption: &str) {
+    close_with(s, caption, "");
+}
+
+/// Closes a chart with HTML (a legend) between the SVG and the caption.
+fn close_with(s: &mut String, caption: &str, between: &str) {
+    let _ = writeln!(
+        s,
+        "</svg>{between}<figcaption>{}</figcaption></figure>",
+        esc(caption)
+    );
+}
+
+/// A legend row at the top right: a swatch (bar) or a line sample per
+/// series. When the labels do not fit in one row above the plot, the
+/// legend is returned as HTML for below the chart instead (one small SVG
+/// swatch per entry, so patterns and dashes match the chart); otherwise
+/// the returned string is empty.
+fn legend(s: &mut String, labels: &[&str], lines: bool) -> String {
+    let swatch = |i: usize, x: f64, y: f64| {
+        if lines {
+            format!(
+                "<polyline class=\"l{}\" points=\"{:.1},{y:.1} {:.1},{y:.1}\"/>",
+                i % 5,
+                x,
+                x + 18.0
+            )
+        } else {
+            format!(
+                "<rect class=\"s{} sw\" x=\"{x:.1}\" y=\"{:.1}\" width=\"14\" height=\"11\"/>",
+                i % 5,
+                y - 6.0
+            )
+        }
+    };
+    let width: f64 = labels
+        .iter()
+        .map(|l| 7.0 * clip(l, 28).chars().count() as f64 + 26.0)
+        .sum();
+    if width > W - LEFT - 90.0 {
+        let mut h = String::from("<ul class=\"legend\">");
+        for (i, l) in labels.iter().enumerate() {
+            let _ = write!(
+                h,
+                "<li><svg viewBox=\"0 0 20 14\" width=\"20\" height=\"14\" aria-hidden=\"true\">{}</svg>{}</li>",
+                swatch(i, 1.0, 8.0),
+                esc(l)
+            );
+        }
+        h.push_str("</ul>");
+        return h;
+    }
+    let mut x = W - RIGHT;
+    for (i, l) in labels.iter().enumerate().rev() {
+        let text = clip(l, 28);
+        x -= 7.0 * text.chars().count() as f64 + 26.0;
+        s.push_str(&swatch(i, x, 9.0));
+        let _ = write!(
+            s,
+            "<text class=\"legend\" x=\"{:.1}\" y=\"13\">{}</text>",
+            x + 21.0,
+            esc(&text)
+        );
+    }
+    String::new()
+}
+
+/// Axis lines.
+fn axes(s: &mut String, h: f64) {
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{LEFT}\" y1=\"{TOP}\" x2=\"{LEFT}\" y2=\"{y}\"/><line class=\"axis\" x1=\"{LEFT}\" y1=\"{y}\" x2=\"{x}\" y2=\"{y}\"/>",
+        y = h - BOTTOM,
+        x = W - RIGHT
+    );
+}
+
+/// Y gridline and tick label at `y` (pixels).
+fn ytick(s: &mut String, y: f64, label: &str) {
+    let _ = write!(
+        s,
+        "<line class=\"grid\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+        W - RIGHT,
+        LEFT - 4.0,
+        y + 4.0,
+        esc(label)
+    );
+}
+
+fn xlabel(s: &mut String, x: f64, h: f64, label: &str) {
+    // A label at the right edge ends there rather than past it.
+    let anchor = if x > W - RIGHT - 20.0 {
+        "end"
+    } else {
+        "middle"
+    };
+    let _ = write!(
+        s,
+        "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{}</text>",
+        h - BOTTOM + 14.0,
+        esc(label)
+    );
+}
+
+fn axis_title(s: &mut String, h: f64, x_title: &str, y_title: &str) {
+    let _ = write!(
+        s,
+        "<text class=\"xt\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text class=\"yt\" x=\"4\" y=\"{:.1}\">{}</text>",
+        LEFT + (W - LEFT - RIGHT) / 2.0,
+        h - 6.0,
+        esc(x_title),
+        TOP - 12.0,
+        esc(y_title)
+    );
+}
+
+/// A "nice" upper bound for a linear axis: 1, 2 or 5 times a power of ten.
+fn nice_max(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    for m in [1.0, 2.0, 5.0, 10.0] {
+        if v <= m * p {
+            return m * p;
+        }
+    }
+    10.0 * p
+}
+
+/// The tier boundaries to shade on a latency axis, ns (`u64::MAX` for
+/// the second: no device tier).
+#[derive(Debug, Clone, Copy)]
+pub struct Tiers {
+    /// Below this, a page-cache hit.
+    pub page_cache_max_ns: u64,
+    /// Below this (and at or above the first), a storage-cache hit.
+    pub storage_cache_max_ns: u64,
+}
+
+/// Position of a latency on the bucket axis: bucket `b` spans `[b, b+1)`,
+/// its lower edge `2^(b-1)` µs, so `v` µs ≥ 1 sits at `log2(v) + 1`.
+fn bucket_pos(ns: u64) -> f64 {
+    let us = ns as f64 / 1000.0;
+    if us < 1.0 {
+        us
+    } else {
+        us.log2() + 1.0
+    }
+}
+
+/// One distribution of a histogram chart.
+pub struct Hist<'a> {
+    /// Legend label.
+    pub label: &'a str,
+    /// The counts.
+    pub buckets: &'a Log2Buckets,
+}
+
+/// Latency histogram on power-of-two µs buckets (log-scaled latency axis;
+/// height is each distribution's share of its own count, so states with
+/// different counts compare), grouped bars per bucket, tier bands shaded
+/// and labelled when known.
+pub fn histogram(id: &str, caption: &str, hists: &[Hist], tiers: Option<Tiers>) -> String {
+    let mut s = open("hist", id, H, caption);
+    let nonempty = |h: &Hist| h.buckets.counts.iter().position(|&c| c > 0);
+    let lo = hists.iter().filter_map(nonempty).min();
+    let hi = hists
+        .iter()
+        .filter_map(|h| h.buckets.counts.iter().rposition(|&c| c > 0))
+        .max();
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no samples</text>",
+            W / 2.0,
+            H / 2.0
+        );
+        close(&mut s, caption);
+        return s;
+    };
+    let (lo, hi) = (lo.saturating_sub(1), hi + 1);
+    let n = (hi - lo + 1) as f64;
+    let pw = W - LEFT - RIGHT;
+    let bw = pw / n;
+    let x_of = |u: f64| LEFT + (u - lo as f64) * bw;
+    let shares: Vec<Vec<f64>> = hists
+        .iter()
+        .map(|h| {
+            let t = h.buckets.total().max(1) as f64;
+            (lo..=hi)
+                .map(|b| *h.buckets.counts.get(b).unwrap_or(&0) as f64 * 100.0 / t)
+                .collect()
+        })
+        .collect();
+    let top = nice_max(shares.iter().flatten().copied().fold(0.0, f64::max));
+    let ph = H - TOP - BOTTOM;
+    let y_of = |v: f64| H - BOTTOM - v / top * ph;
+    let mut tier_labels = String::new();
+    if let Some(t) = tiers {
+        let edges = [
+            x_of(lo as f64),
+            x_of(bucket_pos(t.page_cache_max_ns)).clamp(LEFT, W - RIGHT),
+            if t.storage_cache_max_ns == u64::MAX {
+                W - RIGHT
+            } else {
+                x_of(bucket_pos(t.storage_cache_max_ns)).clamp(LEFT, W - RIGHT)
+            },
+            W - RIGHT,
+        ];
+        for (i, name) in ["page cache", "storage cache", "device"].iter().enumerate() {
+            let (a, b) = (edges[i], edges[i + 1]);
+            if b - a < 1.0 {
+                continue;
+            }
+            let _ = write!(
+                s,
+                "<rect class=\"tier tier{i}\" x=\"{a:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{ph:.1}\"><title>{name}</title></rect>",
+                b - a,
+            );
+            // Drawn over the bars, with a halo, so a tall bar cannot hide it.
+            let _ = write!(
+                tier_labels,
+                "<text class=\"tierlabel\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{name}</text>",
+                (a + b) / 2.0,
+                TOP + 12.0
+            );
+        }
+    }
+    for k in 0..=4 {
+        let v = top * k as f64 / 4.0;
+        let label = if v.fract() == 0.0 {
+            format!("{v:.0} %")
+        } else {
+            format!("{v:.1} %")
+        };
+        ytick(&mut s, y_of(v), &label);
+    }
+    let group = bw * 0.8 / hists.len().max(1) as f64;
+    for (i, (h, sh)) in hists.iter().zip(&shares).enumerate() {
+        for (j, &v) in sh.iter().enumerate() {
+            let b = lo + j;
+            let count = *h.buckets.counts.get(b).unwrap_or(&0);
+            if count == 0 {
+                continue;
+            }
+            let x = x_of(b as f64) + bw * 0.1 + group * i as f64;
+            let y = y_of(v);
+            let _ = write!(
+                s,
+                "<rect class=\"bar s{} sw\" data-bucket=\"{b}\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\"><title>{}: {} {} ({:.2} %)</title></rect>",
+                i % 5,
+                group.max(1.0),
+                (H - BOTTOM - y).max(0.5),
+                esc(h.label),
+                esc(&Log2Buckets::label(b)),
+                count,
+                v
+            );
+        }
+    }
+    s.push_str(&tier_labels);
+    let every = ((n / 14.0).ceil() as usize).max(1);
+    for b in (lo..=hi).step_by(every) {
+        xlabel(&mut s, x_of(b as f64 + 0.5), H, &Log2Buckets::label(b));
+    }
+    axes(&mut s, H);
+    axis_title(
+        &mut s,
+        H,
+        "latency bucket (power-of-two µs, upper edge)",
+        "share of operations",
+    );
+    if hists.len() > 1 || !hists[0].label.is_empty() {
+        let labels: Vec<&str> = hists.iter().map(|h| h.label).collect();
+        let lg = legend(&mut s, &labels, false);
+        close_with(&mut s, caption, &lg);
+        return s;
+    }
+    close(&mut s, caption);
+    s
+}
+
+/// Ticks of a log axis from `10^lo` to `10^hi`: every decade, and 2 and 5
+/// times each when the axis spans two decades or less.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let fine = hi - lo <= 2.0;
+    let mut v = Vec::new();
+    for d in lo as i32..=hi as i32 {
+        let p = 10f64.powi(d);
+        v.push(p);
+        if fine && d < hi as i32 {
+            v.extend([2.0 * p, 5.0 * p]);
+        }
+    }
+    v
+}
+
+/// Where a percentile sits on the "nines" axis: `-log10(1 - p/100)`
+/// (p50 at 0.3, p90 at 1, p99 at 2, ...); the maximum at 5.
+fn nines(p: f64) -> f64 {
+    if p >= 100.0 {
+        5.0
+    } else {
+        (-(1.0 - p / 100.0).log10()).min(4.7)
+    }
+}
+
+/// Percentile curves, p0 (the minimum) to the maximum, latency on a log
+/// axis; one line per distribution.
+pub fn percentiles(id: &str, caption: &str, lines: &[(&str, &LatencySummary)]) -> String {
+    let mut s = open("pct", id, H, caption);
+    let pts: Vec<Vec<(f64, f64)>> = lines
+        .iter()
+        .map(|(_, l)| {
+            if l.count == 0 {
+                return Vec::new();
+            }
+            let mut v = vec![(0.0, l.min_ns.max(1) as f64)];
+            v.extend(
+                l.percentiles
+                    .iter()
+                    .map(|p| (p.p, p.ns.max(1) as f64))
+                    .filter(|&(p, _)| p > 0.0),
+            );
+            if !l.percentiles.iter().any(|p| p.p >= 100.0) {
+                v.push((100.0, l.max_ns.max(1) as f64));
+            }
+            v
+        })
+        .collect();
+    let all: Vec<f64> = pts.iter().flatten().map(|p| p.1).collect();
+    if all.is_empty() {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no samples</text>",
+            W / 2.0,
+            H / 2.0
+        );
+        close(&mut s, caption);
+        return s;
+    }
+    let lo = all.iter().copied().fold(f64::MAX, f64::min).log10().floor();
+    let mut hi = all.iter().copied().fold(0.0, f64::max).log10().ceil();
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let ph = H - TOP - BOTTOM;
+    let pw = W - LEFT - RIGHT;
+    let y_of = |ns: f64| H - BOTTOM - (ns.log10() - lo) / (hi - lo) * ph;
+    let x_of = |p: f64| LEFT + nines(p) / 5.0 * pw;
+    for v in log_ticks(lo, hi) {
+        ytick(&mut s, y_of(v), &fmt_ns(v));
+    }
+    for (p, l) in [
+        (0.0, "p0"),
+        (50.0, "p50"),
+        (90.0, "p90"),
+        (99.0, "p99"),
+        (99.9, "p99.9"),
+        (99.99, "p99.99"),
+        (100.0, "max"),
+    ] {
+        xlabel(&mut s, x_of(p), H, l);
+    }
+    for (i, ((label, _), p)) in lines.iter().zip(&pts).enumerate() {
+        if p.is_empty() {
+            continue;
+        }
+        let coords: Vec<String> = p
+            .iter()
+            .map(|&(q, v)| format!("{:.1},{:.1}", x_of(q), y_of(v)))
+            .collect();
+        let _ = write!(
+            s,
+            "<polyline class=\"l{}\" points=\"{}\"><title>{}</title></polyline>",
+            i % 5,
+            coords.join(" "),
+            esc(label)
+        );
+        for &(q, v) in p {
+            let _ = write!(
+                s,
+                "<circle class=\"m{}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.6\"><title>{}: p{} = {}</title></circle>",
+                i % 5,
+                x_of(q),
+                y_of(v),
+                esc(label),
+                q,
+                fmt_ns(v)
+            );
+        }
+    }
+    axes(&mut s, H);
+    axis_title(&mut s, H, "percentile (nines scale)", "latency (log scale)");
+    let labels: Vec<&str> = lines.iter().map(|l| l.0).collect();
+    let lg = legend(&mut s, &labels, true);
+    close_with(&mut s, caption, &lg);
+    s
+}
+
+/// Most points a series line draws: a longer series (an hour of seconds)
+/// is drawn as the mean of consecutive samples with their range shaded,
+/// about one point per pixel of the plot.
+const MAX_POINTS: usize = 720;
+
+/// A bin of consecutive samples.
+#[derive(Debug, PartialEq)]
+struct Bin {
+    t: f64,
+    mean: f64,
+    min: f64,
+    max: f64,
+}
+
+/// Consecutive samples `per_bin` at a time (mean time, mean, min, max);
+/// values that are not finite (or not positive on a log axis) are left
+/// out, a bin with none is left out.
+fn bin(t: &[f64], v: &[f64], per_bin: usize, log_y: bool) -> Vec<Bin> {
+    let per_bin = per_bin.max(1);
+    let pairs: Vec<(f64, f64)> = t.iter().copied().zip(v.iter().copied()).collect();
+    pairs
+        .chunks(per_bin)
+        .filter_map(|c| {
+            let ok: Vec<(f64, f64)> = c
+                .iter()
+                .copied()
+                .filter(|(_, y)| y.is_finite() && (!log_y || *y > 0.0))
+                .collect();
+            if ok.is_empty() {
+                return None;
+            }
+            let n = ok.len() as f64;
+            Some(Bin {
+                t: ok.iter().map(|p| p.0).sum::<f64>() / n,
+                mean: ok.iter().map(|p| p.1).sum::<f64>() / n,
+                min: ok.iter().map(|p| p.1).fold(f64::MAX, f64::min),
+                max: ok.iter().map(|p| p.1).fold(f64::MIN, f64::max),
+            })
+        })
+        .collect()
+}
+
+/// One line of a series chart: its label and one value per time point.
+pub struct Line<'a> {
+    /// Legend label.
+    pub label: &'a str,
+    /// Values, one per entry of the time axis.
+    pub values: Vec<f64>,
+}
+
+/// A time series chart: `t` in seconds on the x axis, one or more lines
+/// of the same unit, on a linear or log y axis. Generic over what is
+/// measured, so any command's per-second samples plug in.
+pub fn series(id: &str, caption: &str, t: &[f64], lines: &[Line], fmt: Fmt, log_y: bool) -> String {
+    let mut s = open("series", id, H, caption);
+    let vals: Vec<f64> = lines
+        .iter()
+        .flat_map(|l| l.values.iter().copied())
+        .filter(|v| v.is_finite() && (!log_y || *v > 0.0))
+        .collect();
+    if t.is_empty() || vals.is_empty() {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no samples</text>",
+            W / 2.0,
+            H / 2.0
+        );
+        close(&mut s, caption);
+        return s;
+    }
+    let t0 = t.iter().copied().fold(f64::MAX, f64::min).min(0.0);
+    let t1 = t.iter().copied().fold(0.0, f64::max).max(t0 + 1.0);
+    let ph = H - TOP - BOTTOM;
+    let pw = W - LEFT - RIGHT;
+    let x_of = |x: f64| LEFT + (x - t0) / (t1 - t0) * pw;
+    let (lo, hi) = if log_y {
+        let lo = vals
+            .iter()
+            .copied()
+            .fold(f64::MAX, f64::min)
+            .log10()
+            .floor();
+        let hi = vals.iter().copied().fold(0.0, f64::max).log10().ceil();
+        (lo, if hi <= lo { lo + 1.0 } else { hi })
+    } else {
+        (0.0, nice_max(vals.iter().copied().fold(0.0, f64::max)))
+    };
+    let y_of = |v: f64| {
+        if log_y {
+            H - BOTTOM - (v.max(10f64.powf(lo)).log10() - lo) / (hi - lo) * ph
+        } else {
+            H - BOTTOM - v / hi * ph
+        }
+    };
+    if log_y {
+        for v in log_ticks(lo, hi) {
+            ytick(&mut s, y_of(v), &fmt(v));
+        }
+    } else {
+        for k in 0..=4 {
+            let v = hi * k as f64 / 4.0;
+            ytick(&mut s, y_of(v), &fmt(v));
+        }
+    }
+    for k in 0..=6 {
+        let x = t0 + (t1 - t0) * k as f64 / 6.0;
+        let label = if t1 - t0 < 12.0 {
+            format!("{x:.1} s")
+        } else {
+            format!("{x:.0} s")
+        };
+        xlabel(&mut s, x_of(x), H, &label);
+    }
+    let per_bin = t.len().div_ceil(MAX_POINTS);
+    for (i, l) in lines.iter().enumerate() {
+        let bins = bin(t, &l.values, per_bin, log_y);
+        if per_bin > 1 {
+            // The range of each bin as a band under its mean.
+            let upper = bins
+                .iter()
+                .map(|b| format!("{:.1},{:.1}", x_of(b.t), y_of(b.max)));
+            let lower = bins
+                .iter()
+                .rev()
+                .map(|b| format!("{:.1},{:.1}", x_of(b.t), y_of(b.min)));
+            let pts: Vec<String> = upper.chain(lower).collect();
+            let _ = write!(
+                s,
+                "<polygon class=\"band m{}\" points=\"{}\"/>",
+                i % 5,
+                pts.join(" ")
+            );
+        }
+        let mut pts = String::with_capacity(bins.len() * 12);
+        for b in &bins {
+            let _ = write!(pts, "{:.1},{:.1} ", x_of(b.t), y_of(b.mean));
+        }
+        let finite: Vec<f64> = l.values.iter().copied().filter(|v| v.is_finite()).collect();
+        let (mn, mx) = (
+            finite.iter().copied().fold(f64::MAX, f64::min),
+            finite.iter().copied().fold(f64::MIN, f64::max),
+        );
+        let mean = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+        let _ = write!(
+            s,
+            "<polyline class=\"l{}\" points=\"{}\"><title>{}: {} samples, min {}, mean {}, max {}</title></polyline>",
+            i % 5,
+            pts.trim_end(),
+            esc(l.label),
+            finite.len(),
+            fmt(mn),
+            fmt(mean),
+            fmt(mx)
+        );
+    }
+    if per_bin > 1 {
+        let _ = write!(
+            s,
+            "<text class=\"binned\" x=\"{:.1}\" y=\"{:.1}\">each point: the mean of {per_bin} samples; shaded: their range</text>",
+            LEFT + 6.0,
+            TOP + 12.0
+        );
+    }
+    axes(&mut s, H);
+    axis_title(
+        &mut s,
+        H,
+        "seconds since the start",
+        if log_y { "log scale" } else { "" },
+    );
+    let labels: Vec<&str> = lines.iter().map(|l| l.label).collect();
+    let lg = legend(&mut s, &labels, true);
+    close_with(&mut s, caption, &lg);
+    s
+}
+
+/// Horizontal stacked bars: one row per label, one segment per part
+/// (patterned and labelled in the legend), with each segment's value in
+/// its tooltip and the row's total at its end.
+pub fn stacked(
+    id: &str,
+    caption: &str,
+    parts: &[&str],
+    rows: &[(String, Vec<f64>)],
+    fmt: Fmt,
+) -> String {
+    let row_h = 24.0;
+    let h = TOP + BOTTOM + row_h * rows.len().max(1) as f64;
+    let left = 190.0;
+    let mut s = open("stacked", id, h, caption);
+    let max = nice_max(
+        rows.iter()
+            .map(|r| r.1.iter().filter(|v| **v > 0.0).sum::<f64>())
+            .fold(0.0, f64::max),
+    );
+    let pw = W - left - RIGHT - 60.0;
+    for (i, (label, vals)) in rows.iter().enumerate() {
+        let y = TOP + row_h * i as f64 + 3.0;
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text>",
+            left - 6.0,
+            y + 13.0,
+            esc(&clip(label, 30)),
+            esc(label)
+        );
+        let mut x = left;
+        for (j, &v) in vals.iter().enumerate() {
+            if v <= 0.0 || !v.is_finite() {
+                continue;
+            }
+            let w = v / max * pw;
+            let _ = write!(
+                s,
+                "<rect class=\"seg s{} sw\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{:.1}\"><title>{}: {} {}</title></rect>",
+                j % 5,
+                row_h - 6.0,
+                esc(label),
+                esc(parts.get(j).copied().unwrap_or("")),
+                fmt(v)
+            );
+            x += w;
+        }
+        let total: f64 = vals.iter().filter(|v| **v > 0.0).sum();
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            x + 4.0,
+            y + 13.0,
+            esc(&fmt(total))
+        );
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{left}\" y1=\"{TOP}\" x2=\"{left}\" y2=\"{:.1}\"/>",
+        h - BOTTOM
+    );
+    let lg = legend(&mut s, parts, false);
+    close_with(&mut s, caption, &lg);
+    s
+}
+
+/// Horizontal bars, one per label, the value written at the bar's end.
+pub fn bars(id: &str, caption: &str, rows: &[(String, f64)], fmt: Fmt) -> String {
+    let row_h = 22.0;
+    let h = TOP + 16.0 + row_h * rows.len().max(1) as f64;
+    let left = 250.0;
+    let mut s = open("bars", id, h, caption);
+    let max = nice_max(rows.iter().map(|r| r.1).fold(0.0, f64::max));
+    let pw = W - left - RIGHT - 80.0;
+    for (i, (label, v)) in rows.iter().enumerate() {
+        let y = TOP + row_h * i as f64;
+        let w = (v.max(0.0) / max * pw).max(0.5);
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text><rect class=\"bar s0 sw\" x=\"{left}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{:.1}\"><title>{}: {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+            left - 6.0,
+            y + 13.0,
+            esc(&clip(label, 38)),
+            esc(label),
+            row_h - 6.0,
+            esc(label),
+            esc(&fmt(*v)),
+            left + w + 4.0,
+            y + 13.0,
+            esc(&fmt(*v))
+        );
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{left}\" y1=\"{TOP}\" x2=\"{left}\" y2=\"{:.1}\"/>",
+        h - 16.0
+    );
+    close(&mut s, caption);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tier_boundary_sits_inside_its_bucket() {
+        // 100 µs lies in bucket 7 (64..128 µs), 1 ms in bucket 10 (512..1024 µs).
+        let p = bucket_pos(100_000);
+        assert!((7.0..8.0).contains(&p), "{p}");
+        let p = bucket_pos(1_000_000);
+        assert!((10.0..11.0).contains(&p), "{p}");
+        assert_eq!(bucket_pos(500), 0.5);
+    }
+
+    #[test]
+    fn histogram_bars_carry_their_bucket_and_escape_their_label() {
+        let mut b = Log2Buckets::default();
+        b.record_us_n(100, 3);
+        b.record_us_n(3000, 1);
+        let h = histogram(
+            "h",
+            "c",
+            &[Hist {
+                label: "<x>",
+                buckets: &b,
+            }],
+            Some(Tiers {
+                page_cache_max_ns: 100_000,
+                storage_cache_max_ns: 1_000_000,
+            }),
+        );
+        assert!(h.contains("data-bucket=\"7\""), "{h}");
+        assert!(h.contains("data-bucket=\"12\""), "{h}");
+        assert!(h.contains("&lt;x&gt;: &lt;128us 3 (75.00 %)"), "{h}");
+        assert!(!h.contains("<x>"));
+        assert_eq!(h.matches("class=\"tier tier").count(), 3);
+    }
+
+    #[test]
+    fn nines_put_the_tail_where_it_can_be_seen() {
+        assert!((nines(90.0) - 1.0).abs() < 1e-9);
+        assert!((nines(99.0) - 2.0).abs() < 1e-9);
+        assert_eq!(nines(100.0), 5.0);
+        assert_eq!(nice_max(7.3), 10.0);
+        assert_eq!(nice_max(130.0), 200.0);
+        assert_eq!(log_ticks(2.0, 3.0), [100.0, 200.0, 500.0, 1000.0]);
+        assert_eq!(log_ticks(0.0, 4.0).len(), 5);
+    }
+
+    #[test]
+    fn a_long_series_is_drawn_as_bins_with_their_range() {
+        let t: Vec<f64> = (1..=3600).map(f64::from).collect();
+        let v: Vec<f64> = (1..=3600).map(|i| f64::from(i % 10)).collect();
+        let b = bin(&t, &v, 5, false);
+        assert_eq!(b.len(), 720);
+        assert_eq!(
+            b[0],
+            Bin {
+                t: 3.0,
+                mean: 3.0,
+                min: 1.0,
+                max: 5.0
+            }
+        );
+        let short = bin(&t[..3], &[1.0, f64::NAN, 0.0], 1, true);
+        assert_eq!(short.len(), 1, "NaN and, on a log axis, zero are left out");
+        let c = series(
+            "s",
+            "c",
+            &t,
+            &[Line {
+                label: "x",
+                values: v,
+            }],
+            fmt_count,
+            false,
+        );
+        let line = c.split("<polyline class=\"l0\" points=\"").nth(1).unwrap();
+        let line = line.split('"').next().unwrap();
+        assert_eq!(line.split_whitespace().count(), 720);
+        assert!(c.contains("<polygon class=\"band m0\""));
+        assert!(c.contains("the mean of 5 samples"));
+        assert!(c.contains("3600 samples, min 0, mean 4, max 9"));
+    }
+
+    #[test]
+    fn a_legend_too_wide_for_the_chart_goes_below_it() {
+        let l = LatencySummary {
+            count: 1,
+            min_ns: 1000,
+            max_ns: 2000,
+            ..Default::default()
+        };
+        let one = percentiles("p", "c", &[("short", &l)]);
+        assert!(!one.contains("<ul class=\"legend\">"));
+        assert!(one.contains("<text class=\"legend\""));
+        let names: Vec<String> = (0..5)
+            .map(|i| format!("log write 8k O_DIRECT+O_DSYNC {i}: read lat"))
+            .collect();
+        let many: Vec<(&str, &LatencySummary)> = names.iter().map(|n| (n.as_str(), &l)).collect();
+        let five = percentiles("p", "c", &many);
+        assert!(!five.contains("<text class=\"legend\""));
+        let below = five.split("</svg><ul class=\"legend\">").nth(1).unwrap();
+        assert_eq!(below.matches("<li>").count(), 5);
+        assert!(
+            below.contains("<polyline class=\"l3\"") && below.contains("<polyline class=\"l4\"")
+        );
+        assert!(below.contains("O_DIRECT+O_DSYNC 4: read lat</li>"));
+    }
+}

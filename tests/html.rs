@@ -1,0 +1,735 @@
+//! `--html` (issue 14): every command's page rendered in a real headless
+//! Chromium with a fresh profile: the DOM holds the expected charts
+//! (SVG elements with stable ids and classes), labels and numbers; a
+//! screenshot is taken; Chromium's network log shows that the page asked
+//! for nothing (only the file:// document itself was loaded); strings
+//! from a trace and a file name stay text. Without Chromium the tests
+//! print a skip reason, except under CI (`CI` set), where they fail.
+
+use crate::util::{dbio, is_root, json, scratch, wait_output_within, Succeeds};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Chromium's path, or why the test cannot run (a failure under CI).
+fn browser() -> Result<PathBuf, String> {
+    for name in ["chromium", "chromium-browser"] {
+        let Some(paths) = std::env::var_os("PATH") else {
+            break;
+        };
+        for dir in std::env::split_paths(&paths) {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "chromium is not installed (scripts/test installs Debian's chromium); CI needs it"
+    );
+    Err("chromium is not installed (scripts/test installs it as root)".into())
+}
+
+/// What Chromium made of a page.
+struct Rendered {
+    /// The DOM after load, serialised (`--dump-dom`).
+    dom: String,
+    /// URLs the page itself asked for (requests with a document
+    /// initiator; Chromium's own background requests have none).
+    page_requests: Vec<String>,
+    /// The screenshot.
+    png: PathBuf,
+}
+
+/// Chromium in headless mode with everything that could reach out turned
+/// off, a fresh profile, and `extra` arguments, on the file `page`.
+fn chromium(bin: &Path, profile: &Path, extra: &[String], page: &Path) -> std::process::Output {
+    let child = std::process::Command::new(bin)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,2400",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starting chromium");
+    let out = wait_output_within(child, Duration::from_secs(90));
+    assert!(
+        out.status.success(),
+        "chromium failed on {}: {}",
+        page.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The URLs requested by documents in a Chromium net log: the
+/// `URL_REQUEST_START_JOB` events whose initiator is an origin (a file://
+/// page's is `null`); the browser's own requests are `not an origin`.
+fn page_requests(netlog: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(netlog).expect("net log");
+    // A log cut short by the browser's exit lacks its closing brackets.
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .or_else(|_| serde_json::from_str(&format!("{}]}}", text.trim_end().trim_end_matches(','))))
+        .expect("net log is JSON");
+    let start_job = v["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+        .as_u64()
+        .expect("net log names URL_REQUEST_START_JOB");
+    v["events"]
+        .as_array()
+        .expect("net log events")
+        .iter()
+        .filter(|e| e["type"].as_u64() == Some(start_job))
+        .filter(|e| e["params"]["initiator"].as_str() != Some("not an origin"))
+        .filter_map(|e| e["params"]["url"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// Renders `page` twice with fresh profiles: the DOM with a net log, then
+/// a screenshot.
+fn render(bin: &Path, page: &Path) -> Rendered {
+    let dir = scratch();
+    let netlog = dir.path().join("net.json");
+    let out = chromium(
+        bin,
+        &dir.path().join("profile-dom"),
+        &[
+            format!("--log-net-log={}", netlog.display()),
+            "--dump-dom".into(),
+        ],
+        page,
+    );
+    let png = page.with_extension("png");
+    chromium(
+        bin,
+        &dir.path().join("profile-png"),
+        &[format!("--screenshot={}", png.display())],
+        page,
+    );
+    let shot = std::fs::read(&png).expect("screenshot written");
+    assert!(
+        shot.starts_with(b"\x89PNG\r\n\x1a\n") && shot.len() > 10_000,
+        "not a screenshot of a page: {} bytes",
+        shot.len()
+    );
+    Rendered {
+        dom: String::from_utf8_lossy(&out.stdout).into_owned(),
+        page_requests: page_requests(&netlog),
+        png,
+    }
+}
+
+impl Rendered {
+    /// Asserts the page's common parts and that nothing left it.
+    fn offline_page(&self) {
+        assert!(
+            self.page_requests.is_empty(),
+            "the page asked for {:?}",
+            self.page_requests
+        );
+        assert!(
+            self.dom
+                .contains("content=\"default-src 'none'; style-src 'unsafe-inline'"),
+            "no fetch-forbidding policy"
+        );
+        assert!(
+            !self.dom.contains("<script"),
+            "a script element in the page"
+        );
+        assert_eq!(
+            self.dom.matches("<svg").count(),
+            self.dom.matches("</svg>").count(),
+            "unbalanced SVG"
+        );
+        let _ = &self.png;
+    }
+
+    /// Asserts a chart of `kind` with `id`.
+    fn chart(&self, kind: &str, id: &str) {
+        let fig = format!("<figure class=\"chart {kind}\" id=\"{id}\"><svg class=\"{kind}\"");
+        assert!(self.dom.contains(&fig), "no {kind} chart {id} in the DOM");
+    }
+
+    fn text(&self, t: &str) {
+        assert!(self.dom.contains(t), "the DOM lacks {t:?}");
+    }
+}
+
+/// Runs dbio with `args` and `--html FILE --json FILE` in a scratch
+/// directory; the rendered page and the JSON result.
+fn run_html(bin: &Path, dir: &Path, args: &[&str]) -> (Rendered, serde_json::Value) {
+    let html = dir.join("report.html");
+    let js = dir.join("report.json");
+    dbio()
+        .args(args)
+        .arg("--html")
+        .arg(&html)
+        .arg("--json")
+        .arg(&js)
+        .succeeds();
+    let v = json(&std::fs::read(&js).unwrap());
+    (render(bin, &html), v)
+}
+
+// See: issue 14.
+#[test]
+fn html_bench_page_has_histogram_percentiles_series_and_stays_offline() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &["bench", "--engine", "null", "--runtime", "2", "--quiet"],
+    );
+    r.offline_page();
+    for (kind, id) in [
+        ("hist", "hist-job-0"),
+        ("pct", "pct-job-0"),
+        ("series", "series-iops-job-0"),
+        ("series", "series-lat-job-0"),
+    ] {
+        r.chart(kind, id);
+    }
+    let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    r.text(&format!("<td class=\"n\">{iops:.0}</td>"));
+    r.text("Raw I/O jobs");
+    r.text("Complete: every part of the run finished.");
+    r.text("id=\"environment\"");
+    r.text(&format!(
+        "Linux {}",
+        v["environment"]["kernel"].as_str().unwrap()
+    ));
+    // The command line that ran, and the version that wrote the result.
+    r.text("bench --engine null --runtime 2 --quiet --html");
+    r.text(&format!("<td>{}</td>", v["tool"].as_str().unwrap()));
+    // Per-second lines: one point per sample.
+    let samples = v["jobs"][0]["series"].as_array().unwrap().len();
+    assert!(samples >= 1);
+    let series = r.dom.split("id=\"series-iops-job-0\"").nth(1).unwrap();
+    // The first line of the chart (the legend's sample line comes after).
+    let points = series
+        .split("<polyline class=\"l0\" points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(points.split_whitespace().count(), samples, "{points}");
+}
+
+#[test]
+fn html_lgwr_page_breaks_commit_time_into_stacked_bars() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "lgwr",
+            "--null-delay",
+            "200us",
+            "--sessions",
+            "4",
+            "--commits",
+            "50",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.chart("stacked", "lgwr-breakdown");
+    r.chart("bars", "lgwr-tps");
+    r.chart("hist", "lgwr-lfs-hist");
+    r.chart("pct", "lgwr-lfs-pct");
+    r.text("wait for the writer");
+    let tps = v["lgwr"][0]["tps"].as_f64().unwrap();
+    r.text(&format!("<td class=\"n\">{tps:.0}</td>"));
+    // Four segments, one per part of a commit, each with its tooltip.
+    let chart = r.dom.split("id=\"lgwr-breakdown\"").nth(1).unwrap();
+    let chart = chart.split("</figure>").next().unwrap();
+    assert!(chart.matches("class=\"seg ").count() >= 3, "{chart}");
+}
+
+#[test]
+fn html_dbwr_page_draws_the_writer_sweep() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "dbwr",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--buffers",
+            "128",
+            "--lists",
+            "4",
+            "--foregrounds",
+            "2",
+            "--dirty",
+            "50",
+            "--ops",
+            "500",
+            "--writers",
+            "1,2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.chart("bars", "dbwr-sweep-ops");
+    r.chart("bars", "dbwr-sweep-waits");
+    r.chart("stacked", "dbwr-shares");
+    r.chart("pct", "dbwr-pw-pct");
+    assert_eq!(v["dbwr"].as_array().unwrap().len(), 2);
+    for x in v["dbwr"].as_array().unwrap() {
+        let ops = x["foreground"]["ops_per_sec"].as_f64().unwrap();
+        r.text(&format!("<td class=\"n\">{ops:.0}</td>"));
+    }
+    r.text("(2 writers)");
+}
+
+#[test]
+fn html_read_page_puts_cold_and_warm_side_by_side_with_tiers() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "read",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--ops",
+            "300",
+            "--cached",
+            "cold,warm",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.chart("hist", "read-hist");
+    r.chart("stacked", "read-tiers");
+    r.chart("pct", "read-pct");
+    let hist = r.dom.split("id=\"read-hist\"").nth(1).unwrap();
+    let hist = hist.split("</figure>").next().unwrap();
+    // Both states in one chart, told apart by pattern (s0 solid, s1 hatched),
+    // with the tier bands labelled.
+    assert!(hist.contains("class=\"bar s0 sw\"") && hist.contains("class=\"bar s1 sw\""));
+    assert!(hist.contains(">page cache</text>"), "{hist}");
+    for x in v["reads"].as_array().unwrap() {
+        r.text(&format!("<td>{}</td>", x["name"].as_str().unwrap()));
+    }
+}
+
+#[test]
+fn html_calibrate_page_shades_the_boundaries_it_found() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, _v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "calibrate",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--samples",
+            "50",
+            "--runtime",
+            "0.5",
+            "--no-save",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.chart("hist", "calibrate-hist");
+    r.chart("pct", "calibrate-pct");
+    r.text("Tier calibration");
+    r.text("class=\"tier tier0\"");
+}
+
+#[test]
+fn html_load_page_on_sqlite_draws_commits_each_second() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "load",
+            "--sessions",
+            "2",
+            "--runtime",
+            "1.5",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.chart("hist", "load-hist");
+    r.chart("pct", "load-pct");
+    let commits = v["load"][0]["commits"].as_u64().unwrap();
+    r.text(&format!("<td class=\"n\">{commits}</td>"));
+    if !v["load"][0]["series"].as_array().unwrap().is_empty() {
+        r.chart("series", "series-load-0");
+    }
+}
+
+#[test]
+fn html_awr_page_and_comparison_panels() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let f = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/awr/tests/data/awr-19c-rac-crlf.txt"
+    );
+    let (r, v) = run_html(&bin, d.path(), &["awr", f]);
+    r.offline_page();
+    r.chart("bars", "awr-top-a");
+    let first = v["top_events"][0]["name"].as_str().unwrap();
+    r.text(first);
+    let (r, _) = run_html(&bin, d.path(), &["awr", "--compare", f, f]);
+    r.offline_page();
+    r.text("id=\"panel-a\"");
+    r.text("id=\"panel-b\"");
+    r.chart("bars", "awr-top-b");
+    // The same report twice: every event's ratio is 1.
+    r.text("<td class=\"n\">1.00×</td>");
+}
+
+#[test]
+fn html_tracefile_page_has_profile_histograms_timeline_and_comparison() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let f = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/shared-server-19c.trc"
+    );
+    let (r, v) = run_html(&bin, d.path(), &["tracefile", f]);
+    r.offline_page();
+    r.chart("bars", "profile-t");
+    r.text("id=\"statements-t\"");
+    r.text("Response-time profile");
+    for line in v["profile"]["lines"].as_array().unwrap() {
+        r.text(&format!("<td>{}</td>", line["name"].as_str().unwrap()));
+    }
+    if !v["io_histograms"].as_array().unwrap().is_empty() {
+        r.chart("hist", "trace-hist-t-0");
+    }
+    if !v["timeline"]["points"].as_array().unwrap().is_empty() {
+        r.chart("series", "timeline-t");
+    }
+    let g = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/ninei-9201.trc"
+    );
+    let (r, _) = run_html(&bin, d.path(), &["tracefile", "--compare", f, g]);
+    r.offline_page();
+    r.chart("bars", "profile-a");
+    r.chart("bars", "profile-b");
+    r.text("id=\"compare-events\"");
+}
+
+#[test]
+fn html_watch_page_when_bpf_is_available() {
+    let bin = or_skip!(browser());
+    if !is_root() {
+        return crate::util::skip_this_test("dbio watch needs root to load BPF programs");
+    }
+    let d = scratch();
+    let html = d.path().join("w.html");
+    let target = d.path().join("written");
+    let out = dbio()
+        .args(["watch", "--quiet", "--html"])
+        .arg(&html)
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "bs=4k",
+            "count=64",
+            "oflag=dsync",
+        ])
+        .arg(format!("of={}", target.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("the kernel refused") || err.contains("no syscall tracepoint") {
+        return crate::util::skip_this_test(&format!("BPF unavailable: {err}"));
+    }
+    assert!(out.status.success(), "{err}");
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.chart("bars", "watch-time-0");
+    r.text(&target.display().to_string());
+}
+
+/// A 10046 trace whose SQL text and event name carry markup, quotes and
+/// bytes that are not UTF-8, in a file whose name carries markup (the
+/// command line takes UTF-8 names only: dbio refuses others in one
+/// sentence, so the non-UTF-8 file name goes through `bench`'s target).
+fn hostile_trace(dir: &Path) -> PathBuf {
+    let path = dir.join("evil<svg onload=alert(1)>\"onload=x'.trc");
+    let sql =
+        b"select '<script>alert(1)</script>' \"onload=alert(2) </svg><b>x</b> \xff\xfe from dual";
+    let mut t = Vec::new();
+    t.extend_from_slice(
+        b"Oracle Database 19c Enterprise Edition Release 19.0.0.0.0 - Production\n\n",
+    );
+    t.extend_from_slice(
+        b"*** SESSION ID:(9.3) 2024-06-01T12:00:00.000000+00:00\n=====================\n",
+    );
+    t.extend_from_slice(
+        format!(
+            "PARSING IN CURSOR #1 len={} dep=0 uid=5 oct=3 lid=5 tim=1000 hv=3333 ad='5a1' sqlid='abc<i>d'\n",
+            sql.len()
+        )
+        .as_bytes(),
+    );
+    t.extend_from_slice(sql);
+    t.extend_from_slice(b"\nEND OF STMT\n");
+    t.extend_from_slice(b"PARSE #1:c=0,e=120,p=0,cr=0,cu=0,mis=1,r=0,dep=0,og=4,plh=0,tim=1000\n");
+    t.extend_from_slice(b"EXEC #1:c=0,e=40,p=0,cr=0,cu=0,mis=0,r=0,dep=0,og=4,plh=0,tim=1100\n");
+    t.extend_from_slice(b"WAIT #1: nam='</svg><script>alert(3)</script>\"onload=\xff' ela= 900 p1=7 p2=1001 p3=8 obj#=1 tim=2000\n");
+    t.extend_from_slice(b"WAIT #1: nam='db file sequential read' ela= 300 file#=7 block#=1017 blocks=1 obj#=1 tim=2400\n");
+    t.extend_from_slice(
+        b"FETCH #1:c=1000,e=2200,p=17,cr=20,cu=0,mis=0,r=1,dep=0,og=4,plh=0,tim=3400\n",
+    );
+    t.extend_from_slice(b"WAIT #1: nam='SQL*Net message from client' ela= 5000 driver id=1650815232 #bytes=1 p3=0 obj#=-1 tim=8400\n");
+    std::fs::write(&path, t).unwrap();
+    path
+}
+
+#[test]
+fn html_keeps_markup_from_a_trace_and_a_file_name_as_text() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let trace = hostile_trace(d.path());
+    let html = d.path().join("t.html");
+    dbio()
+        .arg("tracefile")
+        .arg(&trace)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    // Each element Chromium built has a name from the page's own markup:
+    // no script, no element or attribute from the trace.
+    for tag in r.dom.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap();
+        assert!(!tag.contains("onload"), "an onload attribute: <{tag}>");
+    }
+    assert!(!r.dom.contains("<b>x</b>") && !r.dom.contains("<i>d"));
+    // The strings are in the DOM as text (serialised with < and > escaped).
+    r.text("&lt;script&gt;alert(1)&lt;/script&gt;");
+    r.text("\"onload=alert(2) &lt;/svg&gt;&lt;b&gt;x&lt;/b&gt; \u{fffd}");
+    r.text("&lt;/svg&gt;&lt;script&gt;alert(3)&lt;/script&gt;\"onload=");
+    r.text("/evil&lt;svg onload=alert(1)&gt;\"onload=x'.trc</td>");
+}
+
+#[test]
+fn html_keeps_markup_and_bad_bytes_of_a_target_name_as_text() {
+    use std::os::unix::ffi::OsStrExt;
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let target = d.path().join(std::ffi::OsStr::from_bytes(
+        b"dir<svg onload=alert(1)>\"onload=x'\xff",
+    ));
+    std::fs::create_dir(&target).unwrap();
+    let html = d.path().join("b.html");
+    dbio()
+        .arg("bench")
+        .arg(&target)
+        .args(["--ops", "50", "--size", "1m", "--quiet", "--html"])
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    for tag in r.dom.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap();
+        assert!(!tag.contains("onload"), "an onload attribute: <{tag}>");
+    }
+    r.text("dir&lt;svg onload=alert(1)&gt;\"onload=x'\u{fffd}");
+}
+
+#[test]
+fn html_from_a_saved_result_is_the_same_page_and_says_partial() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let js = d.path().join("r.json");
+    dbio()
+        .args([
+            "bench",
+            "--engine",
+            "null",
+            "--runtime",
+            "1",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&js)
+        .succeeds();
+    let mut v = json(&std::fs::read(&js).unwrap());
+    v["partial"] = serde_json::json!({"kind": "signal", "signal": "SIGINT"});
+    std::fs::write(&js, v.to_string()).unwrap();
+    let html = d.path().join("r.html");
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.chart("hist", "hist-job-0");
+    r.chart("series", "series-iops-job-0");
+    r.text("PARTIAL RESULT: interrupted by SIGINT.");
+    r.text("not recorded in the result");
+}
+
+/// The net-log check is not vacuous: a page that fetches is caught.
+#[test]
+fn html_netlog_check_sees_a_page_that_fetches() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let page = d.path().join("fetches.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><body><img src=\"http://127.0.0.1:9/x.png\"><p>fetching</p></body></html>",
+    )
+    .unwrap();
+    let r = render(&bin, &page);
+    assert_eq!(
+        r.page_requests,
+        ["http://127.0.0.1:9/x.png"],
+        "{:?}",
+        r.page_requests
+    );
+}
+
+#[test]
+fn html_and_json_to_the_same_file_is_refused_before_measuring() {
+    let d = scratch();
+    let f = d.path().join("same");
+    let out = dbio()
+        .args(["bench", "--engine", "null", "--runtime", "1", "--json"])
+        .arg(&f)
+        .arg("--html")
+        .arg(&f)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--json and --html name the same destination"),
+        "{err}"
+    );
+    assert!(!f.exists());
+}
+
+#[test]
+fn html_to_standard_output_takes_the_tables_place() {
+    let out = dbio()
+        .args([
+            "bench", "--engine", "null", "--ops", "200", "--quiet", "--html", "-",
+        ])
+        .succeeds();
+    let page = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        page.starts_with("<!DOCTYPE html>\n"),
+        "{}",
+        &page[..page.len().min(200)]
+    );
+    assert!(page.trim_end().ends_with("</html>"));
+    assert!(!page.contains("┌"), "the table was printed too");
+    assert!(page.contains("id=\"hist-job-0\""));
+}
+
+#[test]
+fn an_html_destination_that_cannot_be_written_is_refused_before_measuring() {
+    let d = scratch();
+    let bad = d.path().join("missing-dir").join("r.html");
+    let out = dbio()
+        .args([
+            "bench", "--engine", "null", "--ops", "200", "--quiet", "--html",
+        ])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write results to"), "{err}");
+    assert!(out.stdout.is_empty(), "it measured before refusing");
+}
+
+/// A composite result (as `dbio check` writes one: several sections in one
+/// report) gets every section's charts on one page.
+#[test]
+fn html_a_composite_result_renders_every_section_it_holds() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let dir = data.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let out = dbio()
+            .args(args)
+            .args(["--quiet", "--json", "-"])
+            .succeeds();
+        json(&out.stdout)
+    };
+    let mut all = run(&["bench", "--engine", "null", "--ops", "2000"]);
+    let lgwr = run(&[
+        "lgwr",
+        "--null-delay",
+        "100us",
+        "--sessions",
+        "2",
+        "--commits",
+        "20",
+    ]);
+    let read = run(&["read", dir, "--size", "2m", "--ops", "100"]);
+    all["command"] = "check".into();
+    all["layout"] = "summary".into();
+    all["lgwr"] = lgwr["lgwr"].clone();
+    all["reads"] = read["reads"].clone();
+    let js = d.path().join("check.json");
+    std::fs::write(&js, all.to_string()).unwrap();
+    let html = d.path().join("check.html");
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.text("<h1>dbio check</h1>");
+    r.chart("hist", "hist-job-0");
+    r.chart("stacked", "lgwr-breakdown");
+    r.chart("hist", "read-hist");
+    for h in ["h-jobs", "h-lgwr", "h-read", "h-environment"] {
+        r.text(&format!("id=\"{h}\""));
+    }
+}
