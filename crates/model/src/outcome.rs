@@ -17,14 +17,15 @@
 //! In JSON every variant is one object carrying [`crate::SCHEMA_VERSION`]
 //! and a `command` field that names the variant: `tracefile` for a
 //! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`],
-//! `awr` and `awr --compare` for an [`AwrReport`] and an [`AwrComparison`], and
+//! `awr`, `awr --compare` and `awr trend` for an [`AwrReport`], an
+//! [`AwrComparison`] and an [`AwrTrend`], and
 //! the measuring command (`bench`, `check`, `lgwr`, `read`, `dbwr`,
 //! `calibrate`) for a [`RunReport`], whose own `command` field it is.
 //! Reading one back is `dbio_report::from_json`'s, not a `Deserialize`
 //! here: it looks at the JSON before choosing the variant and migrates
 //! older files, which needs `serde_json`, a dependency this crate avoids.
 
-use crate::awr::{AwrComparison, AwrReport};
+use crate::awr::{AwrComparison, AwrReport, AwrTrend};
 use crate::trace::{TraceComparison, TraceReport};
 use crate::RunReport;
 use serde::{Serialize, Serializer};
@@ -37,6 +38,8 @@ pub const TRACE_COMPARISON_COMMAND: &str = "tracefile --compare";
 pub const AWR_COMMAND: &str = "awr";
 /// The `command` of an [`AwrComparison`] in JSON.
 pub const AWR_COMPARISON_COMMAND: &str = "awr --compare";
+/// The `command` of an [`AwrTrend`] in JSON.
+pub const AWR_TREND_COMMAND: &str = "awr trend";
 
 /// What one dbio command produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +56,8 @@ pub enum Outcome {
     /// Two AWR or Statspack reports side by side (`awr --compare`;
     /// boxed: two whole reports would make every result that large).
     AwrComparison(Box<AwrComparison>),
+    /// Several AWR or Statspack reports as a trend (`awr FILE...`).
+    AwrTrend(Box<AwrTrend>),
 }
 
 impl Outcome {
@@ -64,6 +69,7 @@ impl Outcome {
             Outcome::TraceComparison(_) => TRACE_COMPARISON_COMMAND,
             Outcome::Awr(_) => AWR_COMMAND,
             Outcome::AwrComparison(_) => AWR_COMPARISON_COMMAND,
+            Outcome::AwrTrend(_) => AWR_TREND_COMMAND,
         }
     }
 }
@@ -98,6 +104,11 @@ impl Serialize for Outcome {
             Outcome::AwrComparison(c) => Tagged {
                 command: AWR_COMPARISON_COMMAND,
                 result: c,
+            }
+            .serialize(s),
+            Outcome::AwrTrend(t) => Tagged {
+                command: AWR_TREND_COMMAND,
+                result: t,
             }
             .serialize(s),
         }

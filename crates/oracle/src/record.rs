@@ -6,7 +6,7 @@
 //! context (SQL text, BINDS blocks). Parsing is total: a line that does not
 //! have the expected shape becomes [`Record::Other`], never an error.
 
-use crate::lexer::{find_byte, pairs, parse_int, parse_int_prefix, parse_u64_prefix, trim};
+use crate::lexer::{digits, find_byte, pairs, parse_int, parse_int_prefix, parse_u64_prefix, trim};
 use memchr::memmem;
 
 /// Database call types that carry `c=`/`e=`.
@@ -322,17 +322,11 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
             i += 1;
         }
         let ds = i;
-        let mut v: i64 = 0;
-        while i < n {
-            let d = s[i].wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            v = v.wrapping_mul(10).wrapping_add(d as i64);
-            i += 1;
-        }
+        let (v, e) = digits(s, i);
+        i = e;
         let val = if i > ds && (i == n || s[i] == b' ') {
             if i - ds <= 18 {
+                let v = v as i64;
                 Some(if neg { -v } else { v })
             } else {
                 parse_int(&s[vs..i]) // saturates

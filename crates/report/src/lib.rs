@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod awr;
+pub mod awr_trend;
 pub mod calibrate;
 pub mod csv_out;
 pub mod dbwr;
@@ -21,9 +22,9 @@ pub mod watch;
 
 pub use export::{CsvExporter, ExportError, Exporter, Format, JsonExporter, TableExporter};
 
-use dbio_model::awr::{AwrComparison, AwrReport};
+use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
 use dbio_model::outcome::{
-    AWR_COMMAND, AWR_COMPARISON_COMMAND, TRACE_COMMAND, TRACE_COMPARISON_COMMAND,
+    AWR_COMMAND, AWR_COMPARISON_COMMAND, AWR_TREND_COMMAND, TRACE_COMMAND, TRACE_COMPARISON_COMMAND,
 };
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{Outcome, RunReport};
@@ -94,6 +95,11 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             }
             Ok(Outcome::AwrComparison(c))
         }
+        Variant::AwrTrend => {
+            let mut t: Box<AwrTrend> = serde_json::from_value(v).map_err(bad)?;
+            t.schema_version = dbio_model::SCHEMA_VERSION;
+            Ok(Outcome::AwrTrend(t))
+        }
         Variant::Run => {
             let mut v = migrate_io::migrate(v);
             if version < Some(3) {
@@ -120,6 +126,7 @@ enum Variant {
     TraceComparison,
     Awr,
     AwrComparison,
+    AwrTrend,
 }
 
 /// The variant named by `command`; a trace result of the trace's own
@@ -130,6 +137,7 @@ fn variant(v: &serde_json::Value) -> Variant {
         Some(TRACE_COMPARISON_COMMAND) => Variant::TraceComparison,
         Some(AWR_COMMAND) => Variant::Awr,
         Some(AWR_COMPARISON_COMMAND) => Variant::AwrComparison,
+        Some(AWR_TREND_COMMAND) => Variant::AwrTrend,
         Some(_) => Variant::Run,
         None if v.get("a").is_some() && v.get("b").is_some() => Variant::TraceComparison,
         None if v.get("profile").is_some() => Variant::Trace,

@@ -15,6 +15,7 @@ impl Exporter for CsvExporter {
             Outcome::TraceComparison(c) => crate::csv_out::trace_comparison_csv(c)?,
             Outcome::Awr(r) => crate::csv_out::awr_csv(r)?,
             Outcome::AwrComparison(c) => crate::csv_out::awr_comparison_csv(c)?,
+            Outcome::AwrTrend(t) => crate::awr_trend::csv(t)?,
         })
     }
 }

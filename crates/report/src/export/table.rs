@@ -16,6 +16,7 @@ impl Exporter for TableExporter {
             Outcome::TraceComparison(c) => crate::trace::render_comparison(c),
             Outcome::Awr(r) => crate::awr::render(r),
             Outcome::AwrComparison(c) => crate::awr::render_comparison(c),
+            Outcome::AwrTrend(t) => crate::awr_trend::render(t),
         })
     }
 }
