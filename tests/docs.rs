@@ -44,7 +44,10 @@ fn result_schema_names_every_field_of_every_command() {
         "{}/crates/awr/tests/data/awr-11g.html",
         env!("CARGO_MANIFEST_DIR")
     );
-    let runs: [&[&str]; 10] = [
+    let mine = |name: &str| format!("{}/tests/fixtures/awr/{name}", env!("CARGO_MANIFEST_DIR"));
+    let (h1, h2) = (mine("trend-0900.txt"), mine("trend-1000.txt"));
+    let (dc, wt) = (mine("decimal-comma.txt"), mine("with-trace.trc"));
+    let runs: [&[&str]; 12] = [
         &[
             "load",
             "--dir",
@@ -122,6 +125,8 @@ fn result_schema_names_every_field_of_every_command() {
         &["tracefile", "--compare", &t1, &t2],
         &["awr", &awr],
         &["awr", "--compare", &awr, &html],
+        &["awr", &h1, &h2],
+        &["awr", &dc, "--with-trace", &wt],
     ];
     let mut undocumented = Vec::new();
     for (i, args) in runs.into_iter().enumerate() {
@@ -142,6 +147,7 @@ fn result_schema_names_every_field_of_every_command() {
         let command = match (args[0], args[1]) {
             ("tracefile", "--compare") => "tracefile --compare",
             ("awr", "--compare") => "awr --compare",
+            ("awr", _) if args.len() == 3 => "awr trend",
             _ => args[0],
         };
         assert_eq!(v["command"], command);

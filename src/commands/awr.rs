@@ -87,8 +87,10 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
     if args.with_trace.is_some() && args.inputs.len() > 1 {
         bail!("--with-trace reads one report beside the trace; give one report");
     }
-    if args.inputs.iter().filter(|p| *p == "-").count() > 1 {
-        bail!("standard input (-) can be given once");
+    for (i, p) in args.inputs.iter().enumerate() {
+        if args.inputs[..i].contains(p) {
+            bail!("{p} is given twice: a trend needs each report once");
+        }
     }
     let result = if let Some(pair) = &args.compare {
         Outcome::AwrComparison(Box::new(AwrComparison {
