@@ -2,9 +2,11 @@
 //!
 //! Glue only: read the input (a file or standard input, bounded in size),
 //! let `dbio-awr` recognise and parse it and derive its figures, draw the
-//! findings with `dbio-report`, and hand the result ([`Outcome::Awr`] or
-//! [`Outcome::AwrComparison`]) to the one output path. What is not a
-//! report is refused in one sentence that says what it is.
+//! findings with `dbio-report`, and hand the result ([`Outcome::Awr`],
+//! [`Outcome::AwrComparison`] or, for several reports, [`Outcome::AwrTrend`])
+//! to the one output path. What is not a report is refused in one
+//! sentence that says what it is; so are reports of different databases
+//! in one trend (unless `--allow-mixed`).
 
 use crate::cli::awr::AwrArgs;
 use anyhow::bail;
@@ -128,10 +130,6 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
 /// Analyses a 10046 trace (as `dbio tracefile` would, one thread) and
 /// puts its events beside the report's.
 fn beside(r: &AwrReport, trace: &str, args: &AwrArgs) -> anyhow::Result<TraceBeside> {
-    let path = std::path::Path::new(trace);
-    if trace != "-" && !path.exists() {
-        bail!("{trace} does not exist");
-    }
     if r.source == "-" && trace == "-" {
         bail!("standard input (-) can be given once: the report or the trace");
     }

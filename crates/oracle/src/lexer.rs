@@ -114,20 +114,12 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     }
 }
 
-/// Eight bytes of `s` from `i`, little-endian, zero-padded past the end
-/// (a zero byte is no digit, so the padding ends a number).
+/// Eight bytes of `s` from `i`, little-endian; `i + 8 <= s.len()`.
 #[inline(always)]
 fn load8(s: &[u8], i: usize) -> u64 {
-    if i + 8 <= s.len() {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&s[i..i + 8]);
-        u64::from_le_bytes(w)
-    } else {
-        let mut w = [0u8; 8];
-        let rest = &s[i.min(s.len())..];
-        w[..rest.len()].copy_from_slice(rest);
-        u64::from_le_bytes(w)
-    }
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[i..i + 8]);
+    u64::from_le_bytes(w)
 }
 
 const POW10: [u64; 9] = [
@@ -163,6 +155,19 @@ pub fn digits(s: &[u8], mut i: usize) -> (u64, usize) {
     const TOP: u64 = 0x8080_8080_8080_8080;
     let mut v: u64 = 0;
     loop {
+        if i + 8 > s.len() {
+            // Fewer than eight bytes left (a value at the end of a line or
+            // a short field): a byte loop, no copy into a padded word.
+            while i < s.len() {
+                let d = s[i].wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                v = v.wrapping_mul(10).wrapping_add(d as u64);
+                i += 1;
+            }
+            return (v, i);
+        }
         let x = load8(s, i) ^ ZEROS;
         let nd = (x.wrapping_add(ADD) | x) & TOP;
         let k = if nd == 0 {
