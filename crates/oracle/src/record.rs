@@ -561,6 +561,8 @@ mod tests {
             b",,,",
             b"e=12345678901234567,tim=123456789012345678,r=1234567890123456789",
             b"a,b=1,c=2",
+            b"x,y,c=3,e=4,",
+            b"c=3=4,e=-,p=--1,cr=-12",
         ] {
             let mut c = Call::default();
             fill_call(&mut c, f);
