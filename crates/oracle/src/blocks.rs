@@ -36,7 +36,7 @@ const BLOCK_BITS: u32 = 44;
 #[inline]
 fn pack(file: i64, block: i64) -> Option<u64> {
     ((0..1 << (64 - BLOCK_BITS)).contains(&file) && (0..1 << BLOCK_BITS).contains(&block))
-        .then(|| ((file as u64) << BLOCK_BITS) | block as u64)
+        .then_some(((file as u64) << BLOCK_BITS) | block as u64)
 }
 
 #[inline]
