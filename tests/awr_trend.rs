@@ -293,3 +293,21 @@ fn a_decimal_comma_report_reads_a_bare_comma_group_as_a_fraction() {
     assert!(p.get("decimal_comma").is_none());
     assert_eq!(p["foreground_events"][0]["waits"], 900_000.0);
 }
+
+#[test]
+fn a_gap_between_intervals_is_noted() {
+    let v = trend_json(&["trend-1100.txt", "trend-0900.txt"]);
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("no report covers 2025-03-02T10:00:00 to 2025-03-02T11:00:00")),
+        "{notes:?}"
+    );
+    assert_eq!(v["mixed"], false);
+}
