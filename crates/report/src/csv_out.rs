@@ -236,7 +236,7 @@ pub fn series_rows(
 
 /// The header of a trace analysis's CSV: a group column (the input, or
 /// `A` and `B` in a comparison) before the long-form columns.
-const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
+pub(crate) const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
 
 /// A trace analysis as CSV.
 pub fn trace_csv(r: &TraceReport) -> Result<String, ExportError> {
@@ -294,6 +294,11 @@ pub fn awr_rows(r: &AwrReport) -> Result<Vec<LongRow>, ExportError> {
                 &BucketCount { count: *c },
                 &[],
             )?);
+        }
+    }
+    if let Some(w) = &r.with_trace {
+        for e in &w.rows {
+            v.extend(entry_rows("with_trace", &e.event, e, &["event"])?);
         }
     }
     v.extend(finding_rows(&r.findings));

@@ -46,6 +46,7 @@ impl Exporter for HtmlExporter {
             Outcome::Awr(r) => awr::render(r, inv),
             Outcome::AwrComparison(c) => awr::render_comparison(c, inv),
             Outcome::Comparison(c) => compare::render(c, inv),
+            Outcome::AwrTrend(t) => awr::render_trend(t, inv),
         })
     }
 }
