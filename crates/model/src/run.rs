@@ -109,6 +109,8 @@ pub enum EngineKind {
     Psync,
     /// io_uring with batched submit and reap.
     IoUring,
+    /// The kernel's native AIO (io_submit/io_getevents), O_DIRECT only.
+    Libaio,
     /// No I/O: measures dbio's own cost (optionally with an injected delay).
     Null,
 }
@@ -119,6 +121,7 @@ impl EngineKind {
         match self {
             EngineKind::Psync => "psync",
             EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Null => "null",
         }
     }

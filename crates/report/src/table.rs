@@ -142,6 +142,7 @@ pub fn describe(j: &JobConfig) -> String {
     let engine = match j.engine {
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",
+        EngineKind::Libaio => "libaio",
         EngineKind::Null => "null",
     };
     let rw = match j.rw {
