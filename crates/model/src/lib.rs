@@ -19,6 +19,7 @@ pub mod finding;
 pub mod latency;
 pub mod lgwr;
 pub mod load;
+pub mod matrix;
 pub mod outcome;
 pub mod read;
 pub mod run;
