@@ -21,6 +21,7 @@
 pub mod awr;
 pub mod bench;
 pub mod calibrate;
+pub mod matrix;
 pub mod check;
 pub mod dbwr;
 pub mod engine;
@@ -38,6 +39,7 @@ pub mod watch;
 pub use awr::AwrArgs;
 pub use bench::BenchArgs;
 pub use calibrate::CalibrateArgs;
+pub use matrix::MatrixArgs;
 pub use check::CheckArgs;
 pub use dbwr::DbwrArgs;
 pub use lgwr::LgwrArgs;
@@ -78,6 +80,9 @@ pub enum Command {
     /// Measure this machine's page-cache, storage-cache and device read
     /// latencies and derive the tier thresholds.
     Calibrate(CalibrateArgs),
+    /// ORION-style load matrix: outstanding small random I/Os × outstanding
+    /// large I/Os, or (--max-latency) CALIBRATE_IO's max IOPS at a latency.
+    Matrix(MatrixArgs),
     /// Model database writers (DBWR) flushing a buffer cache to a datafile.
     Dbwr(DbwrArgs),
     /// Commit load on a real database engine (embedded SQLite by default):

@@ -3,6 +3,7 @@
 pub mod awr;
 pub mod bench;
 pub mod calibrate;
+pub mod matrix;
 pub mod check;
 pub mod dbwr;
 pub mod lgwr;

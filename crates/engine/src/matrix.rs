@@ -221,7 +221,9 @@ pub fn resolve_jobs(c: &MatrixConfig, place: &JobTarget) -> Result<(), EngineErr
 /// Measures one point on `target` (None for the null engine): both loads
 /// at once, each for the point time after the warm-up. An I/O error ends
 /// the point with what the other job measured kept out (a point is whole
-/// or not at all).
+/// or not at all). Each job has its own stop flag (the worker loop raises
+/// it at its deadline); `control`'s flag (signals) is passed on to both
+/// within 5 ms.
 pub fn measure_point(
     c: &MatrixConfig,
     place: &JobTarget,
@@ -230,17 +232,28 @@ pub fn measure_point(
     large: u32,
     control: &Control,
 ) -> Result<MatrixPoint, EngineError> {
-    let run = |cfg: JobConfig| -> Result<JobResult, EngineError> {
+    let run = |cfg: JobConfig, own: &Control| -> Result<JobResult, EngineError> {
         let job = Job::resolve(&cfg, place)?;
-        let out = crate::run_job("matrix", &job, target, control, &NoProgress)?;
+        let out = crate::run_job("matrix", &job, target, own, &NoProgress)?;
         match out.error {
             Some(e) => Err(e),
             None => Ok(out.result),
         }
     };
+    let (cs, cl) = (Control::default(), Control::default());
     let (s, l) = std::thread::scope(|scope| {
-        let s = (small > 0).then(|| scope.spawn(|| run(small_job(c, small))));
-        let l = (large > 0).then(|| scope.spawn(|| run(large_job(c, large))));
+        let s = (small > 0).then(|| scope.spawn(|| run(small_job(c, small), &cs)));
+        let l = (large > 0).then(|| scope.spawn(|| run(large_job(c, large), &cl)));
+        let running = |h: &Option<std::thread::ScopedJoinHandle<'_, _>>| {
+            h.as_ref().is_some_and(|h| !h.is_finished())
+        };
+        while running(&s) || running(&l) {
+            if control.stopped() {
+                cs.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                cl.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<JobResult, EngineError>>>| {
             h.map(|h| {
                 h.join()

@@ -12,6 +12,7 @@ pub mod findings;
 pub mod histogram;
 pub mod lgwr;
 pub mod load;
+pub mod matrix;
 mod migrate_io;
 mod migrate_models;
 pub mod read;

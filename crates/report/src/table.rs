@@ -37,6 +37,7 @@ pub fn render(r: &RunReport) -> String {
     }
     for section in [
         crate::calibrate::render(r),
+        crate::matrix::render(r),
         crate::lgwr::render(r),
         crate::load::render(r),
         crate::read::render(r),

@@ -29,6 +29,7 @@ pub mod check;
 pub mod commit;
 pub mod dbwr;
 pub mod load;
+pub mod matrix;
 pub mod read;
 pub mod references;
 pub mod trace;
@@ -56,6 +57,7 @@ pub const RUN_RULES: &[RuleSet<RunReport>] = &[
     read::RULES,
     dbwr::RULES,
     calibrate::RULES,
+    matrix::RULES,
     watch::RULES,
 ];
 
