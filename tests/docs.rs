@@ -44,7 +44,7 @@ fn result_schema_names_every_field_of_every_command() {
         "{}/crates/awr/tests/data/awr-11g.html",
         env!("CARGO_MANIFEST_DIR")
     );
-    let runs: [&[&str]; 10] = [
+    let runs: [&[&str]; 11] = [
         &[
             "load",
             "--dir",
@@ -117,6 +117,22 @@ fn result_schema_names_every_field_of_every_command() {
             "--runtime",
             "0.2",
             "--no-save",
+        ],
+        &[
+            "matrix",
+            dir,
+            "--small",
+            "1,2",
+            "--large",
+            "0,1",
+            "--point-time",
+            "0.1",
+            "--warmup",
+            "0",
+            "--size",
+            "16m",
+            "--max-latency",
+            "1s",
         ],
         &["tracefile", &t1, &t2],
         &["tracefile", "--compare", &t1, &t2],
