@@ -10,18 +10,39 @@ fn bench_runs_libaio_at_queue_depth_and_refuses_it_buffered() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
     let out = dbio()
-        .args(["bench", dir, "--engine", "libaio", "--direct", "--iodepth", "8"])
+        .args([
+            "bench",
+            dir,
+            "--engine",
+            "libaio",
+            "--direct",
+            "--iodepth",
+            "8",
+        ])
         .args(["--size", "8m", "--ops", "2000", "--quiet", "--json", "-"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let j = &v["jobs"][0];
     assert_eq!(j["job"]["engine"], "libaio");
     assert_eq!(j["job"]["iodepth"], 8);
     assert_eq!(j["read"]["ops"], 2000);
     let out = dbio()
-        .args(["bench", dir, "--engine", "libaio", "--iodepth", "8", "--size", "8m"])
+        .args([
+            "bench",
+            dir,
+            "--engine",
+            "libaio",
+            "--iodepth",
+            "8",
+            "--size",
+            "8m",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -41,7 +62,11 @@ fn the_log_writer_writes_through_native_aio_with_several_writes_in_flight() {
         .args(["--file-size", "2m", "--quiet", "--json", "-"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let r = &v["lgwr"][0];
     assert_eq!(r["config"]["method"], "aio-fdatasync");
@@ -49,12 +74,20 @@ fn the_log_writer_writes_through_native_aio_with_several_writes_in_flight() {
     assert!(r["writer"]["writes"].as_u64().unwrap() > 0);
     // The leader protocol writes synchronously in the session: refused.
     let out = dbio()
-        .args(["lgwr", dir, "--method", "aio-fdatasync", "--protocol", "leader"])
+        .args([
+            "lgwr",
+            dir,
+            "--method",
+            "aio-fdatasync",
+            "--protocol",
+            "leader",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--method aio-fdatasync needs the log writer"),
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--method aio-fdatasync needs the log writer"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -64,14 +97,27 @@ fn the_log_writer_writes_through_native_aio_with_several_writes_in_flight() {
 fn dbwr_writes_through_libaio_with_o_direct_only() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
-    let small = ["--size", "4m", "--buffers", "128", "--lists", "2", "--ops", "2000"];
+    let small = [
+        "--size",
+        "4m",
+        "--buffers",
+        "128",
+        "--lists",
+        "2",
+        "--ops",
+        "2000",
+    ];
     let out = dbio()
         .args(["dbwr", dir, "--engine", "libaio", "--direct"])
         .args(small)
         .args(["--quiet", "--json", "-"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     assert_eq!(v["dbwr"][0]["config"]["engine"], "libaio");
     let out = dbio()

@@ -70,7 +70,10 @@ fn matrix_measures_a_small_real_grid_on_its_own_scratch_file() {
         if let Some(dev) = p.get("device") {
             let ops = iops * p["runtime_ns"].as_f64().unwrap() / 1e9;
             let reads = dev["reads"].as_f64().unwrap();
-            assert!(reads >= 0.99 * ops, "{reads} device reads for {ops} small reads: {p}");
+            assert!(
+                reads >= 0.99 * ops,
+                "{reads} device reads for {ops} small reads: {p}"
+            );
             let util = p["device_util_pct"].as_f64().unwrap();
             assert!((0.0..=100.0).contains(&util), "{p}");
         }
@@ -134,12 +137,21 @@ fn matrix_search_on_the_null_engine_does_calibrate_ios_arithmetic() {
             continue;
         }
         let lat = p["small_lat"]["mean_ns"].as_f64().unwrap();
-        assert!(lat >= 1e6 && p["small_lat"]["p50_ns"].as_u64().unwrap() >= 1_000_000, "{p}");
+        assert!(
+            lat >= 1e6 && p["small_lat"]["p50_ns"].as_u64().unwrap() >= 1_000_000,
+            "{p}"
+        );
         let busy = p["small_iops"].as_f64().unwrap() * lat / 1e9;
-        assert!(busy <= 1.02 * n && busy >= 0.3 * n, "{busy} in flight of {n}: {p}");
+        assert!(
+            busy <= 1.02 * n && busy >= 0.3 * n,
+            "{busy} in flight of {n}: {p}"
+        );
     }
     let one = s["latency_at_one_ns"].as_f64().unwrap();
-    assert!((1e6..5e6).contains(&one), "{one} ns at one outstanding 1 ms I/O");
+    assert!(
+        (1e6..5e6).contains(&one),
+        "{one} ns at one outstanding 1 ms I/O"
+    );
     // Large I/Os alone: 1 stream of 1 MiB per ≥ 1 ms ≤ 1048.6 MB/s.
     let mbps = s["max_mbps"].as_f64().unwrap();
     assert!(mbps > 0.0 && mbps <= 1048.6, "{mbps}");
@@ -186,10 +198,7 @@ fn matrix_refuses_bad_input_in_one_sentence_before_touching_anything() {
             vec![dir, "--small", "0", "--large", "0"],
             "--small and --large are both 0 only: the matrix would have no I/O to measure",
         ),
-        (
-            vec![dir, "--small", "1,two"],
-            "'two' is not a whole number",
-        ),
+        (vec![dir, "--small", "1,two"], "'two' is not a whole number"),
         (vec![dir, "--max-latency", "fast"], "--max-latency"),
         (vec![dir, "--max-latency", "5"], "--max-latency"),
         (
@@ -197,7 +206,15 @@ fn matrix_refuses_bad_input_in_one_sentence_before_touching_anything() {
             "--max-latency searches the small-I/O ladder, and --small has no count above 0",
         ),
         (
-            vec![mine.to_str().unwrap(), "--write-pct", "10", "--size", "4m", "--large", "0"],
+            vec![
+                mine.to_str().unwrap(),
+                "--write-pct",
+                "10",
+                "--size",
+                "4m",
+                "--large",
+                "0",
+            ],
             "--overwrite",
         ),
         (
@@ -214,7 +231,11 @@ fn matrix_refuses_bad_input_in_one_sentence_before_touching_anything() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: {err}");
-        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one sentence, not {err}");
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "{args:?}: one sentence, not {err}"
+        );
     }
     // Nothing made, nothing changed.
     assert!(dbio_files(d.path()).is_empty());
@@ -235,12 +256,20 @@ fn matrix_on_a_target_it_cannot_write_fails_before_measuring() {
     let out = dbio()
         .arg("matrix")
         .arg(fs.path())
-        .args(["--size", "4m", "--small", "1", "--large", "0", "--json", "-"])
+        .args([
+            "--size", "4m", "--small", "1", "--large", "0", "--json", "-",
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(out.stdout.is_empty(), "a result was written: nothing was measured");
+    assert!(
+        out.stdout.is_empty(),
+        "a result was written: nothing was measured"
+    );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("Read-only file system") || err.contains("read-only"), "{err}");
+    assert!(
+        err.contains("Read-only file system") || err.contains("read-only"),
+        "{err}"
+    );
 }

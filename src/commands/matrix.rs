@@ -162,7 +162,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         io_error(&mut report, e);
     }
     let complete = !stopped && report.partial.is_none();
-    report.matrix = Some(MatrixResult {
+    report.matrix = Some(Box::new(MatrixResult {
         name: "matrix".into(),
         target: target.as_ref().map_or_else(
             || "none (null engine)".to_string(),
@@ -172,7 +172,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         points,
         // A search cut short is not an answer.
         search: search.filter(|_| complete),
-    });
+    }));
     let mut code = ctx.finish(&report);
     if let (Some(sinks), Some(m)) = (orion, &report.matrix) {
         let texts = dbio_report::matrix::orion_csv(m);

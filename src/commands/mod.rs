@@ -3,11 +3,11 @@
 pub mod awr;
 pub mod bench;
 pub mod calibrate;
-pub mod matrix;
 pub mod check;
 pub mod dbwr;
 pub mod lgwr;
 pub mod load;
+pub mod matrix;
 pub mod read;
 pub mod report;
 pub mod tracefile;

@@ -254,7 +254,9 @@ pub fn measure_point(
             }
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        let join = |h: Option<std::thread::ScopedJoinHandle<'_, Result<JobResult, EngineError>>>| {
+        let join = |h: Option<
+            std::thread::ScopedJoinHandle<'_, Result<JobResult, EngineError>>,
+        >| {
             h.map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(EngineError::Invalid("a matrix job panicked".into())))
@@ -462,7 +464,10 @@ mod tests {
     /// A modelled device: `servers` I/Os served at once, each taking
     /// `service_ns`; past saturation the rest queue (Little's law). Large
     /// I/Os stream at `mbps_per_stream` up to `mbps_max`.
-    fn device(service_ns: f64, servers: u32) -> impl FnMut(u32, u32) -> Result<Option<MatrixPoint>, EngineError> {
+    fn device(
+        service_ns: f64,
+        servers: u32,
+    ) -> impl FnMut(u32, u32) -> Result<Option<MatrixPoint>, EngineError> {
         move |s, l| {
             let lat = service_ns * (f64::from(s) / f64::from(servers)).max(1.0);
             Ok(Some(MatrixPoint {
@@ -550,7 +555,10 @@ mod tests {
         let (s, l, why) = default_ladders(Some(256), 2);
         assert_eq!(s, vec![0, 1, 2, 4, 8, 16, 32, 64, 128, 256]);
         assert_eq!(l, vec![0, 1, 2, 4]);
-        assert!(why.contains("nr_requests 256") && why.contains("2 cores"), "{why}");
+        assert!(
+            why.contains("nr_requests 256") && why.contains("2 cores"),
+            "{why}"
+        );
         let (s, l, _) = default_ladders(Some(32), 16);
         assert_eq!(s, vec![0, 1, 2, 4, 8, 16, 32]);
         assert_eq!(l, vec![0, 1, 2]);

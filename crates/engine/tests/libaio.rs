@@ -65,7 +65,10 @@ fn libaio_writes_the_same_blocks_as_psync_with_and_without_a_sync() {
             &dir.path().join(format!("b{i}")),
             &job(EngineKind::Libaio, 16, true, sync),
         );
-        assert_eq!(a, b, "{sync:?}: same seed, same offsets, whatever the engine");
+        assert_eq!(
+            a, b,
+            "{sync:?}: same seed, same offsets, whatever the engine"
+        );
     }
 }
 
@@ -126,7 +129,10 @@ fn libaio_keeps_several_reads_in_flight_and_hands_each_back_once() {
             sync: SyncOp::None,
         };
         // SAFETY: the buffers outlive the engine (dropped first).
-        assert!(matches!(unsafe { e.queue(&req) }.unwrap(), Queued::InFlight));
+        assert!(matches!(
+            unsafe { e.queue(&req) }.unwrap(),
+            Queued::InFlight
+        ));
     }
     e.commit().unwrap();
     let mut out: Vec<Completion> = Vec::with_capacity(8);
@@ -140,7 +146,10 @@ fn libaio_keeps_several_reads_in_flight_and_hands_each_back_once() {
     tags.sort_unstable();
     assert_eq!(tags, (0..8).collect::<Vec<_>>());
     for (t, b) in bufs.iter().enumerate() {
-        assert!(b.as_slice()[..BS].iter().all(|&x| x == 8 - t as u8), "tag {t}");
+        assert!(
+            b.as_slice()[..BS].iter().all(|&x| x == 8 - t as u8),
+            "tag {t}"
+        );
     }
 }
 

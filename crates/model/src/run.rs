@@ -40,7 +40,7 @@ pub struct RunReport {
     pub calibration: Option<crate::calibrate::Calibration>,
     /// The load matrix and its search (`dbio matrix`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub matrix: Option<crate::matrix::MatrixResult>,
+    pub matrix: Option<Box<crate::matrix::MatrixResult>>,
     /// Plain-words conclusions with their evidence, drawn from the rest
     /// of the report by `dbio_report::findings`. A result written before
     /// findings has a `conclusions` list of strings instead: it reads

@@ -39,7 +39,15 @@ pub fn render(r: &RunReport) -> String {
         c.ladder_source
     );
     let mut t = new_table(&[
-        "small", "large", "small IOPS", "large MB/s", "p50", "p99", "p99.9", "dev util", "dev queue",
+        "small",
+        "large",
+        "small IOPS",
+        "large MB/s",
+        "p50",
+        "p99",
+        "p99.9",
+        "dev util",
+        "dev queue",
     ]);
     for p in &m.points {
         t.add_row(point_row(p));
@@ -63,7 +71,10 @@ pub fn render(r: &RunReport) -> String {
                 );
             }
             None => {
-                let _ = writeln!(out, "  max IOPS: none; even one outstanding I/O has a p99 over the target");
+                let _ = writeln!(
+                    out,
+                    "  max IOPS: none; even one outstanding I/O has a p99 over the target"
+                );
             }
         }
         let _ = writeln!(
@@ -72,7 +83,11 @@ pub fn render(r: &RunReport) -> String {
             s.max_mbps, s.max_mbps_outstanding
         );
         if let Some(l) = s.latency_at_one_ns {
-            let _ = writeln!(out, "  latency at one outstanding I/O {} (mean)", format_ns(l));
+            let _ = writeln!(
+                out,
+                "  latency at one outstanding I/O {} (mean)",
+                format_ns(l)
+            );
         }
         if s.skipped_points > 0 {
             let _ = writeln!(
@@ -108,7 +123,10 @@ fn point_row(p: &MatrixPoint) -> Vec<Cell> {
         Cell::new(lat(|l| l.p50_ns)),
         Cell::new(lat(|l| l.p99_ns)),
         Cell::new(lat(|l| l.p99_9_ns)),
-        Cell::new(p.device_util_pct.map_or("-".into(), |u| format!("{u:.0} %"))),
+        Cell::new(
+            p.device_util_pct
+                .map_or("-".into(), |u| format!("{u:.0} %")),
+        ),
         Cell::new(p.device_queue.map_or("-".into(), |q| format!("{q:.1}"))),
     ]
 }
@@ -205,11 +223,14 @@ mod tests {
     #[test]
     fn the_table_shows_every_point_with_the_devices_figures() {
         let r = RunReport {
-            matrix: Some(result()),
+            matrix: Some(Box::new(result())),
             ..RunReport::default()
         };
         let s = render(&r);
-        assert!(s.starts_with("Load matrix on /data/x (libaio engine, O_DIRECT)"), "{s}");
+        assert!(
+            s.starts_with("Load matrix on /data/x (libaio engine, O_DIRECT)"),
+            "{s}"
+        );
         assert!(s.contains("97 %") && s.contains("3.5"), "{s}");
         assert!(s.contains("100.5") && s.contains("2000"), "{s}");
         assert!(!s.contains("Search"), "{s}");

@@ -129,15 +129,17 @@ fn large_impact(m: &MatrixResult) -> Vec<Finding> {
         Some(k) => k,
         None => match small_curve(m)
             .into_iter()
-            .filter(|p| with_large(p.small).is_some())
-            .next_back()
+            .rfind(|p| with_large(p.small).is_some())
         {
             Some(p) => p,
             None => return Vec::new(),
         },
     };
     let loaded = with_large(base.small).unwrap();
-    let (a, b) = (base.small_lat.unwrap().p99_ns, loaded.small_lat.unwrap().p99_ns);
+    let (a, b) = (
+        base.small_lat.unwrap().p99_ns,
+        loaded.small_lat.unwrap().p99_ns,
+    );
     if a == 0 {
         return Vec::new();
     }
@@ -169,7 +171,11 @@ fn large_impact(m: &MatrixResult) -> Vec<Finding> {
     vec![finding(
         "matrix.large_impact",
         None,
-        if harm { Severity::Warning } else { Severity::Info },
+        if harm {
+            Severity::Warning
+        } else {
+            Severity::Info
+        },
         text,
         vec![
             ev("outstanding small I/Os", f64::from(base.small), "I/Os"),
@@ -231,12 +237,12 @@ mod tests {
 
     fn run(points: Vec<MatrixPoint>, search: Option<MatrixSearch>) -> Vec<Finding> {
         evaluate(&RunReport {
-            matrix: Some(MatrixResult {
+            matrix: Some(Box::new(MatrixResult {
                 config: MatrixConfig::default(),
                 points,
                 search,
                 ..MatrixResult::default()
-            }),
+            })),
             ..RunReport::default()
         })
     }
@@ -257,10 +263,23 @@ mod tests {
             None,
         );
         let k = f.iter().find(|f| f.rule == "matrix.knee").unwrap();
-        assert!(k.text.starts_with("The knee is at 8 outstanding small I/Os (8000 IOPS"), "{}", k.text);
-        let cost = k.evidence.iter().find(|e| e.what.starts_with("mean latency per")).unwrap();
+        assert!(
+            k.text
+                .starts_with("The knee is at 8 outstanding small I/Os (8000 IOPS"),
+            "{}",
+            k.text
+        );
+        let cost = k
+            .evidence
+            .iter()
+            .find(|e| e.what.starts_with("mean latency per"))
+            .unwrap();
         assert!((cost.value - 125_000.0).abs() < 1e-6, "{}", cost.value);
-        let little = k.evidence.iter().find(|e| e.what.starts_with("Little")).unwrap();
+        let little = k
+            .evidence
+            .iter()
+            .find(|e| e.what.starts_with("Little"))
+            .unwrap();
         assert!((little.value - 125_000.0).abs() < 1e-6);
         // Just below the share: 7199 IOPS at 8 (< 90 % of 8000) moves the knee to 16.
         let f = run(
