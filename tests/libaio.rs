@@ -132,3 +132,39 @@ fn dbwr_writes_through_libaio_with_o_direct_only() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn read_runs_libaio_at_queue_depth_and_refuses_it_buffered() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let out = dbio()
+        .args([
+            "read",
+            dir,
+            "--engine",
+            "libaio",
+            "--direct",
+            "--iodepth",
+            "4",
+        ])
+        .args(["--size", "4m", "--ops", "400", "--quiet", "--json", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    assert_eq!(v["reads"][0]["config"]["engine"], "libaio", "{v}");
+    let out = dbio()
+        .args(["read", dir, "--engine", "libaio", "--size", "4m"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the libaio engine needs --direct"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
