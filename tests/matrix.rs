@@ -129,7 +129,8 @@ fn matrix_search_on_the_null_engine_does_calibrate_ios_arithmetic() {
     assert!(iops > 0.0 && iops <= 4000.0, "{iops} IOPS at 4 × 1 ms");
     // Little's law on every point: outstanding = IOPS × mean latency. The
     // worker's own time between I/Os is outside the latency, so the
-    // product may fall short of n (by a lot only on a starved machine),
+    // product may fall short of n (by any amount on a starved machine,
+    // whose scheduler leaves the worker waiting between I/Os), but can
     // never exceed it.
     for p in v["matrix"]["points"].as_array().unwrap() {
         let n = p["small"].as_f64().unwrap();
@@ -143,7 +144,7 @@ fn matrix_search_on_the_null_engine_does_calibrate_ios_arithmetic() {
         );
         let busy = p["small_iops"].as_f64().unwrap() * lat / 1e9;
         assert!(
-            busy <= 1.02 * n && busy >= 0.3 * n,
+            busy > 0.0 && busy <= 1.02 * n,
             "{busy} in flight of {n}: {p}"
         );
     }
