@@ -279,7 +279,8 @@ pub fn point_of(
     fn iops(r: &JobResult) -> f64 {
         r.read.as_ref().map_or(0.0, |x| x.iops) + r.write.as_ref().map_or(0.0, |x| x.iops)
     }
-    let small_lat = s.map(|r| {
+    // A small job that completed nothing has no latency to report.
+    let small_lat = s.filter(|r| r.total_ops() > 0).map(|r| {
         let (rd, wr) = (r.read.as_ref(), r.write.as_ref());
         // Reads and writes of the small load as one distribution: the
         // larger of each percentile is reported when both exist (an upper
@@ -532,6 +533,30 @@ mod tests {
         assert_eq!(s.max_iops, 0.0);
         assert_eq!(points.len(), 1);
         assert_eq!(s.skipped_points, 2);
+    }
+
+    /// A point whose small job completed nothing (a point time shorter
+    /// than one I/O) reports no latency rather than zeros.
+    #[test]
+    fn a_small_job_without_completions_has_no_latency() {
+        let empty = JobResult {
+            name: "matrix".into(),
+            job: JobConfig::default(),
+            target: String::new(),
+            runtime_ns: 10_000_000,
+            read: None,
+            write: None,
+            sync: None,
+            commit: None,
+            cpu: dbio_model::CpuUsage::default(),
+            device: None,
+            cached_before: None,
+            cached_after: None,
+            series: Vec::new(),
+        };
+        let p = point_of(8, 0, Some(&empty), None);
+        assert_eq!(p.small_lat, None);
+        assert_eq!(p.small_iops, 0.0);
     }
 
     #[test]
