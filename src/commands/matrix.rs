@@ -141,7 +141,10 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         if control.stopped() || failed.is_some() {
             return Ok(None);
         }
-        match matrix::measure_point(&cfg, &place, target.as_ref(), s, l, &control) {
+        let bar = crate::progress::Bar::new(&format!("small {s} large {l}"), a.output.quiet);
+        let measured = matrix::measure_point(&cfg, &place, target.as_ref(), s, l, &control, &bar);
+        bar.finish();
+        match measured {
             // A point cut short by a signal is not a point.
             Ok(_) if control.stopped() => Ok(None),
             Ok(p) => Ok(Some(p)),

@@ -22,7 +22,7 @@
 //! The search ([`search`]) is generic over how a point is measured, so its
 //! arithmetic is tested on a modelled device without I/O.
 
-use crate::runner::{Control, NoProgress};
+use crate::runner::{Control, NoProgress, Progress};
 use crate::target::Target;
 use crate::{EngineError, Job, JobTarget};
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixPoint, MatrixSearch, PointLatency};
@@ -223,7 +223,8 @@ pub fn resolve_jobs(c: &MatrixConfig, place: &JobTarget) -> Result<(), EngineErr
 /// the point with what the other job measured kept out (a point is whole
 /// or not at all). Each job has its own stop flag (the worker loop raises
 /// it at its deadline); `control`'s flag (signals) is passed on to both
-/// within 5 ms.
+/// within 5 ms. `progress` follows the small job (the large one when the
+/// point has no small I/Os).
 pub fn measure_point(
     c: &MatrixConfig,
     place: &JobTarget,
@@ -231,10 +232,11 @@ pub fn measure_point(
     small: u32,
     large: u32,
     control: &Control,
+    progress: &dyn Progress,
 ) -> Result<MatrixPoint, EngineError> {
-    let run = |cfg: JobConfig, own: &Control| -> Result<JobResult, EngineError> {
+    let run = |cfg: JobConfig, own: &Control, p: &dyn Progress| -> Result<JobResult, EngineError> {
         let job = Job::resolve(&cfg, place)?;
-        let out = crate::run_job("matrix", &job, target, own, &NoProgress)?;
+        let out = crate::run_job("matrix", &job, target, own, p)?;
         match out.error {
             Some(e) => Err(e),
             None => Ok(out.result),
@@ -242,8 +244,10 @@ pub fn measure_point(
     };
     let (cs, cl) = (Control::default(), Control::default());
     let (s, l) = std::thread::scope(|scope| {
-        let s = (small > 0).then(|| scope.spawn(|| run(small_job(c, small), &cs)));
-        let l = (large > 0).then(|| scope.spawn(|| run(large_job(c, large), &cl)));
+        let s = (small > 0).then(|| scope.spawn(|| run(small_job(c, small), &cs, progress)));
+        let lp: &dyn Progress = if small > 0 { &NoProgress } else { progress };
+        let (run, cl_ref) = (&run, &cl);
+        let l = (large > 0).then(|| scope.spawn(move || run(large_job(c, large), cl_ref, lp)));
         let running = |h: &Option<std::thread::ScopedJoinHandle<'_, _>>| {
             h.as_ref().is_some_and(|h| !h.is_finished())
         };
