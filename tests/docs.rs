@@ -49,7 +49,7 @@ fn result_schema_names_every_field_of_every_command() {
     let mine = |name: &str| format!("{}/tests/fixtures/awr/{name}", env!("CARGO_MANIFEST_DIR"));
     let (h1, h2) = (mine("trend-0900.txt"), mine("trend-1000.txt"));
     let (dc, wt) = (mine("decimal-comma.txt"), mine("with-trace.trc"));
-    let runs: [&[&str]; 14] = [
+    let runs: [&[&str]; 15] = [
         &[
             "load",
             "--dir",
@@ -136,6 +136,22 @@ fn result_schema_names_every_field_of_every_command() {
             "--runtime",
             "0.2",
             "--no-save",
+        ],
+        &[
+            "matrix",
+            dir,
+            "--small",
+            "1,2",
+            "--large",
+            "0,1",
+            "--point-time",
+            "0.1",
+            "--warmup",
+            "0",
+            "--size",
+            "16m",
+            "--max-latency",
+            "1s",
         ],
         &["tracefile", &t1, &t2],
         &["tracefile", "--compare", &t1, &t2],

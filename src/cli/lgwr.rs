@@ -101,10 +101,12 @@ pub struct LgwrArgs {
     pub block_size: BlockSize,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
-    /// (O_DIRECT write linked to fdatasync); `direct` (direct-dsync),
-    /// `buffered` (buffered-dsync: Oracle's log writer on a filesystem
-    /// without direct I/O) and `uring`/`io_uring` (uring-fdatasync) are
-    /// aliases.
+    /// (O_DIRECT write linked to fdatasync), aio-fdatasync (O_DIRECT write
+    /// through the kernel's native AIO, io_submit, then an asynchronous
+    /// fdatasync: Oracle's log writer with filesystemio_options=setall);
+    /// `direct` (direct-dsync), `buffered` (buffered-dsync: Oracle's log
+    /// writer on a filesystem without direct I/O), `uring`/`io_uring`
+    /// (uring-fdatasync) and `aio`/`libaio` (aio-fdatasync) are aliases.
     #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
     pub method: Method,
     /// Who makes a group of commits durable: `writer` (a log-writer thread
@@ -132,7 +134,8 @@ pub struct LgwrArgs {
     /// How the log files are made before the run.
     #[arg(long, value_enum, default_value = "prewrite")]
     pub prepare: PrepareArg,
-    /// Log writes in flight (needs --method uring-fdatasync, or --null-delay,
+    /// Log writes in flight (needs --method uring-fdatasync or
+    /// aio-fdatasync, or --null-delay,
     /// whose writes then finish out of order).
     #[arg(long, default_value_t = 1)]
     pub async_depth: u32,

@@ -111,17 +111,23 @@ pub enum Method {
     BufferedFsync,
     /// O_DIRECT write submitted through io_uring, linked to an fdatasync.
     UringFdatasync,
+    /// O_DIRECT write submitted through the kernel's native AIO
+    /// (io_submit, as Oracle's log writer does with
+    /// filesystemio_options=setall), then an asynchronous fdatasync
+    /// (IOCB_CMD_FDSYNC) once the write completed.
+    AioFdatasync,
 }
 
 impl Method {
     /// Every method, in the order `dbio check` compares them.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::DirectDsync,
         Method::DirectFdatasync,
         Method::BufferedFdatasync,
         Method::BufferedDsync,
         Method::BufferedFsync,
         Method::UringFdatasync,
+        Method::AioFdatasync,
     ];
 
     /// The method's name on the command line and in results.
@@ -133,6 +139,7 @@ impl Method {
             Method::BufferedDsync => "buffered-dsync",
             Method::BufferedFsync => "buffered-fsync",
             Method::UringFdatasync => "uring-fdatasync",
+            Method::AioFdatasync => "aio-fdatasync",
         }
     }
 
@@ -144,6 +151,7 @@ impl Method {
             "direct" => Some(Method::DirectDsync),
             "buffered" => Some(Method::BufferedDsync),
             "uring" | "io_uring" => Some(Method::UringFdatasync),
+            "aio" | "libaio" => Some(Method::AioFdatasync),
             _ => Method::ALL.into_iter().find(|m| m.name() == s),
         }
     }
@@ -152,7 +160,10 @@ impl Method {
     pub fn direct(self) -> bool {
         matches!(
             self,
-            Method::DirectDsync | Method::DirectFdatasync | Method::UringFdatasync
+            Method::DirectDsync
+                | Method::DirectFdatasync
+                | Method::UringFdatasync
+                | Method::AioFdatasync
         )
     }
 
@@ -164,6 +175,12 @@ impl Method {
     /// Whether writes go through io_uring.
     pub fn uring(self) -> bool {
         self == Method::UringFdatasync
+    }
+
+    /// Whether writes go through an asynchronous engine (io_uring or
+    /// native AIO), which keeps several log writes in flight.
+    pub fn asynchronous(self) -> bool {
+        matches!(self, Method::UringFdatasync | Method::AioFdatasync)
     }
 }
 
@@ -375,12 +392,13 @@ impl LgwrConfig {
     }
 
     /// The engine the writer uses: null (injected service time), io_uring
-    /// (`uring-fdatasync`) or psync.
+    /// (`uring-fdatasync`), libaio (`aio-fdatasync`) or psync.
     pub fn engine(&self) -> EngineKind {
-        match (self.null_delay_ns, self.method.uring()) {
+        match (self.null_delay_ns, self.method) {
             (Some(_), _) => EngineKind::Null,
-            (None, true) => EngineKind::IoUring,
-            (None, false) => EngineKind::Psync,
+            (None, Method::UringFdatasync) => EngineKind::IoUring,
+            (None, Method::AioFdatasync) => EngineKind::Libaio,
+            (None, _) => EngineKind::Psync,
         }
     }
 }
@@ -584,6 +602,13 @@ mod tests {
             ..c.clone()
         };
         assert_eq!(u.engine(), EngineKind::IoUring);
+        let a = LgwrConfig {
+            method: Method::AioFdatasync,
+            ..c.clone()
+        };
+        assert_eq!(a.engine(), EngineKind::Libaio);
+        assert!(a.method.direct() && a.method.asynchronous());
+        assert_eq!(Method::parse("libaio"), Some(Method::AioFdatasync));
         let n = LgwrConfig {
             null_delay_ns: Some(0),
             ..u

@@ -80,6 +80,7 @@ pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
         || !r.dbwr.is_empty()
         || !r.watch.is_empty()
         || r.calibration.is_some()
+        || r.matrix.is_some()
         || !r.findings.is_empty();
     if has_sections {
         LongTable::new(&["section", "name", "metric", "value"]).write(&[(None, run_rows(r)?)])
@@ -203,6 +204,16 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     if let Some(c) = &r.calibration {
         rows.extend(entry_rows("calibrate", &c.name, c, &["name"])?);
+    }
+    if let Some(m) = &r.matrix {
+        rows.extend(entry_rows("matrix", &m.name, &m.config, &[])?);
+        for p in &m.points {
+            let item = format!("small={} large={}", p.small, p.large);
+            rows.extend(entry_rows("matrix", &item, p, &["small", "large"])?);
+        }
+        if let Some(s) = &m.search {
+            rows.extend(entry_rows("matrix", "search", s, &[])?);
+        }
     }
     rows.extend(finding_rows(&r.findings));
     Ok(rows)

@@ -17,9 +17,10 @@ pub fn sync_op(method: Method) -> dbio_engine::engines::SyncOp {
     use dbio_engine::engines::SyncOp;
     match method {
         Method::DirectDsync | Method::BufferedDsync => SyncOp::None,
-        Method::DirectFdatasync | Method::BufferedFdatasync | Method::UringFdatasync => {
-            SyncOp::Fdatasync
-        }
+        Method::DirectFdatasync
+        | Method::BufferedFdatasync
+        | Method::UringFdatasync
+        | Method::AioFdatasync => SyncOp::Fdatasync,
         Method::BufferedFsync => SyncOp::Fsync,
     }
 }
@@ -107,7 +108,7 @@ pub fn planned_memory(c: &LgwrConfig) -> u64 {
 /// session leads, one write at a time, so there is no writer thread to
 /// place and no ring that one thread owns.
 fn leader_fits(c: &LgwrConfig) -> Result<(), String> {
-    if c.method.uring() {
+    if c.method.asynchronous() {
         return Err(format!(
             "--protocol leader flushes in the committing session with synchronous writes, as PostgreSQL and InnoDB do: --method {} needs the log writer (--protocol writer)",
             c.method.name()
@@ -214,9 +215,9 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     if c.async_depth == 0 || c.async_depth > 64 {
         return Err("--async-depth must be between 1 and 64".into());
     }
-    if c.async_depth > 1 && c.real_io() && !c.method.uring() {
+    if c.async_depth > 1 && c.real_io() && !c.method.asynchronous() {
         return Err(format!(
-                "--async-depth {} needs --method uring-fdatasync: only io_uring keeps several log writes in flight",
+                "--async-depth {} needs --method uring-fdatasync or aio-fdatasync: only io_uring and native AIO keep several log writes in flight",
                 c.async_depth
             ));
     }
