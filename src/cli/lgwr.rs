@@ -144,6 +144,11 @@ pub struct LgwrArgs {
     /// PostgreSQL's commit_siblings.
     #[arg(long, default_value_t = 5)]
     pub commit_siblings: u32,
+    /// Durable writes per flush, one after the other (1..4): 2 models
+    /// MariaDB with log_bin and sync_binlog=1 (InnoDB's redo at prepare,
+    /// then the binary log). Needs a synchronous --method (not uring).
+    #[arg(long, default_value_t = 1)]
+    pub syncs_per_flush: u32,
     /// Pin the log writer to this CPU.
     #[arg(long)]
     pub writer_cpu: Option<u32>,

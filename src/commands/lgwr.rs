@@ -60,6 +60,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         writer_nice: a.writer_nice,
         writer_fifo: a.writer_fifo,
         post_spin_ns: seconds_to_ns(a.post_spin),
+        syncs_per_flush: a.syncs_per_flush,
         seed: a.seed.seed,
     };
     LgwrRun {

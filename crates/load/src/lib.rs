@@ -16,6 +16,7 @@ pub mod backend;
 pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod predict;
 pub mod run;
 pub mod sqlite;
 pub mod target;

@@ -327,8 +327,23 @@ pub struct LgwrConfig {
     /// How long a session watches for its post before it sleeps, ns
     /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
+    /// Durable writes each flush makes one after the other (1: the log
+    /// alone). MariaDB with `log_bin` and `sync_binlog=1` makes two per
+    /// commit group: InnoDB's redo at prepare, then the binary log
+    /// (docs/realdb-notes.md §1); results written before this option
+    /// existed made one.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub syncs_per_flush: u32,
     /// Seed of the redo size and payload generators.
     pub seed: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Default for LgwrConfig {
@@ -359,6 +374,7 @@ impl Default for LgwrConfig {
             writer_nice: None,
             writer_fifo: None,
             post_spin_ns: 0,
+            syncs_per_flush: 1,
             seed: 0x5eed,
         }
     }

@@ -19,6 +19,7 @@ pub mod finding;
 pub mod latency;
 pub mod lgwr;
 pub mod load;
+pub mod load_predict;
 pub mod outcome;
 pub mod read;
 pub mod run;
