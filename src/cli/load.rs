@@ -69,6 +69,18 @@ pub struct LoadArgs {
     /// How sessions commit.
     #[arg(long, value_enum, default_value = "autocommit")]
     pub mode: ModeArg,
+    /// After the run, run the log-writer model (dbio lgwr) on the same
+    /// storage with the same sessions, the database's group-commit
+    /// protocol and sync method, and the CPU per commit measured during
+    /// the run, and show predicted against measured TPS and commits per
+    /// flush.
+    #[arg(long)]
+    pub predict: bool,
+    /// Where --predict writes its log files (default: the directory of
+    /// the database's log when the server runs on this machine and dbio
+    /// can write there, SQLite's --dir, else the current directory).
+    #[arg(long, value_name = "DIR", requires = "predict")]
+    pub predict_dir: Option<PathBuf>,
     /// `--keep`.
     #[command(flatten)]
     pub keep: Keep,

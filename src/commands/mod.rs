@@ -7,6 +7,7 @@ pub mod check;
 pub mod dbwr;
 pub mod lgwr;
 pub mod load;
+pub mod load_predict;
 pub mod read;
 pub mod report;
 pub mod tracefile;

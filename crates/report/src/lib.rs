@@ -12,6 +12,7 @@ pub mod findings;
 pub mod histogram;
 pub mod lgwr;
 pub mod load;
+pub mod load_predict;
 mod migrate_io;
 mod migrate_models;
 pub mod read;

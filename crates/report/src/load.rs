@@ -130,6 +130,16 @@ pub fn detail(x: &LoadResult) -> String {
             100.0 * cpu.utilisation
         );
     }
+    if let Some(c) = &x.server_cpu {
+        let _ = writeln!(
+            s,
+            "server backends' CPU: {} per commit (user {}, system {}), {:.0} % of one CPU",
+            format_ns(c.per_io_ns),
+            format_ns(c.user_ns as f64),
+            format_ns(c.system_ns as f64),
+            100.0 * c.utilisation
+        );
+    }
     let mut t = new_table(&[
         "latency", "count", "mean", "p50", "p90", "p99", "p99.9", "max",
     ]);
@@ -233,6 +243,7 @@ pub fn detail(x: &LoadResult) -> String {
         let v: Vec<String> = x.series.iter().map(|p| format!("{:.0}", p.tps)).collect();
         let _ = writeln!(s, "commits per second, each second: {}", v.join(" "));
     }
+    s.push_str(&crate::load_predict::render(x));
     s
 }
 

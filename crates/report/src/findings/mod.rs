@@ -29,6 +29,7 @@ pub mod check;
 pub mod commit;
 pub mod dbwr;
 pub mod load;
+pub mod load_predict;
 pub mod read;
 pub mod references;
 pub mod trace;
