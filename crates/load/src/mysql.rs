@@ -453,7 +453,11 @@ impl Database for Mysql {
         let data_dir = std::path::PathBuf::from(data);
         // A relative home (the default "./") is relative to the datadir.
         let dir = match home.filter(|h| !h.is_empty()) {
-            Some(h) => data_dir.join(h),
+            Some(h) => data_dir
+                .join(h)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect(),
             None => data_dir.clone(),
         };
         // The pid file is readable here only when the server runs here.

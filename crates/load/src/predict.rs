@@ -208,8 +208,9 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
     s
 }
 
-/// CPU of process (or thread) `pid` from `/proc/PID/stat`, when it runs
-/// on this machine as one of `names` (its process's `comm`).
+/// CPU of process (or thread) `pid` from `/proc/TGID/task/PID/stat`,
+/// when it runs on this machine in a process named one of `names` (its
+/// process's `comm`).
 pub fn server_cpu(pid: u32, names: &[&str]) -> Option<Usage> {
     let tgid = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()?
@@ -220,7 +221,10 @@ pub fn server_cpu(pid: u32, names: &[&str]) -> Option<Usage> {
     if !names.contains(&comm.trim()) {
         return None;
     }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The task's own times: /proc/TID/stat of a thread that does not
+    // lead its group shows the whole process's (MariaDB's connections
+    // are threads of one server process).
+    let stat = std::fs::read_to_string(format!("/proc/{tgid}/task/{pid}/stat")).ok()?;
     parse_stat(&stat)
 }
 
