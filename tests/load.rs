@@ -321,11 +321,19 @@ fn a_predict_dir_that_cannot_be_written_is_refused_before_the_run() {
     std::fs::write(&file, b"x").unwrap();
     let cases: [(Vec<String>, &str); 4] = [
         (
-            vec!["--predict".into(), "--predict-dir".into(), "/nonexistent/dbio".into()],
+            vec![
+                "--predict".into(),
+                "--predict-dir".into(),
+                "/nonexistent/dbio".into(),
+            ],
             "--predict-dir: /nonexistent/dbio is not a directory",
         ),
         (
-            vec!["--predict".into(), "--predict-dir".into(), file.display().to_string()],
+            vec![
+                "--predict".into(),
+                "--predict-dir".into(),
+                file.display().to_string(),
+            ],
             "is not a directory",
         ),
         // Not writable, even for root.

@@ -380,7 +380,10 @@ fn predict(kind: Kind, u: &str, admin: bool) {
         // connections are threads of one process).
         let ncpu = std::thread::available_parallelism().unwrap().get() as f64;
         let util = r["server_cpu"]["utilisation"].as_f64().unwrap();
-        assert!(util <= ncpu + 0.5, "{util} CPUs for the backends, {s} ns per commit");
+        assert!(
+            util <= ncpu + 0.5,
+            "{util} CPUs for the backends, {s} ns per commit"
+        );
     }
     // Nothing of the model's is left where it ran.
     let left: Vec<String> = std::fs::read_dir(&dir)

@@ -42,7 +42,12 @@ pub struct Plan {
 
 /// The model's configuration for `cfg` on `shape`, with `redo_bytes` of
 /// log and `txn_cpu_ns` of CPU per commit.
-fn model_config(cfg: &LoadConfig, shape: &ModelShape, redo_bytes: u64, txn_cpu_ns: u64) -> LgwrConfig {
+fn model_config(
+    cfg: &LoadConfig,
+    shape: &ModelShape,
+    redo_bytes: u64,
+    txn_cpu_ns: u64,
+) -> LgwrConfig {
     let d = LgwrConfig::default();
     let bs = shape.block_size;
     LgwrConfig {
@@ -99,9 +104,8 @@ fn choose_dir(a: &LoadArgs, db: &mut dyn Database) -> anyhow::Result<(PathBuf, S
         },
     };
     let here = PathBuf::from(".");
-    check_writable(&here).map_err(|e| {
-        anyhow::anyhow!("--predict: {e} (and {why_not}); give --predict-dir DIR")
-    })?;
+    check_writable(&here)
+        .map_err(|e| anyhow::anyhow!("--predict: {e} (and {why_not}); give --predict-dir DIR"))?;
     Ok((
         here,
         format!("the current directory, not the database's storage: {why_not}"),

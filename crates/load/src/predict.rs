@@ -144,9 +144,8 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
                 _ => {}
             }
             if setting(settings, "fsync") == Some("off") {
-                s.notes.push(
-                    "fsync=off: PostgreSQL does not make WAL durable, the model does".into(),
-                );
+                s.notes
+                    .push("fsync=off: PostgreSQL does not make WAL durable, the model does".into());
             }
         }
         DbKind::Mysql => {
@@ -307,10 +306,7 @@ pub fn check_writable(dir: &Path) -> Result<(), String> {
             let _ = std::fs::remove_file(&probe);
             Ok(())
         }
-        Err(e) => Err(format!(
-            "cannot create a file in {}: {e}",
-            dir.display()
-        )),
+        Err(e) => Err(format!("cannot create a file in {}: {e}", dir.display())),
     }
 }
 
@@ -319,7 +315,9 @@ mod tests {
     use super::*;
 
     fn set(v: &[(&str, &str)]) -> Vec<(String, String)> {
-        v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
     }
 
     #[test]
@@ -337,7 +335,11 @@ mod tests {
         assert_eq!(s.method, Method::BufferedDsync);
         assert_eq!((s.commit_delay_ns, s.commit_siblings), (1_000_000, 3));
         assert_eq!((s.block_size, s.syncs_per_flush, s.sessions), (8192, 1, 10));
-        let s = shape(DbKind::Postgres, &set(&[("wal_sync_method", "fdatasync")]), 1);
+        let s = shape(
+            DbKind::Postgres,
+            &set(&[("wal_sync_method", "fdatasync")]),
+            1,
+        );
         assert_eq!(s.method, Method::BufferedFdatasync);
         assert!(s.notes.is_empty(), "{:?}", s.notes);
         let s = shape(DbKind::Postgres, &set(&[("synchronous_commit", "off")]), 1);
@@ -394,7 +396,11 @@ mod tests {
         assert!(server_cpu(std::process::id(), SERVER_NAMES).is_none());
         let d = tempfile::tempdir().unwrap();
         check_writable(d.path()).unwrap();
-        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "probe removed");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            0,
+            "probe removed"
+        );
         let f = d.path().join("f");
         std::fs::write(&f, b"x").unwrap();
         let e = check_writable(&f).unwrap_err();

@@ -265,9 +265,8 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     let think = Duration::from_nanos(cfg.think_time_ns);
     let mut k: u64 = 0;
     let backend = sess.backend_pid();
-    let backend_cpu = || {
-        backend.and_then(|p| crate::predict::server_cpu(p, crate::predict::SERVER_NAMES))
-    };
+    let backend_cpu =
+        || backend.and_then(|p| crate::predict::server_cpu(p, crate::predict::SERVER_NAMES));
     out.measure_start = start;
     out.end = start;
     while out.commits < limit && !sh.stopping() {

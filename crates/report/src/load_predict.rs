@@ -105,9 +105,11 @@ pub fn render(x: &LoadResult) -> String {
                 .flush_latency_ns
                 .map_or_else(|| "-".into(), format_ns),
         ),
-        Cell::new(pct(x.derived.flush_latency_ns.filter(|&l| l > 0.0).map(
-            |l| 100.0 * (p.predicted_flush_ns - l) / l,
-        ))),
+        Cell::new(pct(x
+            .derived
+            .flush_latency_ns
+            .filter(|&l| l > 0.0)
+            .map(|l| 100.0 * (p.predicted_flush_ns - l) / l))),
     ]);
     right_align(&mut t);
     let _ = writeln!(s, "{t}");

@@ -31,7 +31,11 @@ pub fn prediction(x: &LoadResult, v: &mut Vec<Finding>) {
         ev("model error bound", p.error_bound_pct, "%"),
     ];
     if let Some(c) = p.measured_commits_per_flush {
-        evidence.push(ev("predicted commits per flush", p.predicted_commits_per_flush, ""));
+        evidence.push(ev(
+            "predicted commits per flush",
+            p.predicted_commits_per_flush,
+            "",
+        ));
         evidence.push(ev("measured commits per flush", c, ""));
     }
     if r.abs() <= p.error_bound_pct {
