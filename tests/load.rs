@@ -274,6 +274,7 @@ fn predict_puts_the_model_beside_the_measurement_on_sqlite() {
     assert!(cpu > 0.0);
     assert_eq!(p["txn_cpu_ns"].as_u64().unwrap(), cpu.round() as u64);
     assert!(p.get("server_cpu_ns").is_none(), "{p}");
+    assert_eq!(p["model_client_cpu_ns"], 0, "no client thread: {p}");
     // The log bytes per commit are the engine's own count.
     let bytes = r["flush"]["bytes"].as_u64().unwrap();
     assert_eq!(p["redo_bytes"].as_u64().unwrap(), bytes / 120);

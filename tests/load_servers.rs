@@ -356,11 +356,14 @@ fn predict(kind: Kind, u: &str, admin: bool) {
     let pred = p["predicted_tps"].as_f64().unwrap();
     assert!(pred > 0.0 && pred.is_finite(), "{p}");
     assert_eq!(p["measured_tps"], r["tps"]);
-    // The CPU fed to the model is the client's plus the server's.
+    // The model's sessions burn the server's CPU, their client threads
+    // the client's.
     let client = r["cpu"]["per_io_ns"].as_f64().unwrap();
     let server = r["server_cpu"]["per_io_ns"].as_f64();
     let fed = p["txn_cpu_ns"].as_u64().unwrap() as f64;
-    assert!((fed - client - server.unwrap_or(0.0)).abs() <= 1.0, "{p}");
+    assert!((fed - server.unwrap_or(0.0)).abs() <= 1.0, "{p}");
+    let fed_client = p["model_client_cpu_ns"].as_u64().unwrap() as f64;
+    assert!((fed_client - client.max(1.0)).abs() <= 1.0, "{p}");
     // The log bytes per commit are the server's own count.
     let bytes = r["flush"]["bytes"].as_u64().unwrap();
     assert_eq!(p["redo_bytes"].as_u64().unwrap(), bytes / 300, "{p}");

@@ -11,9 +11,11 @@
 //! current directory, and says which) and checks the model's options and
 //! that directory, so a bad combination fails with one sentence and exit
 //! status 2 before the load starts. [`predict`] runs after the load: it
-//! takes the measured CPU per commit (client plus server backends) and
-//! log bytes per commit, runs the model once for the same run time or
-//! commit count, and puts the two side by side.
+//! takes the measured CPU per commit (the server backends' on the model's
+//! sessions, the client's on a client thread per session, so that every
+//! commit also makes the round trip a database client makes) and log
+//! bytes per commit, runs the model once for the same run time or commit
+//! count, and puts the two side by side.
 
 use crate::cli::LoadArgs;
 use anyhow::Context;
@@ -46,7 +48,7 @@ fn model_config(
     cfg: &LoadConfig,
     shape: &ModelShape,
     redo_bytes: u64,
-    txn_cpu_ns: u64,
+    (txn_cpu_ns, client_cpu_ns): (u64, u64),
 ) -> LgwrConfig {
     let d = LgwrConfig::default();
     let bs = shape.block_size;
@@ -58,6 +60,7 @@ fn model_config(
         redo_size: RedoSize::Fixed(redo_bytes.clamp(64, d.max_write_bytes - bs)),
         think_time_ns: cfg.think_time_ns,
         txn_cpu_ns: txn_cpu_ns.min(1_000_000_000),
+        client_cpu_ns: client_cpu_ns.min(1_000_000_000),
         block_size: bs,
         method: shape.method,
         files: MODEL_FILES,
@@ -120,7 +123,7 @@ pub fn plan(a: &LoadArgs, cfg: &LoadConfig, db: &mut dyn Database) -> anyhow::Re
     let shape = shape(db.kind(), &settings, cfg.sessions);
     let (dir, reason) = choose_dir(a, db)?;
     let run = LgwrRun {
-        config: model_config(cfg, &shape, 512, 0),
+        config: model_config(cfg, &shape, 512, (0, 0)),
         dir: dir.clone(),
         ..LgwrRun::default()
     };
@@ -162,10 +165,19 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
                 .into(),
         );
     }
-    let txn_cpu_ns = (client + server.unwrap_or(0.0)).round() as u64;
+    // A server's sessions burn the backends' CPU and make a round trip
+    // to a client thread that burns the client's (at least 1 ns, so that
+    // the round trip is there); SQLite runs in the client's threads.
+    let (txn_cpu_ns, client_cpu_ns) = match r.config.engine.as_str() {
+        "sqlite" => (client.round() as u64, 0),
+        _ => (
+            server.unwrap_or(0.0).round() as u64,
+            (client.round() as u64).max(1),
+        ),
+    };
     let redo = redo_bytes(r, &mut notes);
     let run = LgwrRun {
-        config: model_config(&r.config, &plan.shape, redo, txn_cpu_ns),
+        config: model_config(&r.config, &plan.shape, redo, (txn_cpu_ns, client_cpu_ns)),
         dir: plan.dir.clone(),
         ..LgwrRun::default()
     };
@@ -185,6 +197,7 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         redo_bytes: redo,
         block_size: plan.shape.block_size,
         txn_cpu_ns,
+        model_client_cpu_ns: client_cpu_ns,
         client_cpu_ns: client,
         server_cpu_ns: server,
         predicted_tps: m.tps,

@@ -291,6 +291,12 @@ pub struct LgwrConfig {
     /// session's CPU clock: the work a database does around the redo.
     #[serde(default)]
     pub txn_cpu_ns: u64,
+    /// CPU time, ns, a client thread of each session's own spends before
+    /// each transaction (0: no client thread). With it every commit also
+    /// makes a round trip: the client works, wakes the session, and is
+    /// woken when the commit returns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub client_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes (padding included).
@@ -338,6 +344,10 @@ pub struct LgwrConfig {
     pub seed: u64,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 fn one() -> u32 {
     1
 }
@@ -357,6 +367,7 @@ impl Default for LgwrConfig {
             redo_size: RedoSize::Skewed,
             think_time_ns: 0,
             txn_cpu_ns: 0,
+            client_cpu_ns: 0,
             log_buffer_bytes: 16 << 20,
             max_write_bytes: 1 << 20,
             block_size: 512,

@@ -37,9 +37,15 @@ pub struct LoadPrediction {
     pub redo_bytes: u64,
     /// Redo block size, bytes: every model write is padded to it.
     pub block_size: u64,
-    /// CPU per commit fed to the model (`--txn-cpu`), ns: client plus
-    /// server where the server's was measured.
+    /// CPU per commit the model's sessions spend (`--txn-cpu`), ns: the
+    /// server backends' for a server (0 when not measured), the session
+    /// threads' for SQLite.
     pub txn_cpu_ns: u64,
+    /// CPU per commit the model's client threads spend (`--client-cpu`),
+    /// ns: a server's client, whose every commit is a round trip (two
+    /// wake-ups) to its backend; 0 for SQLite, which runs in the client.
+    #[serde(default)]
+    pub model_client_cpu_ns: u64,
     /// The client's CPU per commit during the run, ns (for SQLite the
     /// engine's too: it runs in the client's threads).
     pub client_cpu_ns: f64,

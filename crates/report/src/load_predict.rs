@@ -20,6 +20,13 @@ pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
         p.redo_bytes,
         p.block_size,
     );
+    if p.model_client_cpu_ns > 0 {
+        let _ = write!(
+            s,
+            " --client-cpu {}us",
+            (p.model_client_cpu_ns as f64 / 1e3).round().max(1.0)
+        );
+    }
     if p.syncs_per_flush > 1 {
         let _ = write!(s, " --syncs-per-flush {}", p.syncs_per_flush);
     }
@@ -58,18 +65,24 @@ pub fn render(x: &LoadResult) -> String {
         p.dir, p.dir_reason
     );
     let _ = writeln!(s, "  {}", lgwr_command(p, x));
-    let cpu = match p.server_cpu_ns {
-        Some(sv) => format!(
-            "client {} + server backends {}",
-            format_ns(p.client_cpu_ns),
-            format_ns(sv)
+    let cpu = match (p.model_client_cpu_ns, p.server_cpu_ns) {
+        (0, _) => format!(
+            "{} in each session (SQLite runs in the client)",
+            format_ns(p.txn_cpu_ns as f64)
         ),
-        None => format!("client {}", format_ns(p.client_cpu_ns)),
+        (c, Some(sv)) => format!(
+            "{} in each session (the server backends'), {} in its client thread (the client's), a round trip between them",
+            format_ns(sv),
+            format_ns(c as f64)
+        ),
+        (c, None) => format!(
+            "{} in each session's client thread (the client's; the server's was not measured), a round trip to the session",
+            format_ns(c as f64)
+        ),
     };
     let _ = writeln!(
         s,
-        "  CPU per commit fed to the model: {} = {}; {} of log per commit",
-        format_ns(p.txn_cpu_ns as f64),
+        "  CPU per commit fed to the model: {}; {} of log per commit",
         cpu,
         format_bytes(p.redo_bytes)
     );

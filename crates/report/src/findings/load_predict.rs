@@ -58,9 +58,9 @@ pub fn prediction(x: &LoadResult, v: &mut Vec<Finding>) {
     let unexplained = if r > 0.0 {
         let (tm, tp) = (1.0 / p.measured_tps, 1.0 / p.predicted_tps);
         format!(
-            "{:.0} % of each commit's time (at this rate) is outside the model: not storage, not the {} of CPU measured per commit, but what lies between them (the client round trip and its wake-ups, lock hand-offs, the engine's own waits)",
+            "{:.0} % of each commit's time (at this rate) is outside the model: not storage, not the {} of CPU measured per commit, not the wake-ups of a round trip, but what lies between them (lock hand-offs, the engine's own waits, work off the sessions' CPU)",
             100.0 * (tm - tp) / tm,
-            dbio_model::units::format_ns(p.txn_cpu_ns as f64)
+            dbio_model::units::format_ns((p.txn_cpu_ns + p.model_client_cpu_ns) as f64)
         )
     } else {
         let grouping = match p.measured_commits_per_flush {

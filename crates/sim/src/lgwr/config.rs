@@ -235,6 +235,9 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     if c.txn_cpu_ns > 1_000_000_000 {
         return Err("--txn-cpu above 1 s makes no commit workload".into());
     }
+    if c.client_cpu_ns > 1_000_000_000 {
+        return Err("--client-cpu above 1 s makes no commit workload".into());
+    }
     if c.think_time_ns > 10_000_000_000 {
         return Err("--think-time above 10 s makes no commit workload".into());
     }
