@@ -678,3 +678,28 @@ fn every_flush_makes_its_syncs_one_after_the_other() {
     .unwrap_err();
     assert!(e.contains("between 1 and 4"), "{e}");
 }
+
+/// `client_cpu_ns` gives each session a client thread whose CPU comes
+/// before every commit: a run cannot be shorter than its commits' client
+/// work, and that work is not on the sessions' CPU. See: issue 11.
+#[test]
+fn a_client_thread_works_before_every_commit() {
+    let cfg = null_cfg(LgwrConfig {
+        protocol: Protocol::Leader,
+        sessions: 2,
+        commits_per_session: Some(5),
+        runtime_ns: None,
+        redo_size: RedoSize::Fixed(512),
+        null_delay_ns: Some(0),
+        client_cpu_ns: 4_000_000,
+        ..LgwrConfig::default()
+    });
+    let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let r = out.measured.summarize("t", &cfg, 1);
+    assert_eq!(r.commits, 10);
+    // Five turns of 4 ms of CPU each, one after the other per session.
+    assert!(r.runtime_ns >= 20_000_000, "{} ns", r.runtime_ns);
+    let session_cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
+    assert!(session_cpu < 40_000_000, "{session_cpu} ns on the sessions");
+}
