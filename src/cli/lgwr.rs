@@ -90,6 +90,13 @@ pub struct LgwrArgs {
     /// sessions compete for CPUs as a database's do; 0: none.
     #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub txn_cpu: f64,
+    /// CPU time a client thread of each session's own spends before each
+    /// transaction (e.g. 50us; a unit is required; at most 1 s). With it
+    /// every commit makes a round trip as a database client's does: the
+    /// client works, wakes the session, and is woken when the commit
+    /// returns; 0: no client thread.
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub client_cpu: f64,
     /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
     #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,
@@ -147,6 +154,11 @@ pub struct LgwrArgs {
     /// PostgreSQL's commit_siblings.
     #[arg(long, default_value_t = 5)]
     pub commit_siblings: u32,
+    /// Durable writes per flush, one after the other (1..4): 2 models
+    /// MariaDB with log_bin and sync_binlog=1 (InnoDB's redo at prepare,
+    /// then the binary log). Needs a synchronous --method (not uring).
+    #[arg(long, default_value_t = 1)]
+    pub syncs_per_flush: u32,
     /// Pin the log writer to this CPU.
     #[arg(long)]
     pub writer_cpu: Option<u32>,

@@ -42,6 +42,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         redo_size: a.redo_size,
         think_time_ns: seconds_to_ns(a.think_time),
         txn_cpu_ns: seconds_to_ns(a.txn_cpu),
+        client_cpu_ns: seconds_to_ns(a.client_cpu),
         log_buffer_bytes: a.log_buffer,
         max_write_bytes: a.max_write,
         block_size: a.block_size.block_size,
@@ -60,6 +61,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         writer_nice: a.writer_nice,
         writer_fifo: a.writer_fifo,
         post_spin_ns: seconds_to_ns(a.post_spin),
+        syncs_per_flush: a.syncs_per_flush,
         seed: a.seed.seed,
     };
     LgwrRun {

@@ -312,6 +312,12 @@ pub struct LgwrConfig {
     /// session's CPU clock: the work a database does around the redo.
     #[serde(default)]
     pub txn_cpu_ns: u64,
+    /// CPU time, ns, a client thread of each session's own spends before
+    /// each transaction (0: no client thread). With it every commit also
+    /// makes a round trip: the client works, wakes the session, and is
+    /// woken when the commit returns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub client_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes (padding included).
@@ -348,8 +354,27 @@ pub struct LgwrConfig {
     /// How long a session watches for its post before it sleeps, ns
     /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
+    /// Durable writes each flush makes one after the other (1: the log
+    /// alone). MariaDB with `log_bin` and `sync_binlog=1` makes two per
+    /// commit group: InnoDB's redo at prepare, then the binary log
+    /// (docs/realdb-notes.md §1); results written before this option
+    /// existed made one.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub syncs_per_flush: u32,
     /// Seed of the redo size and payload generators.
     pub seed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Default for LgwrConfig {
@@ -363,6 +388,7 @@ impl Default for LgwrConfig {
             redo_size: RedoSize::Skewed,
             think_time_ns: 0,
             txn_cpu_ns: 0,
+            client_cpu_ns: 0,
             log_buffer_bytes: 16 << 20,
             max_write_bytes: 1 << 20,
             block_size: 512,
@@ -380,6 +406,7 @@ impl Default for LgwrConfig {
             writer_nice: None,
             writer_fifo: None,
             post_spin_ns: 0,
+            syncs_per_flush: 1,
             seed: 0x5eed,
         }
     }

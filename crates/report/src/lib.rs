@@ -15,6 +15,7 @@ pub mod histogram;
 pub mod lgwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
 pub mod matrix;
 mod migrate_io;
 mod migrate_models;

@@ -30,6 +30,7 @@ pub mod commit;
 pub mod dbwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
 pub mod matrix;
 pub mod read;
 pub mod references;

@@ -224,8 +224,20 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     if c.protocol == Protocol::Leader {
         leader_fits(c)?;
     }
+    if !(1..=4).contains(&c.syncs_per_flush) {
+        return Err("--syncs-per-flush must be between 1 and 4".into());
+    }
+    if c.syncs_per_flush > 1 && (c.async_depth > 1 || (c.real_io() && c.method.uring())) {
+        return Err(format!(
+            "--syncs-per-flush {} makes its durable writes one after the other: it needs --async-depth 1 and a synchronous --method (not uring-fdatasync)",
+            c.syncs_per_flush
+        ));
+    }
     if c.txn_cpu_ns > 1_000_000_000 {
         return Err("--txn-cpu above 1 s makes no commit workload".into());
+    }
+    if c.client_cpu_ns > 1_000_000_000 {
+        return Err("--client-cpu above 1 s makes no commit workload".into());
     }
     if c.think_time_ns > 10_000_000_000 {
         return Err("--think-time above 10 s makes no commit workload".into());
