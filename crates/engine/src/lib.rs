@@ -23,6 +23,7 @@ pub mod job;
 pub mod live;
 pub mod recorder;
 pub mod runner;
+pub mod stripe;
 pub mod rusage;
 pub mod sysinfo;
 pub mod target;

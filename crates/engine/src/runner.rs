@@ -29,6 +29,7 @@ use crate::live::{LiveCounters, LiveSnapshot};
 use crate::recorder::{IoRecord, IoTimes};
 use crate::rusage::{thread_usage, Usage};
 use crate::sysinfo::{self, DiskCounters};
+use crate::stripe::StripeMap;
 use crate::target::Target;
 use crate::threads::{spawn_scoped, StartGate};
 use crate::workload::{Io, IoStream};
@@ -129,6 +130,13 @@ pub struct RunOutput<R> {
     pub series: Vec<SecondSample>,
     /// Disk counters over the measured interval.
     pub device: Option<DiskStatsDelta>,
+    /// Each target's disk counters over the measured interval, in the
+    /// order of the targets (one entry for a single target, the same as
+    /// `device`).
+    pub devices: Vec<Option<DiskStatsDelta>>,
+    /// Wall-clock start of the measured interval (the end of the warm-up),
+    /// ns since the Unix epoch.
+    pub started_at_unix_ns: u64,
     /// Page-cache residency of the target before the run.
     pub cached_before: Option<PageCacheResidency>,
     /// Page-cache residency of the target after the run.
@@ -189,11 +197,43 @@ where
     R: IoRecord,
     F: Fn(u32) -> (S, R) + Sync,
 {
+    run_workers_on(p, target.as_slice(), None, control, progress, make)
+}
+
+/// [`run_workers`] over several targets laid out by `stripe` (the members
+/// of a stripe, in order): each stream offset is logical and goes to the
+/// member and offset [`StripeMap::locate`] gives. Without a map the one
+/// target (or none, for the null engine) takes the offsets as they are.
+pub fn run_workers_on<S, R, F>(
+    p: &RunParams,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
+    control: &Control,
+    progress: &dyn Progress,
+    make: &F,
+) -> Result<RunOutput<R>, EngineError>
+where
+    S: IoStream,
+    R: IoRecord,
+    F: Fn(u32) -> (S, R) + Sync,
+{
     let threads = p.threads as usize;
     let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
-    let disk = target
-        .and_then(|t| sysinfo::disk_of_fd(&*t.file))
-        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
+    let target = targets.first().copied();
+    // Each target's disk, and the distinct disks the reporter samples.
+    let target_disks: Vec<Option<String>> = targets
+        .iter()
+        .map(|t| {
+            sysinfo::disk_of_fd(&*t.file)
+                .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
+        })
+        .collect();
+    let mut disks: Vec<String> = Vec::new();
+    for d in target_disks.iter().flatten() {
+        if !disks.contains(d) {
+            disks.push(d.clone());
+        }
+    }
     let cached_before = target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file));
     let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
@@ -232,7 +272,7 @@ where
                     start_ns,
                     sched,
                 };
-                let out = worker(args, target, stream, recorder);
+                let out = worker(args, targets, stripe, stream, recorder);
                 finished.fetch_add(1, Relaxed);
                 out
             });
@@ -257,7 +297,7 @@ where
                     warmup_end_ns,
                     deadline_ns,
                     p,
-                    disk.as_deref(),
+                    &disks,
                 )
             }) {
                 Ok(h) => Some(h),
@@ -300,16 +340,39 @@ where
         }
     }
     let runtime_ns = end_ns.saturating_sub(warmup_end_ns).max(1);
-    let device = match (&reporter.disk_start, &disk) {
-        (Some(a), Some(name)) => sysinfo::disk_counters(name).map(|b| b.delta(a)),
-        _ => None,
-    };
+    let deltas: Vec<Option<DiskStatsDelta>> = disks
+        .iter()
+        .zip(&reporter.disk_start)
+        .map(|(name, start)| {
+            start
+                .as_ref()
+                .and_then(|a| sysinfo::disk_counters(name).map(|b| b.delta(a)))
+        })
+        .collect();
+    let devices: Vec<Option<DiskStatsDelta>> = target_disks
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .and_then(|d| disks.iter().position(|x| x == d))
+                .and_then(|i| deltas.get(i).cloned().flatten())
+        })
+        .collect();
+    let device = devices.first().cloned().flatten();
+    // The monotonic clock's start, on the wall clock: both read together
+    // (the pair is at most a few µs apart).
+    let mono_now = now_ns();
+    let wall_now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let started_at_unix_ns = wall_now.saturating_sub(mono_now.saturating_sub(warmup_end_ns));
     Ok(RunOutput {
         recorders,
         usage,
         runtime_ns,
         series: reporter.series,
         device,
+        devices,
+        started_at_unix_ns,
         cached_before,
         cached_after: target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file)),
         ops,
@@ -319,19 +382,23 @@ where
 
 fn worker<S: IoStream, R: IoRecord>(
     args: WorkerArgs<'_>,
-    target: Option<&Target>,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
     stream: S,
     recorder: R,
 ) -> WorkerOut<R> {
     let p = args.p;
-    let file = target.map(|t| EngineFile {
-        file: &t.file,
-        path: &t.path,
-    });
-    worker_loop(args, stream, recorder, |bufs| {
-        engines::open(
+    let files: Vec<EngineFile<'_>> = targets
+        .iter()
+        .map(|t| EngineFile {
+            file: &t.file,
+            path: &t.path,
+        })
+        .collect();
+    worker_loop(args, stripe, stream, recorder, |bufs| {
+        engines::open_files(
             p.engine,
-            file,
+            &files,
             &EngineOptions {
                 depth: p.iodepth,
                 bufs,
@@ -375,6 +442,7 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
         start_ns,
         sched,
     }: WorkerArgs<'_>,
+    stripe: Option<StripeMap>,
     mut stream: S,
     mut rec: R,
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
@@ -496,10 +564,16 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
                 submitted: intended,
                 measured,
             };
+            // A stripe's logical offset → its member and the offset there
+            // (two divisions; the slot keeps the logical one for the recorder).
+            let (file, offset) = match stripe {
+                Some(m) => m.locate(io.offset),
+                None => (0, io.offset),
+            };
             let req = IoRequest {
                 tag,
                 dir: io.dir,
-                offset: io.offset,
+                offset,
                 len: io.len,
                 buf: ptrs[tag as usize],
                 sync: if io.dir == Dir::Write {
@@ -514,7 +588,7 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
             // touched until then); `tag` came off the free list and goes
             // back only when its completion is handled, so no other I/O
             // uses the buffer meanwhile, and the loop never reads it.
-            match unsafe { engine.queue(&req) } {
+            match unsafe { engine.queue_on(file, &req) } {
                 Ok(Queued::Done(c)) => {
                     complete(&c, &mut slots, &mut rec);
                     free.push(tag);
@@ -595,7 +669,7 @@ fn submit<E: Engine>(
 
 struct ReporterOut {
     series: Vec<SecondSample>,
-    disk_start: Option<DiskCounters>,
+    disk_start: Vec<Option<DiskCounters>>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -609,11 +683,11 @@ fn reporter(
     warmup_end_ns: u64,
     deadline_ns: Option<u64>,
     p: &RunParams,
-    disk: Option<&str>,
+    disks: &[String],
 ) -> ReporterOut {
     const TICK_NS: u64 = 100_000_000;
     let mut series = Vec::new();
-    let mut disk_start = None;
+    let mut disk_start = Vec::new();
     let mut measuring = false;
     let mut sec_base = LiveSnapshot::take(live);
     let mut next_second = warmup_end_ns + 1_000_000_000;
@@ -640,7 +714,7 @@ fn reporter(
         let now = now_ns();
         if !measuring && now >= warmup_end_ns {
             measuring = true;
-            disk_start = disk.and_then(sysinfo::disk_counters);
+            disk_start = disks.iter().map(|d| sysinfo::disk_counters(d)).collect();
             sec_base = LiveSnapshot::take(live);
         }
         if measuring && now >= next_second {
@@ -678,7 +752,7 @@ fn reporter(
         }
         if finished.load(Relaxed) >= workers {
             if !measuring {
-                disk_start = disk.and_then(sysinfo::disk_counters);
+                disk_start = disks.iter().map(|d| sysinfo::disk_counters(d)).collect();
             }
             break;
         }

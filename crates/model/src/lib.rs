@@ -22,6 +22,7 @@ pub mod load;
 pub mod outcome;
 pub mod read;
 pub mod run;
+pub mod stripe;
 pub mod trace;
 pub mod units;
 pub mod watch;
