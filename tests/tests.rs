@@ -23,5 +23,6 @@ mod safety_files;
 mod safety_limits;
 mod safety_outputs;
 mod schema_v2;
+mod stripe;
 mod tracefile;
 mod watch;
