@@ -27,6 +27,11 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// How long before `--start-at` a job stops waiting and starts its
+/// threads, which then wait for the start themselves: thread start-up
+/// took tens of ms on a loaded machine, and must not delay the start.
+const START_LEAD_NS: u64 = 300_000_000;
+
 /// A named job to run.
 pub struct NamedJob {
     /// Row label.
@@ -228,12 +233,15 @@ impl RunContext {
             .collect::<Vec<_>>()
             .join(",");
         let refs: Vec<&Target> = members.iter().collect();
-        let start_at = self.start_at.take();
-        if let Some(t) = start_at {
-            if !crate::commands::fleet::wait_until(t, &self.control.stop) {
+        if let Some(t) = self.start_at.take() {
+            // Sleep (interruptibly) until shortly before the start; the
+            // run starts its threads and lets them go at the start itself.
+            let early = t.saturating_sub(START_LEAD_NS);
+            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
                 self.interrupted(report);
                 return Ok(false);
             }
+            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
         }
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job_on(
@@ -359,12 +367,15 @@ impl RunContext {
         if let Some(t) = target {
             job.target_name = t.path.display().to_string();
         }
-        let start_at = self.start_at.take();
-        if let Some(t) = start_at {
-            if !crate::commands::fleet::wait_until(t, &self.control.stop) {
+        if let Some(t) = self.start_at.take() {
+            // Sleep (interruptibly) until shortly before the start; the
+            // run starts its threads and lets them go at the start itself.
+            let early = t.saturating_sub(START_LEAD_NS);
+            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
                 self.interrupted(report);
                 return Ok(false);
             }
+            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
         }
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job(&nj.name, &job, target, &self.control, &bar);

@@ -10,6 +10,7 @@
 //! refused rather than started late, since a late host would measure a
 //! different interval from the others.
 
+use crate::cli::fleet::Fleet;
 use anyhow::bail;
 use dbio_model::RunReport;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -178,6 +179,21 @@ pub fn wait_until(t: u64, stop: &AtomicBool) -> bool {
             std::hint::spin_loop();
         }
     }
+}
+
+/// The commands other than `bench`: checks `--start-at` (an error before
+/// anything is measured), records both flags in `report`, and waits for
+/// the start; a signal during the wait ends the command with nothing
+/// measured.
+pub fn begin(f: &Fleet, stop: &AtomicBool, report: &mut RunReport) -> anyhow::Result<()> {
+    let start = check_start(f.start_at)?;
+    record(report, f.label.as_deref(), start);
+    if let Some(t) = start {
+        if !wait_until(t, stop) {
+            bail!("interrupted while waiting for --start-at; nothing was measured");
+        }
+    }
+    Ok(())
 }
 
 /// Records `--label` and `--start-at` in the result.

@@ -63,6 +63,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     let mut db = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     let out = match execute(db.as_mut(), &cfg, "load", ctx.stop_flag()) {
         Ok(out) => out,
         // Stopped before the sessions ran: nothing measured, a partial

@@ -37,7 +37,7 @@ use crate::EngineError;
 use dbio_model::{
     CpuUsage, DiskStatsDelta, Durability, EngineKind, PageCacheResidency, SecondSample,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 // `dbio bench`'s entry point, still reachable where callers found it.
 pub use crate::bench::{run_job, JobOutcome};
@@ -47,6 +47,12 @@ pub use crate::bench::{run_job, JobOutcome};
 pub struct Control {
     /// When set, workers stop issuing, reap what is in flight and return.
     pub stop: std::sync::Arc<AtomicBool>,
+    /// When non-zero, the next run's workers start at this wall-clock
+    /// time (ns since the Unix epoch; `--start-at`) instead of as soon as
+    /// they are ready. The threads are started and waiting beforehand, so
+    /// the start is as precise as the clock wait (tens of µs), not the
+    /// thread start-up (ms on a loaded machine). Taken (reset) by the run.
+    pub start_at_unix_ns: AtomicU64,
 }
 
 impl Control {
@@ -237,7 +243,12 @@ where
     let cached_before = target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file));
     let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
-    let start_ns = now_ns() + 1_000_000; // let every worker reach the gate
+    let mut start_ns = now_ns() + 1_000_000; // let every worker reach the gate
+    let at = control.start_at_unix_ns.swap(0, Relaxed);
+    if at > 0 {
+        let ahead = at.saturating_sub(wall_ns());
+        start_ns = start_ns.max(now_ns() + ahead);
+    }
     let warmup_end_ns = start_ns + p.warmup_ns;
     let deadline_ns = p.runtime_ns.map(|r| warmup_end_ns + r);
     let sched = Schedule {
@@ -361,9 +372,7 @@ where
     // The monotonic clock's start, on the wall clock: both read together
     // (the pair is at most a few µs apart).
     let mono_now = now_ns();
-    let wall_now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
+    let wall_now = wall_ns();
     let started_at_unix_ns = wall_now.saturating_sub(mono_now.saturating_sub(warmup_end_ns));
     Ok(RunOutput {
         recorders,
@@ -378,6 +387,13 @@ where
         ops,
         error,
     })
+}
+
+/// The wall clock, ns since the Unix epoch.
+fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn worker<S: IoStream, R: IoRecord>(
