@@ -13,6 +13,7 @@ mod dbwr;
 mod docs;
 mod durability;
 mod findings;
+mod fleet;
 mod lgwr;
 mod load;
 mod load_servers;

@@ -77,11 +77,19 @@ pub fn parse_time(s: &str) -> Result<u64, String> {
     };
     let t = s.trim();
     if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
-        let secs: f64 = t.parse().map_err(|_| bad())?;
-        if !(secs.is_finite() && secs < 1e11) {
+        // Integer arithmetic: an f64 holds ns since the epoch only to
+        // about 256 ns.
+        let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+        if whole.is_empty() || whole.len() > 11 || frac.contains('.') {
             return Err(bad());
         }
-        return Ok((secs * 1e9).round() as u64);
+        let digits = &frac[..frac.len().min(9)];
+        let frac_ns = if digits.is_empty() {
+            0
+        } else {
+            digits.parse::<u64>().map_err(|_| bad())? * 10u64.pow(9 - digits.len() as u32)
+        };
+        return Ok(whole.parse::<u64>().map_err(|_| bad())? * 1_000_000_000 + frac_ns);
     }
     let b = t.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {

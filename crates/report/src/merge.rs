@@ -87,9 +87,9 @@ pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
                     a.name, b.name
                 ));
             }
-            if let Some(d) = config_difference(&a.job, &b.job) {
+            if let Some(d) = config_difference(&b.job, &a.job) {
                 return Err(format!(
-                    "job '{}' differs between {name} and {first_name} ({d}); only results of the same jobs merge",
+                    "job '{}' differs between {first_name} and {name} ({d}); only results of the same jobs merge",
                     a.name
                 ));
             }
