@@ -244,14 +244,7 @@ impl RunContext {
             self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
         }
         let bar = Bar::new(&nj.name, self.quiet);
-        let outcome = run_job_on(
-            &nj.name,
-            &job,
-            &refs,
-            Some(plan.map),
-            &self.control,
-            &bar,
-        );
+        let outcome = run_job_on(&nj.name, &job, &refs, Some(plan.map), &self.control, &bar);
         bar.finish();
         self.record(outcome, report)
     }

@@ -28,7 +28,10 @@ fn a_start_in_the_past_or_a_day_ahead_is_refused_before_anything_is_made() {
     let dir = d.path().to_str().unwrap();
     let past = (now_ns() / 1_000_000_000 - 10).to_string();
     let e = refused(&["bench", dir, "--start-at", &past]);
-    assert!(e.contains("in the past") && e.contains("this host's clock"), "{e}");
+    assert!(
+        e.contains("in the past") && e.contains("this host's clock"),
+        "{e}"
+    );
     let e = refused(&["read", dir, "--start-at", "2020-01-01T00:00:00Z"]);
     assert!(e.contains("in the past"), "{e}");
     let ahead = (now_ns() / 1_000_000_000 + 3 * 86_400).to_string();
@@ -46,7 +49,16 @@ fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
     let start = now_ns() + 1_500_000_000;
     let t = format!("{}.{:09}", start / 1_000_000_000, start % 1_000_000_000);
     let out = dbio()
-        .args(["bench", dir, "--size", "4m", "--ops", "200", "--start-at", &t])
+        .args([
+            "bench",
+            dir,
+            "--size",
+            "4m",
+            "--ops",
+            "200",
+            "--start-at",
+            &t,
+        ])
         .args(["--label", "rack-7", "--json", "-", "--quiet"])
         .succeeds();
     let v = json(&out.stdout);
@@ -54,7 +66,11 @@ fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
     assert_eq!(v["start_at_unix_ns"].as_u64().unwrap(), start);
     let began = v["jobs"][0]["started_at_unix_ns"].as_u64().unwrap();
     // Never before the start (a wait on the same clock cannot end early).
-    assert!(began >= start, "began {} ns before the start", start - began);
+    assert!(
+        began >= start,
+        "began {} ns before the start",
+        start - began
+    );
 }
 
 fn bench_part(dir: &str, label: &str, json_out: &Path, extra: &[&str]) {
@@ -85,12 +101,21 @@ fn hdr_sum(vs: &[&serde_json::Value]) -> std::collections::BTreeMap<u64, u64> {
 fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
-    let (a, b, c) = (d.path().join("a.json"), d.path().join("b.json"), d.path().join("c.json"));
+    let (a, b, c) = (
+        d.path().join("a.json"),
+        d.path().join("b.json"),
+        d.path().join("c.json"),
+    );
     bench_part(dir, "alpha", &a, &[]);
     bench_part(dir, "beta", &b, &["--engine", "psync", "--seed", "9"]);
     bench_part(dir, "gamma", &c, &[]);
     let m = d.path().join("m.json");
-    dbio().arg("merge").args([&a, &b]).arg("--json").arg(&m).succeeds();
+    dbio()
+        .arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&m)
+        .succeeds();
     let (va, vb, vm) = (read(&a), read(&b), read(&m));
     assert_eq!(vm["command"], "bench");
     let labels: Vec<&str> = vm["parts"]
@@ -100,7 +125,10 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
         .map(|p| p["label"].as_str().unwrap())
         .collect();
     assert_eq!(labels, ["alpha", "beta"]);
-    assert_eq!(vm["parts"][0]["jobs"], va["jobs"], "a part is kept unchanged");
+    assert_eq!(
+        vm["parts"][0]["jobs"], va["jobs"],
+        "a part is kept unchanged"
+    );
     let (ja, jb, jm) = (&va["jobs"][0], &vb["jobs"][0], &vm["jobs"][0]);
     for dir in ["read", "write"] {
         for k in ["ops", "bytes"] {
@@ -117,7 +145,10 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
         );
         // The merged histogram is the sum of the parts' histograms.
         let merged: std::collections::BTreeMap<u64, u64> = hdr_sum(&[&lat["hdr"]]);
-        assert_eq!(merged, hdr_sum(&[&ja[dir]["lat"]["hdr"], &jb[dir]["lat"]["hdr"]]));
+        assert_eq!(
+            merged,
+            hdr_sum(&[&ja[dir]["lat"]["hdr"], &jb[dir]["lat"]["hdr"]])
+        );
         assert_eq!(
             lat["max_ns"].as_u64().unwrap(),
             ja[dir]["lat"]["max_ns"]
@@ -135,15 +166,23 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     let v3 = json(&out.stdout);
     assert_eq!(v3["parts"].as_array().unwrap().len(), 3);
     assert_eq!(
-        v3["jobs"][0]["read"]["ops"].as_u64().unwrap() + v3["jobs"][0]["write"]["ops"].as_u64().unwrap(),
+        v3["jobs"][0]["read"]["ops"].as_u64().unwrap()
+            + v3["jobs"][0]["write"]["ops"].as_u64().unwrap(),
         9000
     );
-    let out = dbio().arg("merge").args([&a, &b, &c]).args(["--csv", "-"]).succeeds();
+    let out = dbio()
+        .arg("merge")
+        .args([&a, &b, &c])
+        .args(["--csv", "-"])
+        .succeeds();
     let csv = String::from_utf8_lossy(&out.stdout);
     assert!(csv.lines().count() >= 2, "{csv}");
     let out = dbio().args(["report", "--from"]).arg(&m).succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
-    assert!(table.contains("merged from 2 parts") && table.contains("beta"), "{table}");
+    assert!(
+        table.contains("merged from 2 parts") && table.contains("beta"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -154,7 +193,10 @@ fn merge_refuses_other_commands_and_other_jobs() {
     bench_part(dir, "a", &a, &[]);
     bench_part(dir, "b", &b, &["--threads", "2"]);
     let e = refused(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert!(e.contains("differs") && e.contains("--threads 1 against 2"), "{e}");
+    assert!(
+        e.contains("differs") && e.contains("--threads 1 against 2"),
+        "{e}"
+    );
     let mut v = read(&a);
     v["command"] = "check".into();
     let c = d.path().join("c.json");
@@ -166,19 +208,26 @@ fn merge_refuses_other_commands_and_other_jobs() {
 }
 
 fn docs_fleet(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/fleet").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/fleet")
+        .join(name)
 }
 
 /// Whether a tool is here; in CI (scripts/test installs it) its absence
 /// is a failure, elsewhere a skip.
 fn have(tool: &str, args: &[&str]) -> bool {
-    let ok = Command::new(tool).args(args).output().is_ok_and(|o| o.status.success());
+    let ok = Command::new(tool)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         assert!(
             std::env::var_os("CI").is_none(),
             "{tool} is missing, and scripts/test installs it in CI"
         );
-        skip_this_test(&format!("{tool} is not installed (scripts/test installs it)"));
+        skip_this_test(&format!(
+            "{tool} is not installed (scripts/test installs it)"
+        ));
     }
     ok
 }
@@ -233,7 +282,10 @@ fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
     let mut starts = Vec::new();
     for (p, h) in parts.iter().zip(hosts) {
         assert_eq!(p["label"], h);
-        assert_eq!(p["start_at_unix_ns"], m["start_at_unix_ns"], "one start for all");
+        assert_eq!(
+            p["start_at_unix_ns"], m["start_at_unix_ns"],
+            "one start for all"
+        );
         sum += p["jobs"][0]["read"]["ops"].as_u64().unwrap();
         starts.push(p["jobs"][0]["started_at_unix_ns"].as_u64().unwrap());
         // Each host's own result, as collected, is the part.
@@ -243,8 +295,15 @@ fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
     assert_eq!(m["jobs"][0]["read"]["ops"].as_u64().unwrap(), sum);
     assert_eq!(m["jobs"][0]["read"]["lat"]["count"].as_u64().unwrap(), sum);
     let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
-    assert!(spread < 10_000_000, "the parts began {} ms apart", spread as f64 / 1e6);
-    assert!(dbio_files(&work).is_empty(), "a temporary file was left behind");
+    assert!(
+        spread < 10_000_000,
+        "the parts began {} ms apart",
+        spread as f64 / 1e6
+    );
+    assert!(
+        dbio_files(&work).is_empty(),
+        "a temporary file was left behind"
+    );
 }
 
 #[test]
@@ -262,7 +321,11 @@ print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))
             .arg(docs_fleet(name))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let docs = load("dbio-indexed-job.yaml");
@@ -272,7 +335,10 @@ print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))
     assert_eq!(job["kind"], "Job");
     let spec = &job["spec"];
     assert_eq!(spec["completionMode"], "Indexed");
-    assert_eq!(spec["completions"], spec["parallelism"], "every pod at once");
+    assert_eq!(
+        spec["completions"], spec["parallelism"],
+        "every pod at once"
+    );
     let pod = &spec["template"]["spec"];
     assert_eq!(pod["restartPolicy"], "Never");
     let c = &pod["containers"][0];
@@ -293,12 +359,19 @@ print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))
     let filled: Vec<String> = args
         .iter()
         .map(|a| {
-            a.replace("$(START_AT)", &(now_ns() / 1_000_000_000 + 3600).to_string())
-                .replace("$(JOB_COMPLETION_INDEX)", "0")
+            a.replace(
+                "$(START_AT)",
+                &(now_ns() / 1_000_000_000 + 3600).to_string(),
+            )
+            .replace("$(JOB_COMPLETION_INDEX)", "0")
         })
         .collect();
     let out = dbio().args(&filled).arg("--help").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let merge = load("dbio-merge-job.yaml");
     assert_eq!(merge[0]["kind"], "Job");
     let cmd = merge[0]["spec"]["template"]["spec"]["containers"][0]["args"][0]

@@ -25,7 +25,14 @@ fn stripe_write(layout: &str, members: &[&Path], ops: u32) -> serde_json::Value 
     let out = dbio()
         .args(["bench", "--targets", &targets, "--layout", layout])
         .args(["--stripe", "64k", "--bs", "4k", "--size", "768k"])
-        .args(["--rw", "write", "--prepare", "sparse", "--sync", "fdatasync"])
+        .args([
+            "--rw",
+            "write",
+            "--prepare",
+            "sparse",
+            "--sync",
+            "fdatasync",
+        ])
         .args(["--ops", &ops.to_string(), "--json", "-", "--quiet"])
         .succeeds();
     json(&out.stdout)
@@ -84,9 +91,20 @@ fn random_load_is_balanced_and_the_members_add_up_to_the_totals() {
         .map(|p| p.to_str().unwrap())
         .collect::<Vec<_>>()
         .join(",");
-    for engine in [["--engine", "psync", "--iodepth", "1"], ["--engine", "io_uring", "--iodepth", "8"]] {
+    for engine in [
+        ["--engine", "psync", "--iodepth", "1"],
+        ["--engine", "io_uring", "--iodepth", "8"],
+    ] {
         let out = dbio()
-            .args(["bench", "--targets", &targets, "--size", "12m", "--bs", "4k"])
+            .args([
+                "bench",
+                "--targets",
+                &targets,
+                "--size",
+                "12m",
+                "--bs",
+                "4k",
+            ])
             .args(["--rw", "randrw", "--ops", "6000", "--json", "-", "--quiet"])
             .args(engine)
             .succeeds();
@@ -102,7 +120,10 @@ fn random_load_is_balanced_and_the_members_add_up_to_the_totals() {
         for m in ms {
             let ops = m["reads"].as_u64().unwrap() + m["writes"].as_u64().unwrap();
             // Uniform over 3 equal members: 2000 each, sd ≈ 37; ±400 is > 10 sd.
-            assert!((1600..2400).contains(&ops), "{engine:?}: {ops} of 6000 on one member");
+            assert!(
+                (1600..2400).contains(&ops),
+                "{engine:?}: {ops} of 6000 on one member"
+            );
             sum += ops;
             bytes += m["bytes"].as_u64().unwrap();
             lat += m["lat"]["count"].as_u64().unwrap();
@@ -114,12 +135,25 @@ fn random_load_is_balanced_and_the_members_add_up_to_the_totals() {
         assert_eq!(bytes, 6000 * 4096);
         // The table names every member.
         let out = dbio()
-            .args(["bench", "--targets", &targets, "--size", "12m", "--ops", "300", "--quiet"])
+            .args([
+                "bench",
+                "--targets",
+                &targets,
+                "--size",
+                "12m",
+                "--ops",
+                "300",
+                "--quiet",
+            ])
             .succeeds();
         let table = String::from_utf8_lossy(&out.stdout);
         assert!(table.contains("stripe: raid0 over 3 targets"), "{table}");
         for x in &dirs {
-            assert!(dbio_files(x).is_empty(), "temporary file left in {}", x.display());
+            assert!(
+                dbio_files(x).is_empty(),
+                "temporary file left in {}",
+                x.display()
+            );
         }
     }
 }
@@ -150,7 +184,11 @@ fn bad_stripes_are_refused_and_leave_nothing_behind() {
     let e = refused(&["--targets", &both, "--size", "1m", "--stripe", "1m"]);
     assert!(e.contains("too small"), "{e}");
     if Path::new("/dev/vda").exists() || Path::new("/dev/loop0").exists() {
-        let dev = if Path::new("/dev/vda").exists() { "/dev/vda" } else { "/dev/loop0" };
+        let dev = if Path::new("/dev/vda").exists() {
+            "/dev/vda"
+        } else {
+            "/dev/loop0"
+        };
         let e = refused(&["--targets", &format!("{a},{dev}")]);
         assert!(e.contains("mixes block devices and files"), "{e}");
     }
@@ -167,8 +205,17 @@ fn bad_stripes_are_refused_and_leave_nothing_behind() {
         "--size",
         "3m",
     ]);
-    assert!(e.contains("not created by dbio") && e.contains("--overwrite"), "{e}");
-    assert!(dbio_files(Path::new(a)).is_empty(), "temporary file left behind");
-    assert!(!named.exists(), "the named member made for the refused run is still there");
+    assert!(
+        e.contains("not created by dbio") && e.contains("--overwrite"),
+        "{e}"
+    );
+    assert!(
+        dbio_files(Path::new(a)).is_empty(),
+        "temporary file left behind"
+    );
+    assert!(
+        !named.exists(),
+        "the named member made for the refused run is still there"
+    );
     assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 1 << 20]);
 }

@@ -13,7 +13,12 @@ pub struct Stripe {
     /// or block devices; instead of TARGET). Each is opened and checked as
     /// a single target is; --size is the logical size, split evenly. The
     /// report shows each target beside the totals.
-    #[arg(long, value_delimiter = ',', value_name = "T1,T2,...", conflicts_with = "target")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "T1,T2,...",
+        conflicts_with = "target"
+    )]
     pub targets: Vec<PathBuf>,
     /// Stripe unit: logical bytes that go to one target before the next
     /// (a multiple of --bs; ASM's coarse striping uses 1 MiB).

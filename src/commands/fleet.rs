@@ -218,7 +218,10 @@ mod tests {
     fn times_parse_in_both_forms_and_bad_ones_are_refused() {
         assert_eq!(parse_time("0").unwrap(), 0);
         assert_eq!(parse_time("1795000000").unwrap(), 1_795_000_000_000_000_000);
-        assert_eq!(parse_time("1795000000.25").unwrap(), 1_795_000_000_250_000_000);
+        assert_eq!(
+            parse_time("1795000000.25").unwrap(),
+            1_795_000_000_250_000_000
+        );
         assert_eq!(parse_time("1970-01-01T00:00:00Z").unwrap(), 0);
         assert_eq!(
             parse_time("2026-11-24T12:00:00Z").unwrap(),
@@ -232,20 +235,41 @@ mod tests {
             parse_time("2026-11-24T07:00:00-05:00").unwrap(),
             1_795_521_600 * 1_000_000_000
         );
-        for bad in ["", "tomorrow", "2026-11-24", "2026-13-01T00:00:00Z", "2026-11-24T12:00:00", "1e5", "12:00"] {
+        for bad in [
+            "",
+            "tomorrow",
+            "2026-11-24",
+            "2026-13-01T00:00:00Z",
+            "2026-11-24T12:00:00",
+            "1e5",
+            "12:00",
+        ] {
             assert!(parse_time(bad).unwrap_err().contains("not a time"), "{bad}");
         }
-        assert_eq!(format_time(1_795_521_600_123_000_000), "2026-11-24T12:00:00.123Z");
+        assert_eq!(
+            format_time(1_795_521_600_123_000_000),
+            "2026-11-24T12:00:00.123Z"
+        );
     }
 
     #[test]
     fn a_start_in_the_past_or_too_far_ahead_is_refused_with_the_clock() {
         let now = now_unix_ns();
-        let e = check_start(Some(now - 5_000_000_000)).unwrap_err().to_string();
-        assert!(e.contains("in the past") && e.contains("this host's clock"), "{e}");
-        let e = check_start(Some(now + 2 * MAX_AHEAD_NS)).unwrap_err().to_string();
+        let e = check_start(Some(now - 5_000_000_000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("in the past") && e.contains("this host's clock"),
+            "{e}"
+        );
+        let e = check_start(Some(now + 2 * MAX_AHEAD_NS))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("ahead"), "{e}");
-        assert_eq!(check_start(Some(now + 60_000_000_000)).unwrap(), Some(now + 60_000_000_000));
+        assert_eq!(
+            check_start(Some(now + 60_000_000_000)).unwrap(),
+            Some(now + 60_000_000_000)
+        );
         assert_eq!(check_start(None).unwrap(), None);
     }
 }

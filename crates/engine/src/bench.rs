@@ -84,7 +84,8 @@ impl IoRecord for BenchRecorder {
                 m.writes += 1;
             }
             m.bytes += u64::from(io.len);
-            m.lat.saturating_record(t.sync_done.saturating_sub(t.intended));
+            m.lat
+                .saturating_record(t.sync_done.saturating_sub(t.intended));
         }
         if io.dir == Dir::Read {
             self.rec.record_read(u64::from(io.len), t);

@@ -28,8 +28,8 @@ use crate::engines::{
 use crate::live::{LiveCounters, LiveSnapshot};
 use crate::recorder::{IoRecord, IoTimes};
 use crate::rusage::{thread_usage, Usage};
-use crate::sysinfo::{self, DiskCounters};
 use crate::stripe::StripeMap;
+use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
 use crate::threads::{spawn_scoped, StartGate};
 use crate::workload::{Io, IoStream};

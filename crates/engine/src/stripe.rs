@@ -60,10 +60,7 @@ impl StripeMap {
                     (unit_no / k) * self.unit + off % self.unit,
                 )
             }
-            StripeLayout::Concat => (
-                (off / self.member_size) as u32,
-                off % self.member_size,
-            ),
+            StripeLayout::Concat => ((off / self.member_size) as u32, off % self.member_size),
         }
     }
 }
@@ -206,7 +203,10 @@ fn is_block_device(p: &std::path::Path) -> bool {
 /// Prepares every member with [`Target::prepare`]; when one fails, the
 /// members already prepared are discarded (what dbio created for them is
 /// removed, named files included) and the error stands.
-pub fn prepare_members(specs: &[TargetSpec], stop: &AtomicBool) -> Result<Vec<Target>, EngineError> {
+pub fn prepare_members(
+    specs: &[TargetSpec],
+    stop: &AtomicBool,
+) -> Result<Vec<Target>, EngineError> {
     let mut out: Vec<Target> = Vec::with_capacity(specs.len());
     for s in specs {
         match Target::prepare(s, stop) {

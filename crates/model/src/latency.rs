@@ -173,7 +173,11 @@ impl LatencySummary {
         }
         let count: u64 = parts.iter().map(|p| p.count).sum();
         let n = count as f64;
-        let mean = parts.iter().map(|p| p.count as f64 * p.mean_ns).sum::<f64>() / n;
+        let mean = parts
+            .iter()
+            .map(|p| p.count as f64 * p.mean_ns)
+            .sum::<f64>()
+            / n;
         let var = parts
             .iter()
             .map(|p| p.count as f64 * (p.stdev_ns.powi(2) + (p.mean_ns - mean).powi(2)))

@@ -179,7 +179,11 @@ fn config_difference(a: &JobConfig, b: &JobConfig) -> Option<String> {
     } else if a.sync != b.sync {
         format!("--sync {:?} against {:?}", a.sync, b.sync).to_lowercase()
     } else if a.size != b.size {
-        format!("--size {} against {}", format_bytes(a.size), format_bytes(b.size))
+        format!(
+            "--size {} against {}",
+            format_bytes(a.size),
+            format_bytes(b.size)
+        )
     } else {
         "their other settings differ".to_string()
     };
@@ -208,9 +212,21 @@ fn merge_ops(os: &[&OpStats], secs: f64, inexact: &mut Vec<String>) -> OpStats {
         bytes,
         iops: ops as f64 / secs,
         bytes_per_sec: bytes as f64 / secs,
-        slat: merge_lat(&os.iter().map(|o| &o.slat).collect::<Vec<_>>(), "slat", inexact),
-        clat: merge_lat(&os.iter().map(|o| &o.clat).collect::<Vec<_>>(), "clat", inexact),
-        lat: merge_lat(&os.iter().map(|o| &o.lat).collect::<Vec<_>>(), "lat", inexact),
+        slat: merge_lat(
+            &os.iter().map(|o| &o.slat).collect::<Vec<_>>(),
+            "slat",
+            inexact,
+        ),
+        clat: merge_lat(
+            &os.iter().map(|o| &o.clat).collect::<Vec<_>>(),
+            "clat",
+            inexact,
+        ),
+        lat: merge_lat(
+            &os.iter().map(|o| &o.lat).collect::<Vec<_>>(),
+            "lat",
+            inexact,
+        ),
     }
 }
 
@@ -220,7 +236,10 @@ fn sum_devices(ds: &[&DiskStatsDelta]) -> Option<DiskStatsDelta> {
     }
     let sum = |f: fn(&DiskStatsDelta) -> u64| ds.iter().map(|d| f(d)).sum::<u64>();
     let opt = |f: fn(&DiskStatsDelta) -> Option<u64>| {
-        ds.iter().map(|d| f(d)).collect::<Option<Vec<u64>>>().map(|v| v.iter().sum())
+        ds.iter()
+            .map(|d| f(d))
+            .collect::<Option<Vec<u64>>>()
+            .map(|v| v.iter().sum())
     };
     let mut names: Vec<String> = Vec::new();
     for d in ds {

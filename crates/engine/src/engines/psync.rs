@@ -69,8 +69,7 @@ impl Engine for PsyncEngine {
                 now_ns()
             }
             SyncOp::Fsync => {
-                rustix::fs::fsync(&**file)
-                    .map_err(|e| EngineError::io("fsync", path, e.into()))?;
+                rustix::fs::fsync(&**file).map_err(|e| EngineError::io("fsync", path, e.into()))?;
                 now_ns()
             }
         };
