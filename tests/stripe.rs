@@ -219,3 +219,79 @@ fn bad_stripes_are_refused_and_leave_nothing_behind() {
     );
     assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 1 << 20]);
 }
+
+#[test]
+fn block_devices_stripe_and_every_member_gets_the_device_checks() {
+    use crate::util::{tool, Loop};
+    let a = or_skip!(Loop::blank(8 << 20));
+    let b = or_skip!(Loop::blank(8 << 20));
+    let both = format!("{},{}", a.dev, b.dev);
+    // Without --allow-block-device, refused as a single device is.
+    let out = dbio()
+        .args(["bench", "--targets", &both, "--rw", "write", "--ops", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-block-device"));
+    // Allowed: 4 units of 64 KiB written in order, 2 on each device.
+    let out = dbio()
+        .args(["bench", "--targets", &both, "--allow-block-device"])
+        .args([
+            "--stripe", "64k", "--bs", "64k", "--size", "16m", "--direct",
+        ])
+        .args(["--rw", "write", "--ops", "4", "--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let s = &v["jobs"][0]["stripe"]["targets"];
+    assert_eq!(
+        (s[0]["writes"].as_u64(), s[1]["writes"].as_u64()),
+        (Some(2), Some(2))
+    );
+    for lo in [&a, &b] {
+        let head = lo.head(256 << 10);
+        assert!(
+            head[..128 << 10].iter().any(|&x| x != 0),
+            "{}: units 0..2 written",
+            lo.dev
+        );
+        assert!(
+            head[128 << 10..].iter().all(|&x| x == 0),
+            "{}: nothing beyond",
+            lo.dev
+        );
+    }
+    // A member holding a filesystem is refused, and the blank member
+    // before it is not written.
+    let c = or_skip!(Loop::blank(8 << 20));
+    let ext4 = or_skip!(Loop::with_image(32 << 20, |img| {
+        tool(
+            std::process::Command::new("mkfs.ext4")
+                .args(["-q", "-F"])
+                .arg(img),
+        )
+        .map(|_| ())
+    }));
+    let out = dbio()
+        .args(["bench", "--targets", &format!("{},{}", c.dev, ext4.dev)])
+        .args([
+            "--allow-block-device",
+            "--size",
+            "16m",
+            "--rw",
+            "write",
+            "--ops",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ext4"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        c.head(1 << 20).iter().all(|&x| x == 0),
+        "the blank member was written"
+    );
+}
