@@ -179,6 +179,8 @@ fn bad_stripes_are_refused_and_leave_nothing_behind() {
     assert!(e.contains("not a multiple of --bs"), "{e}");
     let e = refused(&["--targets", &format!("{a},{a}/")]);
     assert!(e.contains("twice"), "{e}");
+    let e = refused(&[a, "--stripe", "2m"]);
+    assert!(e.contains("--targets"), "{e}");
     let e = refused(&["--targets", a]);
     assert!(e.contains("at least two"), "{e}");
     let e = refused(&["--targets", &both, "--size", "1m", "--stripe", "1m"]);

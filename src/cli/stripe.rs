@@ -21,12 +21,12 @@ pub struct Stripe {
     )]
     pub targets: Vec<PathBuf>,
     /// Stripe unit: logical bytes that go to one target before the next
-    /// (a multiple of --bs; ASM's coarse striping uses 1 MiB).
-    #[arg(long, value_parser = parse_size, default_value = "1m", value_name = "SIZE")]
-    pub stripe: u64,
-    /// How logical offsets are laid over the targets.
-    #[arg(long, value_enum, default_value = "raid0")]
-    pub layout: LayoutArg,
+    /// (a multiple of --bs; ASM's coarse striping uses 1 MiB). Default: 1m.
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub stripe: Option<u64>,
+    /// How logical offsets are laid over the targets. Default: raid0.
+    #[arg(long, value_enum)]
+    pub layout: Option<LayoutArg>,
 }
 
 /// `--layout` values.
@@ -36,6 +36,30 @@ pub enum LayoutArg {
     Raid0,
     /// The first target's share, then the second's, ... (concatenation).
     Concat,
+}
+
+impl Stripe {
+    /// The stripe unit (1 MiB unless given).
+    pub fn unit(&self) -> u64 {
+        self.stripe.unwrap_or(1 << 20)
+    }
+
+    /// The layout (raid0 unless given).
+    pub fn layout(&self) -> StripeLayout {
+        self.layout.map_or(StripeLayout::Raid0, Into::into)
+    }
+
+    /// Refuses --stripe or --layout without --targets (they would be
+    /// ignored).
+    pub fn check(&self) -> Result<(), String> {
+        if self.targets.is_empty() && (self.stripe.is_some() || self.layout.is_some()) {
+            return Err(
+                "--stripe and --layout lay a job over several targets, so they need --targets"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
 }
 
 impl From<LayoutArg> for StripeLayout {

@@ -58,6 +58,7 @@ fn target(a: &BenchArgs) -> JobTarget {
 
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
+    a.stripe.check().map_err(anyhow::Error::msg)?;
     let start_at = super::fleet::check_start(a.fleet.start_at)?;
     let striped = !a.stripe.targets.is_empty();
     let mut place = target(&a);
@@ -72,8 +73,8 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
                 stripe::plan(
                     &mut j.job,
                     &a.stripe.targets,
-                    a.stripe.layout.into(),
-                    a.stripe.stripe,
+                    a.stripe.layout(),
+                    a.stripe.unit(),
                 )
                 .map(Some)
             })
