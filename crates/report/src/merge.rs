@@ -433,3 +433,72 @@ fn merge_stripes(js: &[&JobResult]) -> Option<StripeResult> {
         targets,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(start_ns: u64, iops: &[f64]) -> JobResult {
+        let series: Vec<serde_json::Value> = iops
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                serde_json::json!({"t_s": (i + 1) as f64 + 0.003, "read_iops": r, "write_iops": 0.0,
+                    "bytes_per_sec": r * 4096.0, "p50_ns": 1000 * (i + 1), "p99_ns": 5000})
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({
+            "name": "bench", "job": JobConfig::default(), "target": "/x",
+            "runtime_ns": iops.len() as u64 * 1_000_000_000,
+            "cpu": CpuUsage::default(), "series": series,
+            "started_at_unix_ns": start_ns,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn series_are_aligned_by_wall_clock_second() {
+        let t0 = 1_795_521_600_000_000_000;
+        // The second host began 1.2 s after the first: its first second
+        // ends with the first host's second one.
+        let (a, b) = (
+            job(t0, &[100.0, 110.0, 120.0]),
+            job(t0 + 1_200_000_000, &[7.0, 9.0]),
+        );
+        let mut w = Vec::new();
+        let m = merge_job(&[&a, &b], &["a".into(), "b".into()], &mut w);
+        let rates: Vec<f64> = m.series.iter().map(|s| s.read_iops).collect();
+        assert_eq!(rates, vec![100.0, 117.0, 129.0]);
+        let t: Vec<f64> = m.series.iter().map(|s| s.t_s.round()).collect();
+        assert_eq!(t, vec![1.0, 2.0, 3.0]);
+        // The span from the first start to the last end.
+        assert_eq!(m.runtime_ns, 3_200_000_000);
+        assert!(w[0].contains("within 1200.000 ms"), "{w:?}");
+    }
+
+    #[test]
+    fn other_commands_and_jobs_are_refused() {
+        let r = |command: &str, j: JobResult| RunReport {
+            command: command.into(),
+            jobs: vec![j],
+            ..Default::default()
+        };
+        let t0 = 1_795_521_600_000_000_000;
+        let e = merge(vec![
+            ("a.json".into(), r("bench", job(t0, &[1.0]))),
+            ("b.json".into(), r("check", job(t0, &[1.0]))),
+        ])
+        .unwrap_err();
+        assert!(e.contains("only results of the same command merge"), "{e}");
+        let mut other = job(t0, &[1.0]);
+        other.job.bs = 4096;
+        let e = merge(vec![
+            ("a.json".into(), r("bench", job(t0, &[1.0]))),
+            ("b.json".into(), r("bench", other)),
+        ])
+        .unwrap_err();
+        assert!(e.contains("--bs 8.00 KiB against 4.00 KiB"), "{e}");
+        let e = merge(vec![("a.json".into(), r("bench", job(t0, &[1.0])))]).unwrap_err();
+        assert!(e.contains("at least two"), "{e}");
+    }
+}
