@@ -16,7 +16,7 @@ fn written_blocks(file: &Path) -> Vec<bool> {
         .collect()
 }
 
-fn stripe_write(layout: &str, members: &[&Path], ops: u32) -> serde_json::Value {
+fn stripe_write(layout: &str, members: &[&Path], ops: u32, engine: &[&str]) -> serde_json::Value {
     let targets = members
         .iter()
         .map(|p| p.to_str().unwrap())
@@ -34,18 +34,28 @@ fn stripe_write(layout: &str, members: &[&Path], ops: u32) -> serde_json::Value 
             "fdatasync",
         ])
         .args(["--ops", &ops.to_string(), "--json", "-", "--quiet"])
+        .args(engine)
         .succeeds();
     json(&out.stdout)
 }
 
 #[test]
 fn raid0_puts_each_stripe_unit_on_the_next_target_at_the_right_offset() {
+    for engine in [
+        &["--engine", "psync"][..],
+        &["--engine", "io_uring", "--iodepth", "4"][..],
+    ] {
+        raid0_placement(engine);
+    }
+}
+
+fn raid0_placement(engine: &[&str]) {
     let d = scratch();
     let m: Vec<_> = (0..3).map(|i| d.path().join(format!("m{i}.dbf"))).collect();
     let refs: Vec<&Path> = m.iter().map(|p| p.as_path()).collect();
     // 5 units of 64 KiB written in order: units 0..4 go to members
     // 0,1,2,0,1, units 3 and 4 at offset 64 KiB of members 0 and 1.
-    let v = stripe_write("raid0", &refs, 80);
+    let v = stripe_write("raid0", &refs, 80, engine);
     let blocks: Vec<Vec<bool>> = m.iter().map(|p| written_blocks(p)).collect();
     // Each member holds 256 KiB (768 KiB / 3, whole units): 64 blocks.
     for b in &blocks {
@@ -70,7 +80,7 @@ fn concat_fills_the_first_target_before_the_second() {
     let m: Vec<_> = (0..3).map(|i| d.path().join(format!("c{i}.dbf"))).collect();
     let refs: Vec<&Path> = m.iter().map(|p| p.as_path()).collect();
     // 80 blocks of 4 KiB: member 0's 64 blocks, then 16 of member 1's.
-    let v = stripe_write("concat", &refs, 80);
+    let v = stripe_write("concat", &refs, 80, &[]);
     let count = |p: &Path| written_blocks(p).iter().filter(|&&b| b).count();
     assert_eq!(count(&m[0]), 64);
     assert_eq!(written_blocks(&m[1])[..16], [true; 16]);
