@@ -87,6 +87,7 @@ fn main() -> ExitCode {
         Command::Tracefile(a) => commands::tracefile::run(a),
         Command::Awr(a) => commands::awr::run(a),
         Command::Watch(a) => commands::watch::run(a),
+        Command::Merge(a) => commands::merge::run(a),
     };
     match result {
         Ok(code) => code,

@@ -16,7 +16,9 @@ use crate::output::Outputs;
 use crate::progress::Bar;
 use crate::signals::Signals;
 use anyhow::Context;
+use dbio_engine::bench::run_job_on;
 use dbio_engine::runner::{run_job, Control};
+use dbio_engine::stripe::{self, StripePlan};
 use dbio_engine::target::Target;
 use dbio_engine::{Job, JobTarget};
 use dbio_model::JobConfig;
@@ -24,6 +26,11 @@ use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// How long before `--start-at` a job stops waiting and starts its
+/// threads, which then wait for the start themselves: thread start-up
+/// took tens of ms on a loaded machine, and must not delay the start.
+const START_LEAD_NS: u64 = 300_000_000;
 
 /// A named job to run.
 pub struct NamedJob {
@@ -129,6 +136,12 @@ pub struct RunContext {
     signals: Option<Signals>,
     outputs: Outputs,
     shared: Option<Target>,
+    /// The members of a stripe, prepared by the first striped job and
+    /// reopened by later ones.
+    members: Vec<Target>,
+    /// `--start-at`: the wall-clock time the first job waits for after
+    /// preparing its target(s), ns since the epoch.
+    start_at: Option<u64>,
     quiet: bool,
 }
 
@@ -143,6 +156,8 @@ impl RunContext {
             signals: Some(signals),
             outputs,
             shared: None,
+            members: Vec::new(),
+            start_at: None,
             quiet,
         })
     }
@@ -156,6 +171,8 @@ impl RunContext {
             signals: None,
             outputs,
             shared: None,
+            members: Vec::new(),
+            start_at: None,
             quiet: true,
         }
     }
@@ -165,6 +182,106 @@ impl RunContext {
         if let Some(s) = self.signals.as_mut() {
             s.no_exit_on_second_sigint();
         }
+    }
+
+    /// Makes the first job wait, once its target is prepared, until the
+    /// wall clock reads `t` (ns since the epoch; `--start-at`).
+    pub fn set_start_at(&mut self, t: Option<u64>) {
+        self.start_at = t;
+    }
+
+    /// Runs one job striped over several targets (`plan`, checked by
+    /// `dbio_engine::stripe::plan`), appending its result to `report`.
+    /// The first such job prepares every member (all of them, or none:
+    /// a member that cannot be prepared removes what was made for the
+    /// others); later jobs reopen them. Returns false when the run must
+    /// stop.
+    pub fn run_striped(
+        &mut self,
+        nj: &NamedJob,
+        plan: &StripePlan,
+        report: &mut RunReport,
+    ) -> anyhow::Result<bool> {
+        self.control
+            .stop
+            .store(self.signal().is_some(), Ordering::Relaxed);
+        let own: Vec<Target>;
+        let members: &[Target] = if self.members.is_empty() {
+            match stripe::prepare_members(&plan.members, &self.control.stop) {
+                Ok(ts) => self.members = ts,
+                Err(_) if self.interrupted(report) => return Ok(false),
+                Err(e) => return Err(e.into()),
+            }
+            for t in &self.members {
+                report.warnings.extend(t.notices.iter().cloned());
+            }
+            if let Some(t) = self.members.first() {
+                fill_dio_alignment(report, t);
+            }
+            &self.members
+        } else {
+            let reopened: Result<Vec<Target>, _> = self
+                .members
+                .iter()
+                .zip(&plan.members)
+                .map(|(t, spec)| t.reopen(spec, &self.control.stop))
+                .collect();
+            own = match reopened {
+                Ok(v) => v,
+                Err(_) if self.interrupted(report) => return Ok(false),
+                Err(e) => return Err(e.into()),
+            };
+            &own
+        };
+        let mut job = nj.job.clone();
+        job.target_name = members
+            .iter()
+            .map(|t| t.path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        let refs: Vec<&Target> = members.iter().collect();
+        if let Some(t) = self.start_at.take() {
+            // Sleep (interruptibly) until shortly before the start; the
+            // run starts its threads and lets them go at the start itself.
+            let early = t.saturating_sub(START_LEAD_NS);
+            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
+                self.interrupted(report);
+                return Ok(false);
+            }
+            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
+        }
+        let bar = Bar::new(&nj.name, self.quiet);
+        let outcome = run_job_on(&nj.name, &job, &refs, Some(plan.map), &self.control, &bar);
+        bar.finish();
+        self.record(outcome, report)
+    }
+
+    /// Appends a job's outcome to `report`; false when the run must stop.
+    fn record(
+        &mut self,
+        outcome: Result<dbio_engine::runner::JobOutcome, dbio_engine::EngineError>,
+        report: &mut RunReport,
+    ) -> anyhow::Result<bool> {
+        let outcome = match outcome {
+            Ok(o) => o,
+            // Nothing measured yet: an error (status 2).
+            Err(e) if report.jobs.is_empty() => return Err(e.into()),
+            // Earlier jobs measured: keep them, as a partial result.
+            Err(e) => {
+                io_error(report, e.to_string());
+                return Ok(false);
+            }
+        };
+        report.jobs.push(outcome.result);
+        if self.interrupted(report) {
+            return Ok(false);
+        }
+        if let Some(e) = outcome.error {
+            io_error(report, e.to_string());
+            return Ok(false);
+        }
+        self.save(report);
+        Ok(true)
     }
 
     /// The stop flag that SIGINT, SIGTERM, SIGHUP and SIGQUIT raise.
@@ -250,29 +367,20 @@ impl RunContext {
         if let Some(t) = target {
             job.target_name = t.path.display().to_string();
         }
+        if let Some(t) = self.start_at.take() {
+            // Sleep (interruptibly) until shortly before the start; the
+            // run starts its threads and lets them go at the start itself.
+            let early = t.saturating_sub(START_LEAD_NS);
+            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
+                self.interrupted(report);
+                return Ok(false);
+            }
+            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
+        }
         let bar = Bar::new(&nj.name, self.quiet);
         let outcome = run_job(&nj.name, &job, target, &self.control, &bar);
         bar.finish();
-        let outcome = match outcome {
-            Ok(o) => o,
-            // Nothing measured yet: an error (status 2).
-            Err(e) if report.jobs.is_empty() => return Err(e.into()),
-            // Earlier jobs measured: keep them, as a partial result.
-            Err(e) => {
-                io_error(report, e.to_string());
-                return Ok(false);
-            }
-        };
-        report.jobs.push(outcome.result);
-        if self.interrupted(report) {
-            return Ok(false);
-        }
-        if let Some(e) = outcome.error {
-            io_error(report, e.to_string());
-            return Ok(false);
-        }
-        self.save(report);
-        Ok(true)
+        self.record(outcome, report)
     }
 }
 

@@ -15,6 +15,12 @@ pub struct BenchArgs {
     /// Target and size.
     #[command(flatten)]
     pub target: Target,
+    /// Striping over several targets.
+    #[command(flatten)]
+    pub stripe: super::stripe::Stripe,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
     /// Access pattern.
     #[arg(long, value_enum, default_value = "randread")]
     pub rw: RwArg,

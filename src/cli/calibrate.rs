@@ -48,4 +48,7 @@ pub struct CalibrateArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
 }

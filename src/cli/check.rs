@@ -32,4 +32,7 @@ pub struct CheckArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
 }

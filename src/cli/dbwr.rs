@@ -88,4 +88,7 @@ pub struct DbwrArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
 }

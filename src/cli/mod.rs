@@ -25,13 +25,16 @@ pub mod check;
 pub mod compare;
 pub mod dbwr;
 pub mod engine;
+pub mod fleet;
 pub mod lgwr;
 pub mod limits;
 pub mod load;
 pub mod matrix;
+pub mod merge;
 pub mod output;
 pub mod read;
 pub mod report;
+pub mod stripe;
 pub mod target;
 pub mod tiers;
 pub mod tracefile;
@@ -46,6 +49,7 @@ pub use dbwr::DbwrArgs;
 pub use lgwr::LgwrArgs;
 pub use load::LoadArgs;
 pub use matrix::MatrixArgs;
+pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
@@ -104,6 +108,10 @@ pub enum Command {
     /// Watch a running process's I/O system calls in the kernel (BPF on
     /// tracepoints): counts, bytes and latency histograms per file.
     Watch(WatchArgs),
+    /// Combine the JSON results of one job run on many hosts at once
+    /// (`--start-at`) into one result: counts summed, histograms merged
+    /// exactly, per-second series aligned, each host kept as a part.
+    Merge(MergeArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into

@@ -87,4 +87,7 @@ pub struct ReadArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
 }

@@ -37,6 +37,9 @@ pub struct WatchArgs {
     /// Outputs (the table goes to standard output unless JSON or CSV does).
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
     /// Start this command and watch it from its first system call
     /// (`dbio watch -- COMMAND ARGS`); the watch ends when it exits.
     #[arg(last = true, value_name = "COMMAND")]

@@ -3,7 +3,7 @@
 use crate::cli::BenchArgs;
 use crate::run_context::{new_report, resolve_all, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
-use dbio_engine::JobTarget;
+use dbio_engine::{stripe, JobTarget};
 use dbio_model::units::{format_bytes, seconds_to_ns};
 use dbio_model::JobConfig;
 use std::process::ExitCode;
@@ -58,12 +58,41 @@ fn target(a: &BenchArgs) -> JobTarget {
 
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
-    let jobs = resolve_all(configs(&a), &target(&a))?;
+    a.stripe.check().map_err(anyhow::Error::msg)?;
+    let start_at = super::fleet::check_start(a.fleet.start_at)?;
+    let striped = !a.stripe.targets.is_empty();
+    let mut place = target(&a);
+    if striped {
+        place.path = a.stripe.targets[0].clone();
+    }
+    let mut jobs = resolve_all(configs(&a), &place)?;
+    // A stripe's plan per job (the same members for every block size).
+    let plans = if striped {
+        jobs.iter_mut()
+            .map(|j| {
+                stripe::plan(
+                    &mut j.job,
+                    &a.stripe.targets,
+                    a.stripe.layout(),
+                    a.stripe.unit(),
+                )
+                .map(Some)
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        vec![None; jobs.len()]
+    };
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
-    let mut report = new_report("bench", &a.target.path);
-    for j in &jobs {
-        if !ctx.run(j, &mut report)? {
+    ctx.set_start_at(start_at);
+    let mut report = new_report("bench", &place.path);
+    super::fleet::record(&mut report, a.fleet.label.as_deref(), start_at);
+    for (j, plan) in jobs.iter().zip(&plans) {
+        let go_on = match plan {
+            Some(p) => ctx.run_striped(j, p, &mut report)?,
+            None => ctx.run(j, &mut report)?,
+        };
+        if !go_on {
             break;
         }
     }

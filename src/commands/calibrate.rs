@@ -97,6 +97,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut report = new_report("calibrate", &a.target.path);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     let spec = TargetSpec {
         path: a.target.path.clone(),
         size: cfg.size,

@@ -57,6 +57,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs, &dbio_engine::JobTarget::scratch(dir))?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("check", dir);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     // One screen for every section: each shown as its summary table.
     report.layout = dbio_model::Layout::Summary;
     if !direct_ok {

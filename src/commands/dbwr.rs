@@ -152,6 +152,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("dbwr", &a.target.path);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
     // One datafile for the sweep: the configurations differ only in writers.
     let prepared = match prepare(
         &a.target.path,

@@ -264,6 +264,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("lgwr", &a.dir.path);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     // statx reports the alignment of files, not directories: ask a probe
     // file of dbio's own in the log directory (none when no run does I/O).
     if let (None, Some((_, c))) = (

@@ -67,6 +67,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     };
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     if !a.compare.is_empty() {
         let code = super::load_compare::run(&a, &cfg, db.as_mut(), &mut ctx, report);
         drop(db);

@@ -174,7 +174,10 @@ fn measure_run(
 ) -> anyhow::Result<ReadRun> {
     let rounds = cfg.rounds;
     let mut run = ReadRun::new(cfg, thresholds, states);
-    let control = Control { stop: stop.clone() };
+    let control = Control {
+        stop: stop.clone(),
+        ..Default::default()
+    };
     'rounds: for r in 0..rounds {
         for (i, s) in states.iter().enumerate() {
             stop.store(signal().is_some(), Relaxed);
@@ -208,6 +211,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut report = new_report("read", &a.target.path);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     let t = match target(
         &cfg,
         &a.target.path,

@@ -338,6 +338,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("watch", std::path::Path::new("/"));
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
     let me = std::process::id();
     let mut processes: BTreeMap<u32, String> = BTreeMap::new();
     let stream_to_stderr = [&a.output.json, &a.output.csv, &a.output.html]

@@ -27,6 +27,7 @@ pub mod recorder;
 pub mod runner;
 pub mod rusage;
 pub mod series;
+pub mod stripe;
 pub mod sysinfo;
 pub mod target;
 pub mod threads;

@@ -28,6 +28,7 @@ use crate::engines::{
 use crate::live::{LiveCounters, LiveSnapshot};
 use crate::recorder::{IoRecord, IoTimes};
 use crate::rusage::{thread_usage, Usage};
+use crate::stripe::StripeMap;
 use crate::sysinfo::{self, DiskCounters};
 use crate::target::Target;
 use crate::threads::{spawn_scoped, StartGate};
@@ -36,7 +37,7 @@ use crate::EngineError;
 use dbio_model::{
     CpuUsage, DiskStatsDelta, Durability, EngineKind, PageCacheResidency, SecondSample,
 };
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 // `dbio bench`'s entry point, still reachable where callers found it.
 pub use crate::bench::{run_job, JobOutcome};
@@ -46,6 +47,12 @@ pub use crate::bench::{run_job, JobOutcome};
 pub struct Control {
     /// When set, workers stop issuing, reap what is in flight and return.
     pub stop: std::sync::Arc<AtomicBool>,
+    /// When non-zero, the next run's workers start at this wall-clock
+    /// time (ns since the Unix epoch; `--start-at`) instead of as soon as
+    /// they are ready. The threads are started and waiting beforehand, so
+    /// the start is as precise as the clock wait (tens of µs), not the
+    /// thread start-up (ms on a loaded machine). Taken (reset) by the run.
+    pub start_at_unix_ns: AtomicU64,
 }
 
 impl Control {
@@ -133,6 +140,13 @@ pub struct RunOutput<R> {
     pub second_buckets: Vec<Vec<(u16, u64)>>,
     /// Disk counters over the measured interval.
     pub device: Option<DiskStatsDelta>,
+    /// Each target's disk counters over the measured interval, in the
+    /// order of the targets (one entry for a single target, the same as
+    /// `device`).
+    pub devices: Vec<Option<DiskStatsDelta>>,
+    /// Wall-clock start of the measured interval (the end of the warm-up),
+    /// ns since the Unix epoch.
+    pub started_at_unix_ns: u64,
     /// Page-cache residency of the target before the run.
     pub cached_before: Option<PageCacheResidency>,
     /// Page-cache residency of the target after the run.
@@ -193,15 +207,52 @@ where
     R: IoRecord,
     F: Fn(u32) -> (S, R) + Sync,
 {
+    run_workers_on(p, target.as_slice(), None, control, progress, make)
+}
+
+/// [`run_workers`] over several targets laid out by `stripe` (the members
+/// of a stripe, in order): each stream offset is logical and goes to the
+/// member and offset [`StripeMap::locate`] gives. Without a map the one
+/// target (or none, for the null engine) takes the offsets as they are.
+pub fn run_workers_on<S, R, F>(
+    p: &RunParams,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
+    control: &Control,
+    progress: &dyn Progress,
+    make: &F,
+) -> Result<RunOutput<R>, EngineError>
+where
+    S: IoStream,
+    R: IoRecord,
+    F: Fn(u32) -> (S, R) + Sync,
+{
     let threads = p.threads as usize;
     let live: Vec<LiveCounters> = (0..threads).map(|_| LiveCounters::default()).collect();
-    let disk = target
-        .and_then(|t| sysinfo::disk_of_fd(&*t.file))
-        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
+    let target = targets.first().copied();
+    // Each target's disk, and the distinct disks the reporter samples.
+    let target_disks: Vec<Option<String>> = targets
+        .iter()
+        .map(|t| {
+            sysinfo::disk_of_fd(&*t.file)
+                .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
+        })
+        .collect();
+    let mut disks: Vec<String> = Vec::new();
+    for d in target_disks.iter().flatten() {
+        if !disks.contains(d) {
+            disks.push(d.clone());
+        }
+    }
     let cached_before = target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file));
     let gate = StartGate::new();
     let finished = AtomicUsize::new(0);
-    let start_ns = now_ns() + 1_000_000; // let every worker reach the gate
+    let mut start_ns = now_ns() + 1_000_000; // let every worker reach the gate
+    let at = control.start_at_unix_ns.swap(0, Relaxed);
+    if at > 0 {
+        let ahead = at.saturating_sub(wall_ns());
+        start_ns = start_ns.max(now_ns() + ahead);
+    }
     let warmup_end_ns = start_ns + p.warmup_ns;
     let deadline_ns = p.runtime_ns.map(|r| warmup_end_ns + r);
     let sched = Schedule {
@@ -236,7 +287,7 @@ where
                     start_ns,
                     sched,
                 };
-                let out = worker(args, target, stream, recorder);
+                let out = worker(args, targets, stripe, stream, recorder);
                 finished.fetch_add(1, Relaxed);
                 out
             });
@@ -261,7 +312,7 @@ where
                     warmup_end_ns,
                     deadline_ns,
                     p,
-                    disk.as_deref(),
+                    &disks,
                 )
             }) {
                 Ok(h) => Some(h),
@@ -304,10 +355,29 @@ where
         }
     }
     let runtime_ns = end_ns.saturating_sub(warmup_end_ns).max(1);
-    let device = match (&reporter.disk_start, &disk) {
-        (Some(a), Some(name)) => sysinfo::disk_counters(name).map(|b| b.delta(a)),
-        _ => None,
-    };
+    let deltas: Vec<Option<DiskStatsDelta>> = disks
+        .iter()
+        .zip(&reporter.disk_start)
+        .map(|(name, start)| {
+            start
+                .as_ref()
+                .and_then(|a| sysinfo::disk_counters(name).map(|b| b.delta(a)))
+        })
+        .collect();
+    let devices: Vec<Option<DiskStatsDelta>> = target_disks
+        .iter()
+        .map(|d| {
+            d.as_ref()
+                .and_then(|d| disks.iter().position(|x| x == d))
+                .and_then(|i| deltas.get(i).cloned().flatten())
+        })
+        .collect();
+    let device = devices.first().cloned().flatten();
+    // The monotonic clock's start, on the wall clock: both read together
+    // (the pair is at most a few µs apart).
+    let mono_now = now_ns();
+    let wall_now = wall_ns();
+    let started_at_unix_ns = wall_now.saturating_sub(mono_now.saturating_sub(warmup_end_ns));
     Ok(RunOutput {
         recorders,
         usage,
@@ -315,6 +385,8 @@ where
         series: reporter.series,
         second_buckets: reporter.buckets,
         device,
+        devices,
+        started_at_unix_ns,
         cached_before,
         cached_after: target.and_then(|t| sysinfo::page_cache_residency_fd(&t.file)),
         ops,
@@ -322,21 +394,32 @@ where
     })
 }
 
+/// The wall clock, ns since the Unix epoch.
+fn wall_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 fn worker<S: IoStream, R: IoRecord>(
     args: WorkerArgs<'_>,
-    target: Option<&Target>,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
     stream: S,
     recorder: R,
 ) -> WorkerOut<R> {
     let p = args.p;
-    let file = target.map(|t| EngineFile {
-        file: &t.file,
-        path: &t.path,
-    });
-    worker_loop(args, stream, recorder, |bufs| {
-        engines::open(
+    let files: Vec<EngineFile<'_>> = targets
+        .iter()
+        .map(|t| EngineFile {
+            file: &t.file,
+            path: &t.path,
+        })
+        .collect();
+    worker_loop(args, stripe, stream, recorder, |bufs| {
+        engines::open_files(
             p.engine,
-            file,
+            &files,
             &EngineOptions {
                 depth: p.iodepth,
                 bufs,
@@ -380,6 +463,7 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
         start_ns,
         sched,
     }: WorkerArgs<'_>,
+    stripe: Option<StripeMap>,
     mut stream: S,
     mut rec: R,
     make_engine: impl FnOnce(&[*mut u8]) -> Result<E, EngineError>,
@@ -501,10 +585,16 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
                 submitted: intended,
                 measured,
             };
+            // A stripe's logical offset → its member and the offset there
+            // (two divisions; the slot keeps the logical one for the recorder).
+            let (file, offset) = match stripe {
+                Some(m) => m.locate(io.offset),
+                None => (0, io.offset),
+            };
             let req = IoRequest {
                 tag,
                 dir: io.dir,
-                offset: io.offset,
+                offset,
                 len: io.len,
                 buf: ptrs[tag as usize],
                 sync: if io.dir == Dir::Write {
@@ -519,7 +609,7 @@ fn worker_loop<E: Engine, S: IoStream, R: IoRecord>(
             // touched until then); `tag` came off the free list and goes
             // back only when its completion is handled, so no other I/O
             // uses the buffer meanwhile, and the loop never reads it.
-            match unsafe { engine.queue(&req) } {
+            match unsafe { engine.queue_on(file, &req) } {
                 Ok(Queued::Done(c)) => {
                     complete(&c, &mut slots, &mut rec);
                     free.push(tag);
@@ -601,7 +691,7 @@ fn submit<E: Engine>(
 struct ReporterOut {
     series: Vec<SecondSample>,
     buckets: Vec<Vec<(u16, u64)>>,
-    disk_start: Option<DiskCounters>,
+    disk_start: Vec<Option<DiskCounters>>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -615,12 +705,12 @@ fn reporter(
     warmup_end_ns: u64,
     deadline_ns: Option<u64>,
     p: &RunParams,
-    disk: Option<&str>,
+    disks: &[String],
 ) -> ReporterOut {
     const TICK_NS: u64 = 100_000_000;
     let mut series = Vec::new();
     let mut buckets = Vec::new();
-    let mut disk_start = None;
+    let mut disk_start = Vec::new();
     let mut measuring = false;
     let mut sec_base = LiveSnapshot::take(live);
     let mut next_second = warmup_end_ns + 1_000_000_000;
@@ -647,7 +737,7 @@ fn reporter(
         let now = now_ns();
         if !measuring && now >= warmup_end_ns {
             measuring = true;
-            disk_start = disk.and_then(sysinfo::disk_counters);
+            disk_start = disks.iter().map(|d| sysinfo::disk_counters(d)).collect();
             sec_base = LiveSnapshot::take(live);
         }
         if measuring && now >= next_second {
@@ -686,7 +776,7 @@ fn reporter(
         }
         if finished.load(Relaxed) >= workers {
             if !measuring {
-                disk_start = disk.and_then(sysinfo::disk_counters);
+                disk_start = disks.iter().map(|d| sysinfo::disk_counters(d)).collect();
             }
             break;
         }

@@ -234,6 +234,17 @@ impl Target {
         }
     }
 
+    /// Gives the target up after a failed start (another member of a
+    /// stripe could not be prepared): a file dbio created in this run is
+    /// removed, even a named one that would otherwise be kept, so a
+    /// refused run leaves nothing behind. A file or device dbio did not
+    /// create is only closed.
+    pub fn discard(self) {
+        if let Some(e) = &self.inode.entry {
+            e.remove.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Another target on the same file or device, for a later job with
     /// other flags or another layout (a file is never looked up again by
     /// its path). `spec.path` is ignored.

@@ -110,6 +110,14 @@ pub struct LatencySummary {
     pub percentiles: Vec<Percentile>,
     /// Power-of-two microsecond histogram.
     pub log2_us: Log2Buckets,
+    /// The HDR histogram itself: `[value_ns, count]` for each non-empty
+    /// bucket, the value being the bucket's highest equivalent value. Kept
+    /// so that results of several hosts merge exactly (`dbio merge`): the
+    /// merged percentiles are those of one histogram holding every sample,
+    /// within the same 1 % as a single run's. Empty in results written
+    /// before it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hdr: Vec<[u64; 2]>,
 }
 
 impl LatencySummary {
@@ -130,12 +138,15 @@ impl LatencySummary {
             })
             .collect();
         let mut log2_us = Log2Buckets::default();
+        let mut hdr = Vec::new();
         for v in h.iter_recorded() {
             // Each HDR bucket is narrower than 1 % of its value, so an HDR
             // bucket straddles a power-of-two edge only within that 1 %.
             log2_us.record_us_n(v.value_iterated_to() / 1000, v.count_at_value());
+            hdr.push([v.value_iterated_to(), v.count_at_value()]);
         }
         Self {
+            hdr,
             count: h.len(),
             min_ns: h.min(),
             max_ns: h.max(),
@@ -144,6 +155,78 @@ impl LatencySummary {
             percentiles,
             log2_us,
         }
+    }
+
+    /// Merges the summaries of several runs into the summary of one run
+    /// that recorded all their samples. Count, minimum, maximum, mean,
+    /// standard deviation (population, combined with the parallel-variance
+    /// formula) and the power-of-two buckets are exact; the percentiles
+    /// are read from the sum of the stored HDR histograms, so they are
+    /// exact to the HDR bucket (1 %) when every non-empty part carries its
+    /// histogram. The second value is false when one does not (a result
+    /// written before `hdr` existed): the percentiles are then left out
+    /// rather than guessed.
+    pub fn merge_exact(parts: &[&LatencySummary]) -> (LatencySummary, bool) {
+        let parts: Vec<&LatencySummary> = parts.iter().copied().filter(|p| p.count > 0).collect();
+        if parts.is_empty() {
+            return (LatencySummary::default(), true);
+        }
+        let count: u64 = parts.iter().map(|p| p.count).sum();
+        let n = count as f64;
+        let mean = parts
+            .iter()
+            .map(|p| p.count as f64 * p.mean_ns)
+            .sum::<f64>()
+            / n;
+        let var = parts
+            .iter()
+            .map(|p| p.count as f64 * (p.stdev_ns.powi(2) + (p.mean_ns - mean).powi(2)))
+            .sum::<f64>()
+            / n;
+        let mut log2_us = Log2Buckets::default();
+        for p in &parts {
+            log2_us.merge(&p.log2_us);
+        }
+        let exact = parts
+            .iter()
+            .all(|p| p.hdr.iter().map(|b| b[1]).sum::<u64>() == p.count);
+        let max_ns = parts.iter().map(|p| p.max_ns).max().unwrap_or(0);
+        let mut out = LatencySummary {
+            count,
+            min_ns: parts.iter().map(|p| p.min_ns).min().unwrap_or(0),
+            max_ns,
+            mean_ns: mean,
+            stdev_ns: var.sqrt(),
+            percentiles: Vec::new(),
+            log2_us,
+            hdr: Vec::new(),
+        };
+        if exact {
+            // The stored values are each bucket's highest equivalent value,
+            // which falls in the same bucket of a histogram of the same
+            // precision (1 ns .. 100 s, 2 significant digits, as recorded).
+            let mut h = Histogram::<u64>::new_with_bounds(1, 100_000_000_000, 2)
+                .expect("static histogram bounds are valid");
+            for p in &parts {
+                for b in &p.hdr {
+                    let v = b[0].clamp(1, 100_000_000_000);
+                    let _ = h.record_n(v, b[1]);
+                }
+            }
+            let merged = Self::from_histogram(&h);
+            out.percentiles = merged
+                .percentiles
+                .into_iter()
+                .map(|mut x| {
+                    if x.p >= 100.0 {
+                        x.ns = max_ns;
+                    }
+                    x
+                })
+                .collect();
+            out.hdr = merged.hdr;
+        }
+        (out, exact)
     }
 
     /// The value at percentile `p` if it is one of the reported ones.
@@ -199,6 +282,43 @@ mod tests {
         assert_eq!(s.log2_us.total(), 10_000);
         // 1..=10_000 µs: bucket 1 holds exactly the value 1 µs.
         assert_eq!(s.log2_us.counts[1], 1);
+    }
+
+    #[test]
+    fn merged_summaries_equal_the_summary_of_all_samples() {
+        let new = || Histogram::<u64>::new_with_bounds(1, 100_000_000_000, 2).unwrap();
+        let (mut a, mut b, mut all) = (new(), new(), new());
+        for v in 1..=3_000u64 {
+            a.record(v * 977).unwrap();
+            all.record(v * 977).unwrap();
+        }
+        for v in 1..=500u64 {
+            b.record(5_000_000 + v * 10_007).unwrap();
+            all.record(5_000_000 + v * 10_007).unwrap();
+        }
+        let (sa, sb) = (
+            LatencySummary::from_histogram(&a),
+            LatencySummary::from_histogram(&b),
+        );
+        let want = LatencySummary::from_histogram(&all);
+        let (got, exact) = LatencySummary::merge_exact(&[&sa, &sb]);
+        assert!(exact);
+        assert_eq!(got.count, want.count);
+        assert_eq!((got.min_ns, got.max_ns), (want.min_ns, want.max_ns));
+        assert_eq!(got.percentiles, want.percentiles);
+        assert_eq!(got.log2_us, want.log2_us);
+        assert_eq!(got.hdr, want.hdr);
+        assert!((got.mean_ns - want.mean_ns).abs() / want.mean_ns < 1e-9);
+        assert!((got.stdev_ns - want.stdev_ns).abs() / want.stdev_ns < 1e-6);
+        // A part without its histogram: no percentiles rather than guesses.
+        let old = LatencySummary {
+            hdr: Vec::new(),
+            ..sb.clone()
+        };
+        let (got, exact) = LatencySummary::merge_exact(&[&sa, &old]);
+        assert!(!exact);
+        assert!(got.percentiles.is_empty());
+        assert_eq!(got.count, want.count);
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub mod outcome;
 pub mod read;
 pub mod run;
 pub mod series;
+pub mod stripe;
 pub mod trace;
 pub mod units;
 pub mod watch;

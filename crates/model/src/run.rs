@@ -59,6 +59,18 @@ pub struct RunReport {
     /// field reads back as `summary` when its command was `check`.
     #[serde(default)]
     pub layout: Layout,
+    /// `--label`: the name this run is known by in a fleet (the host's
+    /// name in a merged result when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// `--start-at`: the wall-clock start the run waited for, ns since the
+    /// Unix epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at_unix_ns: Option<u64>,
+    /// A merged result (`dbio merge`): each host's own result, unchanged,
+    /// in the order given; the top-level jobs are their sums.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<RunReport>,
 }
 
 /// How a report's sections are laid out in the terminal table: a property
@@ -410,6 +422,15 @@ pub struct JobResult {
     pub cached_after: Option<PageCacheResidency>,
     /// Per-second samples.
     pub series: Vec<SecondSample>,
+    /// Wall-clock start of the measured interval (the end of the warm-up),
+    /// ns since the Unix epoch: what `dbio merge` aligns the series of
+    /// several hosts by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_unix_ns: Option<u64>,
+    /// Striping across several targets (`--targets`): the layout and what
+    /// each target did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<crate::stripe::StripeResult>,
 }
 
 impl JobResult {

@@ -35,6 +35,10 @@ pub fn render(r: &RunReport) -> String {
         out.push('\n');
         out.push_str(&summary(&r.jobs));
     }
+    if !r.parts.is_empty() {
+        out.push('\n');
+        out.push_str(&crate::fleet::parts(r));
+    }
     for section in [
         crate::calibrate::render(r),
         crate::matrix::render(r),
@@ -329,6 +333,9 @@ pub fn job_detail(j: &JobResult) -> String {
             }
         }
         let _ = writeln!(s, ", busy {} ms, time in queue {} ms", d.io_ms, d.queue_ms);
+    }
+    if let Some(st) = &j.stripe {
+        s.push_str(&crate::fleet::stripe(st, j.runtime_ns));
     }
     if let (Some(b), Some(a)) = (&j.cached_before, &j.cached_after) {
         let _ = writeln!(

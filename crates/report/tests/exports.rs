@@ -137,6 +137,8 @@ fn job() -> JobResult {
         cached_before: None,
         cached_after: None,
         series: Vec::new(),
+        started_at_unix_ns: None,
+        stripe: None,
     }
 }
 

@@ -129,6 +129,8 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
             cached_before: None,
             cached_after: None,
             series: Vec::new(),
+            started_at_unix_ns: None,
+            stripe: None,
         };
         let text = dbio_report::table::job_detail(&j);
         let rows: Vec<String> = text

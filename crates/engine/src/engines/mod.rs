@@ -105,6 +105,24 @@ pub trait Engine {
     /// what the kernel still owns). No other request with the same tag may
     /// be queued before then.
     unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError>;
+    /// Queues one I/O on the engine's file number `file` (the member of a
+    /// stripe, in the order the files were given to [`open_files`]); file
+    /// 0 is [`Engine::queue`]'s. An engine that takes one file refuses
+    /// any other number.
+    ///
+    /// # Safety
+    ///
+    /// As [`Engine::queue`].
+    #[inline]
+    unsafe fn queue_on(&mut self, file: u32, req: &IoRequest) -> Result<Queued, EngineError> {
+        if file != 0 {
+            return Err(EngineError::Invalid(
+                "this engine does I/O on one file only, so it cannot stripe".into(),
+            ));
+        }
+        // SAFETY: the caller's contract is queue's.
+        unsafe { self.queue(req) }
+    }
     /// Submits everything queued since the last commit.
     fn commit(&mut self) -> Result<(), EngineError>;
     /// Waits until at least `min` I/Os have completed, then appends every
@@ -213,6 +231,17 @@ pub fn open(
     file: Option<EngineFile<'_>>,
     o: &EngineOptions<'_>,
 ) -> Result<AnyEngine, EngineError> {
+    open_files(kind, file.as_slice(), o)
+}
+
+/// Makes the engine `kind` on several files (the members of a stripe,
+/// addressed by their index with [`Engine::queue_on`]); empty only for the
+/// null engine.
+pub fn open_files(
+    kind: EngineKind,
+    files: &[EngineFile<'_>],
+    o: &EngineOptions<'_>,
+) -> Result<AnyEngine, EngineError> {
     if kind == EngineKind::Null {
         return Ok(AnyEngine::Null(match o.null_out_of_order {
             Some((seed, journal)) => {
@@ -221,24 +250,36 @@ pub fn open(
             None => NullEngine::new(o.null_delay_ns),
         }));
     }
-    let Some(f) = file else {
+    if files.is_empty() {
         return Err(EngineError::Invalid(format!(
             "the {} engine needs a target file",
             name(kind)
         )));
+    }
+    let owned = || {
+        files
+            .iter()
+            .map(|f| (f.file.clone(), f.path.to_path_buf()))
+            .collect::<Vec<_>>()
     };
     Ok(match kind {
         EngineKind::IoUring => AnyEngine::Uring(UringEngine::new(
-            f.file.clone(),
-            f.path,
+            owned(),
             o.depth.max(1),
             o.bufs,
             o.buf_len,
         )?),
-        EngineKind::Libaio => {
-            AnyEngine::Libaio(LibaioEngine::new(f.file.clone(), f.path, o.depth.max(1))?)
-        }
-        _ => AnyEngine::Psync(PsyncEngine::new(f.file.clone(), f.path.to_path_buf())),
+        // Native AIO addresses one file per context here: a stripe is
+        // refused before anything runs, not at its first I/O.
+        EngineKind::Libaio => match files {
+            [f] => AnyEngine::Libaio(LibaioEngine::new(f.file.clone(), f.path, o.depth.max(1))?),
+            _ => {
+                return Err(EngineError::Invalid(
+                    "the libaio engine does I/O on one file only; stripe with --engine io_uring or psync".into(),
+                ))
+            }
+        },
+        _ => AnyEngine::Psync(PsyncEngine::new(owned())),
     })
 }
 
@@ -268,6 +309,20 @@ impl Engine for AnyEngine {
                 AnyEngine::Psync(e) => e.queue(req),
                 AnyEngine::Uring(e) => e.queue(req),
                 AnyEngine::Libaio(e) => e.queue(req),
+            }
+        }
+    }
+
+    #[inline]
+    unsafe fn queue_on(&mut self, file: u32, req: &IoRequest) -> Result<Queued, EngineError> {
+        // SAFETY: the caller's contract is the one each engine asks for.
+        unsafe {
+            match self {
+                // The null engine does no I/O: every file is the same to it.
+                AnyEngine::Null(e) => e.queue(req),
+                AnyEngine::Psync(e) => e.queue_on(file, req),
+                AnyEngine::Uring(e) => e.queue_on(file, req),
+                AnyEngine::Libaio(e) => e.queue_on(file, req),
             }
         }
     }

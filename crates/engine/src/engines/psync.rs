@@ -8,32 +8,43 @@ use std::sync::Arc;
 
 /// The pread/pwrite engine.
 pub struct PsyncEngine {
-    file: Arc<File>,
-    path: PathBuf,
+    /// The open files (one, or a stripe's members) and their paths.
+    files: Vec<(Arc<File>, PathBuf)>,
 }
 
 impl PsyncEngine {
-    /// An engine over an open file (made through [`super::open`]).
-    pub(crate) fn new(file: Arc<File>, path: PathBuf) -> Self {
-        Self { file, path }
+    /// An engine over open files (made through [`super::open_files`]).
+    pub(crate) fn new(files: Vec<(Arc<File>, PathBuf)>) -> Self {
+        Self { files }
     }
 }
 
 impl Engine for PsyncEngine {
     #[inline]
     unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        // SAFETY: the caller's contract is queue_on's.
+        unsafe { self.queue_on(0, req) }
+    }
+
+    #[inline]
+    unsafe fn queue_on(&mut self, file: u32, req: &IoRequest) -> Result<Queued, EngineError> {
+        let Some((file, path)) = self.files.get(file as usize) else {
+            return Err(EngineError::Invalid(format!(
+                "no file number {file} in this engine"
+            )));
+        };
         let len = req.len as usize;
         let res = match req.dir {
             Dir::Read => {
                 // SAFETY: the caller guarantees buf is valid for len bytes and
                 // untouched by anyone else until this call returns (`Engine::queue`).
                 let buf = unsafe { std::slice::from_raw_parts_mut(req.buf, len) };
-                rustix::io::pread(&*self.file, buf, req.offset)
+                rustix::io::pread(&**file, buf, req.offset)
             }
             Dir::Write => {
                 // SAFETY: as above.
                 let buf = unsafe { std::slice::from_raw_parts(req.buf, len) };
-                rustix::io::pwrite(&*self.file, buf, req.offset)
+                rustix::io::pwrite(&**file, buf, req.offset)
             }
         };
         let done = res.map_err(|e| {
@@ -44,22 +55,21 @@ impl Engine for PsyncEngine {
             };
             EngineError::io(
                 format!("{op} of {} bytes at offset {}", req.len, req.offset),
-                &self.path,
+                path,
                 e.into(),
             )
         })?;
-        check_transfer(req.dir, done, req.len, req.offset, &self.path)?;
+        check_transfer(req.dir, done, req.len, req.offset, path)?;
         let io_done_ns = now_ns();
         let sync_done_ns = match req.sync {
             SyncOp::None => io_done_ns,
             SyncOp::Fdatasync => {
-                rustix::fs::fdatasync(&*self.file)
-                    .map_err(|e| EngineError::io("fdatasync", &self.path, e.into()))?;
+                rustix::fs::fdatasync(&**file)
+                    .map_err(|e| EngineError::io("fdatasync", path, e.into()))?;
                 now_ns()
             }
             SyncOp::Fsync => {
-                rustix::fs::fsync(&*self.file)
-                    .map_err(|e| EngineError::io("fsync", &self.path, e.into()))?;
+                rustix::fs::fsync(&**file).map_err(|e| EngineError::io("fsync", path, e.into()))?;
                 now_ns()
             }
         };

@@ -1,6 +1,6 @@
 //! `io_uring`: batched submission and reaping through the io-uring crate.
 //!
-//! The file is registered with the ring (IORING_REGISTER_FILES) so each I/O
+//! The file (every member of a stripe) is registered with the ring (IORING_REGISTER_FILES) so each I/O
 //! skips the file-table lookup, and the worker's buffers are registered
 //! (IORING_REGISTER_BUFFERS) so O_DIRECT I/O does not pin pages per I/O;
 //! when the kernel refuses the registration (memlock limit) plain reads
@@ -27,8 +27,8 @@ const SYNC_BIT: u64 = 1;
 /// The io_uring engine.
 pub struct UringEngine {
     ring: IoUring,
-    _file: Arc<File>,
-    path: PathBuf,
+    /// The registered files (fixed file index = position) and their paths.
+    files: Vec<(Arc<File>, PathBuf)>,
     /// Per tag: the write's completion time while its linked sync is pending
     /// (0 = the write has not completed yet).
     write_done: Vec<u64>,
@@ -36,8 +36,8 @@ pub struct UringEngine {
     has_sync: Vec<bool>,
     /// Per tag: expected length, to detect short transfers.
     want_len: Vec<u32>,
-    /// Per tag: direction and offset, for error messages.
-    what: Vec<(Dir, u64)>,
+    /// Per tag: direction, offset and file number, for error messages.
+    what: Vec<(Dir, u64, u32)>,
     /// Whether the worker's buffers are registered (buffer index = tag).
     fixed_bufs: bool,
     /// I/Os queued since the last commit.
@@ -99,8 +99,7 @@ impl UringEngine {
     /// A ring with room for `depth` I/Os and their linked syncs, using the
     /// worker's buffers `bufs` (one per tag, each `buf_len` bytes).
     pub(crate) fn new(
-        file: Arc<File>,
-        path: &Path,
+        files: Vec<(Arc<File>, PathBuf)>,
         depth: u32,
         bufs: &[*mut u8],
         buf_len: usize,
@@ -113,9 +112,10 @@ impl UringEngine {
             .build(entries)
             .or_else(|_| IoUring::builder().setup_cqsize(entries * 2).build(entries))
             .map_err(|e| EngineError::Unsupported(format!("io_uring setup failed: {e}")))?;
+        let fds: Vec<i32> = files.iter().map(|(f, _)| f.as_raw_fd()).collect();
         ring.submitter()
-            .register_files(&[file.as_raw_fd()])
-            .map_err(|e| EngineError::io("io_uring file registration", path, e))?;
+            .register_files(&fds)
+            .map_err(|e| EngineError::io("io_uring file registration", &files[0].1, e))?;
         let iovecs: Vec<libc::iovec> = bufs
             .iter()
             .map(|&p| libc::iovec {
@@ -129,20 +129,26 @@ impl UringEngine {
         let n = depth as usize;
         Ok(Self {
             ring,
-            _file: file,
-            path: path.to_path_buf(),
+            files,
             write_done: vec![0; n],
             has_sync: vec![false; n],
             want_len: vec![0; n],
-            what: vec![(Dir::Read, 0); n],
+            what: vec![(Dir::Read, 0, 0); n],
             fixed_bufs,
             unsubmitted: 0,
             in_kernel: 0,
         })
     }
 
+    /// The path of file number `file` (the first file's for a stray number).
+    fn path(&self, file: u32) -> &Path {
+        self.files
+            .get(file as usize)
+            .map_or(&self.files[0].1, |(_, p)| p)
+    }
+
     fn cqe_error(&self, tag: usize, is_sync: bool, res: i32) -> EngineError {
-        let (dir, offset) = self.what[tag];
+        let (dir, offset, file) = self.what[tag];
         let op = if is_sync {
             "linked sync after write".to_string()
         } else {
@@ -152,14 +158,25 @@ impl UringEngine {
                 self.want_len[tag]
             )
         };
-        EngineError::io(op, &self.path, std::io::Error::from_raw_os_error(-res))
+        EngineError::io(op, self.path(file), std::io::Error::from_raw_os_error(-res))
     }
 }
 
 impl Engine for UringEngine {
     #[inline]
     unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
-        let fd = types::Fixed(0);
+        // SAFETY: the caller's contract is queue_on's.
+        unsafe { self.queue_on(0, req) }
+    }
+
+    #[inline]
+    unsafe fn queue_on(&mut self, file: u32, req: &IoRequest) -> Result<Queued, EngineError> {
+        if file as usize >= self.files.len() {
+            return Err(EngineError::Invalid(format!(
+                "no file number {file} in this engine"
+            )));
+        }
+        let fd = types::Fixed(file);
         let tag = req.tag as usize;
         let user = (req.tag as u64) << 1;
         let io = match (req.dir, self.fixed_bufs) {
@@ -178,7 +195,7 @@ impl Engine for UringEngine {
         }
         .user_data(user);
         self.want_len[tag] = req.len;
-        self.what[tag] = (req.dir, req.offset);
+        self.what[tag] = (req.dir, req.offset, file);
         self.write_done[tag] = 0;
         let mut sq = self.ring.submission();
         match req.sync {
@@ -208,7 +225,7 @@ impl Engine for UringEngine {
     fn commit(&mut self) -> Result<(), EngineError> {
         self.ring
             .submit()
-            .map_err(|e| EngineError::io("io_uring submit", &self.path, e))?;
+            .map_err(|e| EngineError::io("io_uring submit", &self.files[0].1, e))?;
         self.in_kernel += self.unsubmitted;
         self.unsubmitted = 0;
         Ok(())
@@ -222,7 +239,7 @@ impl Engine for UringEngine {
                 match self.ring.submit_and_wait((min - got) as usize) {
                     Ok(_) => {}
                     Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                    Err(e) => return Err(EngineError::io("io_uring wait", &self.path, e)),
+                    Err(e) => return Err(EngineError::io("io_uring wait", &self.files[0].1, e)),
                 }
             }
             let now = now_ns();
@@ -267,13 +284,13 @@ impl Engine for UringEngine {
             }
             if let Some((tag, is_sync, res)) = err {
                 if res >= 0 {
-                    let (dir, offset) = self.what[tag];
+                    let (dir, offset, file) = self.what[tag];
                     return Err(super::check_transfer(
                         dir,
                         res as usize,
                         self.want_len[tag],
                         offset,
-                        &self.path,
+                        self.path(file),
                     )
                     .unwrap_err());
                 }

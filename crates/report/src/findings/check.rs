@@ -221,6 +221,8 @@ mod tests {
             cached_before: None,
             cached_after: None,
             series: Vec::new(),
+            started_at_unix_ns: None,
+            stripe: None,
         }
     }
 

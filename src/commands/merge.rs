@@ -1,0 +1,30 @@
+//! `dbio merge RESULT.json...`: the results of one job run on many hosts
+//! at once, as one result (the library is `dbio_report::merge`).
+
+use crate::cli::MergeArgs;
+use anyhow::Context;
+use dbio_model::Outcome;
+use std::process::ExitCode;
+
+/// Runs `dbio merge`.
+pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut parts = Vec::with_capacity(a.results.len());
+    for p in &a.results {
+        let name = p.display().to_string();
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {name}"))?;
+        match dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
+            Outcome::Run(r) => parts.push((name, r)),
+            other => anyhow::bail!(
+                "{name} is a '{}' result; dbio merge combines measurements (bench) only",
+                other.command()
+            ),
+        }
+    }
+    let merged = dbio_report::merge::merge(parts).map_err(|e| anyhow::anyhow!(e))?;
+    let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
+        &a.output,
+    )?);
+    let mut merged = merged;
+    merged.findings = dbio_report::findings::evaluate(&merged);
+    Ok(ctx.finish_result(&Outcome::Run(merged)))
+}

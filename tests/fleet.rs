@@ -1,0 +1,381 @@
+//! Runs across many hosts: `--start-at` and `--label`, `dbio merge`, and
+//! the orchestration in docs/fleet (an Ansible playbook run for real
+//! against several local hosts, a Kubernetes manifest checked for shape).
+// See: issue 15
+
+use crate::util::{dbio, dbio_files, dbio_path, json, scratch, skip_this_test, Succeeds};
+use std::path::Path;
+use std::process::Command;
+
+fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+}
+
+fn refused(args: &[&str]) -> String {
+    let out = dbio().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+    err
+}
+
+#[test]
+fn a_start_in_the_past_or_a_day_ahead_is_refused_before_anything_is_made() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let past = (now_ns() / 1_000_000_000 - 10).to_string();
+    let e = refused(&["bench", dir, "--start-at", &past]);
+    assert!(
+        e.contains("in the past") && e.contains("this host's clock"),
+        "{e}"
+    );
+    let e = refused(&["read", dir, "--start-at", "2020-01-01T00:00:00Z"]);
+    assert!(e.contains("in the past"), "{e}");
+    let ahead = (now_ns() / 1_000_000_000 + 3 * 86_400).to_string();
+    let e = refused(&["dbwr", dir, "--start-at", &ahead]);
+    assert!(e.contains("ahead"), "{e}");
+    let e = refused(&["bench", dir, "--start-at", "noon"]);
+    assert!(e.contains("not a time"), "{e}");
+    assert!(dbio_files(d.path()).is_empty());
+}
+
+#[test]
+fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let start = now_ns() + 1_500_000_000;
+    let t = format!("{}.{:09}", start / 1_000_000_000, start % 1_000_000_000);
+    let out = dbio()
+        .args([
+            "bench",
+            dir,
+            "--size",
+            "4m",
+            "--ops",
+            "200",
+            "--start-at",
+            &t,
+        ])
+        .args(["--label", "rack-7", "--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    assert_eq!(v["label"], "rack-7");
+    assert_eq!(v["start_at_unix_ns"].as_u64().unwrap(), start);
+    let began = v["jobs"][0]["started_at_unix_ns"].as_u64().unwrap();
+    // Never before the start (a wait on the same clock cannot end early).
+    assert!(
+        began >= start,
+        "began {} ns before the start",
+        start - began
+    );
+}
+
+fn bench_part(dir: &str, label: &str, json_out: &Path, extra: &[&str]) {
+    dbio()
+        .args(["bench", dir, "--size", "4m", "--rw", "randrw", "--bs", "4k"])
+        .args(["--ops", "3000", "--label", label, "--quiet", "--json"])
+        .arg(json_out)
+        .args(extra)
+        .succeeds();
+}
+
+fn read(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// Sums `[value, count]` HDR buckets by value.
+fn hdr_sum(vs: &[&serde_json::Value]) -> std::collections::BTreeMap<u64, u64> {
+    let mut m = std::collections::BTreeMap::new();
+    for v in vs {
+        for b in v.as_array().unwrap() {
+            *m.entry(b[0].as_u64().unwrap()).or_insert(0) += b[1].as_u64().unwrap();
+        }
+    }
+    m
+}
+
+#[test]
+fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let (a, b, c) = (
+        d.path().join("a.json"),
+        d.path().join("b.json"),
+        d.path().join("c.json"),
+    );
+    bench_part(dir, "alpha", &a, &[]);
+    bench_part(dir, "beta", &b, &["--engine", "psync", "--seed", "9"]);
+    bench_part(dir, "gamma", &c, &[]);
+    let m = d.path().join("m.json");
+    dbio()
+        .arg("merge")
+        .args([&a, &b])
+        .arg("--json")
+        .arg(&m)
+        .succeeds();
+    let (va, vb, vm) = (read(&a), read(&b), read(&m));
+    assert_eq!(vm["command"], "bench");
+    let labels: Vec<&str> = vm["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["alpha", "beta"]);
+    assert_eq!(
+        vm["parts"][0]["jobs"], va["jobs"],
+        "a part is kept unchanged"
+    );
+    let (ja, jb, jm) = (&va["jobs"][0], &vb["jobs"][0], &vm["jobs"][0]);
+    for dir in ["read", "write"] {
+        for k in ["ops", "bytes"] {
+            assert_eq!(
+                jm[dir][k].as_u64().unwrap(),
+                ja[dir][k].as_u64().unwrap() + jb[dir][k].as_u64().unwrap(),
+                "{dir} {k}"
+            );
+        }
+        let lat = &jm[dir]["lat"];
+        assert_eq!(
+            lat["count"].as_u64().unwrap(),
+            jm[dir]["ops"].as_u64().unwrap()
+        );
+        // The merged histogram is the sum of the parts' histograms.
+        let merged: std::collections::BTreeMap<u64, u64> = hdr_sum(&[&lat["hdr"]]);
+        assert_eq!(
+            merged,
+            hdr_sum(&[&ja[dir]["lat"]["hdr"], &jb[dir]["lat"]["hdr"]])
+        );
+        assert_eq!(
+            lat["max_ns"].as_u64().unwrap(),
+            ja[dir]["lat"]["max_ns"]
+                .as_u64()
+                .unwrap()
+                .max(jb[dir]["lat"]["max_ns"].as_u64().unwrap())
+        );
+    }
+    // A merged result merges again, and every output takes it.
+    let out = dbio()
+        .arg("merge")
+        .args([&m, &c])
+        .args(["--json", "-", "--quiet"])
+        .succeeds();
+    let v3 = json(&out.stdout);
+    assert_eq!(v3["parts"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        v3["jobs"][0]["read"]["ops"].as_u64().unwrap()
+            + v3["jobs"][0]["write"]["ops"].as_u64().unwrap(),
+        9000
+    );
+    let out = dbio()
+        .arg("merge")
+        .args([&a, &b, &c])
+        .args(["--csv", "-"])
+        .succeeds();
+    let csv = String::from_utf8_lossy(&out.stdout);
+    assert!(csv.lines().count() >= 2, "{csv}");
+    let out = dbio().args(["report", "--from"]).arg(&m).succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("merged from 2 parts") && table.contains("beta"),
+        "{table}"
+    );
+}
+
+#[test]
+fn merge_refuses_other_commands_and_other_jobs() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let (a, b) = (d.path().join("a.json"), d.path().join("b.json"));
+    bench_part(dir, "a", &a, &[]);
+    bench_part(dir, "b", &b, &["--threads", "2"]);
+    let e = refused(&["merge", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(
+        e.contains("differs") && e.contains("--threads 1 against 2"),
+        "{e}"
+    );
+    let mut v = read(&a);
+    v["command"] = "check".into();
+    let c = d.path().join("c.json");
+    std::fs::write(&c, v.to_string()).unwrap();
+    let e = refused(&["merge", a.to_str().unwrap(), c.to_str().unwrap()]);
+    assert!(e.contains("same command"), "{e}");
+    let e = refused(&["merge", a.to_str().unwrap(), "/nonexistent/x.json"]);
+    assert!(e.contains("x.json"), "{e}");
+}
+
+fn docs_fleet(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/fleet")
+        .join(name)
+}
+
+/// Whether a tool is here; in CI (scripts/test installs it) its absence
+/// is a failure, elsewhere a skip.
+fn have(tool: &str, args: &[&str]) -> bool {
+    let ok = Command::new(tool)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{tool} is missing, and scripts/test installs it in CI"
+        );
+        skip_this_test(&format!(
+            "{tool} is not installed (scripts/test installs it)"
+        ));
+    }
+    ok
+}
+
+#[test]
+fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
+    if !have("ansible-playbook", &["--version"]) {
+        return;
+    }
+    let d = scratch();
+    let work = d.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let inv = d.path().join("inventory");
+    let hosts = ["db1", "db2", "db3"];
+    let mut text = String::from("[dbio]\n");
+    for h in hosts {
+        text.push_str(&format!("{h} ansible_connection=local\n"));
+    }
+    std::fs::write(&inv, text).unwrap();
+    let results = d.path().join("results");
+    let out_dir = d.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let args = format!(
+        "dbio_args='bench {} --rw randread --size 8m --bs 4k --runtime 1'",
+        work.display()
+    );
+    let out = Command::new("ansible-playbook")
+        .arg("-i")
+        .arg(&inv)
+        .arg(docs_fleet("dbio-fleet.yml"))
+        .arg("-e")
+        .arg(format!("dbio={}", dbio_path().display()))
+        .args(["-e", &args, "-e", "dbio_delay_s=15"])
+        .arg("-e")
+        .arg(format!("dbio_workdir={}", out_dir.display()))
+        .arg("-e")
+        .arg(format!("dbio_results={}", results.display()))
+        .env("ANSIBLE_LOCAL_TEMP", d.path().join("ansible-tmp"))
+        .env("ANSIBLE_NOCOLOR", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "ansible-playbook failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = read(&results.join("merged.json"));
+    let parts = m["parts"].as_array().unwrap();
+    assert_eq!(parts.len(), 3);
+    let mut sum = 0;
+    let mut starts = Vec::new();
+    for (p, h) in parts.iter().zip(hosts) {
+        assert_eq!(p["label"], h);
+        assert_eq!(
+            p["start_at_unix_ns"], m["start_at_unix_ns"],
+            "one start for all"
+        );
+        sum += p["jobs"][0]["read"]["ops"].as_u64().unwrap();
+        starts.push(p["jobs"][0]["started_at_unix_ns"].as_u64().unwrap());
+        // Each host's own result, as collected, is the part.
+        let own = read(&results.join(format!("{h}.json")));
+        assert_eq!(own["jobs"], p["jobs"]);
+    }
+    assert_eq!(m["jobs"][0]["read"]["ops"].as_u64().unwrap(), sum);
+    assert_eq!(m["jobs"][0]["read"]["lat"]["count"].as_u64().unwrap(), sum);
+    let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
+    assert!(
+        spread < 10_000_000,
+        "the parts began {} ms apart",
+        spread as f64 / 1e6
+    );
+    assert!(
+        dbio_files(&work).is_empty(),
+        "a temporary file was left behind"
+    );
+}
+
+#[test]
+fn the_kubernetes_manifest_is_an_indexed_job_running_dbio_at_one_start() {
+    if !have("python3", &["-c", "import yaml"]) {
+        return;
+    }
+    let script = r#"
+import json, sys, yaml
+print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))
+"#;
+    let load = |name: &str| -> Vec<serde_json::Value> {
+        let out = Command::new("python3")
+            .args(["-c", script])
+            .arg(docs_fleet(name))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let docs = load("dbio-indexed-job.yaml");
+    assert_eq!(docs.len(), 1);
+    let job = &docs[0];
+    assert_eq!(job["apiVersion"], "batch/v1");
+    assert_eq!(job["kind"], "Job");
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    assert_eq!(
+        spec["completions"], spec["parallelism"],
+        "every pod at once"
+    );
+    let pod = &spec["template"]["spec"];
+    assert_eq!(pod["restartPolicy"], "Never");
+    let c = &pod["containers"][0];
+    assert_eq!(c["command"][0], "dbio");
+    let args: Vec<&str> = c["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    let after = |flag: &str| args[args.iter().position(|a| *a == flag).unwrap() + 1];
+    assert_eq!(after("--start-at"), "$(START_AT)");
+    assert!(after("--json").contains("$(JOB_COMPLETION_INDEX)"));
+    assert!(after("--label").contains("$(JOB_COMPLETION_INDEX)"));
+    let env = c["env"].as_array().unwrap();
+    assert!(env.iter().any(|e| e["name"] == "START_AT"));
+    // The arguments are ones dbio takes (with the variables filled in).
+    let filled: Vec<String> = args
+        .iter()
+        .map(|a| {
+            a.replace(
+                "$(START_AT)",
+                &(now_ns() / 1_000_000_000 + 3600).to_string(),
+            )
+            .replace("$(JOB_COMPLETION_INDEX)", "0")
+        })
+        .collect();
+    let out = dbio().args(&filled).arg("--help").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merge = load("dbio-merge-job.yaml");
+    assert_eq!(merge[0]["kind"], "Job");
+    let cmd = merge[0]["spec"]["template"]["spec"]["containers"][0]["args"][0]
+        .as_str()
+        .unwrap();
+    assert!(cmd.contains("dbio merge /results/dbio-*.json"), "{cmd}");
+}
