@@ -135,6 +135,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     }
     let control = Control {
         stop: ctx.stop_flag().clone(),
+        ..Default::default()
     };
     let mut failed = None;
     let measure = |s: u32, l: u32| {

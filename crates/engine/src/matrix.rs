@@ -557,6 +557,8 @@ mod tests {
             cached_before: None,
             cached_after: None,
             series: Vec::new(),
+            started_at_unix_ns: None,
+            stripe: None,
         };
         let p = point_of(8, 0, Some(&empty), None);
         assert_eq!(p.small_lat, None);
