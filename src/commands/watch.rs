@@ -10,6 +10,8 @@
 //! asked for the summary: a stop is the ordinary end of a watch, so the
 //! result is complete and the exit status 0.
 
+mod block;
+
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
 use anyhow::Context;
@@ -49,6 +51,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         interval_ns: a.interval.map(seconds_to_ns),
         stream: a.stream,
         min_latency_ns: a.min_latency.unwrap_or(0),
+        block: !a.no_block,
     })
 }
 
@@ -251,6 +254,18 @@ impl Paths {
     }
 }
 
+/// The open files of a snapshot: (pid, fd, path) of each descriptor
+/// whose path is known.
+fn open_files<'a>(
+    s: &'a Snapshot,
+    paths: &'a Paths,
+) -> impl Iterator<Item = (u32, i32, String)> + 'a {
+    s.entries.iter().filter_map(|e| {
+        let p = paths.0.get(&(e.pid, e.fd))?.clone()?;
+        Some((e.pid, e.fd, p))
+    })
+}
+
 /// A snapshot as the model's result.
 fn result(
     cfg: &WatchConfig,
@@ -258,6 +273,7 @@ fn result(
     paths: &Paths,
     processes: &BTreeMap<u32, String>,
     start: Instant,
+    attr: Option<&block::Attribution>,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -285,9 +301,17 @@ fn result(
             start_table_full: s.start_table_full,
             histogram_table_full: s.histogram_table_full,
             ring_drops: s.ring_drops,
+            block_unmatched: s.block_unmatched,
+            block_table_full: s.block_table_full,
+            block_histogram_full: s.block_histogram_full,
+            block_ring_drops: s.block_ring_drops,
         },
         streamed: 0,
         unavailable: Vec::new(),
+        block: attr.map(|a| a.device_rows(&s.block)).unwrap_or_default(),
+        file_block: attr.map(|a| a.file_rows()).unwrap_or_default(),
+        block_unattributed: attr.map(|a| a.unattributed_rows()).unwrap_or_default(),
+        unmapped: attr.map(|a| a.unmapped_rows()).unwrap_or_default(),
     }
 }
 
@@ -333,7 +357,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut watcher = Watcher::load(LoadOptions {
         stream: cfg.stream,
         min_latency_ns: cfg.min_latency_ns,
+        block: cfg.block,
     })?;
+    let mut attr = watcher.block_traced().then(block::Attribution::default);
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
@@ -406,9 +432,13 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         }
         let snap = watcher.snapshot()?;
         paths.learn(&snap);
+        if let Some(at) = attr.as_mut() {
+            at.update(&mut watcher, open_files(&snap, &paths));
+            at.drain(&mut watcher);
+        }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
-                let r = result(&cfg, &snap, &paths, &processes, start);
+                let r = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
                 eprint!("{}", dbio_report::watch::render_so_far(&r));
                 next_print = Some(at + Duration::from_nanos(i));
             }
@@ -436,7 +466,11 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     let snap = watcher.snapshot()?;
     paths.learn(&snap);
-    let mut w = result(&cfg, &snap, &paths, &processes, start);
+    if let Some(at) = attr.as_mut() {
+        at.update(&mut watcher, open_files(&snap, &paths));
+        at.finish(&mut watcher);
+    }
+    let mut w = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
     w.ended = ended;
     w.command_status = command_status;
     w.streamed = streamed;
