@@ -52,6 +52,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         stream: a.stream,
         min_latency_ns: a.min_latency.unwrap_or(0),
         block: !a.no_block,
+        follow: a.follow,
     })
 }
 
@@ -358,6 +359,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         stream: cfg.stream,
         min_latency_ns: cfg.min_latency_ns,
         block: cfg.block,
+        follow: cfg.follow,
     })?;
     let mut attr = watcher.block_traced().then(block::Attribution::default);
     let outputs = crate::output::Outputs::for_run(&a.output)?;
@@ -412,6 +414,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                     v.insert(comm);
                 }
             }
+        }
+        if cfg.follow {
+            follow(&mut watcher, &mut processes, a.output.quiet)?;
         }
         if cfg.stream {
             wait_stream(&watcher, TICK);
@@ -486,6 +491,45 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
+}
+
+/// The thread-group id of task `id` (`Tgid:` in `/proc/ID/status`).
+fn tgid_of(id: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{id}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// `--follow`: the children the kernel added to the watched table become
+/// watched processes; the threads it added too (the fork tracepoint fires
+/// for them as well) and children already gone are taken out of the
+/// table, so a later process reusing such an id is not watched by mistake.
+fn follow(
+    w: &mut Watcher,
+    processes: &mut BTreeMap<u32, String>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    for id in w.watched_ids()? {
+        if processes.contains_key(&id) {
+            continue;
+        }
+        if tgid_of(id) == Some(id) {
+            let comm = comm_of(id);
+            if !quiet {
+                eprintln!(
+                    "dbio watch: now watching pid {id} ({comm}), forked by a watched process"
+                );
+            }
+            processes.insert(id, comm);
+        } else {
+            w.unwatch(id)?;
+        }
+    }
+    Ok(())
 }
 
 /// Waits up to `limit` for stream records (poll(2) on the ring buffer).

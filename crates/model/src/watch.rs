@@ -50,6 +50,10 @@ pub struct WatchConfig {
     /// extents; off with `--no-block`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub block: bool,
+    /// Processes forked by a watched process are watched too (`--follow`),
+    /// from their first instruction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow: bool,
 }
 
 /// A traced system call.

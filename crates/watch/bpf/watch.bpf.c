@@ -262,6 +262,9 @@ const volatile __u32 done_sector_off = 16;
 const volatile __u32 done_nr_off = 24;
 const volatile __u32 start_dev_off = 8;
 const volatile __u32 start_sector_off = 16;
+// child_pid in sched:sched_process_fork (20 on 6.x, where the comms are
+// __data_loc strings; 44 before).
+const volatile __u32 fork_child_off = 20;
 
 struct sys_enter {
 	__u64 common;
@@ -585,6 +588,24 @@ int blk_done(void *ctx)
 		}
 	}
 	bpf_map_delete_elem(&binflight, &k);
+	return 0;
+}
+
+// --follow: a process forked by a watched process is watched from its
+// first instruction (the fork runs in the parent's context). Threads fire
+// this tracepoint too: their ids land in `watched` but are never looked
+// up (the key is a tgid); user space removes them.
+SEC("tracepoint/sched/sched_process_fork")
+int follow_fork(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *only = bpf_map_lookup_elem(&watched, &tgid);
+	if (!only || *only)
+		return 0;
+	__u32 child = 0, all = 0;
+	bpf_probe_read_kernel(&child, 4, (char *)ctx + fork_child_off);
+	if (child && child != tgid)
+		bpf_map_update_elem(&watched, &child, &all, BPF_NOEXIST);
 	return 0;
 }
 

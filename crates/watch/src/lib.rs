@@ -68,6 +68,9 @@ pub enum WatchError {
     /// None of the syscall tracepoints could be attached.
     #[error("no syscall tracepoint could be attached (this kernel has no syscalls:sys_enter_* events, or BPF on tracepoints is disabled)")]
     NothingAttached,
+    /// `--follow` without the fork tracepoint.
+    #[error("--follow needs the sched:sched_process_fork tracepoint, which this kernel does not have (or its record has no child_pid)")]
+    Follow,
     /// A map could not be read or written.
     #[error("reading the tracer's maps failed: {0}")]
     Map(String),
@@ -233,6 +236,8 @@ pub struct LoadOptions {
     pub min_latency_ns: u64,
     /// Trace the block layer too.
     pub block: bool,
+    /// Watch the processes a watched process forks.
+    pub follow: bool,
 }
 
 /// What the maps hold now.
@@ -452,6 +457,16 @@ impl Watcher {
                 offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
             }
         }
+        let fork_child = if opts.follow {
+            let f = field_offsets(tracefs, "sched/sched_process_fork", &[("child_pid", 4)])
+                .ok_or(WatchError::Follow)?;
+            Some(f[0])
+        } else {
+            None
+        };
+        if let Some(off) = &fork_child {
+            offsets.push(("fork_child_off", *off));
+        }
         let mut loader = EbpfLoader::new();
         loader
             .override_global("stream_enabled", &stream, true)
@@ -478,6 +493,9 @@ impl Watcher {
         }
         if attached == 0 {
             return Err(WatchError::NothingAttached);
+        }
+        if fork_child.is_some() {
+            attach(&mut ebpf, "follow_fork", "sched", "sched_process_fork")?;
         }
         let block = if let Some(l) = &layout {
             // Completion before issue: a request issued between the two
@@ -578,6 +596,29 @@ impl Watcher {
         .map_err(|e| WatchError::Map(e.to_string()))?;
         m.insert(pid, tid.unwrap_or(0), 0)
             .map_err(|e| WatchError::Map(e.to_string()))
+    }
+
+    /// Every id in the watched table (with `follow`, the children the
+    /// kernel added, and the threads it added by mistake).
+    pub fn watched_ids(&self) -> Result<Vec<u32>, WatchError> {
+        let m: HashMap<_, u32, u32> = HashMap::try_from(
+            self.ebpf
+                .map("watched")
+                .ok_or_else(|| WatchError::Map("map watched missing".into()))?,
+        )
+        .map_err(|e| WatchError::Map(e.to_string()))?;
+        Ok(m.keys().filter_map(Result::ok).collect())
+    }
+
+    /// Stops watching `id`.
+    pub fn unwatch(&mut self, id: u32) -> Result<(), WatchError> {
+        let mut m: HashMap<_, u32, u32> = HashMap::try_from(
+            self.ebpf
+                .map_mut("watched")
+                .ok_or_else(|| WatchError::Map("map watched missing".into()))?,
+        )
+        .map_err(|e| WatchError::Map(e.to_string()))?;
+        m.remove(&id).map_err(|e| WatchError::Map(e.to_string()))
     }
 
     /// Sums every map over the CPUs.
