@@ -533,8 +533,10 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     );
 }
 
-/// The writes of `sh -c SCRIPT` watched with `extra`: (pid, count, bytes)
-/// of every process's write(2) calls on the file `out`.
+/// The writes of a subshell appending to `out`, watched with `extra`:
+/// (pid, count, bytes) of every process's write(2) calls on its standard
+/// output (the child exits at once, so its descriptors' paths may never
+/// be read).
 fn forked_writes(
     extra: &[&str],
     out: &std::path::Path,
@@ -551,7 +553,7 @@ fn forked_writes(
         .as_array()
         .unwrap()
         .iter()
-        .filter(|o| o["op"] == "write" && o["path"] == out.to_str().unwrap())
+        .filter(|o| o["op"] == "write" && o["fd"] == 1)
         .map(|o| {
             (
                 o["pid"].as_u64().unwrap(),

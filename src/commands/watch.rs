@@ -475,6 +475,13 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         at.update(&mut watcher, open_files(&snap, &paths));
         at.finish(&mut watcher);
     }
+    if cfg.follow {
+        // Children that exited before a tick saw them: their calls are in
+        // the tables under their pid.
+        for e in &snap.entries {
+            processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
+        }
+    }
     let mut w = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
     w.ended = ended;
     w.command_status = command_status;
