@@ -204,9 +204,10 @@ fn start_command(
     })
 }
 
-/// Descriptor paths by (pid, fd), read when first seen and at every tick.
+/// Descriptor paths by (pid, fd, generation), read when first seen and at
+/// every tick while that generation is the one open.
 #[derive(Default)]
-struct Paths(BTreeMap<(u32, i32), Option<String>>);
+struct Paths(BTreeMap<(u32, i32, u32), Option<String>>);
 
 impl Paths {
     fn resolve(pid: u32, fd: i32) -> Option<String> {
@@ -218,38 +219,41 @@ impl Paths {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
-    /// Reads the path of every descriptor again: a descriptor number is
-    /// reused after a close, and the file that stays open longest (the
-    /// one doing the I/O a watch is about) is the one seen last. A path
-    /// that can no longer be read keeps its last value.
-    fn learn(&mut self, s: &Snapshot) {
+    /// Reads the path of every descriptor whose row is the file the
+    /// number holds now (the kernel counts closes and dup2/dup3 per
+    /// number, and a row of an earlier generation keeps the path it had).
+    /// A path that can no longer be read keeps its last value.
+    fn learn(&mut self, s: &Snapshot, w: &Watcher) {
         for e in &s.entries {
-            let now = Self::resolve(e.pid, e.fd);
-            let slot = self.0.entry((e.pid, e.fd)).or_insert(None);
-            if now.is_some() {
-                *slot = now;
+            let slot = self.0.entry((e.pid, e.fd, e.generation)).or_insert(None);
+            if e.fd < 0 || w.fd_generation(e.pid, e.fd) != e.generation {
+                continue;
+            }
+            if let Some(now) = Self::resolve(e.pid, e.fd) {
+                *slot = Some(now);
             }
         }
     }
 
-    /// Reads again the path of each descriptor in a batch of streamed
-    /// calls, once per descriptor: a number cached from an earlier file
-    /// (closed since, the number reused) would name the wrong file. A
-    /// path that can no longer be read keeps its last value.
-    fn refresh(&mut self, keys: impl Iterator<Item = (u32, i32)>) {
+    /// The path of what `pid` holds as `fd` now (the stream's calls), read
+    /// again once per batch: a number cached from an earlier file would
+    /// name the wrong one.
+    fn refresh(&mut self, w: &Watcher, keys: impl Iterator<Item = (u32, i32)>) {
         let mut seen = std::collections::BTreeSet::new();
-        for key in keys {
-            if seen.insert(key) {
-                if let Some(now) = Self::resolve(key.0, key.1) {
-                    self.0.insert(key, Some(now));
+        for (pid, fd) in keys {
+            if seen.insert((pid, fd)) {
+                if let Some(now) = Self::resolve(pid, fd) {
+                    self.0
+                        .insert((pid, fd, w.fd_generation(pid, fd)), Some(now));
                 }
             }
         }
     }
 
-    fn get(&mut self, pid: u32, fd: i32) -> Option<String> {
+    fn get(&mut self, w: &Watcher, pid: u32, fd: i32) -> Option<String> {
+        let g = w.fd_generation(pid, fd);
         self.0
-            .entry((pid, fd))
+            .entry((pid, fd, g))
             .or_insert_with(|| Self::resolve(pid, fd))
             .clone()
     }
@@ -262,7 +266,7 @@ fn open_files<'a>(
     paths: &'a Paths,
 ) -> impl Iterator<Item = (u32, i32, String)> + 'a {
     s.entries.iter().filter_map(|e| {
-        let p = paths.0.get(&(e.pid, e.fd))?.clone()?;
+        let p = paths.0.get(&(e.pid, e.fd, e.generation))?.clone()?;
         Some((e.pid, e.fd, p))
     })
 }
@@ -293,7 +297,7 @@ fn result(
             .entries
             .iter()
             .map(|e| WatchFileOp {
-                path: paths.0.get(&(e.pid, e.fd)).cloned().flatten(),
+                path: paths.0.get(&(e.pid, e.fd, e.generation)).cloned().flatten(),
                 ..e.clone()
             })
             .collect(),
@@ -427,16 +431,16 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             } else {
                 Box::new(std::io::stdout().lock())
             };
-            paths.refresh(lines.iter().map(|e| (e.pid, e.fd)));
+            paths.refresh(&watcher, lines.iter().map(|e| (e.pid, e.fd)));
             for e in &lines {
-                let path = paths.get(e.pid, e.fd);
+                let path = paths.get(&watcher, e.pid, e.fd);
                 let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
             }
         } else {
             std::thread::sleep(TICK);
         }
         let snap = watcher.snapshot()?;
-        paths.learn(&snap);
+        paths.learn(&snap, &watcher);
         if let Some(at) = attr.as_mut() {
             at.update(&mut watcher, open_files(&snap, &paths));
             at.drain(&mut watcher);
@@ -470,7 +474,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         streamed += watcher.drain_stream(|_| {});
     }
     let snap = watcher.snapshot()?;
-    paths.learn(&snap);
+    paths.learn(&snap, &watcher);
     if let Some(at) = attr.as_mut() {
         at.update(&mut watcher, open_files(&snap, &paths));
         at.finish(&mut watcher);

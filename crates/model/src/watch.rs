@@ -175,6 +175,11 @@ pub struct WatchFileOp {
     pub pid: u32,
     /// File descriptor (-1 for calls without one: io_submit, io_getevents).
     pub fd: i32,
+    /// How many times the process had closed or replaced (dup2, dup3) this
+    /// descriptor number before these calls: each file that held the
+    /// number has a row of its own. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub generation: u32,
     /// What the descriptor pointed to (`/proc/PID/fd/FD`), read when first
     /// seen and again at the end; none when the process or the descriptor
     /// was gone by then.
@@ -236,6 +241,10 @@ pub struct WatchLosses {
 }
 
 fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 

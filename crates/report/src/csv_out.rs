@@ -188,8 +188,20 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     for x in &r.watch {
         for o in &x.ops {
-            let item = format!("{} pid {} fd {} {}", x.name, o.pid, o.fd, o.op);
-            rows.extend(entry_rows("watch", &item, o, &["pid", "fd", "op"])?);
+            let item = if o.generation > 0 {
+                format!(
+                    "{} pid {} fd {} #{} {}",
+                    x.name, o.pid, o.fd, o.generation, o.op
+                )
+            } else {
+                format!("{} pid {} fd {} {}", x.name, o.pid, o.fd, o.op)
+            };
+            rows.extend(entry_rows(
+                "watch",
+                &item,
+                o,
+                &["pid", "fd", "generation", "op"],
+            )?);
         }
         for d in &x.block {
             let by = d

@@ -57,7 +57,14 @@ fn body(head: String, w: &WatchResult) -> String {
         };
         t.add_row([
             Cell::new(o.pid).set_alignment(CellAlignment::Right),
-            Cell::new(o.fd).set_alignment(CellAlignment::Right),
+            Cell::new(if o.generation > 0 {
+                // The number held another file before: this row is the
+                // file it held after `generation` closes or dup2s.
+                format!("{} #{}", o.fd, o.generation)
+            } else {
+                o.fd.to_string()
+            })
+            .set_alignment(CellAlignment::Right),
             Cell::new(o.path.as_deref().unwrap_or("?")),
             Cell::new(o.op.name()),
             Cell::new(o.count).set_alignment(CellAlignment::Right),

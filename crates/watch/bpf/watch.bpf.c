@@ -89,7 +89,7 @@ struct key {
 	__u32 tgid;
 	__s32 fd;
 	__u32 op;
-	__u32 pad;
+	__u32 gen;
 };
 
 struct val {
@@ -196,6 +196,15 @@ struct {
 	__type(key, struct fdkey);
 	__type(value, struct last);
 } last_write SEC(".maps");
+
+// How many times each watched descriptor was closed or replaced: a number
+// reused for another file starts a new row (its `gen`).
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fdkey);
+	__type(value, __u32);
+} fdgen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -335,6 +344,12 @@ static __attribute__((always_inline)) int leave(__s64 ret)
 	}
 	__u64 lat = bpf_ktime_get_ns() - s->ts;
 	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op };
+	if (s->fd >= 0) {
+		struct fdkey gk = { .tgid = tgid, .fd = s->fd };
+		__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+		if (g)
+			k.gen = *g;
+	}
 	struct val *v = bpf_map_lookup_elem(&hist, &k);
 	if (!v) {
 		struct val zero = {};
@@ -590,6 +605,41 @@ int blk_done(void *ctx)
 	bpf_map_delete_elem(&binflight, &k);
 	return 0;
 }
+
+// A descriptor closed (close) or replaced (dup2, dup3 onto an open
+// number) by a watched process: later calls on the number are another
+// file's, in a new row; the same-block tracking starts again.
+static __attribute__((always_inline)) int fd_gone(__s32 fd)
+{
+	__u32 tgid;
+	if (fd < 0 || !watched_now(&tgid))
+		return 0;
+	struct fdkey fk = { .tgid = tgid, .fd = fd };
+	__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+	if (g) {
+		*g += 1;
+	} else {
+		__u32 one = 1;
+		bpf_map_update_elem(&fdgen, &fk, &one, BPF_ANY);
+	}
+	bpf_map_delete_elem(&last_write, &fk);
+	return 0;
+}
+
+// close(fd): the number is free whatever close returns.
+SEC("tracepoint/syscalls/sys_enter_close")
+int enter_close(struct sys_enter *ctx)
+{ return fd_gone((__s32)ctx->args[0]); }
+
+// dup2(oldfd, newfd), dup3(oldfd, newfd, flags): newfd is closed first
+// (a dup that then fails only starts a row early).
+SEC("tracepoint/syscalls/sys_enter_dup2")
+int enter_dup2(struct sys_enter *ctx)
+{ return ctx->args[0] == ctx->args[1] ? 0 : fd_gone((__s32)ctx->args[1]); }
+
+SEC("tracepoint/syscalls/sys_enter_dup3")
+int enter_dup3(struct sys_enter *ctx)
+{ return ctx->args[0] == ctx->args[1] ? 0 : fd_gone((__s32)ctx->args[1]); }
 
 // --follow: a process forked by a watched process is watched from its
 // first instruction (the fork runs in the parent's context). Threads fire

@@ -83,7 +83,7 @@ struct Key {
     tgid: u32,
     fd: i32,
     op: u32,
-    pad: u32,
+    gen: u32,
 }
 
 /// A value of the `hist` map (one CPU's share).
@@ -494,6 +494,25 @@ impl Watcher {
         if attached == 0 {
             return Err(WatchError::NothingAttached);
         }
+        // Descriptors closed or replaced: without them a reused number
+        // adds another file's calls to the first one's row.
+        for name in ["close", "dup2", "dup3"] {
+            if tracefs
+                .join(format!("events/syscalls/sys_enter_{name}"))
+                .exists()
+            {
+                attach(
+                    &mut ebpf,
+                    &format!("enter_{name}"),
+                    "syscalls",
+                    &format!("sys_enter_{name}"),
+                )?;
+            } else {
+                unavailable.push(format!(
+                    "syscalls:sys_enter_{name} (a descriptor number reused after it is not told apart)"
+                ));
+            }
+        }
         if fork_child.is_some() {
             attach(&mut ebpf, "follow_fork", "sched", "sched_process_fork")?;
         }
@@ -610,6 +629,18 @@ impl Watcher {
         Ok(m.keys().filter_map(Result::ok).collect())
     }
 
+    /// How many times process `pid` closed or replaced descriptor `fd`
+    /// while watched: the generation of the file it holds now.
+    pub fn fd_generation(&self, pid: u32, fd: i32) -> u32 {
+        let Some(map) = self.ebpf.map("fdgen") else {
+            return 0;
+        };
+        let Ok(m) = HashMap::<_, [i32; 2], u32>::try_from(map) else {
+            return 0;
+        };
+        m.get(&[pid as i32, fd], 0).unwrap_or(0)
+    }
+
     /// Stops watching `id`.
     pub fn unwatch(&mut self, id: u32) -> Result<(), WatchError> {
         let mut m: HashMap<_, u32, u32> = HashMap::try_from(
@@ -639,6 +670,7 @@ impl Watcher {
             let mut e = WatchFileOp {
                 pid: k.tgid,
                 fd: k.fd,
+                generation: k.gen,
                 op,
                 ..Default::default()
             };
@@ -660,7 +692,7 @@ impl Watcher {
             e.latency.counts = buckets[..last].to_vec();
             entries.push(e);
         }
-        entries.sort_by_key(|e| (e.pid, e.fd, e.op));
+        entries.sort_by_key(|e| (e.pid, e.fd, e.generation, e.op));
         let stats: PerCpuArray<_, u64> = PerCpuArray::try_from(
             self.ebpf
                 .map("stats")

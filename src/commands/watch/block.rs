@@ -234,10 +234,16 @@ impl Attribution {
     /// now and all of them again every second, and asks the tracer for
     /// the requests on their devices.
     pub fn update(&mut self, w: &mut Watcher, open: impl Iterator<Item = (u32, i32, String)>) {
+        let due = self.mapped_at.is_none_or(|t| t.elapsed() >= REMAP);
         let mut fresh = false;
         for (pid, fd, path) in open {
             // Pipes, sockets and anonymous files are `type:[inode]`.
             if !path.starts_with('/') || path.starts_with("/dev/") {
+                continue;
+            }
+            // A known path is checked again only when the files are
+            // mapped again (it may name another file by then).
+            if !due && self.index.contains_key(&path) {
                 continue;
             }
             if path.ends_with(" (deleted)") {
@@ -246,15 +252,10 @@ impl Attribution {
                     .or_insert_with(|| "deleted while open (no path to open it by)".into());
                 continue;
             }
-            let id = match open_file_id(pid, fd) {
-                Ok(Some(id)) => id,
-                Ok(None) => continue,
-                Err(why) => {
-                    if !self.index.contains_key(&path) {
-                        self.unmapped.entry(path).or_insert(why);
-                    }
-                    continue;
-                }
+            // Not a regular file, or closed already (then what it was is
+            // unknown): nothing to map.
+            let Ok(Some(id)) = open_file_id(pid, fd) else {
+                continue;
             };
             let n = self.paths.len();
             let i = *self.index.entry(path.clone()).or_insert(n);
@@ -268,7 +269,6 @@ impl Attribution {
                 fresh = true;
             }
         }
-        let due = self.mapped_at.is_none_or(|t| t.elapsed() >= REMAP);
         if fresh || due {
             self.remap(w);
         }

@@ -234,7 +234,7 @@ fn reads_of_written_file(file: &str, ops: &[&WatchFileOp]) -> Option<Finding> {
         Some(file),
         Severity::Notice,
         format!(
-            "{file} is read ({} calls) as well as written ({} calls) by the watched process (a descriptor number is reused after a close, so some reads may be of a file that held the same number earlier)",
+            "{file} is read ({} calls) as well as written ({} calls) by the watched process",
             s.reads, s.writes
         ),
         vec![
