@@ -533,14 +533,14 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     );
 }
 
+/// (pid, count, bytes) of one process's writes.
+type Writes = Vec<(u64, u64, u64)>;
+
 /// The writes of a subshell appending to `out`, watched with `extra`:
 /// (pid, count, bytes) of every process's write(2) calls on its standard
 /// output (the child exits at once, so its descriptors' paths may never
 /// be read).
-fn forked_writes(
-    extra: &[&str],
-    out: &std::path::Path,
-) -> Result<(Value, Vec<(u64, u64, u64)>), String> {
+fn forked_writes(extra: &[&str], out: &std::path::Path) -> Result<(Value, Writes), String> {
     // The subshell is a forked child; `; true` keeps the shell from
     // exec'ing it in place.
     let script = format!("(echo 1; echo 2; echo 3) >>'{}'; true", out.display());

@@ -475,9 +475,11 @@ mod tests {
 
     #[test]
     fn requests_go_to_the_file_whose_extent_holds_their_first_sector() {
-        let mut a = Attribution::default();
-        a.paths = vec!["/a".into(), "/b".into()];
-        a.extents = vec![(5, 100, 108, 0), (5, 200, 300, 1), (6, 0, 1000, 1)];
+        let mut a = Attribution {
+            paths: vec!["/a".into(), "/b".into()],
+            extents: vec![(5, 100, 108, 0), (5, 200, 300, 1), (6, 0, 1000, 1)],
+            ..Default::default()
+        };
         assert_eq!(a.file_of(5, 100), Some(0));
         assert_eq!(a.file_of(5, 107), Some(0));
         assert_eq!(a.file_of(5, 108), None);
