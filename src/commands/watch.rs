@@ -37,6 +37,9 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
     if a.tid.is_some() && a.pid.len() != 1 {
         anyhow::bail!("--tid needs exactly one --pid (the process the thread belongs to)");
     }
+    if a.follow && a.tid.is_some() {
+        anyhow::bail!("--follow watches whole processes and their children; it cannot be combined with --tid");
+    }
     if let Some(c) = &a.comm {
         if c.is_empty() {
             anyhow::bail!("--comm needs a non-empty pattern");
