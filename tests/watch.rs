@@ -216,8 +216,11 @@ fn watch_shows_a_buffered_log_writer_rewriting_the_same_block() {
         "512",
         "--sessions",
         "1",
+        // Enough commits that the run outlasts a few of dbio's 50 ms
+        // ticks on a loaded machine: the log's path is read while the
+        // descriptor that writes it is open.
         "--commits",
-        "200",
+        "1000",
         "--file-size",
         "4M",
         "--quiet",

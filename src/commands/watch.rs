@@ -38,7 +38,9 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         anyhow::bail!("--tid needs exactly one --pid (the process the thread belongs to)");
     }
     if a.follow && a.tid.is_some() {
-        anyhow::bail!("--follow watches whole processes and their children; it cannot be combined with --tid");
+        anyhow::bail!(
+            "--follow watches whole processes and their children; it cannot be combined with --tid"
+        );
     }
     if let Some(c) = &a.comm {
         if c.is_empty() {
