@@ -608,16 +608,21 @@ fn watch_sees_postgres_sync_its_wal_under_commit_load() {
     if !is_root() {
         return skip_this_test("dbio watch needs root to load BPF programs");
     }
-    // The server: its walwriter's parent (the postmaster), and every
-    // process the postmaster has forked so far; --follow adds the
-    // backends `dbio load` connects.
+    // The server: its long-lived processes (the walwriter, checkpointer
+    // and background writer, which never exit under a test) and their
+    // parent, the postmaster; --follow adds the backends `dbio load`
+    // connects. Backends of an earlier test may still be exiting, so
+    // they are not named.
     let out = or_skip!(tool(std::process::Command::new("psql").args([
         "-XAtq",
         &url,
         "-c",
-        "select pid from pg_stat_activity where backend_type = 'walwriter'",
+        "select pid from pg_stat_activity where backend_type in ('walwriter', 'checkpointer', 'background writer') order by backend_type = 'walwriter' desc",
     ])));
-    let walwriter: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let mut pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
     let ppid = |pid: u32| -> Option<u32> {
         let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
         s.rsplit_once(')')?
@@ -627,15 +632,7 @@ fn watch_sees_postgres_sync_its_wal_under_commit_load() {
             .parse()
             .ok()
     };
-    let postmaster = ppid(walwriter).unwrap();
-    let mut pids = vec![postmaster];
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        if let Some(p) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) {
-            if ppid(p) == Some(postmaster) {
-                pids.push(p);
-            }
-        }
-    }
+    pids.push(ppid(pids[0]).unwrap());
     let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
     let d = scratch();
     let result = d.path().join("watch.json");
