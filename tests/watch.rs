@@ -216,8 +216,11 @@ fn watch_shows_a_buffered_log_writer_rewriting_the_same_block() {
         "512",
         "--sessions",
         "1",
+        // Enough commits that the run outlasts a few of dbio's 50 ms
+        // ticks on a loaded machine: the log's path is read while the
+        // descriptor that writes it is open.
         "--commits",
-        "200",
+        "1000",
         "--file-size",
         "4M",
         "--quiet",
@@ -419,4 +422,340 @@ fn watch_picks_up_a_later_process_by_name_and_stops_at_ctrl_c() {
         std::fs::read_to_string(&out_file).unwrap(),
         "1\n2\n3\n4\n5\n"
     );
+}
+
+// See: issue 12.
+#[test]
+fn watch_times_block_requests_and_attributes_them_to_the_file() {
+    let d = scratch();
+    let f = d.path().join("data");
+    let bin = dbio_path();
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["--json", "-"].iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v.push("--".into());
+        v.push(bin.to_str().unwrap().into());
+        v.extend(
+            [
+                "bench",
+                "--ops",
+                "300",
+                "--rw",
+                "write",
+                "--bs",
+                "4k",
+                "--size",
+                "4M",
+                "--direct",
+                "--prepare",
+                "sparse",
+                "--sync",
+                "fdatasync",
+                "--quiet",
+                "--csv",
+                "/dev/null",
+                "--overwrite",
+                f.to_str().unwrap(),
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        v
+    };
+    let a = args(&[]);
+    let r = or_skip!(watch(&a.iter().map(String::as_str).collect::<Vec<_>>()));
+    let w = &r["watch"][0];
+    let path = f.to_str().unwrap();
+    if w["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u.as_str().unwrap().starts_with("block:block_rq"))
+    {
+        return crate::util::skip_this_test(&format!("no block tracepoints: {}", w["unavailable"]));
+    }
+    if let Some(u) = w["unmapped"]
+        .as_array()
+        .and_then(|u| u.iter().find(|u| u["path"] == path))
+    {
+        return crate::util::skip_this_test(&format!("the scratch file cannot be mapped: {u}"));
+    }
+    // Each O_DIRECT 4 KiB write is one request in the file's extents,
+    // issued in the command's context. A request completed before the
+    // file was first seen (one 50 ms tick) and issued by a kworker is not
+    // streamed, so allow 5 % of them to be missing.
+    let pid = w["processes"][0]["pid"].as_u64().unwrap();
+    let rows: Vec<&Value> = w["file_block"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no file_block: {w}"))
+        .iter()
+        .filter(|b| b["path"] == path && b["op"] == "write")
+        .collect();
+    assert_eq!(rows.len(), 1, "{w}");
+    let b = rows[0];
+    let count = b["count"].as_u64().unwrap();
+    assert!((285..=300).contains(&count), "{b}");
+    assert_eq!(b["bytes"].as_u64().unwrap(), count * 4096, "{b}");
+    assert_eq!(b["by_watched"].as_u64().unwrap(), count, "{b}");
+    let hist: u64 = b["latency"]["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(hist, count, "{b}");
+    // The device rows hold the command's own writes, named.
+    let dev: Vec<&Value> = w["block"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["pid"] == pid && d["op"] == "write" && d["device"] == b["device"])
+        .collect();
+    assert_eq!(dev.len(), 1, "{w}");
+    assert!(dev[0]["count"].as_u64().unwrap() >= count, "{}", dev[0]);
+    assert!(dev[0]["name"].is_string(), "{}", dev[0]);
+    // Call time against device time, as a finding on the file.
+    let f = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            (x["rule"] == "watch.calls_above_device" || x["rule"] == "watch.calls_vs_device")
+                && x["subject"] == path
+        })
+        .unwrap_or_else(|| panic!("no call/device finding: {}", r["findings"]));
+    assert!(f["text"].as_str().unwrap().contains("requests in"), "{f}");
+
+    // --no-block: no block layer at all.
+    let a = args(&["--no-block"]);
+    let r = or_skip!(watch(&a.iter().map(String::as_str).collect::<Vec<_>>()));
+    let w = &r["watch"][0];
+    assert!(
+        w.get("block").is_none() && w.get("file_block").is_none(),
+        "{w}"
+    );
+}
+
+/// (pid, count, bytes) of one process's writes.
+type Writes = Vec<(u64, u64, u64)>;
+
+/// The writes of a subshell appending to `out`, watched with `extra`:
+/// (pid, count, bytes) of every process's write(2) calls on its standard
+/// output (the child exits at once, so its descriptors' paths may never
+/// be read).
+fn forked_writes(extra: &[&str], out: &std::path::Path) -> Result<(Value, Writes), String> {
+    // The subshell is a forked child; `; true` keeps the shell from
+    // exec'ing it in place.
+    let script = format!("(echo 1; echo 2; echo 3) >>'{}'; true", out.display());
+    let mut a = vec!["--json", "-"];
+    a.extend(extra);
+    a.extend(["--", "sh", "-c", &script]);
+    let r = watch(&a)?;
+    let w = r["watch"][0].clone();
+    let rows = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["op"] == "write" && o["fd"] == 1)
+        .map(|o| {
+            (
+                o["pid"].as_u64().unwrap(),
+                o["count"].as_u64().unwrap(),
+                o["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    Ok((w, rows))
+}
+
+// See: issue 12.
+#[test]
+fn watch_follows_the_children_a_watched_process_forks() {
+    let d = scratch();
+    let out = d.path().join("out");
+    let (w, rows) = or_skip!(forked_writes(&["--follow"], &out));
+    let sh = w["processes"][0]["pid"].as_u64().unwrap();
+    assert_eq!(rows.len(), 1, "{w}");
+    let (pid, count, bytes) = rows[0];
+    assert_ne!(pid, sh, "the writes are the child's: {w}");
+    assert_eq!((count, bytes), (3, 6), "{w}");
+    assert!(
+        w["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["pid"] == pid),
+        "{w}"
+    );
+    // Without --follow the child is not watched.
+    let (w, rows) = or_skip!(forked_writes(&[], &out));
+    assert!(rows.is_empty(), "{w}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n2\n3\n1\n2\n3\n");
+}
+
+// See: issue 12.
+#[test]
+fn watch_sees_postgres_sync_its_wal_under_commit_load() {
+    use crate::util::{skip_this_test, tool};
+    let Some(url) = std::env::var("DBIO_TEST_PG_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    else {
+        return skip_this_test(
+            "DBIO_TEST_PG_URL is not set (scripts/test starts a private server as root)",
+        );
+    };
+    if !is_root() {
+        return skip_this_test("dbio watch needs root to load BPF programs");
+    }
+    // The server: its long-lived processes (the walwriter, checkpointer
+    // and background writer, which never exit under a test) and their
+    // parent, the postmaster; --follow adds the backends `dbio load`
+    // connects. Backends of an earlier test may still be exiting, so
+    // they are not named.
+    let out = or_skip!(tool(std::process::Command::new("psql").args([
+        "-XAtq",
+        &url,
+        "-c",
+        "select pid from pg_stat_activity where backend_type in ('walwriter', 'checkpointer', 'background writer') order by backend_type = 'walwriter' desc",
+    ])));
+    let mut pids: Vec<u32> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    let ppid = |pid: u32| -> Option<u32> {
+        let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        s.rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
+    };
+    pids.push(ppid(pids[0]).unwrap());
+    let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+    let d = scratch();
+    let result = d.path().join("watch.json");
+    let mut watch = std::process::Command::new(dbio_path())
+        .args(["watch", "--follow", "--pid", &pids.join(","), "--json"])
+        .arg(&result)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dbio watch");
+    {
+        use std::io::{BufRead, BufReader};
+        let mut line = String::new();
+        BufReader::new(watch.stderr.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.contains("watching pid"), "{line}");
+    }
+    let (sessions, per_session) = (2u64, 150u64);
+    let load = dbio()
+        .args(["load", &url, "--sessions", &sessions.to_string()])
+        .args([
+            "--commits",
+            &per_session.to_string(),
+            "--quiet",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    unsafe { libc::kill(watch.id() as i32, libc::SIGINT) };
+    let done = wait_output_within(watch, CHILD_DEADLINE);
+    assert!(
+        load.status.success(),
+        "{}",
+        String::from_utf8_lossy(&load.stderr)
+    );
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let l = json(&load.stdout);
+    let commits = sessions * per_session;
+    assert_eq!(l["load"][0]["commits"], commits, "{l}");
+    let flushes = l["load"][0]["flush"]["flushes"].as_u64().unwrap();
+    let v: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
+    let w = &v["watch"][0];
+    let wal = |op: &str| -> (u64, u64) {
+        w["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["op"] == op && o["path"].as_str().is_some_and(|p| p.contains("/pg_wal/")))
+            .fold((0, 0), |(c, b), o| {
+                (
+                    c + o["count"].as_u64().unwrap(),
+                    b + o["bytes"].as_u64().unwrap(),
+                )
+            })
+    };
+    let syncs = wal("fdatasync").0 + wal("fsync").0;
+    let (writes, bytes) = {
+        let (a, b) = wal("pwrite64");
+        let (c, d) = wal("write");
+        (a + c, b + d)
+    };
+    // Every WAL flush the server counted during the load was seen (the
+    // watch spans the whole load); with synchronous_commit on there is
+    // at most one per commit, and at least one per group of `sessions`.
+    assert!(
+        syncs >= flushes,
+        "{syncs} WAL syncs seen, the server counted {flushes}: {w}"
+    );
+    assert!(
+        syncs >= commits / sessions && syncs <= commits + 50,
+        "{syncs} WAL syncs for {commits} commits: {w}"
+    );
+    assert!(
+        writes >= syncs / 2 && bytes >= commits * 100,
+        "{writes} WAL writes, {bytes} B: {w}"
+    );
+}
+
+// See: issue 12.
+#[test]
+fn watch_gives_a_reused_descriptor_number_a_row_per_file() {
+    let d = scratch();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    std::fs::write(&a, "x\n").unwrap();
+    std::fs::write(&b, "yyy\n").unwrap();
+    // md5sum opens a, reads it to the end, closes it, then opens b on the
+    // same (lowest free) number: two files, two rows.
+    let r = or_skip!(watch(&[
+        "--json",
+        "-",
+        "--no-block",
+        "--",
+        "md5sum",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]));
+    let w = &r["watch"][0];
+    let reads: Vec<(i64, u64, u64, u64)> = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["op"] == "read")
+        .map(|o| {
+            (
+                o["fd"].as_i64().unwrap(),
+                o["generation"].as_u64().unwrap_or(0),
+                o["count"].as_u64().unwrap(),
+                o["bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Each file: one read of its bytes and one at its end.
+    let of_a = reads.iter().find(|r| (r.2, r.3) == (2, 2));
+    let of_b = reads.iter().find(|r| (r.2, r.3) == (2, 4));
+    let (Some(ra), Some(rb)) = (of_a, of_b) else {
+        panic!("no separate rows for a and b: {reads:?}: {w}");
+    };
+    assert_eq!(ra.0, rb.0, "the same number: {reads:?}");
+    assert!(rb.1 > ra.1, "a later generation: {reads:?}");
 }

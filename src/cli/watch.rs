@@ -34,6 +34,17 @@ pub struct WatchArgs {
     /// the kernel.
     #[arg(long, value_parser = super::parse_threshold_arg, value_name = "LATENCY", requires = "stream")]
     pub min_latency: Option<u64>,
+    /// Watch the processes the watched ones fork (a database's backends
+    /// forked by its postmaster), from their first instruction: the kernel
+    /// adds each child as it is forked.
+    #[arg(long)]
+    pub follow: bool,
+    /// Do not trace the block layer (by default every block request is
+    /// timed from issue to completion per device, and the requests on the
+    /// devices holding the watched files are attributed to those files by
+    /// their extents).
+    #[arg(long)]
+    pub no_block: bool,
     /// Outputs (the table goes to standard output unless JSON or CSV does).
     #[command(flatten)]
     pub output: OutputArgs,

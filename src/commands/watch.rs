@@ -10,6 +10,8 @@
 //! asked for the summary: a stop is the ordinary end of a watch, so the
 //! result is complete and the exit status 0.
 
+mod block;
+
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
 use anyhow::Context;
@@ -35,6 +37,11 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
     if a.tid.is_some() && a.pid.len() != 1 {
         anyhow::bail!("--tid needs exactly one --pid (the process the thread belongs to)");
     }
+    if a.follow && a.tid.is_some() {
+        anyhow::bail!(
+            "--follow watches whole processes and their children; it cannot be combined with --tid"
+        );
+    }
     if let Some(c) = &a.comm {
         if c.is_empty() {
             anyhow::bail!("--comm needs a non-empty pattern");
@@ -49,6 +56,8 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         interval_ns: a.interval.map(seconds_to_ns),
         stream: a.stream,
         min_latency_ns: a.min_latency.unwrap_or(0),
+        block: !a.no_block,
+        follow: a.follow,
     })
 }
 
@@ -200,9 +209,10 @@ fn start_command(
     })
 }
 
-/// Descriptor paths by (pid, fd), read when first seen and at every tick.
+/// Descriptor paths by (pid, fd, generation), read when first seen and at
+/// every tick while that generation is the one open.
 #[derive(Default)]
-struct Paths(BTreeMap<(u32, i32), Option<String>>);
+struct Paths(BTreeMap<(u32, i32, u32), Option<String>>);
 
 impl Paths {
     fn resolve(pid: u32, fd: i32) -> Option<String> {
@@ -214,41 +224,56 @@ impl Paths {
             .map(|p| p.to_string_lossy().into_owned())
     }
 
-    /// Reads the path of every descriptor again: a descriptor number is
-    /// reused after a close, and the file that stays open longest (the
-    /// one doing the I/O a watch is about) is the one seen last. A path
-    /// that can no longer be read keeps its last value.
-    fn learn(&mut self, s: &Snapshot) {
+    /// Reads the path of every descriptor whose row is the file the
+    /// number holds now (the kernel counts closes and dup2/dup3 per
+    /// number, and a row of an earlier generation keeps the path it had).
+    /// A path that can no longer be read keeps its last value.
+    fn learn(&mut self, s: &Snapshot, w: &Watcher) {
         for e in &s.entries {
-            let now = Self::resolve(e.pid, e.fd);
-            let slot = self.0.entry((e.pid, e.fd)).or_insert(None);
-            if now.is_some() {
-                *slot = now;
+            let slot = self.0.entry((e.pid, e.fd, e.generation)).or_insert(None);
+            if e.fd < 0 || w.fd_generation(e.pid, e.fd) != e.generation {
+                continue;
+            }
+            if let Some(now) = Self::resolve(e.pid, e.fd) {
+                *slot = Some(now);
             }
         }
     }
 
-    /// Reads again the path of each descriptor in a batch of streamed
-    /// calls, once per descriptor: a number cached from an earlier file
-    /// (closed since, the number reused) would name the wrong file. A
-    /// path that can no longer be read keeps its last value.
-    fn refresh(&mut self, keys: impl Iterator<Item = (u32, i32)>) {
+    /// The path of what `pid` holds as `fd` now (the stream's calls), read
+    /// again once per batch: a number cached from an earlier file would
+    /// name the wrong one.
+    fn refresh(&mut self, w: &Watcher, keys: impl Iterator<Item = (u32, i32)>) {
         let mut seen = std::collections::BTreeSet::new();
-        for key in keys {
-            if seen.insert(key) {
-                if let Some(now) = Self::resolve(key.0, key.1) {
-                    self.0.insert(key, Some(now));
+        for (pid, fd) in keys {
+            if seen.insert((pid, fd)) {
+                if let Some(now) = Self::resolve(pid, fd) {
+                    self.0
+                        .insert((pid, fd, w.fd_generation(pid, fd)), Some(now));
                 }
             }
         }
     }
 
-    fn get(&mut self, pid: u32, fd: i32) -> Option<String> {
+    fn get(&mut self, w: &Watcher, pid: u32, fd: i32) -> Option<String> {
+        let g = w.fd_generation(pid, fd);
         self.0
-            .entry((pid, fd))
+            .entry((pid, fd, g))
             .or_insert_with(|| Self::resolve(pid, fd))
             .clone()
     }
+}
+
+/// The open files of a snapshot: (pid, fd, path) of each descriptor
+/// whose path is known.
+fn open_files<'a>(
+    s: &'a Snapshot,
+    paths: &'a Paths,
+) -> impl Iterator<Item = (u32, i32, String)> + 'a {
+    s.entries.iter().filter_map(|e| {
+        let p = paths.0.get(&(e.pid, e.fd, e.generation))?.clone()?;
+        Some((e.pid, e.fd, p))
+    })
 }
 
 /// A snapshot as the model's result.
@@ -258,6 +283,7 @@ fn result(
     paths: &Paths,
     processes: &BTreeMap<u32, String>,
     start: Instant,
+    attr: Option<&block::Attribution>,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -276,7 +302,7 @@ fn result(
             .entries
             .iter()
             .map(|e| WatchFileOp {
-                path: paths.0.get(&(e.pid, e.fd)).cloned().flatten(),
+                path: paths.0.get(&(e.pid, e.fd, e.generation)).cloned().flatten(),
                 ..e.clone()
             })
             .collect(),
@@ -285,9 +311,17 @@ fn result(
             start_table_full: s.start_table_full,
             histogram_table_full: s.histogram_table_full,
             ring_drops: s.ring_drops,
+            block_unmatched: s.block_unmatched,
+            block_table_full: s.block_table_full,
+            block_histogram_full: s.block_histogram_full,
+            block_ring_drops: s.block_ring_drops,
         },
         streamed: 0,
         unavailable: Vec::new(),
+        block: attr.map(|a| a.device_rows(&s.block)).unwrap_or_default(),
+        file_block: attr.map(|a| a.file_rows()).unwrap_or_default(),
+        block_unattributed: attr.map(|a| a.unattributed_rows()).unwrap_or_default(),
+        unmapped: attr.map(|a| a.unmapped_rows()).unwrap_or_default(),
     }
 }
 
@@ -333,7 +367,10 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut watcher = Watcher::load(LoadOptions {
         stream: cfg.stream,
         min_latency_ns: cfg.min_latency_ns,
+        block: cfg.block,
+        follow: cfg.follow,
     })?;
+    let mut attr = watcher.block_traced().then(block::Attribution::default);
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
@@ -389,6 +426,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                 }
             }
         }
+        if cfg.follow {
+            follow(&mut watcher, &mut processes, a.output.quiet)?;
+        }
         if cfg.stream {
             wait_stream(&watcher, TICK);
             let mut lines = Vec::new();
@@ -398,19 +438,23 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             } else {
                 Box::new(std::io::stdout().lock())
             };
-            paths.refresh(lines.iter().map(|e| (e.pid, e.fd)));
+            paths.refresh(&watcher, lines.iter().map(|e| (e.pid, e.fd)));
             for e in &lines {
-                let path = paths.get(e.pid, e.fd);
+                let path = paths.get(&watcher, e.pid, e.fd);
                 let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
             }
         } else {
             std::thread::sleep(TICK);
         }
         let snap = watcher.snapshot()?;
-        paths.learn(&snap);
+        paths.learn(&snap, &watcher);
+        if let Some(at) = attr.as_mut() {
+            at.update(&mut watcher, open_files(&snap, &paths));
+            at.drain(&mut watcher);
+        }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
-                let r = result(&cfg, &snap, &paths, &processes, start);
+                let r = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
                 eprint!("{}", dbio_report::watch::render_so_far(&r));
                 next_print = Some(at + Duration::from_nanos(i));
             }
@@ -437,8 +481,19 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         streamed += watcher.drain_stream(|_| {});
     }
     let snap = watcher.snapshot()?;
-    paths.learn(&snap);
-    let mut w = result(&cfg, &snap, &paths, &processes, start);
+    paths.learn(&snap, &watcher);
+    if let Some(at) = attr.as_mut() {
+        at.update(&mut watcher, open_files(&snap, &paths));
+        at.finish(&mut watcher);
+    }
+    if cfg.follow {
+        // Children that exited before a tick saw them: their calls are in
+        // the tables under their pid.
+        for e in &snap.entries {
+            processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
+        }
+    }
+    let mut w = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
     w.ended = ended;
     w.command_status = command_status;
     w.streamed = streamed;
@@ -454,6 +509,45 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
+}
+
+/// The thread-group id of task `id` (`Tgid:` in `/proc/ID/status`).
+fn tgid_of(id: u32) -> Option<u32> {
+    std::fs::read_to_string(format!("/proc/{id}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// `--follow`: the children the kernel added to the watched table become
+/// watched processes; the threads it added too (the fork tracepoint fires
+/// for them as well) and children already gone are taken out of the
+/// table, so a later process reusing such an id is not watched by mistake.
+fn follow(
+    w: &mut Watcher,
+    processes: &mut BTreeMap<u32, String>,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    for id in w.watched_ids()? {
+        if processes.contains_key(&id) {
+            continue;
+        }
+        if tgid_of(id) == Some(id) {
+            let comm = comm_of(id);
+            if !quiet {
+                eprintln!(
+                    "dbio watch: now watching pid {id} ({comm}), forked by a watched process"
+                );
+            }
+            processes.insert(id, comm);
+        } else {
+            w.unwatch(id)?;
+        }
+    }
+    Ok(())
 }
 
 /// Waits up to `limit` for stream records (poll(2) on the ring buffer).

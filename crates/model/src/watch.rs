@@ -45,6 +45,15 @@ pub struct WatchConfig {
     /// With `stream`: only calls at least this slow, filtered in the kernel.
     #[serde(default)]
     pub min_latency_ns: u64,
+    /// Block-layer requests traced too (`block:block_rq_issue` and
+    /// `block_rq_complete`) and attributed to the watched files by their
+    /// extents; off with `--no-block`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub block: bool,
+    /// Processes forked by a watched process are watched too (`--follow`),
+    /// from their first instruction.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub follow: bool,
 }
 
 /// A traced system call.
@@ -166,6 +175,11 @@ pub struct WatchFileOp {
     pub pid: u32,
     /// File descriptor (-1 for calls without one: io_submit, io_getevents).
     pub fd: i32,
+    /// How many times the process had closed or replaced (dup2, dup3) this
+    /// descriptor number before these calls: each file that held the
+    /// number has a row of its own. Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub generation: u32,
     /// What the descriptor pointed to (`/proc/PID/fd/FD`), read when first
     /// seen and again at the end; none when the process or the descriptor
     /// was gone by then.
@@ -207,13 +221,183 @@ pub struct WatchLosses {
     pub histogram_table_full: u64,
     /// Stream records dropped because the ring buffer was full.
     pub ring_drops: u64,
+    /// Block requests that completed without a recorded issue (issued
+    /// before the watch began, or merged at their front after issue so
+    /// the sector no longer pairs them), on every device.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_unmatched: u64,
+    /// Block requests not timed because the in-kernel table of requests
+    /// in flight was full.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_table_full: u64,
+    /// Block requests not counted because the device histogram table was
+    /// full.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_histogram_full: u64,
+    /// Block requests not attributed to files because their ring buffer
+    /// was full.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub block_ring_drops: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 impl WatchLosses {
     /// Whether anything was lost.
     pub fn any(&self) -> bool {
-        self.unmatched + self.start_table_full + self.histogram_table_full + self.ring_drops > 0
+        self.unmatched
+            + self.start_table_full
+            + self.histogram_table_full
+            + self.ring_drops
+            + self.block_dropped()
+            > 0
     }
+
+    /// Block requests lost to full tables or a full ring buffer (not the
+    /// unmatched completions, which are requests older than the watch).
+    pub fn block_dropped(&self) -> u64 {
+        self.block_table_full + self.block_histogram_full + self.block_ring_drops
+    }
+}
+
+/// The operation of a block-layer request, from its `rwbs` flags.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockOp {
+    /// A read.
+    #[default]
+    Read,
+    /// A write (with FUA or a preflush counted on the row).
+    Write,
+    /// A cache flush without data (what fsync asks of a volatile write
+    /// cache).
+    Flush,
+    /// A discard (or secure erase).
+    Discard,
+    /// Anything else (write zeroes, zone commands).
+    Other,
+}
+
+impl BlockOp {
+    /// Every class, in the order of the BPF program's `enum blk_class`.
+    pub const ALL: [BlockOp; 5] = [
+        BlockOp::Read,
+        BlockOp::Write,
+        BlockOp::Flush,
+        BlockOp::Discard,
+        BlockOp::Other,
+    ];
+
+    /// The class in one word.
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockOp::Read => "read",
+            BlockOp::Write => "write",
+            BlockOp::Flush => "flush",
+            BlockOp::Discard => "discard",
+            BlockOp::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for BlockOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Block requests of one class on one device, issued by one watched
+/// process or by anyone else: the device's service time (issue to
+/// completion), not the time a system call took.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchDeviceIo {
+    /// `MAJOR:MINOR` of the whole device the requests went to.
+    pub device: String,
+    /// Its kernel name (`vda`, `nvme0n1`), from `/sys/dev/block`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The request class.
+    pub op: BlockOp,
+    /// The watched process in whose context the request was started or
+    /// issued (direct I/O, an fsync's own flush); none: writeback, the
+    /// journal thread, or another process.
+    #[serde(default)]
+    pub pid: Option<u32>,
+    /// Requests completed.
+    pub count: u64,
+    /// Bytes they carried (sectors × 512; 0 for flushes).
+    pub bytes: u64,
+    /// Device service time, summed, ns.
+    pub total_ns: u64,
+    /// Writes with FUA (written through the device's cache).
+    #[serde(default)]
+    pub fua: u64,
+    /// Requests that asked for a cache flush before them (preflush).
+    #[serde(default)]
+    pub preflush: u64,
+    /// Service time of each request, power-of-two µs buckets.
+    pub latency: Log2Buckets,
+}
+
+/// Block requests of one class attributed to one watched file: their
+/// first sector lies in one of the file's extents (FIEMAP), whoever
+/// issued them (the process itself, or writeback on its behalf).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchFileBlock {
+    /// The file.
+    pub path: String,
+    /// `MAJOR:MINOR` of the whole device.
+    pub device: String,
+    /// The request class.
+    pub op: BlockOp,
+    /// Requests completed.
+    pub count: u64,
+    /// Bytes they carried.
+    pub bytes: u64,
+    /// Device service time, summed, ns.
+    pub total_ns: u64,
+    /// Of `count`, those started or issued in a watched process's context
+    /// (the rest: writeback or another thread on its behalf).
+    pub by_watched: u64,
+    /// Service time of each request, power-of-two µs buckets.
+    pub latency: Log2Buckets,
+}
+
+/// Requests on a device that holds watched files which fell in none of
+/// their extents: the journal, metadata, other processes' files, or a
+/// file whose extents moved since they were mapped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchUnattributed {
+    /// `MAJOR:MINOR` of the whole device.
+    pub device: String,
+    /// The request class.
+    pub op: BlockOp,
+    /// Requests.
+    pub count: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Of `count`, those issued in a watched process's context (the
+    /// journal or metadata it caused, or a file not mapped).
+    pub by_watched: u64,
+    /// Device service time, summed, ns.
+    pub total_ns: u64,
+}
+
+/// A watched file whose extents could not be mapped, and why.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchUnmapped {
+    /// The file.
+    pub path: String,
+    /// Why, in words.
+    pub reason: String,
 }
 
 /// Why a watch ended.
@@ -277,6 +461,20 @@ pub struct WatchResult {
     /// Tracepoints this kernel does not have (their calls are not seen).
     #[serde(default)]
     pub unavailable: Vec<String>,
+    /// Block requests per device, class and issuer, on the devices that
+    /// hold watched files or that a watched process issued to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block: Vec<WatchDeviceIo>,
+    /// Block requests attributed to watched files by their extents.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_block: Vec<WatchFileBlock>,
+    /// Block requests on those devices that no watched file's extents
+    /// hold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_unattributed: Vec<WatchUnattributed>,
+    /// Watched files whose extents could not be mapped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmapped: Vec<WatchUnmapped>,
 }
 
 impl WatchResult {

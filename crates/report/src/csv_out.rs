@@ -197,8 +197,40 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     }
     for x in &r.watch {
         for o in &x.ops {
-            let item = format!("{} pid {} fd {} {}", x.name, o.pid, o.fd, o.op);
-            rows.extend(entry_rows("watch", &item, o, &["pid", "fd", "op"])?);
+            let item = if o.generation > 0 {
+                format!(
+                    "{} pid {} fd {} #{} {}",
+                    x.name, o.pid, o.fd, o.generation, o.op
+                )
+            } else {
+                format!("{} pid {} fd {} {}", x.name, o.pid, o.fd, o.op)
+            };
+            rows.extend(entry_rows(
+                "watch",
+                &item,
+                o,
+                &["pid", "fd", "generation", "op"],
+            )?);
+        }
+        for d in &x.block {
+            let by = d
+                .pid
+                .map_or_else(|| "other".to_string(), |p| format!("pid {p}"));
+            let item = format!("{} block {} {} {}", x.name, d.device, d.op, by);
+            rows.extend(entry_rows(
+                "watch_block",
+                &item,
+                d,
+                &["device", "op", "pid"],
+            )?);
+        }
+        for f in &x.file_block {
+            let item = format!("{} file {} {}", x.name, f.path, f.op);
+            rows.extend(entry_rows("watch_file_block", &item, f, &["path", "op"])?);
+        }
+        for u in &x.block_unattributed {
+            let item = format!("{} unattributed {} {}", x.name, u.device, u.op);
+            rows.extend(entry_rows("watch_block", &item, u, &["device", "op"])?);
         }
         rows.extend(entry_rows("watch", &x.name, &x.losses, &[])?);
     }

@@ -9,6 +9,17 @@
 // offset 16), as each event's `format` file in tracefs shows. No kernel
 // function names, no BTF, no vmlinux.h.
 //
+// Block layer (block:block_rq_issue / block_rq_complete, and
+// block:block_io_start where the kernel has it): those records are not
+// an ABI (rwbs moved when Linux 6.x added ioprio), so the loader reads each
+// field's offset from the event's `format` file and sets the `*_off`
+// constants below before load; the programs copy the fields with
+// bpf_probe_read_kernel at those offsets. Requests are paired by
+// (device, sector), as plain tracepoints carry no request pointer: a
+// request merged at its front after issue, or two flushes in flight on one
+// device (sector 0, no data), pair wrongly or not at all, and the
+// unmatched completions are counted.
+//
 // Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
 // BTF kept); `scripts/build-bpf --check` compares the bytes with the
 // committed watch.bpf.o.
@@ -26,6 +37,7 @@ typedef long long __s64;
 #define BPF_MAP_TYPE_HASH 1
 #define BPF_MAP_TYPE_PERCPU_HASH 5
 #define BPF_MAP_TYPE_PERCPU_ARRAY 6
+#define BPF_MAP_TYPE_LRU_HASH 9
 #define BPF_MAP_TYPE_RINGBUF 27
 #define BPF_ANY 0
 #define BPF_NOEXIST 1
@@ -36,6 +48,7 @@ static long (*bpf_map_delete_elem)(void *map, const void *key) = (void *)3;
 static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;
 static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;
 static long (*bpf_get_current_comm)(void *buf, __u32 size) = (void *)16;
+static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
 static void *(*bpf_ringbuf_reserve)(void *ringbuf, __u64 size, __u64 flags) = (void *)131;
 static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 
@@ -45,7 +58,16 @@ static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 #define STAT_START_FULL 1
 #define STAT_RB_DROPS 2
 #define STAT_HIST_FULL 3
-#define NSTATS 4
+#define STAT_BLK_UNMATCHED 4
+#define STAT_BLK_TABLE_FULL 5
+#define STAT_BLK_RB_DROPS 6
+#define STAT_BLK_HIST_FULL 7
+#define NSTATS 8
+
+// Block request classes, in the order of dbio_model::watch::BlockOp.
+enum blk_class { BLK_READ, BLK_WRITE, BLK_FLUSH, BLK_DISCARD, BLK_OTHER };
+#define BLK_FUA 1
+#define BLK_PREFLUSH 2
 
 // Operations, in the order of dbio_watch::Op.
 enum op {
@@ -67,7 +89,7 @@ struct key {
 	__u32 tgid;
 	__s32 fd;
 	__u32 op;
-	__u32 pad;
+	__u32 gen;
 };
 
 struct val {
@@ -105,6 +127,47 @@ struct event {
 	char comm[16];
 };
 
+struct bkey {
+	__u32 dev;
+	__u32 pad;
+	__u64 sector;
+};
+
+struct binfl {
+	__u64 ts;
+	__u32 tgid;
+	__u32 bytes;
+	__u32 class;
+	__u32 flags;
+};
+
+struct bhkey {
+	__u32 dev;
+	__u32 tgid;
+	__u32 class;
+	__u32 pad;
+};
+
+struct bhval {
+	__u64 count;
+	__u64 bytes;
+	__u64 lat_ns;
+	__u64 fua;
+	__u64 preflush;
+	__u64 buckets[NBUCKETS];
+};
+
+struct bevent {
+	__u64 sector;
+	__u64 lat_ns;
+	__u32 dev;
+	__u32 bytes;
+	__u32 tgid;
+	__u32 class;
+	__u32 flags;
+	__u32 pad;
+};
+
 // Key: a watched tgid. Value: 0 = every thread, else the one tid watched.
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -134,6 +197,15 @@ struct {
 	__type(value, struct last);
 } last_write SEC(".maps");
 
+// How many times each watched descriptor was closed or replaced: a number
+// reused for another file starts a new row (its `gen`).
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct fdkey);
+	__type(value, __u32);
+} fdgen SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, NSTATS);
@@ -146,9 +218,62 @@ struct {
 	__uint(max_entries, 1 << 22);
 } events SEC(".maps");
 
+// Requests issued and not yet complete, by (device, sector).
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct bkey);
+	__type(value, struct binfl);
+} binflight SEC(".maps");
+
+// Requests started (block_io_start) in a watched process's context and
+// not yet issued: the issuer seen at block_rq_issue may be a kworker.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, struct bkey);
+	__type(value, __u32);
+} bwho SEC(".maps");
+
+// Per (device, watched tgid or 0, class): the device service time.
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct bhkey);
+	__type(value, struct bhval);
+} bhist SEC(".maps");
+
+// Devices whose completed requests, whoever issued them, go to user space
+// (through bevents), to be attributed to files by their extents.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} bdevs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} bevents SEC(".maps");
+
 // Set by the loader before load (0 = off).
 const volatile __u32 stream_enabled = 0;
 const volatile __u64 stream_min_ns = 0;
+
+// Field offsets in the block records, from tracefs `format` files.
+const volatile __u32 issue_dev_off = 8;
+const volatile __u32 issue_sector_off = 16;
+const volatile __u32 issue_nr_off = 24;
+const volatile __u32 issue_rwbs_off = 34;
+const volatile __u32 done_dev_off = 8;
+const volatile __u32 done_sector_off = 16;
+const volatile __u32 done_nr_off = 24;
+const volatile __u32 start_dev_off = 8;
+const volatile __u32 start_sector_off = 16;
+// child_pid in sched:sched_process_fork (20 on 6.x, where the comms are
+// __data_loc strings; 44 before).
+const volatile __u32 fork_child_off = 20;
 
 struct sys_enter {
 	__u64 common;
@@ -219,6 +344,12 @@ static __attribute__((always_inline)) int leave(__s64 ret)
 	}
 	__u64 lat = bpf_ktime_get_ns() - s->ts;
 	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op };
+	if (s->fd >= 0) {
+		struct fdkey gk = { .tgid = tgid, .fd = s->fd };
+		__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+		if (g)
+			k.gen = *g;
+	}
 	struct val *v = bpf_map_lookup_elem(&hist, &k);
 	if (!v) {
 		struct val zero = {};
@@ -337,5 +468,195 @@ SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
 int enter_io_uring_enter(struct sys_enter *ctx)
 { return enter((__s32)ctx->args[0], -1, ctx->args[1], OP_IO_URING_ENTER); }
 EXIT(io_uring_enter)
+
+// The class and flags of a request from its rwbs string (blk_fill_rwbs):
+// an optional 'F' for a preflush, then the operation ('R', 'W', 'D', 'F'
+// for a flush, 'N', 'E' for secure erase), then 'F' for FUA and other
+// flags.
+static __attribute__((always_inline)) __u32 blk_class(const char *r, __u32 *flags)
+{
+	char op = r[0], next = r[1];
+	*flags = 0;
+	if (op == 'F' && (next == 'R' || next == 'W' || next == 'D' || next == 'F' || next == 'N' || next == 'E')) {
+		*flags |= BLK_PREFLUSH;
+		op = next;
+		next = r[2];
+	}
+	if (next == 'F')
+		*flags |= BLK_FUA;
+	// A flush's own 'F' is the operation, not a preflush before it.
+	if (op == 'F')
+		*flags = 0;
+	switch (op) {
+	case 'R': return BLK_READ;
+	case 'W': return BLK_WRITE;
+	case 'F': return BLK_FLUSH;
+	case 'D': return BLK_DISCARD;
+	default: return BLK_OTHER;
+	}
+}
+
+static __attribute__((always_inline)) int watched_now(__u32 *tgid_out)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 *only = bpf_map_lookup_elem(&watched, &tgid);
+	if (!only || (*only && *only != tid))
+		return 0;
+	*tgid_out = tgid;
+	return 1;
+}
+
+SEC("tracepoint/block/block_io_start")
+int blk_start(void *ctx)
+{
+	__u32 tgid;
+	if (!watched_now(&tgid))
+		return 0;
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + start_dev_off);
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + start_sector_off);
+	bpf_map_update_elem(&bwho, &k, &tgid, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/block/block_rq_issue")
+int blk_issue(void *ctx)
+{
+	struct bkey k = {};
+	__u32 nr = 0;
+	char rwbs[4] = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + issue_dev_off);
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + issue_sector_off);
+	bpf_probe_read_kernel(&nr, 4, (char *)ctx + issue_nr_off);
+	bpf_probe_read_kernel(rwbs, 4, (char *)ctx + issue_rwbs_off);
+	struct binfl v = { .ts = bpf_ktime_get_ns(), .bytes = nr * 512 };
+	v.class = blk_class(rwbs, &v.flags);
+	__u32 *who = bpf_map_lookup_elem(&bwho, &k);
+	if (who) {
+		v.tgid = *who;
+		bpf_map_delete_elem(&bwho, &k);
+	} else {
+		__u32 tgid;
+		if (watched_now(&tgid))
+			v.tgid = tgid;
+	}
+	if (bpf_map_update_elem(&binflight, &k, &v, BPF_ANY))
+		bump(STAT_BLK_TABLE_FULL);
+	return 0;
+}
+
+SEC("tracepoint/block/block_rq_complete")
+int blk_done(void *ctx)
+{
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + done_dev_off);
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + done_sector_off);
+	struct binfl *f = bpf_map_lookup_elem(&binflight, &k);
+	if (!f) {
+		// A request that asked for a flush completes after the flush
+		// request that was issued for it, without an issue of its own
+		// (no data, sector 0): not a lost request.
+		__u32 nr = 0;
+		bpf_probe_read_kernel(&nr, 4, (char *)ctx + done_nr_off);
+		if (nr)
+			bump(STAT_BLK_UNMATCHED);
+		return 0;
+	}
+	__u64 lat = bpf_ktime_get_ns() - f->ts;
+	struct bhkey hk = { .dev = k.dev, .tgid = f->tgid, .class = f->class };
+	struct bhval *v = bpf_map_lookup_elem(&bhist, &hk);
+	if (!v) {
+		struct bhval zero = {};
+		bpf_map_update_elem(&bhist, &hk, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&bhist, &hk);
+	}
+	if (v) {
+		v->count += 1;
+		v->bytes += f->bytes;
+		v->lat_ns += lat;
+		if (f->flags & BLK_FUA)
+			v->fua += 1;
+		if (f->flags & BLK_PREFLUSH)
+			v->preflush += 1;
+		v->buckets[bucket(lat / 1000)] += 1;
+	} else {
+		bump(STAT_BLK_HIST_FULL);
+	}
+	// A watched process's own requests go to user space whatever the
+	// device (its file may not be mapped yet); others' only on the
+	// devices holding watched files.
+	if (f->tgid || bpf_map_lookup_elem(&bdevs, &k.dev)) {
+		struct bevent *e = bpf_ringbuf_reserve(&bevents, sizeof(*e), 0);
+		if (e) {
+			e->sector = k.sector;
+			e->lat_ns = lat;
+			e->dev = k.dev;
+			e->bytes = f->bytes;
+			e->tgid = f->tgid;
+			e->class = f->class;
+			e->flags = f->flags;
+			e->pad = 0;
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			bump(STAT_BLK_RB_DROPS);
+		}
+	}
+	bpf_map_delete_elem(&binflight, &k);
+	return 0;
+}
+
+// A descriptor closed (close) or replaced (dup2, dup3 onto an open
+// number) by a watched process: later calls on the number are another
+// file's, in a new row; the same-block tracking starts again.
+static __attribute__((always_inline)) int fd_gone(__s32 fd)
+{
+	__u32 tgid;
+	if (fd < 0 || !watched_now(&tgid))
+		return 0;
+	struct fdkey fk = { .tgid = tgid, .fd = fd };
+	__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+	if (g) {
+		*g += 1;
+	} else {
+		__u32 one = 1;
+		bpf_map_update_elem(&fdgen, &fk, &one, BPF_ANY);
+	}
+	bpf_map_delete_elem(&last_write, &fk);
+	return 0;
+}
+
+// close(fd): the number is free whatever close returns.
+SEC("tracepoint/syscalls/sys_enter_close")
+int enter_close(struct sys_enter *ctx)
+{ return fd_gone((__s32)ctx->args[0]); }
+
+// dup2(oldfd, newfd), dup3(oldfd, newfd, flags): newfd is closed first
+// (a dup that then fails only starts a row early).
+SEC("tracepoint/syscalls/sys_enter_dup2")
+int enter_dup2(struct sys_enter *ctx)
+{ return ctx->args[0] == ctx->args[1] ? 0 : fd_gone((__s32)ctx->args[1]); }
+
+SEC("tracepoint/syscalls/sys_enter_dup3")
+int enter_dup3(struct sys_enter *ctx)
+{ return ctx->args[0] == ctx->args[1] ? 0 : fd_gone((__s32)ctx->args[1]); }
+
+// --follow: a process forked by a watched process is watched from its
+// first instruction (the fork runs in the parent's context). Threads fire
+// this tracepoint too: their ids land in `watched` but are never looked
+// up (the key is a tgid); user space removes them.
+SEC("tracepoint/sched/sched_process_fork")
+int follow_fork(void *ctx)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *only = bpf_map_lookup_elem(&watched, &tgid);
+	if (!only || *only)
+		return 0;
+	__u32 child = 0, all = 0;
+	bpf_probe_read_kernel(&child, 4, (char *)ctx + fork_child_off);
+	if (child && child != tgid)
+		bpf_map_update_elem(&watched, &child, &all, BPF_NOEXIST);
+	return 0;
+}
 
 char LICENSE[] SEC("license") = "GPL";

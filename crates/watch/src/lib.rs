@@ -27,12 +27,24 @@
 //! between kernels, unlike kernel function names (kprobes and fentry are
 //! not available on every kernel, and not on the one dbio is developed
 //! on). A tracepoint this kernel lacks is reported, not fatal.
+//!
+//! The block layer (`block:block_rq_issue`, `block_rq_complete`, and
+//! `block_io_start` where present) is traced too unless turned off: every
+//! request on every device is timed from issue to completion into a
+//! per-CPU histogram per (device, class, issuer), where the issuer is the
+//! watched process when the request was started or issued in its context
+//! (direct I/O, the flush of its own fsync) and nobody otherwise
+//! (writeback, the journal thread). Requests on the devices that hold the
+//! watched files also go to user space through a second ring buffer, to
+//! be attributed to files by their extents. Those records are not an ABI,
+//! so the field offsets come from each event's `format` file at load.
 #![deny(missing_docs)]
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
 use aya::programs::TracePoint;
 use aya::{Ebpf, EbpfLoader, Pod};
-use dbio_model::watch::{SyscallOp, WatchFileOp};
+use dbio_model::watch::{BlockOp, SyscallOp, WatchFileOp};
+use dbio_model::Log2Buckets;
 use std::path::Path;
 
 /// The compiled BPF object (`bpf/watch.bpf.c` built by `scripts/build-bpf`).
@@ -56,6 +68,9 @@ pub enum WatchError {
     /// None of the syscall tracepoints could be attached.
     #[error("no syscall tracepoint could be attached (this kernel has no syscalls:sys_enter_* events, or BPF on tracepoints is disabled)")]
     NothingAttached,
+    /// `--follow` without the fork tracepoint.
+    #[error("--follow needs the sched:sched_process_fork tracepoint, which this kernel does not have (or its record has no child_pid)")]
+    Follow,
     /// A map could not be read or written.
     #[error("reading the tracer's maps failed: {0}")]
     Map(String),
@@ -68,7 +83,7 @@ struct Key {
     tgid: u32,
     fd: i32,
     op: u32,
-    pad: u32,
+    gen: u32,
 }
 
 /// A value of the `hist` map (one CPU's share).
@@ -108,11 +123,109 @@ unsafe impl Pod for Key {}
 // SAFETY: as above.
 unsafe impl Pod for Val {}
 
+/// A key of the `bhist` map.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct BKey {
+    dev: u32,
+    tgid: u32,
+    class: u32,
+    pad: u32,
+}
+
+/// A value of the `bhist` map (one CPU's share).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct BVal {
+    count: u64,
+    bytes: u64,
+    lat_ns: u64,
+    fua: u64,
+    preflush: u64,
+    buckets: [u64; NBUCKETS],
+}
+
+/// A record of the `bevents` ring buffer.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct RawBlockEvent {
+    sector: u64,
+    lat_ns: u64,
+    dev: u32,
+    bytes: u32,
+    tgid: u32,
+    class: u32,
+    flags: u32,
+    pad: u32,
+}
+
+// SAFETY: plain `repr(C)` integers without padding.
+unsafe impl Pod for BKey {}
+// SAFETY: as above.
+unsafe impl Pod for BVal {}
+
 /// Counters of the `stats` map (`STAT_*` in the BPF program).
 const STAT_UNMATCHED: u32 = 0;
 const STAT_START_FULL: u32 = 1;
 const STAT_RB_DROPS: u32 = 2;
 const STAT_HIST_FULL: u32 = 3;
+const STAT_BLK_UNMATCHED: u32 = 4;
+const STAT_BLK_TABLE_FULL: u32 = 5;
+const STAT_BLK_RB_DROPS: u32 = 6;
+const STAT_BLK_HIST_FULL: u32 = 7;
+
+/// A device number as the block tracepoints carry it (the kernel's
+/// `dev_t`: major in the high 12 bits, minor in the low 20).
+pub fn kernel_dev(major: u32, minor: u32) -> u32 {
+    (major << 20) | (minor & 0xfffff)
+}
+
+/// `MAJOR:MINOR` of a kernel `dev_t`.
+pub fn dev_name(dev: u32) -> String {
+    format!("{}:{}", dev >> 20, dev & 0xfffff)
+}
+
+/// Block requests of one class on one device by one issuer, summed over
+/// the CPUs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BlockRow {
+    /// The device (kernel `dev_t`, see [`kernel_dev`]).
+    pub dev: u32,
+    /// The watched process that started or issued them; none: anyone else.
+    pub pid: Option<u32>,
+    /// The class.
+    pub op: BlockOp,
+    /// Requests.
+    pub count: u64,
+    /// Bytes.
+    pub bytes: u64,
+    /// Service time, summed, ns.
+    pub total_ns: u64,
+    /// With FUA.
+    pub fua: u64,
+    /// With a preflush.
+    pub preflush: u64,
+    /// Service time of each request.
+    pub latency: Log2Buckets,
+}
+
+/// One completed block request on a device handed to
+/// [`Watcher::watch_device`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockEvent {
+    /// The device (kernel `dev_t`).
+    pub dev: u32,
+    /// First sector (512 B) on the whole device.
+    pub sector: u64,
+    /// Bytes.
+    pub bytes: u32,
+    /// Issue to completion, ns.
+    pub latency_ns: u64,
+    /// The watched process that started or issued it; none: anyone else.
+    pub pid: Option<u32>,
+    /// The class.
+    pub op: BlockOp,
+}
 
 /// How to load the programs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -121,6 +234,10 @@ pub struct LoadOptions {
     pub stream: bool,
     /// With `stream`: only calls at least this slow, ns (in the kernel).
     pub min_latency_ns: u64,
+    /// Trace the block layer too.
+    pub block: bool,
+    /// Watch the processes a watched process forks.
+    pub follow: bool,
 }
 
 /// What the maps hold now.
@@ -138,6 +255,16 @@ pub struct Snapshot {
     pub histogram_table_full: u64,
     /// Ring-buffer records dropped.
     pub ring_drops: u64,
+    /// Block requests per device, class and issuer.
+    pub block: Vec<BlockRow>,
+    /// Block completions without a recorded issue.
+    pub block_unmatched: u64,
+    /// Block requests not timed: the in-flight table was full.
+    pub block_table_full: u64,
+    /// Block requests not counted: the device histogram table was full.
+    pub block_histogram_full: u64,
+    /// Block records dropped: their ring buffer was full.
+    pub block_ring_drops: u64,
 }
 
 /// One call from the stream.
@@ -213,11 +340,83 @@ fn ensure_tracefs() -> Result<&'static Path, WatchError> {
     Ok(Path::new("/sys/kernel/tracing"))
 }
 
+/// Offsets of the fields dbio reads from a tracepoint's record, from its
+/// `format` file (`field:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;`);
+/// none when the event is missing or a field is absent or of an
+/// unexpected size.
+fn field_offsets(tracefs: &Path, event: &str, want: &[(&str, u32)]) -> Option<Vec<u32>> {
+    let text = std::fs::read_to_string(tracefs.join("events").join(event).join("format")).ok()?;
+    let mut found = Vec::new();
+    for (name, size) in want {
+        let off = text.lines().find_map(|l| {
+            let l = l.trim();
+            let decl = l.strip_prefix("field:")?.split(';').next()?;
+            let field = decl.rsplit([' ', '*']).next()?;
+            let field = field.split('[').next()?;
+            if field != *name {
+                return None;
+            }
+            let num = |key: &str| -> Option<u32> {
+                l.split(';')
+                    .find_map(|p| p.trim().strip_prefix(key))
+                    .and_then(|v| v.trim().parse().ok())
+            };
+            let (off, sz) = (num("offset:")?, num("size:")?);
+            (sz >= *size).then_some(off)
+        })?;
+        found.push(off);
+    }
+    Some(found)
+}
+
+/// The block events' field offsets, or why the block layer cannot be
+/// traced here.
+struct BlockLayout {
+    issue: Vec<u32>,
+    done: Vec<u32>,
+    start: Option<Vec<u32>>,
+}
+
+fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
+    let issue = field_offsets(
+        tracefs,
+        "block/block_rq_issue",
+        &[("dev", 4), ("sector", 8), ("nr_sector", 4), ("rwbs", 4)],
+    )
+    .ok_or("block:block_rq_issue (missing, or its record lacks dev, sector, nr_sector or rwbs)")?;
+    let done = field_offsets(
+        tracefs,
+        "block/block_rq_complete",
+        &[("dev", 4), ("sector", 8), ("nr_sector", 4)],
+    )
+    .ok_or("block:block_rq_complete (missing, or its record lacks dev, sector or nr_sector)")?;
+    let start = field_offsets(
+        tracefs,
+        "block/block_io_start",
+        &[("dev", 4), ("sector", 8)],
+    );
+    Ok(BlockLayout { issue, done, start })
+}
+
+/// Loads and attaches one tracepoint program.
+fn attach(ebpf: &mut Ebpf, prog: &str, category: &str, event: &str) -> Result<(), WatchError> {
+    let tp: &mut TracePoint = ebpf
+        .program_mut(prog)
+        .ok_or_else(|| WatchError::Load(format!("program {prog} missing from the object")))?
+        .try_into()
+        .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
+    tp.load().map_err(|e| program_error(prog, &e))?;
+    tp.attach(category, event)
+        .map_err(|e| program_error(prog, &e))?;
+    Ok(())
+}
+
 /// The loaded and attached programs.
 pub struct Watcher {
     ebpf: Ebpf,
     unavailable: Vec<String>,
     stream: Option<RingBuf<MapData>>,
+    block: Option<RingBuf<MapData>>,
 }
 
 impl Watcher {
@@ -231,12 +430,51 @@ impl Watcher {
         }
         let tracefs = ensure_tracefs()?;
         let stream: u32 = opts.stream.into();
-        let mut ebpf = EbpfLoader::new()
-            .override_global("stream_enabled", &stream, true)
-            .override_global("stream_min_ns", &opts.min_latency_ns, true)
-            .load(BPF_OBJECT)
-            .map_err(|e| load_error(&e))?;
         let mut unavailable = Vec::new();
+        let layout = if opts.block {
+            match block_layout(tracefs) {
+                Ok(l) => Some(l),
+                Err(what) => {
+                    unavailable.push(what.to_string());
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut offsets: Vec<(&str, u32)> = Vec::new();
+        if let Some(l) = &layout {
+            offsets.extend([
+                ("issue_dev_off", l.issue[0]),
+                ("issue_sector_off", l.issue[1]),
+                ("issue_nr_off", l.issue[2]),
+                ("issue_rwbs_off", l.issue[3]),
+                ("done_dev_off", l.done[0]),
+                ("done_sector_off", l.done[1]),
+                ("done_nr_off", l.done[2]),
+            ]);
+            if let Some(s) = &l.start {
+                offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
+            }
+        }
+        let fork_child = if opts.follow {
+            let f = field_offsets(tracefs, "sched/sched_process_fork", &[("child_pid", 4)])
+                .ok_or(WatchError::Follow)?;
+            Some(f[0])
+        } else {
+            None
+        };
+        if let Some(off) = &fork_child {
+            offsets.push(("fork_child_off", *off));
+        }
+        let mut loader = EbpfLoader::new();
+        loader
+            .override_global("stream_enabled", &stream, true)
+            .override_global("stream_min_ns", &opts.min_latency_ns, true);
+        for (name, off) in &offsets {
+            loader.override_global(name, off, true);
+        }
+        let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
         let mut attached = 0;
         for op in SyscallOp::ALL {
             let name = op.name();
@@ -247,26 +485,57 @@ impl Watcher {
                 unavailable.push(format!("syscalls:sys_enter_{name}"));
                 continue;
             }
-            for (side, prog) in [
-                ("enter", format!("enter_{name}")),
-                ("exit", format!("exit_{name}")),
-            ] {
-                let tp: &mut TracePoint = ebpf
-                    .program_mut(&prog)
-                    .ok_or_else(|| {
-                        WatchError::Load(format!("program {prog} missing from the object"))
-                    })?
-                    .try_into()
-                    .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
-                tp.load().map_err(|e| program_error(&prog, &e))?;
-                tp.attach("syscalls", &format!("sys_{side}_{name}"))
-                    .map_err(|e| program_error(&prog, &e))?;
+            for side in ["enter", "exit"] {
+                let prog = format!("{side}_{name}");
+                attach(&mut ebpf, &prog, "syscalls", &format!("sys_{side}_{name}"))?;
             }
             attached += 1;
         }
         if attached == 0 {
             return Err(WatchError::NothingAttached);
         }
+        // Descriptors closed or replaced: without them a reused number
+        // adds another file's calls to the first one's row.
+        for name in ["close", "dup2", "dup3"] {
+            if tracefs
+                .join(format!("events/syscalls/sys_enter_{name}"))
+                .exists()
+            {
+                attach(
+                    &mut ebpf,
+                    &format!("enter_{name}"),
+                    "syscalls",
+                    &format!("sys_enter_{name}"),
+                )?;
+            } else {
+                unavailable.push(format!(
+                    "syscalls:sys_enter_{name} (a descriptor number reused after it is not told apart)"
+                ));
+            }
+        }
+        if fork_child.is_some() {
+            attach(&mut ebpf, "follow_fork", "sched", "sched_process_fork")?;
+        }
+        let block = if let Some(l) = &layout {
+            // Completion before issue: a request issued between the two
+            // attaches completes unmatched (counted) rather than never.
+            attach(&mut ebpf, "blk_done", "block", "block_rq_complete")?;
+            attach(&mut ebpf, "blk_issue", "block", "block_rq_issue")?;
+            if l.start.is_some() {
+                attach(&mut ebpf, "blk_start", "block", "block_io_start")?;
+            } else {
+                unavailable.push(
+                    "block:block_io_start (requests queued by a watched process and issued by a kworker count as writeback/other)"
+                        .into(),
+                );
+            }
+            let m = ebpf
+                .take_map("bevents")
+                .ok_or_else(|| WatchError::Map("map bevents missing".into()))?;
+            Some(RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))?)
+        } else {
+            None
+        };
         let stream = if opts.stream {
             let m = ebpf
                 .take_map("events")
@@ -279,7 +548,56 @@ impl Watcher {
             ebpf,
             unavailable,
             stream,
+            block,
         })
+    }
+
+    /// Whether the block layer is traced.
+    pub fn block_traced(&self) -> bool {
+        self.block.is_some()
+    }
+
+    /// Sends the completed requests on device `dev` (kernel `dev_t`) to
+    /// [`Watcher::drain_block`] from now on.
+    pub fn watch_device(&mut self, dev: u32) -> Result<(), WatchError> {
+        let mut m: HashMap<_, u32, u32> = HashMap::try_from(
+            self.ebpf
+                .map_mut("bdevs")
+                .ok_or_else(|| WatchError::Map("map bdevs missing".into()))?,
+        )
+        .map_err(|e| WatchError::Map(e.to_string()))?;
+        m.insert(dev, 1, 0)
+            .map_err(|e| WatchError::Map(e.to_string()))
+    }
+
+    /// Hands every completed request waiting from the watched devices to
+    /// `f`; how many.
+    pub fn drain_block(&mut self, mut f: impl FnMut(&BlockEvent)) -> u64 {
+        let Some(rb) = self.block.as_mut() else {
+            return 0;
+        };
+        let mut n = 0;
+        while let Some(item) = rb.next() {
+            if item.len() < std::mem::size_of::<RawBlockEvent>() {
+                continue;
+            }
+            // SAFETY: the record is at least size_of::<RawBlockEvent>()
+            // bytes of plain integers.
+            let r: RawBlockEvent = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+            let Some(&op) = BlockOp::ALL.get(r.class as usize) else {
+                continue;
+            };
+            f(&BlockEvent {
+                dev: r.dev,
+                sector: r.sector,
+                bytes: r.bytes,
+                latency_ns: r.lat_ns,
+                pid: (r.tgid != 0).then_some(r.tgid),
+                op,
+            });
+            n += 1;
+        }
+        n
     }
 
     /// Tracepoints this kernel lacks.
@@ -297,6 +615,41 @@ impl Watcher {
         .map_err(|e| WatchError::Map(e.to_string()))?;
         m.insert(pid, tid.unwrap_or(0), 0)
             .map_err(|e| WatchError::Map(e.to_string()))
+    }
+
+    /// Every id in the watched table (with `follow`, the children the
+    /// kernel added, and the threads it added by mistake).
+    pub fn watched_ids(&self) -> Result<Vec<u32>, WatchError> {
+        let m: HashMap<_, u32, u32> = HashMap::try_from(
+            self.ebpf
+                .map("watched")
+                .ok_or_else(|| WatchError::Map("map watched missing".into()))?,
+        )
+        .map_err(|e| WatchError::Map(e.to_string()))?;
+        Ok(m.keys().filter_map(Result::ok).collect())
+    }
+
+    /// How many times process `pid` closed or replaced descriptor `fd`
+    /// while watched: the generation of the file it holds now.
+    pub fn fd_generation(&self, pid: u32, fd: i32) -> u32 {
+        let Some(map) = self.ebpf.map("fdgen") else {
+            return 0;
+        };
+        let Ok(m) = HashMap::<_, [i32; 2], u32>::try_from(map) else {
+            return 0;
+        };
+        m.get(&[pid as i32, fd], 0).unwrap_or(0)
+    }
+
+    /// Stops watching `id`.
+    pub fn unwatch(&mut self, id: u32) -> Result<(), WatchError> {
+        let mut m: HashMap<_, u32, u32> = HashMap::try_from(
+            self.ebpf
+                .map_mut("watched")
+                .ok_or_else(|| WatchError::Map("map watched missing".into()))?,
+        )
+        .map_err(|e| WatchError::Map(e.to_string()))?;
+        m.remove(&id).map_err(|e| WatchError::Map(e.to_string()))
     }
 
     /// Sums every map over the CPUs.
@@ -317,6 +670,7 @@ impl Watcher {
             let mut e = WatchFileOp {
                 pid: k.tgid,
                 fd: k.fd,
+                generation: k.gen,
                 op,
                 ..Default::default()
             };
@@ -338,7 +692,7 @@ impl Watcher {
             e.latency.counts = buckets[..last].to_vec();
             entries.push(e);
         }
-        entries.sort_by_key(|e| (e.pid, e.fd, e.op));
+        entries.sort_by_key(|e| (e.pid, e.fd, e.generation, e.op));
         let stats: PerCpuArray<_, u64> = PerCpuArray::try_from(
             self.ebpf
                 .map("stats")
@@ -348,12 +702,53 @@ impl Watcher {
         let stat = |i: u32| -> Result<u64, WatchError> {
             Ok(stats.get(&i, 0).map_err(map_err)?.iter().sum())
         };
+        let mut block = Vec::new();
+        if self.block.is_some() {
+            let bhist: PerCpuHashMap<_, BKey, BVal> = PerCpuHashMap::try_from(
+                self.ebpf
+                    .map("bhist")
+                    .ok_or_else(|| WatchError::Map("map bhist missing".into()))?,
+            )
+            .map_err(map_err)?;
+            for item in bhist.iter() {
+                let (k, per_cpu) = item.map_err(map_err)?;
+                let Some(&op) = BlockOp::ALL.get(k.class as usize) else {
+                    continue;
+                };
+                let mut r = BlockRow {
+                    dev: k.dev,
+                    pid: (k.tgid != 0).then_some(k.tgid),
+                    op,
+                    ..Default::default()
+                };
+                let mut buckets = [0u64; NBUCKETS];
+                for v in per_cpu.iter() {
+                    r.count += v.count;
+                    r.bytes += v.bytes;
+                    r.total_ns += v.lat_ns;
+                    r.fua += v.fua;
+                    r.preflush += v.preflush;
+                    for (b, c) in buckets.iter_mut().zip(v.buckets) {
+                        *b += c;
+                    }
+                }
+                let last = buckets.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+                r.latency.counts = buckets[..last].to_vec();
+                block.push(r);
+            }
+            block.sort_by_key(|r| (r.dev, r.op, r.pid));
+        }
         Ok(Snapshot {
             entries,
             unmatched: stat(STAT_UNMATCHED)?,
             start_table_full: stat(STAT_START_FULL)?,
             histogram_table_full: stat(STAT_HIST_FULL)?,
             ring_drops: stat(STAT_RB_DROPS)?,
+            block,
+            block_unmatched: stat(STAT_BLK_UNMATCHED)?,
+            block_table_full: stat(STAT_BLK_TABLE_FULL)?,
+            block_histogram_full: stat(STAT_BLK_HIST_FULL)?,
+            block_ring_drops: stat(STAT_BLK_RB_DROPS)?,
         })
     }
 
@@ -423,5 +818,41 @@ fn program_error(prog: &str, e: &aya::programs::ProgramError) -> WatchError {
         WatchError::Privilege
     } else {
         WatchError::Load(format!("{prog}: {s}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_field_offsets_come_from_the_format_file() {
+        let d = std::env::temp_dir().join(format!("dbio-watch-fmt-{}", std::process::id()));
+        let ev = d.join("events/block/block_rq_issue");
+        std::fs::create_dir_all(&ev).unwrap();
+        std::fs::write(
+            ev.join("format"),
+            "name: block_rq_issue\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n\tfield:char rwbs[8];\toffset:28;\tsize:8;\tsigned:0;\n",
+        )
+        .unwrap();
+        let got = field_offsets(
+            &d,
+            "block/block_rq_issue",
+            &[("dev", 4), ("sector", 8), ("nr_sector", 4), ("rwbs", 4)],
+        );
+        // A 5.x layout: rwbs right after nr_sector, not at 34 as on 6.x.
+        assert_eq!(got, Some(vec![8, 16, 24, 28]));
+        // A field the record lacks, or one too small, is no layout.
+        assert_eq!(
+            field_offsets(&d, "block/block_rq_issue", &[("ioprio", 2)]),
+            None
+        );
+        assert_eq!(
+            field_offsets(&d, "block/block_rq_issue", &[("dev", 8)]),
+            None
+        );
+        assert_eq!(field_offsets(&d, "block/none", &[("dev", 4)]), None);
+        std::fs::remove_dir_all(&d).unwrap();
+        assert_eq!(dev_name(kernel_dev(254, 3)), "254:3");
     }
 }

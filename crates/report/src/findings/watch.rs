@@ -45,8 +45,67 @@ pub fn watch(w: &WatchResult) -> Vec<Finding> {
         out.extend(reads_of_written_file(&file, &ops));
         out.extend(alignment(&file, &ops));
         out.extend(sync_vs_write(&file, &ops));
+        out.extend(device_vs_calls(w, &file, &ops));
     }
     out
+}
+
+/// The calls on a file take this many times the device's service time of
+/// its requests, or more, before the gap is called not the device's.
+pub const CALL_DEVICE_RATIO: f64 = 3.0;
+
+/// The time of the writes and syncs on a file against the device time of
+/// the requests in its extents: Oracle's `log file sync` (what the caller
+/// waits) against `log file parallel write` (what the I/O took), one
+/// level lower. A wide gap is time above the device: the filesystem's
+/// journal, queueing in the kernel, flushes, CPU.
+fn device_vs_calls(w: &WatchResult, file: &str, ops: &[&WatchFileOp]) -> Option<Finding> {
+    let s = sums(ops);
+    let calls = s.writes + s.syncs;
+    let call_ns = s.write_ns + s.sync_ns;
+    let (mut requests, mut device_ns) = (0u64, 0u64);
+    for f in w.file_block.iter().filter(|f| f.path == file) {
+        requests += f.count;
+        device_ns += f.total_ns;
+    }
+    if calls < MIN_WRITES || requests == 0 {
+        return None;
+    }
+    let ratio = call_ns as f64 / device_ns.max(1) as f64;
+    let evidence = vec![
+        ev("write and sync calls", calls as f64, "count"),
+        ev("time in the calls", call_ns as f64, "ns"),
+        ev("device requests in the file", requests as f64, "count"),
+        ev("device service time", device_ns as f64, "ns"),
+        ev("calls / device", ratio, "x"),
+    ];
+    if ratio >= CALL_DEVICE_RATIO {
+        Some(finding(
+            "watch.calls_above_device",
+            Some(file),
+            Severity::Notice,
+            format!(
+                "{file}: {calls} write and sync calls took {} in all, while the device served the file's {requests} requests in {} ({ratio:.1}x): most of the wait is above the device (the filesystem journal, cache flushes, queueing, CPU), not the storage's service time",
+                format_ns(call_ns as f64),
+                format_ns(device_ns as f64)
+            ),
+            evidence,
+            None,
+        ))
+    } else {
+        Some(finding(
+            "watch.calls_vs_device",
+            Some(file),
+            Severity::Info,
+            format!(
+                "{file}: {calls} write and sync calls took {}, the device served the file's {requests} requests in {} ({ratio:.1}x): the device's service time is most of the calls' time",
+                format_ns(call_ns as f64),
+                format_ns(device_ns as f64)
+            ),
+            evidence,
+            None,
+        ))
+    }
 }
 
 /// Operations grouped by file (path, or `pid P fd F` when unknown).
@@ -111,7 +170,7 @@ fn sums(ops: &[&WatchFileOp]) -> Sums {
 /// What the tracer missed, when it missed anything.
 fn losses(w: &WatchResult) -> Option<Finding> {
     let l = &w.losses;
-    let dropped = l.start_table_full + l.histogram_table_full + l.ring_drops;
+    let dropped = l.start_table_full + l.histogram_table_full + l.ring_drops + l.block_dropped();
     if dropped == 0 {
         return None;
     }
@@ -131,6 +190,7 @@ fn losses(w: &WatchResult) -> Option<Finding> {
                 "count",
             ),
             ev("ring buffer drops", l.ring_drops as f64, "count"),
+            ev("block requests dropped", l.block_dropped() as f64, "count"),
         ],
         None,
     ))
@@ -174,7 +234,7 @@ fn reads_of_written_file(file: &str, ops: &[&WatchFileOp]) -> Option<Finding> {
         Some(file),
         Severity::Notice,
         format!(
-            "{file} is read ({} calls) as well as written ({} calls) by the watched process (a descriptor number is reused after a close, so some reads may be of a file that held the same number earlier)",
+            "{file} is read ({} calls) as well as written ({} calls) by the watched process",
             s.reads, s.writes
         ),
         vec![
@@ -265,6 +325,10 @@ mod tests {
             losses: WatchLosses::default(),
             streamed: 0,
             unavailable: vec![],
+            block: vec![],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
         }
     }
 
@@ -316,6 +380,32 @@ mod tests {
         // One fsync at close says nothing about a sync pattern.
         let once = op(SyscallOp::Fsync, 1, 40_000);
         assert!(!rules(&result(vec![w, once])).contains(&"watch.sync_vs_write".into()));
+    }
+
+    #[test]
+    fn calls_far_above_the_device_time_are_not_the_storage() {
+        use dbio_model::watch::{BlockOp, WatchFileBlock};
+        let w = op(SyscallOp::Pwrite64, 10, 1_000_000);
+        let s = op(SyscallOp::Fdatasync, 10, 8_000_000);
+        let mut r = result(vec![w, s]);
+        // No block rows: nothing to compare.
+        assert!(!rules(&r).iter().any(|x| x.contains("device")));
+        r.file_block.push(WatchFileBlock {
+            path: "/redo".into(),
+            device: "254:0".into(),
+            op: BlockOp::Write,
+            count: 10,
+            total_ns: 3_000_000,
+            ..Default::default()
+        });
+        let f = watch(&r);
+        let f = f
+            .iter()
+            .find(|f| f.rule == "watch.calls_above_device")
+            .unwrap();
+        assert!(f.text.contains("(3.0x)"), "{}", f.text);
+        r.file_block[0].total_ns = 3_000_001;
+        assert!(rules(&r).contains(&"watch.calls_vs_device".into()));
     }
 
     #[test]
