@@ -605,7 +605,27 @@ fn html_from_a_saved_result_is_the_same_page_and_says_partial() {
     r.chart("hist", "hist-job-0");
     r.chart("series", "series-iops-job-0");
     r.text("PARTIAL RESULT: interrupted by SIGINT.");
-    r.text("not recorded in the result");
+    // The command line the result recorded, not `dbio report`'s.
+    assert!(v["invocation"].as_str().unwrap().ends_with(&format!(
+        "bench --engine null --runtime 1 --quiet --json {}",
+        js.display()
+    )));
+    r.text("bench --engine null --runtime 1 --quiet --json");
+    assert!(
+        !r.dom.contains("report --from"),
+        "the page shows dbio report's command line"
+    );
+    // A result written before the command line was recorded says so.
+    v.as_object_mut().unwrap().remove("invocation");
+    std::fs::write(&js, v.to_string()).unwrap();
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("not recorded in the result"));
 }
 
 /// The net-log check is not vacuous: a page that fetches is caught.
@@ -732,4 +752,165 @@ fn html_a_composite_result_renders_every_section_it_holds() {
     for h in ["h-jobs", "h-lgwr", "h-read", "h-environment"] {
         r.text(&format!("id=\"{h}\""));
     }
+}
+
+/// Asserts the per-second series chart `id` with a line labelled by each
+/// of `labels` in its legend and at least `points` points on its first line.
+fn per_second_chart(r: &Rendered, id: &str, labels: &[&str], points: usize) {
+    r.chart("series", id);
+    let chart = r.dom.split(&format!("id=\"{id}\"")).nth(1).unwrap();
+    let chart = chart.split("</figure>").next().unwrap();
+    for l in labels {
+        assert!(
+            chart.contains(&format!(">{l}</")),
+            "chart {id} lacks {l:?}: {chart}"
+        );
+    }
+    let pts = chart
+        .split("<polyline class=\"l0\" points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(pts.split_whitespace().count() >= points, "{id}: {pts}");
+}
+
+/// The names of an entry's per-second series (the test needs them: a
+/// chart is drawn per series that exists).
+fn series_names(entry: &serde_json::Value) -> Vec<String> {
+    entry["per_second"]
+        .as_array()
+        .expect("per-second series in a time-based run")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+// See: issue 14 (per-second series).
+#[test]
+fn html_lgwr_and_dbwr_pages_draw_their_per_second_series() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "lgwr",
+            "--null-delay",
+            "200us",
+            "--sessions",
+            "2",
+            "--runtime",
+            "2.2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let names = series_names(&v["lgwr"][0]);
+    assert!(
+        names.contains(&"log_file_sync_p99".to_string()),
+        "{names:?}"
+    );
+    per_second_chart(&r, "lgwr-ps-0-tps", &["commits/s"], 2);
+    per_second_chart(&r, "lgwr-ps-0-lfs", &["p50", "p99"], 2);
+    per_second_chart(&r, "lgwr-ps-0-writes", &["writes/s"], 2);
+    per_second_chart(&r, "lgwr-ps-0-cpw", &["commits per write"], 2);
+    // The figures of a line are the recorded series': the tooltip's sample
+    // count is the number of seconds that had a value.
+    let n = v["lgwr"][0]["per_second"][0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| !x.is_null())
+        .count();
+    r.text(&format!("commits/s: {n} samples"));
+
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let d2 = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d2.path(),
+        &[
+            "dbwr",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--buffers",
+            "128",
+            "--foregrounds",
+            "2",
+            "--runtime",
+            "2.2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    assert!(!series_names(&v["dbwr"][0]).is_empty());
+    per_second_chart(
+        &r,
+        "dbwr-ps-0-ops",
+        &["foreground ops/s", "blocks written/s"],
+        2,
+    );
+    per_second_chart(&r, "dbwr-ps-0-waits", &["free buffer waits/s"], 2);
+}
+
+// See: issue 14 (per-second series).
+#[test]
+fn html_read_and_load_pages_draw_their_per_second_series() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "read",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--runtime",
+            "2.2",
+            "--cached",
+            "warm",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let names = series_names(&v["reads"][0]);
+    per_second_chart(&r, "read-ps-0-iops", &["all reads"], 2);
+    per_second_chart(&r, "read-ps-0-lat", &["all p50", "all p99"], 2);
+    // Each tier that had reads has its lines.
+    if names.contains(&"page_cache_iops".to_string()) {
+        per_second_chart(&r, "read-ps-0-iops", &["page cache"], 2);
+        per_second_chart(
+            &r,
+            "read-ps-0-lat",
+            &["page cache p50", "page cache p99"],
+            1,
+        );
+    }
+
+    let d2 = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d2.path(),
+        &[
+            "load",
+            "--sessions",
+            "2",
+            "--runtime",
+            "2.2",
+            "--dir",
+            d2.path().to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    assert!(series_names(&v["load"][0]).contains(&"commit_p99".to_string()));
+    per_second_chart(&r, "load-ps-0-tps", &["commits/s"], 2);
+    per_second_chart(&r, "load-ps-0-lat", &["p50", "p99"], 2);
 }

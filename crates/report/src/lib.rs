@@ -239,6 +239,7 @@ mod tests {
         };
         let c = TraceComparison {
             schema_version: dbio_model::SCHEMA_VERSION,
+            invocation: None,
             a: t.clone(),
             b: TraceReport {
                 label: "y.trc".into(),
@@ -257,6 +258,7 @@ mod tests {
         };
         let wc = AwrComparison {
             schema_version: dbio_model::SCHEMA_VERSION,
+            invocation: None,
             a: w.clone(),
             b: w.clone(),
         };
