@@ -552,7 +552,7 @@ mod tests {
         .collect();
         assert_eq!(
             shell_words(&redacted(&args)),
-            "dbio load --target postgres://dbio:***@127.0.0.1:5499/dbio --name 'a b' 'host=h password=***'"
+            "dbio load --target 'postgres://dbio:***@127.0.0.1:5499/dbio' --name 'a b' 'host=h password=***'"
         );
     }
 
