@@ -914,3 +914,71 @@ fn html_read_and_load_pages_draw_their_per_second_series() {
     per_second_chart(&r, "load-ps-0-tps", &["commits/s"], 2);
     per_second_chart(&r, "load-ps-0-lat", &["p50", "p99"], 2);
 }
+
+// See: issue 14 (`dbio compare`'s page).
+#[test]
+fn html_compare_page_draws_ratios_with_the_verdict_and_spreads() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let lgwr = |delay: &str, name: &str| {
+        let js = d.path().join(name);
+        dbio()
+            .args([
+                "lgwr",
+                "--null-delay",
+                delay,
+                "--sessions",
+                "2",
+                "--runtime",
+                "1.2",
+                "--rounds",
+                "2",
+                "--quiet",
+                "--json",
+            ])
+            .arg(&js)
+            .succeeds();
+        js.to_str().unwrap().to_string()
+    };
+    let (a, b) = (lgwr("200us", "a.json"), lgwr("400us", "b.json"));
+    let d2 = scratch();
+    let (r, v) = run_html(&bin, d2.path(), &["compare", &a, &b]);
+    r.offline_page();
+    // The settings that differ come first, before the charts and tables.
+    let pos = |t: &str| r.dom.find(t).unwrap_or_else(|| panic!("no {t}"));
+    r.text("null_delay_ns");
+    assert!(pos("id=\"settings-differ\"") < pos("id=\"inputs\""));
+    assert!(pos("id=\"settings-differ\"") < pos("id=\"compare-ratios\""));
+    assert!(pos("id=\"compare-ratios\"") < pos("id=\"figures\""));
+    r.chart("ratio", "compare-ratios");
+    let ratios = r.dom.split("id=\"compare-ratios\"").nth(1).unwrap();
+    let ratios = ratios.split("</figure>").next().unwrap();
+    // One bar per figure with a ratio, its fill class the verdict's.
+    let rows = v["rows"].as_array().unwrap();
+    let with_ratio = rows.iter().filter(|x| x["ratios"][1].is_number()).count();
+    assert_eq!(ratios.matches("<rect class=\"bar ").count(), with_ratio);
+    let tps = rows.iter().position(|x| x["metric"] == "TPS").unwrap();
+    let class = match v["rows"][tps]["verdicts"][1].as_str() {
+        Some("beyond_noise") => "s1 beyond",
+        Some("within_noise") => "s4 within",
+        _ => "s2 noverdict",
+    };
+    let bar = format!("<rect class=\"bar {class} sw\"");
+    let tps_bar = ratios
+        .split("lgwr lgwr: TPS (B)</title></text>")
+        .nth(1)
+        .unwrap();
+    assert!(tps_bar.starts_with(&bar), "{tps_bar}");
+    let ratio = v["rows"][tps]["ratios"][1].as_f64().unwrap();
+    r.text(&format!("lgwr lgwr: TPS (B): {ratio:.3}x the first input"));
+    r.text("beyond the run-to-run noise (*)");
+    // The rounds' spread of TPS: one whisker per input.
+    let spread = format!("compare-spread-{tps}");
+    r.chart("whisker", &spread);
+    let w = r.dom.split(&format!("id=\"{spread}\"")).nth(1).unwrap();
+    let w = w.split("</figure>").next().unwrap();
+    assert_eq!(w.matches("<g class=\"spread\">").count(), 2, "{w}");
+    assert!(w.contains("over the figure of each round"), "{w}");
+    let n = v["rows"][tps]["spreads"][0]["n"].as_u64().unwrap();
+    assert!(w.contains(&format!("n = {n})")), "{w}");
+}
