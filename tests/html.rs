@@ -390,7 +390,12 @@ fn html_load_page_on_sqlite_draws_commits_each_second() {
     r.chart("pct", "load-pct");
     let commits = v["load"][0]["commits"].as_u64().unwrap();
     r.text(&format!("<td class=\"n\">{commits}</td>"));
-    if !v["load"][0]["series"].as_array().unwrap().is_empty() {
+    // Per-second series in the shared shape where the result has them,
+    // the older `series` otherwise.
+    if v["load"][0]["per_second"].is_array() {
+        r.chart("series", "load-ps-0-tps");
+        assert!(!r.dom.contains("id=\"series-load-0\""));
+    } else if !v["load"][0]["series"].as_array().unwrap().is_empty() {
         r.chart("series", "series-load-0");
     }
 }
@@ -913,6 +918,11 @@ fn html_read_and_load_pages_draw_their_per_second_series() {
     assert!(series_names(&v["load"][0]).contains(&"commit_p99".to_string()));
     per_second_chart(&r, "load-ps-0-tps", &["commits/s"], 2);
     per_second_chart(&r, "load-ps-0-lat", &["p50", "p99"], 2);
+    // The device baseline beside the run's commit latency.
+    assert!(v["load"][0]["baseline"]["before"].is_object());
+    r.chart("bars", "load-baseline-0");
+    r.text("storage before: write+fdatasync p99");
+    r.text("<title>commit p50: ");
 }
 
 // See: issue 14 (`dbio compare`'s page).
@@ -964,13 +974,10 @@ fn html_compare_page_draws_ratios_with_the_verdict_and_spreads() {
         _ => "s2 noverdict",
     };
     let bar = format!("<rect class=\"bar {class} sw\"");
-    let tps_bar = ratios
-        .split("lgwr lgwr: TPS (B)</title></text>")
-        .nth(1)
-        .unwrap();
+    let tps_bar = ratios.split("lgwr: TPS (B)</title></text>").nth(1).unwrap();
     assert!(tps_bar.starts_with(&bar), "{tps_bar}");
     let ratio = v["rows"][tps]["ratios"][1].as_f64().unwrap();
-    r.text(&format!("lgwr lgwr: TPS (B): {ratio:.3}x the first input"));
+    r.text(&format!("lgwr: TPS (B): {ratio:.3}x the first input"));
     r.text("beyond the run-to-run noise (*)");
     // The rounds' spread of TPS: one whisker per input.
     let spread = format!("compare-spread-{tps}");
@@ -981,4 +988,76 @@ fn html_compare_page_draws_ratios_with_the_verdict_and_spreads() {
     assert!(w.contains("over the figure of each round"), "{w}");
     let n = v["rows"][tps]["spreads"][0]["n"].as_u64().unwrap();
     assert!(w.contains(&format!("n = {n})")), "{w}");
+}
+
+// See: issue 14 (`dbio load --compare`'s panel).
+#[test]
+fn html_load_compare_panel_on_sqlite_shows_rounds_settings_and_the_baseline() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "load",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--sessions",
+            "2",
+            "--runtime",
+            "0.5",
+            "--compare",
+            "synchronous=FULL,NORMAL",
+            "--rounds",
+            "2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let c = &v["load_compare"];
+    r.text("id=\"h-load-compare\"");
+    // The settings with their scope, value before and restored state.
+    let s = &c["settings"][0];
+    assert_eq!(s["restored"], true);
+    r.text(&format!(
+        "<td>synchronous</td><td>{}</td><td>{}</td><td>yes</td>",
+        s["scope"].as_str().unwrap(),
+        s["original"].as_str().unwrap()
+    ));
+    // Per configuration: median TPS with the rounds' range, p50 and p99.
+    for k in c["configs"].as_array().unwrap() {
+        let name = k["config"].as_str().unwrap();
+        r.text(&format!("<td>{name}</td><td class=\"n\">2</td>"));
+        for key in ["commit_p50_ns", "commit_p99_ns"] {
+            let med = k[key]["median"].as_f64().unwrap();
+            r.text(&format!("{} (", dbio_model::units::format_ns(med)));
+        }
+    }
+    r.chart("whisker", "load-compare-tps");
+    let tps = r.dom.split("id=\"load-compare-tps\"").nth(1).unwrap();
+    let tps = tps.split("</figure>").next().unwrap();
+    assert_eq!(tps.matches("<g class=\"spread\">").count(), 2, "{tps}");
+    assert!(tps.contains(">synchronous=NORMAL</text>"), "{tps}");
+    assert!(tps.contains("n = 2)"), "{tps}");
+    r.chart("whisker", "load-compare-latency");
+    let lat = r.dom.split("id=\"load-compare-latency\"").nth(1).unwrap();
+    let lat = lat.split("</figure>").next().unwrap();
+    assert_eq!(lat.matches("<g class=\"spread\">").count(), 4, "{lat}");
+    assert!(lat.contains(">synchronous=FULL p99</text>"), "{lat}");
+    // The device baseline beside the commit latency.
+    assert!(
+        c["baseline"]["before"]["latency"]["count"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    r.chart("bars", "load-compare-baseline");
+    let base = r.dom.split("id=\"load-compare-baseline\"").nth(1).unwrap();
+    let base = base.split("</figure>").next().unwrap();
+    assert!(
+        base.contains("storage before: write+fdatasync p50"),
+        "{base}"
+    );
+    assert!(base.contains("commit, synchronous=FULL p50"), "{base}");
+    r.text("Median commit against the storage's median durable write");
 }

@@ -154,7 +154,7 @@ fn charts(c: &Comparison) -> String {
                 let r = r.filter(|r| r.is_finite() && *r > 0.0)?;
                 let label = c.inputs.get(i).map_or("?", |x| x.label.as_str());
                 Some(Ratio {
-                    label: format!("{} {}: {} ({label})", row.section, row.entry, row.metric),
+                    label: format!("{}: {} ({label})", place(row), row.metric),
                     ratio: r,
                     beyond_noise: row
                         .verdicts
@@ -202,8 +202,9 @@ fn charts(c: &Comparison) -> String {
         spreads.push_str(&svg::whiskers(
             &format!("compare-spread-{k}"),
             &format!(
-                "{} {}: {}: spread of each input over {from} (line: min to max; box: p25 to p75; thick tick: median)",
-                row.section, row.entry, row.metric
+                "{}: {}: spread of each input over {from} (line: min to max; box: p25 to p75; thick tick: median)",
+                place(row),
+                row.metric
             ),
             &rows,
             fmt_of(row.unit),
@@ -232,5 +233,15 @@ fn fmt_of(u: MetricUnit) -> Fmt {
         MetricUnit::BytesPerSecond => svg::fmt_rate,
         MetricUnit::Number => |v| format!("{v:.3}"),
         MetricUnit::Percent => svg::fmt_pct,
+    }
+}
+
+/// Where a row is: its section and entry, once when they are the same
+/// (`lgwr`, not `lgwr lgwr`).
+fn place(row: &dbio_model::compare::ComparedRow) -> String {
+    if row.entry == row.section || row.entry.is_empty() {
+        row.section.clone()
+    } else {
+        format!("{} {}", row.section, row.entry)
     }
 }

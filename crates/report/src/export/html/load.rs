@@ -112,6 +112,17 @@ pub fn section(runs: &[LoadResult]) -> String {
                 false,
             ));
         }
+        if let Some(base) = &r.baseline {
+            b.push_str(&super::load_compare::storage_vs_database(
+                &format!("load-baseline-{i}"),
+                base,
+                &[(
+                    "commit".to_string(),
+                    r.commit.p50_ns() as f64,
+                    r.commit.p99_ns() as f64,
+                )],
+            ));
+        }
         if !r.waits.is_empty() {
             let w: Vec<(String, f64)> = r
                 .waits

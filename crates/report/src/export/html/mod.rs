@@ -17,6 +17,7 @@ mod dbwr;
 mod jobs;
 mod lgwr;
 mod load;
+mod load_compare;
 pub mod page;
 mod persec;
 mod read;

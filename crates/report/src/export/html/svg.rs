@@ -855,7 +855,7 @@ pub struct Whisker<'a> {
 pub fn whiskers(id: &str, caption: &str, rows: &[Whisker], fmt: Fmt) -> String {
     let row_h = 26.0;
     let h = TOP + 30.0 + row_h * rows.len().max(1) as f64;
-    let left = 120.0;
+    let left = 210.0;
     let mut s = open("whisker", id, h, caption);
     let max = nice_max(rows.iter().map(|r| r.spread.max).fold(0.0, f64::max));
     let pw = W - left - RIGHT - 20.0;
@@ -885,7 +885,7 @@ pub fn whiskers(id: &str, caption: &str, rows: &[Whisker], fmt: Fmt) -> String {
             p.n,
             left - 8.0,
             y + 4.0,
-            esc(&clip(r.label, 16)),
+            esc(&clip(r.label, 30)),
             x_of(p.min),
             x_of(p.max),
             x_of(p.min),
