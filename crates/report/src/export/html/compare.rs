@@ -172,7 +172,7 @@ fn charts(c: &Comparison) -> String {
         let first = c.inputs.first().map_or("", |x| x.label.as_str());
         b.push_str(&svg::ratio_bars(
             "compare-ratios",
-            &format!("Each figure divided by {first}'s; hatched: beyond the run-to-run noise by the rule below"),
+            &format!("Each figure divided by {first}'s; hatched: beyond the run-to-run noise by the rule below (a figure missing or 0 in either input is in the table only)"),
             &ratios,
         ));
     }

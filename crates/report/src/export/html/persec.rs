@@ -28,8 +28,8 @@ pub struct Chart<'a> {
     pub log_y: bool,
 }
 
-/// The charts of one entry's `per_second`, those whose series exist;
-/// nothing when the entry has none (a run shorter than a second, a result
+/// The charts of one entry's `per_second`, those whose series exist, in
+/// a panel grid; nothing when the entry has none (a run shorter than a second, a result
 /// written before they were recorded).
 pub fn charts(prefix: &str, index: usize, name: &str, list: &[Series], charts: &[Chart]) -> String {
     let mut b = String::new();
@@ -54,6 +54,7 @@ pub fn charts(prefix: &str, index: usize, name: &str, list: &[Series], charts: &
                     .collect(),
             })
             .collect();
+        b.push_str("<section>");
         b.push_str(&svg::series(
             &format!("{prefix}-ps-{index}-{}", c.key),
             &format!("{name}: {}", c.caption),
@@ -62,8 +63,13 @@ pub fn charts(prefix: &str, index: usize, name: &str, list: &[Series], charts: &
             c.fmt,
             c.log_y,
         ));
+        b.push_str("</section>");
     }
-    b
+    if b.is_empty() {
+        return b;
+    }
+    // Side by side where the page is wide enough, as the other panels.
+    format!("<div class=\"panels\">{b}</div>")
 }
 
 /// A (series name, label) pair list from string slices.
