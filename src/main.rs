@@ -79,6 +79,7 @@ fn main() -> ExitCode {
         Command::Lgwr(a) => commands::lgwr::run(a),
         Command::Read(a) => commands::read::run(a),
         Command::Calibrate(a) => commands::calibrate::run(a),
+        Command::Matrix(a) => commands::matrix::run(a),
         Command::Dbwr(a) => commands::dbwr::run(a),
         Command::Load(a) => commands::load::run(a),
         Command::Report(a) => commands::report::run(a),

@@ -497,6 +497,7 @@ fn with_invocation(result: &Outcome) -> Outcome {
         Outcome::Awr(x) => &mut x.invocation,
         Outcome::AwrComparison(x) => &mut x.invocation,
         Outcome::Comparison(x) => &mut x.invocation,
+        Outcome::AwrTrend(x) => &mut x.invocation,
     };
     if slot.is_none() {
         *slot = Some(inv);

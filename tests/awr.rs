@@ -255,7 +255,7 @@ fn compare_aligns_events_and_report_from_re_renders_it() {
 }
 
 #[test]
-fn one_report_or_two_with_compare_and_none_is_refused() {
+fn the_same_report_twice_and_none_are_refused() {
     let f = data("awr-11g.html");
     let out = dbio()
         .args(["awr", &f, &f])
@@ -265,11 +265,13 @@ fn one_report_or_two_with_compare_and_none_is_refused() {
         .clone();
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("dbio: error: unexpected argument"), "{err}");
+    assert!(err.contains("is given twice"), "{err}");
     let out = dbio().args(["awr"]).assert().code(2).get_output().clone();
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("give one AWR or Statspack report, or - for standard input"),
+        err.contains(
+            "give one AWR or Statspack report (several for a trend), or - for standard input"
+        ),
         "{err}"
     );
 }

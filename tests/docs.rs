@@ -46,7 +46,10 @@ fn result_schema_names_every_field_of_every_command() {
     );
     // `dbio compare` of the lgwr result (run 3) with itself.
     let lgwr_result = d.path().join("3-lgwr.json").display().to_string();
-    let runs: [&[&str]; 12] = [
+    let mine = |name: &str| format!("{}/tests/fixtures/awr/{name}", env!("CARGO_MANIFEST_DIR"));
+    let (h1, h2) = (mine("trend-0900.txt"), mine("trend-1000.txt"));
+    let (dc, wt) = (mine("decimal-comma.txt"), mine("with-trace.trc"));
+    let runs: [&[&str]; 15] = [
         &[
             "load",
             "--dir",
@@ -134,11 +137,29 @@ fn result_schema_names_every_field_of_every_command() {
             "0.2",
             "--no-save",
         ],
+        &[
+            "matrix",
+            dir,
+            "--small",
+            "1,2",
+            "--large",
+            "0,1",
+            "--point-time",
+            "0.1",
+            "--warmup",
+            "0",
+            "--size",
+            "16m",
+            "--max-latency",
+            "1s",
+        ],
         &["tracefile", &t1, &t2],
         &["tracefile", "--compare", &t1, &t2],
         &["awr", &awr],
         &["awr", "--compare", &awr, &html],
         &["compare", &lgwr_result, &lgwr_result],
+        &["awr", &h1, &h2],
+        &["awr", &dc, "--with-trace", &wt],
     ];
     let mut undocumented = Vec::new();
     for (i, args) in runs.into_iter().enumerate() {
@@ -160,6 +181,7 @@ fn result_schema_names_every_field_of_every_command() {
             ("tracefile", "--compare") => "tracefile --compare",
             ("awr", "--compare") => "awr --compare",
             ("compare", _) => "compare",
+            ("awr", _) if args.len() == 3 => "awr trend",
             _ => args[0],
         };
         assert_eq!(v["command"], command);

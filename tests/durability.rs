@@ -162,9 +162,12 @@ fn every_bench_durability_method_flushes_the_device_once_per_write() {
     // The file exists before the first measured run, so preparation's own
     // flushes are not counted (a re-used dbio file is not prepared again).
     bench_flushes(&fs, 1, &[]);
-    for engine in ["psync", "io_uring"] {
+    for engine in ["psync", "io_uring", "libaio"] {
         for sync in ["dsync", "sync", "fdatasync", "fsync"] {
             for direct in [false, true] {
+                if engine == "libaio" && !direct {
+                    continue; // refused: native AIO is asynchronous only with O_DIRECT
+                }
                 let mut args = vec!["--engine", engine, "--sync", sync];
                 if direct {
                     args.push("--direct");
@@ -311,7 +314,7 @@ fn assert_open_flags(what: &str, args: &[&str], dir: &Path, want: u32, unwanted:
 fn bench_opens_its_target_with_the_promised_flags() {
     let d = crate::util::scratch();
     let dir = d.path().to_str().unwrap();
-    let cases: [(&[&str], u32, u32); 8] = [
+    let cases: [(&[&str], u32, u32); 10] = [
         (
             &["--direct", "--sync", "dsync"],
             O_DIRECT | O_DSYNC,
@@ -324,6 +327,12 @@ fn bench_opens_its_target_with_the_promised_flags() {
         (&[], 0, O_DIRECT | O_DSYNC),
         (&["--engine", "io_uring", "--direct"], O_DIRECT, O_DSYNC),
         (&["--engine", "io_uring"], 0, O_DIRECT | O_DSYNC),
+        (&["--engine", "libaio", "--direct"], O_DIRECT, O_DSYNC),
+        (
+            &["--engine", "libaio", "--direct", "--sync", "dsync"],
+            O_DIRECT | O_DSYNC,
+            O_SYNC & !O_DSYNC,
+        ),
     ];
     for (extra, want, unwanted) in cases {
         let mut args = vec![
@@ -354,6 +363,7 @@ fn lgwr_opens_its_log_files_with_each_methods_flags() {
         ("buffered-dsync", O_DSYNC, O_DIRECT),
         ("buffered-fsync", 0, O_DIRECT | O_DSYNC),
         ("uring-fdatasync", O_DIRECT, O_DSYNC),
+        ("aio-fdatasync", O_DIRECT, O_DSYNC),
     ];
     for (method, want, unwanted) in cases {
         let args = [
@@ -382,13 +392,14 @@ fn lgwr_opens_its_log_files_with_each_methods_flags() {
 /// Every durability method of `lgwr` with the log writer, and the psync
 /// ones PostgreSQL and InnoDB use with the leader protocol (the session
 /// that leads a group flushes it itself).
-const LGWR_METHODS_AND_PROTOCOLS: [(&str, &str); 8] = [
+const LGWR_METHODS_AND_PROTOCOLS: [(&str, &str); 9] = [
     ("direct-dsync", "writer"),
     ("direct-fdatasync", "writer"),
     ("buffered-fdatasync", "writer"),
     ("buffered-dsync", "writer"),
     ("buffered-fsync", "writer"),
     ("uring-fdatasync", "writer"),
+    ("aio-fdatasync", "writer"),
     ("buffered-fdatasync", "leader"),
     ("direct-dsync", "leader"),
 ];
@@ -581,9 +592,18 @@ fn what_every_bench_durability_method_wrote_survives_a_crash() {
         .collect();
     let is_written = |b: &[u8]| bufs.iter().any(|w| &w.as_slice()[..BS] == b);
     let mut cases: Vec<(String, Vec<&str>)> = Vec::new();
-    for (engine, depth) in [("psync", "1"), ("io_uring", "1"), ("io_uring", "4")] {
+    for (engine, depth) in [
+        ("psync", "1"),
+        ("io_uring", "1"),
+        ("io_uring", "4"),
+        ("libaio", "1"),
+        ("libaio", "4"),
+    ] {
         for sync in ["dsync", "sync", "fdatasync", "fsync"] {
             for direct in [false, true] {
+                if engine == "libaio" && !direct {
+                    continue; // refused: native AIO is asynchronous only with O_DIRECT
+                }
                 let mut args = vec!["--engine", engine, "--iodepth", depth, "--sync", sync];
                 if direct {
                     args.push("--direct");

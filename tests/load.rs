@@ -252,3 +252,143 @@ fn progress_line_counts_commits_per_second_on_a_terminal() {
     assert!(piped.status.success());
     assert!(!String::from_utf8_lossy(&piped.stderr).contains("commits/s"));
 }
+
+/// `--predict` on embedded SQLite: the log-writer model runs in the
+/// database's directory with one session (SQLite's write lock makes
+/// commits one at a time) and the CPU per commit measured during the
+/// run, and its figures stand beside the measured ones in JSON, CSV and
+/// the table. See: issue 11.
+#[test]
+fn predict_puts_the_model_beside_the_measurement_on_sqlite() {
+    let d = scratch();
+    let (file, csv) = (d.path().join("r.json"), d.path().join("r.csv"));
+    let out = dbio()
+        .args(["load", "--sessions", "3", "--commits", "40", "--predict"])
+        .arg("--dir")
+        .arg(d.path())
+        .arg("--json")
+        .arg(&file)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&std::fs::read(&file).unwrap());
+    let r = &v["load"][0];
+    let p = &r["predict"];
+    assert_eq!(p["protocol"], "leader", "{p}");
+    assert_eq!(p["model_sessions"], 1);
+    assert_eq!(p["syncs_per_flush"], 1);
+    assert_eq!(p["dir"], d.path().display().to_string());
+    assert!(p["dir_reason"].as_str().unwrap().contains("SQLite"), "{p}");
+    // One session of 40 commits, each its own flush.
+    assert_eq!(p["model_commits"], 40);
+    assert_eq!(p["predicted_commits_per_flush"], 1.0);
+    let pred = p["predicted_tps"].as_f64().unwrap();
+    let meas = p["measured_tps"].as_f64().unwrap();
+    assert!(pred > 0.0 && pred.is_finite(), "{p}");
+    assert_eq!(meas, r["tps"].as_f64().unwrap());
+    let resid = p["tps_residual_pct"].as_f64().unwrap();
+    assert!((resid - 100.0 * (pred - meas) / meas).abs() < 1e-6, "{p}");
+    // The CPU fed to the model is the CPU measured per commit (SQLite
+    // runs in the sessions' threads: no server side).
+    let cpu = r["cpu"]["per_io_ns"].as_f64().unwrap();
+    assert!(cpu > 0.0);
+    assert_eq!(p["txn_cpu_ns"].as_u64().unwrap(), cpu.round() as u64);
+    assert!(p.get("server_cpu_ns").is_none(), "{p}");
+    assert_eq!(p["model_client_cpu_ns"], 0, "no client thread: {p}");
+    // The log bytes per commit are the engine's own count.
+    let bytes = r["flush"]["bytes"].as_u64().unwrap();
+    assert_eq!(p["redo_bytes"].as_u64().unwrap(), bytes / 120);
+    // A finding weighs the residual against the model's bound.
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules.contains(&"load.predict_agrees") || rules.contains(&"load.predict_residual"),
+        "{rules:?}"
+    );
+    let c = std::fs::read_to_string(&csv).unwrap();
+    assert!(c.contains("predict.predicted_tps"), "{c}");
+    assert!(stdout.contains("model against reality"), "{stdout}");
+    assert!(stdout.contains("dbio lgwr --protocol leader"), "{stdout}");
+    // The model's log files and the scratch database are gone.
+    let mut left: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["r.csv", "r.json"]);
+
+    // Without --predict there is no prediction (and no model run).
+    let out = dbio()
+        .args(["load", "--commits", "5", "--quiet", "--json", "-"])
+        .arg("--dir")
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(json(&out.stdout)["load"][0].get("predict").is_none());
+}
+
+/// A `--predict-dir` that cannot be used, or given without `--predict`:
+/// one sentence and exit status 2 before anything is made.
+#[test]
+fn a_predict_dir_that_cannot_be_written_is_refused_before_the_run() {
+    let d = scratch();
+    let file = d.path().join("a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let cases: [(Vec<String>, &str); 4] = [
+        (
+            vec![
+                "--predict".into(),
+                "--predict-dir".into(),
+                "/nonexistent/dbio".into(),
+            ],
+            "--predict-dir: /nonexistent/dbio is not a directory",
+        ),
+        (
+            vec![
+                "--predict".into(),
+                "--predict-dir".into(),
+                file.display().to_string(),
+            ],
+            "is not a directory",
+        ),
+        // Not writable, even for root.
+        (
+            vec!["--predict".into(), "--predict-dir".into(), "/sys".into()],
+            "--predict-dir: cannot create a file in /sys",
+        ),
+        (
+            vec!["--predict-dir".into(), d.path().display().to_string()],
+            "--predict",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = dbio()
+            .args(["load", "--commits", "5"])
+            .args(&args)
+            .arg("--dir")
+            .arg(d.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        if args[0] == "--predict" {
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        }
+        assert!(load_files(d.path()).is_empty(), "{args:?}: nothing made");
+    }
+}

@@ -659,3 +659,123 @@ fn mariadb_baseline_is_measured_in_the_redo_log_directory() {
     assert!(b["before"]["writes"].as_u64().unwrap() >= 1, "{b}");
     assert!(b["after"]["writes"].as_u64().unwrap() >= 1, "{b}");
 }
+
+/// `--predict` against a server: the model runs with the database's
+/// protocol and sync method, the CPU its backends and the client spent
+/// per commit, and leaves nothing behind where it ran. See: issue 11.
+fn predict(kind: Kind, u: &str, admin: bool) {
+    let d = crate::util::scratch();
+    let out = dbio()
+        .current_dir(d.path())
+        .args([
+            "load",
+            u,
+            "--sessions",
+            "3",
+            "--commits",
+            "100",
+            "--predict",
+            "--quiet",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    let r = &v["load"][0];
+    let p = &r["predict"];
+    let setting = |n: &str| {
+        r["server"]["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == n)
+            .map(|s| s["value"].as_str().unwrap().to_string())
+    };
+    assert_eq!(p["protocol"], "leader", "{p}");
+    assert_eq!(p["model_sessions"], 3);
+    assert_eq!(p["model_commits"], 300);
+    match kind {
+        Kind::Pg => {
+            let want = match setting("wal_sync_method").as_deref() {
+                Some("open_datasync" | "open_sync") => "buffered-dsync",
+                Some("fsync" | "fsync_writethrough") => "buffered-fsync",
+                _ => "buffered-fdatasync",
+            };
+            assert_eq!(p["method"], want, "{p}");
+            assert_eq!(p["block_size"], 8192);
+            assert_eq!(p["syncs_per_flush"], 1);
+        }
+        Kind::My => {
+            let binlog = setting("log_bin").as_deref() == Some("ON")
+                && setting("sync_binlog").as_deref() == Some("1");
+            assert_eq!(p["syncs_per_flush"], if binlog { 2 } else { 1 }, "{p}");
+        }
+    }
+    let pred = p["predicted_tps"].as_f64().unwrap();
+    assert!(pred > 0.0 && pred.is_finite(), "{p}");
+    assert_eq!(p["measured_tps"], r["tps"]);
+    // The model's sessions burn the server's CPU, their client threads
+    // the client's.
+    let client = r["cpu"]["per_io_ns"].as_f64().unwrap();
+    let server = r["server_cpu"]["per_io_ns"].as_f64();
+    let fed = p["txn_cpu_ns"].as_u64().unwrap() as f64;
+    assert!((fed - server.unwrap_or(0.0)).abs() <= 1.0, "{p}");
+    let fed_client = p["model_client_cpu_ns"].as_u64().unwrap() as f64;
+    assert!((fed_client - client.max(1.0)).abs() <= 1.0, "{p}");
+    // The log bytes per commit are the server's own count.
+    let bytes = r["flush"]["bytes"].as_u64().unwrap();
+    assert_eq!(p["redo_bytes"].as_u64().unwrap(), bytes / 300, "{p}");
+    let dir = std::path::PathBuf::from(p["dir"].as_str().unwrap());
+    if admin {
+        // The server runs here: the model ran beside its log, and the
+        // backends' CPU was read (a PostgreSQL backend is a process).
+        assert!(dir.ends_with("pg_wal"), "{p}");
+        assert!(server.is_some_and(|s| s > 0.0), "{r}");
+        let ncpu = std::thread::available_parallelism().unwrap().get() as f64;
+        assert!(r["server_cpu"]["utilisation"].as_f64().unwrap() <= ncpu + 0.5);
+    } else {
+        assert!(!p["dir_reason"].as_str().unwrap().is_empty(), "{p}");
+    }
+    if let Some(s) = server {
+        // One connection's CPU, not its whole server process's (MariaDB's
+        // connections are threads of one process).
+        let ncpu = std::thread::available_parallelism().unwrap().get() as f64;
+        let util = r["server_cpu"]["utilisation"].as_f64().unwrap();
+        assert!(
+            util <= ncpu + 0.5,
+            "{util} CPUs for the backends, {s} ns per commit"
+        );
+    }
+    // Nothing of the model's is left where it ran.
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("dbio-") || n.starts_with(".dbio"))
+        .collect();
+    assert!(left.is_empty(), "{left:?} in {}", dir.display());
+    assert_eq!(dbio_tables(kind, u), "", "the table outlived the run");
+}
+
+#[test]
+fn postgres_predict_runs_the_model_with_the_servers_protocol_and_cpu() {
+    let Some(u) = url(Kind::Pg) else { return };
+    predict(Kind::Pg, &u, false);
+    match std::env::var("DBIO_TEST_PG_ADMIN_URL") {
+        Ok(a) if !a.is_empty() => predict(Kind::Pg, &a, true),
+        _ => skip_this_test("DBIO_TEST_PG_ADMIN_URL is not set: the WAL directory is not checked"),
+    }
+}
+
+#[test]
+fn mariadb_predict_runs_the_model_with_the_servers_protocol_and_cpu() {
+    let Some(u) = url(Kind::My) else { return };
+    predict(Kind::My, &u, false);
+}

@@ -6,6 +6,7 @@
 mod util;
 
 mod awr;
+mod awr_trend;
 mod bench;
 mod calibrate;
 mod check;
@@ -16,8 +17,10 @@ mod durability;
 mod findings;
 mod html;
 mod lgwr;
+mod libaio;
 mod load;
 mod load_servers;
+mod matrix;
 mod read;
 mod safety;
 mod safety_blockdev;

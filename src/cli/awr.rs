@@ -13,7 +13,15 @@ Statspack report (9i to 19c), or report sections pasted on standard input (also 
 whitespace was collapsed into one line): header, load profile, wait events, statistics and \
 wait histograms (merged onto power-of-two µs buckets), then the arithmetic a DBA does by hand \
 (redo write size and time, commits per redo write, 'log file sync' against 'log file parallel \
-write', single-block read tiers, DBWR batch size, log switches per hour) and what it means."
+write', single-block read tiers, DBWR batch size, log switches per hour) and what it means.
+
+Several reports make a trend: one column per interval, ordered by begin snapshot time (DB time, \
+the top foreground wait events' time and average, 'log file sync' against 'log file parallel \
+write', the load profile per second). Reports of different databases or instances are refused \
+unless --allow-mixed is given.
+
+Numbers are read in the report's own locale: a report that prints a decimal comma (60,25) has \
+its bare 1,234 read as 1.234, judged from the numbers only one locale prints."
 )]
 #[command(mut_arg("page_cache_max", |a| a.help(
     "Single-block read waits faster than this are counted as OS page-cache hits (a unit is required, e.g. 100us)"
@@ -22,12 +30,23 @@ write', single-block read tiers, DBWR batch size, log switches per hour) and wha
     "No progress output (awr draws none; accepted as in every command)"
 )))]
 pub struct AwrArgs {
-    /// The report: a file, or `-` for standard input.
+    /// The report: a file, or `-` for standard input. Several reports
+    /// make a trend across their intervals.
     #[arg(value_name = "REPORT")]
-    pub input: Option<String>,
+    pub inputs: Vec<String>,
+
+    /// Line up reports of different databases or instances in one trend.
+    #[arg(long)]
+    pub allow_mixed: bool,
+
+    /// Put this 10046 trace's wait events beside the report's foreground
+    /// wait events (one report only; the trace covers its sessions, the
+    /// report the whole instance).
+    #[arg(long, value_name = "TRACE", conflicts_with = "compare")]
+    pub with_trace: Option<String>,
 
     /// Compare two reports side by side, aligned by event and statistic.
-    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "input")]
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "inputs")]
     pub compare: Option<Vec<String>>,
 
     /// Outputs.

@@ -15,6 +15,9 @@ pub enum EngineArg {
     /// I/Os queued on a ring: one submit, completions reaped.
     #[value(name = "io_uring", alias = "uring")]
     IoUring,
+    /// The kernel's native AIO (io_submit/io_getevents), as Oracle, ORION
+    /// and InnoDB issue it; needs --direct.
+    Libaio,
     /// No I/O: measures dbio's own cost.
     Null,
 }
@@ -24,6 +27,7 @@ impl From<EngineArg> for EngineKind {
         match a {
             EngineArg::Psync => EngineKind::Psync,
             EngineArg::IoUring => EngineKind::IoUring,
+            EngineArg::Libaio => EngineKind::Libaio,
             EngineArg::Null => EngineKind::Null,
         }
     }
@@ -43,7 +47,7 @@ pub struct Engine {
 /// `--iodepth` and `--threads` (bench, read).
 #[derive(Debug, Clone, Args)]
 pub struct Queue {
-    /// I/Os in flight per thread (io_uring only), 1..1024.
+    /// I/Os in flight per thread (io_uring and libaio), 1..1024.
     #[arg(long, default_value_t = 1)]
     pub iodepth: u32,
     /// Worker threads, each with its own engine and iodepth, 1..1024.

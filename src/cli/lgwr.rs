@@ -90,6 +90,13 @@ pub struct LgwrArgs {
     /// sessions compete for CPUs as a database's do; 0: none.
     #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
     pub txn_cpu: f64,
+    /// CPU time a client thread of each session's own spends before each
+    /// transaction (e.g. 50us; a unit is required; at most 1 s). With it
+    /// every commit makes a round trip as a database client's does: the
+    /// client works, wakes the session, and is woken when the commit
+    /// returns; 0: no client thread.
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub client_cpu: f64,
     /// Log buffer size, at most 1 GiB; sessions wait for room ('log buffer space').
     #[arg(long, default_value = "16m", value_parser = parse_size)]
     pub log_buffer: u64,
@@ -101,10 +108,12 @@ pub struct LgwrArgs {
     pub block_size: BlockSize,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
-    /// (O_DIRECT write linked to fdatasync); `direct` (direct-dsync),
-    /// `buffered` (buffered-dsync: Oracle's log writer on a filesystem
-    /// without direct I/O) and `uring`/`io_uring` (uring-fdatasync) are
-    /// aliases.
+    /// (O_DIRECT write linked to fdatasync), aio-fdatasync (O_DIRECT write
+    /// through the kernel's native AIO, io_submit, then an asynchronous
+    /// fdatasync: Oracle's log writer with filesystemio_options=setall);
+    /// `direct` (direct-dsync), `buffered` (buffered-dsync: Oracle's log
+    /// writer on a filesystem without direct I/O), `uring`/`io_uring`
+    /// (uring-fdatasync) and `aio`/`libaio` (aio-fdatasync) are aliases.
     #[arg(long, default_value = "direct-dsync", value_parser = parse_method)]
     pub method: Method,
     /// Who makes a group of commits durable: `writer` (a log-writer thread
@@ -132,7 +141,8 @@ pub struct LgwrArgs {
     /// How the log files are made before the run.
     #[arg(long, value_enum, default_value = "prewrite")]
     pub prepare: PrepareArg,
-    /// Log writes in flight (needs --method uring-fdatasync, or --null-delay,
+    /// Log writes in flight (needs --method uring-fdatasync or
+    /// aio-fdatasync, or --null-delay,
     /// whose writes then finish out of order).
     #[arg(long, default_value_t = 1)]
     pub async_depth: u32,
@@ -144,6 +154,11 @@ pub struct LgwrArgs {
     /// PostgreSQL's commit_siblings.
     #[arg(long, default_value_t = 5)]
     pub commit_siblings: u32,
+    /// Durable writes per flush, one after the other (1..4): 2 models
+    /// MariaDB with log_bin and sync_binlog=1 (InnoDB's redo at prepare,
+    /// then the binary log). Needs a synchronous --method (not uring).
+    #[arg(long, default_value_t = 1)]
+    pub syncs_per_flush: u32,
     /// Pin the log writer to this CPU.
     #[arg(long)]
     pub writer_cpu: Option<u32>,

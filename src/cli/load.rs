@@ -88,6 +88,18 @@ pub struct LoadArgs {
     /// database's log when it is on this machine, else in --dir).
     #[arg(long)]
     pub no_baseline: bool,
+    /// After the run, run the log-writer model (dbio lgwr) on the same
+    /// storage with the same sessions, the database's group-commit
+    /// protocol and sync method, and the CPU per commit measured during
+    /// the run, and show predicted against measured TPS and commits per
+    /// flush. Not with --compare.
+    #[arg(long, conflicts_with = "compare")]
+    pub predict: bool,
+    /// Where --predict writes its log files (default: the directory of
+    /// the database's log when the server runs on this machine and dbio
+    /// can write there, SQLite's --dir, else the current directory).
+    #[arg(long, value_name = "DIR", requires = "predict")]
+    pub predict_dir: Option<PathBuf>,
     /// `--keep`.
     #[command(flatten)]
     pub keep: Keep,

@@ -28,6 +28,7 @@ pub mod engine;
 pub mod lgwr;
 pub mod limits;
 pub mod load;
+pub mod matrix;
 pub mod output;
 pub mod read;
 pub mod report;
@@ -44,6 +45,7 @@ pub use compare::CompareArgs;
 pub use dbwr::DbwrArgs;
 pub use lgwr::LgwrArgs;
 pub use load::LoadArgs;
+pub use matrix::MatrixArgs;
 pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
@@ -80,6 +82,9 @@ pub enum Command {
     /// Measure this machine's page-cache, storage-cache and device read
     /// latencies and derive the tier thresholds.
     Calibrate(CalibrateArgs),
+    /// ORION-style load matrix: outstanding small random I/Os × outstanding
+    /// large I/Os, or (--max-latency) CALIBRATE_IO's max IOPS at a latency.
+    Matrix(MatrixArgs),
     /// Model database writers (DBWR) flushing a buffer cache to a datafile.
     Dbwr(DbwrArgs),
     /// Commit load on a real database engine (embedded SQLite by default):

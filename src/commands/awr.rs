@@ -2,14 +2,16 @@
 //!
 //! Glue only: read the input (a file or standard input, bounded in size),
 //! let `dbio-awr` recognise and parse it and derive its figures, draw the
-//! findings with `dbio-report`, and hand the result ([`Outcome::Awr`] or
-//! [`Outcome::AwrComparison`]) to the one output path. What is not a
-//! report is refused in one sentence that says what it is.
+//! findings with `dbio-report`, and hand the result ([`Outcome::Awr`],
+//! [`Outcome::AwrComparison`] or, for several reports, [`Outcome::AwrTrend`])
+//! to the one output path. What is not a report is refused in one
+//! sentence that says what it is; so are reports of different databases
+//! in one trend (unless `--allow-mixed`).
 
 use crate::cli::awr::AwrArgs;
 use anyhow::bail;
 use dbio_awr::derive::{derive, Thresholds};
-use dbio_model::awr::{AwrComparison, AwrReport};
+use dbio_model::awr::{AwrComparison, AwrReport, TraceBeside};
 use dbio_model::{Outcome, SCHEMA_VERSION};
 use std::io::Read;
 use std::process::ExitCode;
@@ -84,6 +86,14 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &args.output,
     )?);
+    if args.with_trace.is_some() && args.inputs.len() > 1 {
+        bail!("--with-trace reads one report beside the trace; give one report");
+    }
+    for (i, p) in args.inputs.iter().enumerate() {
+        if args.inputs[..i].contains(p) {
+            bail!("{p} is given twice: a trend needs each report once");
+        }
+    }
     let result = if let Some(pair) = &args.compare {
         Outcome::AwrComparison(Box::new(AwrComparison {
             schema_version: SCHEMA_VERSION,
@@ -92,12 +102,53 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
             b: analyze(&pair[1], &t)?,
         }))
     } else {
-        match &args.input {
-            Some(one) => Outcome::Awr(analyze(one, &t)?),
-            None => bail!(
-                "give one AWR or Statspack report, or - for standard input (see dbio awr --help)"
+        match args.inputs.as_slice() {
+            [] => bail!(
+                "give one AWR or Statspack report (several for a trend), or - for standard input (see dbio awr --help)"
             ),
+            [one] => {
+                let mut r = analyze(one, &t)?;
+                if let Some(trace) = &args.with_trace {
+                    r.with_trace = Some(beside(&r, trace, &args)?);
+                }
+                Outcome::Awr(r)
+            }
+            many => {
+                let reports = many
+                    .iter()
+                    .map(|p| analyze(p, &t))
+                    .collect::<anyhow::Result<Vec<_>>>()?;
+                Outcome::AwrTrend(Box::new(
+                    dbio_awr::trend::trend(reports, args.allow_mixed)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                ))
+            }
         }
     };
     Ok(ctx.finish_result(&result))
+}
+
+/// Analyses a 10046 trace (as `dbio tracefile` would, one thread) and
+/// puts its events beside the report's.
+fn beside(r: &AwrReport, trace: &str, args: &AwrArgs) -> anyhow::Result<TraceBeside> {
+    if r.source == "-" && trace == "-" {
+        bail!("standard input (-) can be given once: the report or the trace");
+    }
+    let t = thresholds(args)?;
+    let opts = dbio_oracle::Options {
+        page_cache_max_ns: t.page_cache_max_ns,
+        storage_cache_max_ns: t.storage_cache_max_ns,
+        thresholds_from: t.from,
+        hot_blocks: false,
+        ..dbio_oracle::Options::default()
+    };
+    let sources = dbio_oracle::input::expand(&[trace.to_string()])?;
+    let a = dbio_oracle::analyze_sources(&opts, &sources, 1, trace)?;
+    if let Some(e) = a.failed.first() {
+        bail!("cannot read the trace {trace}: {e}");
+    }
+    if a.report.files.iter().map(|f| f.wait_lines).sum::<u64>() == 0 {
+        bail!("{trace} holds no WAIT lines: is it a 10046 trace at level 8 or 12?");
+    }
+    Ok(dbio_awr::join::with_trace(r, &a.report, trace))
 }

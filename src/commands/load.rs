@@ -61,6 +61,10 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     // Output files, then the target: both before anything is measured.
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let mut db = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
+    let plan = match a.predict {
+        true => Some(super::load_predict::plan(&a, &cfg, db.as_mut())?),
+        false => None,
+    };
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
     if !a.compare.is_empty() {
@@ -100,7 +104,23 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
             out.result.table, out.result.config.target
         ));
     }
-    report.load.push(out.result);
+    let mut result = out.result;
+    if let Some(plan) = &plan {
+        if report.partial.is_some() {
+            report
+                .warnings
+                .push("--predict: the model was not run, because the load stopped early".into());
+        } else {
+            match super::load_predict::predict(plan, &result, ctx.stop_flag()) {
+                Ok(p) => result.predict = Some(p),
+                Err(e) => report
+                    .warnings
+                    .push(format!("--predict: the model could not run: {e:#}")),
+            }
+            ctx.interrupted(&mut report);
+        }
+    }
+    report.load.push(result);
     // The scratch database goes before the outputs are written.
     drop(db);
     Ok(ctx.finish(&report))

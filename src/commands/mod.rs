@@ -9,6 +9,8 @@ pub mod dbwr;
 pub mod lgwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
+pub mod matrix;
 pub mod read;
 pub mod report;
 pub mod tracefile;

@@ -58,10 +58,15 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         .collect::<anyhow::Result<_>>()?;
     let engine: EngineKind = a.engine.engine.into();
     let (iodepth, direct) = (a.queue.iodepth, a.engine.direct);
-    if iodepth > 1 && engine != EngineKind::IoUring {
+    if iodepth > 1 && !dbio_engine::engines::Capabilities::of(engine).queue_depth {
         anyhow::bail!(
-            "--iodepth {} needs --engine io_uring (psync runs one read at a time per thread; use --threads)",
+            "--iodepth {} needs --engine io_uring or libaio (psync runs one read at a time per thread; use --threads)",
             iodepth
+        );
+    }
+    if engine == EngineKind::Libaio && !direct {
+        anyhow::bail!(
+            "the libaio engine needs --direct: the kernel's native AIO is asynchronous only for O_DIRECT, and a buffered io_submit completes the read inside the call"
         );
     }
     if engine == EngineKind::Null && direct {

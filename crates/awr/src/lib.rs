@@ -20,8 +20,10 @@
 pub mod derive;
 pub mod detect;
 mod html;
+pub mod join;
 pub mod num;
 pub mod text;
+pub mod trend;
 
 use dbio_model::awr::*;
 use dbio_model::Log2Buckets;
@@ -45,9 +47,18 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
     let kind = detect::classify(bytes)
         .map_err(|why| NotAReport(format!("{source} is not an AWR or Statspack report: {why}")))?;
     let text = String::from_utf8_lossy(bytes);
-    let lines = text::lines(&text);
+    let locale = num::Locale::detect(&text);
+    let mut r = num::with_locale(locale, || read_report(bytes, source, kind, &text));
+    r.decimal_comma = locale == num::Locale::DecimalComma;
+    Ok(r)
+}
+
+/// Reads a report of a known kind, numbers in the locale set by the
+/// caller.
+fn read_report(bytes: &[u8], source: &str, kind: ReportKind, text: &str) -> AwrReport {
+    let lines = text::lines(text);
     let sections = match kind {
-        ReportKind::AwrHtml => html::sections(&text),
+        ReportKind::AwrHtml => html::sections(text),
         _ => text::sections(&lines, known),
     };
     let mut r = AwrReport {
@@ -83,7 +94,7 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
         r.foreground_events = all_events;
     }
     if kind == ReportKind::Pasted {
-        collapsed_statistics(&mut r, &text);
+        collapsed_statistics(&mut r, text);
     }
     if r.header.db_name.is_none() {
         if let Some((d, i)) = lines.iter().find_map(|l| text::db_inst(l)) {
@@ -97,7 +108,7 @@ pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
     // kept once, as first printed.
     let mut seen = std::collections::HashSet::new();
     r.statistics.retain(|s| seen.insert(s.name.clone()));
-    Ok(r)
+    r
 }
 
 /// Titles (lower-cased prefixes) of the sections dbio reads.
@@ -237,6 +248,46 @@ fn labelled(line: &str, label: &str) -> Option<f64> {
     })
 }
 
+/// The snapshot time after `label` and the snapshot id
+/// (`Begin Snap:  2668 04-Feb-23 19:00:39  104  3.7` gives
+/// `04-Feb-23 19:00:39`), as printed.
+fn snap_time(line: &str, label: &str) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    let p = lower.find(label)?;
+    let mut w = line[p + label.len()..].split_whitespace();
+    w.next()?.parse::<u64>().ok()?;
+    let (date, time) = (w.next()?, w.next()?);
+    (sortable_time(date, time).is_some()).then(|| format!("{date} {time}"))
+}
+
+/// `04-Feb-23` `19:00:39` as `2023-02-04T19:00:39`, which sorts in time
+/// order (two-digit years are 2000 + YY, as Oracle's `RR` reads them up
+/// to 2049; AWR exists since 2004).
+pub fn sortable_time(date: &str, time: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let mut d = date.split('-');
+    let day: u32 = d.next()?.parse().ok()?;
+    let mon = d.next()?.to_ascii_lowercase();
+    let month = MONTHS.iter().position(|m| mon.starts_with(m))? + 1;
+    let year: u32 = d.next()?.parse().ok()?;
+    let year = if year < 100 { 2000 + year } else { year };
+    let hms: Vec<u32> = time
+        .split(':')
+        .map(|x| x.parse().ok())
+        .collect::<Option<Vec<u32>>>()?;
+    if !(1..=31).contains(&day) || hms.len() < 2 || hms.len() > 3 || hms[0] > 23 || hms[1] > 59 {
+        return None;
+    }
+    Some(format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        hms[0],
+        hms[1],
+        hms.get(2).copied().unwrap_or(0)
+    ))
+}
+
 fn header(r: &mut AwrReport, s: &Section) {
     let h = &mut r.header;
     for t in &s.tables {
@@ -258,6 +309,8 @@ fn header(r: &mut AwrReport, s: &Section) {
             } else if name == "instance" || name == "inst name" {
                 set(&mut h.instance);
                 h.instances = h.instances.max(t.rows.len() as u32);
+            } else if name == "db id" {
+                set(&mut h.dbid);
             } else if name == "release" {
                 set(&mut h.version);
             } else if name == "host name" || name == "host" {
@@ -298,6 +351,12 @@ fn header(r: &mut AwrReport, s: &Section) {
         }
         if let Some(v) = labelled(&l, "end snap:") {
             h.end_snap.get_or_insert(v as u64);
+        }
+        if let Some(t) = snap_time(&l, "begin snap:") {
+            h.begin_time.get_or_insert(t);
+        }
+        if let Some(t) = snap_time(&l, "end snap:") {
+            h.end_time.get_or_insert(t);
         }
         if let Some(v) = labelled(&l, "elapsed:") {
             h.elapsed_s.get_or_insert(v);

@@ -6,6 +6,140 @@
 //! `27.36 s`, `.00ns`). Localised reports write the decimal separator as
 //! a comma (`4,2`): a comma followed by other than exactly three digits,
 //! or a comma after the last dot, is read as the decimal point.
+//!
+//! A bare `1,234` is ambiguous: 1234 where the decimal separator is a
+//! point, 1.234 where it is a comma. One number cannot tell, but a report
+//! is written in one locale, so [`Locale::detect`] counts the numbers
+//! only one locale prints (`60.25`, `48,438,904` against `60,25`,
+//! `1.234.567`, `1.234,5`) and [`with_locale`] makes every number of the
+//! report read in the winner's way. The locale is a property of the
+//! whole report while the number readers are called from every table
+//! reader, so it is held in a thread-local for the length of one parse
+//! rather than threaded through each of them.
+
+use std::cell::Cell;
+
+/// How a report writes its decimal separator.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Locale {
+    /// Not decided: `1,234` is 1234 and `4,2` is 4.2 (the shape decides).
+    #[default]
+    Unknown,
+    /// `1,234.5`: comma for thousands, point for decimals.
+    DecimalPoint,
+    /// `1.234,5`: point for thousands, comma for decimals (`1,234` is
+    /// 1.234).
+    DecimalComma,
+}
+
+/// Unambiguous numbers [`Locale::detect`] counts at most.
+pub const VOTES: u64 = 200;
+
+thread_local! {
+    static LOCALE: Cell<Locale> = const { Cell::new(Locale::Unknown) };
+}
+
+/// Restores the previous locale when dropped (also when unwinding).
+struct Restore(Locale);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        LOCALE.with(|l| l.set(self.0));
+    }
+}
+
+/// Runs `f` with numbers read in `locale` on this thread.
+pub fn with_locale<T>(locale: Locale, f: impl FnOnce() -> T) -> T {
+    let _restore = Restore(LOCALE.with(|l| l.replace(locale)));
+    f()
+}
+
+/// The digits-and-separators core of a word (`(60,25` → `60,25`, `363,3K`
+/// → `363,3`, `12.5%` → `12.5`), or `None`.
+fn core(word: &str) -> Option<&str> {
+    let w = word.trim_matches(|c: char| !c.is_ascii_digit() && c != ',' && c != '.');
+    let w = w.trim_end_matches([',', '.']);
+    let w = w.trim_start_matches(',');
+    (!w.is_empty()
+        && w.len() <= 40
+        && w.bytes().any(|b| b.is_ascii_digit())
+        && w.bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b'.'))
+    .then_some(w)
+}
+
+/// Whether every group after the first separator has exactly 3 digits.
+fn thousands_groups(s: &str, sep: char) -> bool {
+    s.split(sep).skip(1).all(|g| g.len() == 3)
+}
+
+impl Locale {
+    /// The locale of a text, from the numbers only one locale prints:
+    /// votes for a decimal point are `60.25`, `.4` (one point, not
+    /// followed by exactly three digits) and `48,438,904` (two commas or
+    /// more, three digits after each); votes for a decimal comma are
+    /// `60,25`, `,4`, `1.234.567` and `1.234,5` likewise. Words such as
+    /// `12.2.0.1.0` (a release) and a lone `1,234` or `1.234` vote for
+    /// nothing. The side with more votes wins; a tie is
+    /// [`Locale::Unknown`]. Counting stops at [`VOTES`] votes: every vote
+    /// is a number only one locale prints, and a 10 MB report would
+    /// otherwise cost 40 ms of splitting.
+    pub fn detect(text: &str) -> Locale {
+        let (mut point, mut comma) = (0u64, 0u64);
+        for w in text.split_whitespace() {
+            if point + comma >= VOTES {
+                break;
+            }
+            // A word holding a time or date (`19:00:39`, `04-Feb-23`) or
+            // letters inside the number (`12c`, `0x1F`) is no number.
+            if w.bytes().any(|b| b == b':' || b == b'/') {
+                continue;
+            }
+            let Some(c) = core(w) else { continue };
+            let (dots, commas) = (c.matches('.').count(), c.matches(',').count());
+            match (dots, commas) {
+                (0, 0) => {}
+                (1, 0) => {
+                    if !thousands_groups(c, '.') {
+                        point += 1;
+                    }
+                }
+                (_, 0) => {
+                    if thousands_groups(c, '.') {
+                        comma += 1;
+                    }
+                }
+                (0, 1) => {
+                    if !thousands_groups(c, ',') {
+                        comma += 1;
+                    }
+                }
+                (0, _) => {
+                    if thousands_groups(c, ',') {
+                        point += 1;
+                    }
+                }
+                _ => {
+                    if c.rfind(',') > c.rfind('.') {
+                        comma += 1;
+                    } else {
+                        point += 1;
+                    }
+                }
+            }
+        }
+        match comma.cmp(&point) {
+            std::cmp::Ordering::Greater => Locale::DecimalComma,
+            std::cmp::Ordering::Less => Locale::DecimalPoint,
+            std::cmp::Ordering::Equal => Locale::Unknown,
+        }
+    }
+
+    /// The locale numbers are read in on this thread now.
+    pub fn current() -> Locale {
+        LOCALE.with(|l| l.get())
+    }
+}
 
 /// A plain number with separators and an optional K/M/G/T suffix, as
 /// printed; `None` for anything else (`#####`, text, empty).
@@ -45,6 +179,12 @@ pub fn plain(s: &str) -> Option<f64> {
     let last_comma = s.rfind(',');
     let decimal_comma = match (last_dot, last_comma) {
         (Some(d), Some(c)) => c > d,
+        // The report's locale decides the ambiguous `1,234`.
+        (None, Some(_)) if Locale::current() == Locale::DecimalComma => true,
+        // `1.234` in a decimal-comma report is 1234.
+        (Some(_), None) => {
+            Locale::current() == Locale::DecimalComma && s.split('.').skip(1).all(|g| g.len() == 3)
+        }
         (None, Some(_)) => s
             .split(',')
             .skip(1)
@@ -115,5 +255,37 @@ mod tests {
         assert_eq!(time_us("27.36 s", 1.0), Some(27_360_000.0));
         assert_eq!(time_us(".00ns", 1.0), Some(0.0));
         assert_eq!(time_us("5", 1000.0), Some(5000.0));
+    }
+
+    #[test]
+    fn the_locale_decides_a_bare_comma_group() {
+        assert_eq!(count("1,234"), Some(1234.0));
+        with_locale(Locale::DecimalComma, || {
+            assert_eq!(count("1,234"), Some(1.234));
+            assert_eq!(count("1.234"), Some(1234.0));
+            assert_eq!(count("1.234,5"), Some(1234.5));
+            assert_eq!(count("363,3K"), Some(363_300.0));
+            assert_eq!(time_us("2,000ms", 1.0), Some(2000.0));
+        });
+        with_locale(Locale::DecimalPoint, || {
+            assert_eq!(count("1,234"), Some(1234.0));
+        });
+        assert_eq!(Locale::current(), Locale::Unknown);
+    }
+
+    #[test]
+    fn the_locale_is_judged_from_unambiguous_numbers() {
+        assert_eq!(
+            Locale::detect("Elapsed: 60.25 (mins) redo size 48,438,904 1,234"),
+            Locale::DecimalPoint
+        );
+        assert_eq!(
+            Locale::detect("Elapsed: 60,25 (mins) redo size 48.438.904 1,234 12.2.0.1.0"),
+            Locale::DecimalComma
+        );
+        assert_eq!(
+            Locale::detect("1,234 1.234 19:00:39 12.2.0.1.0"),
+            Locale::Unknown
+        );
     }
 }

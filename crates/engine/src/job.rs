@@ -83,7 +83,7 @@ impl Job {
         if s.iodepth > 1 && !Capabilities::of(s.engine).queue_depth {
             let name = engines::name(s.engine);
             return invalid(format!(
-                "the {name} engine runs one I/O at a time per thread, so --iodepth {} needs --engine io_uring (or use --threads for concurrency)",
+                "the {name} engine runs one I/O at a time per thread, so --iodepth {} needs --engine io_uring or libaio (or use --threads for concurrency)",
                 s.iodepth
             ));
         }
@@ -151,6 +151,12 @@ impl Job {
                     s.threads
                 ));
             }
+        }
+        if s.engine == EngineKind::Libaio && !s.direct {
+            return invalid(
+                "the libaio engine needs --direct: the kernel's native AIO is asynchronous only for O_DIRECT, and a buffered io_submit completes the I/O inside the call"
+                    .into(),
+            );
         }
         if s.engine == EngineKind::Null && s.direct {
             return invalid(

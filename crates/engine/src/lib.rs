@@ -22,6 +22,7 @@ pub mod engines;
 pub mod error;
 pub mod job;
 pub mod live;
+pub mod matrix;
 pub mod recorder;
 pub mod runner;
 pub mod rusage;

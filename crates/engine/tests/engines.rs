@@ -179,7 +179,7 @@ fn open_makes_engines_that_do_what_their_capabilities_declare() {
     };
     use std::sync::Arc;
     let dir = tempfile::tempdir().unwrap();
-    let mut kinds = vec![EngineKind::Null, EngineKind::Psync];
+    let mut kinds = vec![EngineKind::Null, EngineKind::Psync, EngineKind::Libaio];
     if uring_available() {
         kinds.push(EngineKind::IoUring);
     }
@@ -250,7 +250,7 @@ fn open_makes_engines_that_do_what_their_capabilities_declare() {
 #[test]
 fn open_refuses_a_file_engine_without_a_file() {
     use dbio_engine::engines::{open, Capabilities, EngineOptions};
-    for kind in [EngineKind::Psync, EngineKind::IoUring] {
+    for kind in [EngineKind::Psync, EngineKind::IoUring, EngineKind::Libaio] {
         assert!(Capabilities::of(kind).needs_file);
         let err = match open(kind, None, &EngineOptions::default()) {
             Ok(_) => panic!("{kind:?} opened without a file"),

@@ -219,6 +219,12 @@ pub trait Database: Send + Sync {
     fn log_dir(&mut self) -> Option<PathBuf> {
         None
     }
+    /// Where the server keeps its log, for `--predict` (None where the
+    /// engine has no server or the user may not read the settings). The
+    /// default is `None`.
+    fn log_location(&mut self) -> Option<crate::predict::LogLocation> {
+        None
+    }
 }
 
 /// One session's connection. Methods are called in a measurement loop:

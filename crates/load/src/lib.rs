@@ -17,6 +17,7 @@ pub mod compare;
 pub mod mysql;
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod predict;
 pub mod run;
 pub mod settings;
 pub mod sqlite;

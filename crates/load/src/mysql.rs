@@ -454,6 +454,37 @@ impl Database for Mysql {
         })
     }
 
+    fn log_location(&mut self) -> Option<crate::predict::LogLocation> {
+        let (home, data, pid_file) = self
+            .conn()
+            .query_first::<(Option<String>, String, Option<String>), _>(
+                "SELECT @@innodb_log_group_home_dir, @@datadir, @@pid_file",
+            )
+            .ok()
+            .flatten()?;
+        let data_dir = std::path::PathBuf::from(data);
+        // A relative home (the default "./") is relative to the datadir.
+        let dir = match home.filter(|h| !h.is_empty()) {
+            Some(h) => data_dir
+                .join(h)
+                .components()
+                .filter(|c| !matches!(c, std::path::Component::CurDir))
+                .collect(),
+            None => data_dir.clone(),
+        };
+        // The pid file is readable here only when the server runs here.
+        let pid = pid_file
+            .map(|p| data_dir.join(p))
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| t.trim().parse().ok());
+        Some(crate::predict::LogLocation {
+            dir,
+            what: "InnoDB's redo log directory (innodb_log_group_home_dir)".into(),
+            data_dir,
+            pid,
+        })
+    }
+
     fn create_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
         let q = checked_name(table)?;
         let pad = if table.row_bytes <= 16_000 {

@@ -651,6 +651,23 @@ impl Database for Postgres {
         })
     }
 
+    fn log_location(&mut self) -> Option<crate::predict::LogLocation> {
+        // data_directory is readable by superusers and pg_read_all_settings.
+        let rows = self
+            .monitor("SELECT current_setting('data_directory'), pg_backend_pid()::text")
+            .ok()?;
+        let [Some(data), Some(pid)] = rows.first()?.as_slice() else {
+            return None;
+        };
+        let data_dir = std::path::PathBuf::from(data);
+        Some(crate::predict::LogLocation {
+            dir: data_dir.join("pg_wal"),
+            what: "PostgreSQL's WAL directory (pg_wal)".into(),
+            data_dir,
+            pid: pid.parse().ok(),
+        })
+    }
+
     fn create_table(&mut self, table: &TableSpec) -> Result<(), LoadError> {
         let q = checked_name(table)?;
         // Both statements in one simple query run as one transaction: the

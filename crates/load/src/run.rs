@@ -248,6 +248,9 @@ impl Shared<'_> {
 struct SessionOut {
     /// CPU of the thread over its measured commits.
     cpu: dbio_engine::rusage::Usage,
+    /// CPU of the session's server backend over the same span, where it
+    /// runs on this machine (see [`crate::predict::server_cpu`]).
+    server_cpu: Option<dbio_engine::rusage::Usage>,
     commits: u64,
     warm: u64,
     commit: Histogram<u64>,
@@ -270,6 +273,7 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     let cfg = sh.cfg;
     let mut out = SessionOut {
         cpu: Default::default(),
+        server_cpu: None,
         commits: 0,
         warm: 0,
         commit: histogram(),
@@ -295,15 +299,21 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     let sessions = u64::from(cfg.sessions);
     let think = Duration::from_nanos(cfg.think_time_ns);
     let mut k: u64 = 0;
+    let backend = sess.backend_pid();
+    let backend_cpu =
+        || backend.and_then(|p| crate::predict::server_cpu(p, crate::predict::SERVER_NAMES));
     out.measure_start = start;
     out.end = start;
     while out.commits < limit && !sh.stopping() {
-        let t0 = Instant::now();
+        let mut t0 = Instant::now();
         if window.is_none() {
             window = sh.window.get().copied();
             if let Some(w) = window {
                 out.measure_start = w.start;
                 out.cpu = dbio_engine::rusage::thread_usage();
+                out.server_cpu = backend_cpu();
+                // The readings (a few /proc files) are not the commit's.
+                t0 = Instant::now();
             }
         }
         if window.is_some_and(|w| w.deadline.is_some_and(|d| t0 >= d)) {
@@ -346,6 +356,10 @@ fn session_loop(sess: &mut dyn Session, index: u32, sh: &Shared) -> SessionOut {
     out.cpu = match window {
         Some(_) => dbio_engine::rusage::thread_usage().since(&out.cpu),
         None => Default::default(),
+    };
+    out.server_cpu = match (window, out.server_cpu) {
+        (Some(_), Some(before)) => backend_cpu().map(|now| now.since(&before)),
+        _ => None,
     };
     out
 }
@@ -751,8 +765,17 @@ fn summarize(cfg: &LoadConfig, start: Option<Instant>, outs: &[SessionOut]) -> L
     let cpu = outs
         .iter()
         .fold(dbio_engine::rusage::Usage::default(), |a, o| a.plus(&o.cpu));
+    // The server's side only when every session's backend was read.
+    let server_cpu = outs
+        .iter()
+        .try_fold(dbio_engine::rusage::Usage::default(), |a, o| {
+            o.server_cpu.map(|u| a.plus(&u))
+        })
+        .filter(|_| !outs.is_empty())
+        .map(|u| dbio_engine::runner::cpu_usage(&u, commits, runtime_ns));
     LoadResult {
         cpu: dbio_engine::runner::cpu_usage(&cpu, commits, runtime_ns),
+        server_cpu,
         runtime_ns,
         commits,
         rows: commits * u64::from(cfg.rows_per_commit),

@@ -3,7 +3,8 @@
 //! The parser (crate `dbio-awr`) fills an [`AwrReport`] from one report
 //! (text or HTML, whole or a pasted section); the derived figures and the
 //! findings are computed from it, and `--compare` puts two side by side in
-//! an [`AwrComparison`]. Both are variants of the one top-level
+//! an [`AwrComparison`]; several reports make an [`AwrTrend`]. They are
+//! variants of the one top-level
 //! [`crate::Outcome`].
 //!
 //! Every number read from the report is kept as the report printed it
@@ -74,6 +75,16 @@ pub struct AwrHeader {
     pub elapsed_s: Option<f64>,
     /// DB time, s.
     pub db_time_s: Option<f64>,
+    /// DB Id (the database's number, the same on every instance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dbid: Option<String>,
+    /// Begin snapshot time as printed (`04-Feb-23 19:00:39`), local time of
+    /// the database host, no zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub begin_time: Option<String>,
+    /// End snapshot time as printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_time: Option<String>,
 }
 
 /// One line of the Load Profile.
@@ -284,6 +295,119 @@ pub struct AwrReport {
     /// (`dbio_report::findings::awr`).
     #[serde(default)]
     pub findings: Vec<crate::Finding>,
+    /// The report writes the decimal separator as a comma (`1,234` is
+    /// 1.234, `1.234` is 1234): judged from the numbers only one locale
+    /// can print (`crate` `dbio-awr`'s `num::Locale`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decimal_comma: bool,
+    /// A 10046 trace's waits beside the report's foreground wait events
+    /// (`dbio awr REPORT --with-trace TRACE`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with_trace: Option<TraceBeside>,
+}
+
+/// Where an event of [`TraceBeside`] was seen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeenIn {
+    /// In the trace and in the report.
+    #[default]
+    Both,
+    /// In the trace only: the report does not list it (or cut it from its
+    /// top lists).
+    TraceOnly,
+    /// In the report only: the traced session did not wait on it.
+    ReportOnly,
+}
+
+/// One event of a trace beside the same event in a report.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceBesideRow {
+    /// Event name (the trace's full name when both have it; reports cut
+    /// long names at the column width).
+    pub event: String,
+    /// On dbio's idle-event list.
+    pub idle: bool,
+    /// Where it was seen.
+    pub seen_in: SeenIn,
+    /// Waits in the trace.
+    pub trace_waits: Option<u64>,
+    /// Σ ela in the trace, s.
+    pub trace_time_s: Option<f64>,
+    /// Mean ela in the trace, µs.
+    pub trace_avg_us: Option<f64>,
+    /// Waits in the report (whole instance, foreground).
+    pub report_waits: Option<f64>,
+    /// Wait time in the report, s.
+    pub report_time_s: Option<f64>,
+    /// Average wait in the report, µs.
+    pub report_avg_us: Option<f64>,
+}
+
+/// A 10046 trace's wait profile beside a report's foreground wait
+/// events. The trace covers the sessions it traced, the report the whole
+/// instance over its interval: counts and times are not comparable, the
+/// averages and the presence of an event are.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceBeside {
+    /// The trace as given.
+    pub trace: String,
+    /// Database sessions the trace holds.
+    pub trace_sessions: u32,
+    /// Wait lines read from the trace.
+    pub trace_wait_lines: u64,
+    /// Events, report order first (by time), then the trace's own.
+    pub rows: Vec<TraceBesideRow>,
+}
+
+/// One report's interval in a trend (`dbio awr A B C ...`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrInterval {
+    /// The input as given.
+    pub source: String,
+    /// What the input was.
+    pub kind: ReportKind,
+    /// The report's header (database, snapshots, times, DB time).
+    pub header: AwrHeader,
+    /// Average active sessions: DB time / elapsed.
+    pub average_active_sessions: Option<f64>,
+    /// The trend's events ([`AwrTrend::events`]) in this interval, by
+    /// name; an event the report does not list is absent.
+    pub events: Vec<WaitEventRow>,
+    /// Average 'log file sync', µs.
+    pub log_file_sync_us: Option<f64>,
+    /// Average 'log file parallel write', µs.
+    pub log_file_parallel_write_us: Option<f64>,
+    /// 'log file sync' / 'log file parallel write' (averages).
+    pub lfs_lfpw_ratio: Option<f64>,
+    /// The Load Profile as printed (per second and per transaction).
+    pub load_profile: Vec<LoadProfileRow>,
+    /// Findings of this report (their titles and severities; the whole
+    /// finding is in the single report's result).
+    pub findings: Vec<crate::Finding>,
+}
+
+/// Several reports as a trend (`dbio awr FILE...`), ordered by begin
+/// snapshot time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AwrTrend {
+    /// [`crate::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
+    /// The reports came from different databases or instances and
+    /// `--allow-mixed` was given.
+    pub mixed: bool,
+    /// Top foreground wait events over all intervals (by summed time, DB
+    /// CPU left out), the rows of [`AwrInterval::events`].
+    pub events: Vec<String>,
+    /// One per report, by begin time.
+    pub intervals: Vec<AwrInterval>,
+    /// What the reader should know (gaps, overlaps, missing times).
+    pub notes: Vec<String>,
 }
 
 impl AwrReport {

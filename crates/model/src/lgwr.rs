@@ -111,17 +111,23 @@ pub enum Method {
     BufferedFsync,
     /// O_DIRECT write submitted through io_uring, linked to an fdatasync.
     UringFdatasync,
+    /// O_DIRECT write submitted through the kernel's native AIO
+    /// (io_submit, as Oracle's log writer does with
+    /// filesystemio_options=setall), then an asynchronous fdatasync
+    /// (IOCB_CMD_FDSYNC) once the write completed.
+    AioFdatasync,
 }
 
 impl Method {
     /// Every method, in the order `dbio check` compares them.
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::DirectDsync,
         Method::DirectFdatasync,
         Method::BufferedFdatasync,
         Method::BufferedDsync,
         Method::BufferedFsync,
         Method::UringFdatasync,
+        Method::AioFdatasync,
     ];
 
     /// The method's name on the command line and in results.
@@ -133,6 +139,7 @@ impl Method {
             Method::BufferedDsync => "buffered-dsync",
             Method::BufferedFsync => "buffered-fsync",
             Method::UringFdatasync => "uring-fdatasync",
+            Method::AioFdatasync => "aio-fdatasync",
         }
     }
 
@@ -144,6 +151,7 @@ impl Method {
             "direct" => Some(Method::DirectDsync),
             "buffered" => Some(Method::BufferedDsync),
             "uring" | "io_uring" => Some(Method::UringFdatasync),
+            "aio" | "libaio" => Some(Method::AioFdatasync),
             _ => Method::ALL.into_iter().find(|m| m.name() == s),
         }
     }
@@ -152,7 +160,10 @@ impl Method {
     pub fn direct(self) -> bool {
         matches!(
             self,
-            Method::DirectDsync | Method::DirectFdatasync | Method::UringFdatasync
+            Method::DirectDsync
+                | Method::DirectFdatasync
+                | Method::UringFdatasync
+                | Method::AioFdatasync
         )
     }
 
@@ -164,6 +175,12 @@ impl Method {
     /// Whether writes go through io_uring.
     pub fn uring(self) -> bool {
         self == Method::UringFdatasync
+    }
+
+    /// Whether writes go through an asynchronous engine (io_uring or
+    /// native AIO), which keeps several log writes in flight.
+    pub fn asynchronous(self) -> bool {
+        matches!(self, Method::UringFdatasync | Method::AioFdatasync)
     }
 }
 
@@ -295,6 +312,12 @@ pub struct LgwrConfig {
     /// session's CPU clock: the work a database does around the redo.
     #[serde(default)]
     pub txn_cpu_ns: u64,
+    /// CPU time, ns, a client thread of each session's own spends before
+    /// each transaction (0: no client thread). With it every commit also
+    /// makes a round trip: the client works, wakes the session, and is
+    /// woken when the commit returns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub client_cpu_ns: u64,
     /// Log buffer size, bytes.
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes (padding included).
@@ -331,8 +354,27 @@ pub struct LgwrConfig {
     /// How long a session watches for its post before it sleeps, ns
     /// (0: sleep at once; ignored on a single CPU).
     pub post_spin_ns: u64,
+    /// Durable writes each flush makes one after the other (1: the log
+    /// alone). MariaDB with `log_bin` and `sync_binlog=1` makes two per
+    /// commit group: InnoDB's redo at prepare, then the binary log
+    /// (docs/realdb-notes.md §1); results written before this option
+    /// existed made one.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub syncs_per_flush: u32,
     /// Seed of the redo size and payload generators.
     pub seed: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 impl Default for LgwrConfig {
@@ -346,6 +388,7 @@ impl Default for LgwrConfig {
             redo_size: RedoSize::Skewed,
             think_time_ns: 0,
             txn_cpu_ns: 0,
+            client_cpu_ns: 0,
             log_buffer_bytes: 16 << 20,
             max_write_bytes: 1 << 20,
             block_size: 512,
@@ -363,6 +406,7 @@ impl Default for LgwrConfig {
             writer_nice: None,
             writer_fifo: None,
             post_spin_ns: 0,
+            syncs_per_flush: 1,
             seed: 0x5eed,
         }
     }
@@ -375,12 +419,13 @@ impl LgwrConfig {
     }
 
     /// The engine the writer uses: null (injected service time), io_uring
-    /// (`uring-fdatasync`) or psync.
+    /// (`uring-fdatasync`), libaio (`aio-fdatasync`) or psync.
     pub fn engine(&self) -> EngineKind {
-        match (self.null_delay_ns, self.method.uring()) {
+        match (self.null_delay_ns, self.method) {
             (Some(_), _) => EngineKind::Null,
-            (None, true) => EngineKind::IoUring,
-            (None, false) => EngineKind::Psync,
+            (None, Method::UringFdatasync) => EngineKind::IoUring,
+            (None, Method::AioFdatasync) => EngineKind::Libaio,
+            (None, _) => EngineKind::Psync,
         }
     }
 }
@@ -584,6 +629,13 @@ mod tests {
             ..c.clone()
         };
         assert_eq!(u.engine(), EngineKind::IoUring);
+        let a = LgwrConfig {
+            method: Method::AioFdatasync,
+            ..c.clone()
+        };
+        assert_eq!(a.engine(), EngineKind::Libaio);
+        assert!(a.method.direct() && a.method.asynchronous());
+        assert_eq!(Method::parse("libaio"), Some(Method::AioFdatasync));
         let n = LgwrConfig {
             null_delay_ns: Some(0),
             ..u

@@ -21,6 +21,8 @@ pub mod latency;
 pub mod lgwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
+pub mod matrix;
 pub mod outcome;
 pub mod read;
 pub mod run;

@@ -114,6 +114,11 @@ pub struct LoadResult {
     /// server it is the client's alone.
     #[serde(default)]
     pub cpu: crate::CpuUsage,
+    /// CPU of the server's backends serving the sessions over the
+    /// measured run (`/proc/PID/stat`), when the server runs on this
+    /// machine and names its backends; `per_io_ns` is per commit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_cpu: Option<crate::CpuUsage>,
     /// One line per session.
     pub sessions: Vec<LoadSession>,
     /// Commits in each second of the measured run.
@@ -137,6 +142,10 @@ pub struct LoadResult {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_second: Vec<crate::series::Series>,
+    /// The log-writer model's prediction for the same load on the same
+    /// storage (`--predict`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predict: Option<crate::load_predict::LoadPrediction>,
 }
 
 /// The engine as recorded before the run.

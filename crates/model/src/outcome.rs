@@ -17,15 +17,16 @@
 //! In JSON every variant is one object carrying [`crate::SCHEMA_VERSION`]
 //! and a `command` field that names the variant: `tracefile` for a
 //! [`TraceReport`], `tracefile --compare` for a [`TraceComparison`],
-//! `awr` and `awr --compare` for an [`AwrReport`] and an [`AwrComparison`],
-//! `compare` for a [`Comparison`], and
+//! `awr`, `awr --compare` and `awr trend` for an [`AwrReport`], an
+//! [`AwrComparison`] and an [`AwrTrend`], `compare` for a [`Comparison`],
+//! and
 //! the measuring command (`bench`, `check`, `lgwr`, `read`, `dbwr`,
 //! `calibrate`) for a [`RunReport`], whose own `command` field it is.
 //! Reading one back is `dbio_report::from_json`'s, not a `Deserialize`
 //! here: it looks at the JSON before choosing the variant and migrates
 //! older files, which needs `serde_json`, a dependency this crate avoids.
 
-use crate::awr::{AwrComparison, AwrReport};
+use crate::awr::{AwrComparison, AwrReport, AwrTrend};
 use crate::compare::Comparison;
 use crate::trace::{TraceComparison, TraceReport};
 use crate::RunReport;
@@ -41,6 +42,8 @@ pub const AWR_COMMAND: &str = "awr";
 pub const AWR_COMPARISON_COMMAND: &str = "awr --compare";
 /// The `command` of a [`Comparison`] in JSON.
 pub const COMPARE_COMMAND: &str = "compare";
+/// The `command` of an [`AwrTrend`] in JSON.
+pub const AWR_TREND_COMMAND: &str = "awr trend";
 
 /// What one dbio command produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +62,8 @@ pub enum Outcome {
     AwrComparison(Box<AwrComparison>),
     /// Saved results of one command side by side (`dbio compare`).
     Comparison(Box<Comparison>),
+    /// Several AWR or Statspack reports as a trend (`awr FILE...`).
+    AwrTrend(Box<AwrTrend>),
 }
 
 impl Outcome {
@@ -71,6 +76,7 @@ impl Outcome {
             Outcome::Awr(_) => AWR_COMMAND,
             Outcome::AwrComparison(_) => AWR_COMPARISON_COMMAND,
             Outcome::Comparison(_) => COMPARE_COMMAND,
+            Outcome::AwrTrend(_) => AWR_TREND_COMMAND,
         }
     }
 }
@@ -110,6 +116,11 @@ impl Serialize for Outcome {
             Outcome::Comparison(c) => Tagged {
                 command: COMPARE_COMMAND,
                 result: c,
+            }
+            .serialize(s),
+            Outcome::AwrTrend(t) => Tagged {
+                command: AWR_TREND_COMMAND,
+                result: t,
             }
             .serialize(s),
         }

@@ -342,13 +342,13 @@ impl ReadKind {
 /// [`ReadResult::thresholds`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadConfig {
-    /// I/O engine (psync or io_uring; null for measuring dbio itself).
+    /// I/O engine (psync, io_uring or libaio; null for measuring dbio itself).
     pub engine: EngineKind,
     /// O_DIRECT.
     pub direct: bool,
     /// Reader threads.
     pub threads: u32,
-    /// I/Os in flight per thread (io_uring only).
+    /// I/Os in flight per thread (io_uring and libaio).
     pub iodepth: u32,
     /// Database block size, bytes.
     pub block_size: u64,

@@ -47,6 +47,9 @@ pub struct RunReport {
     /// Tier thresholds measured by `dbio calibrate`.
     #[serde(default)]
     pub calibration: Option<crate::calibrate::Calibration>,
+    /// The load matrix and its search (`dbio matrix`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix: Option<Box<crate::matrix::MatrixResult>>,
     /// Plain-words conclusions with their evidence, drawn from the rest
     /// of the report by `dbio_report::findings`. A result written before
     /// findings has a `conclusions` list of strings instead: it reads
@@ -118,6 +121,8 @@ pub enum EngineKind {
     Psync,
     /// io_uring with batched submit and reap.
     IoUring,
+    /// The kernel's native AIO (io_submit/io_getevents), O_DIRECT only.
+    Libaio,
     /// No I/O: measures dbio's own cost (optionally with an injected delay).
     Null,
 }
@@ -128,6 +133,7 @@ impl EngineKind {
         match self {
             EngineKind::Psync => "psync",
             EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Null => "null",
         }
     }

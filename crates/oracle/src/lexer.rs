@@ -114,6 +114,82 @@ fn trim_cr(line: &[u8]) -> &[u8] {
     }
 }
 
+/// Eight bytes of `s` from `i`, little-endian; `i + 8 <= s.len()`.
+#[inline(always)]
+fn load8(s: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&s[i..i + 8]);
+    u64::from_le_bytes(w)
+}
+
+const POW10: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
+/// The run of ASCII digits of `s` from `i`: its value and where it ends.
+/// The value is exact up to 19 digits and wraps beyond (callers that may
+/// see more re-parse with saturation).
+///
+/// SWAR, eight bytes at a time, no branch per digit (a byte loop's
+/// `v = v * 10 + d` chain was most of the WAIT-line time): with
+/// `x = bytes ^ 0x30..30` a digit byte is 0..=9, and
+/// `((x + 0x76..76) | x) & 0x80..80` sets the top bit of every byte above
+/// 9 (Bit Twiddling Hacks' `hasmore(x, 9)`; a carry out of a byte only
+/// disturbs later bytes, so the lowest set bit still marks the first
+/// non-digit). The `k` leading digits are shifted to the top of the word
+/// (leading zeros) and combined pairwise by three multiplications (Lemire,
+/// "Faster integer parsing", 2018: 2561 = 10·256 + 1, 6553601 = 100·65536
+/// + 1, 42949672960001 = 10000·2³² + 1).
+#[inline]
+pub fn digits(s: &[u8], mut i: usize) -> (u64, usize) {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const ADD: u64 = 0x7676_7676_7676_7676;
+    const TOP: u64 = 0x8080_8080_8080_8080;
+    let mut v: u64 = 0;
+    loop {
+        if i + 8 > s.len() {
+            // Fewer than eight bytes left (a value at the end of a line or
+            // a short field): a byte loop, no copy into a padded word.
+            while i < s.len() {
+                let d = s[i].wrapping_sub(b'0');
+                if d > 9 {
+                    break;
+                }
+                v = v.wrapping_mul(10).wrapping_add(d as u64);
+                i += 1;
+            }
+            return (v, i);
+        }
+        let x = load8(s, i) ^ ZEROS;
+        let nd = (x.wrapping_add(ADD) | x) & TOP;
+        let k = if nd == 0 {
+            8
+        } else {
+            (nd.trailing_zeros() / 8) as usize
+        };
+        if k == 0 {
+            return (v, i);
+        }
+        let mut w = x << (64 - 8 * k as u32);
+        w = (w.wrapping_mul(2561) >> 8) & 0x00FF_00FF_00FF_00FF;
+        w = (w.wrapping_mul(6_553_601) >> 16) & 0x0000_FFFF_0000_FFFF;
+        w = w.wrapping_mul(42_949_672_960_001) >> 32;
+        v = v.wrapping_mul(POW10[k]).wrapping_add(w);
+        i += k;
+        if k < 8 {
+            return (v, i);
+        }
+    }
+}
+
 /// Parses a signed decimal integer at the start of `s` (after optional
 /// blanks). Returns the value and the number of bytes consumed, or `None`
 /// when no digit follows. Overflow saturates.
@@ -128,28 +204,19 @@ pub fn parse_int_prefix(s: &[u8]) -> Option<(i64, usize)> {
         i += 1;
     }
     let digits_start = i;
-    // Up to 18 digits cannot overflow: plain arithmetic, no checks.
-    let fast_end = s.len().min(i + 18);
-    let mut v: i64 = 0;
-    while i < fast_end {
-        let d = s[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = v * 10 + d as i64;
-        i += 1;
-    }
-    while i < s.len() {
-        let d = s[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        v = v.saturating_mul(10).saturating_add(d as i64);
-        i += 1;
-    }
-    if i == digits_start {
+    let (x, end) = digits(s, i);
+    if end == digits_start {
         return None;
     }
+    // Up to 18 digits cannot overflow an i64; beyond, saturate.
+    let v = if end - digits_start <= 18 {
+        x as i64
+    } else {
+        s[digits_start..end].iter().fold(0i64, |v, &b| {
+            v.saturating_mul(10).saturating_add((b - b'0') as i64)
+        })
+    };
+    let i = end;
     Some((if neg { -v } else { v }, i))
 }
 
@@ -167,22 +234,15 @@ pub fn parse_int(s: &[u8]) -> Option<i64> {
 /// Parses an unsigned cursor number such as the `123` of `#123:`.
 #[inline]
 pub fn parse_u64_prefix(s: &[u8]) -> (u64, usize) {
-    let mut v: u64 = 0;
-    let mut i = 0;
-    while i < s.len() {
-        let d = s[i].wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        // 19 digits cannot overflow a u64; beyond, saturate.
-        v = if i < 19 {
-            v * 10 + d as u64
-        } else {
-            v.saturating_mul(10).saturating_add(d as u64)
-        };
-        i += 1;
+    let (v, end) = digits(s, 0);
+    if end <= 19 {
+        return (v, end);
     }
-    (v, i)
+    // 19 digits cannot overflow a u64; beyond, saturate.
+    let v = s[..end].iter().fold(0u64, |v, &b| {
+        v.saturating_mul(10).saturating_add((b - b'0') as u64)
+    });
+    (v, end)
 }
 
 /// Position of the first `byte` in `s` at or after `from`, or `s.len()`.
@@ -294,5 +354,44 @@ mod tests {
         assert_eq!(parse_int(b"99999999999999999999999"), Some(i64::MAX));
         assert_eq!(parse_int(b"60 68979"), None);
         assert_eq!(parse_u64_prefix(b"139623166535832:"), (139623166535832, 15));
+        assert_eq!(parse_u64_prefix(b"99999999999999999999999"), (u64::MAX, 23));
+    }
+
+    #[test]
+    fn swar_digits_agree_with_a_byte_loop() {
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for len in 0..=20 {
+            for tail in [&b""[..], b" ", b"=", b"x1", b"/", b":", b"\xff9", b"\x009"] {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let mut v: Vec<u8> = (0..len)
+                    .map(|k| b'0' + ((x >> (k % 60)) % 10) as u8)
+                    .collect();
+                v.extend_from_slice(tail);
+                cases.push(v);
+            }
+        }
+        for b in 0..=255u8 {
+            cases.push(vec![b'7', b, b'3']);
+        }
+        for c in &cases {
+            for from in 0..=c.len() {
+                let end = c[from..]
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .map_or(c.len(), |p| from + p);
+                let want = c[from..end].iter().fold(0u64, |v, &b| {
+                    v.wrapping_mul(10).wrapping_add((b - b'0') as u64)
+                });
+                assert_eq!(
+                    digits(c, from),
+                    (want, end),
+                    "{:?} from {from}",
+                    String::from_utf8_lossy(c)
+                );
+            }
+        }
     }
 }

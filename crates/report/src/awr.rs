@@ -7,21 +7,21 @@
 //! a saved JSON result re-renders identically (`dbio report --from`).
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-use dbio_model::awr::{AwrComparison, AwrReport, WaitEventRow};
+use dbio_model::awr::{AwrComparison, AwrReport, SeenIn, TraceBeside, WaitEventRow};
 use dbio_model::units::{format_bytes, format_ns};
 use std::fmt::Write;
 
 /// Wait events shown per list.
 const EVENT_ROWS: usize = 15;
 
-fn table(header: &[&str]) -> Table {
+pub(crate) fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(header.to_vec());
     t
 }
 
-fn right_from(t: &mut Table, first: usize) {
+pub(crate) fn right_from(t: &mut Table, first: usize) {
     for i in first..t.column_count() {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
@@ -29,11 +29,11 @@ fn right_from(t: &mut Table, first: usize) {
     }
 }
 
-fn section(out: &mut String, title: &str, body: &str) {
+pub(crate) fn section(out: &mut String, title: &str, body: &str) {
     let _ = writeln!(out, "\n{title}\n{body}");
 }
 
-fn us(v: Option<f64>) -> String {
+pub(crate) fn us(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(v) if v < 0.0 => format!("-{}", format_ns(-v * 1000.0)),
@@ -41,7 +41,7 @@ fn us(v: Option<f64>) -> String {
     }
 }
 
-fn num(v: Option<f64>) -> String {
+pub(crate) fn num(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
         Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
@@ -49,7 +49,7 @@ fn num(v: Option<f64>) -> String {
     }
 }
 
-fn opt(s: &Option<String>) -> &str {
+pub(crate) fn opt(s: &Option<String>) -> &str {
     s.as_deref().unwrap_or("-")
 }
 
@@ -139,6 +139,11 @@ pub fn render(r: &AwrReport) -> String {
     let mut out = String::new();
     let h = &r.header;
     let _ = writeln!(out, "dbio awr {} ({})", r.source, r.kind.describe());
+    if r.decimal_comma {
+        out.push_str(
+            "Numbers read with a decimal comma (the report's locale: 1,5 is 1.5, 1.234 is 1234)\n",
+        );
+    }
     let mut t = table(&[
         "database", "instance", "release", "host", "platform", "CPUs", "snaps", "elapsed",
         "DB time",
@@ -248,6 +253,9 @@ pub fn render(r: &AwrReport) -> String {
             }
         }
     }
+    if let Some(w) = &r.with_trace {
+        with_trace(&mut out, w);
+    }
     let skipped: Vec<&str> = r
         .sections
         .iter()
@@ -276,7 +284,77 @@ pub fn render(r: &AwrReport) -> String {
     out
 }
 
-fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+/// A trace's waits beside the report's foreground wait events.
+fn with_trace(out: &mut String, w: &TraceBeside) {
+    let mut t = table(&[
+        "event",
+        "seen in",
+        "trace waits",
+        "trace time (s)",
+        "trace avg",
+        "report waits",
+        "report time (s)",
+        "report avg",
+    ]);
+    for e in &w.rows {
+        let seen = match e.seen_in {
+            SeenIn::Both => "both",
+            SeenIn::TraceOnly => "trace only (!)",
+            SeenIn::ReportOnly => "report only (!)",
+        };
+        t.add_row(vec![
+            if e.idle {
+                format!("{} (idle)", e.event)
+            } else {
+                e.event.clone()
+            },
+            seen.to_string(),
+            num(e.trace_waits.map(|v| v as f64)),
+            num(e.trace_time_s),
+            us(e.trace_avg_us),
+            num(e.report_waits),
+            num(e.report_time_s),
+            us(e.report_avg_us),
+        ]);
+    }
+    right_from(&mut t, 2);
+    let mut body = format!(
+        "The trace covers {} traced session{} ({} WAIT lines); the report covers the whole instance \
+over its interval: compare averages and which events occur, not counts or times.\n",
+        w.trace_sessions,
+        if w.trace_sessions == 1 { "" } else { "s" },
+        w.trace_wait_lines
+    );
+    body.push_str(&t.to_string());
+    let only = |s: SeenIn| {
+        w.rows
+            .iter()
+            .filter(|e| e.seen_in == s && !e.idle)
+            .map(|e| format!("'{}'", e.event))
+            .collect::<Vec<_>>()
+    };
+    let (to, ro) = (only(SeenIn::TraceOnly), only(SeenIn::ReportOnly));
+    if !to.is_empty() {
+        let _ = write!(
+            body,
+            "\nIn the trace, not among the report's foreground wait events: {}",
+            to.join(", ")
+        );
+    }
+    if !ro.is_empty() {
+        let _ = write!(body, "\nIn the report, not in the trace: {}", ro.join(", "));
+    }
+    section(
+        out,
+        &format!(
+            "Trace {} beside the report's foreground wait events",
+            w.trace
+        ),
+        &body,
+    );
+}
+
+pub(crate) fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
         (Some(a), Some(b)) if a != 0.0 => format!("{:.2}x", b / a),
         _ => "-".into(),

@@ -80,6 +80,7 @@ pub fn to_csv(r: &RunReport) -> Result<String, ExportError> {
         || !r.dbwr.is_empty()
         || !r.watch.is_empty()
         || r.calibration.is_some()
+        || r.matrix.is_some()
         || !r.findings.is_empty();
     if has_sections {
         LongTable::new(&["section", "name", "metric", "value"]).write(&[(None, run_rows(r)?)])
@@ -204,6 +205,16 @@ fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
     if let Some(c) = &r.calibration {
         rows.extend(entry_rows("calibrate", &c.name, c, &["name"])?);
     }
+    if let Some(m) = &r.matrix {
+        rows.extend(entry_rows("matrix", &m.name, &m.config, &[])?);
+        for p in &m.points {
+            let item = format!("small={} large={}", p.small, p.large);
+            rows.extend(entry_rows("matrix", &item, p, &["small", "large"])?);
+        }
+        if let Some(s) = &m.search {
+            rows.extend(entry_rows("matrix", "search", s, &[])?);
+        }
+    }
     rows.extend(finding_rows(&r.findings));
     Ok(rows)
 }
@@ -236,7 +247,7 @@ pub fn series_rows(
 
 /// The header of a trace analysis's CSV: a group column (the input, or
 /// `A` and `B` in a comparison) before the long-form columns.
-const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
+pub(crate) const TRACE_HEADER: &[&str] = &["group", "section", "item", "metric", "value"];
 
 /// A trace analysis as CSV.
 pub fn trace_csv(r: &TraceReport) -> Result<String, ExportError> {
@@ -294,6 +305,11 @@ pub fn awr_rows(r: &AwrReport) -> Result<Vec<LongRow>, ExportError> {
                 &BucketCount { count: *c },
                 &[],
             )?);
+        }
+    }
+    if let Some(w) = &r.with_trace {
+        for e in &w.rows {
+            v.extend(entry_rows("with_trace", &e.event, e, &["event"])?);
         }
     }
     v.extend(finding_rows(&r.findings));

@@ -48,6 +48,7 @@ pub(crate) fn engine_name(e: EngineKind) -> &'static str {
         EngineKind::Null => "null",
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",
+        EngineKind::Libaio => "libaio",
     }
 }
 

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod awr;
+pub mod awr_trend;
 pub mod calibrate;
 pub mod compare;
 pub mod csv_out;
@@ -14,6 +15,8 @@ pub mod histogram;
 pub mod lgwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
+pub mod matrix;
 mod migrate_io;
 mod migrate_models;
 pub mod read;
@@ -26,9 +29,9 @@ pub use export::{
     CsvExporter, ExportError, Exporter, Format, HtmlExporter, JsonExporter, TableExporter,
 };
 
-use dbio_model::awr::{AwrComparison, AwrReport};
+use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
 use dbio_model::outcome::{
-    AWR_COMMAND, AWR_COMPARISON_COMMAND, TRACE_COMMAND, TRACE_COMPARISON_COMMAND,
+    AWR_COMMAND, AWR_COMPARISON_COMMAND, AWR_TREND_COMMAND, TRACE_COMMAND, TRACE_COMPARISON_COMMAND,
 };
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::{Outcome, RunReport};
@@ -105,6 +108,11 @@ pub fn from_json(text: &str) -> Result<Outcome, String> {
             c.schema_version = dbio_model::SCHEMA_VERSION;
             Ok(Outcome::Comparison(c))
         }
+        Variant::AwrTrend => {
+            let mut t: Box<AwrTrend> = serde_json::from_value(v).map_err(bad)?;
+            t.schema_version = dbio_model::SCHEMA_VERSION;
+            Ok(Outcome::AwrTrend(t))
+        }
         Variant::Run => {
             let mut v = migrate_io::migrate(v);
             if version < Some(3) {
@@ -132,6 +140,7 @@ enum Variant {
     Awr,
     AwrComparison,
     Comparison,
+    AwrTrend,
 }
 
 /// The variant named by `command`; a trace result of the trace's own
@@ -143,6 +152,7 @@ fn variant(v: &serde_json::Value) -> Variant {
         Some(AWR_COMMAND) => Variant::Awr,
         Some(AWR_COMPARISON_COMMAND) => Variant::AwrComparison,
         Some(dbio_model::outcome::COMPARE_COMMAND) => Variant::Comparison,
+        Some(AWR_TREND_COMMAND) => Variant::AwrTrend,
         Some(_) => Variant::Run,
         None if v.get("a").is_some() && v.get("b").is_some() => Variant::TraceComparison,
         None if v.get("profile").is_some() => Variant::Trace,

@@ -138,6 +138,16 @@ pub fn detail(x: &LoadResult) -> String {
             100.0 * cpu.utilisation
         );
     }
+    if let Some(c) = &x.server_cpu {
+        let _ = writeln!(
+            s,
+            "server backends' CPU: {} per commit (user {}, system {}), {:.0} % of one CPU",
+            format_ns(c.per_io_ns),
+            format_ns(c.user_ns as f64),
+            format_ns(c.system_ns as f64),
+            100.0 * c.utilisation
+        );
+    }
     let mut t = new_table(&[
         "latency", "count", "mean", "p50", "p90", "p99", "p99.9", "max",
     ]);
@@ -245,6 +255,7 @@ pub fn detail(x: &LoadResult) -> String {
         let _ = writeln!(s, "commits per second, each second: {}", v.join(" "));
     }
     s.push_str(&crate::series::summary(&x.name, &x.per_second));
+    s.push_str(&crate::load_predict::render(x));
     s
 }
 

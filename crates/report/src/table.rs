@@ -37,6 +37,7 @@ pub fn render(r: &RunReport) -> String {
     }
     for section in [
         crate::calibrate::render(r),
+        crate::matrix::render(r),
         crate::lgwr::render(r),
         crate::load::render(r),
         crate::read::render(r),
@@ -142,6 +143,7 @@ pub fn describe(j: &JobConfig) -> String {
     let engine = match j.engine {
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",
+        EngineKind::Libaio => "libaio",
         EngineKind::Null => "null",
     };
     let rw = match j.rw {

@@ -19,10 +19,11 @@
 //! of pending commits), [`files`] (the group of log files and members),
 //! [`io`] (one write onto every member), [`writer`] (the log-writer
 //! thread: gather, pad, write, post, switch), [`session`] (the committing
-//! threads), [`stats`] (per-thread recording and the merge into the result
+//! threads), [`client`] (a client thread per session, `--client-cpu`), [`stats`] (per-thread recording and the merge into the result
 //! model), [`verify`] (reading every committed record back), [`run`](mod@run) (one
 //! run end to end).
 
+pub mod client;
 pub mod config;
 pub mod files;
 pub mod io;

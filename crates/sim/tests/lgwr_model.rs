@@ -633,3 +633,73 @@ fn verify_counts_reused_log_files_as_overwritten() {
     assert!(v.overwritten > 0 && v.checked > 0, "{v:?}");
     assert_eq!(v.checked + v.overwritten, 600, "{v:?}");
 }
+
+/// `syncs_per_flush` makes each flush that many durable writes one after
+/// the other (MariaDB's redo, then its binary log): with an injected
+/// service time no flush can be shorter than that many times it. See:
+/// issue 11.
+#[test]
+fn every_flush_makes_its_syncs_one_after_the_other() {
+    let delay = 2_000_000;
+    for syncs in [1u32, 3] {
+        let cfg = null_cfg(LgwrConfig {
+            protocol: Protocol::Leader,
+            sessions: 2,
+            commits_per_session: Some(10),
+            runtime_ns: None,
+            redo_size: RedoSize::Fixed(512),
+            null_delay_ns: Some(delay),
+            syncs_per_flush: syncs,
+            ..LgwrConfig::default()
+        });
+        let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+        assert!(out.error.is_none(), "{:?}", out.error);
+        let r = out.measured.summarize("t", &cfg, 1);
+        let w = &r.writer.log_file_parallel_write;
+        assert!(
+            at_least(w.min_ns, u64::from(syncs) * delay),
+            "{syncs} syncs per flush: shortest flush {} ns",
+            w.min_ns
+        );
+        assert_eq!(r.commits, 20);
+    }
+    // Writes kept in flight cannot be made one after the other.
+    let e = dbio_sim::lgwr::config::validate(&LgwrConfig {
+        syncs_per_flush: 2,
+        method: Method::UringFdatasync,
+        ..LgwrConfig::default()
+    })
+    .unwrap_err();
+    assert!(e.contains("--syncs-per-flush 2"), "{e}");
+    let e = dbio_sim::lgwr::config::validate(&LgwrConfig {
+        syncs_per_flush: 0,
+        ..LgwrConfig::default()
+    })
+    .unwrap_err();
+    assert!(e.contains("between 1 and 4"), "{e}");
+}
+
+/// `client_cpu_ns` gives each session a client thread whose CPU comes
+/// before every commit: a run cannot be shorter than its commits' client
+/// work, and that work is not on the sessions' CPU. See: issue 11.
+#[test]
+fn a_client_thread_works_before_every_commit() {
+    let cfg = null_cfg(LgwrConfig {
+        protocol: Protocol::Leader,
+        sessions: 2,
+        commits_per_session: Some(5),
+        runtime_ns: None,
+        redo_size: RedoSize::Fixed(512),
+        null_delay_ns: Some(0),
+        client_cpu_ns: 4_000_000,
+        ..LgwrConfig::default()
+    });
+    let out = run(&cfg, None, &AtomicBool::new(false)).expect("run");
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let r = out.measured.summarize("t", &cfg, 1);
+    assert_eq!(r.commits, 10);
+    // Five turns of 4 ms of CPU each, one after the other per session.
+    assert!(r.runtime_ns >= 20_000_000, "{} ns", r.runtime_ns);
+    let session_cpu = r.session_cpu.user_ns + r.session_cpu.system_ns;
+    assert!(session_cpu < 40_000_000, "{session_cpu} ns on the sessions");
+}

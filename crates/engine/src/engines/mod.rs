@@ -2,7 +2,7 @@
 //!
 //! A synchronous engine (`psync`, `null`) completes an I/O inside
 //! [`Engine::queue`] and returns [`Queued::Done`]; an asynchronous engine
-//! (`io_uring`) returns [`Queued::InFlight`], submits a batch in
+//! (`io_uring`, `libaio`) returns [`Queued::InFlight`], submits a batch in
 //! [`Engine::commit`] and hands completions back from [`Engine::reap`]. One
 //! worker loop drives both. Nothing here allocates per I/O.
 //!
@@ -17,10 +17,12 @@
 //! pointer that the kernel may read or write after `queue` returns, so only
 //! the caller can promise the buffer outlives the I/O.
 
+mod libaio;
 mod null;
 mod psync;
 mod uring;
 
+pub use libaio::LibaioEngine;
 pub use null::{NullDone, NullEngine};
 pub use psync::PsyncEngine;
 pub use uring::{probe_io_uring, UringEngine};
@@ -145,6 +147,12 @@ impl Capabilities {
                 registered_buffers: true,
                 needs_file: true,
             },
+            EngineKind::Libaio => Capabilities {
+                queue_depth: true,
+                linked_sync: false,
+                registered_buffers: false,
+                needs_file: true,
+            },
             EngineKind::Null => Capabilities {
                 queue_depth: false,
                 linked_sync: false,
@@ -194,6 +202,8 @@ pub enum AnyEngine {
     Psync(PsyncEngine),
     /// `io_uring`.
     Uring(UringEngine),
+    /// `libaio`.
+    Libaio(LibaioEngine),
 }
 
 /// Makes the engine `kind` on `file` (None only for the null engine), in
@@ -225,6 +235,9 @@ pub fn open(
             o.bufs,
             o.buf_len,
         )?),
+        EngineKind::Libaio => {
+            AnyEngine::Libaio(LibaioEngine::new(f.file.clone(), f.path, o.depth.max(1))?)
+        }
         _ => AnyEngine::Psync(PsyncEngine::new(f.file.clone(), f.path.to_path_buf())),
     })
 }
@@ -254,6 +267,7 @@ impl Engine for AnyEngine {
                 AnyEngine::Null(e) => e.queue(req),
                 AnyEngine::Psync(e) => e.queue(req),
                 AnyEngine::Uring(e) => e.queue(req),
+                AnyEngine::Libaio(e) => e.queue(req),
             }
         }
     }
@@ -264,6 +278,7 @@ impl Engine for AnyEngine {
             AnyEngine::Null(e) => e.commit(),
             AnyEngine::Psync(e) => e.commit(),
             AnyEngine::Uring(e) => e.commit(),
+            AnyEngine::Libaio(e) => e.commit(),
         }
     }
 
@@ -273,6 +288,7 @@ impl Engine for AnyEngine {
             AnyEngine::Null(e) => e.reap(min, out),
             AnyEngine::Psync(e) => e.reap(min, out),
             AnyEngine::Uring(e) => e.reap(min, out),
+            AnyEngine::Libaio(e) => e.reap(min, out),
         }
     }
 }

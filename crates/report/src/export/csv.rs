@@ -16,6 +16,7 @@ impl Exporter for CsvExporter {
             Outcome::Awr(r) => crate::csv_out::awr_csv(r)?,
             Outcome::AwrComparison(c) => crate::csv_out::awr_comparison_csv(c)?,
             Outcome::Comparison(c) => crate::compare::render::to_csv(c)?,
+            Outcome::AwrTrend(t) => crate::awr_trend::csv(t)?,
         })
     }
 }

@@ -17,6 +17,7 @@ impl Exporter for TableExporter {
             Outcome::Awr(r) => crate::awr::render(r),
             Outcome::AwrComparison(c) => crate::awr::render_comparison(c),
             Outcome::Comparison(c) => crate::compare::render::render(c),
+            Outcome::AwrTrend(t) => crate::awr_trend::render(t),
         })
     }
 }

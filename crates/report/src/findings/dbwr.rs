@@ -197,6 +197,7 @@ pub fn check_writer(r: &DbwrResult) -> Finding {
         "{}{}",
         match r.config.engine {
             EngineKind::IoUring => "io_uring",
+            EngineKind::Libaio => "libaio",
             EngineKind::Psync => "pwrite",
             EngineKind::Null => "null",
         },

@@ -63,6 +63,7 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
         flush_bound,
         consistency,
         slow_tail,
+        super::load_predict::prediction,
     ] {
         rule(x, &mut v);
     }

@@ -30,6 +30,8 @@ pub mod commit;
 pub mod dbwr;
 pub mod load;
 pub mod load_compare;
+pub mod load_predict;
+pub mod matrix;
 pub mod read;
 pub mod references;
 pub mod trace;
@@ -58,6 +60,7 @@ pub const RUN_RULES: &[RuleSet<RunReport>] = &[
     read::RULES,
     dbwr::RULES,
     calibrate::RULES,
+    matrix::RULES,
     watch::RULES,
 ];
 

@@ -63,6 +63,12 @@ pub fn validate(c: &DbwrConfig) -> Result<(), DbwrError> {
             c.datafile_bytes
         ));
     }
+    if c.engine == dbio_model::EngineKind::Libaio && !c.direct {
+        return bad(
+            "the libaio engine needs --direct: the kernel's native AIO is asynchronous only for O_DIRECT, and a buffered io_submit completes the write inside the call"
+                .into(),
+        );
+    }
     if c.writers == 0 {
         return bad("--writers must be at least 1".into());
     }

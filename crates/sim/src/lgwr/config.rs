@@ -17,9 +17,10 @@ pub fn sync_op(method: Method) -> dbio_engine::engines::SyncOp {
     use dbio_engine::engines::SyncOp;
     match method {
         Method::DirectDsync | Method::BufferedDsync => SyncOp::None,
-        Method::DirectFdatasync | Method::BufferedFdatasync | Method::UringFdatasync => {
-            SyncOp::Fdatasync
-        }
+        Method::DirectFdatasync
+        | Method::BufferedFdatasync
+        | Method::UringFdatasync
+        | Method::AioFdatasync => SyncOp::Fdatasync,
         Method::BufferedFsync => SyncOp::Fsync,
     }
 }
@@ -107,7 +108,7 @@ pub fn planned_memory(c: &LgwrConfig) -> u64 {
 /// session leads, one write at a time, so there is no writer thread to
 /// place and no ring that one thread owns.
 fn leader_fits(c: &LgwrConfig) -> Result<(), String> {
-    if c.method.uring() {
+    if c.method.asynchronous() {
         return Err(format!(
             "--protocol leader flushes in the committing session with synchronous writes, as PostgreSQL and InnoDB do: --method {} needs the log writer (--protocol writer)",
             c.method.name()
@@ -214,17 +215,29 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     if c.async_depth == 0 || c.async_depth > 64 {
         return Err("--async-depth must be between 1 and 64".into());
     }
-    if c.async_depth > 1 && c.real_io() && !c.method.uring() {
+    if c.async_depth > 1 && c.real_io() && !c.method.asynchronous() {
         return Err(format!(
-                "--async-depth {} needs --method uring-fdatasync: only io_uring keeps several log writes in flight",
+                "--async-depth {} needs --method uring-fdatasync or aio-fdatasync: only io_uring and native AIO keep several log writes in flight",
                 c.async_depth
             ));
     }
     if c.protocol == Protocol::Leader {
         leader_fits(c)?;
     }
+    if !(1..=4).contains(&c.syncs_per_flush) {
+        return Err("--syncs-per-flush must be between 1 and 4".into());
+    }
+    if c.syncs_per_flush > 1 && (c.async_depth > 1 || (c.real_io() && c.method.uring())) {
+        return Err(format!(
+            "--syncs-per-flush {} makes its durable writes one after the other: it needs --async-depth 1 and a synchronous --method (not uring-fdatasync)",
+            c.syncs_per_flush
+        ));
+    }
     if c.txn_cpu_ns > 1_000_000_000 {
         return Err("--txn-cpu above 1 s makes no commit workload".into());
+    }
+    if c.client_cpu_ns > 1_000_000_000 {
+        return Err("--client-cpu above 1 s makes no commit workload".into());
     }
     if c.think_time_ns > 10_000_000_000 {
         return Err("--think-time above 10 s makes no commit workload".into());

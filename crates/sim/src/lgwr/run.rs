@@ -3,6 +3,7 @@
 //! disk and process counters around the run, and read every record back
 //! when asked.
 
+use super::client::{client_main, Turn};
 use super::config::{planned_memory, LgwrRun};
 use super::files::{preflight, LogGroup};
 use super::session::{session_main, Shared};
@@ -171,12 +172,34 @@ fn run_threads(
     let writers = usize::from(leader.is_none());
     let sampling = AtomicBool::new(false);
     let total = cfg.sessions as usize + writers;
+    // A client thread per session (`--client-cpu`), parked until its
+    // session hands it the first turn.
+    let turns: Vec<Turn> = match cfg.client_cpu_ns {
+        0 => Vec::new(),
+        _ => (0..cfg.sessions).map(|_| Turn::default()).collect(),
+    };
+    let turns = &turns;
     std::thread::scope(|s| {
+        for (i, t) in turns.iter().enumerate() {
+            let spawned = spawn_scoped(s, format!("lgwr-client-{}", i + 1), i, turns.len(), || {
+                client_main(t, cfg.client_cpu_ns)
+            });
+            if let Err(e) = spawned {
+                turns.iter().for_each(Turn::stop);
+                return Err(e);
+            }
+        }
         let writer = match leader {
             Some(_) => None,
-            None => Some(spawn_scoped(s, "lgwr".into(), 0, total, || {
+            None => match spawn_scoped(s, "lgwr".into(), 0, total, || {
                 writer_main(run, shared, files, paths, &gate, error)
-            })?),
+            }) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    turns.iter().for_each(Turn::stop);
+                    return Err(e);
+                }
+            },
         };
         let mut sessions = Vec::with_capacity(cfg.sessions as usize);
         let mut spawn_error = None;
@@ -187,7 +210,7 @@ fn run_threads(
                 format!("lgwr-session-{}", i + 1),
                 i as usize + writers,
                 total,
-                move || session_main(i, run, shared, leader, gate, stop),
+                move || session_main(i, run, shared, leader, turns.get(i as usize), gate, stop),
             ) {
                 Ok(h) => sessions.push(h),
                 Err(e) => {
@@ -221,6 +244,9 @@ fn run_threads(
             .map(|h| h.join().expect("the sampler panicked"))
             .unwrap_or_default();
         let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
+        // Every session stopped its client; these are the clients of
+        // sessions that never started.
+        turns.iter().for_each(Turn::stop);
         shared.logbuf.close();
         if let Some(w) = shared.writer.get() {
             w.unpark();

@@ -9,6 +9,7 @@
 //! telescoping timestamps t_commit ≤ t_pickup ≤ t_io_done ≤ t_wake ≤
 //! t_resumed without a lock and without allocating.
 
+use super::client::{StopOnDrop, Turn};
 use super::config::{sample, LgwrConfig, LgwrRun, HEADER_BYTES};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
@@ -130,7 +131,7 @@ fn lead_or_follow(lock: &FlushLock, slot: &Slot, seq: u64) -> u64 {
 /// is preempted keeps its work to do, as a database backend does). The
 /// clock is read about every microsecond of work, so the work is at most
 /// about 1 µs plus one clock read longer than asked.
-fn burn_cpu(ns: u64) {
+pub(crate) fn burn_cpu(ns: u64) {
     let cpu = || {
         let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
         t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
@@ -152,10 +153,15 @@ pub fn session_main(
     run: &LgwrRun,
     shared: &Shared,
     leader: Option<&FlushLock>,
+    client: Option<&Turn>,
     gate: &StartGate,
     stop: &AtomicBool,
 ) -> SessionRec {
     let cfg = &run.config;
+    if let Some(t) = client {
+        t.session_is_me();
+    }
+    let _stop_client = StopOnDrop(client);
     let slot = &shared.slots[idx as usize];
     let _ = slot.thread.set(std::thread::current());
     if !cfg.session_cpus.is_empty() {
@@ -194,6 +200,10 @@ pub fn session_main(
         }
         if cfg.commits_per_session.is_none() && now_ns() >= deadline {
             break;
+        }
+        if let Some(t) = client {
+            // The client's work and the statement's arrival.
+            t.round_trip();
         }
         if cfg.txn_cpu_ns > 0 {
             burn_cpu(cfg.txn_cpu_ns);

@@ -470,7 +470,17 @@ impl<'a> Writer<'a> {
                         // to the free list, which happens only once every
                         // member's write of it is over.
                         match unsafe { io.issue(&issue, sync) }? {
-                            Some(done) => {
+                            Some(mut done) => {
+                                // Further durable writes of the same
+                                // flush, one after the other (MariaDB's
+                                // binary log after InnoDB's redo): the
+                                // same block again, made durable again.
+                                for _ in 1..cfg.syncs_per_flush {
+                                    // SAFETY: as above; the write is over.
+                                    if let Some(d) = unsafe { io.issue(&issue, sync) }? {
+                                        done = d;
+                                    }
+                                }
                                 b.pending = 0;
                                 b.done_ns = done;
                             }

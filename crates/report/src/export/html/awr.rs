@@ -5,7 +5,7 @@
 
 use super::page::{self, esc};
 use super::svg::{self, Hist};
-use dbio_model::awr::{AwrComparison, AwrReport};
+use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
 use std::fmt::Write;
 
 fn opt(v: Option<f64>) -> String {
@@ -173,4 +173,119 @@ fn body(r: &AwrReport, k: &str) -> String {
     b.push_str("<h3>Derived figures</h3>");
     b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
     b
+}
+
+/// The page of several reports as a trend (`dbio awr A B C...`): per
+/// interval DB time and average active sessions, 'log file sync' against
+/// 'log file parallel write', and the trend's top events, as tables and
+/// as lines over the intervals (x axis: the interval's number, since a
+/// report's times may be missing or in a local language).
+pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
+    let mut b = format!(
+        "<header><h1>dbio awr: a trend of {} reports</h1><p class=\"muted\" id=\"summary\">ordered by begin time; result schema version {}{}.</p></header>",
+        t.intervals.len(),
+        t.schema_version,
+        if t.mixed { "; reports of different databases or instances (--allow-mixed)" } else { "" }
+    );
+    b.push_str(&super::provenance("", invocation));
+    if !t.notes.is_empty() {
+        b.push_str("<h3>Notes</h3><ul id=\"notes\">");
+        for n in &t.notes {
+            let _ = write!(b, "<li>{}</li>", esc(n));
+        }
+        b.push_str("</ul>\n");
+    }
+    let rows: Vec<Vec<String>> = t
+        .intervals
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| {
+            let h = &iv.header;
+            vec![
+                (i + 1).to_string(),
+                or_dash(h.begin_time.as_deref()),
+                or_dash(h.end_time.as_deref()),
+                opt(h.db_time_s),
+                opt(iv.average_active_sessions),
+                opt(iv.log_file_sync_us),
+                opt(iv.log_file_parallel_write_us),
+                opt(iv.lfs_lfpw_ratio),
+                iv.source.clone(),
+            ]
+        })
+        .collect();
+    b.push_str("<h2 id=\"h-intervals\">Intervals</h2>\n");
+    b.push_str(&page::table(
+        "intervals",
+        &[
+            "#",
+            "begin",
+            "end",
+            "#DB time s",
+            "#avg active sessions",
+            "#log file sync avg µs",
+            "#log file parallel write avg µs",
+            "#sync / write",
+            "report",
+        ],
+        &rows,
+    ));
+    let label = |i: usize, iv: &dbio_model::awr::AwrInterval| {
+        format!(
+            "#{} {}",
+            i + 1,
+            iv.header.begin_time.as_deref().unwrap_or("")
+        )
+    };
+    let mut commit: Vec<(String, f64)> = Vec::new();
+    for (i, iv) in t.intervals.iter().enumerate() {
+        if let Some(v) = iv.log_file_sync_us {
+            commit.push((format!("{} log file sync", label(i, iv)), v));
+        }
+        if let Some(v) = iv.log_file_parallel_write_us {
+            commit.push((format!("{} log file parallel write", label(i, iv)), v));
+        }
+    }
+    if !commit.is_empty() {
+        b.push_str(&svg::bars(
+            "trend-commit",
+            "'log file sync' against 'log file parallel write', average µs, by interval",
+            &commit,
+            |v| format!("{v:.0} µs"),
+        ));
+    }
+    if !t.events.is_empty() {
+        let parts: Vec<&str> = t.events.iter().map(String::as_str).collect();
+        let rows: Vec<(String, Vec<f64>)> = t
+            .intervals
+            .iter()
+            .enumerate()
+            .map(|(i, iv)| {
+                let times = t
+                    .events
+                    .iter()
+                    .map(|name| {
+                        iv.events
+                            .iter()
+                            .find(|e| &e.name == name)
+                            .and_then(|e| e.time_s)
+                            .unwrap_or(0.0)
+                    })
+                    .collect();
+                (label(i, iv), times)
+            })
+            .collect();
+        b.push_str(&svg::stacked(
+            "trend-events",
+            "Top foreground wait events: time in each interval, s (an event a report does not list counts 0)",
+            &parts,
+            &rows,
+            |v| format!("{v:.1} s"),
+        ));
+    }
+    page::document("dbio awr trend", &b)
+}
+
+fn or_dash(v: Option<&str>) -> String {
+    v.unwrap_or("-").to_string()
 }

@@ -47,6 +47,7 @@ impl Exporter for HtmlExporter {
             Outcome::Awr(r) => r.invocation.as_deref(),
             Outcome::AwrComparison(c) => c.invocation.as_deref(),
             Outcome::Comparison(c) => c.invocation.as_deref(),
+            Outcome::AwrTrend(t) => t.invocation.as_deref(),
         };
         let inv = recorded.or(self.invocation.as_deref());
         Ok(match result {
@@ -56,6 +57,7 @@ impl Exporter for HtmlExporter {
             Outcome::Awr(r) => awr::render(r, inv),
             Outcome::AwrComparison(c) => awr::render_comparison(c, inv),
             Outcome::Comparison(c) => compare::render(c, inv),
+            Outcome::AwrTrend(t) => awr::render_trend(t, inv),
         })
     }
 }

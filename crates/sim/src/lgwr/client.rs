@@ -1,0 +1,133 @@
+//! The client side of a session (`--client-cpu`): a thread of its own
+//! that does the client's work for each commit and then wakes the
+//! session, which wakes it again when the commit returns.
+//!
+//! A database client is not the backend that commits: between two
+//! commits the client works on its own CPU, sends the next statement and
+//! sleeps, and the backend sleeps until the statement arrives. Each
+//! commit therefore costs two wake-ups (the backend's, then the
+//! client's), each a futex wake and a trip through the run queue, which
+//! on a busy machine is time no CPU figure shows. This thread pair
+//! reproduces that structure on the scheduler the database shares, with
+//! std's park/unpark (an atomic and one futex wake when the other side
+//! really sleeps; no allocation), instead of adding a constant for it.
+
+use super::session::burn_cpu;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+use std::thread::Thread;
+
+/// The session's turn: it commits, the client waits.
+const SESSION: u32 = 0;
+/// The client's turn: it works, the session waits.
+const CLIENT: u32 = 1;
+/// The session is done: the client returns.
+const STOP: u32 = 2;
+
+/// Whose turn it is between one session and its client.
+pub struct Turn {
+    state: AtomicU32,
+    client: OnceLock<Thread>,
+    session: OnceLock<Thread>,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Self {
+            state: AtomicU32::new(SESSION),
+            client: OnceLock::new(),
+            session: OnceLock::new(),
+        }
+    }
+}
+
+impl Turn {
+    /// Registers the calling thread as the session.
+    pub fn session_is_me(&self) {
+        let _ = self.session.set(std::thread::current());
+    }
+
+    /// The session's side: hands the turn to the client and sleeps until
+    /// the client hands it back (the next statement has arrived).
+    pub fn round_trip(&self) {
+        self.state.store(CLIENT, Ordering::Release);
+        if let Some(c) = self.client.get() {
+            c.unpark();
+        }
+        while self.state.load(Ordering::Acquire) == CLIENT {
+            std::thread::park();
+        }
+    }
+
+    /// Tells the client to return (the session is done).
+    pub fn stop(&self) {
+        self.state.store(STOP, Ordering::Release);
+        if let Some(c) = self.client.get() {
+            c.unpark();
+        }
+    }
+}
+
+/// Stops the client when the session returns, whichever way it returns.
+pub struct StopOnDrop<'a>(pub Option<&'a Turn>);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = self.0 {
+            t.stop();
+        }
+    }
+}
+
+/// The client thread: on each turn, `cpu_ns` of CPU, then the session's
+/// turn; returns when the session stops it.
+pub fn client_main(turn: &Turn, cpu_ns: u64) {
+    let _ = turn.client.set(std::thread::current());
+    loop {
+        match turn.state.load(Ordering::Acquire) {
+            STOP => return,
+            CLIENT => {
+                burn_cpu(cpu_ns);
+                if turn
+                    .state
+                    .compare_exchange(CLIENT, SESSION, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    if let Some(s) = turn.session.get() {
+                        s.unpark();
+                    }
+                }
+            }
+            _ => std::thread::park(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_round_trip_waits_for_the_clients_work() {
+        let turn = Turn::default();
+        let cpu = || {
+            let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+        };
+        std::thread::scope(|s| {
+            let h = s.spawn(|| {
+                let c0 = cpu();
+                client_main(&turn, 1_000_000);
+                cpu() - c0
+            });
+            turn.session_is_me();
+            for _ in 0..5 {
+                turn.round_trip();
+            }
+            turn.stop();
+            // Five turns of 1 ms of CPU each ran in the client thread.
+            let spent = h.join().unwrap();
+            assert!(spent >= 5_000_000, "{spent} ns of client CPU");
+        });
+    }
+}

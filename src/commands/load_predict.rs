@@ -1,0 +1,217 @@
+//! `dbio load --predict`: the log-writer model run on the same storage,
+//! with the same sessions, the database's protocol and sync method and
+//! the CPU per commit measured during the real run, so that the result
+//! shows how far the database is from what its storage and CPU allow.
+//!
+//! Two stages. [`plan`] runs before anything is measured: it reads the
+//! engine's settings, maps them onto the model
+//! ([`dbio_load::predict::shape`]), picks the directory (`--predict-dir`,
+//! else the database's log directory when the server runs on this
+//! machine and dbio can create a file there, SQLite's `--dir`, else the
+//! current directory, and says which) and checks the model's options and
+//! that directory, so a bad combination fails with one sentence and exit
+//! status 2 before the load starts. [`predict`] runs after the load: it
+//! takes the measured CPU per commit (the server backends' on the model's
+//! sessions, the client's on a client thread per session, so that every
+//! commit also makes the round trip a database client makes) and log
+//! bytes per commit, runs the model once for the same run time or commit
+//! count, and puts the two side by side.
+
+use crate::cli::LoadArgs;
+use anyhow::Context;
+use dbio_load::predict::{check_writable, shape, ModelShape, ERROR_BOUND_PCT};
+use dbio_load::{Database, DbKind};
+use dbio_model::lgwr::{LgwrConfig, RedoSize};
+use dbio_model::load::{LoadConfig, LoadResult};
+use dbio_model::load_predict::LoadPrediction;
+use dbio_sim::lgwr::{self as model, LgwrRun, LogGroup};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+/// Log files the model writes in: two of 64 MiB, pre-written (a
+/// database's log is preallocated and recycled, so its writes overwrite
+/// allocated blocks as these do).
+const MODEL_FILES: u32 = 2;
+/// Size of each model log file, bytes.
+const MODEL_FILE_SIZE: u64 = 64 << 20;
+
+/// Where and how the model will run, decided before the load.
+pub struct Plan {
+    dir: PathBuf,
+    reason: String,
+    shape: ModelShape,
+}
+
+/// The model's configuration for `cfg` on `shape`, with `redo_bytes` of
+/// log and `txn_cpu_ns` of CPU per commit.
+fn model_config(
+    cfg: &LoadConfig,
+    shape: &ModelShape,
+    redo_bytes: u64,
+    (txn_cpu_ns, client_cpu_ns): (u64, u64),
+) -> LgwrConfig {
+    let d = LgwrConfig::default();
+    let bs = shape.block_size;
+    LgwrConfig {
+        protocol: shape.protocol,
+        sessions: shape.sessions,
+        commits_per_session: cfg.commits_per_session,
+        runtime_ns: cfg.runtime_ns,
+        redo_size: RedoSize::Fixed(redo_bytes.clamp(64, d.max_write_bytes - bs)),
+        think_time_ns: cfg.think_time_ns,
+        txn_cpu_ns: txn_cpu_ns.min(1_000_000_000),
+        client_cpu_ns: client_cpu_ns.min(1_000_000_000),
+        block_size: bs,
+        method: shape.method,
+        files: MODEL_FILES,
+        file_size: MODEL_FILE_SIZE,
+        commit_delay_ns: shape.commit_delay_ns,
+        commit_siblings: shape.commit_siblings,
+        syncs_per_flush: shape.syncs_per_flush,
+        ..d
+    }
+}
+
+fn settings(db: &mut dyn Database) -> anyhow::Result<Vec<(String, String)>> {
+    Ok(db.describe()?.settings)
+}
+
+/// The directory and why, before the run.
+fn choose_dir(a: &LoadArgs, db: &mut dyn Database) -> anyhow::Result<(PathBuf, String)> {
+    if let Some(d) = &a.predict_dir {
+        check_writable(d).map_err(|e| anyhow::anyhow!("--predict-dir: {e}"))?;
+        return Ok((d.clone(), "--predict-dir".into()));
+    }
+    if db.kind() == DbKind::Sqlite {
+        check_writable(&a.dir).map_err(|e| anyhow::anyhow!("--predict: {e}"))?;
+        return Ok((a.dir.clone(), "SQLite's database directory (--dir)".into()));
+    }
+    let why_not = match db.log_location() {
+        None => "the server did not say where its log is (PostgreSQL shows data_directory \
+                 only to superusers and pg_read_all_settings)"
+            .to_string(),
+        Some(loc) if !loc.is_local() => format!(
+            "the server's {} is not on this machine (or its data directory {} could not be \
+             confirmed)",
+            loc.what,
+            loc.data_dir.display()
+        ),
+        Some(loc) => match check_writable(&loc.dir) {
+            Ok(()) => {
+                return Ok((
+                    loc.dir.clone(),
+                    format!("{}, on the same storage as the database's log", loc.what),
+                ))
+            }
+            Err(e) => format!("{}: {e}", loc.what),
+        },
+    };
+    let here = PathBuf::from(".");
+    check_writable(&here)
+        .map_err(|e| anyhow::anyhow!("--predict: {e} (and {why_not}); give --predict-dir DIR"))?;
+    Ok((
+        here,
+        format!("the current directory, not the database's storage: {why_not}"),
+    ))
+}
+
+/// Everything `--predict` can check before the load: the directory, the
+/// model's options there (O_DIRECT support, free space for its log
+/// files). The error is one sentence.
+pub fn plan(a: &LoadArgs, cfg: &LoadConfig, db: &mut dyn Database) -> anyhow::Result<Plan> {
+    let settings = settings(db)?;
+    let shape = shape(db.kind(), &settings, cfg.sessions);
+    let (dir, reason) = choose_dir(a, db)?;
+    let run = LgwrRun {
+        config: model_config(cfg, &shape, 512, (0, 0)),
+        dir: dir.clone(),
+        ..LgwrRun::default()
+    };
+    model::check(&run).map_err(|e| anyhow::anyhow!("--predict in {}: {e}", dir.display()))?;
+    Ok(Plan { dir, reason, shape })
+}
+
+/// Residual of `predicted` against `measured`, percent.
+fn residual(predicted: f64, measured: f64) -> Option<f64> {
+    (measured > 0.0).then(|| 100.0 * (predicted - measured) / measured)
+}
+
+/// Log bytes per commit: the engine's own count where it has one, else
+/// the rows' payload with a 64-byte record header (an estimate, said so).
+fn redo_bytes(r: &LoadResult, notes: &mut Vec<String>) -> u64 {
+    match r.flush.bytes.filter(|&b| b > 0 && r.commits > 0) {
+        Some(b) => b / r.commits,
+        None => {
+            let est = u64::from(r.config.row_bytes) * u64::from(r.config.rows_per_commit) + 64;
+            notes.push(format!(
+                "the engine does not count its log bytes: the model writes {est} B per commit \
+                 (the rows plus 64 B)"
+            ));
+            est
+        }
+    }
+}
+
+/// Runs the model for the measured run `r` and puts it beside `r`.
+pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result<LoadPrediction> {
+    let mut notes = plan.shape.notes.clone();
+    let client = r.cpu.per_io_ns;
+    let server = r.server_cpu.as_ref().map(|c| c.per_io_ns);
+    if server.is_none() && r.config.engine != "sqlite" {
+        notes.push(
+            "the server's CPU was not measured (it does not run on this machine, or its \
+             backends are unnamed: MariaDB names a connection's thread only with \
+             performance_schema on): the model has the client's CPU alone"
+                .into(),
+        );
+    }
+    // A server's sessions burn the backends' CPU and make a round trip
+    // to a client thread that burns the client's (at least 1 ns, so that
+    // the round trip is there); SQLite runs in the client's threads.
+    let (txn_cpu_ns, client_cpu_ns) = match r.config.engine.as_str() {
+        "sqlite" => (client.round() as u64, 0),
+        _ => (
+            server.unwrap_or(0.0).round() as u64,
+            (client.round() as u64).max(1),
+        ),
+    };
+    let redo = redo_bytes(r, &mut notes);
+    let run = LgwrRun {
+        config: model_config(&r.config, &plan.shape, redo, (txn_cpu_ns, client_cpu_ns)),
+        dir: plan.dir.clone(),
+        ..LgwrRun::default()
+    };
+    let mut group = LogGroup::prepare(&run, stop).context("preparing the model's log files")?;
+    let out = model::run(&run, Some(&mut group), stop)?;
+    drop(group);
+    let m = out.measured.summarize("predict", &run, 1);
+    let measured_cpf = r.derived.commits_per_flush;
+    let predicted_cpf = m.writer.commits_per_write;
+    Ok(LoadPrediction {
+        dir: plan.dir.display().to_string(),
+        dir_reason: plan.reason.clone(),
+        protocol: plan.shape.protocol.name().into(),
+        method: plan.shape.method.name().into(),
+        syncs_per_flush: plan.shape.syncs_per_flush,
+        model_sessions: plan.shape.sessions,
+        redo_bytes: redo,
+        block_size: plan.shape.block_size,
+        txn_cpu_ns,
+        model_client_cpu_ns: client_cpu_ns,
+        client_cpu_ns: client,
+        server_cpu_ns: server,
+        predicted_tps: m.tps,
+        measured_tps: r.tps,
+        tps_residual_pct: residual(m.tps, r.tps).unwrap_or(0.0),
+        predicted_commits_per_flush: predicted_cpf,
+        measured_commits_per_flush: measured_cpf,
+        commits_per_flush_residual_pct: measured_cpf.and_then(|c| residual(predicted_cpf, c)),
+        predicted_commit_ns: m.log_file_sync.mean_ns,
+        predicted_flush_ns: m.writer.log_file_parallel_write.mean_ns,
+        error_bound_pct: ERROR_BOUND_PCT,
+        model_runtime_ns: m.runtime_ns,
+        model_commits: m.commits,
+        notes,
+        error: out.error,
+    })
+}

@@ -1,0 +1,191 @@
+//! `dbio matrix`: the ORION-style load matrix, or with `--max-latency`
+//! CALIBRATE_IO's search, on one target. The grid, the search and the
+//! point measurement are `dbio_engine::matrix`'s; this file turns the
+//! arguments into the configuration, prepares the target under the same
+//! safety rules as `bench`, and writes the result (and ORION's CSV files).
+
+use crate::cli::matrix::LargePatternArg;
+use crate::cli::MatrixArgs;
+use crate::output::Sink;
+use crate::run_context::{fill_dio_alignment, io_error, new_report, RunContext};
+use dbio_engine::blockdev::BlockDevicePolicy;
+use dbio_engine::matrix::{self, default_ladders, parse_ladder};
+use dbio_engine::runner::Control;
+use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::JobTarget;
+use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixResult};
+use dbio_model::units::seconds_to_ns;
+use dbio_model::{Durability, EngineKind, Prepare};
+use std::process::ExitCode;
+
+/// Default bytes the I/Os spread over.
+const DEFAULT_SIZE: u64 = 1 << 30;
+
+/// The one place the arguments become the configuration.
+fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
+    let nr_requests = dbio_engine::sysinfo::disk_of(&a.target.path)
+        .and_then(|(sys, part)| dbio_engine::sysinfo::block_device(&sys, part).nr_requests);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let (small, large, mut source) = default_ladders(nr_requests, cores);
+    let small = match &a.small {
+        Some(s) => parse_ladder("--small", s).map_err(anyhow::Error::msg)?,
+        None => small,
+    };
+    let large = match &a.large {
+        Some(s) => parse_ladder("--large", s).map_err(anyhow::Error::msg)?,
+        None => large,
+    };
+    if a.small.is_some() && a.large.is_some() {
+        source = "given".into();
+    }
+    let engine: EngineKind = a.engine.into();
+    if a.null_delay.null_delay.is_some() && engine != EngineKind::Null {
+        anyhow::bail!("--null-delay applies to --engine null only");
+    }
+    let c = MatrixConfig {
+        engine,
+        small_ladder: small,
+        large_ladder: large,
+        ladder_source: source,
+        write_pct: a.write_pct,
+        large_pattern: match a.large_pattern {
+            LargePatternArg::Seq => LargePattern::Sequential,
+            LargePatternArg::Rand => LargePattern::Random,
+        },
+        point_time_ns: seconds_to_ns(a.point_time),
+        warmup_ns: seconds_to_ns(a.warmup),
+        size: a.target.size.unwrap_or(DEFAULT_SIZE),
+        max_latency_ns: a.max_latency,
+        null_delay_ns: a.null_delay.ns().unwrap_or(0),
+        seed: a.seed.seed,
+        ..MatrixConfig::default()
+    };
+    matrix::validate(&c).map_err(anyhow::Error::msg)?;
+    Ok(c)
+}
+
+/// ORION's three files, opened (and checked) before anything is measured.
+fn orion_sinks(a: &MatrixArgs) -> anyhow::Result<Option<[(String, Sink); 3]>> {
+    let Some(dir) = &a.orion_csv else {
+        return Ok(None);
+    };
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "--orion-csv {} is not a directory; name an existing directory for the ORION files",
+            dir.display()
+        );
+    }
+    let name = &a.orion_name;
+    if name.is_empty() || name.contains('/') || name.starts_with('.') {
+        anyhow::bail!("--orion-name must be a plain file-name prefix, not '{name}'");
+    }
+    let open = |suffix: &str| -> anyhow::Result<(String, Sink)> {
+        let p = dir.join(format!("{name}_{suffix}.csv"));
+        let shown = p.display().to_string();
+        let (sink, _) = Sink::open(&shown, &p)?;
+        Ok((shown, sink))
+    };
+    Ok(Some([open("iops")?, open("mbps")?, open("lat")?]))
+}
+
+/// Runs `dbio matrix`.
+pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
+    let cfg = config(&a)?;
+    let place = JobTarget {
+        path: a.target.path.clone(),
+        overwrite: a.overwrite.overwrite,
+        block_device: if a.block_device.allow_block_device {
+            BlockDevicePolicy::Allowed
+        } else {
+            BlockDevicePolicy::NeedsFlag
+        },
+        keep: a.keep.keep,
+    };
+    // Every job of both ladders is checked before the target is touched.
+    matrix::resolve_jobs(&cfg, &place)?;
+    let outputs = crate::output::Outputs::for_run(&a.output)?;
+    let orion = orion_sinks(&a)?;
+    let ctx = RunContext::new(outputs, a.output.quiet)?;
+    let mut report = new_report("matrix", &a.target.path);
+    let target = if cfg.engine == EngineKind::Null {
+        None
+    } else {
+        let spec = TargetSpec {
+            path: a.target.path.clone(),
+            size: cfg.size,
+            prepare: Prepare::Prewrite,
+            direct: true,
+            bs: cfg.small_bs,
+            sync: Durability::None,
+            writes: cfg.write_pct > 0,
+            overwrite: place.overwrite,
+            block_device: place.block_device,
+            keep: place.keep,
+        };
+        match Target::prepare(&spec, ctx.stop_flag()) {
+            Ok(t) => Some(t),
+            Err(_) if ctx.interrupted(&mut report) => return Ok(ctx.finish(&report)),
+            Err(e) => return Err(e.into()),
+        }
+    };
+    if let Some(t) = &target {
+        report.environment = dbio_engine::sysinfo::environment(&t.path);
+        fill_dio_alignment(&mut report, t);
+        report.warnings.extend(t.notices.iter().cloned());
+    }
+    let control = Control {
+        stop: ctx.stop_flag().clone(),
+    };
+    let mut failed = None;
+    let measure = |s: u32, l: u32| {
+        if control.stopped() || failed.is_some() {
+            return Ok(None);
+        }
+        let bar = crate::progress::Bar::new(&format!("small {s} large {l}"), a.output.quiet);
+        let measured = matrix::measure_point(&cfg, &place, target.as_ref(), s, l, &control, &bar);
+        bar.finish();
+        match measured {
+            // A point cut short by a signal is not a point.
+            Ok(_) if control.stopped() => Ok(None),
+            Ok(p) => Ok(Some(p)),
+            Err(e) => {
+                failed = Some(e.to_string());
+                Ok(None)
+            }
+        }
+    };
+    let (points, search) = if cfg.max_latency_ns.is_some() {
+        let (p, s) = matrix::search(&cfg, measure)?;
+        (p, Some(s))
+    } else {
+        (matrix::grid(&cfg, measure)?, None)
+    };
+    let stopped = ctx.interrupted(&mut report);
+    if let Some(e) = failed {
+        io_error(&mut report, e);
+    }
+    let complete = !stopped && report.partial.is_none();
+    report.matrix = Some(Box::new(MatrixResult {
+        name: "matrix".into(),
+        target: target.as_ref().map_or_else(
+            || "none (null engine)".to_string(),
+            |t| t.path.display().to_string(),
+        ),
+        config: cfg,
+        points,
+        // A search cut short is not an answer.
+        search: search.filter(|_| complete),
+    }));
+    let mut code = ctx.finish(&report);
+    if let (Some(sinks), Some(m)) = (orion, &report.matrix) {
+        let texts = dbio_report::matrix::orion_csv(m);
+        for ((shown, sink), text) in sinks.iter().zip(texts) {
+            if let Err(e) = sink.write(text.as_bytes()) {
+                eprintln!("dbio: error: cannot write the ORION table '{shown}': {e}");
+                code = ExitCode::from(1);
+            }
+        }
+    }
+    drop(target);
+    Ok(code)
+}
