@@ -390,7 +390,7 @@ impl Outputs {
     /// Saves a measurement's regular files only (after each step): best
     /// effort, the final [`Outputs::finish_run`] reports a failure.
     pub fn save(&self, r: &RunReport) {
-        let result = Outcome::Run(with_findings(r));
+        let result = with_invocation(&Outcome::Run(with_findings(r)));
         let html = html_exporter();
         for d in &self.dests {
             if let Sink::File(f) = &d.sink {
@@ -410,6 +410,7 @@ impl Outputs {
     /// after printing one sentence per output that could not be rendered
     /// or written.
     pub fn finish(&self, result: &Outcome) -> bool {
+        let result = &with_invocation(result);
         let mut ok = true;
         let html = html_exporter();
         let mut put = |format: Format, name: Option<&str>, sink: &Sink| {
@@ -448,17 +449,60 @@ impl Outputs {
     }
 }
 
-/// The HTML exporter, with this process's command line when it produced
-/// the result; `dbio report` re-renders a saved result, whose command line
-/// the result model does not record, so its page says so instead.
+/// The HTML exporter: it takes the command line from the result
+/// ([`with_invocation`] records it).
 fn html_exporter() -> dbio_report::HtmlExporter {
+    dbio_report::HtmlExporter::default()
+}
+
+/// This process's command line as the result model records it: words
+/// with shell quoting, any password in a database URL or `password=`
+/// keyword replaced by `***` (the same redaction `dbio load` applies to
+/// its target). None for `dbio report`, which re-renders a saved result
+/// and keeps the command line that result recorded.
+fn invocation() -> Option<String> {
     let args: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let rerender = args.get(1).is_some_and(|a| a == "report");
-    dbio_report::HtmlExporter {
-        invocation: (!rerender).then(|| shell_words(&args)),
+    if args.get(1).is_some_and(|a| a == "report") {
+        return None;
     }
+    Some(shell_words(&redacted(&args)))
+}
+
+/// `args` with passwords redacted; words that hold none stay as typed.
+fn redacted(args: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            if a.contains("://") || a.to_ascii_lowercase().contains("password") {
+                dbio_load::target::redact(a)
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+/// The result with this process's command line recorded, unless it holds
+/// one already (a saved result re-rendered).
+fn with_invocation(result: &Outcome) -> Outcome {
+    let mut r = result.clone();
+    let Some(inv) = invocation() else {
+        return r;
+    };
+    let slot = match &mut r {
+        Outcome::Run(x) => &mut x.invocation,
+        Outcome::Trace(x) => &mut x.invocation,
+        Outcome::TraceComparison(x) => &mut x.invocation,
+        Outcome::Awr(x) => &mut x.invocation,
+        Outcome::AwrComparison(x) => &mut x.invocation,
+        Outcome::Comparison(x) => &mut x.invocation,
+        Outcome::AwrTrend(x) => &mut x.invocation,
+    };
+    if slot.is_none() {
+        *slot = Some(inv);
+    }
+    r
 }
 
 /// A command line as a shell would take it back: words with anything
@@ -492,6 +536,26 @@ fn with_findings(r: &RunReport) -> RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recorded_command_line_hides_passwords_and_quotes_words() {
+        let args: Vec<String> = [
+            "dbio",
+            "load",
+            "--target",
+            "postgres://dbio:s3cret@127.0.0.1:5499/dbio",
+            "--name",
+            "a b",
+            "host=h password=x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            shell_words(&redacted(&args)),
+            "dbio load --target 'postgres://dbio:***@127.0.0.1:5499/dbio' --name 'a b' 'host=h password=***'"
+        );
+    }
 
     #[test]
     fn descriptor_paths_are_recognised_through_symlinks() {

@@ -185,6 +185,12 @@ fn result_schema_names_every_field_of_every_command() {
             _ => args[0],
         };
         assert_eq!(v["command"], command);
+        // The command line is recorded, as typed after the program name.
+        let inv = v["invocation"].as_str().unwrap_or_default();
+        assert!(
+            inv.contains(&args.join(" ")),
+            "{command}: invocation {inv:?} lacks {args:?}"
+        );
         let mut found = BTreeSet::new();
         keys(&v, &mut found);
         for k in found {

@@ -390,9 +390,28 @@ fn html_load_page_on_sqlite_draws_commits_each_second() {
     r.chart("pct", "load-pct");
     let commits = v["load"][0]["commits"].as_u64().unwrap();
     r.text(&format!("<td class=\"n\">{commits}</td>"));
-    if !v["load"][0]["series"].as_array().unwrap().is_empty() {
+    // Per-second series in the shared shape where the result has them,
+    // the older `series` otherwise.
+    if v["load"][0]["per_second"].is_array() {
+        r.chart("series", "load-ps-0-tps");
+        assert!(!r.dom.contains("id=\"series-load-0\""));
+    } else if !v["load"][0]["series"].as_array().unwrap().is_empty() {
         r.chart("series", "series-load-0");
     }
+    // A result written before `per_second` existed keeps its chart of the
+    // older `series`.
+    let mut old = v.clone();
+    old["load"][0].as_object_mut().unwrap().remove("per_second");
+    let js = d.path().join("old.json");
+    std::fs::write(&js, old.to_string()).unwrap();
+    let page = dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .args(["--html", "-"])
+        .succeeds();
+    let page = String::from_utf8_lossy(&page.stdout);
+    assert!(page.contains("id=\"series-load-0\""));
+    assert!(!page.contains("id=\"load-ps-0-tps\""));
 }
 
 #[test]
@@ -605,7 +624,27 @@ fn html_from_a_saved_result_is_the_same_page_and_says_partial() {
     r.chart("hist", "hist-job-0");
     r.chart("series", "series-iops-job-0");
     r.text("PARTIAL RESULT: interrupted by SIGINT.");
-    r.text("not recorded in the result");
+    // The command line the result recorded, not `dbio report`'s.
+    assert!(v["invocation"].as_str().unwrap().ends_with(&format!(
+        "bench --engine null --runtime 1 --quiet --json {}",
+        js.display()
+    )));
+    r.text("bench --engine null --runtime 1 --quiet --json");
+    assert!(
+        !r.dom.contains("report --from"),
+        "the page shows dbio report's command line"
+    );
+    // A result written before the command line was recorded says so.
+    v.as_object_mut().unwrap().remove("invocation");
+    std::fs::write(&js, v.to_string()).unwrap();
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("not recorded in the result"));
 }
 
 /// The net-log check is not vacuous: a page that fetches is caught.
@@ -732,4 +771,311 @@ fn html_a_composite_result_renders_every_section_it_holds() {
     for h in ["h-jobs", "h-lgwr", "h-read", "h-environment"] {
         r.text(&format!("id=\"{h}\""));
     }
+}
+
+/// Asserts the per-second series chart `id` with a line labelled by each
+/// of `labels` in its legend and at least `points` points on its first line.
+fn per_second_chart(r: &Rendered, id: &str, labels: &[&str], points: usize) {
+    r.chart("series", id);
+    let chart = r.dom.split(&format!("id=\"{id}\"")).nth(1).unwrap();
+    let chart = chart.split("</figure>").next().unwrap();
+    for l in labels {
+        assert!(
+            chart.contains(&format!(">{l}</")),
+            "chart {id} lacks {l:?}: {chart}"
+        );
+    }
+    let pts = chart
+        .split("<polyline class=\"l0\" points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(pts.split_whitespace().count() >= points, "{id}: {pts}");
+}
+
+/// The names of an entry's per-second series (the test needs them: a
+/// chart is drawn per series that exists).
+fn series_names(entry: &serde_json::Value) -> Vec<String> {
+    entry["per_second"]
+        .as_array()
+        .expect("per-second series in a time-based run")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+// See: issue 14 (per-second series).
+#[test]
+fn html_lgwr_and_dbwr_pages_draw_their_per_second_series() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "lgwr",
+            "--null-delay",
+            "200us",
+            "--sessions",
+            "2",
+            "--runtime",
+            "2.2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let names = series_names(&v["lgwr"][0]);
+    assert!(
+        names.contains(&"log_file_sync_p99".to_string()),
+        "{names:?}"
+    );
+    per_second_chart(&r, "lgwr-ps-0-tps", &["commits/s"], 2);
+    per_second_chart(&r, "lgwr-ps-0-lfs", &["p50", "p99"], 2);
+    per_second_chart(&r, "lgwr-ps-0-writes", &["writes/s"], 2);
+    per_second_chart(&r, "lgwr-ps-0-cpw", &["commits per write"], 2);
+    // The figures of a line are the recorded series': the tooltip's sample
+    // count is the number of seconds that had a value.
+    let n = v["lgwr"][0]["per_second"][0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| !x.is_null())
+        .count();
+    r.text(&format!("commits/s: {n} samples"));
+
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let d2 = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d2.path(),
+        &[
+            "dbwr",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--buffers",
+            "128",
+            "--foregrounds",
+            "2",
+            "--runtime",
+            "2.2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    assert!(!series_names(&v["dbwr"][0]).is_empty());
+    per_second_chart(
+        &r,
+        "dbwr-ps-0-ops",
+        &["foreground ops/s", "blocks written/s"],
+        2,
+    );
+    per_second_chart(&r, "dbwr-ps-0-waits", &["free buffer waits/s"], 2);
+}
+
+// See: issue 14 (per-second series).
+#[test]
+fn html_read_and_load_pages_draw_their_per_second_series() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "read",
+            dir.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--runtime",
+            "2.2",
+            "--cached",
+            "warm",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let names = series_names(&v["reads"][0]);
+    per_second_chart(&r, "read-ps-0-iops", &["all reads"], 2);
+    per_second_chart(&r, "read-ps-0-lat", &["all p50", "all p99"], 2);
+    // Each tier that had reads has its lines (warm reads: the page cache
+    // at least).
+    assert!(names.contains(&"page_cache_iops".to_string()), "{names:?}");
+    for (key, label) in [
+        ("page_cache", "page cache"),
+        ("storage_cache", "storage cache"),
+        ("device", "device"),
+    ] {
+        if names.contains(&format!("{key}_iops")) {
+            per_second_chart(&r, "read-ps-0-iops", &[label], 2);
+            let (p50, p99) = (format!("{label} p50"), format!("{label} p99"));
+            per_second_chart(&r, "read-ps-0-lat", &[&p50, &p99], 1);
+        }
+    }
+
+    let d2 = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d2.path(),
+        &[
+            "load",
+            "--sessions",
+            "2",
+            "--runtime",
+            "2.2",
+            "--dir",
+            d2.path().to_str().unwrap(),
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    assert!(series_names(&v["load"][0]).contains(&"commit_p99".to_string()));
+    per_second_chart(&r, "load-ps-0-tps", &["commits/s"], 2);
+    per_second_chart(&r, "load-ps-0-lat", &["p50", "p99"], 2);
+    // The device baseline beside the run's commit latency.
+    assert!(v["load"][0]["baseline"]["before"].is_object());
+    r.chart("bars", "load-baseline-0");
+    r.text("storage before: write+fdatasync p99");
+    r.text("<title>commit p50: ");
+}
+
+// See: issue 14 (`dbio compare`'s page).
+#[test]
+fn html_compare_page_draws_ratios_with_the_verdict_and_spreads() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let lgwr = |delay: &str, name: &str| {
+        let js = d.path().join(name);
+        dbio()
+            .args([
+                "lgwr",
+                "--null-delay",
+                delay,
+                "--sessions",
+                "2",
+                "--runtime",
+                "1.2",
+                "--rounds",
+                "2",
+                "--quiet",
+                "--json",
+            ])
+            .arg(&js)
+            .succeeds();
+        js.to_str().unwrap().to_string()
+    };
+    let (a, b) = (lgwr("200us", "a.json"), lgwr("400us", "b.json"));
+    let d2 = scratch();
+    let (r, v) = run_html(&bin, d2.path(), &["compare", &a, &b]);
+    r.offline_page();
+    // The settings that differ come first, before the charts and tables.
+    let pos = |t: &str| r.dom.find(t).unwrap_or_else(|| panic!("no {t}"));
+    r.text("null_delay_ns");
+    assert!(pos("id=\"settings-differ\"") < pos("id=\"inputs\""));
+    assert!(pos("id=\"settings-differ\"") < pos("id=\"compare-ratios\""));
+    assert!(pos("id=\"compare-ratios\"") < pos("id=\"figures\""));
+    r.chart("ratio", "compare-ratios");
+    let ratios = r.dom.split("id=\"compare-ratios\"").nth(1).unwrap();
+    let ratios = ratios.split("</figure>").next().unwrap();
+    // One bar per figure with a ratio, its fill class the verdict's.
+    let rows = v["rows"].as_array().unwrap();
+    let with_ratio = rows.iter().filter(|x| x["ratios"][1].is_number()).count();
+    assert_eq!(ratios.matches("<rect class=\"bar ").count(), with_ratio);
+    let tps = rows.iter().position(|x| x["metric"] == "TPS").unwrap();
+    let class = match v["rows"][tps]["verdicts"][1].as_str() {
+        Some("beyond_noise") => "s1 beyond",
+        Some("within_noise") => "s4 within",
+        _ => "s2 noverdict",
+    };
+    let bar = format!("<rect class=\"bar {class} sw\"");
+    let tps_bar = ratios.split("lgwr: TPS (B)</title></text>").nth(1).unwrap();
+    assert!(tps_bar.starts_with(&bar), "{tps_bar}");
+    let ratio = v["rows"][tps]["ratios"][1].as_f64().unwrap();
+    r.text(&format!("lgwr: TPS (B): {ratio:.3}x the first input"));
+    r.text("beyond the run-to-run noise (*)");
+    // The rounds' spread of TPS: one whisker per input.
+    let spread = format!("compare-spread-{tps}");
+    r.chart("whisker", &spread);
+    let w = r.dom.split(&format!("id=\"{spread}\"")).nth(1).unwrap();
+    let w = w.split("</figure>").next().unwrap();
+    assert_eq!(w.matches("<g class=\"spread\">").count(), 2, "{w}");
+    assert!(w.contains("over the figure of each round"), "{w}");
+    let n = v["rows"][tps]["spreads"][0]["n"].as_u64().unwrap();
+    assert!(w.contains(&format!("n = {n})")), "{w}");
+}
+
+// See: issue 14 (`dbio load --compare`'s panel).
+#[test]
+fn html_load_compare_panel_on_sqlite_shows_rounds_settings_and_the_baseline() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "load",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--sessions",
+            "2",
+            "--runtime",
+            "0.5",
+            "--compare",
+            "synchronous=FULL,NORMAL",
+            "--rounds",
+            "2",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let c = &v["load_compare"];
+    r.text("id=\"h-load-compare\"");
+    // The settings with their scope, value before and restored state.
+    let s = &c["settings"][0];
+    assert_eq!(s["restored"], true);
+    r.text(&format!(
+        "<td>synchronous</td><td>{}</td><td>{}</td><td>yes</td>",
+        s["scope"].as_str().unwrap(),
+        s["original"].as_str().unwrap()
+    ));
+    // Per configuration: median TPS with the rounds' range, p50 and p99.
+    for k in c["configs"].as_array().unwrap() {
+        let name = k["config"].as_str().unwrap();
+        r.text(&format!("<td>{name}</td><td class=\"n\">2</td>"));
+        for key in ["commit_p50_ns", "commit_p99_ns"] {
+            let med = k[key]["median"].as_f64().unwrap();
+            r.text(&format!("{} (", dbio_model::units::format_ns(med)));
+        }
+    }
+    r.chart("whisker", "load-compare-tps");
+    let tps = r.dom.split("id=\"load-compare-tps\"").nth(1).unwrap();
+    let tps = tps.split("</figure>").next().unwrap();
+    assert_eq!(tps.matches("<g class=\"spread\">").count(), 2, "{tps}");
+    assert!(tps.contains(">synchronous=NORMAL</text>"), "{tps}");
+    assert!(tps.contains("n = 2)"), "{tps}");
+    r.chart("whisker", "load-compare-latency");
+    let lat = r.dom.split("id=\"load-compare-latency\"").nth(1).unwrap();
+    let lat = lat.split("</figure>").next().unwrap();
+    assert_eq!(lat.matches("<g class=\"spread\">").count(), 4, "{lat}");
+    assert!(lat.contains(">synchronous=FULL p99</text>"), "{lat}");
+    // The device baseline beside the commit latency.
+    assert!(
+        c["baseline"]["before"]["latency"]["count"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    r.chart("bars", "load-compare-baseline");
+    let base = r.dom.split("id=\"load-compare-baseline\"").nth(1).unwrap();
+    let base = base.split("</figure>").next().unwrap();
+    assert!(
+        base.contains("storage before: write+fdatasync p50"),
+        "{base}"
+    );
+    assert!(base.contains("commit, synchronous=FULL p50"), "{base}");
+    r.text("Median commit against the storage's median durable write");
 }

@@ -97,6 +97,7 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
     let result = if let Some(pair) = &args.compare {
         Outcome::AwrComparison(Box::new(AwrComparison {
             schema_version: SCHEMA_VERSION,
+            invocation: None,
             a: analyze(&pair[0], &t)?,
             b: analyze(&pair[1], &t)?,
         }))

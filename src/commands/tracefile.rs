@@ -144,6 +144,7 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
         let b = analyze(&opts, &pair[1..2], threads, &pair[1], &mut failed)?;
         Outcome::TraceComparison(TraceComparison {
             schema_version: SCHEMA_VERSION,
+            invocation: None,
             a,
             b,
         })

@@ -204,6 +204,7 @@ pub fn trend(mut reports: Vec<AwrReport>, allow_mixed: bool) -> Result<AwrTrend,
         .collect();
     Ok(AwrTrend {
         schema_version: dbio_model::SCHEMA_VERSION,
+        invocation: None,
         mixed,
         events,
         intervals,

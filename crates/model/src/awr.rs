@@ -255,6 +255,11 @@ pub struct AwrDerived {
 pub struct AwrReport {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// The input as given (`-` for standard input).
     pub source: String,
     /// What the input was.
@@ -388,6 +393,11 @@ pub struct AwrInterval {
 pub struct AwrTrend {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// The reports came from different databases or instances and
     /// `--allow-mixed` was given.
     pub mixed: bool,
@@ -460,6 +470,11 @@ impl AwrReport {
 pub struct AwrComparison {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// The first report.
     pub a: AwrReport,
     /// The second report.

@@ -126,6 +126,11 @@ pub struct ComparedRow {
 pub struct Comparison {
     /// [`crate::SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// Tool name and version of the writer.
     pub tool: String,
     /// The command whose results are compared (`lgwr`, `bench`,

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 pub struct RunReport {
     /// [`crate::SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// Tool name and version, e.g. `dbio 0.1.0`.
     pub tool: String,
     /// The subcommand that produced it (`bench`, `check`).

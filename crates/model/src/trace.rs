@@ -18,6 +18,11 @@ pub struct TraceReport {
     /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
     /// covered every result carry 1, their own).
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// Name of the group (the input as typed, or `A`/`B` in a comparison).
     pub label: String,
     /// Settings the analysis ran with (thresholds, idle list, ...).
@@ -490,6 +495,11 @@ pub struct TraceComparison {
     /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
     /// covered every result carry 1, their own).
     pub schema_version: u32,
+    /// The command line that produced it (argv joined with shell quoting,
+    /// passwords in URLs redacted); absent in results written before it
+    /// was recorded and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invocation: Option<String>,
     /// The first group.
     pub a: TraceReport,
     /// The second group.

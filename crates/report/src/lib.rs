@@ -251,6 +251,7 @@ mod tests {
         };
         let c = TraceComparison {
             schema_version: dbio_model::SCHEMA_VERSION,
+            invocation: None,
             a: t.clone(),
             b: TraceReport {
                 label: "y.trc".into(),
@@ -269,6 +270,7 @@ mod tests {
         };
         let wc = AwrComparison {
             schema_version: dbio_model::SCHEMA_VERSION,
+            invocation: None,
             a: w.clone(),
             b: w.clone(),
         };

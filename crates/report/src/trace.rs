@@ -883,6 +883,7 @@ mod tests {
     fn comparison_lists_both_sides() {
         let c = TraceComparison {
             schema_version: dbio_model::SCHEMA_VERSION,
+            invocation: None,
             a: sample(),
             b: TraceReport::default(),
         };

@@ -4,6 +4,7 @@
 //! the writes, and the 'db file parallel write' distributions.
 
 use super::page::{self, esc};
+use super::persec::{self, Chart};
 use super::svg;
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::units::format_ns;
@@ -92,6 +93,31 @@ pub fn section(runs: &[DbwrResult]) -> String {
         &pw,
     ));
     for (i, r) in runs.iter().enumerate() {
+        b.push_str(&persec::charts(
+            "dbwr",
+            i,
+            &r.name,
+            &r.per_second,
+            &[
+                Chart {
+                    key: "ops",
+                    caption: "foreground ops and blocks written per second, each second",
+                    lines: persec::named(&[
+                        ("ops_per_s", "foreground ops/s"),
+                        ("writes_per_s", "blocks written/s"),
+                    ]),
+                    fmt: svg::fmt_count,
+                    log_y: false,
+                },
+                Chart {
+                    key: "waits",
+                    caption: "'free buffer waits' per second, each second",
+                    lines: persec::named(&[("free_buffer_waits_per_s", "free buffer waits/s")]),
+                    fmt: svg::fmt_count,
+                    log_y: false,
+                },
+            ],
+        ));
         let _ = write!(
             b,
             "<details><summary>Settings of {}</summary>",

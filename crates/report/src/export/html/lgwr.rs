@@ -5,6 +5,7 @@
 //! every configuration side by side.
 
 use super::page::{self, esc};
+use super::persec::{self, Chart};
 use super::svg::{self, Hist};
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::units::format_ns;
@@ -119,6 +120,45 @@ pub fn section(runs: &[LgwrResult]) -> String {
         &lfpw,
     ));
     for (i, r) in runs.iter().enumerate() {
+        b.push_str(&persec::charts(
+            "lgwr",
+            i,
+            &r.name,
+            &r.per_second,
+            &[
+                Chart {
+                    key: "tps",
+                    caption: "commits per second, each second",
+                    lines: persec::named(&[("tps", "commits/s")]),
+                    fmt: svg::fmt_count,
+                    log_y: false,
+                },
+                Chart {
+                    key: "lfs",
+                    caption: "'log file sync' p50 and p99, each second",
+                    lines: persec::named(&[
+                        ("log_file_sync_p50", "p50"),
+                        ("log_file_sync_p99", "p99"),
+                    ]),
+                    fmt: svg::fmt_ns,
+                    log_y: true,
+                },
+                Chart {
+                    key: "writes",
+                    caption: "the writer's writes per second, each second",
+                    lines: persec::named(&[("writes_per_s", "writes/s")]),
+                    fmt: svg::fmt_count,
+                    log_y: false,
+                },
+                Chart {
+                    key: "cpw",
+                    caption: "commits per write (group commit), each second",
+                    lines: persec::named(&[("commits_per_write", "commits per write")]),
+                    fmt: persec::fmt_ratio,
+                    log_y: false,
+                },
+            ],
+        ));
         let _ = write!(
             b,
             "<details><summary>Settings of {}</summary>",

@@ -3,6 +3,7 @@
 //! the server's sessions waited, and the server's own settings.
 
 use super::page::{self, esc};
+use super::persec::{self, Chart};
 use super::svg::{self, Hist, Line};
 use dbio_model::load::LoadResult;
 use dbio_model::units::format_ns;
@@ -74,7 +75,30 @@ pub fn section(runs: &[LoadResult]) -> String {
             "<section class=\"load\" id=\"load-{i}\"><h3>{}</h3>",
             esc(&r.name)
         );
-        if !r.series.is_empty() {
+        if !r.per_second.is_empty() {
+            b.push_str(&persec::charts(
+                "load",
+                i,
+                &r.name,
+                &r.per_second,
+                &[
+                    Chart {
+                        key: "tps",
+                        caption: "commits per second, each second",
+                        lines: persec::named(&[("tps", "commits/s")]),
+                        fmt: svg::fmt_count,
+                        log_y: false,
+                    },
+                    Chart {
+                        key: "lat",
+                        caption: "commit latency p50 and p99, each second",
+                        lines: persec::named(&[("commit_p50", "p50"), ("commit_p99", "p99")]),
+                        fmt: svg::fmt_ns,
+                        log_y: true,
+                    },
+                ],
+            ));
+        } else if !r.series.is_empty() {
             let t: Vec<f64> = r.series.iter().map(|s| s.t_s).collect();
             b.push_str(&svg::series(
                 &format!("series-load-{i}"),
@@ -86,6 +110,17 @@ pub fn section(runs: &[LoadResult]) -> String {
                 }],
                 svg::fmt_count,
                 false,
+            ));
+        }
+        if let Some(base) = &r.baseline {
+            b.push_str(&super::load_compare::storage_vs_database(
+                &format!("load-baseline-{i}"),
+                base,
+                &[(
+                    "commit".to_string(),
+                    r.commit.p50_ns() as f64,
+                    r.commit.p99_ns() as f64,
+                )],
             ));
         }
         if !r.waits.is_empty() {

@@ -17,7 +17,9 @@ mod dbwr;
 mod jobs;
 mod lgwr;
 mod load;
+mod load_compare;
 pub mod page;
+mod persec;
 mod read;
 mod run;
 pub mod svg;
@@ -30,15 +32,24 @@ use dbio_model::Outcome;
 /// The HTML page of any result.
 #[derive(Debug, Clone, Default)]
 pub struct HtmlExporter {
-    /// The command line that produced the result, when this process ran
-    /// the measurement (not recorded in the result model: `dbio report`
-    /// re-rendering a saved result leaves it out and says so).
+    /// The command line to show when the result does not record one (a
+    /// result written before `invocation` was recorded, or built by a
+    /// library caller); the result's own wins.
     pub invocation: Option<String>,
 }
 
 impl Exporter for HtmlExporter {
     fn export(&self, result: &Outcome) -> Result<String, ExportError> {
-        let inv = self.invocation.as_deref();
+        let recorded = match result {
+            Outcome::Run(r) => r.invocation.as_deref(),
+            Outcome::Trace(t) => t.invocation.as_deref(),
+            Outcome::TraceComparison(c) => c.invocation.as_deref(),
+            Outcome::Awr(r) => r.invocation.as_deref(),
+            Outcome::AwrComparison(c) => c.invocation.as_deref(),
+            Outcome::Comparison(c) => c.invocation.as_deref(),
+            Outcome::AwrTrend(t) => t.invocation.as_deref(),
+        };
+        let inv = recorded.or(self.invocation.as_deref());
         Ok(match result {
             Outcome::Run(r) => run::render(r, inv),
             Outcome::Trace(t) => trace::render(t, inv),
@@ -61,10 +72,7 @@ fn provenance(tool: &str, invocation: Option<&str>) -> String {
     rows.push((
         "command line",
         invocation.map_or_else(
-            || {
-                "not recorded in the result (this page was re-rendered from saved JSON by `dbio report`)"
-                    .to_string()
-            },
+            || "not recorded in the result (written by a dbio that did not record it)".to_string(),
             str::to_string,
         ),
     ));

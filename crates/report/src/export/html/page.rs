@@ -92,6 +92,7 @@ svg polyline.l4{stroke:var(--fg);stroke-dasharray:12 3 2 3 2 3}
 svg polyline{fill:none;stroke-width:1.6}svg .m0{fill:var(--c0)}svg .m1{fill:var(--c1)}svg .m2{fill:var(--c2)}svg .m3{fill:var(--c3)}svg .m4{fill:var(--fg)}
 svg polygon.band{opacity:.25;stroke:none}svg text.tierlabel{paint-order:stroke;stroke:var(--bg);stroke-width:3px}svg .tier0{fill:var(--t0)}svg .tier1{fill:var(--t1)}svg .tier2{fill:var(--t2)}
 svg .sw{stroke-width:1}
+svg line.whisker{stroke:var(--fg);stroke-width:1.2}svg line.median{stroke:var(--fg);stroke-width:3}
 @media print{body{max-width:none;padding:0;font-size:11pt}:root{--bg:#fff;--fg:#000;--panel:#fff}
 h2{break-after:avoid}table{break-inside:auto}tr{break-inside:avoid}.panels{display:block}}
 "#;

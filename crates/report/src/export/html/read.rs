@@ -6,6 +6,7 @@
 //! and a warm run show which tier served them.
 
 use super::page::{self, esc};
+use super::persec::{self, Chart};
 use super::svg::{self, Hist, Tiers};
 use dbio_model::calibrate::Calibration;
 use dbio_model::read::ReadResult;
@@ -136,12 +137,57 @@ pub fn section(runs: &[ReadResult]) -> String {
             &kinds,
         ));
     }
+    for (i, r) in runs.iter().enumerate() {
+        b.push_str(&per_second(i, r));
+    }
     if let Some(r) = runs.first() {
         b.push_str("<details><summary>Settings</summary>");
         b.push_str(&page::settings("settings-read", &r.config));
         b.push_str("</details>");
     }
     b
+}
+
+/// A read state's per-second charts: IOPS of every read and of each
+/// tier, then p50/p99 of every read and of each tier.
+fn per_second(i: usize, r: &ReadResult) -> String {
+    let tiers = [
+        ("page_cache", "page cache"),
+        ("storage_cache", "storage cache"),
+        ("device", "device"),
+    ];
+    let mut iops = vec![("iops".to_string(), "all reads".to_string())];
+    let mut lat = vec![
+        ("p50".to_string(), "all p50".to_string()),
+        ("p99".to_string(), "all p99".to_string()),
+    ];
+    for (key, label) in tiers {
+        iops.push((format!("{key}_iops"), label.to_string()));
+        lat.push((format!("{key}_p50"), format!("{label} p50")));
+        lat.push((format!("{key}_p99"), format!("{label} p99")));
+    }
+    persec::charts(
+        "read",
+        i,
+        &r.name,
+        &r.per_second,
+        &[
+            Chart {
+                key: "iops",
+                caption: "reads per second, all and per tier, each second",
+                lines: iops,
+                fmt: svg::fmt_count,
+                log_y: false,
+            },
+            Chart {
+                key: "lat",
+                caption: "read latency p50 and p99, all and per tier, each second",
+                lines: lat,
+                fmt: svg::fmt_ns,
+                log_y: true,
+            },
+        ],
+    )
 }
 
 /// The calibration's section: each tier's measured latency histogram,

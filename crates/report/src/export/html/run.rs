@@ -54,6 +54,9 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
     if let Some(c) = &r.calibration {
         b.push_str(&super::read::calibration(c));
     }
+    if let Some(c) = &r.load_compare {
+        b.push_str(&super::load_compare::section(c));
+    }
     if !r.load.is_empty() {
         b.push_str(&super::load::section(&r.load));
     }

@@ -10,6 +10,7 @@
 //! print keeps the meaning.
 
 use super::page::{clip, esc};
+use dbio_model::series::Spread;
 use dbio_model::units::format_ns;
 use dbio_model::{LatencySummary, Log2Buckets};
 use std::fmt::Write;
@@ -730,6 +731,191 @@ pub fn bars(id: &str, caption: &str, rows: &[(String, f64)], fmt: Fmt) -> String
     s
 }
 
+/// One bar of a ratio chart: an input's figure divided by the first
+/// input's.
+pub struct Ratio {
+    /// What the bar is (entry, figure and input).
+    pub label: String,
+    /// The ratio (finite, positive).
+    pub ratio: f64,
+    /// Against the run-to-run noise: `Some(true)` beyond it,
+    /// `Some(false)` within it, None no verdict.
+    pub beyond_noise: Option<bool>,
+    /// Whether a larger value is better (None: neither).
+    pub higher_is_better: Option<bool>,
+}
+
+/// The class and words of a noise verdict; beyond the noise is hatched,
+/// within it plain, no verdict dotted, so the mark survives grey print.
+fn verdict_style(v: Option<bool>) -> (&'static str, &'static str) {
+    match v {
+        Some(true) => ("s1 beyond", "beyond the run-to-run noise"),
+        Some(false) => ("s4 within", "within the run-to-run noise"),
+        None => ("s2 noverdict", "no verdict on the noise"),
+    }
+}
+
+/// Ratio bars on a log2 axis centred on 1 (the first input): a bar goes
+/// right for a larger value, left for a smaller one; its fill says
+/// whether the difference is beyond the noise; its label gives the ratio
+/// and, where the figure has a direction, whether it is better or worse.
+/// Ratios beyond 64x either way are drawn at the edge, their figure
+/// written in full.
+pub fn ratio_bars(id: &str, caption: &str, rows: &[Ratio]) -> String {
+    let row_h = 22.0;
+    let h = TOP + 30.0 + row_h * rows.len().max(1) as f64;
+    let left = 300.0;
+    let right = 150.0;
+    let mut s = open("ratio", id, h, caption);
+    let span = rows
+        .iter()
+        .map(|r| r.ratio.log2().abs())
+        .filter(|v| v.is_finite())
+        .fold(1.0, f64::max)
+        .ceil()
+        .min(6.0);
+    let pw = W - left - right;
+    let mid = left + pw / 2.0;
+    let x_of = |r: f64| mid + (r.log2().clamp(-span, span) / span) * pw / 2.0;
+    let bottom = TOP + row_h * rows.len().max(1) as f64;
+    for k in -(span as i32)..=(span as i32) {
+        let r = 2f64.powi(k);
+        let x = x_of(r);
+        let label = if k < 0 {
+            format!("1/{}x", 2f64.powi(-k))
+        } else {
+            format!("{r}x")
+        };
+        let _ = write!(
+            s,
+            "<line class=\"{}\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            if k == 0 { "axis" } else { "grid" },
+            bottom + 14.0,
+            esc(&label)
+        );
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let y = TOP + row_h * i as f64;
+        let (class, words) = verdict_style(r.beyond_noise);
+        let direction = match (r.higher_is_better, r.ratio.partial_cmp(&1.0)) {
+            (_, Some(std::cmp::Ordering::Equal)) | (None, _) => "",
+            (Some(true), Some(std::cmp::Ordering::Greater))
+            | (Some(false), Some(std::cmp::Ordering::Less)) => ", better",
+            _ => ", worse",
+        };
+        let x = x_of(r.ratio);
+        let (x0, w) = if x >= mid {
+            (mid, (x - mid).max(0.5))
+        } else {
+            (x, mid - x)
+        };
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text><rect class=\"bar {class} sw\" x=\"{x0:.1}\" y=\"{:.1}\" width=\"{w:.1}\" height=\"{:.1}\"><title>{}: {:.3}x the first input; {words}{direction}</title></rect><text x=\"{:.1}\" y=\"{:.1}\">{:.2}x{}</text>",
+            left - 6.0,
+            y + 13.0,
+            esc(&clip(&r.label, 44)),
+            esc(&r.label),
+            y + 2.0,
+            row_h - 6.0,
+            esc(&r.label),
+            r.ratio,
+            W - right + 8.0,
+            y + 13.0,
+            r.ratio,
+            if r.beyond_noise == Some(true) { " *" } else { "" }
+        );
+    }
+    axis_title(&mut s, h, "ratio to the first input (log scale)", "");
+    let mut lg = String::from("<ul class=\"legend\">");
+    for v in [Some(true), Some(false), None] {
+        let (class, words) = verdict_style(v);
+        let _ = write!(
+            lg,
+            "<li><svg viewBox=\"0 0 20 14\" width=\"20\" height=\"14\" aria-hidden=\"true\"><rect class=\"{class} sw\" x=\"1\" y=\"2\" width=\"14\" height=\"11\"/></svg>{words}{}</li>",
+            if v == Some(true) { " (*)" } else { "" }
+        );
+    }
+    lg.push_str("</ul>");
+    close_with(&mut s, caption, &lg);
+    s
+}
+
+/// One input's spread in a whisker chart.
+pub struct Whisker<'a> {
+    /// The input's label.
+    pub label: &'a str,
+    /// Its spread (rounds or per-second values).
+    pub spread: Spread,
+}
+
+/// Box-and-whisker rows, one per input: the line from the minimum to the
+/// maximum, the box from the 25th to the 75th percentile, a thick tick at
+/// the median; linear axis from 0. Each input keeps its pattern.
+pub fn whiskers(id: &str, caption: &str, rows: &[Whisker], fmt: Fmt) -> String {
+    let row_h = 26.0;
+    let h = TOP + 30.0 + row_h * rows.len().max(1) as f64;
+    let left = 210.0;
+    let mut s = open("whisker", id, h, caption);
+    let max = nice_max(rows.iter().map(|r| r.spread.max).fold(0.0, f64::max));
+    let pw = W - left - RIGHT - 20.0;
+    let x_of = |v: f64| left + v.max(0.0) / max * pw;
+    let bottom = TOP + row_h * rows.len().max(1) as f64;
+    for k in 0..=4 {
+        let v = max * k as f64 / 4.0;
+        let x = x_of(v);
+        let _ = write!(
+            s,
+            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\"/>"
+        );
+        xlabel(&mut s, x, bottom + BOTTOM, &fmt(v));
+    }
+    for (i, r) in rows.iter().enumerate() {
+        let p = &r.spread;
+        let y = TOP + row_h * i as f64 + row_h / 2.0;
+        let _ = write!(
+            s,
+            "<g class=\"spread\"><title>{}: median {} (p25 {} – p75 {}; min {} – max {}; n = {})</title><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text><line class=\"whisker\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\"/><line class=\"whisker\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><line class=\"whisker\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><rect class=\"box s{} sw\" x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\"/><line class=\"median\" x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/></g>",
+            esc(r.label),
+            fmt(p.median),
+            fmt(p.p25),
+            fmt(p.p75),
+            fmt(p.min),
+            fmt(p.max),
+            p.n,
+            left - 8.0,
+            y + 4.0,
+            esc(&clip(r.label, 30)),
+            x_of(p.min),
+            x_of(p.max),
+            x_of(p.min),
+            y - 6.0,
+            x_of(p.min),
+            y + 6.0,
+            x_of(p.max),
+            y - 6.0,
+            x_of(p.max),
+            y + 6.0,
+            i % 5,
+            x_of(p.p25),
+            y - 8.0,
+            (x_of(p.p75) - x_of(p.p25)).max(1.0),
+            16.0,
+            x_of(p.median),
+            y - 10.0,
+            x_of(p.median),
+            y + 10.0
+        );
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{left}\" y1=\"{bottom:.1}\" x2=\"{:.1}\" y2=\"{bottom:.1}\"/>",
+        W - RIGHT
+    );
+    close(&mut s, caption);
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -838,5 +1024,64 @@ mod tests {
             below.contains("<polyline class=\"l3\"") && below.contains("<polyline class=\"l4\"")
         );
         assert!(below.contains("O_DIRECT+O_DSYNC 4: read lat</li>"));
+    }
+
+    #[test]
+    fn ratio_bars_mark_the_verdict_by_pattern_and_say_better_or_worse() {
+        let c = ratio_bars(
+            "r",
+            "c",
+            &[
+                Ratio {
+                    label: "tps (B)".into(),
+                    ratio: 0.5,
+                    beyond_noise: Some(true),
+                    higher_is_better: Some(true),
+                },
+                Ratio {
+                    label: "p99 (B)".into(),
+                    ratio: 1000.0,
+                    beyond_noise: None,
+                    higher_is_better: Some(false),
+                },
+            ],
+        );
+        assert!(c.contains("class=\"bar s1 beyond sw\""), "{c}");
+        assert!(c.contains("tps (B): 0.500x the first input; beyond the run-to-run noise, worse"));
+        assert!(c.contains("class=\"bar s2 noverdict sw\""), "{c}");
+        // Clamped at 64x but written in full.
+        assert!(c.contains(">1000.00x</text>"), "{c}");
+        assert!(
+            c.contains(">64x</text>") && c.contains(">1/64x</text>"),
+            "{c}"
+        );
+        // The 0.5 bar ends one sixth of the half-width left of the centre.
+        assert!(c.contains("<li><svg"), "the legend");
+    }
+
+    #[test]
+    fn whiskers_draw_range_box_and_median_per_input() {
+        let sp = Spread::of([1.0, 2.0, 3.0, 4.0, 10.0]).unwrap();
+        let c = whiskers(
+            "w",
+            "c",
+            &[
+                Whisker {
+                    label: "A",
+                    spread: sp,
+                },
+                Whisker {
+                    label: "B",
+                    spread: sp,
+                },
+            ],
+            fmt_count,
+        );
+        assert_eq!(c.matches("<g class=\"spread\">").count(), 2);
+        assert!(c.contains("class=\"box s1 sw\""));
+        assert!(
+            c.contains("A: median 3 (p25 2 – p75 4; min 1 – max 10; n = 5)"),
+            "{c}"
+        );
     }
 }
