@@ -382,13 +382,16 @@ fn postgres_compare_interleaves_rounds_for_dbio_sessions_only() {
     assert_eq!(c["settings"][0]["original"], before.as_str());
     assert_eq!(c["settings"][0]["restored"], true);
     // The setting reached the sessions: without waiting for the WAL
-    // flush, many commits share one (hundreds here, about 2 with on).
-    let cpf = |i: usize| {
-        c["configs"][i]["commits_per_flush"]["median"]
-            .as_f64()
-            .unwrap()
-    };
-    assert!(cpf(1) > 3.0 * cpf(0), "on {} off {}", cpf(0), cpf(1));
+    // flush, many commits share one (hundreds here, about 2 with on), or
+    // the WAL writer flushed nothing at all during a round that short
+    // (then there is no ratio to give: null).
+    let cpf = |i: usize| c["configs"][i]["commits_per_flush"]["median"].as_f64();
+    let on = cpf(0).expect("every commit with synchronous_commit=on waits for a flush");
+    assert!(
+        cpf(1).is_none_or(|off| off > 3.0 * on),
+        "on {on} off {:?}",
+        cpf(1)
+    );
     assert_eq!(c["configs"][1]["rounds"], 2);
     // Each round's settings echo is what its sessions ran with.
     for (i, want) in [(0, "on"), (1, "off"), (2, "on"), (3, "off")] {

@@ -25,18 +25,22 @@ use std::time::Duration;
 /// How long each baseline probe runs.
 pub const BASELINE: Duration = Duration::from_secs(1);
 
-/// Where the baseline is measured, and why there.
+/// Where the baseline is measured, and why there: where the database
+/// keeps its log when the server runs on this machine (the same
+/// [`dbio_load::predict::LogLocation`] `--predict` uses), else `dir`.
 fn place(db: &mut dyn Database, dir: &Path) -> (String, String) {
-    match (db.kind(), db.log_dir()) {
-        (DbKind::Sqlite, Some(d)) => (
-            d.display().to_string(),
+    if db.kind() == DbKind::Sqlite {
+        return (
+            dir.display().to_string(),
             "the directory of SQLite's scratch database (its WAL is there)".into(),
-        ),
-        (_, Some(d)) => (
-            d.display().to_string(),
+        );
+    }
+    match db.log_location() {
+        Some(loc) if loc.dir.is_dir() && loc.is_local() => (
+            loc.dir.display().to_string(),
             "the database's log directory".into(),
         ),
-        (_, None) => (
+        _ => (
             dir.display().to_string(),
             "--dir (the current directory by default): the database's log directory is not on \
              this machine or this user cannot read where it is, so this may be another device \

@@ -9,7 +9,6 @@
 
 use crate::settings::{SavedSetting, Scope};
 use std::fmt;
-use std::path::PathBuf;
 
 /// Which engine a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,12 +213,8 @@ pub trait Database: Send + Sync {
             self.kind()
         )))
     }
-    /// The directory holding the database's log (WAL, redo log) when it
-    /// is on this machine and readable here; `None` otherwise.
-    fn log_dir(&mut self) -> Option<PathBuf> {
-        None
-    }
-    /// Where the server keeps its log, for `--predict` (None where the
+    /// Where the server keeps its log, for `--predict` and the device
+    /// baseline (None where the
     /// engine has no server or the user may not read the settings). The
     /// default is `None`.
     fn log_location(&mut self) -> Option<crate::predict::LogLocation> {

@@ -71,8 +71,6 @@ const PFS_BINLOG: &str = "wait/io/file/sql/binlog";
 #[derive(Clone)]
 struct Target {
     opts: Opts,
-    /// The server is on this machine (a socket or a loopback host).
-    local: bool,
     shown: String,
     note: Option<String>,
 }
@@ -157,8 +155,6 @@ impl Target {
                 }
             }
         }
-        let socket_given = socket.is_some();
-        let host_name = host.clone();
         if let Some(s) = &socket {
             b = b.socket(Some(s.clone())).prefer_socket(true);
         }
@@ -194,7 +190,6 @@ impl Target {
         );
         Ok(Target {
             opts: b.into(),
-            local: socket_given || crate::target::is_loopback(&host_name),
             shown,
             note,
         })
@@ -564,22 +559,6 @@ impl Database for Mysql {
         once_more_if_lost(self, Self::reconnect, |db| {
             db.conn().query_drop(&saved.restore).map_err(my_err)
         })
-    }
-
-    fn log_dir(&mut self) -> Option<std::path::PathBuf> {
-        if !self.target.local {
-            return None;
-        }
-        let (data, home): (String, String) = self
-            .conn()
-            .query_first("SELECT @@datadir, @@innodb_log_group_home_dir")
-            .ok()??;
-        // `./` (the default) is the data directory; no `.` in what is shown.
-        let dir: std::path::PathBuf = std::path::Path::new(&data)
-            .join(home)
-            .components()
-            .collect();
-        dir.is_dir().then_some(dir)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {

@@ -153,15 +153,6 @@ impl Target {
         })
     }
 
-    /// The server is on this machine: a Unix socket or a loopback host.
-    fn is_local(&self) -> bool {
-        match self.config.get_hosts().first() {
-            Some(Host::Unix(_)) => true,
-            Some(Host::Tcp(h)) => crate::target::is_loopback(h),
-            None => false,
-        }
-    }
-
     fn connect(&self, app: &str) -> Result<Client, LoadError> {
         self.connect_with(app, &[])
     }
@@ -737,18 +728,6 @@ impl Database for Postgres {
                 once_more_if_lost(self, Self::reconnect, |db| db.alter_system(alter))
             }
         }
-    }
-
-    fn log_dir(&mut self) -> Option<std::path::PathBuf> {
-        if !self.target.is_local() {
-            return None;
-        }
-        let rows = self
-            .monitor("SELECT current_setting('data_directory', true)")
-            .ok()?;
-        let dir = rows.into_iter().next()?.into_iter().next()??;
-        let wal = Path::new(&dir).join("pg_wal");
-        wal.is_dir().then_some(wal)
     }
 
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {

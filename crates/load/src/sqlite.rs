@@ -427,10 +427,6 @@ impl Database for SqliteDb {
         self.change_setting(&saved.name, &saved.value, saved.scope)
     }
 
-    fn log_dir(&mut self) -> Option<PathBuf> {
-        self.path().parent().map(Path::to_path_buf)
-    }
-
     fn counters(&mut self) -> Result<Vec<Counter>, LoadError> {
         Ok(self.owned.shim.counters().snapshot())
     }

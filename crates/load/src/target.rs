@@ -79,13 +79,6 @@ impl fmt::Debug for ServerSpec {
     }
 }
 
-/// True when `host` names this machine (`localhost`, a loopback address).
-pub fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    h.eq_ignore_ascii_case("localhost")
-        || h.parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback())
-}
-
 /// True when `spec` names a database server rather than a file.
 pub fn is_server(spec: &str) -> bool {
     family_of(spec).is_some()
@@ -280,23 +273,6 @@ pub(crate) fn password_file_unsafe(path: &std::path::Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_hosts_are_this_machine_and_others_are_not() {
-        for h in [
-            "localhost",
-            "LOCALHOST",
-            "127.0.0.1",
-            "127.1.2.3",
-            "::1",
-            "[::1]",
-        ] {
-            assert!(is_loopback(h), "{h}");
-        }
-        for h in ["db1", "10.0.0.1", "localhost.example.com", "::2", ""] {
-            assert!(!is_loopback(h), "{h}");
-        }
-    }
 
     #[test]
     fn recognises_each_family() {
