@@ -215,6 +215,9 @@ fn docs_fleet(name: &str) -> std::path::PathBuf {
 
 /// Whether a tool is here; in CI (scripts/test installs it) its absence
 /// is a failure, elsewhere a skip.
+/// The interpreter Debian's python3-yaml is installed for.
+const DEBIAN_PYTHON: &str = "/usr/bin/python3";
+
 fn have(tool: &str, args: &[&str]) -> bool {
     let ok = Command::new(tool)
         .args(args)
@@ -308,7 +311,9 @@ fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
 
 #[test]
 fn the_kubernetes_manifest_is_an_indexed_job_running_dbio_at_one_start() {
-    if !have("python3", &["-c", "import yaml"]) {
+    // Debian's python3, where scripts/test installs python3-yaml (a
+    // `python3` earlier on PATH, such as pyenv's, may not have it).
+    if !have(DEBIAN_PYTHON, &["-c", "import yaml"]) {
         return;
     }
     let script = r#"
@@ -316,7 +321,7 @@ import json, sys, yaml
 print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))
 "#;
     let load = |name: &str| -> Vec<serde_json::Value> {
-        let out = Command::new("python3")
+        let out = Command::new(DEBIAN_PYTHON)
             .args(["-c", script])
             .arg(docs_fleet(name))
             .output()
