@@ -120,8 +120,10 @@ fn matrix_search_on_the_null_engine_does_calibrate_ios_arithmetic() {
         "0.05",
     ];
     let mut args = base.to_vec();
-    args.extend(["--max-latency", "20ms"]);
+    args.extend(["--max-latency", "20ms", "--label", "host-7"]);
     let v = matrix_json(&args);
+    // `--label` is recorded as in every measuring command (issue 15).
+    assert_eq!(v["label"], "host-7");
     let s = &v["matrix"]["search"];
     assert_eq!(s["max_latency_ns"], 20_000_000);
     assert_eq!(s["max_iops_outstanding"], 4);

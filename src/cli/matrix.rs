@@ -77,6 +77,9 @@ pub struct MatrixArgs {
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--start-at`, `--label`.
+    #[command(flatten)]
+    pub fleet: super::fleet::Fleet,
 }
 
 /// `--large-pattern` values.

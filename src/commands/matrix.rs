@@ -107,6 +107,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     let orion = orion_sinks(&a)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("matrix", &a.target.path);
+    super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     let target = if cfg.engine == EngineKind::Null {
         None
     } else {
