@@ -17,6 +17,7 @@ mod dbwr;
 mod jobs;
 mod lgwr;
 mod load;
+mod matrix;
 pub mod page;
 mod read;
 mod run;
