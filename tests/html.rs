@@ -745,9 +745,9 @@ fn figure<'a>(dom: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</figure>").unwrap()]
 }
 
-/// A heat map cell (`data-row`/`data-col`: the indices in the ladders) and
-/// its label.
-fn heat_cell(fig: &str, row: usize, col: usize, label: &str) {
+/// A heat map cell (`data-row`/`data-col`: its row's and column's
+/// headings, here outstanding large and small I/Os) and its label.
+fn heat_cell(fig: &str, row: u64, col: u64, label: &str) {
     let at = format!("data-row=\"{row}\" data-col=\"{col}\"");
     let cell = fig
         .split(&at)
@@ -813,8 +813,8 @@ fn html_matrix_page_draws_three_labelled_heat_maps_offline() {
     assert_eq!(p99.matches("<g class=\"cell\"").count(), 4);
     assert_eq!(mbps.matches("<g class=\"cell\"").count(), 2);
     for p in points {
-        let col = p["small"].as_u64().unwrap() as usize - 1;
-        let large = p["large"].as_u64().unwrap() as usize;
+        let col = p["small"].as_u64().unwrap();
+        let large = p["large"].as_u64().unwrap();
         heat_cell(
             iops,
             large,
@@ -834,7 +834,7 @@ fn html_matrix_page_draws_three_labelled_heat_maps_offline() {
             } else {
                 format!("{m:.1} MB/s")
             };
-            heat_cell(mbps, 0, col, &want);
+            heat_cell(mbps, 1, col, &want);
         }
     }
 }

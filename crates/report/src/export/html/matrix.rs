@@ -81,7 +81,7 @@ pub fn section(m: &MatrixResult) -> String {
     let mut b = String::from("<h2 id=\"h-matrix\">Load matrix</h2>\n");
     let _ = write!(
         b,
-        "<p>{} random {} I/Os ({} % writes) against {} {} I/Os on {}, {} engine, {} measured per point after {} warm-up. A cell the run did not reach (past the knee, or cut short) is blank and says so.</p>\n",
+        "<p>{} random {} I/Os ({} % writes) against {} {} I/Os on {}, {} engine, {} measured per point after {} warm-up. A cell the run did not measure is blank and says so (the search measures small and large I/Os each alone and skips the ladder past the knee; a run cut short stops where it was).</p>\n",
         esc(&format_bytes(c.small_bs)),
         if c.write_pct > 0 { "read/write" } else { "read" },
         c.write_pct,

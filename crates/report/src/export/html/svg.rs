@@ -736,11 +736,12 @@ fn heat_colour(t: f64) -> (String, &'static str) {
 }
 
 /// A heat map: one cell per (column, row), filled on a linear scale from
-/// the smallest to the largest value AND labelled with its value (so the
+/// zero to the largest value AND labelled with its value (so the
 /// figure is read, not guessed from a shade, and a grey print keeps it),
 /// its heading pair and value in the tooltip; cells not measured are
 /// left blank and say so. The scale's legend, with its values, is drawn
-/// under the grid.
+/// under the grid. Each cell is a `<g class="cell">` whose `data-row` and
+/// `data-col` are its row's and column's headings.
 pub fn heatmap(id: &str, caption: &str, g: &Grid, fmt: Fmt) -> String {
     let cell_h = 30.0;
     let nr = g.rows.len().max(1);
@@ -756,7 +757,10 @@ pub fn heatmap(id: &str, caption: &str, g: &Grid, fmt: Fmt) -> String {
         .copied()
         .filter(|v| v.is_finite())
         .collect();
-    let lo = vals.iter().copied().fold(f64::MAX, f64::min);
+    // From zero (or the smallest value when one is negative) to the
+    // largest, so a shade is in proportion to its value: 1.00 ms against
+    // 1.01 ms look alike, as they are, and 1 k IOPS against 4 k do not.
+    let lo = vals.iter().copied().fold(0.0, f64::min);
     let hi = vals.iter().copied().fold(f64::MIN, f64::max);
     let t_of = |v: f64| {
         if hi > lo {
@@ -1143,10 +1147,10 @@ mod tests {
         }
         assert!(h.contains("small 2, large &lt;1&gt;: not measured"), "{h}");
         assert!(!h.contains("<1>"));
-        // The smallest cell is the light end, the largest the dark end,
-        // the middle one between, with ink that stays readable.
-        let (lo, hi) = (heat_colour(0.0).0, heat_colour(1.0).0);
-        assert_eq!(lo, "rgb(239,243,255)");
+        // Zero is the light end, the largest cell the dark end, the
+        // others in proportion, with ink that stays readable.
+        let (lo, hi) = (heat_colour(1.0 / 3.0).0, heat_colour(1.0).0);
+        assert_eq!(heat_colour(0.0).0, "rgb(239,243,255)");
         assert_eq!(hi, "rgb(8,48,107)");
         let cell = |v: &str| {
             let at = h.find(&format!(">{v}</text></g>")).unwrap();
@@ -1156,12 +1160,14 @@ mod tests {
         assert!(cell("100").contains(&format!("fill:{lo}")));
         assert!(cell("300").contains(&format!("fill:{hi};")));
         assert!(cell("300").contains("fill:#fff"));
-        assert!(cell("200").contains(&format!("fill:{}", heat_colour(0.5).0)));
-        // The legend: five steps from the smallest value to the largest.
+        assert!(cell("200").contains(&format!("fill:{}", heat_colour(2.0 / 3.0).0)));
+        assert!(cell("100").contains("fill:#000"));
+        // The legend: five steps from zero to the largest value.
         let scale = h.split("<g class=\"scale\">").nth(1).unwrap();
         assert_eq!(scale.matches("<rect class=\"step\"").count(), 5);
-        assert!(scale.contains(">100</text>") && scale.contains(">300</text>"));
-        assert!(scale.contains(">150</text>"));
+        for v in ["0", "75", "150", "225", "300"] {
+            assert!(scale.contains(&format!(">{v}</text>")), "{v}: {scale}");
+        }
     }
 
     #[test]
