@@ -10,9 +10,9 @@ use std::fmt::Write;
 /// The whole page of a comparison.
 pub fn render(c: &Comparison, invocation: Option<&str>) -> String {
     let mut b = String::new();
-    let _ = write!(
+    let _ = writeln!(
         b,
-        "<header><h1>dbio compare: {} results of <code>dbio {}</code></h1><p class=\"muted\" id=\"summary\">{}; result schema version {}.</p></header>\n",
+        "<header><h1>dbio compare: {} results of <code>dbio {}</code></h1><p class=\"muted\" id=\"summary\">{}; result schema version {}.</p></header>",
         c.inputs.len(),
         esc(&c.compared_command),
         esc(&c.tool),
@@ -112,9 +112,9 @@ pub fn render(c: &Comparison, invocation: Option<&str>) -> String {
         })
         .collect();
     b.push_str(&page::table("figures", &headers, &rows));
-    let _ = write!(
+    let _ = writeln!(
         b,
-        "<p class=\"muted\" id=\"noise-rule\">Noise rule: {}.</p>\n",
+        "<p class=\"muted\" id=\"noise-rule\">Noise rule: {}.</p>",
         esc(&c.noise_rule)
     );
     page::document(&format!("dbio compare ({})", c.compared_command), &b)

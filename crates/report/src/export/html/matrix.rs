@@ -79,9 +79,9 @@ fn heat(
 pub fn section(m: &MatrixResult) -> String {
     let c = &m.config;
     let mut b = String::from("<h2 id=\"h-matrix\">Load matrix</h2>\n");
-    let _ = write!(
+    let _ = writeln!(
         b,
-        "<p>{} random {} I/Os ({} % writes) against {} {} I/Os on {}, {} engine, {} measured per point after {} warm-up. A cell the run did not measure is blank and says so (the search measures small and large I/Os each alone and skips the ladder past the knee; a run cut short stops where it was).</p>\n",
+        "<p>{} random {} I/Os ({} % writes) against {} {} I/Os on {}, {} engine, {} measured per point after {} warm-up. A cell the run did not measure is blank and says so (the search measures small and large I/Os each alone and skips the ladder past the knee; a run cut short stops where it was).</p>",
         esc(&format_bytes(c.small_bs)),
         if c.write_pct > 0 { "read/write" } else { "read" },
         c.write_pct,
