@@ -840,7 +840,8 @@ fn html_matrix_page_draws_three_labelled_heat_maps_offline() {
 }
 
 /// The search on the null engine's 1 ms I/Os: a 20 ms target is met by
-/// the whole ladder (4 outstanding circled), a 900 µs one by nothing (no
+/// the whole ladder (4 outstanding circled; the same result cut short has
+/// no answer and no circle), a 900 µs one by nothing (no
 /// circle, the answer says none, the skipped points are blank cells, and
 /// the finding is on the page).
 #[test]
@@ -893,6 +894,26 @@ fn html_matrix_search_draws_the_target_and_marks_the_answer() {
     ));
     r.text("latency at one outstanding I/O");
     r.text("max MB/s");
+    // The same result saved and cut short (no answer): `dbio report` draws
+    // the points, says there is no answer and circles nothing.
+    let mut cut = v.clone();
+    cut["matrix"]["search"] = serde_json::Value::Null;
+    cut["partial"] = serde_json::json!({"kind": "signal", "signal": "SIGINT"});
+    let js = d.path().join("cut.json");
+    std::fs::write(&js, cut.to_string()).unwrap();
+    let html = d.path().join("cut.html");
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.chart("xy", "matrix-search-p99");
+    r.chart("heat", "matrix-iops");
+    r.text("The search was cut short: it has no answer");
+    assert!(!r.dom.contains("class=\"chosen\""), "a point circled");
 
     let d = scratch();
     let mut args = base.to_vec();
