@@ -1,8 +1,9 @@
 //! Hand-written SVG chart primitives: a latency histogram on power-of-two
 //! microsecond buckets, percentile curves, per-second series, stacked and
 //! plain horizontal bars, heat maps (each cell labelled with its value)
-//! and a line over a ladder of counts with a target and a marked point. No script: each mark carries a `<title>` (the
-//! browser's tooltip) with its exact figures.
+//! and a line over a ladder of counts with a target and a marked point.
+//! No script: each mark carries a `<title>` (the browser's tooltip) with
+//! its exact figures.
 //!
 //! Every chart is a `<figure class="chart KIND" id=...>` around an
 //! `<svg class="KIND">`, so tests and readers find them by id and class.
