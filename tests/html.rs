@@ -1079,3 +1079,201 @@ fn html_load_compare_panel_on_sqlite_shows_rounds_settings_and_the_baseline() {
     assert!(base.contains("commit, synchronous=FULL p50"), "{base}");
     r.text("Median commit against the storage's median durable write");
 }
+
+/// The section of chart `id` in a rendered DOM, up to its `</figure>`.
+fn figure<'a>(dom: &'a str, id: &str) -> &'a str {
+    let at = format!("<figure class=\"chart heat\" id=\"{id}\">");
+    let from = dom
+        .find(&at)
+        .or_else(|| dom.find(&format!("id=\"{id}\"")))
+        .unwrap_or_else(|| panic!("no figure {id} in the DOM"));
+    let rest = &dom[from..];
+    &rest[..rest.find("</figure>").unwrap()]
+}
+
+/// A heat map cell (`data-row`/`data-col`: its row's and column's
+/// headings, here outstanding large and small I/Os) and its label.
+fn heat_cell(fig: &str, row: u64, col: u64, label: &str) {
+    let at = format!("data-row=\"{row}\" data-col=\"{col}\"");
+    let cell = fig
+        .split(&at)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no cell {row},{col}"));
+    let cell = &cell[..cell.find("</g>").unwrap()];
+    assert!(
+        cell.ends_with(&format!(">{label}</text>")),
+        "cell {row},{col} is not labelled {label:?}: {cell}"
+    );
+}
+
+// See: issue 15.
+#[test]
+fn html_matrix_page_draws_three_labelled_heat_maps_offline() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = d.path().join("data");
+    std::fs::create_dir(&dir).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "matrix",
+            dir.to_str().unwrap(),
+            "--small",
+            "1,2",
+            "--large",
+            "0,1",
+            "--point-time",
+            "0.3",
+            "--warmup",
+            "0.05",
+            "--size",
+            "64m",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    r.text("Load matrix");
+    for id in ["matrix-iops", "matrix-mbps", "matrix-p99"] {
+        r.chart("heat", id);
+        let fig = figure(&r.dom, id);
+        assert!(fig.contains("<g class=\"scale\">"), "{id}: no scale legend");
+        assert_eq!(
+            fig.matches("<rect class=\"step\"").count(),
+            5,
+            "{id}: the legend's five steps"
+        );
+    }
+    // No search, no search chart.
+    assert!(!r.dom.contains("id=\"matrix-search-p99\""));
+    let points = v["matrix"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    let (iops, mbps, p99) = (
+        figure(&r.dom, "matrix-iops"),
+        figure(&r.dom, "matrix-mbps"),
+        figure(&r.dom, "matrix-p99"),
+    );
+    // Columns: small 1, 2; rows: large 0, 1 (0 left out of the MB/s map,
+    // which has one row: large 1).
+    assert_eq!(iops.matches("<g class=\"cell\"").count(), 4);
+    assert_eq!(p99.matches("<g class=\"cell\"").count(), 4);
+    assert_eq!(mbps.matches("<g class=\"cell\"").count(), 2);
+    for p in points {
+        let col = p["small"].as_u64().unwrap();
+        let large = p["large"].as_u64().unwrap();
+        heat_cell(
+            iops,
+            large,
+            col,
+            &dbio_model::units::format_count_rate(p["small_iops"].as_f64().unwrap()),
+        );
+        heat_cell(
+            p99,
+            large,
+            col,
+            &dbio_model::units::format_ns(p["small_lat"]["p99_ns"].as_f64().unwrap()),
+        );
+        if large == 1 {
+            let m = p["large_mbps"].as_f64().unwrap();
+            let want = if m >= 100.0 {
+                format!("{m:.0} MB/s")
+            } else {
+                format!("{m:.1} MB/s")
+            };
+            heat_cell(mbps, 1, col, &want);
+        }
+    }
+}
+
+/// The search on the null engine's 1 ms I/Os: a 20 ms target is met by
+/// the whole ladder (4 outstanding circled; the same result cut short has
+/// no answer and no circle), a 900 µs one by nothing (no
+/// circle, the answer says none, the skipped points are blank cells, and
+/// the finding is on the page).
+#[test]
+fn html_matrix_search_draws_the_target_and_marks_the_answer() {
+    let bin = or_skip!(browser());
+    let base = [
+        "matrix",
+        "--engine",
+        "null",
+        "--null-delay",
+        "1ms",
+        "--small",
+        "1,2,4",
+        "--large",
+        "0,1",
+        "--point-time",
+        "0.3",
+        "--warmup",
+        "0.05",
+        "--quiet",
+        "--max-latency",
+    ];
+    let d = scratch();
+    let mut args = base.to_vec();
+    args.push("20ms");
+    let (r, v) = run_html(&bin, d.path(), &args);
+    r.offline_page();
+    r.chart("xy", "matrix-search-p99");
+    let chart = r.dom.split("id=\"matrix-search-p99\"").nth(1).unwrap();
+    let chart = &chart[..chart.find("</figure>").unwrap()];
+    assert!(chart.contains("<line class=\"target\""), "no target line");
+    assert!(chart.contains(">p99 target: 20.0 ms</text>"), "{chart}");
+    assert_eq!(chart.matches("<circle class=\"m0\"").count(), 3);
+    // The circled point is the last of three (4 outstanding).
+    let chosen = chart
+        .split("<circle class=\"chosen\" cx=\"")
+        .nth(1)
+        .unwrap();
+    let last = chart.split("<circle class=\"m0\" cx=\"").nth(3).unwrap();
+    assert_eq!(
+        chosen.split('"').next(),
+        last.split('"').next(),
+        "the circle is not on 4 outstanding"
+    );
+    let s = &v["matrix"]["search"];
+    assert_eq!(s["max_iops_outstanding"], 4);
+    r.text(&format!(
+        "{:.0} at 4 outstanding small I/Os",
+        s["max_iops"].as_f64().unwrap()
+    ));
+    r.text("latency at one outstanding I/O");
+    r.text("max MB/s");
+    // The same result saved and cut short (no answer): `dbio report` draws
+    // the points, says there is no answer and circles nothing.
+    let mut cut = v.clone();
+    cut["matrix"]["search"] = serde_json::Value::Null;
+    cut["partial"] = serde_json::json!({"kind": "signal", "signal": "SIGINT"});
+    let js = d.path().join("cut.json");
+    std::fs::write(&js, cut.to_string()).unwrap();
+    let html = d.path().join("cut.html");
+    dbio()
+        .args(["report", "--from"])
+        .arg(&js)
+        .arg("--html")
+        .arg(&html)
+        .succeeds();
+    let r = render(&bin, &html);
+    r.offline_page();
+    r.chart("xy", "matrix-search-p99");
+    r.chart("heat", "matrix-iops");
+    r.text("The search was cut short: it has no answer");
+    assert!(!r.dom.contains("class=\"chosen\""), "a point circled");
+
+    let d = scratch();
+    let mut args = base.to_vec();
+    args.push("900us");
+    let (r, _v) = run_html(&bin, d.path(), &args);
+    r.offline_page();
+    r.chart("xy", "matrix-search-p99");
+    assert!(!r.dom.contains("class=\"chosen\""), "a point circled");
+    r.text("none: not even one outstanding small I/O kept its p99 under the target");
+    r.text("data-rule=\"matrix.target_unmet\"");
+    // 2 and 4 outstanding were skipped: blank cells that say so.
+    let iops = figure(&r.dom, "matrix-iops");
+    assert!(
+        iops.matches(": not measured</title>").count() >= 2,
+        "{iops}"
+    );
+}

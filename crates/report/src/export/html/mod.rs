@@ -18,6 +18,7 @@ mod jobs;
 mod lgwr;
 mod load;
 mod load_compare;
+mod matrix;
 pub mod page;
 mod persec;
 mod read;

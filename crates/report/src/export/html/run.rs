@@ -1,7 +1,7 @@
 //! A measurement's page ([`RunReport`]): what ran, whether it finished,
 //! the findings, then each section the report holds (raw jobs, log
-//! writer, database writer, reads, calibration, commit load, live
-//! traces), then where it ran.
+//! writer, database writer, reads, calibration, load matrix, commit
+//! load, live traces), then where it ran.
 
 use super::page::{self, esc};
 use dbio_model::RunReport;
@@ -56,6 +56,9 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
     }
     if let Some(c) = &r.load_compare {
         b.push_str(&super::load_compare::section(c));
+    }
+    if let Some(m) = &r.matrix {
+        b.push_str(&super::matrix::section(m));
     }
     if !r.load.is_empty() {
         b.push_str(&super::load::section(&r.load));

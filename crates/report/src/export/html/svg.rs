@@ -1,7 +1,9 @@
 //! Hand-written SVG chart primitives: a latency histogram on power-of-two
 //! microsecond buckets, percentile curves, per-second series, stacked and
-//! plain horizontal bars. No script: each mark carries a `<title>` (the
-//! browser's tooltip) with its exact figures.
+//! plain horizontal bars, heat maps (each cell labelled with its value)
+//! and a line over a ladder of counts with a target and a marked point.
+//! No script: each mark carries a `<title>` (the browser's tooltip) with
+//! its exact figures.
 //!
 //! Every chart is a `<figure class="chart KIND" id=...>` around an
 //! `<svg class="KIND">`, so tests and readers find them by id and class.
@@ -696,6 +698,289 @@ pub fn stacked(
     s
 }
 
+/// One heat map: a value per cell of a grid of columns (x) and rows (y),
+/// `None` where nothing was measured.
+pub struct Grid<'a> {
+    /// Column headings, left to right.
+    pub cols: &'a [String],
+    /// Row headings, top to bottom.
+    pub rows: &'a [String],
+    /// `values[row][col]`.
+    pub values: &'a [Vec<Option<f64>>],
+    /// What the columns count.
+    pub x_title: &'a str,
+    /// What the rows count.
+    pub y_title: &'a str,
+}
+
+/// The scale's two ends, light to dark (a single-hue sequential scale:
+/// darker is larger, and it stays ordered in grey).
+const HEAT_LO: (f64, f64, f64) = (239.0, 243.0, 255.0);
+const HEAT_HI: (f64, f64, f64) = (8.0, 48.0, 107.0);
+
+/// The fill of a cell at `t` in 0..=1 along the scale, and the fill of a
+/// label that stays readable on it.
+fn heat_colour(t: f64) -> (String, &'static str) {
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let c = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    (
+        format!(
+            "rgb({},{},{})",
+            c(HEAT_LO.0, HEAT_HI.0),
+            c(HEAT_LO.1, HEAT_HI.1),
+            c(HEAT_LO.2, HEAT_HI.2)
+        ),
+        if t < 0.5 { "#000" } else { "#fff" },
+    )
+}
+
+/// A heat map: one cell per (column, row), filled on a linear scale from
+/// zero to the largest value AND labelled with its value (so the
+/// figure is read, not guessed from a shade, and a grey print keeps it),
+/// its heading pair and value in the tooltip; cells not measured are
+/// left blank and say so. The scale's legend, with its values, is drawn
+/// under the grid. Each cell is a `<g class="cell">` whose `data-row` and
+/// `data-col` are its row's and column's headings.
+pub fn heatmap(id: &str, caption: &str, g: &Grid, fmt: Fmt) -> String {
+    let cell_h = 30.0;
+    let nr = g.rows.len().max(1);
+    let nc = g.cols.len().max(1);
+    let grid_h = cell_h * nr as f64;
+    let h = TOP + grid_h + 80.0;
+    let mut s = open("heat", id, h, caption);
+    let vals: Vec<f64> = g
+        .values
+        .iter()
+        .flatten()
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .collect();
+    // From zero (or the smallest value when one is negative) to the
+    // largest, so a shade is in proportion to its value: 1.00 ms against
+    // 1.01 ms look alike, as they are, and 1 k IOPS against 4 k do not.
+    let lo = vals.iter().copied().fold(0.0, f64::min);
+    let hi = vals.iter().copied().fold(f64::MIN, f64::max);
+    let t_of = |v: f64| {
+        if hi > lo {
+            (v - lo) / (hi - lo)
+        } else {
+            0.5
+        }
+    };
+    let cw = (W - LEFT - RIGHT) / nc as f64;
+    for (r, row) in g.rows.iter().enumerate() {
+        let y = TOP + cell_h * r as f64;
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            LEFT - 6.0,
+            y + cell_h / 2.0 + 4.0,
+            esc(row)
+        );
+        for (c, col) in g.cols.iter().enumerate() {
+            let x = LEFT + cw * c as f64;
+            let v = g
+                .values
+                .get(r)
+                .and_then(|vs| vs.get(c))
+                .copied()
+                .flatten()
+                .filter(|v| v.is_finite());
+            let (fill, ink, label, title) = match v {
+                Some(v) => {
+                    let (f, i) = heat_colour(t_of(v));
+                    (f, i, fmt(v), fmt(v))
+                }
+                None => (
+                    "none".to_string(),
+                    "#777",
+                    "-".to_string(),
+                    "not measured".to_string(),
+                ),
+            };
+            let _ = write!(
+                s,
+                "<g class=\"cell\" data-row=\"{}\" data-col=\"{}\"><rect class=\"heat\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{cell_h:.1}\" style=\"fill:{fill};stroke:var(--rule)\"><title>{} {}, {} {}: {}</title></rect><text class=\"cell\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" style=\"fill:{ink}\">{}</text></g>",
+                esc(row),
+                esc(col),
+                cw,
+                esc(g.x_title),
+                esc(col),
+                esc(g.y_title),
+                esc(row),
+                esc(&title),
+                x + cw / 2.0,
+                y + cell_h / 2.0 + 4.0,
+                esc(&label)
+            );
+        }
+    }
+    for (c, col) in g.cols.iter().enumerate() {
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            LEFT + cw * (c as f64 + 0.5),
+            TOP + grid_h + 14.0,
+            esc(col)
+        );
+    }
+    let _ = write!(
+        s,
+        "<text class=\"xt\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text><text class=\"yt\" x=\"4\" y=\"{:.1}\">{} ↓</text>",
+        LEFT + (W - LEFT - RIGHT) / 2.0,
+        TOP + grid_h + 30.0,
+        esc(g.x_title),
+        TOP - 12.0,
+        esc(g.y_title)
+    );
+    // The legend: five steps of the scale with the value each stands for.
+    let ly = TOP + grid_h + 44.0;
+    let _ = write!(
+        s,
+        "<g class=\"scale\"><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">scale</text>",
+        LEFT - 6.0,
+        ly + 13.0
+    );
+    if vals.is_empty() {
+        let _ = write!(
+            s,
+            "<text x=\"{LEFT}\" y=\"{:.1}\">no cell measured</text>",
+            ly + 13.0
+        );
+    } else {
+        let sw = 110.0;
+        for k in 0..5 {
+            let t = k as f64 / 4.0;
+            let v = if hi > lo { lo + (hi - lo) * t } else { lo };
+            let (fill, _) = heat_colour(if hi > lo { t } else { 0.5 });
+            let x = LEFT + sw * k as f64;
+            let _ = write!(
+                s,
+                "<rect class=\"step\" x=\"{x:.1}\" y=\"{ly:.1}\" width=\"18\" height=\"16\" style=\"fill:{fill};stroke:var(--rule)\"/><text class=\"step\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                x + 22.0,
+                ly + 13.0,
+                esc(&fmt(v))
+            );
+            if hi <= lo {
+                break;
+            }
+        }
+    }
+    s.push_str("</g>");
+    close(&mut s, caption);
+    s
+}
+
+/// A marked point of an [`xy`] chart.
+pub struct Mark<'a> {
+    /// Index of the point in the chart's points.
+    pub index: usize,
+    /// What it is.
+    pub label: &'a str,
+}
+
+/// A line through `(x label, y)` points at evenly spaced x positions (a
+/// ladder of counts, read as categories), y on a linear axis from 0; an
+/// optional horizontal target line and an optional marked point.
+pub fn xy(
+    id: &str,
+    caption: &str,
+    pts: &[(String, f64)],
+    titles: (&str, &str),
+    fmt: Fmt,
+    target: Option<(f64, &str)>,
+    mark: Option<Mark>,
+) -> String {
+    let mut s = open("xy", id, H, caption);
+    let ys: Vec<f64> = pts.iter().map(|p| p.1).filter(|v| v.is_finite()).collect();
+    if ys.is_empty() {
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{}\">no points</text>",
+            W / 2.0,
+            H / 2.0
+        );
+        close(&mut s, caption);
+        return s;
+    }
+    let top = nice_max(
+        ys.iter()
+            .copied()
+            .chain(target.map(|t| t.0))
+            .fold(0.0, f64::max)
+            * 1.05,
+    );
+    let ph = H - TOP - BOTTOM;
+    let pw = W - LEFT - RIGHT;
+    let n = pts.len() as f64;
+    let x_of = |i: usize| LEFT + pw * (i as f64 + 0.5) / n;
+    let y_of = |v: f64| H - BOTTOM - v / top * ph;
+    for k in 0..=4 {
+        let v = top * k as f64 / 4.0;
+        ytick(&mut s, y_of(v), &fmt(v));
+    }
+    for (i, (l, _)) in pts.iter().enumerate() {
+        xlabel(&mut s, x_of(i), H, l);
+    }
+    if let Some((t, label)) = target {
+        let y = y_of(t);
+        let _ = write!(
+            s,
+            "<line class=\"target\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" style=\"stroke:var(--warn);stroke-width:1.5;stroke-dasharray:6 4\"><title>{}: {}</title></line><text class=\"target\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}: {}</text>",
+            W - RIGHT,
+            esc(label),
+            esc(&fmt(t)),
+            W - RIGHT - 4.0,
+            y - 5.0,
+            esc(label),
+            esc(&fmt(t))
+        );
+    }
+    let coords: Vec<String> = pts
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.1.is_finite())
+        .map(|(i, p)| format!("{:.1},{:.1}", x_of(i), y_of(p.1)))
+        .collect();
+    let _ = write!(
+        s,
+        "<polyline class=\"l0\" points=\"{}\"/>",
+        coords.join(" ")
+    );
+    for (i, (l, v)) in pts.iter().enumerate().filter(|(_, p)| p.1.is_finite()) {
+        let _ = write!(
+            s,
+            "<circle class=\"m0\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\"><title>{} {}: {}</title></circle>",
+            x_of(i),
+            y_of(*v),
+            esc(titles.0),
+            esc(l),
+            esc(&fmt(*v))
+        );
+    }
+    if let Some(m) = mark.filter(|m| pts.get(m.index).is_some_and(|p| p.1.is_finite())) {
+        let (x, y) = (x_of(m.index), y_of(pts[m.index].1));
+        let _ = write!(
+            s,
+            "<circle class=\"chosen\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"8\" style=\"fill:none;stroke:var(--fg);stroke-width:2\"><title>{}</title></circle><text class=\"chosen\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{}\">{}</text>",
+            esc(m.label),
+            x,
+            (y + 22.0).min(H - BOTTOM - 4.0),
+            if x > W - RIGHT - 120.0 { "end" } else { "middle" },
+            esc(m.label)
+        );
+    }
+    axes(&mut s, H);
+    axis_title(&mut s, H, titles.0, titles.1);
+    close(&mut s, caption);
+    s
+}
+
 /// Horizontal bars, one per label, the value written at the bar's end.
 pub fn bars(id: &str, caption: &str, rows: &[(String, f64)], fmt: Fmt) -> String {
     let row_h = 22.0;
@@ -1083,5 +1368,81 @@ mod tests {
             c.contains("A: median 3 (p25 2 – p75 4; min 1 – max 10; n = 5)"),
             "{c}"
         );
+    }
+
+    #[test]
+    fn a_heat_map_labels_every_cell_and_scales_its_colour() {
+        let cols = vec!["1".to_string(), "2".to_string()];
+        let rows = vec!["0".to_string(), "<1>".to_string()];
+        let values = vec![vec![Some(100.0), Some(300.0)], vec![Some(200.0), None]];
+        let h = heatmap(
+            "hm",
+            "c",
+            &Grid {
+                cols: &cols,
+                rows: &rows,
+                values: &values,
+                x_title: "small",
+                y_title: "large",
+            },
+            fmt_count,
+        );
+        // Three labelled cells, one blank that says why.
+        assert_eq!(h.matches("<g class=\"cell\"").count(), 4, "{h}");
+        for v in ["100", "200", "300"] {
+            assert!(h.contains(&format!(">{v}</text></g>")), "{v}: {h}");
+        }
+        assert!(h.contains("small 2, large &lt;1&gt;: not measured"), "{h}");
+        assert!(!h.contains("<1>"));
+        // Zero is the light end, the largest cell the dark end, the
+        // others in proportion, with ink that stays readable.
+        let (lo, hi) = (heat_colour(1.0 / 3.0).0, heat_colour(1.0).0);
+        assert_eq!(heat_colour(0.0).0, "rgb(239,243,255)");
+        assert_eq!(hi, "rgb(8,48,107)");
+        let cell = |v: &str| {
+            let at = h.find(&format!(">{v}</text></g>")).unwrap();
+            let start = h[..at].rfind("<g class=\"cell\"").unwrap();
+            h[start..at].to_string()
+        };
+        assert!(cell("100").contains(&format!("fill:{lo}")));
+        assert!(cell("300").contains(&format!("fill:{hi};")));
+        assert!(cell("300").contains("fill:#fff"));
+        assert!(cell("200").contains(&format!("fill:{}", heat_colour(2.0 / 3.0).0)));
+        assert!(cell("100").contains("fill:#000"));
+        // The legend: five steps from zero to the largest value.
+        let scale = h.split("<g class=\"scale\">").nth(1).unwrap();
+        assert_eq!(scale.matches("<rect class=\"step\"").count(), 5);
+        for v in ["0", "75", "150", "225", "300"] {
+            assert!(scale.contains(&format!(">{v}</text>")), "{v}: {scale}");
+        }
+    }
+
+    #[test]
+    fn an_xy_chart_draws_its_target_and_marks_the_chosen_point() {
+        let pts = vec![
+            ("1".to_string(), 1e6),
+            ("2".to_string(), 2e6),
+            ("4".to_string(), 9e6),
+        ];
+        let c = xy(
+            "x",
+            "c",
+            &pts,
+            ("small", "p99"),
+            fmt_ns,
+            Some((5e6, "target")),
+            Some(Mark {
+                index: 1,
+                label: "chosen",
+            }),
+        );
+        assert_eq!(c.matches("<circle class=\"m0\"").count(), 3);
+        assert!(c.contains("<line class=\"target\""));
+        // The target at 5 ms on a 0..10 ms axis: halfway up the plot.
+        let y = H - BOTTOM - 0.5 * (H - TOP - BOTTOM);
+        assert!(c.contains(&format!("y1=\"{y:.1}\"")), "{c}");
+        let chosen = c.split("<circle class=\"chosen\" ").nth(1).unwrap();
+        let x = LEFT + (W - LEFT - RIGHT) * 1.5 / 3.0;
+        assert!(chosen.starts_with(&format!("cx=\"{x:.1}\"")), "{chosen}");
     }
 }
