@@ -18,6 +18,7 @@ mod jobs;
 mod lgwr;
 mod load;
 mod load_compare;
+mod load_predict;
 pub mod page;
 mod persec;
 mod read;
@@ -25,6 +26,7 @@ mod run;
 pub mod svg;
 mod trace;
 mod watch;
+mod watch_block;
 
 use super::{ExportError, Exporter};
 use dbio_model::Outcome;
