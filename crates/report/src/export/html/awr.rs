@@ -170,6 +170,7 @@ fn body(r: &AwrReport, k: &str) -> String {
             &rows,
         ));
     }
+    b.push_str(&super::awr_trace::section(r.with_trace.as_ref(), k));
     b.push_str("<h3>Derived figures</h3>");
     b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
     b

@@ -48,9 +48,10 @@ pub fn panel(i: usize, x: &LoadResult) -> String {
             a: p.predicted_commits_per_flush,
             b: p.measured_commits_per_flush,
             fmt: |v| format!("{v:.2}"),
-            note: p
-                .commits_per_flush_residual_pct
-                .map_or_else(|| "residual not known".into(), |r| format!("residual {r:+.1} %")),
+            note: p.commits_per_flush_residual_pct.map_or_else(
+                || "residual not known".into(),
+                |r| format!("residual {r:+.1} %"),
+            ),
         },
         Pair {
             label: "mean commit latency".into(),

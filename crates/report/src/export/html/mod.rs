@@ -12,6 +12,7 @@
 //! terminal table, so `dbio check`'s composite result gets every chart.
 
 mod awr;
+mod awr_trace;
 mod compare;
 mod dbwr;
 mod jobs;

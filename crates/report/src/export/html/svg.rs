@@ -758,7 +758,11 @@ pub fn paired(id: &str, caption: &str, names: [&str; 2], rows: &[Pair]) -> Strin
     for (i, r) in rows.iter().enumerate() {
         let y = TOP + row_h * i as f64;
         let max = r.a.max(r.b.unwrap_or(0.0));
-        let max = if max > 0.0 && max.is_finite() { max } else { 1.0 };
+        let max = if max > 0.0 && max.is_finite() {
+            max
+        } else {
+            1.0
+        };
         let _ = write!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text>",
