@@ -128,8 +128,8 @@ pub fn section(i: usize, w: &WatchResult) -> String {
         lines.push(format!(
             "<li>{}: {un_n} of {all_n} requests ({}), {} of the device time, lay in no watched file's extents (journal, metadata, flushes or other processes' files).</li>",
             esc(dev),
-            share(un_n, all_n),
-            share(un_t, all_t)
+            share(un_n, all_n.max(un_n)),
+            share(un_t, all_t.max(un_t))
         ));
     }
     if !lines.is_empty() {
@@ -154,4 +154,93 @@ pub fn section(i: usize, w: &WatchResult) -> String {
         l.block_unmatched, l.block_table_full, l.block_histogram_full, l.block_ring_drops
     );
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::watch::{
+        SyscallOp, WatchConfig, WatchDeviceIo, WatchEnd, WatchFileBlock, WatchFileOp, WatchLosses,
+        WatchUnattributed,
+    };
+
+    fn watch(file_block: bool) -> WatchResult {
+        let mut lat = dbio_model::Log2Buckets::default();
+        lat.record_us_n(100, 4);
+        WatchResult {
+            name: "pid 7".into(),
+            config: WatchConfig {
+                block: true,
+                ..Default::default()
+            },
+            duration_ns: 1_000_000_000,
+            ended: WatchEnd::Exited,
+            command_status: None,
+            processes: vec![],
+            ops: vec![WatchFileOp {
+                pid: 7,
+                fd: 3,
+                path: Some("/redo<1>".into()),
+                op: SyscallOp::Fdatasync,
+                count: 4,
+                total_ns: 4_000_000,
+                ..Default::default()
+            }],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![WatchDeviceIo {
+                device: "254:0".into(),
+                name: Some("vda".into()),
+                op: BlockOp::Write,
+                pid: Some(7),
+                count: 8,
+                total_ns: 800_000,
+                latency: lat.clone(),
+                ..Default::default()
+            }],
+            file_block: if file_block {
+                vec![WatchFileBlock {
+                    path: "/redo<1>".into(),
+                    device: "254:0".into(),
+                    op: BlockOp::Write,
+                    count: 4,
+                    bytes: 16384,
+                    total_ns: 400_000,
+                    by_watched: 4,
+                    latency: lat,
+                }]
+            } else {
+                vec![]
+            },
+            block_unattributed: vec![WatchUnattributed {
+                device: "254:0".into(),
+                op: BlockOp::Write,
+                count: 2,
+                bytes: 8192,
+                by_watched: 0,
+                total_ns: 200_000,
+            }],
+            unmapped: vec![],
+        }
+    }
+
+    #[test]
+    fn a_file_pairs_its_call_time_with_its_device_time_and_the_rest_is_stated() {
+        let s = section(0, &watch(true));
+        assert!(s.contains("id=\"watch-dev-0-0\""), "{s}");
+        assert!(s.contains("vda (254:0): device service time"), "{s}");
+        assert!(s.contains("write by pid 7 (x8)"), "{s}");
+        let pair = &s[s.find("id=\"watch-file-dev-0\"").expect("paired chart")..];
+        // fdatasync: 4 calls, 4 ms: 1 ms each; 4 requests, 400 µs: 100 µs.
+        assert!(pair.contains("write /redo&lt;1&gt;"), "{pair}");
+        assert!(pair.contains(">1.00 ms<"), "{pair}");
+        assert!(pair.contains(">100 µs<"), "{pair}");
+        assert!(pair.contains("4 calls, 4 requests"), "{pair}");
+        assert!(
+            s.contains("2 of 8 requests (25.0 %), 25.0 % of the device time"),
+            "{s}"
+        );
+        assert!(section(0, &watch(false)).find("watch-file-dev-0").is_none());
+    }
 }
