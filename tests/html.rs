@@ -1233,3 +1233,60 @@ fn html_load_compare_panel_on_sqlite_shows_rounds_settings_and_the_baseline() {
     assert!(base.contains("commit, synchronous=FULL p50"), "{base}");
     r.text("Median commit against the storage's median durable write");
 }
+
+// See: issue 14. `dbio awr A B C`: the intervals in begin order, each
+// interval's 'log file sync' beside its 'log file parallel write', and
+// the events per interval, a dash where a report does not list one.
+#[test]
+fn html_awr_trend_page_pairs_commit_waits_and_tabulates_events() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/awr");
+    let f = |n: &str| format!("{dir}/{n}");
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "awr",
+            &f("trend-1100.txt"),
+            &f("trend-0900.txt"),
+            &f("trend-1000.txt"),
+        ],
+    );
+    r.offline_page();
+    r.text("id=\"intervals\"");
+    let ivs = v["intervals"].as_array().unwrap();
+    assert_eq!(ivs.len(), 3);
+    r.chart("paired", "trend-commit");
+    for iv in ivs {
+        if let Some(x) = iv["lfs_lfpw_ratio"].as_f64() {
+            r.text(&format!("sync / write {x:.1}×"));
+        }
+        if let Some(x) = iv["log_file_parallel_write_us"].as_f64() {
+            r.text(&format!(">{x:.0} µs<"));
+        }
+    }
+    r.text("id=\"trend-events-table\"");
+    let events = v["events"].as_array().unwrap();
+    assert!(!events.is_empty());
+    for (k, e) in events.iter().enumerate() {
+        let name = e.as_str().unwrap();
+        r.text(&format!("<td>{name}</td>"));
+        // A report that does not list the event shows a dash, not 0.
+        let missing = ivs.iter().any(|iv| {
+            !iv["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["name"] == name)
+        });
+        let row = &r.dom[r.dom.find(&format!("<td>{name}</td>")).unwrap()..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert_eq!(
+            row.contains("<td class=\"n\">-</td>"),
+            missing,
+            "event {k} {name}: {row}"
+        );
+    }
+    r.chart("stacked", "trend-events");
+}
