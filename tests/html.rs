@@ -501,6 +501,160 @@ fn html_watch_page_when_bpf_is_available() {
     r.offline_page();
     r.chart("bars", "watch-time-0");
     r.text(&target.display().to_string());
+    // The block layer (issue 14): the same watch saved as JSON, so the
+    // page's charts are checked against what was traced.
+    let js = d.path().join("w.json");
+    let out = dbio()
+        .args(["watch", "--quiet", "--json"])
+        .arg(&js)
+        .args(["--html"])
+        .arg(&html)
+        .args([
+            "--",
+            "dd",
+            "if=/dev/zero",
+            "bs=4k",
+            "count=64",
+            "oflag=dsync",
+        ])
+        .arg(format!("of={}", target.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&std::fs::read(&js).unwrap());
+    let w = &v["watch"][0];
+    let r = render(&bin, &html);
+    r.offline_page();
+    let block = w["block"].as_array().map_or(0, Vec::len);
+    if block == 0 {
+        assert!(!r.dom.contains("id=\"watch-dev-0-0\""));
+        return crate::util::skip_this_test("no block request was traced on this machine");
+    }
+    r.text("id=\"watch-block-0\"");
+    r.chart("hist", "watch-dev-0-0");
+    r.text("id=\"watch-unattributed-0\"");
+    r.text("lay in no watched file's extents");
+    if w["file_block"].as_array().is_some_and(|f| !f.is_empty()) {
+        r.chart("paired", "watch-file-dev-0");
+        r.text("device (issue to completion)");
+        r.text(&format!("write {}", target.display()));
+    }
+}
+
+// See: issue 14. `dbio load --predict` draws the model beside the
+// measurement, residuals written, and the model's inputs as a table.
+#[test]
+fn html_load_predict_panel_on_sqlite() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "load",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--sessions",
+            "1",
+            "--commits",
+            "200",
+            "--predict",
+            "--quiet",
+        ],
+    );
+    r.offline_page();
+    let p = &v["load"][0]["predict"];
+    assert!(p.is_object(), "no prediction in {v}");
+    r.text("id=\"load-predict-0\"");
+    r.chart("paired", "load-predict-bars-0");
+    for f in [
+        "commits per second",
+        "commits per flush",
+        "mean commit latency",
+        "mean flush latency",
+    ] {
+        r.text(&format!("<title>{f}</title>"));
+    }
+    r.text(&format!(
+        "residual {:+.1} %",
+        p["tps_residual_pct"].as_f64().unwrap()
+    ));
+    r.text("id=\"load-predict-inputs-0\"");
+    r.text(&format!("<td>{}</td>", p["protocol"].as_str().unwrap()));
+    r.text(&format!("<td>{}</td>", p["method"].as_str().unwrap()));
+    r.text(&format!(
+        "<td>syncs per flush</td><td>{}</td>",
+        p["syncs_per_flush"].as_u64().unwrap()
+    ));
+    r.text("<td>CPU per commit fed</td>");
+    // Without --predict, no panel.
+    let e = scratch();
+    let (r, _) = run_html(
+        &bin,
+        e.path(),
+        &[
+            "load",
+            "--dir",
+            e.path().to_str().unwrap(),
+            "--sessions",
+            "1",
+            "--commits",
+            "50",
+            "--quiet",
+        ],
+    );
+    assert!(!r.dom.contains("id=\"load-predict-0\""));
+}
+
+// See: issue 14. A report beside a 10046 trace: every event of the
+// result in the side-by-side table, with where it was seen.
+#[test]
+fn html_awr_with_trace_flags_trace_only_and_report_only_events() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/awr");
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "awr",
+            &format!("{dir}/decimal-comma.txt"),
+            "--with-trace",
+            &format!("{dir}/with-trace.trc"),
+        ],
+    );
+    r.offline_page();
+    r.text("id=\"awr-with-trace-a\"");
+    let rows = v["with_trace"]["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let mut seen = std::collections::BTreeSet::new();
+    for row in rows {
+        let flag = match row["seen_in"].as_str().unwrap() {
+            "both" => "both",
+            "trace_only" => "trace only",
+            "report_only" => "report only",
+            o => panic!("unknown seen_in {o}"),
+        };
+        seen.insert(flag);
+        r.text(&format!("<td>{}</td>", row["event"].as_str().unwrap()));
+    }
+    for flag in &seen {
+        r.text(&format!("<td>{flag}</td>"));
+    }
+    if seen.contains("both") {
+        r.chart("paired", "awr-with-trace-avg-a");
+    }
+    // The same report alone has no such section.
+    let (r, _) = run_html(
+        &bin,
+        d.path(),
+        &["awr", &format!("{dir}/decimal-comma.txt")],
+    );
+    assert!(!r.dom.contains("awr-with-trace-a"));
 }
 
 /// A 10046 trace whose SQL text and event name carry markup, quotes and
@@ -1078,6 +1232,63 @@ fn html_load_compare_panel_on_sqlite_shows_rounds_settings_and_the_baseline() {
     );
     assert!(base.contains("commit, synchronous=FULL p50"), "{base}");
     r.text("Median commit against the storage's median durable write");
+}
+
+// See: issue 14. `dbio awr A B C`: the intervals in begin order, each
+// interval's 'log file sync' beside its 'log file parallel write', and
+// the events per interval, a dash where a report does not list one.
+#[test]
+fn html_awr_trend_page_pairs_commit_waits_and_tabulates_events() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/awr");
+    let f = |n: &str| format!("{dir}/{n}");
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "awr",
+            &f("trend-1100.txt"),
+            &f("trend-0900.txt"),
+            &f("trend-1000.txt"),
+        ],
+    );
+    r.offline_page();
+    r.text("id=\"intervals\"");
+    let ivs = v["intervals"].as_array().unwrap();
+    assert_eq!(ivs.len(), 3);
+    r.chart("paired", "trend-commit");
+    for iv in ivs {
+        if let Some(x) = iv["lfs_lfpw_ratio"].as_f64() {
+            r.text(&format!("sync / write {x:.1}×"));
+        }
+        if let Some(x) = iv["log_file_parallel_write_us"].as_f64() {
+            r.text(&format!(">{x:.0} µs<"));
+        }
+    }
+    r.text("id=\"trend-events-table\"");
+    let events = v["events"].as_array().unwrap();
+    assert!(!events.is_empty());
+    for (k, e) in events.iter().enumerate() {
+        let name = e.as_str().unwrap();
+        r.text(&format!("<td>{name}</td>"));
+        // A report that does not list the event shows a dash, not 0.
+        let missing = ivs.iter().any(|iv| {
+            !iv["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["name"] == name)
+        });
+        let row = &r.dom[r.dom.find(&format!("<td>{name}</td>")).unwrap()..];
+        let row = &row[..row.find("</tr>").unwrap()];
+        assert_eq!(
+            row.contains("<td class=\"n\">-</td>"),
+            missing,
+            "event {k} {name}: {row}"
+        );
+    }
+    r.chart("stacked", "trend-events");
 }
 
 /// The section of chart `id` in a rendered DOM, up to its `</figure>`.

@@ -4,7 +4,7 @@
 //! panels side by side and one table of events with ratios.
 
 use super::page::{self, esc};
-use super::svg::{self, Hist};
+use super::svg::{self, Hist, Pair};
 use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
 use std::fmt::Write;
 
@@ -170,6 +170,7 @@ fn body(r: &AwrReport, k: &str) -> String {
             &rows,
         ));
     }
+    b.push_str(&super::awr_trace::section(r.with_trace.as_ref(), k));
     b.push_str("<h3>Derived figures</h3>");
     b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
     b
@@ -237,22 +238,61 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
             iv.header.begin_time.as_deref().unwrap_or("")
         )
     };
-    let mut commit: Vec<(String, f64)> = Vec::new();
-    for (i, iv) in t.intervals.iter().enumerate() {
-        if let Some(v) = iv.log_file_sync_us {
-            commit.push((format!("{} log file sync", label(i, iv)), v));
-        }
-        if let Some(v) = iv.log_file_parallel_write_us {
-            commit.push((format!("{} log file parallel write", label(i, iv)), v));
-        }
-    }
+    // Per interval, the wait of a committing session beside the log
+    // writer's write: their ratio says whether commits wait on the
+    // storage (near 1) or on something else (CPU, scheduling, the log
+    // writer's own work).
+    let commit: Vec<Pair> = t
+        .intervals
+        .iter()
+        .enumerate()
+        .filter(|(_, iv)| iv.log_file_sync_us.is_some() || iv.log_file_parallel_write_us.is_some())
+        .map(|(i, iv)| Pair {
+            label: label(i, iv),
+            a: iv.log_file_sync_us.unwrap_or(f64::NAN),
+            b: iv.log_file_parallel_write_us,
+            fmt: |v| format!("{v:.0} µs"),
+            note: iv
+                .lfs_lfpw_ratio
+                .map_or_else(String::new, |r| format!("sync / write {r:.1}×")),
+        })
+        .collect();
     if !commit.is_empty() {
-        b.push_str(&svg::bars(
+        b.push_str(&svg::paired(
             "trend-commit",
-            "'log file sync' against 'log file parallel write', average µs, by interval",
+            "'log file sync' beside 'log file parallel write', average µs, by interval",
+            ["log file sync", "log file parallel write"],
             &commit,
-            |v| format!("{v:.0} µs"),
         ));
+    }
+    if !t.events.is_empty() {
+        // An event a report does not list is not known for that interval
+        // (below its top list): a dash here, never 0.
+        let rows: Vec<Vec<String>> = t
+            .events
+            .iter()
+            .map(|name| {
+                let mut row = vec![name.clone()];
+                row.extend(t.intervals.iter().map(|iv| {
+                    iv.events
+                        .iter()
+                        .find(|e| &e.name == name)
+                        .and_then(|e| e.time_s)
+                        .map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+                }));
+                row
+            })
+            .collect();
+        let heads: Vec<String> = std::iter::once("event (time, s)".to_string())
+            .chain(
+                t.intervals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, iv)| format!("#{}", label(i, iv))),
+            )
+            .collect();
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+        b.push_str(&page::table("trend-events-table", &heads, &rows));
     }
     if !t.events.is_empty() {
         let parts: Vec<&str> = t.events.iter().map(String::as_str).collect();
@@ -277,7 +317,7 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
             .collect();
         b.push_str(&svg::stacked(
             "trend-events",
-            "Top foreground wait events: time in each interval, s (an event a report does not list counts 0)",
+            "Top foreground wait events: time in each interval, s (an event a report does not list is drawn as 0: it was below that report's top list; the table shows it as a dash)",
             &parts,
             &rows,
             |v| format!("{v:.1} s"),

@@ -112,6 +112,7 @@ pub fn section(runs: &[LoadResult]) -> String {
                 false,
             ));
         }
+        b.push_str(&super::load_predict::panel(i, r));
         if let Some(base) = &r.baseline {
             b.push_str(&super::load_compare::storage_vs_database(
                 &format!("load-baseline-{i}"),

@@ -12,12 +12,14 @@
 //! terminal table, so `dbio check`'s composite result gets every chart.
 
 mod awr;
+mod awr_trace;
 mod compare;
 mod dbwr;
 mod jobs;
 mod lgwr;
 mod load;
 mod load_compare;
+mod load_predict;
 mod matrix;
 pub mod page;
 mod persec;
@@ -26,6 +28,7 @@ mod run;
 pub mod svg;
 mod trace;
 mod watch;
+mod watch_block;
 
 use super::{ExportError, Exporter};
 use dbio_model::Outcome;

@@ -1016,6 +1016,85 @@ pub fn bars(id: &str, caption: &str, rows: &[(String, f64)], fmt: Fmt) -> String
     s
 }
 
+/// One row of a paired-bar chart: two figures of the same quantity
+/// (predicted and measured, syscall time and device time).
+pub struct Pair {
+    /// What the row is.
+    pub label: String,
+    /// The first figure (drawn plain).
+    pub a: f64,
+    /// The second figure (drawn hatched); None when it is not known.
+    pub b: Option<f64>,
+    /// How both figures are written.
+    pub fmt: Fmt,
+    /// Written after the row's bars (a residual, a share), may be empty.
+    pub note: String,
+}
+
+/// Paired horizontal bars, two per row; each row has its own scale (its
+/// two figures share a unit, rows need not), so the chart compares the
+/// two figures of a row, never one row's length with another's.
+pub fn paired(id: &str, caption: &str, names: [&str; 2], rows: &[Pair]) -> String {
+    let row_h = 40.0;
+    let h = TOP + 16.0 + row_h * rows.len().max(1) as f64;
+    let left = 230.0;
+    let mut s = open("paired", id, h, caption);
+    let pw = W - left - RIGHT - 230.0;
+    for (i, r) in rows.iter().enumerate() {
+        let y = TOP + row_h * i as f64;
+        let max = r.a.max(r.b.unwrap_or(0.0));
+        let max = if max > 0.0 && max.is_finite() {
+            max
+        } else {
+            1.0
+        };
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text>",
+            left - 6.0,
+            y + 20.0,
+            esc(&clip(&r.label, 34)),
+            esc(&r.label)
+        );
+        let mut end = left;
+        for (j, v) in [Some(r.a), r.b].into_iter().enumerate() {
+            let yy = y + 2.0 + 16.0 * j as f64;
+            let (w, text) = match v {
+                Some(v) if v.is_finite() => ((v.max(0.0) / max * pw).max(0.5), (r.fmt)(v)),
+                _ => (0.0, "not known".to_string()),
+            };
+            let _ = write!(
+                s,
+                "<rect class=\"bar s{j} sw\" x=\"{left}\" y=\"{yy:.1}\" width=\"{w:.1}\" height=\"14\"><title>{}: {} {}</title></rect><text x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                esc(&r.label),
+                esc(names[j]),
+                esc(&text),
+                left + w + 4.0,
+                yy + 11.0,
+                esc(&text)
+            );
+            end = end.max(left + w + 4.0 + 7.0 * text.chars().count() as f64);
+        }
+        if !r.note.is_empty() {
+            let _ = write!(
+                s,
+                "<text class=\"note\" x=\"{:.1}\" y=\"{:.1}\">{}</text>",
+                end.max(left + pw + 70.0) + 6.0,
+                y + 20.0,
+                esc(&r.note)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        "<line class=\"axis\" x1=\"{left}\" y1=\"{TOP}\" x2=\"{left}\" y2=\"{:.1}\"/>",
+        h - 16.0
+    );
+    let lg = legend(&mut s, &names, false);
+    close_with(&mut s, caption, &lg);
+    s
+}
+
 /// One bar of a ratio chart: an input's figure divided by the first
 /// input's.
 pub struct Ratio {

@@ -88,6 +88,7 @@ pub fn section(runs: &[WatchResult]) -> String {
                 None,
             ));
         }
+        b.push_str(&super::watch_block::section(i, w));
         let l = &w.losses;
         let _ = write!(
             b,
