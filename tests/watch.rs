@@ -440,6 +440,12 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
                 "bench",
                 "--ops",
                 "300",
+                // At most 1,000 a second, so the command lives for several
+                // of watch's 50 ms ticks: a process gone before its first
+                // tick leaves its descriptors unresolved (no file to map),
+                // as it did on an idle machine, where 300 writes took 51 ms.
+                "--rate",
+                "1000",
                 "--rw",
                 "write",
                 "--bs",
