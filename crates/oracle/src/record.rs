@@ -53,6 +53,28 @@ pub struct Call {
     pub tim: Option<i64>,
 }
 
+impl Call {
+    /// Stores the value of the field named `key` (`c`, `e`, `p`, `cr`,
+    /// `cu`, `mis`, `r`, `dep`, `plh`, `tim`); other names (`og`, `type`,
+    /// `bytes`, ...) are not counted and are ignored.
+    #[inline]
+    pub fn set(&mut self, key: &[u8], x: i64) {
+        match key {
+            b"c" => self.c = x,
+            b"e" => self.e = x,
+            b"p" => self.p = x,
+            b"cr" => self.cr = x,
+            b"cu" => self.cu = x,
+            b"mis" => self.mis = x,
+            b"r" => self.r = x,
+            b"dep" => self.dep = x,
+            b"plh" => self.plh = Some(x),
+            b"tim" => self.tim = Some(x),
+            _ => {}
+        }
+    }
+}
+
 /// A WAIT line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Wait<'a> {
@@ -278,19 +300,7 @@ fn fill_call(c: &mut Call, s: &[u8]) {
             (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
             _ => trim(key),
         };
-        match key {
-            b"c" => c.c = x,
-            b"e" => c.e = x,
-            b"p" => c.p = x,
-            b"cr" => c.cr = x,
-            b"cu" => c.cu = x,
-            b"mis" => c.mis = x,
-            b"r" => c.r = x,
-            b"dep" => c.dep = x,
-            b"plh" => c.plh = Some(x),
-            b"tim" => c.tim = Some(x),
-            _ => {}
-        }
+        c.set(key, x);
     }
 }
 
@@ -536,19 +546,7 @@ mod tests {
             let mut c = Call::default();
             for (k, v) in pairs(fields, b',') {
                 let Some(x) = parse_int(v) else { continue };
-                match k {
-                    b"c" => c.c = x,
-                    b"e" => c.e = x,
-                    b"p" => c.p = x,
-                    b"cr" => c.cr = x,
-                    b"cu" => c.cu = x,
-                    b"mis" => c.mis = x,
-                    b"r" => c.r = x,
-                    b"dep" => c.dep = x,
-                    b"plh" => c.plh = Some(x),
-                    b"tim" => c.tim = Some(x),
-                    _ => {}
-                }
+                c.set(k, x);
             }
             c
         }
