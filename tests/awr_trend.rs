@@ -348,11 +348,13 @@ fn german_month_names_give_snapshot_times_and_order_the_trend() {
     // first two meet exactly (no note between them).
     assert_eq!(
         notes,
-        ["no report covers 2023-03-01T01:00:02 to 2023-03-01T02:00:00 (between ".to_string()
-            + &fixture("de-0000.txt")
-            + " and "
-            + &fixture("de-0200-latin1.txt")
-            + ")"]
+        [
+            "no report covers 2023-03-01T01:00:02 to 2023-03-01T02:00:00 (between ".to_string()
+                + &fixture("de-0000.txt")
+                + " and "
+                + &fixture("de-0200-latin1.txt")
+                + ")"
+        ]
     );
     // 'log file sync' 2, 3, 4 ms in time order.
     let lfs: Vec<f64> = iv

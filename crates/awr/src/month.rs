@@ -11,7 +11,9 @@
 //! Database Globalization Support Guide, "Locale Data": the `Mon` and
 //! `Month` elements per language), plus the spellings seen in the wild:
 //! `Mrz` (German, as glibc and Java spell it), `Sept` (English and
-//! Spanish), `Jän`/`Jänner` (Austrian German).
+//! Spanish), `Jän`/`Jänner` (Austrian German). Chinese, Japanese and
+//! Korean print the month's number (`8月`, `8월`), blank-padded
+//! (`28-8月 -17`, as a real 11.2 XE report prints it).
 //!
 //! Matching is case-insensitive, ignores a trailing dot (`déc.`, `Okt.`)
 //! and folds the accents away (`dec`, `fevr`, `aout`, `marz`), so a report
@@ -158,6 +160,11 @@ pub fn month(name: &str) -> Option<u32> {
         return None;
     }
     let key: String = name.chars().map(fold).collect();
+    // Simplified and traditional Chinese and Japanese print the month's
+    // number and 月 (`28-8月 -17`), Korean its number and 월.
+    if let Some(n) = key.strip_suffix('月').or_else(|| key.strip_suffix('월')) {
+        return n.parse().ok().filter(|m| (1..=12).contains(m));
+    }
     NAMES.iter().find(|(n, _)| *n == key).map(|&(_, m)| m)
 }
 
@@ -331,6 +338,15 @@ mod tests {
             "november",
             "december",
         ]);
+    }
+
+    #[test]
+    fn chinese_japanese_and_korean_months() {
+        assert_eq!(month("8月"), Some(8));
+        assert_eq!(month("12月"), Some(12));
+        assert_eq!(month("3월"), Some(3));
+        assert_eq!(month("13月"), None);
+        assert_eq!(month("月"), None);
     }
 
     #[test]

@@ -128,3 +128,96 @@ fn an_html_report_reads_like_the_text_one() {
         416.0
     );
 }
+
+#[test]
+fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
+    // The layout of a real 11.2.0.2 XE HTML report (shawn0915/oracle-study
+    // `Optimize/AWR/awr-sid5008.html`, no licence: see FIXTURES.md): the
+    // summary's parts titled by bare text between `<p />` tags, a note
+    // before the `<h1>`, Chinese month names blank-padded (`28-8月 -17`),
+    // empty CPU cells, numbers with leading blanks in their cells.
+    let r = parse(&data("awr-112-xe-zh.html"));
+    assert_eq!(r.kind, ReportKind::AwrHtml);
+    let h = &r.header;
+    assert_eq!(h.db_name.as_deref(), Some("SYNXE"));
+    assert_eq!(h.dbid.as_deref(), Some("1000000002"));
+    assert_eq!(h.version.as_deref(), Some("11.2.0.2.0"));
+    assert_eq!(h.host.as_deref(), Some("xehost.localdomain"));
+    assert_eq!(h.cpus, None);
+    assert_eq!((h.begin_snap, h.end_snap), (Some(5008), Some(5009)));
+    assert_eq!(h.begin_time.as_deref(), Some("28-8月-17 00:00:04"));
+    assert_eq!(h.end_time.as_deref(), Some("28-8月-17 01:00:56"));
+    assert_eq!(
+        dbio_awr::sortable_time("28-8月-17", "00:00:04").as_deref(),
+        Some("2017-08-28T00:00:04")
+    );
+    assert_eq!(h.elapsed_s, Some(60.86 * 60.0));
+    assert_eq!(h.db_time_s, Some(12.17 * 60.0));
+    // `<p />Load Profile<p />` titles its table.
+    let lp: Vec<(&str, Option<f64>, Option<f64>)> = r
+        .load_profile
+        .iter()
+        .map(|p| (p.name.as_str(), p.per_second, p.per_transaction))
+        .collect();
+    assert_eq!(
+        lp,
+        [
+            ("DB Time(s)", Some(0.2), Some(0.1)),
+            ("DB CPU(s)", Some(0.1), Some(0.0)),
+            ("Redo size", Some(13_277.9), Some(4_020.6)),
+            ("Logical reads", Some(812.5), Some(246.0)),
+            ("Physical reads", Some(27.3), Some(8.3)),
+            ("Transactions", Some(3.3), None),
+        ]
+    );
+    // The efficiency percentages are not load profile rows.
+    assert!(r.load_profile.iter().all(|p| !p.name.contains('%')));
+    // `Top 5 Timed Foreground Events` after a bare line that is no title
+    // of its table and an empty list.
+    let top: Vec<(&str, Option<f64>, Option<f64>, Option<f64>)> = r
+        .top_events
+        .iter()
+        .map(|e| (e.name.as_str(), e.waits, e.time_s, e.avg_us))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("log file sync", Some(11_904.0), Some(351.0), Some(29_000.0)),
+            ("DB CPU", None, Some(214.0), None),
+            (
+                "db file sequential read",
+                Some(99_637.0),
+                Some(96.0),
+                Some(1000.0)
+            ),
+        ]
+    );
+    assert_eq!(r.foreground_events.len(), 3);
+    let lfpw = &r.background_events[0];
+    assert_eq!(
+        (lfpw.name.as_str(), lfpw.waits, lfpw.time_s),
+        ("log file parallel write", Some(12_050.0), Some(338.0))
+    );
+    // `Host CPU (CPUs:  Cores:  Sockets: )` is read: 95.5 % idle.
+    assert_eq!(r.derived.host_cpu_busy_pct, Some(100.0 - 95.5));
+    // The histogram, 11g's ms columns, `12K` waits.
+    let hist = &r.histograms[0];
+    assert_eq!(hist.event, "log file parallel write");
+    assert_eq!(hist.total_waits, 12_000.0);
+    let pct: Vec<f64> = hist.cells.iter().map(|c| c.pct).collect();
+    assert_eq!(pct, [2.0, 3.0, 5.0, 10.0, 30.0, 40.0, 10.0, 0.0]);
+    assert_eq!(r.stat("redo size"), Some(48_483_412.0));
+    assert_eq!(r.stat("redo writes"), Some(12_050.0));
+    assert_eq!(r.derived.log_file_sync_us, Some(29_000.0));
+    let parsed: Vec<&str> = r
+        .sections
+        .iter()
+        .filter(|s| s.parsed)
+        .map(|s| s.title.as_str())
+        .collect();
+    assert!(parsed.contains(&"Load Profile"), "{parsed:?}");
+    assert!(
+        parsed.contains(&"Top 5 Timed Foreground Events"),
+        "{parsed:?}"
+    );
+}
