@@ -451,8 +451,13 @@ fn events_of(t: &Table, out: &mut Vec<WaitEventRow>, stats: &mut Vec<StatRow>) {
     });
     let avg = col(t, |h| h.starts_with("avg"));
     let class = col(t, |h| h.contains("class"));
+    // `% DB time`, `%Total Call Time` (10g), `% Total Ela Time` (9i
+    // Statspack and 10g's first AWR), `% bg time`.
     let pct = col(t, |h| {
-        h.contains("db time") || h.contains("call time") || h.contains("bg time")
+        h.contains("db time")
+            || h.contains("call time")
+            || h.contains("ela time")
+            || h.contains("bg time")
     });
     let avg_unit = avg.map_or(1000.0, |i| {
         let h = t.headers[i].to_ascii_lowercase();

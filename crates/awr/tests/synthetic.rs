@@ -221,3 +221,74 @@ fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
         "{parsed:?}"
     );
 }
+
+#[test]
+fn older_top_5_layouts_read_their_cpu_row_share_column_and_overflowed_averages() {
+    // Synthetic (numbers invented), in the layouts of real reports quoted
+    // in public pages (see FIXTURES.md): 9i Statspack's Top 5 with
+    // `% Total Ela Time` over two heading lines and a `CPU time` row with
+    // no waits; a 12c+ Statspack Top 5 whose average overflowed its
+    // column (`######`).
+    let nine = "\
+Top 5 Timed Events
+~~~~~~~~~~~~~~~~~~                                                     % Total
+Event                                               Waits    Time (s) Ela Time
+-------------------------------------------- ------------ ----------- --------
+CPU time                                                       12,345    41.20
+db file sequential read                         9,876,543       8,765    29.25
+SQL*Net message from dblink                     1,234,567       4,321    14.42
+log file sync                                     345,678       2,109     7.04
+db file scattered read                            456,789       1,234     4.12
+-------------------------------------------------------------
+";
+    let r = parse(nine.as_bytes());
+    let top: Vec<(&str, Option<f64>, Option<f64>, Option<f64>)> = r
+        .top_events
+        .iter()
+        .map(|e| (e.name.as_str(), e.waits, e.time_s, e.pct_db_time))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("CPU time", None, Some(12_345.0), Some(41.20)),
+            (
+                "db file sequential read",
+                Some(9_876_543.0),
+                Some(8_765.0),
+                Some(29.25)
+            ),
+            (
+                "SQL*Net message from dblink",
+                Some(1_234_567.0),
+                Some(4_321.0),
+                Some(14.42)
+            ),
+            ("log file sync", Some(345_678.0), Some(2_109.0), Some(7.04)),
+            (
+                "db file scattered read",
+                Some(456_789.0),
+                Some(1_234.0),
+                Some(4.12)
+            ),
+        ]
+    );
+    let twelve = "\
+Top 5 Timed Events                                                    Avg %Total
+~~~~~~~~~~~~~~~~~~                                                   wait   Call
+Event                                            Waits    Time (s)   (ms)   Time
+----------------------------------------- ------------ ----------- ------ ------
+LGWR worker group idle                               4      14,400 ######   52.1
+heartbeat redo informer                          3,600       3,604   1001   13.0
+db file sequential read                        812,345       2,437      3    8.8
+";
+    let r = parse(twelve.as_bytes());
+    let e = &r.top_events[0];
+    // `######` is no number: the average is the printed time over the
+    // printed waits, 14,400 s / 4 = 3,600 s.
+    assert_eq!(
+        (e.waits, e.time_s, e.avg_us, e.pct_db_time),
+        (Some(4.0), Some(14_400.0), Some(3_600_000_000.0), Some(52.1))
+    );
+    assert_eq!(r.top_events[1].avg_us, Some(1_001_000.0));
+    assert_eq!(r.top_events[2].pct_db_time, Some(8.8));
+}
