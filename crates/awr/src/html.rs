@@ -80,6 +80,10 @@ pub fn sections(html: &str) -> Vec<Section> {
     let mut in_title = false;
     let mut row: Option<Vec<String>> = None;
     let mut header_row = false;
+    // Whether the row has a `<td>` with text (a row of headings has
+    // none), and whether the open cell is a `<td>`.
+    let mut td_text = false;
+    let mut cell_is_td = false;
     let mut table: Option<Table> = None;
     let mut cell: Option<String> = None;
     // Text outside cells, headings and list items since the last table
@@ -159,10 +163,17 @@ pub fn sections(html: &str) -> Vec<Section> {
             ("tr", false) => {
                 row = Some(Vec::new());
                 header_row = false;
+                td_text = false;
             }
             ("tr", true) => {
                 if let (Some(r), Some(t)) = (row.take(), table.as_mut()) {
-                    if header_row && t.headers.is_empty() && t.rows.is_empty() {
+                    // 12c+ put a row of group headings over the column
+                    // headings (`<td>&#160;</td><td>&#160;</td><th
+                    // colspan="8">% of Total Waits</th>` over `Event`,
+                    // `Total Waits`, `<8us` ...): of the heading rows
+                    // before the first data row, the last one names the
+                    // columns.
+                    if header_row && !td_text && t.rows.is_empty() {
                         t.headers = r;
                     } else if !r.is_empty() {
                         t.rows.push(r);
@@ -171,11 +182,14 @@ pub fn sections(html: &str) -> Vec<Section> {
             }
             ("th" | "td", false) => {
                 header_row |= name == "th";
+                cell_is_td = name == "td";
                 cell = Some(String::new());
             }
             ("th" | "td", true) => {
                 if let (Some(c), Some(r)) = (cell.take(), row.as_mut()) {
-                    r.push(decode(&c));
+                    let c = decode(&c);
+                    td_text |= cell_is_td && !c.is_empty();
+                    r.push(c);
                 }
             }
             ("br" | "p", _) => {
@@ -222,6 +236,22 @@ mod tests {
             ["SQL*Net message to client", "1,914,010"]
         );
         assert_eq!(s[1].tables[0].rows[1], ["a & b c", "1"]);
+    }
+
+    #[test]
+    fn a_row_of_group_headings_gives_way_to_the_column_headings() {
+        // As AWR 19c prints its wait event histograms.
+        let h = "<h3>Wait Event Histogram</h3><table><tr>\
+<td>&#160;</td><td>&#160;</td><th colspan=\" 2\">% of Total Waits</th></tr><tr>\
+<th>Event</th><th>Total Waits</th><th>&lt;8us</th><th>&gt;=8us</th></tr>\
+<tr><td scope=\"row\">ADR file lock</td><td>4</td><td>50.0</td><td>&#160;</td></tr>\
+<tr><th>row label</th><td>1</td><td>2</td><td>3</td></tr></table>";
+        let s = sections(h);
+        let t = &s[1].tables[0];
+        assert_eq!(t.headers, ["Event", "Total Waits", "<8us", ">=8us"]);
+        assert_eq!(t.rows[0], ["ADR file lock", "4", "50.0", ""]);
+        // A data row whose label is a `<th>` stays a data row.
+        assert_eq!(t.rows[1], ["row label", "1", "2", "3"]);
     }
 
     #[test]

@@ -292,3 +292,67 @@ db file sequential read                        812,345       2,437      3    8.8
     assert_eq!(r.top_events[1].avg_us, Some(1_001_000.0));
     assert_eq!(r.top_events[2].pct_db_time, Some(8.8));
 }
+
+#[test]
+fn a_19c_cdb_html_report_reads_its_histograms_under_group_headings() {
+    // The layout of a real 19c CDB HTML report (lpeiyi/notes
+    // `database-optimization/Oracle/AWR/awrrpt_1_155_156.html`, no
+    // licence: see FIXTURES.md): the histogram tables put a row of group
+    // headings (`% of Total Waits`, spanning the buckets) over the column
+    // headings; bare summary titles; a CDB column and a PDB table whose
+    // markup opens with `<th><tr>`; averages with units (`13.12ms`).
+    let r = parse(&data("awr-19c-cdb.html"));
+    let h = &r.header;
+    assert_eq!(h.db_name.as_deref(), Some("SYN19C"));
+    assert_eq!(h.version.as_deref(), Some("19.0.0.0.0"));
+    assert_eq!(h.host.as_deref(), Some("synhost19"));
+    assert_eq!(h.cpus, Some(4.0));
+    assert_eq!(h.begin_time.as_deref(), Some("03-Oct-23 21:00:48"));
+    assert_eq!(h.elapsed_s, Some(60.14 * 60.0));
+    assert_eq!(h.db_time_s, Some(120.28 * 60.0));
+    assert_eq!(r.load_profile.len(), 4);
+    assert_eq!(r.load_profile[1].name, "Redo size (bytes)");
+    assert_eq!(r.load_profile[1].per_second, Some(364_992.1));
+    let lfs = &r.top_events[0];
+    assert_eq!(
+        (lfs.waits, lfs.time_s, lfs.avg_us, lfs.pct_db_time),
+        (Some(216_614.0), Some(2842.9), Some(13_120.0), Some(39.4))
+    );
+    assert_eq!(r.top_events[2].avg_us, Some(499.33));
+    // Both histogram sections are read under their group headings.
+    let names: Vec<&str> = r.histograms.iter().map(|h| h.event.as_str()).collect();
+    assert_eq!(
+        names,
+        ["db file sequential read", "log file parallel write"]
+    );
+    let dfsr = &r.histograms[0];
+    assert_eq!(dfsr.total_waits, 9012.0);
+    let cells: Vec<(&str, f64)> = dfsr
+        .cells
+        .iter()
+        .map(|c| (c.label.as_str(), c.pct))
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            ("<8us", 0.0),
+            ("<16us", 0.0),
+            ("<32us", 0.0),
+            ("<64us", 0.0),
+            ("<128us", 10.0),
+            ("<256us", 40.0),
+            ("<512us", 30.0),
+            (">=512us", 20.0)
+        ]
+    );
+    let lfpw = &r.histograms[1];
+    assert_eq!(lfpw.total_waits, 165_000.0);
+    let detail: Vec<f64> = lfpw.cells[8..].iter().map(|c| c.pct).collect();
+    assert_eq!(detail, [0.1, 40.0, 40.0, 15.0, 4.9, 0.0, 0.0, 0.0]);
+    // 1,317,031,440 B / 165,012 writes; 13.12 ms against 1.47 ms.
+    assert_eq!(
+        r.derived.redo_write_size_bytes,
+        Some(1_317_031_440.0 / 165_012.0)
+    );
+    assert_eq!(r.derived.lfs_lfpw_ratio, Some(13_120.0 / 1_470.0));
+}
