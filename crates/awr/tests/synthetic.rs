@@ -291,6 +291,69 @@ db file sequential read                        812,345       2,437      3    8.8
     );
     assert_eq!(r.top_events[1].avg_us, Some(1_001_000.0));
     assert_eq!(r.top_events[2].pct_db_time, Some(8.8));
+    // 10gR2 RAC: `%Total Call Time`, the wait class right-aligned and cut
+    // at its column (`Applicatio`), a `CPU time` row, the closing dashes
+    // indented.
+    let ten = "\
+Top 5 Timed Events                                         Avg %Total
+~~~~~~~~~~~~~~~~~~                                        wait   Call
+Event                                 Waits    Time (s)   (ms)   Time Wait Class
+------------------------------ ------------ ----------- ------ ------ ----------
+gc buffer busy                       61,234      52,101    851   58.2    Cluster
+enq: TX - row lock contention        24,680      14,321    580   16.0 Applicatio
+CPU time                                          9,876          11.0
+gc current request                    1,357       2,468   1819    2.8    Cluster
+gc cr multi block request            70,707         909     13    1.0    Cluster
+          -------------------------------------------------------------
+";
+    let r = parse(ten.as_bytes());
+    let top: Vec<(&str, Option<&str>, Option<f64>, Option<f64>, Option<f64>)> = r
+        .top_events
+        .iter()
+        .map(|e| {
+            (
+                e.name.as_str(),
+                e.class.as_deref(),
+                e.waits,
+                e.avg_us,
+                e.pct_db_time,
+            )
+        })
+        .collect();
+    assert_eq!(
+        top,
+        [
+            (
+                "gc buffer busy",
+                Some("Cluster"),
+                Some(61_234.0),
+                Some(851_000.0),
+                Some(58.2)
+            ),
+            (
+                "enq: TX - row lock contention",
+                Some("Applicatio"),
+                Some(24_680.0),
+                Some(580_000.0),
+                Some(16.0)
+            ),
+            ("CPU time", None, None, None, Some(11.0)),
+            (
+                "gc current request",
+                Some("Cluster"),
+                Some(1_357.0),
+                Some(1_819_000.0),
+                Some(2.8)
+            ),
+            (
+                "gc cr multi block request",
+                Some("Cluster"),
+                Some(70_707.0),
+                Some(13_000.0),
+                Some(1.0)
+            ),
+        ]
+    );
 }
 
 #[test]
