@@ -7,6 +7,17 @@
 use dbio_awr::derive::{derive, Thresholds};
 use dbio_model::awr::{AwrReport, ReportKind};
 
+/// An event row as compared: name and three figures.
+type Ev3<'a> = (&'a str, Option<f64>, Option<f64>, Option<f64>);
+/// An event row as compared: name, class and three figures.
+type Ev4<'a> = (
+    &'a str,
+    Option<&'a str>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+);
+
 fn data(name: &str) -> Vec<u8> {
     let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
@@ -174,7 +185,7 @@ fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
     assert!(r.load_profile.iter().all(|p| !p.name.contains('%')));
     // `Top 5 Timed Foreground Events` after a bare line that is no title
     // of its table and an empty list.
-    let top: Vec<(&str, Option<f64>, Option<f64>, Option<f64>)> = r
+    let top: Vec<Ev3> = r
         .top_events
         .iter()
         .map(|e| (e.name.as_str(), e.waits, e.time_s, e.avg_us))
@@ -242,7 +253,7 @@ db file scattered read                            456,789       1,234     4.12
 -------------------------------------------------------------
 ";
     let r = parse(nine.as_bytes());
-    let top: Vec<(&str, Option<f64>, Option<f64>, Option<f64>)> = r
+    let top: Vec<Ev3> = r
         .top_events
         .iter()
         .map(|e| (e.name.as_str(), e.waits, e.time_s, e.pct_db_time))
@@ -307,7 +318,7 @@ gc cr multi block request            70,707         909     13    1.0    Cluster
           -------------------------------------------------------------
 ";
     let r = parse(ten.as_bytes());
-    let top: Vec<(&str, Option<&str>, Option<f64>, Option<f64>, Option<f64>)> = r
+    let top: Vec<Ev4> = r
         .top_events
         .iter()
         .map(|e| {
