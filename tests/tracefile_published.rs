@@ -209,3 +209,72 @@ fn tracefile_agrees_with_published_mrskew_figures_and_a_second_parser() {
         );
     }
 }
+
+/// trctools' reading of the shared fixtures (`scripts/crosscheck-trctools`,
+/// docs/tracefile.md): file, R µs, CPU µs, unaccounted µs, R by the clock
+/// µs.
+const SHARED: &[(&str, u64, u64, i64, u64)] = &[
+    (
+        "jkstill-122-rac-9850.trc",
+        5_418_809,
+        87_387,
+        216_458,
+        5_512_752,
+    ),
+    (
+        "trctools-19c-mixed-execs.trc",
+        13_298,
+        4_167,
+        -571,
+        546_387_658,
+    ),
+    (
+        "trctools-19c-two-stmts-one-cursor.trc",
+        115_285,
+        49_775,
+        3_279,
+        5_123_413_704,
+    ),
+    ("trctools-19c-lobs.trc", 84_290, 1_026, 0, 86_072),
+];
+
+#[test]
+fn tracefile_r_agrees_with_a_second_parser_on_the_shared_fixtures() {
+    let dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/oracle"
+    ));
+    if !dir.join(SHARED[0].0).is_file() {
+        return crate::util::skip_this_test(&format!(
+            "{} holds no shared Oracle fixtures",
+            dir.display()
+        ));
+    }
+    for &(file, r_us, cpu_us, unaccounted_us, clock_r_us) in SHARED {
+        let out = dbio()
+            .arg("tracefile")
+            .arg(dir.join(file))
+            .args(["--json", "-"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let p = &json(&out)["profile"];
+        assert_eq!(
+            (
+                &p["response_time_us"],
+                &p["cpu_us"],
+                &p["unaccounted_us"],
+                &p["clock_response_time_us"]
+            ),
+            (
+                &r_us.into(),
+                &cpu_us.into(),
+                &unaccounted_us.into(),
+                &clock_r_us.into()
+            ),
+            "{file}: R, CPU, unaccounted-for and R by the clock against trctools' reading"
+        );
+    }
+}
