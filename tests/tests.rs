@@ -32,4 +32,5 @@ mod schema_v2;
 mod series;
 mod stripe;
 mod tracefile;
+mod tracefile_published;
 mod watch;
