@@ -11,6 +11,8 @@
 //! result is complete and the exit status 0.
 
 mod block;
+mod device;
+mod names;
 
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
@@ -58,6 +60,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         min_latency_ns: a.min_latency.unwrap_or(0),
         block: !a.no_block,
         follow: a.follow,
+        device: a.device.clone(),
     })
 }
 
@@ -284,6 +287,7 @@ fn result(
     processes: &BTreeMap<u32, String>,
     start: Instant,
     attr: Option<&block::Attribution>,
+    names: &names::Names,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -303,6 +307,10 @@ fn result(
             .iter()
             .map(|e| WatchFileOp {
                 path: paths.0.get(&(e.pid, e.fd, e.generation)).cloned().flatten(),
+                open_flags: names
+                    .flags
+                    .get(&(e.pid, e.fd, e.generation))
+                    .map(|&f| names::flag_names(f)),
                 ..e.clone()
             })
             .collect(),
@@ -315,6 +323,7 @@ fn result(
             block_table_full: s.block_table_full,
             block_histogram_full: s.block_histogram_full,
             block_ring_drops: s.block_ring_drops,
+            open_drops: s.open_drops,
         },
         streamed: 0,
         unavailable: Vec::new(),
@@ -353,6 +362,9 @@ fn monotonic_ns() -> u64 {
 /// Runs `dbio watch`.
 pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let cfg = config(&a)?;
+    if cfg.device.is_some() {
+        return device::run(a, cfg);
+    }
     for &pid in &cfg.pids {
         if !alive(pid) {
             anyhow::bail!("no process with id {pid} is running");
@@ -369,6 +381,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         min_latency_ns: cfg.min_latency_ns,
         block: cfg.block,
         follow: cfg.follow,
+        device: None,
     })?;
     let mut attr = watcher.block_traced().then(block::Attribution::default);
     let outputs = crate::output::Outputs::for_run(&a.output)?;
@@ -382,16 +395,19 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .any(|o| o.as_deref() == Some("-"));
     let mut started = None;
+    let mut names = names::Names::default();
     if !cfg.command.is_empty() {
         let child = start_command(&cfg.command, stream_to_stderr, |pid| {
             Ok(watcher.watch(pid, None)?)
         })?;
         processes.insert(child.id(), cfg.command[0].clone());
+        names.see(child.id());
         started = Some(child);
     }
     for &pid in &cfg.pids {
         watcher.watch(pid, cfg.tid)?;
         processes.insert(pid, comm_of(pid));
+        names.see(pid);
     }
     if !a.output.quiet {
         eprintln!(
@@ -423,16 +439,18 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                         eprintln!("dbio watch: now watching pid {pid} ({comm})");
                     }
                     v.insert(comm);
+                    names.see(pid);
                 }
             }
         }
         if cfg.follow {
-            follow(&mut watcher, &mut processes, a.output.quiet)?;
+            follow(&mut watcher, &mut processes, &mut names, a.output.quiet)?;
         }
         if cfg.stream {
             wait_stream(&watcher, TICK);
             let mut lines = Vec::new();
             streamed += watcher.drain_stream(|e| lines.push(e));
+            names.drain(&mut watcher, &mut paths);
             let mut out: Box<dyn Write> = if stream_to_stderr {
                 Box::new(std::io::stderr().lock())
             } else {
@@ -446,6 +464,10 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         } else {
             std::thread::sleep(TICK);
         }
+        names.drain(&mut watcher, &mut paths);
+        for &pid in processes.keys() {
+            names.see(pid);
+        }
         let snap = watcher.snapshot()?;
         paths.learn(&snap, &watcher);
         if let Some(at) = attr.as_mut() {
@@ -454,7 +476,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
-                let r = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
+                let r = result(
+                    &cfg,
+                    &snap,
+                    &paths,
+                    &processes,
+                    start,
+                    attr.as_ref(),
+                    &names,
+                );
                 eprint!("{}", dbio_report::watch::render_so_far(&r));
                 next_print = Some(at + Duration::from_nanos(i));
             }
@@ -480,6 +510,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     if cfg.stream {
         streamed += watcher.drain_stream(|_| {});
     }
+    names.drain(&mut watcher, &mut paths);
     let snap = watcher.snapshot()?;
     paths.learn(&snap, &watcher);
     if let Some(at) = attr.as_mut() {
@@ -493,7 +524,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
         }
     }
-    let mut w = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
+    let mut w = result(
+        &cfg,
+        &snap,
+        &paths,
+        &processes,
+        start,
+        attr.as_ref(),
+        &names,
+    );
     w.ended = ended;
     w.command_status = command_status;
     w.streamed = streamed;
@@ -504,8 +543,21 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
     {
         rep.warnings.push(
-            "some descriptors were closed before their path could be read (the process exited or closed them within 50 ms of first use)".into(),
+            "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
         );
+    }
+    if names.unresolved > 0 {
+        rep.warnings.push(format!(
+            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
+            names.unresolved
+        ));
+    }
+    if names.truncated > 0 {
+        rep.warnings.push(format!(
+            "{} paths were longer than the {} bytes captured at open time and are cut there",
+            names.truncated,
+            dbio_watch::PATH_BYTES - 1
+        ));
     }
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
@@ -529,6 +581,7 @@ fn tgid_of(id: u32) -> Option<u32> {
 fn follow(
     w: &mut Watcher,
     processes: &mut BTreeMap<u32, String>,
+    names: &mut names::Names,
     quiet: bool,
 ) -> anyhow::Result<()> {
     for id in w.watched_ids()? {
@@ -543,6 +596,7 @@ fn follow(
                 );
             }
             processes.insert(id, comm);
+            names.see(id);
         } else {
             w.unwatch(id)?;
         }
