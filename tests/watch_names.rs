@@ -237,3 +237,46 @@ fn watch_device_refuses_what_is_not_a_block_device_in_one_sentence() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+// See: issue 12 (gap 3).
+#[test]
+fn watch_attributes_writeback_a_kworker_issued_before_the_first_tick() {
+    let d = scratch();
+    let f = d.path().join("buffered");
+    // 1 MiB written to the page cache and at once pushed out by sync(1),
+    // whose writeback the flusher kworker issues, all before watch's
+    // first 50 ms tick; the file stays open a while, to be mapped.
+    let program = format!(
+        "open(F, '>', '{}') or die; syswrite(F, 'x' x 1048576) == 1048576 or die; \
+         system('sync') == 0 or die; select(undef, undef, undef, 0.3)",
+        f.display()
+    );
+    let r = or_skip!(watch_in(d.path(), &["--json", "-", "--", "perl", "-e", &program]));
+    let w = &r["watch"][0];
+    let path = f.to_str().unwrap();
+    if w["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u.as_str().unwrap().starts_with("block:block_rq"))
+    {
+        return crate::util::skip_this_test(&format!("no block tracepoints: {}", w["unavailable"]));
+    }
+    if let Some(u) = w["unmapped"]
+        .as_array()
+        .and_then(|u| u.iter().find(|u| u["path"] == path))
+    {
+        return crate::util::skip_this_test(&format!("the scratch file cannot be mapped: {u}"));
+    }
+    let rows: Vec<&Value> = w["file_block"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no file_block: {w}"))
+        .iter()
+        .filter(|b| b["path"] == path && b["op"] == "write")
+        .collect();
+    assert_eq!(rows.len(), 1, "{w}");
+    // Every byte of the file reached the device in requests the watched
+    // process did not issue.
+    assert_eq!(rows[0]["bytes"], 1 << 20, "{}", rows[0]);
+    assert_eq!(rows[0]["by_watched"], 0, "{}", rows[0]);
+}

@@ -571,7 +571,7 @@ mod tests {
     }
 
     #[test]
-    fn requests_go_to_the_file_whose_extent_holds_their_first_sector() {
+    fn requests_go_to_the_file_whose_extents_hold_their_sectors() {
         let mut a = Attribution {
             paths: vec!["/a".into(), "/b".into()],
             extents: vec![(5, 100, 108, 0), (5, 200, 300, 1), (6, 0, 1000, 1)],
@@ -592,7 +592,7 @@ mod tests {
             pid,
             op,
         };
-        a.attribute(ev(104, BlockOp::Write, Some(9)));
+        a.attribute(ev(100, BlockOp::Write, Some(9)));
         a.attribute(ev(250, BlockOp::Read, None));
         a.attribute(ev(50, BlockOp::Write, None));
         a.attribute(ev(0, BlockOp::Flush, Some(9)));
@@ -615,5 +615,82 @@ mod tests {
             .iter()
             .any(|u| u.op == BlockOp::Flush && u.by_watched == 1));
         assert!(un.iter().any(|u| u.op == BlockOp::Write && u.count == 1));
+    }
+
+    #[test]
+    fn a_request_spanning_two_files_is_split_by_sectors() {
+        let mut a = Attribution {
+            paths: vec!["/a".into(), "/b".into()],
+            // /a: 100..108 and 116..124; /b: 108..116 (interleaved
+            // extents, as two files appended together come out).
+            extents: vec![
+                (5, 100, 108, 0),
+                (5, 108, 116, 1),
+                (5, 116, 124, 0),
+                (5, 200, 208, 1),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(a.files_in(5, 104, 120), vec![(0, 8), (1, 8)]);
+        assert_eq!(a.files_in(5, 96, 100), vec![]);
+        assert_eq!(a.files_in(5, 120, 204), vec![(0, 4), (1, 4)]);
+        assert_eq!(a.files_in(4, 100, 124), vec![]);
+        // 16 sectors from 104: 4 + 4 of /a, 8 of /b; then 16 from 196:
+        // 8 of /b, 8 nobody's.
+        let ev = |sector| BlockEvent {
+            dev: 5,
+            sector,
+            bytes: 16 * 512,
+            latency_ns: 2_000_000,
+            pid: None,
+            op: BlockOp::Write,
+        };
+        a.attribute(ev(104));
+        a.attribute(ev(196));
+        let rows = a.file_rows();
+        let of = |p: &str| rows.iter().find(|r| r.path == p).unwrap();
+        assert_eq!((of("/a").count, of("/a").bytes), (1, 4096), "{rows:?}");
+        assert_eq!((of("/b").count, of("/b").bytes), (2, 8192), "{rows:?}");
+        assert_eq!(of("/a").latency.counts.iter().sum::<u64>(), 1);
+        let un = a.unattributed_rows();
+        assert_eq!((un.len(), un[0].count, un[0].bytes), (1, 1, 4096), "{un:?}");
+        // Every byte is somewhere, once.
+        let total: u64 = rows.iter().map(|r| r.bytes).sum::<u64>() + un[0].bytes;
+        assert_eq!(total, 2 * 16 * 512);
+        assert!(a.pending.is_empty());
+    }
+
+    #[test]
+    fn a_request_on_a_device_not_yet_known_waits_a_few_ticks_for_its_file() {
+        let mut a = Attribution {
+            paths: vec!["/a".into()],
+            ..Default::default()
+        };
+        let ev = |dev, sector| BlockEvent {
+            dev,
+            sector,
+            bytes: 4096,
+            latency_ns: 1_000,
+            pid: None,
+            op: BlockOp::Write,
+        };
+        // Tick 1: a kworker's request on device 5 and one on device 9,
+        // before any file on either is known.
+        a.take(vec![ev(5, 100), ev(9, 0)]);
+        assert_eq!(a.early.len(), 2);
+        // Tick 2: /a is mapped on device 5: its request is attributed.
+        a.devices.insert(5);
+        a.extents = vec![(5, 100, 108, 0)];
+        a.take(vec![]);
+        let rows = a.file_rows();
+        assert_eq!((rows.len(), rows[0].count, rows[0].bytes), (1, 1, 4096));
+        // Device 9 never holds a watched file: dropped after EARLY_TICKS.
+        for _ in 2..=EARLY_TICKS {
+            assert_eq!(a.early.len(), 1);
+            a.take(vec![]);
+        }
+        assert_eq!(a.early.len(), 0);
+        assert_eq!(a.other_devices, 1);
+        assert!(a.unattributed_rows().is_empty());
     }
 }
