@@ -240,15 +240,18 @@ fn watch_device_refuses_what_is_not_a_block_device_in_one_sentence() {
 
 // See: issue 12 (gap 3).
 #[test]
-fn watch_attributes_writeback_a_kworker_issued_before_the_first_tick() {
+fn watch_attributes_requests_another_process_issued_before_the_first_tick() {
     let d = scratch();
     let f = d.path().join("buffered");
-    // 1 MiB written to the page cache and at once pushed out by sync(1),
-    // whose writeback the flusher kworker issues, all before watch's
-    // first 50 ms tick; the file stays open a while, to be mapped.
+    // 1 MiB written to the page cache and at once pushed out by `sync
+    // FILE` (an fsync in another, unwatched process), usually before
+    // watch's first 50 ms tick has seen the file or its device (the
+    // unit test a_request_on_a_device_not_yet_known_waits_a_few_ticks_for_its_file
+    // pins that case whatever the timing); the file stays open a while,
+    // to be mapped.
     let program = format!(
-        "open(F, '>', '{}') or die; syswrite(F, 'x' x 1048576) == 1048576 or die; \
-         system('sync') == 0 or die; select(undef, undef, undef, 0.3)",
+        "open(F, '>', '{0}') or die; syswrite(F, 'x' x 1048576) == 1048576 or die; \
+         system('sync', '{0}') == 0 or die; select(undef, undef, undef, 0.3)",
         f.display()
     );
     let r = or_skip!(watch_in(d.path(), &["--json", "-", "--", "perl", "-e", &program]));
