@@ -58,8 +58,7 @@ pub fn section(i: usize, w: &WatchResult) -> String {
                 format!(
                     "{} by {} (x{})",
                     d.op,
-                    d.pid
-                        .map_or_else(|| "writeback/other".into(), |p| format!("pid {p}")),
+                    crate::watch::issuer(w, d),
                     d.count
                 )
             })
