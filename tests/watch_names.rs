@@ -26,8 +26,11 @@ fn watch_in(dir: &std::path::Path, args: &[&str]) -> Result<Value, String> {
     Ok(json(&out.stdout))
 }
 
-/// (fd, generation, path, count, bytes) of every `write` row.
-fn writes(w: &Value) -> Vec<(i64, u64, Option<String>, u64, u64)> {
+/// (fd, generation, path, count, bytes) of one `write` row.
+type Row = (i64, u64, Option<String>, u64, u64);
+
+/// Every `write` row.
+fn writes(w: &Value) -> Vec<Row> {
     w["ops"]
         .as_array()
         .unwrap()
@@ -60,7 +63,16 @@ fn watch_names_the_files_a_short_lived_command_opens_and_closes() {
     );
     let r = or_skip!(watch_in(
         d.path(),
-        &["--json", "-", "--no-block", "--follow", "--", "sh", "-c", &script]
+        &[
+            "--json",
+            "-",
+            "--no-block",
+            "--follow",
+            "--",
+            "sh",
+            "-c",
+            &script
+        ]
     ));
     let w = &r["watch"][0];
     let rows = writes(w);
@@ -69,8 +81,17 @@ fn watch_names_the_files_a_short_lived_command_opens_and_closes() {
         rows.iter()
             .any(|r| r.2.as_deref() == Some(p.as_str()) && r.4 == bytes)
     };
-    for (name, bytes) in [("rel1", 2), ("abs2", 3), ("rel3", 4), ("dd4", 2048), ("dd5", 2560)] {
-        assert!(named(name, bytes), "{name} not named with {bytes} B: {rows:?}: {w}");
+    for (name, bytes) in [
+        ("rel1", 2),
+        ("abs2", 3),
+        ("rel3", 4),
+        ("dd4", 2048),
+        ("dd5", 2560),
+    ] {
+        assert!(
+            named(name, bytes),
+            "{name} not named with {bytes} B: {rows:?}: {w}"
+        );
     }
     // Every write row names its file; the flags of an open are shown.
     assert!(rows.iter().all(|r| r.2.is_some()), "{rows:?}");
@@ -81,11 +102,14 @@ fn watch_names_the_files_a_short_lived_command_opens_and_closes() {
         .find(|o| o["path"] == format!("{dir}/dd4").as_str())
         .unwrap();
     let flags = dd["open_flags"].as_str().unwrap();
-    assert!(flags.contains("O_WRONLY") && flags.contains("O_DSYNC"), "{dd}");
     assert!(
-        r["warnings"]
-            .as_array()
-            .is_none_or(|v| !v.iter().any(|x| x.as_str().unwrap().contains("closed before"))),
+        flags.contains("O_WRONLY") && flags.contains("O_DSYNC"),
+        "{dd}"
+    );
+    assert!(
+        r["warnings"].as_array().is_none_or(|v| !v
+            .iter()
+            .any(|x| x.as_str().unwrap().contains("closed before"))),
         "{}",
         r["warnings"]
     );
@@ -94,7 +118,7 @@ fn watch_names_the_files_a_short_lived_command_opens_and_closes() {
 /// The write rows of a perl program that writes 1 byte to `a` on a
 /// descriptor, gets rid of it by `how`, then writes 2 bytes to `b` on
 /// the same number.
-fn reused(how: &str) -> Result<(Value, Vec<(i64, u64, Option<String>, u64, u64)>), String> {
+fn reused(how: &str) -> Result<(Value, Vec<Row>), String> {
     let d = scratch();
     let (a, b) = (d.path().join("a"), d.path().join("b"));
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
@@ -171,6 +195,7 @@ fn watch_device_counts_every_request_on_a_loop_device_by_issuer() {
             .unwrap();
         if line.contains("the kernel refused") || line.contains("block tracepoints") {
             let _ = watch.kill();
+            let _ = watch.wait();
             return crate::util::skip_this_test(&line);
         }
         assert!(line.contains("watching every request on loop"), "{line}");
@@ -181,14 +206,25 @@ fn watch_device_counts_every_request_on_a_loop_device_by_issuer() {
         .args(["bs=4k", "count=37", "oflag=direct", "status=none"])
         .output()
         .unwrap();
-    assert!(dd.status.success(), "{}", String::from_utf8_lossy(&dd.stderr));
+    assert!(
+        dd.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dd.stderr)
+    );
     unsafe { libc::kill(watch.id() as i32, libc::SIGINT) };
     let done = wait_output_within(watch, CHILD_DEADLINE);
-    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
     let v: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
     let w = &v["watch"][0];
     assert_eq!(w["config"]["device"], lo.dev.as_str(), "{w}");
-    assert!(w["ops"].as_array().unwrap().is_empty(), "no system calls: {w}");
+    assert!(
+        w["ops"].as_array().unwrap().is_empty(),
+        "no system calls: {w}"
+    );
     let block = w["block"].as_array().unwrap();
     let name = lo.dev.trim_start_matches("/dev/");
     assert!(block.iter().all(|b| b["name"] == name), "only {name}: {w}");
@@ -226,8 +262,14 @@ fn watch_device_refuses_what_is_not_a_block_device_in_one_sentence() {
     let f = d.path().join("file");
     std::fs::write(&f, "x").unwrap();
     for (arg, says) in [
-        (f.to_str().unwrap(), "is not a block device (it is a regular file)"),
-        ("/dev/null", "is not a block device (it is a character device)"),
+        (
+            f.to_str().unwrap(),
+            "is not a block device (it is a regular file)",
+        ),
+        (
+            "/dev/null",
+            "is not a block device (it is a character device)",
+        ),
         ("4095:1048575", "no block device 4095:1048575"),
     ] {
         let out = dbio().args(["watch", "--device", arg]).output().unwrap();
@@ -254,7 +296,10 @@ fn watch_attributes_requests_another_process_issued_before_the_first_tick() {
          system('sync', '{0}') == 0 or die; select(undef, undef, undef, 0.3)",
         f.display()
     );
-    let r = or_skip!(watch_in(d.path(), &["--json", "-", "--", "perl", "-e", &program]));
+    let r = or_skip!(watch_in(
+        d.path(),
+        &["--json", "-", "--", "perl", "-e", &program]
+    ));
     let w = &r["watch"][0];
     let path = f.to_str().unwrap();
     if w["unavailable"]

@@ -221,12 +221,7 @@ fn block(out: &mut String, w: &WatchResult) {
         // --device: the rows are the result; each has its histogram.
         if w.config.device.is_some() {
             for d in &w.block {
-                let _ = writeln!(
-                    out,
-                    "{} requests by {}: device time",
-                    d.op,
-                    issuer(w, d)
-                );
+                let _ = writeln!(out, "{} requests by {}: device time", d.op, issuer(w, d));
                 out.push_str(&crate::histogram::render(&d.latency));
             }
         }
@@ -473,9 +468,18 @@ mod tests {
             unmapped: vec![],
         };
         let s = render_one(&w);
-        assert!(s.contains("every request on the device, by issuing process"), "{s}");
-        assert!(s.contains("pid 42 (dd)") && s.contains("kernel (no process)"), "{s}");
-        assert!(s.contains("write requests by pid 42 (dd): device time"), "{s}");
+        assert!(
+            s.contains("every request on the device, by issuing process"),
+            "{s}"
+        );
+        assert!(
+            s.contains("pid 42 (dd)") && s.contains("kernel (no process)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("write requests by pid 42 (dd): device time"),
+            "{s}"
+        );
         assert!(!s.contains("writeback/other"), "{s}");
     }
 }

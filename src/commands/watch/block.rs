@@ -337,7 +337,9 @@ impl Attribution {
     /// The file whose extents hold `sector` on `dev`.
     #[cfg(test)]
     fn file_of(&self, dev: u32, sector: u64) -> Option<usize> {
-        self.files_in(dev, sector, sector + 1).first().map(|&(i, _)| i)
+        self.files_in(dev, sector, sector + 1)
+            .first()
+            .map(|&(i, _)| i)
     }
 
     /// The files whose extents hold some of the sectors `[start, end)` on

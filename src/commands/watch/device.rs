@@ -28,7 +28,9 @@ use super::block::{device_name, whole_device};
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
 use anyhow::Context;
-use dbio_model::watch::{WatchConfig, WatchDeviceIo, WatchEnd, WatchLosses, WatchResult, WatchedProcess};
+use dbio_model::watch::{
+    WatchConfig, WatchDeviceIo, WatchEnd, WatchLosses, WatchResult, WatchedProcess,
+};
 use dbio_watch::{dev_name, LoadOptions, Snapshot, Watcher};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -133,8 +135,8 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
 pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
     let spec = cfg.device.clone().unwrap_or_default();
     let (major, minor) = resolve(&spec)?;
-    let (dev, part_start) = whole_device(major, minor)
-        .map_err(|e| anyhow::anyhow!("--device {spec}: {e}"))?;
+    let (dev, part_start) =
+        whole_device(major, minor).map_err(|e| anyhow::anyhow!("--device {spec}: {e}"))?;
     cfg.block = true;
     let watcher = Watcher::load(LoadOptions {
         block: true,
@@ -195,7 +197,10 @@ mod tests {
         let f = d.path().join("f");
         std::fs::write(&f, b"x").unwrap();
         let e = resolve(f.to_str().unwrap()).unwrap_err().to_string();
-        assert!(e.contains("is not a block device (it is a regular file)"), "{e}");
+        assert!(
+            e.contains("is not a block device (it is a regular file)"),
+            "{e}"
+        );
         let e = resolve(d.path().to_str().unwrap()).unwrap_err().to_string();
         assert!(e.contains("(it is a directory)"), "{e}");
         let e = resolve("/dev/null").unwrap_err().to_string();

@@ -146,9 +146,7 @@ impl Names {
                     Some(Some(p)) => Some(p.clone()),
                     // Opened before the watch: /proc names it while that
                     // number still holds the same file.
-                    _ if w.fd_generation(e.pid, src) == src_gen => {
-                        Paths::resolve(e.pid, src)
-                    }
+                    _ if w.fd_generation(e.pid, src) == src_gen => Paths::resolve(e.pid, src),
                     _ => None,
                 };
                 if let Some(n) = name {
