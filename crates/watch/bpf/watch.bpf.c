@@ -20,6 +20,13 @@
 // device (sector 0, no data), pair wrongly or not at all, and the
 // unmatched completions are counted.
 //
+// Paths are captured at open time (openat/openat2/open/creat, and
+// dup/dup2/dup3/fcntl(F_DUPFD) for copies) and handed over through the
+// `opens` ring buffer; close_range and sched_process_exec start a new
+// generation for the descriptors they may have closed. With
+// `device_target` set, every request on that device is keyed by its
+// issuer, watched or not.
+//
 // Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
 // BTF kept); `scripts/build-bpf --check` compares the bytes with the
 // committed watch.bpf.o.

@@ -38,6 +38,18 @@
 //! watched files also go to user space through a second ring buffer, to
 //! be attributed to files by their extents. Those records are not an ABI,
 //! so the field offsets come from each event's `format` file at load.
+//!
+//! Files are named when they are opened: programs on `openat`, `openat2`,
+//! `open` and `creat` copy the path the process passes, and those on
+//! `dup`, `dup2`, `dup3` and `fcntl(F_DUPFD)` which descriptor a new one
+//! copies, and hand both to user space through a third ring buffer
+//! ([`Watcher::drain_opens`]), so a file opened and closed between two
+//! reads of `/proc` is named. `close_range` and `sched_process_exec`
+//! start a new row for every descriptor they may have closed.
+//!
+//! With [`LoadOptions::device`] no system call is traced: the block
+//! programs key every request on that one device by whoever issued it,
+//! and keep the issuer's command name ([`Watcher::issuer_comm`]).
 #![deny(missing_docs)]
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
