@@ -396,6 +396,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .any(|o| o.as_deref() == Some("-"));
     let mut started = None;
     let mut names = names::Names::default();
+    let mut ticks = 0u64;
     if !cfg.command.is_empty() {
         let child = start_command(&cfg.command, stream_to_stderr, |pid| {
             Ok(watcher.watch(pid, None)?)
@@ -465,8 +466,14 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             std::thread::sleep(TICK);
         }
         names.drain(&mut watcher, &mut paths);
-        for &pid in processes.keys() {
-            names.see(pid);
+        // Working directories, for a process that opens a relative path
+        // and exits before the next tick: every 10 ticks (a readlink per
+        // process; --comm may match hundreds).
+        ticks += 1;
+        if ticks % 10 == 0 {
+            for &pid in processes.keys() {
+                names.see(pid);
+            }
         }
         let snap = watcher.snapshot()?;
         paths.learn(&snap, &watcher);

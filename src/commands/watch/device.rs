@@ -146,7 +146,19 @@ pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
-    let mut rep = new_report("watch", std::path::Path::new(&spec));
+    // The environment describes the device: its node (by path, or the
+    // kernel's /dev/block link for MAJOR:MINOR).
+    let node = if spec.contains('/') {
+        std::path::PathBuf::from(&spec)
+    } else {
+        std::path::PathBuf::from(format!("/dev/block/{major}:{minor}"))
+    };
+    let node = if node.exists() {
+        node
+    } else {
+        std::path::PathBuf::from("/")
+    };
+    let mut rep = new_report("watch", &node);
     crate::commands::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
     let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
     if (major, minor) != (dev >> 20, dev & 0xfffff) || part_start > 0 {

@@ -13,7 +13,9 @@
 //!
 //! Error bounds: a relative path is joined to the process's working
 //! directory read from `/proc/PID/cwd` when the event is taken (within one
-//! tick of the open), or to the last one read while the process lived; a
+//! tick of the open), or, when the process is gone by then, to the last
+//! one read while it lived (when it was first watched, then every 10
+//! ticks); a
 //! `chdir` between the open and that read names the wrong directory, and
 //! a process whose directory was never read (a child that came and went
 //! within one tick) keeps the path as it passed it, counted in
