@@ -470,7 +470,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         // and exits before the next tick: every 10 ticks (a readlink per
         // process; --comm may match hundreds).
         ticks += 1;
-        if ticks % 10 == 0 {
+        if ticks.is_multiple_of(10) {
             for &pid in processes.keys() {
                 names.see(pid);
             }
