@@ -243,7 +243,15 @@ fn watch_device_counts_every_request_on_a_loop_device_by_issuer() {
         .map(|c| c.as_u64().unwrap())
         .sum();
     assert_eq!(hist, 37, "{b}");
-    // The issuer is listed with its name, and the table says so.
+    // Nothing was in flight on the fresh device when the watch began:
+    // no completion without an issue (those of other devices are not
+    // this watch's).
+    assert!(
+        w["losses"].get("block_unmatched").is_none(),
+        "{}",
+        w["losses"]
+    );
+    // The issuer is listed with its name.
     let pid = b["pid"].as_u64().unwrap();
     assert!(
         w["processes"]

@@ -140,16 +140,22 @@ fn matching(pattern: &str, me: u32) -> Vec<u32> {
 /// writes its pid to one pipe and blocks reading another; std's `spawn`
 /// returns only after the exec, so it runs on a helper thread while this
 /// one reads the pid, adds it to the watched map and lets the child go.
+/// Also returns the number of the pipe the child read its go from (its
+/// one watched call before the exec, which closes it) and what that pipe
+/// is (`pipe:[INODE]`, read from dbio's own end).
 fn start_command(
     argv: &[String],
     stdout_to_stderr: bool,
     watch: impl FnOnce(u32) -> anyhow::Result<()>,
-) -> anyhow::Result<Child> {
+) -> anyhow::Result<(Child, i32, Option<String>)> {
     use rustix::pipe::{pipe_with, PipeFlags};
     let what = "creating the pipes that hold the command until it is watched";
     let (pid_r, pid_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
     let (go_r, go_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
     let (pw, gr, gw) = (pid_w.as_raw_fd(), go_r.as_raw_fd(), go_w.as_raw_fd());
+    let gate = std::fs::read_link(format!("/proc/self/fd/{gr}"))
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
     let mut cmd = std::process::Command::new(&argv[0]);
     cmd.args(&argv[1..]);
     if stdout_to_stderr {
@@ -200,7 +206,7 @@ fn start_command(
             .map_err(|_| anyhow::anyhow!("the thread starting {} panicked", argv[0]))?
             .with_context(|| format!("cannot start {}", argv[0]));
         match (watched, child) {
-            (Ok(()), c) => c,
+            (Ok(()), c) => c.map(|c| (c, gr, gate)),
             (Err(e), Ok(mut c)) => {
                 // The child got EOF and exec'd unwatched: stop it.
                 let _ = c.kill();
@@ -396,11 +402,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .any(|o| o.as_deref() == Some("-"));
     let mut started = None;
     let mut names = names::Names::default();
+    let mut paths = Paths::default();
     let mut ticks = 0u64;
     if !cfg.command.is_empty() {
-        let child = start_command(&cfg.command, stream_to_stderr, |pid| {
+        let (child, gate_fd, gate) = start_command(&cfg.command, stream_to_stderr, |pid| {
             Ok(watcher.watch(pid, None)?)
         })?;
+        // The command's one call before its exec: the read of dbio's
+        // pipe that held it (closed by the exec).
+        paths.0.insert((child.id(), gate_fd, 0), gate);
         processes.insert(child.id(), cfg.command[0].clone());
         names.see(child.id());
         started = Some(child);
@@ -418,7 +428,6 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     let start = Instant::now();
     let t0 = monotonic_ns();
-    let mut paths = Paths::default();
     let mut streamed = 0u64;
     let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
     let mut command_status = None;

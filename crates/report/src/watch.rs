@@ -46,6 +46,8 @@ fn body(head: String, w: &WatchResult) -> String {
     if let Some(s) = w.command_status {
         let _ = writeln!(out, "  command exit status {s}");
     }
+    // --device traces no system call: no table of calls.
+    let calls = w.config.device.is_none();
     let mut t = crate::table::new_table(&[
         "pid", "fd", "file", "call", "count", "bytes", "errors", "mean", "total",
     ]);
@@ -79,7 +81,9 @@ fn body(head: String, w: &WatchResult) -> String {
             Cell::new(format_ns(o.total_ns as f64)).set_alignment(CellAlignment::Right),
         ]);
     }
-    let _ = writeln!(out, "{t}");
+    if calls {
+        let _ = writeln!(out, "{t}");
+    }
     for o in &w.ops {
         if o.count == 0 {
             continue;
@@ -481,5 +485,9 @@ mod tests {
             "{s}"
         );
         assert!(!s.contains("writeback/other"), "{s}");
+        assert!(
+            !s.contains("call") && !s.contains("exits without an entry"),
+            "{s}"
+        );
     }
 }

@@ -656,7 +656,8 @@ int blk_done(void *ctx)
 		// (no data, sector 0): not a lost request.
 		__u32 nr = 0;
 		bpf_probe_read_kernel(&nr, 4, (char *)ctx + done_nr_off);
-		if (nr)
+		// --device: only that device's are the watch's.
+		if (nr && (!device_target || k.dev == device_target))
 			bump(STAT_BLK_UNMATCHED);
 		return 0;
 	}
