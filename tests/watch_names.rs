@@ -336,3 +336,37 @@ fn watch_attributes_requests_another_process_issued_before_the_first_tick() {
     assert_eq!(rows[0]["bytes"], 1 << 20, "{}", rows[0]);
     assert_eq!(rows[0]["by_watched"], 0, "{}", rows[0]);
 }
+
+// See: issue 12 (gap 1).
+#[test]
+fn watch_names_a_file_opened_with_openat2_and_its_flags() {
+    let d = scratch();
+    // openat2(2) is 437 on every architecture; its flags are in a
+    // struct open_how in the caller's memory (O_WRONLY|O_CREAT|O_TRUNC|
+    // O_DSYNC here), which the BPF program reads.
+    let program = "my $p = 'o2'; \
+        my $how = pack('QQQ', 01|0100|01000|010000, 0644, 0); \
+        my $fd = syscall(437, -100, $p, $how, 24); $fd >= 0 or die \"openat2: $!\"; \
+        open(my $h, '>&=', $fd) or die; syswrite($h, 'zzzzz') == 5 or die";
+    let r = or_skip!(watch_in(
+        d.path(),
+        &["--json", "-", "--no-block", "--", "perl", "-e", program]
+    ));
+    let w = &r["watch"][0];
+    let path = d.path().join("o2");
+    let row = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["op"] == "write" && o["path"] == path.to_str().unwrap())
+        .unwrap_or_else(|| panic!("o2 not named: {w}"));
+    assert_eq!(
+        (row["count"].as_u64(), row["bytes"].as_u64()),
+        (Some(1), Some(5)),
+        "{row}"
+    );
+    assert_eq!(
+        row["open_flags"], "O_WRONLY|O_CREAT|O_TRUNC|O_DSYNC",
+        "{row}"
+    );
+}

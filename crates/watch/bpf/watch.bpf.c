@@ -835,6 +835,10 @@ SEC("tracepoint/syscalls/sys_enter_openat2")
 int name_enter_openat2(struct sys_enter *ctx)
 {
 	__u64 flags = 0;
+	__u32 tgid;
+	// Read `how` only for a watched process (this runs for every openat2).
+	if (!watched_now(&tgid))
+		return 0;
 	bpf_probe_read_user(&flags, 8, (const void *)ctx->args[2]);
 	return open_enter((__s32)ctx->args[0], (const char *)ctx->args[1], (__u32)flags, KIND_OPEN);
 }
