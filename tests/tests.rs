@@ -34,3 +34,4 @@ mod stripe;
 mod tracefile;
 mod tracefile_published;
 mod watch;
+mod watch_names;

@@ -5,7 +5,7 @@ use clap::Args;
 
 /// Options of `dbio watch`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "command"]))]
+#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "command", "device"]))]
 pub struct WatchArgs {
     /// Watch these processes, all their threads (repeat or comma-separate).
     #[arg(long, value_name = "PID", value_delimiter = ',')]
@@ -18,6 +18,12 @@ pub struct WatchArgs {
     /// later with a matching name are picked up.
     #[arg(long, value_name = "PATTERN")]
     pub comm: Option<String>,
+    /// Watch every block request on this block device (`/dev/vdb`, or
+    /// `MAJOR:MINOR`), whoever issues it, per issuing process and request
+    /// class, with device-time histograms; no system call is traced. A
+    /// partition's requests are counted on its whole disk.
+    #[arg(long, value_name = "DEVICE", conflicts_with_all = ["follow", "stream", "no_block"])]
+    pub device: Option<String>,
     /// Stop after this long (default: when the watched processes have all
     /// exited, or at Ctrl-C, which prints the summary).
     #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]
