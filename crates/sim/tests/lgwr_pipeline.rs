@@ -73,7 +73,6 @@ fn pipelined_stages_overlap_and_split_the_groups() {
     let serial = null_leader(10, 40, false);
     let piped = null_leader(10, 40, true);
     assert_eq!((serial.commits, piped.commits), (400, 400));
-    eprintln!("serial {:.2} cpf {} writes, pipelined {:.2} cpf {} writes", serial.writer.commits_per_write, serial.writer.writes, piped.writer.commits_per_write, piped.writer.writes);
     assert!(serial.stages.is_empty());
     assert!(at_least(
         serial.writer.log_file_parallel_write.min_ns,
