@@ -392,7 +392,11 @@ mod tests {
             10,
         );
         assert_eq!((s.syncs_per_flush, s.pipeline), (1, false));
-        assert!(s.notes.iter().any(|n| n.contains("only the binary log")), "{:?}", s.notes);
+        assert!(
+            s.notes.iter().any(|n| n.contains("only the binary log")),
+            "{:?}",
+            s.notes
+        );
         let s = shape(
             DbKind::Mysql,
             &set(&[

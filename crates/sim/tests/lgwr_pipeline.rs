@@ -143,7 +143,10 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
     let st = &r.stages[0];
     assert!(st.writes > 0 && st.writes <= 200, "{st:?}");
     assert_eq!(r.verify.as_ref().unwrap().bad, 0);
-    let f = r.writer.flush_cpu_per_commit_ns.expect("leaders' flush CPU");
+    let f = r
+        .writer
+        .flush_cpu_per_commit_ns
+        .expect("leaders' flush CPU");
     assert!(f > 0.0, "{f}");
     drop(group);
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);

@@ -36,8 +36,8 @@ use dbio_engine::EngineError;
 use dbio_model::lgwr::RedoSize;
 use hdrhistogram::Histogram;
 use std::fs::File;
-use std::path::PathBuf;
 use std::os::fd::AsFd;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
@@ -97,9 +97,7 @@ impl Stage {
     /// engine) with `cfg`'s method, block size and file size.
     pub fn new(cfg: &LgwrConfig, file: Option<(Arc<File>, PathBuf)>) -> Result<Self, EngineError> {
         let mut buf = AlignedBuf::try_new(cfg.max_write_bytes as usize).ok_or_else(|| {
-            EngineError::Unsupported(dbio_engine::buf::alloc_error(
-                cfg.max_write_bytes as usize,
-            ))
+            EngineError::Unsupported(dbio_engine::buf::alloc_error(cfg.max_write_bytes as usize))
         })?;
         // A fixed, non-zero pattern: the stage's bytes are written, not read.
         for (i, b) in buf.as_mut_slice().iter_mut().enumerate() {
@@ -201,7 +199,11 @@ impl Stage {
             }
             Err(e) => {
                 let path = io.file.as_ref().map(|(_, p)| p.clone()).unwrap_or_default();
-                io.error = Some(EngineError::io("a pipelined stage's write and sync", path, e));
+                io.error = Some(EngineError::io(
+                    "a pipelined stage's write and sync",
+                    path,
+                    e,
+                ));
                 false
             }
         }

@@ -14,9 +14,8 @@ use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
 use dbio_engine::series::{self, Tick};
 use dbio_model::lgwr::{
-    StageStats,
-    CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, VerifyResult,
-    WriterStats,
+    CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, StageStats,
+    VerifyResult, WriterStats,
 };
 use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::{CpuUsage, DiskStatsDelta, LatencySummary};
@@ -500,9 +499,7 @@ impl Measured {
                 idle_watch_ns: w.idle_watch_ns,
                 cpu: self.cpu(&w.cpu, w.writes),
                 cpus: w.cpus.clone(),
-                flush_cpu_per_commit_ns: w
-                    .flush_cpu_ns
-                    .map(|ns| ns as f64 / commits.max(1) as f64),
+                flush_cpu_per_commit_ns: w.flush_cpu_ns.map(|ns| ns as f64 / commits.max(1) as f64),
             },
             session_cpu: self.cpu(&session_usage, commits),
             io: IoEvidence {
