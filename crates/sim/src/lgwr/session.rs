@@ -182,13 +182,14 @@ pub(crate) fn burn_cpu(ns: u64) {
 }
 
 /// Runs session `idx` until its commits are done, its run time is over
-/// or `stop` is raised; returns its recordings.
+/// or `stop` is raised; returns its recordings. Under the leader
+/// protocol `leader` is the flush lock and `stages` the later stages of
+/// a pipelined commit (empty without `--pipeline`).
 pub fn session_main(
     idx: u32,
     run: &LgwrRun,
     shared: &Shared,
-    leader: Option<&FlushLock>,
-    stages: &[Stage],
+    (leader, stages): (Option<&FlushLock>, &[Stage]),
     client: Option<&Turn>,
     gate: &StartGate,
     stop: &AtomicBool,
