@@ -48,6 +48,11 @@ fn lgwr_pipeline_reports_its_later_stage() {
         "{text}"
     );
     assert!(text.contains("as pipelined group commits"), "{text}");
+    // The later stages' time is named where the breakdown puts it.
+    assert!(
+        text.contains("post until the session runs: the later stages, scheduling"),
+        "{text}"
+    );
 }
 
 #[test]

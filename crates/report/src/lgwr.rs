@@ -277,7 +277,16 @@ fn breakdown(s: &mut String, x: &LgwrResult) {
     let mut t = new_table(&["where a commit's time went", "mean", "share", "p50", "p99"]);
     let sum =
         b.wait_for_writer.mean_ns + b.writer_io.mean_ns + b.posting.mean_ns + b.wake_up.mean_ns;
-    let names = if led(x) {
+    let names = if led(x) && !x.stages.is_empty() {
+        // The later stages of a pipelined commit come after the first
+        // stage's post, so their queueing and I/O are in the last part.
+        [
+            "queued for the flush lock until a leader took the redo",
+            "leader's I/O: copy, write, sync (first stage)",
+            "leader posting the sessions ahead",
+            "post until the session runs: the later stages, scheduling",
+        ]
+    } else if led(x) {
         [
             "queued for the flush lock until a leader took the redo",
             "leader's I/O: copy, write, sync",
