@@ -18,6 +18,7 @@ mod findings;
 mod fleet;
 mod html;
 mod lgwr;
+mod lgwr_pipeline;
 mod libaio;
 mod load;
 mod load_servers;
