@@ -11,11 +11,15 @@ fn main() -> std::io::Result<()> {
     if dump {
         args.remove(0);
     }
+    let mut opts = dbio_oracle::Options::default();
+    if args.first().is_some_and(|a| a == "--no-hot-blocks") {
+        args.remove(0);
+        opts.hot_blocks = false;
+    }
     if args.is_empty() {
-        eprintln!("usage: parse_file [--dump] FILE...");
+        eprintln!("usage: parse_file [--dump] [--no-hot-blocks] FILE...");
         std::process::exit(2);
     }
-    let opts = dbio_oracle::Options::default();
     let sources: Vec<dbio_oracle::Source> = args
         .iter()
         .map(|a| dbio_oracle::Source::File(a.into()))

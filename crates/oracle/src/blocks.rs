@@ -1,34 +1,26 @@
 //! Per-block hot-spot counting (file#, block#) that stays cheap on traces
 //! with millions of block-addressed waits.
 //!
-//! A plain hash map from (file#, block#) to (count, total) costs one cache
-//! miss per wait once the table outgrows the CPU caches: on the 225 MB
-//! test file (1.8 M waits, 29 k distinct blocks) that was 40 % of the parse
-//! time, about 160 ns per wait. Here waits are first appended to one of
-//! `PARTS` small buffers chosen by the key's hash (sequential writes),
-//! and a full buffer is folded into that partition's own map, which is a
-//! 1/`PARTS` slice of the whole table and so stays in cache during the
-//! fold (radix-partitioned aggregation). Results are exact; memory is
-//! bounded by the buffers plus at most [`crate::aggregate::MAX_BLOCKS`]
-//! distinct blocks (beyond that new blocks are dropped and the table is
-//! marked incomplete, as before).
+//! A hash table from (file#, block#) to (count, total) costs one cache
+//! miss per wait once it outgrows the CPU caches (29 k distinct blocks
+//! already do on a loaded machine: about 160 ns per wait, 18 % of the parse
+//! time of the I/O-heavy fixture family). Here the table is a plain
+//! open-addressing array ([`Table`]: linear probing, a multiplicative
+//! hash, 24-byte slots, allocated at the first block) and each wait is
+//! applied one wait late: `add` asks the CPU to prefetch the new key's
+//! slot and applies the previous wait, whose slot was asked for a whole
+//! WAIT line earlier (hundreds of nanoseconds, about a memory access), so
+//! the miss overlaps the parsing of a line instead of stalling it.
+//! Earlier versions buffered waits in 64 hash partitions and folded each
+//! into its own map; under load the partitions' maps did not stay in cache
+//! either, and the buffering cost instructions.
 //!
-//! Each partition's table is a plain open-addressing array ([`Table`]:
-//! linear probing, a multiplicative hash, 24-byte slots, allocated at the
-//! first block of its partition) rather than a general hash map: a fold
-//! costs one multiplication and, mostly, one compare per wait (hashbrown's
-//! group probe, tag match and entry API cost about four times the
-//! instructions; the per-block table was 13 % of the parse time of the
-//! I/O-heavy fixture family).
+//! Results are exact; memory is bounded by at most
+//! [`crate::aggregate::MAX_BLOCKS`] distinct blocks (beyond that new blocks
+//! are dropped and the table is marked incomplete).
 
 use crate::aggregate::MAX_BLOCKS;
 use rustc_hash::FxHashMap;
-
-/// Number of partitions (a power of two). 16, 64 and 256 partitions ran
-/// equally fast on the 225 MB test file; 64 keeps the buffers at 384 KiB.
-const PARTS: usize = 64;
-/// Waits buffered per partition before a fold.
-const BUF: usize = 256;
 
 type Key = (i64, i64);
 
@@ -38,7 +30,7 @@ type Key = (i64, i64);
 const BLOCK_BITS: u32 = 44;
 
 /// (file#, block#) in one `u64` when both fit (always, in real traces):
-/// one word to hash and compare instead of two, and 24-byte map entries
+/// one word to hash and compare instead of two, and 24-byte slots
 /// instead of 32.
 #[inline]
 fn pack(file: i64, block: i64) -> Option<u64> {
@@ -55,10 +47,8 @@ fn unpack(k: u64) -> Key {
 }
 
 /// Golden-ratio multiplier (Knuth's multiplicative hashing): the top bits
-/// of `key * HASH` pick the partition, the bits below them the slot.
+/// of `key * HASH` pick the slot.
 const HASH: u64 = 0x9E37_79B9_7F4A_7C15;
-/// Bits of the hash that pick the partition (`PARTS` = 2^6).
-const PART_BITS: u32 = PARTS.trailing_zeros();
 
 /// One block's counts; `count == 0` marks an empty slot (every key,
 /// `u64::MAX` included, can be a real block).
@@ -78,12 +68,30 @@ struct Table {
 }
 
 impl Table {
-    /// Slot index bits of a table of `2^bits` slots: the hash bits just
-    /// below the partition's.
+    /// Home slot of hash `h` in a table of `2^bits` slots: the top bits.
     #[inline]
     fn home(&self, h: u64) -> usize {
         let bits = self.slots.len().trailing_zeros();
-        ((h << PART_BITS) >> (64 - bits)) as usize
+        (h >> (64 - bits)) as usize
+    }
+
+    /// Asks the CPU to bring `key`'s home slot into cache (see the module
+    /// documentation); no effect on the table.
+    #[inline]
+    fn prefetch(&self, h: u64) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let p = self.slots.as_ptr().wrapping_add(self.home(h));
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: a prefetch is a hint; it never faults and reads nothing
+        // the program sees, whatever the address (here one inside the
+        // table).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = p;
     }
 
     /// Adds `n` waits of `ela` total to `key` (hash `h`). A new key is
@@ -143,6 +151,25 @@ impl Table {
         }
     }
 
+    /// Whether `key` has a slot.
+    fn contains(&self, key: u64) -> bool {
+        if self.slots.is_empty() {
+            return false;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(key.wrapping_mul(HASH));
+        loop {
+            let s = &self.slots[i];
+            if s.count == 0 {
+                return false;
+            }
+            if s.key == key {
+                return true;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     #[cold]
     fn grow(&mut self) {
         let cap = (self.slots.len() * 2).max(64);
@@ -165,16 +192,12 @@ impl Table {
     }
 }
 
-#[derive(Default, Clone, Debug)]
-struct Part {
-    pending: Vec<(u64, i64)>,
-    table: Table,
-}
-
 /// Counts and total wait time per (file#, block#).
 #[derive(Clone, Debug)]
 pub struct BlockCounter {
-    parts: Vec<Part>,
+    table: Table,
+    /// The wait not yet applied (key, ela): its slot is being prefetched.
+    next: Option<(u64, i64)>,
     /// Keys that do not pack (a negative or garbled file# or block#).
     odd: FxHashMap<Key, (u64, i64)>,
     distinct: usize,
@@ -184,7 +207,8 @@ pub struct BlockCounter {
 impl Default for BlockCounter {
     fn default() -> Self {
         Self {
-            parts: vec![Part::default(); PARTS],
+            table: Table::default(),
+            next: None,
             odd: FxHashMap::default(),
             distinct: 0,
             complete: true,
@@ -192,80 +216,64 @@ impl Default for BlockCounter {
     }
 }
 
-/// The partition of a packed key: the top bits of its hash (the slot
-/// within the partition's table comes from the bits below them).
-#[inline]
-fn part_of(k: u64) -> usize {
-    (k.wrapping_mul(HASH) >> (64 - PART_BITS)) as usize
-}
-
 impl BlockCounter {
     /// Counts one wait of `ela` on a block.
     #[inline]
     pub fn add(&mut self, file: i64, block: i64, ela: i64) {
-        self.add_n((file, block), 1, ela);
-    }
-
-    fn add_n(&mut self, (file, block): Key, n: u64, ela: i64) {
         let Some(k) = pack(file, block) else {
-            if let Some(x) = self.odd.get_mut(&(file, block)) {
-                x.0 += n;
-                x.1 = x.1.saturating_add(ela);
-            } else if self.distinct < MAX_BLOCKS {
-                self.odd.insert((file, block), (n, ela));
-                self.distinct += 1;
-            } else {
-                self.complete = false;
-            }
+            self.add_odd((file, block), 1, ela);
             return;
         };
-        let p = part_of(k);
-        if n == 1 {
-            let part = &mut self.parts[p];
-            part.pending.push((k, ela));
-            if part.pending.len() >= BUF {
-                self.fold(p);
-            }
-        } else {
-            self.fold(p);
-            self.insert(p, k, n, ela);
+        self.table.prefetch(k.wrapping_mul(HASH));
+        if let Some((k, ela)) = self.next.replace((k, ela)) {
+            self.insert(k, 1, ela);
         }
     }
 
-    fn insert(&mut self, p: usize, k: u64, n: u64, ela: i64) {
+    /// Applies the wait held back for its prefetch.
+    fn flush(&mut self) {
+        if let Some((k, ela)) = self.next.take() {
+            self.insert(k, 1, ela);
+        }
+    }
+
+    fn add_n(&mut self, (file, block): Key, n: u64, ela: i64) {
+        match pack(file, block) {
+            Some(k) => self.insert(k, n, ela),
+            None => self.add_odd((file, block), n, ela),
+        }
+    }
+
+    #[cold]
+    fn add_odd(&mut self, key: Key, n: u64, ela: i64) {
+        if let Some(x) = self.odd.get_mut(&key) {
+            x.0 += n;
+            x.1 = x.1.saturating_add(ela);
+        } else if self.distinct < MAX_BLOCKS {
+            self.odd.insert(key, (n, ela));
+            self.distinct += 1;
+        } else {
+            self.complete = false;
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, k: u64, n: u64, ela: i64) {
         let room = self.distinct < MAX_BLOCKS;
-        match self.parts[p]
-            .table
-            .add(k, k.wrapping_mul(HASH), n, ela, room)
-        {
+        match self.table.add(k, k.wrapping_mul(HASH), n, ela, room) {
             Some(true) => self.distinct += 1,
             Some(false) => {}
             None => self.complete = false,
         }
     }
 
-    fn fold(&mut self, p: usize) {
-        let Part { pending, table } = &mut self.parts[p];
-        for &(k, ela) in pending.iter() {
-            let room = self.distinct < MAX_BLOCKS;
-            match table.add(k, k.wrapping_mul(HASH), 1, ela, room) {
-                Some(true) => self.distinct += 1,
-                Some(false) => {}
-                None => self.complete = false,
-            }
-        }
-        pending.clear();
-    }
-
     /// Adds another counter's blocks into this one.
     pub fn merge(&mut self, mut other: BlockCounter) {
         self.complete &= other.complete;
-        for p in 0..PARTS {
-            other.fold(p);
-            self.fold(p);
-            for (k, (n, ela)) in std::mem::take(&mut other.parts[p].table).into_iter() {
-                self.insert(p, k, n, ela);
-            }
+        self.flush();
+        other.flush();
+        for (k, (n, ela)) in std::mem::take(&mut other.table).into_iter() {
+            self.insert(k, n, ela);
         }
         for (k, (n, ela)) in std::mem::take(&mut other.odd) {
             self.add_n(k, n, ela);
@@ -274,17 +282,19 @@ impl BlockCounter {
 
     /// Whether no block was dropped for lack of room.
     pub fn is_complete(&self) -> bool {
+        // The held-back wait has room unless the table is full.
         self.complete
+            && self
+                .next
+                .is_none_or(|(k, _)| self.distinct < MAX_BLOCKS || self.table.contains(k))
     }
 
     /// Every block with its (count, total), in no particular order.
     pub fn into_entries(mut self) -> impl Iterator<Item = (Key, (u64, i64))> {
-        for p in 0..PARTS {
-            self.fold(p);
-        }
-        self.parts
+        self.flush();
+        self.table
             .into_iter()
-            .flat_map(|p| p.table.into_iter().map(|(k, v)| (unpack(k), v)))
+            .map(|(k, v)| (unpack(k), v))
             .chain(self.odd)
     }
 }
