@@ -1012,3 +1012,46 @@ fn make_timeline(
         points,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The per-value tally of small waits gives the same histograms as
+    /// recording every wait directly, including a tally that reaches
+    /// `u32::MAX` on the way.
+    #[test]
+    fn small_wait_tally_equals_direct_recording() {
+        let mut e = EventAgg::new("db file sequential read".into());
+        let mut hdr = Histogram::<u64>::new_with_bounds(1, HDR_MAX_US, 2).unwrap();
+        let mut log2 = Log2Buckets::default();
+        let mut x: u64 = 12345;
+        for _ in 0..50_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let us = match x >> 62 {
+                0 => (x >> 20) % 64,
+                1 => (x >> 20) % SMALL_US as u64,
+                2 => SMALL_US as u64 - 2 + (x >> 20) % 4,
+                _ => (x >> 20) % 10_000_000,
+            };
+            e.record(us as i64, None, None);
+            hdr.saturating_record(us);
+            log2.record_us(us);
+        }
+        // A tally one short of u32::MAX: the next wait of that value moves
+        // the tally into the histograms.
+        e.small[7] = u32::MAX - 1;
+        hdr.saturating_record_n(7, u32::MAX as u64 - 1);
+        log2.record_us_n(7, u32::MAX as u64 - 1);
+        e.record(7, None, None);
+        hdr.saturating_record(7);
+        log2.record_us(7);
+        assert_eq!(e.small[7], 0, "the full tally was moved");
+        e.flush_small();
+        assert_eq!(e.hdr, hdr);
+        assert_eq!(e.log2, log2);
+        assert!(e.small.iter().all(|&c| c == 0));
+    }
+}

@@ -309,16 +309,6 @@ fn fill_call(c: &mut Call, s: &[u8]) {
 /// Parameter names run from just after the previous value's terminating
 /// blank up to `=` and may contain blanks and symbols or be empty; values
 /// run to the next blank.
-///
-/// This is most of the parser's time on I/O-heavy traces (one WAIT line
-/// per block read), so it is written for instruction count: a key of up to
-/// seven bytes (every key of the fixtures but `block cnt`, `file number`,
-/// `first dba`, ...) is found and named from the one 8-byte word that
-/// holds it ([`key_word`]: the `=` by a SWAR zero-byte test, the key as
-/// that word masked to its length, compared with `tim`, `obj#` and
-/// `blocks` as integers); longer keys take the byte scan. The reading is
-/// the same as the plain key=value walk this replaced (kept as the
-/// reference in this module's tests, which compare both on random lines).
 #[inline]
 pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
     let (cursor, n) = parse_u64_prefix(rest);
@@ -352,9 +342,13 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
         ela,
         ..Wait::default()
     };
-    // One pass over the `key=value` pairs. A value is the run of non-blank
-    // bytes after `=`; it counts only when the whole run is an integer (so
-    // `p1= 7` has an empty value, and `x=12ab` none).
+    // One pass over the `key=value` pairs: the spans are 3 to 20 bytes,
+    // where a memchr call costs more than it saves, so keys are found 8
+    // bytes at a time (`find_byte`) and values are parsed as they are read. A
+    // value is the run of non-blank bytes after `=`; it counts only when
+    // the whole run is an integer (so `p1= 7` has an empty value, and
+    // `x=12ab` none). This loop is most of the parser's time on I/O-heavy
+    // traces: keep it free of calls and allocation.
     let n = s.len();
     let mut i = used;
     let mut pos = 0;
@@ -362,17 +356,17 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
         // Skip the blank that ended the previous value.
         i += 1;
         let ks = i;
-        let (eq, mut id) = key_word(s, ks);
-        if eq >= n {
+        i = find_byte(s, i, b'=');
+        if i >= n {
             break;
         }
-        let key = &s[ks..eq];
+        let key = &s[ks..i];
         // Keys seldom carry blanks (`block cnt` has one inside, which stays).
-        if !matches!((key.first(), key.last()), (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace())
-        {
-            id = key_id(trim(key));
-        }
-        i = eq + 1;
+        let key = match (key.first(), key.last()) {
+            (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
+            _ => trim(key),
+        };
+        i += 1;
         let vs = i;
         let neg = i < n && s[i] == b'-';
         if neg {
@@ -389,77 +383,26 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
                 parse_int(&s[vs..i]) // saturates
             }
         } else {
-            i = find_byte(s, i, b' ');
+            while i < n && s[i] != b' ' {
+                i += 1;
+            }
             None
         };
-        if id == KEY_TIM {
-            w.tim = val;
-        } else if id == KEY_OBJ {
-            w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295);
-        } else {
-            if id == KEY_BLOCKS || (id == KEY_LONG && trim(&s[ks..eq]) == b"block cnt") {
-                w.size = val;
-            }
-            if pos < 3 {
-                w.p[pos] = val;
-                pos += 1;
+        match key {
+            b"tim" => w.tim = val,
+            b"obj#" => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),
+            _ => {
+                if key == b"blocks" || key == b"block cnt" {
+                    w.size = val;
+                }
+                if pos < 3 {
+                    w.p[pos] = val;
+                    pos += 1;
+                }
             }
         }
     }
     Some(w)
-}
-
-/// [`key_id`] of any key longer than seven bytes.
-const KEY_LONG: u64 = u64::MAX;
-const KEY_TIM: u64 = key_id_const(b"tim");
-const KEY_OBJ: u64 = key_id_const(b"obj#");
-const KEY_BLOCKS: u64 = key_id_const(b"blocks");
-
-/// A key of up to seven bytes as one integer: its bytes (little-endian)
-/// with its length in the top byte, so equal ids mean equal keys;
-/// [`KEY_LONG`] for longer keys.
-const fn key_id_const(k: &[u8]) -> u64 {
-    if k.len() > 7 {
-        return KEY_LONG;
-    }
-    let mut v = (k.len() as u64) << 56;
-    let mut i = 0;
-    while i < k.len() {
-        v |= (k[i] as u64) << (8 * i);
-        i += 1;
-    }
-    v
-}
-
-#[inline]
-fn key_id(k: &[u8]) -> u64 {
-    key_id_const(k)
-}
-
-/// Where the `=` ending the key at `ks` is (or `s.len()`), and the key's
-/// [`key_id`]. When eight bytes are left, a key of up to seven bytes is
-/// read from the one word at `ks`: the `=` by the zero-byte test of
-/// [`find_byte`] (its lowest set bit is exact), the key as the word
-/// masked to the bytes before it.
-#[inline(always)]
-fn key_word(s: &[u8], ks: usize) -> (usize, u64) {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const EQ: u64 = LO * b'=' as u64;
-    if let Some(b) = s.get(ks..ks + 8) {
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        let w = u64::from_le_bytes(a);
-        let t = w ^ EQ;
-        let z = t.wrapping_sub(LO) & !t & HI;
-        if z != 0 {
-            let k = (z.trailing_zeros() / 8) as u64;
-            let mask = (1u64 << (8 * k)).wrapping_sub(1);
-            return (ks + k as usize, (w & mask) | (k << 56));
-        }
-    }
-    let eq = find_byte(s, ks, b'=');
-    (eq, key_id(s.get(ks..eq).unwrap_or_default()))
 }
 
 fn parse_parsing(rest: &[u8]) -> Parsing<'_> {
@@ -529,200 +472,6 @@ fn stars(rest: &[u8]) -> Stars<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The plain key=value walk [`parse_wait`] replaced, kept as its
-    /// reference.
-    /// `<cursor>: nam='...' ela= N name=value ... obj#=N tim=N` after `WAIT #`.
-    ///
-    /// Parameter names run from just after the previous value's terminating
-    /// blank up to `=` and may contain blanks and symbols or be empty; values
-    /// run to the next blank.
-    pub(super) fn parse_wait_reference(rest: &[u8]) -> Option<Wait<'_>> {
-        let (cursor, n) = parse_u64_prefix(rest);
-        if n == 0 || rest.get(n) != Some(&b':') {
-            return None;
-        }
-        let s = &rest[n + 1..];
-        // Usually " nam='" right after the colon.
-        let nam = if s.starts_with(b" nam='") {
-            6
-        } else {
-            memmem::find(s, b"nam='")? + 5
-        };
-        let s = &s[nam..];
-        let q = find_byte(s, 0, b'\'');
-        if q == s.len() {
-            return None;
-        }
-        let name = &s[..q];
-        let s = &s[q + 1..];
-        let e = if s.starts_with(b" ela=") {
-            5
-        } else {
-            memmem::find(s, b"ela=")? + 4
-        };
-        let s = &s[e..];
-        let (ela, used) = parse_int_prefix(s)?;
-        let mut w = Wait {
-            cursor,
-            name,
-            ela,
-            ..Wait::default()
-        };
-        // One pass over the `key=value` pairs: the spans are 3 to 20 bytes,
-        // where a memchr call costs more than it saves, so keys are found 8
-        // bytes at a time (`find_byte`) and values are parsed as they are read. A
-        // value is the run of non-blank bytes after `=`; it counts only when
-        // the whole run is an integer (so `p1= 7` has an empty value, and
-        // `x=12ab` none). This loop is most of the parser's time on I/O-heavy
-        // traces: keep it free of calls and allocation.
-        let n = s.len();
-        let mut i = used;
-        let mut pos = 0;
-        while i < n {
-            // Skip the blank that ended the previous value.
-            i += 1;
-            let ks = i;
-            i = find_byte(s, i, b'=');
-            if i >= n {
-                break;
-            }
-            let key = &s[ks..i];
-            // Keys seldom carry blanks (`block cnt` has one inside, which stays).
-            let key = match (key.first(), key.last()) {
-                (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
-                _ => trim(key),
-            };
-            i += 1;
-            let vs = i;
-            let neg = i < n && s[i] == b'-';
-            if neg {
-                i += 1;
-            }
-            let ds = i;
-            let (v, e) = digits(s, i);
-            i = e;
-            let val = if i > ds && (i == n || s[i] == b' ') {
-                if i - ds <= 18 {
-                    let v = v as i64;
-                    Some(if neg { -v } else { v })
-                } else {
-                    parse_int(&s[vs..i]) // saturates
-                }
-            } else {
-                while i < n && s[i] != b' ' {
-                    i += 1;
-                }
-                None
-            };
-            match key {
-                b"tim" => w.tim = val,
-                b"obj#" => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),
-                _ => {
-                    if key == b"blocks" || key == b"block cnt" {
-                        w.size = val;
-                    }
-                    if pos < 3 {
-                        w.p[pos] = val;
-                        pos += 1;
-                    }
-                }
-            }
-        }
-        Some(w)
-    }
-
-    /// Lines for the reference comparisons: fixture-like lines cut into
-    /// pieces from a small alphabet of the bytes that matter (`=`, blanks,
-    /// digits, `-`, quotes, keys of 3 to 12 bytes, 19-plus-digit numbers).
-    fn wait_like_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
-        use proptest::prelude::*;
-        let piece = prop_oneof![
-            Just(&b" "[..]),
-            Just(&b"  "[..]),
-            Just(&b"="[..]),
-            Just(&b"-"[..]),
-            Just(&b"'"[..]),
-            Just(&b"tim="[..]),
-            Just(&b"obj#="[..]),
-            Just(&b"blocks="[..]),
-            Just(&b"block cnt="[..]),
-            Just(&b"file#="[..]),
-            Just(&b"block#="[..]),
-            Just(&b"file number="[..]),
-            Just(&b" tim ="[..]),
-            Just(&b"p1="[..]),
-            Just(&b"x"[..]),
-            Just(&b"\t"[..]),
-            Just(&b"7"[..]),
-            Just(&b"4294967295"[..]),
-            Just(&b"29618220"[..]),
-            Just(&b"1377520823036634"[..]),
-            Just(&b"99999999999999999999999"[..]),
-            Just(&b"\xff"[..]),
-        ];
-        let prefix = prop_oneof![
-            Just(&b"46929157733848: nam='db file sequential read' ela= 977 "[..]),
-            Just(&b"0: nam='x' ela=12 "[..]),
-            Just(&b"1: nam='y' ela= -3"[..]),
-            Just(&b"2:nam='z'ela=5 "[..]),
-            Just(&b"3: nam='a' "[..]),
-            Just(&b""[..]),
-        ];
-        (prefix, proptest::collection::vec(piece, 0..24)).prop_map(|(p, v)| {
-            let mut l = p.to_vec();
-            for x in v {
-                l.extend_from_slice(x);
-            }
-            l
-        })
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
-        /// The word-at-a-time WAIT reader reads every line as the plain
-        /// key=value walk it replaced.
-        #[test]
-        fn wait_fields_read_as_the_reference_reads_them(l in wait_like_line()) {
-            proptest::prop_assert_eq!(parse_wait(&l), parse_wait_reference(&l));
-        }
-    }
-
-    #[test]
-    fn wait_fields_of_the_fixtures_read_as_the_reference_reads_them() {
-        // The reference material's traces where it is checked out (beside
-        // the repository or its worktree), and this crate's own test traces.
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        for dir in [
-            root.join("../../../shared/fixtures/oracle"),
-            root.join("../../shared/fixtures/oracle"),
-            root.join("tests/data"),
-        ] {
-            if let Ok(d) = std::fs::read_dir(dir) {
-                files.extend(d.filter_map(|e| e.ok()).map(|e| e.path()));
-            }
-        }
-        let mut n = 0;
-        for f in files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|x| x == "trc"))
-        {
-            let data = std::fs::read(f).unwrap();
-            for line in data.split(|&b| b == b'\n') {
-                if let Some(rest) = line.strip_prefix(b"WAIT #") {
-                    assert_eq!(
-                        parse_wait(rest),
-                        parse_wait_reference(rest),
-                        "{}",
-                        String::from_utf8_lossy(line)
-                    );
-                    n += 1;
-                }
-            }
-        }
-        assert!(n > 0, "no WAIT line read");
-    }
 
     #[test]
     fn wait_with_named_parameters() {
