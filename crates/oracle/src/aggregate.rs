@@ -1042,6 +1042,7 @@ mod tests {
         }
         // A tally one short of u32::MAX: the next wait of that value moves
         // the tally into the histograms.
+        e.flush_small();
         e.small[7] = u32::MAX - 1;
         hdr.saturating_record_n(7, u32::MAX as u64 - 1);
         log2.record_us_n(7, u32::MAX as u64 - 1);
