@@ -5,7 +5,7 @@
 //! miss per wait once it outgrows the CPU caches (29 k distinct blocks
 //! already do on a loaded machine: about 160 ns per wait, 18 % of the parse
 //! time of the I/O-heavy fixture family). Here the table is a plain
-//! open-addressing array ([`Table`]: linear probing, a multiplicative
+//! open-addressing array (`Table`: linear probing, a multiplicative
 //! hash, 24-byte slots, allocated at the first block) and each wait is
 //! applied one wait late: `add` asks the CPU to prefetch the new key's
 //! slot and applies the previous wait, whose slot was asked for a whole
