@@ -167,6 +167,14 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         io_error(&mut report, e);
     }
     let complete = !stopped && report.partial.is_none();
+    let no_answer = match (&search, &report.partial) {
+        (Some(_), Some(why)) if !complete => Some(format!(
+            "the search was cut short ({why}): the {} point{} measured so far are kept, but an unfinished search has not found the highest load under the target",
+            points.len(),
+            if points.len() == 1 { "" } else { "s" }
+        )),
+        _ => None,
+    };
     report.matrix = Some(Box::new(MatrixResult {
         name: "matrix".into(),
         target: target.as_ref().map_or_else(
@@ -177,6 +185,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         points,
         // A search cut short is not an answer.
         search: search.filter(|_| complete),
+        no_answer,
     }));
     let mut code = ctx.finish(&report);
     if let (Some(sinks), Some(m)) = (orion, &report.matrix) {

@@ -169,6 +169,11 @@ pub struct MatrixResult {
     /// The search's answer (with `--max-latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<MatrixSearch>,
+    /// Why a `--max-latency` search has no answer although it was asked
+    /// for (a signal or an error cut it short: its points are kept, but a
+    /// search that did not finish has not found the highest load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_answer: Option<String>,
 }
 
 impl MatrixResult {

@@ -98,6 +98,9 @@ pub fn render(r: &RunReport) -> String {
             );
         }
     }
+    if let Some(why) = &m.no_answer {
+        let _ = writeln!(out, "Search: no answer, {why}");
+    }
     out
 }
 
@@ -206,6 +209,7 @@ mod tests {
             },
             points: vec![point(1, 0), point(2, 0), point(0, 1), point(1, 1)],
             search: None,
+            no_answer: None,
         }
     }
 
