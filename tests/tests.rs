@@ -31,5 +31,6 @@ mod safety_outputs;
 mod schema_v2;
 mod series;
 mod stripe;
+mod stripe_commands;
 mod tracefile;
 mod watch;

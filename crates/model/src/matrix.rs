@@ -126,6 +126,10 @@ pub struct MatrixPoint {
     /// The device's counters over the point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DiskStatsDelta>,
+    /// With `--targets`: what each member of the stripe did at this point,
+    /// small and large I/Os together (their latency is both loads').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<crate::stripe::StripeResult>,
 }
 
 /// What the `--max-latency` search found (DBMS_RESOURCE_MANAGER.

@@ -1,0 +1,123 @@
+//! Striping (`--targets a,b,c --stripe 1m --layout raid0|concat`) in
+//! `matrix`, `read` and `dbwr`, as `bench` has it (tests/stripe.rs): the
+//! load goes to the member and the offset the layout says, each member is
+//! reported beside the totals, and a bad stripe is refused before
+//! anything is created.
+// See: issue 15
+
+use crate::util::{dbio, dbio_files, json, scratch, Succeeds};
+use std::path::{Path, PathBuf};
+
+/// `n` empty directories under `d`, and their comma list.
+fn member_dirs(d: &Path, n: usize) -> (Vec<PathBuf>, String) {
+    let dirs: Vec<PathBuf> = (0..n).map(|i| d.join(format!("m{i}"))).collect();
+    for x in &dirs {
+        std::fs::create_dir(x).unwrap();
+    }
+    let list = dirs
+        .iter()
+        .map(|p| p.to_str().unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    (dirs, list)
+}
+
+fn refused(args: &[&str]) -> String {
+    let out = dbio().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+    err
+}
+
+fn no_files_left(dirs: &[PathBuf]) {
+    for x in dirs {
+        assert!(
+            dbio_files(x).is_empty(),
+            "temporary file left in {}",
+            x.display()
+        );
+    }
+}
+
+fn member_ops(m: &serde_json::Value) -> u64 {
+    m["reads"].as_u64().unwrap() + m["writes"].as_u64().unwrap()
+}
+
+/// Both of a point's loads go over every member through native AIO (one
+/// context, a control block per member file): 1 MiB sequential streams
+/// walk the members unit by unit (counts within one of each other), 8 KiB
+/// random reads spread evenly.
+#[test]
+fn matrix_stripes_small_and_large_io_over_every_member() {
+    let d = scratch();
+    let (dirs, list) = member_dirs(d.path(), 3);
+    let out = dbio()
+        .args(["matrix", "--targets", &list, "--size", "6m"])
+        .args(["--small", "0,4", "--large", "0,1", "--point-time", "0.3"])
+        .args(["--warmup", "0.05", "--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let m = &v["matrix"];
+    for x in &dirs {
+        assert!(
+            m["target"].as_str().unwrap().contains(x.to_str().unwrap()),
+            "{}",
+            m["target"]
+        );
+    }
+    let points = m["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for p in points {
+        let s = &p["stripe"];
+        assert_eq!(s["layout"], "raid0");
+        assert_eq!(s["stripe_bytes"], 1 << 20);
+        let ms = s["targets"].as_array().unwrap();
+        assert_eq!(ms.len(), 3);
+        let ops: Vec<u64> = ms.iter().map(member_ops).collect();
+        let total: u64 = ops.iter().sum();
+        assert!(total >= 3, "{p}");
+        for (i, m) in ms.iter().enumerate() {
+            assert_eq!(m["size"], 2 << 20, "6 MiB over 3 members");
+            assert_eq!(m["writes"], 0);
+            assert_eq!(m["lat"]["count"].as_u64().unwrap(), ops[i]);
+        }
+        let (lo, hi) = (*ops.iter().min().unwrap(), *ops.iter().max().unwrap());
+        if p["small"] == 0 {
+            // One stream: units 0,1,2,0,1,2,... of 1 MiB each.
+            assert!(hi - lo <= 1, "{ops:?}");
+            for (m, n) in ms.iter().zip(&ops) {
+                assert_eq!(m["bytes"].as_u64().unwrap(), n << 20);
+            }
+        } else {
+            // Random 8 KiB reads, uniform over the members.
+            assert!(lo * 100 >= total * 15, "unbalanced: {ops:?}");
+        }
+    }
+    no_files_left(&dirs);
+    // The table says the points were striped.
+    let out = dbio()
+        .args(["matrix", "--targets", &list, "--size", "6m"])
+        .args(["--small", "2", "--large", "0", "--point-time", "0.1"])
+        .args(["--warmup", "0", "--quiet"])
+        .succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("raid0 over 3 targets"), "{table}");
+}
+
+#[test]
+fn matrix_refuses_a_bad_stripe_before_anything_is_made() {
+    let d = scratch();
+    let (dirs, list) = member_dirs(d.path(), 2);
+    let e = refused(&["matrix", "--targets", &list, "--stripe", "64k"]);
+    assert!(e.contains("not a multiple of the large I/O"), "{e}");
+    let e = refused(&["matrix", "--targets", dirs[0].to_str().unwrap()]);
+    assert!(e.contains("at least two"), "{e}");
+    let e = refused(&["matrix", "--targets", &list, "--engine", "null"]);
+    assert!(e.contains("null engine"), "{e}");
+    let e = refused(&["matrix", dirs[0].to_str().unwrap(), "--layout", "concat"]);
+    assert!(e.contains("--targets"), "{e}");
+    let e = refused(&["matrix", "--targets", &list, "--size", "1m", "--large", "0,1"]);
+    assert!(e.contains("too small"), "{e}");
+    no_files_left(&dirs);
+}
