@@ -121,3 +121,94 @@ fn matrix_refuses_a_bad_stripe_before_anything_is_made() {
     assert!(e.contains("too small"), "{e}");
     no_files_left(&dirs);
 }
+
+/// `dbio read --targets`: single-block reads spread evenly over the
+/// members, each multiblock read stays inside one stripe unit (16-block
+/// scans are cut at the 8-block unit, so none is larger than 64 KiB),
+/// the members add up to the totals, and a cached share of the logical
+/// file is the same share of every member together.
+#[test]
+fn read_stripes_and_cuts_scans_at_the_stripe_unit() {
+    let d = scratch();
+    let (dirs, list) = member_dirs(d.path(), 3);
+    let out = dbio()
+        .args(["read", "--targets", &list, "--size", "6m", "--stripe", "64k"])
+        .args(["--multiblock-count", "16", "--multiblock-pct", "50"])
+        .args(["--cached", "50%", "--ops", "3000", "--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let r = &v["reads"][0];
+    assert_eq!(r["ops"], 3000);
+    for x in &dirs {
+        assert!(r["target"].as_str().unwrap().contains(x.to_str().unwrap()));
+    }
+    // The scans: every multiblock read at most one unit.
+    let multi: Vec<u64> = r["by_size"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["kind"] == "multi")
+        .map(|g| g["io_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(!multi.is_empty(), "{}", r["by_size"]);
+    assert!(multi.iter().all(|&b| b <= 64 << 10), "{multi:?}");
+    let s = &r["stripe"];
+    assert_eq!(s["layout"], "raid0");
+    assert_eq!(s["stripe_bytes"], 64 << 10);
+    let ms = s["targets"].as_array().unwrap();
+    assert_eq!(ms.len(), 3);
+    let (mut ops, mut bytes) = (0, 0);
+    for m in ms {
+        let n = member_ops(m);
+        // 3000 reads, half of them uniform single-block ones, half scans
+        // walking each reader's slice: a third each, give or take.
+        assert!((700..1300).contains(&n), "{n} of 3000 on one member");
+        assert_eq!(m["writes"], 0);
+        assert_eq!(m["size"], 2 << 20);
+        ops += n;
+        bytes += m["bytes"].as_u64().unwrap();
+    }
+    assert_eq!(ops, 3000);
+    assert_eq!(bytes, r["bytes"].as_u64().unwrap());
+    // 50 % of 6 MiB: 48 units of 64 KiB spread over the members' starts,
+    // which together hold exactly half their pages before the run.
+    let c = &r["cached_before"];
+    assert_eq!(
+        c["resident_pages"].as_u64().unwrap() * 2,
+        c["total_pages"].as_u64().unwrap(),
+        "{c}"
+    );
+    assert_eq!(c["total_pages"].as_u64().unwrap() * c["page_size"].as_u64().unwrap(), 6 << 20);
+    no_files_left(&dirs);
+    // The table shows the members.
+    let out = dbio()
+        .args(["read", "--targets", &list, "--size", "6m", "--ops", "300"])
+        .arg("--quiet")
+        .succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("stripe: raid0 over 3 targets"), "{table}");
+}
+
+#[test]
+fn read_refuses_a_bad_stripe_and_removes_what_it_made() {
+    let d = scratch();
+    let (dirs, list) = member_dirs(d.path(), 2);
+    let e = refused(&["read", "--targets", &list, "--stripe", "12k"]);
+    assert!(e.contains("not a multiple of --block-size"), "{e}");
+    let e = refused(&["read", "--targets", &format!("{list},{}", dirs[0].display())]);
+    assert!(e.contains("twice"), "{e}");
+    let e = refused(&["read", "--targets", &list, "--engine", "null"]);
+    assert!(e.contains("null engine"), "{e}");
+    let e = refused(&["read", "--targets", &list, "--size", "1m", "--stripe", "1m"]);
+    assert!(e.contains("too small"), "{e}");
+    // The third member cannot be made: the two made before it are removed.
+    let missing = d.path().join("no/such/dir/x.dbf");
+    let out = dbio()
+        .args(["read", "--targets"])
+        .arg(format!("{list},{}", missing.display()))
+        .args(["--size", "3m", "--ops", "10"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    no_files_left(&dirs);
+}
