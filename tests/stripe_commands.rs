@@ -212,3 +212,101 @@ fn read_refuses_a_bad_stripe_and_removes_what_it_made() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     no_files_left(&dirs);
 }
+
+/// Where block `b` (8 KiB) of a raid0 stripe of `k` members with units of
+/// `unit` blocks lives: (member, block on it).
+fn raid0_home(b: u64, unit: u64, k: u64) -> (u64, u64) {
+    let n = b / unit;
+    (n % k, n / k * unit + b % unit)
+}
+
+/// `dbio dbwr --targets`: the writers' batches, the checkpoints and the
+/// shutdown checkpoint land on the member and offset the layout says
+/// (every stamped block read back from the member files names its own
+/// logical block), every member is written, and the per-member counts
+/// add up to the writes and reads the model counted.
+#[test]
+fn dbwr_writes_each_block_to_its_member_and_offset() {
+    let d = scratch();
+    let m: Vec<PathBuf> = (0..3).map(|i| d.path().join(format!("m{i}.dbf"))).collect();
+    let list = m
+        .iter()
+        .map(|p| p.to_str().unwrap())
+        .collect::<Vec<_>>()
+        .join(",");
+    let out = dbio()
+        .args(["dbwr", "--targets", &list, "--stripe", "64k", "--size", "6m"])
+        .args(["--buffers", "128", "--lists", "4", "--foregrounds", "2"])
+        .args(["--dirty", "100", "--writers", "2", "--engine", "io_uring"])
+        .args(["--checkpoint-interval", "0.05", "--ops", "4000"])
+        .args(["--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let r = &v["dbwr"][0];
+    assert_eq!(r["dirty_after_shutdown"], 0);
+    let mut stamped = [0u64; 3];
+    for (i, p) in m.iter().enumerate() {
+        let data = std::fs::read(p).unwrap();
+        assert_eq!(data.len(), 2 << 20, "each member holds 2 MiB");
+        for (k, blk) in data.chunks(8192).enumerate() {
+            if blk[..8] != 0x504d_5453_5257_4244u64.to_le_bytes() {
+                continue;
+            }
+            let b = u64::from_le_bytes(blk[8..16].try_into().unwrap());
+            assert_eq!(
+                raid0_home(b, 8, 3),
+                (i as u64, k as u64),
+                "logical block {b} found on member {i} at block {k}"
+            );
+            stamped[i] += 1;
+        }
+    }
+    assert!(stamped.iter().all(|&n| n > 0), "{stamped:?}");
+    let ms = r["stripe"]["targets"].as_array().unwrap();
+    assert_eq!(ms.len(), 3);
+    let writes: u64 = ms.iter().map(|m| m["writes"].as_u64().unwrap()).sum();
+    let reads: u64 = ms.iter().map(|m| m["reads"].as_u64().unwrap()).sum();
+    assert_eq!(
+        writes,
+        r["writes"]["blocks_written"].as_u64().unwrap() + r["shutdown_writes"].as_u64().unwrap()
+    );
+    assert_eq!(reads, r["foreground"]["blocks_read"].as_u64().unwrap());
+    for (mm, n) in ms.iter().zip(stamped) {
+        assert!(mm["writes"].as_u64().unwrap() >= n, "{mm}");
+        assert_eq!(mm["size"], 2 << 20);
+    }
+    let out = dbio()
+        .args(["dbwr", "--targets", &list, "--stripe", "64k", "--size", "6m"])
+        .args(["--buffers", "128", "--ops", "500", "--quiet"])
+        .succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(table.contains("stripe: raid0 over 3 targets"), "{table}");
+}
+
+#[test]
+fn dbwr_refuses_a_bad_stripe_and_removes_what_it_made() {
+    let d = scratch();
+    let (dirs, list) = member_dirs(d.path(), 2);
+    let e = refused(&["dbwr", "--targets", &list, "--stripe", "12k"]);
+    assert!(e.contains("not a multiple of the 8 KiB block"), "{e}");
+    let e = refused(&["dbwr", "--targets", &list, "--engine", "null"]);
+    assert!(e.contains("null engine"), "{e}");
+    let e = refused(&["dbwr", "--targets", &format!("{list},{}", dirs[1].display())]);
+    assert!(e.contains("twice"), "{e}");
+    // Someone else's file as the third member: refused after the first
+    // two were made, which are removed again; theirs is untouched.
+    let theirs = d.path().join("theirs.dat");
+    std::fs::write(&theirs, vec![7u8; 1 << 20]).unwrap();
+    let e = refused(&[
+        "dbwr",
+        "--targets",
+        &format!("{list},{}", theirs.display()),
+        "--size",
+        "3m",
+        "--buffers",
+        "128",
+    ]);
+    assert!(e.contains("--overwrite"), "{e}");
+    no_files_left(&dirs);
+    assert_eq!(std::fs::read(&theirs).unwrap(), vec![7u8; 1 << 20]);
+}

@@ -16,7 +16,8 @@
 //! same code and the same refusals as a single target; a member that
 //! cannot be prepared removes what was already created for the others.
 
-use crate::engines::Dir;
+use crate::clock::now_ns;
+use crate::engines::{Completion, Dir, Engine, IoRequest, Queued};
 use crate::recorder::{new_histogram, IoRecord, IoTimes};
 use crate::target::{Target, TargetSpec};
 use crate::workload::Io;
@@ -212,6 +213,100 @@ pub fn result(
                 device: devices.get(i).cloned().flatten(),
             })
             .collect(),
+    }
+}
+
+/// An engine over a stripe's members for callers that address one
+/// logical file (`dbio dbwr`'s writers and foregrounds): each request's
+/// logical offset goes to its member and offset ([`StripeMap::locate`]),
+/// and each I/O is counted on its member from queue to completion. The
+/// tallies are this engine's alone (no sharing per I/O) and are added to
+/// `sink` when it is dropped, at its thread's end.
+pub struct StripedEngine<E> {
+    inner: E,
+    map: StripeMap,
+    /// Per tag: its member, when it was queued, whether a read, its length.
+    slots: Vec<(u32, u64, bool, u32)>,
+    tally: Vec<MemberTally>,
+    sink: std::sync::Arc<std::sync::Mutex<Vec<MemberTally>>>,
+}
+
+impl<E> StripedEngine<E> {
+    /// `inner` opened on the members in order, for tags below `depth`.
+    pub fn new(
+        inner: E,
+        map: StripeMap,
+        depth: u32,
+        sink: std::sync::Arc<std::sync::Mutex<Vec<MemberTally>>>,
+    ) -> Self {
+        Self {
+            inner,
+            map,
+            slots: vec![(0, 0, false, 0); depth.max(1) as usize],
+            tally: vec![MemberTally::default(); map.members as usize],
+            sink,
+        }
+    }
+
+    #[inline]
+    fn done(&mut self, c: &Completion) {
+        if let Some(&(m, t0, read, len)) = self.slots.get(c.tag as usize) {
+            self.tally[m as usize].count(
+                read,
+                u64::from(len),
+                c.sync_done_ns.max(c.io_done_ns).saturating_sub(t0),
+            );
+        }
+    }
+}
+
+impl<E> Drop for StripedEngine<E> {
+    fn drop(&mut self) {
+        // A poisoned lock means another thread panicked: its run is lost
+        // anyway, and this one's tallies with it.
+        if let Ok(mut all) = self.sink.lock() {
+            if all.len() < self.tally.len() {
+                all.resize(self.tally.len(), MemberTally::default());
+            }
+            for (a, b) in all.iter_mut().zip(&self.tally) {
+                a.add(b);
+            }
+        }
+    }
+}
+
+impl<E: Engine> Engine for StripedEngine<E> {
+    #[inline]
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        let (file, offset) = self.map.locate(req.offset);
+        if let Some(s) = self.slots.get_mut(req.tag as usize) {
+            *s = (file, now_ns(), req.dir == Dir::Read, req.len);
+        }
+        let r = IoRequest { offset, ..*req };
+        // SAFETY: the caller's contract is queue's; only the offset changed.
+        match unsafe { self.inner.queue_on(file, &r) }? {
+            Queued::Done(c) => {
+                self.done(&c);
+                Ok(Queued::Done(c))
+            }
+            Queued::InFlight => Ok(Queued::InFlight),
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> Result<(), EngineError> {
+        self.inner.commit()
+    }
+
+    #[inline]
+    fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        let from = out.len();
+        let r = self.inner.reap(min, out);
+        for i in from..out.len() {
+            let c = out[i];
+            self.done(&c);
+        }
+        r
     }
 }
 
