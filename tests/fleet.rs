@@ -58,7 +58,14 @@ fn a_start_on_a_clock_less_certain_than_the_limit_is_refused_before_anything_is_
         );
     }
     assert!(dbio_files(d.path()).is_empty());
-    let e = refused(&["bench", dir, "--start-at", &start, "--max-clock-error", "soon"]);
+    let e = refused(&[
+        "bench",
+        dir,
+        "--start-at",
+        &start,
+        "--max-clock-error",
+        "soon",
+    ]);
     assert!(e.contains("--max-clock-error"), "{e}");
 }
 

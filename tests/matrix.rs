@@ -289,7 +289,14 @@ fn a_search_cut_short_by_sigint_keeps_its_points_and_gives_no_answer() {
     let json_path = d.path().join("cut.json");
     let child = Command::new(crate::util::dbio_path())
         .args(["matrix", "--engine", "null", "--null-delay", "1ms"])
-        .args(["--small", "1,2,4,8", "--large", "0,1,2", "--max-latency", "100ms"])
+        .args([
+            "--small",
+            "1,2,4,8",
+            "--large",
+            "0,1,2",
+            "--max-latency",
+            "100ms",
+        ])
         .args(["--point-time", "1", "--warmup", "0.1", "--quiet", "--json"])
         .arg(&json_path)
         .stdout(Stdio::piped())
@@ -313,6 +320,9 @@ fn a_search_cut_short_by_sigint_keeps_its_points_and_gives_no_answer() {
         why.contains("interrupted by SIGINT") && why.contains(&format!("the {n} point")),
         "{why}"
     );
-    assert!(table.contains("Search: no answer, the search was cut short"), "{table}");
+    assert!(
+        table.contains("Search: no answer, the search was cut short"),
+        "{table}"
+    );
     assert!(!table.contains("max IOPS"), "{table}");
 }

@@ -117,7 +117,15 @@ fn matrix_refuses_a_bad_stripe_before_anything_is_made() {
     assert!(e.contains("null engine"), "{e}");
     let e = refused(&["matrix", dirs[0].to_str().unwrap(), "--layout", "concat"]);
     assert!(e.contains("--targets"), "{e}");
-    let e = refused(&["matrix", "--targets", &list, "--size", "1m", "--large", "0,1"]);
+    let e = refused(&[
+        "matrix",
+        "--targets",
+        &list,
+        "--size",
+        "1m",
+        "--large",
+        "0,1",
+    ]);
     assert!(e.contains("too small"), "{e}");
     no_files_left(&dirs);
 }
@@ -132,7 +140,15 @@ fn read_stripes_and_cuts_scans_at_the_stripe_unit() {
     let d = scratch();
     let (dirs, list) = member_dirs(d.path(), 3);
     let out = dbio()
-        .args(["read", "--targets", &list, "--size", "6m", "--stripe", "64k"])
+        .args([
+            "read",
+            "--targets",
+            &list,
+            "--size",
+            "6m",
+            "--stripe",
+            "64k",
+        ])
         .args(["--multiblock-count", "16", "--multiblock-pct", "50"])
         .args(["--cached", "50%", "--ops", "3000", "--json", "-", "--quiet"])
         .succeeds();
@@ -178,7 +194,10 @@ fn read_stripes_and_cuts_scans_at_the_stripe_unit() {
         c["total_pages"].as_u64().unwrap(),
         "{c}"
     );
-    assert_eq!(c["total_pages"].as_u64().unwrap() * c["page_size"].as_u64().unwrap(), 6 << 20);
+    assert_eq!(
+        c["total_pages"].as_u64().unwrap() * c["page_size"].as_u64().unwrap(),
+        6 << 20
+    );
     no_files_left(&dirs);
     // The table shows the members.
     let out = dbio()
@@ -195,7 +214,11 @@ fn read_refuses_a_bad_stripe_and_removes_what_it_made() {
     let (dirs, list) = member_dirs(d.path(), 2);
     let e = refused(&["read", "--targets", &list, "--stripe", "12k"]);
     assert!(e.contains("not a multiple of --block-size"), "{e}");
-    let e = refused(&["read", "--targets", &format!("{list},{}", dirs[0].display())]);
+    let e = refused(&[
+        "read",
+        "--targets",
+        &format!("{list},{}", dirs[0].display()),
+    ]);
     assert!(e.contains("twice"), "{e}");
     let e = refused(&["read", "--targets", &list, "--engine", "null"]);
     assert!(e.contains("null engine"), "{e}");
@@ -235,7 +258,15 @@ fn dbwr_writes_each_block_to_its_member_and_offset() {
         .collect::<Vec<_>>()
         .join(",");
     let out = dbio()
-        .args(["dbwr", "--targets", &list, "--stripe", "64k", "--size", "6m"])
+        .args([
+            "dbwr",
+            "--targets",
+            &list,
+            "--stripe",
+            "64k",
+            "--size",
+            "6m",
+        ])
         .args(["--buffers", "128", "--lists", "4", "--foregrounds", "2"])
         .args(["--dirty", "100", "--writers", "2", "--engine", "io_uring"])
         .args(["--checkpoint-interval", "0.05", "--ops", "4000"])
@@ -276,7 +307,15 @@ fn dbwr_writes_each_block_to_its_member_and_offset() {
         assert_eq!(mm["size"], 2 << 20);
     }
     let out = dbio()
-        .args(["dbwr", "--targets", &list, "--stripe", "64k", "--size", "6m"])
+        .args([
+            "dbwr",
+            "--targets",
+            &list,
+            "--stripe",
+            "64k",
+            "--size",
+            "6m",
+        ])
         .args(["--buffers", "128", "--ops", "500", "--quiet"])
         .succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
@@ -291,7 +330,11 @@ fn dbwr_refuses_a_bad_stripe_and_removes_what_it_made() {
     assert!(e.contains("not a multiple of the 8 KiB block"), "{e}");
     let e = refused(&["dbwr", "--targets", &list, "--engine", "null"]);
     assert!(e.contains("null engine"), "{e}");
-    let e = refused(&["dbwr", "--targets", &format!("{list},{}", dirs[1].display())]);
+    let e = refused(&[
+        "dbwr",
+        "--targets",
+        &format!("{list},{}", dirs[1].display()),
+    ]);
     assert!(e.contains("twice"), "{e}");
     // Someone else's file as the third member: refused after the first
     // two were made, which are removed again; theirs is untouched.

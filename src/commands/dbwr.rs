@@ -7,16 +7,16 @@ use crate::cli::DbwrArgs;
 use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::engines::probe_io_uring;
+use dbio_engine::stripe::{self, StripeMap, StripePlan};
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::{Job, JobTarget};
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::dbwr::{DbwrConfig, Placement};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{EngineKind, Prepare};
-use dbio_sim::dbwr::config::validate;
-use dbio_engine::stripe::{self, StripeMap, StripePlan};
-use dbio_engine::{Job, JobTarget};
 use dbio_model::{JobConfig, Pattern};
+use dbio_sim::dbwr::config::validate;
 use dbio_sim::dbwr::{report, standard_engines, striped_engines, Datafile, BLOCK_SIZE};
 use std::path::Path;
 use std::process::ExitCode;
@@ -100,7 +100,11 @@ fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<S
         engine: c.engine,
         rw: Pattern::Randrw,
         bs: BLOCK_SIZE as u64,
-        iodepth: if c.engine == EngineKind::Psync { 1 } else { c.batch_max.max(1) },
+        iodepth: if c.engine == EngineKind::Psync {
+            1
+        } else {
+            c.batch_max.max(1)
+        },
         direct: c.direct,
         size: c.datafile_bytes,
         null_delay_ns: c.null_delay_ns,

@@ -26,7 +26,8 @@ pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
             max_ns: a.max_skew,
             allow: a.allow_skew,
         },
-    ).map_err(|e| anyhow::anyhow!(e))?;
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &a.output,
     )?);

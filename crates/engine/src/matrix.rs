@@ -18,15 +18,17 @@
 //! (as ORION does with native AIO); a synchronous engine uses one thread
 //! per outstanding I/O. Both jobs warm up for the same time, then measure
 //! for the point time; the device counters are the small job's window.
+//! With `--targets` both jobs run over a stripe's members
+//! ([`crate::stripe`]), and each point keeps what each member did.
 //!
 //! The search ([`search`]) is generic over how a point is measured, so its
 //! arithmetic is tested on a modelled device without I/O.
 
 use crate::runner::{Control, NoProgress, Progress};
+use crate::stripe::StripeMap;
 use crate::target::Target;
 use crate::{EngineError, Job, JobTarget};
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixPoint, MatrixSearch, PointLatency};
-use crate::stripe::StripeMap;
 use dbio_model::stripe::StripeResult;
 use dbio_model::{EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Pattern};
 
@@ -227,6 +229,7 @@ pub fn resolve_jobs(c: &MatrixConfig, place: &JobTarget) -> Result<(), EngineErr
 /// it at its deadline); `control`'s flag (signals) is passed on to both
 /// within 5 ms. `progress` follows the small job (the large one when the
 /// point has no small I/Os).
+#[allow(clippy::too_many_arguments)]
 pub fn measure_point(
     c: &MatrixConfig,
     place: &JobTarget,

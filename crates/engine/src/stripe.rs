@@ -15,6 +15,11 @@
 //! Every member is prepared by [`crate::target::Target::prepare`], the
 //! same code and the same refusals as a single target; a member that
 //! cannot be prepared removes what was already created for the others.
+//!
+//! Commands other than `bench` reuse the pieces: [`StripeRecorder`] counts
+//! each I/O on its member around any recorder of the worker loop (`read`,
+//! `matrix`), and [`StripedEngine`] puts the translation under callers that
+//! address one logical file with their own threads (`dbwr`).
 
 use crate::clock::now_ns;
 use crate::engines::{Completion, Dir, Engine, IoRequest, Queued};
@@ -23,9 +28,9 @@ use crate::target::{Target, TargetSpec};
 use crate::workload::Io;
 use crate::{EngineError, Job};
 use dbio_model::stripe::{StripeLayout, StripeResult, StripeTarget};
+use dbio_model::units::format_bytes;
 use dbio_model::{DiskStatsDelta, LatencySummary};
 use hdrhistogram::Histogram;
-use dbio_model::units::format_bytes;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -302,9 +307,8 @@ impl<E: Engine> Engine for StripedEngine<E> {
     fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
         let from = out.len();
         let r = self.inner.reap(min, out);
-        for i in from..out.len() {
-            let c = out[i];
-            self.done(&c);
+        for c in &out[from..] {
+            self.done(c);
         }
         r
     }
@@ -523,7 +527,9 @@ mod tests {
             ..m
         };
         assert_eq!(
-            (0..3).map(|i| c.member_prefix(5 << 20, i)).collect::<Vec<_>>(),
+            (0..3)
+                .map(|i| c.member_prefix(5 << 20, i))
+                .collect::<Vec<_>>(),
             vec![4 << 20, 1 << 20, 0]
         );
         assert_eq!(m.blocks_to_unit_end(0, 8192), 128);

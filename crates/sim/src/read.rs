@@ -16,6 +16,11 @@
 //! thresholds and the [`CacheState`]s → for each round, for each
 //! state: [`cache::prepare`], then [`ReadRun::round`] → [`ReadRun::finish`]
 //! gives one [`ReadResult`] per state.
+//!
+//! A striped datafile (`--targets`) runs over every member through the
+//! same loop: scans are cut at stripe-unit ends ([`mix::ReadMix::with_unit`]),
+//! a cache state is the same prefix of the logical file on each member,
+//! and each member's reads are counted beside the totals.
 
 pub mod attribute;
 pub mod cache;
@@ -24,9 +29,9 @@ pub mod record;
 
 use dbio_engine::live::live_bucket_upper;
 use dbio_engine::runner::{cpu_usage, run_workers_on, Control, Progress, RunParams};
-use dbio_engine::stripe::{MemberTally, StripeMap, StripeRecorder};
 use dbio_engine::rusage::Usage;
 use dbio_engine::series::quantile;
+use dbio_engine::stripe::{MemberTally, StripeMap, StripeRecorder};
 use dbio_engine::target::Target;
 use dbio_engine::workload::BlockPicker;
 use dbio_engine::EngineError;
@@ -247,7 +252,10 @@ impl ReadRun {
             cache::prepare(t, size, share, cfg.direct, &control.stop)?;
         }
         if let Some(m) = stripe {
-            let paths = targets.iter().map(|t| t.path.display().to_string()).collect();
+            let paths = targets
+                .iter()
+                .map(|t| t.path.display().to_string())
+                .collect();
             self.stripe = Some((m, paths));
         }
         let p = RunParams {

@@ -134,7 +134,12 @@ pub fn striped_engines(
                 ..EngineOptions::default()
             };
             let inner = engines::open_files(engine, &fs, &opts)?;
-            Ok(Box::new(StripedEngine::new(inner, map, depth, sink.clone())))
+            Ok(Box::new(StripedEngine::new(
+                inner,
+                map,
+                depth,
+                sink.clone(),
+            )))
         },
     ))
 }
