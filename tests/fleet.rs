@@ -99,6 +99,19 @@ fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
     assert!(c["max_error_us"].as_u64().unwrap() <= 16_000_000, "{c}");
     assert!(c["est_error_us"].is_u64(), "{c}");
     assert!(c.get("limit_us").is_none(), "{c}");
+    // The table says when the run was told to start and what the clock
+    // was worth.
+    let d2 = scratch();
+    let saved = d2.path().join("r.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let out = dbio().args(["report", "--from"]).arg(&saved).succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(&format!("start at {}.", start / 1_000_000_000))
+            && table.contains("maximum error")
+            && table.contains("--max-clock-error off"),
+        "{table}"
+    );
     assert_eq!(v["start_at_unix_ns"].as_u64().unwrap(), start);
     let began = v["jobs"][0]["started_at_unix_ns"].as_u64().unwrap();
     // Never before the start (a wait on the same clock cannot end early).
