@@ -43,6 +43,33 @@ fn a_start_in_the_past_or_a_day_ahead_is_refused_before_anything_is_made() {
 }
 
 #[test]
+fn a_start_on_a_clock_less_certain_than_the_limit_is_refused_before_anything_is_made() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let start = (now_ns() / 1_000_000_000 + 30).to_string();
+    // No kernel clock is within 1 µs of true time (an unsynchronised one
+    // is refused for that; a synchronised one for its maximum error), so
+    // this is refused whatever this machine's NTP state.
+    for cmd in ["bench", "read", "matrix"] {
+        let e = refused(&[cmd, dir, "--start-at", &start, "--max-clock-error", "1us"]);
+        assert!(
+            e.contains("cannot be trusted") && e.contains(" ms") && e.contains("off"),
+            "{e}"
+        );
+    }
+    assert!(dbio_files(d.path()).is_empty());
+    let e = refused(&[
+        "bench",
+        dir,
+        "--start-at",
+        &start,
+        "--max-clock-error",
+        "soon",
+    ]);
+    assert!(e.contains("--max-clock-error"), "{e}");
+}
+
+#[test]
 fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
     let d = scratch();
     let dir = d.path().to_str().unwrap();
@@ -60,9 +87,31 @@ fn a_run_starts_at_its_start_time_and_records_it_with_its_label() {
             &t,
         ])
         .args(["--label", "rack-7", "--json", "-", "--quiet"])
+        // This test machine's clock need not be synchronised.
+        .args(["--max-clock-error", "off"])
         .succeeds();
     let v = json(&out.stdout);
     assert_eq!(v["label"], "rack-7");
+    // The clock's state, as adjtimex(2) read it, is recorded with the
+    // limit in force (none: off).
+    let c = &v["clock"];
+    assert!(c["synchronised"].is_boolean(), "{c}");
+    assert!(c["max_error_us"].as_u64().unwrap() <= 16_000_000, "{c}");
+    assert!(c["est_error_us"].is_u64(), "{c}");
+    assert!(c.get("limit_us").is_none(), "{c}");
+    // The table says when the run was told to start and what the clock
+    // was worth.
+    let d2 = scratch();
+    let saved = d2.path().join("r.json");
+    std::fs::write(&saved, &out.stdout).unwrap();
+    let out = dbio().args(["report", "--from"]).arg(&saved).succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains(&format!("start at {}.", start / 1_000_000_000))
+            && table.contains("maximum error")
+            && table.contains("--max-clock-error off"),
+        "{table}"
+    );
     assert_eq!(v["start_at_unix_ns"].as_u64().unwrap(), start);
     let began = v["jobs"][0]["started_at_unix_ns"].as_u64().unwrap();
     // Never before the start (a wait on the same clock cannot end early).
@@ -110,9 +159,11 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     bench_part(dir, "beta", &b, &["--engine", "psync", "--seed", "9"]);
     bench_part(dir, "gamma", &c, &[]);
     let m = d.path().join("m.json");
+    // The parts ran one after the other here, not together.
     dbio()
         .arg("merge")
         .args([&a, &b])
+        .arg("--allow-skew")
         .arg("--json")
         .arg(&m)
         .succeeds();
@@ -161,7 +212,7 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     let out = dbio()
         .arg("merge")
         .args([&m, &c])
-        .args(["--json", "-", "--quiet"])
+        .args(["--allow-skew", "--json", "-", "--quiet"])
         .succeeds();
     let v3 = json(&out.stdout);
     assert_eq!(v3["parts"].as_array().unwrap().len(), 3);
@@ -173,7 +224,7 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     let out = dbio()
         .arg("merge")
         .args([&a, &b, &c])
-        .args(["--csv", "-"])
+        .args(["--allow-skew", "--csv", "-"])
         .succeeds();
     let csv = String::from_utf8_lossy(&out.stdout);
     assert!(csv.lines().count() >= 2, "{csv}");
@@ -182,6 +233,73 @@ fn merge_sums_counts_merges_histograms_exactly_and_keeps_each_part() {
     assert!(
         table.contains("merged from 2 parts") && table.contains("beta"),
         "{table}"
+    );
+}
+
+/// A copy of the result at `from` whose measured interval began `shift_ns`
+/// later, labelled `label`, written to `to`.
+fn shifted(from: &Path, to: &Path, label: &str, shift_ns: u64) {
+    let mut v = read(from);
+    let t = v["jobs"][0]["started_at_unix_ns"].as_u64().unwrap();
+    v["jobs"][0]["started_at_unix_ns"] = (t + shift_ns).into();
+    v["label"] = label.into();
+    std::fs::write(to, v.to_string()).unwrap();
+}
+
+#[test]
+fn merge_refuses_parts_that_began_too_far_apart_and_shows_the_spread() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let a = d.path().join("a.json");
+    bench_part(dir, "alpha", &a, &[]);
+    let (near, far) = (d.path().join("near.json"), d.path().join("far.json"));
+    shifted(&a, &near, "near", 5_000_000);
+    shifted(&a, &far, "far", 50_000_000);
+    let (a_s, near_s, far_s) = (
+        a.to_str().unwrap(),
+        near.to_str().unwrap(),
+        far.to_str().unwrap(),
+    );
+    // 5 ms apart: within the default 20 ms, merged, the spread shown.
+    let out = dbio()
+        .args(["merge", a_s, near_s, "--json", "-", "--quiet"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("within 5.000 ms"), "{warnings}");
+    // 50 ms apart: refused in one sentence naming the spread and the parts.
+    let e = refused(&["merge", a_s, far_s]);
+    assert!(
+        e.contains("50.000 ms apart")
+            && e.contains("alpha first, far last")
+            && e.contains("--max-skew 20.000 ms")
+            && e.contains("--allow-skew"),
+        "{e}"
+    );
+    // A wider tolerance takes it; --allow-skew takes it with a warning.
+    dbio()
+        .args(["merge", a_s, far_s, "--max-skew", "60ms", "--json", "-"])
+        .succeeds();
+    let out = dbio()
+        .args(["merge", a_s, far_s, "--allow-skew", "--json", "-"])
+        .succeeds();
+    let v = json(&out.stdout);
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("50.000 ms apart") && warnings.contains("merged anyway"),
+        "{warnings}"
+    );
+    // A part whose clock was unsynchronised is named.
+    let mut u = read(&near);
+    u["clock"] = serde_json::json!({"synchronised": false, "max_error_us": 16000000, "est_error_us": 16000000});
+    std::fs::write(&near, u.to_string()).unwrap();
+    let out = dbio()
+        .args(["merge", a_s, near_s, "--json", "-"])
+        .succeeds();
+    let warnings = json(&out.stdout)["warnings"].to_string();
+    assert!(
+        warnings.contains("near: its clock was not synchronised"),
+        "{warnings}"
     );
 }
 
@@ -254,7 +372,7 @@ fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
     let out_dir = d.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
     let args = format!(
-        "dbio_args='bench {} --rw randread --size 8m --bs 4k --runtime 1'",
+        "dbio_args='bench {} --rw randread --size 8m --bs 4k --runtime 1 --max-clock-error off'",
         work.display()
     );
     let out = Command::new("ansible-playbook")

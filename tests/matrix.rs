@@ -276,3 +276,53 @@ fn matrix_on_a_target_it_cannot_write_fails_before_measuring() {
         "{err}"
     );
 }
+
+/// A search cut short by SIGINT keeps the points it measured but gives no
+/// answer (an unfinished climb has not found the highest load), says why
+/// in the JSON and the table, and exits 1. The null engine's 1 ms I/Os
+/// keep every point under the 100 ms target, so the search would climb
+/// all 4 small and 2 large points (about 7 s); the signal comes at 3.5 s.
+#[test]
+fn a_search_cut_short_by_sigint_keeps_its_points_and_gives_no_answer() {
+    use std::process::{Command, Stdio};
+    let d = scratch();
+    let json_path = d.path().join("cut.json");
+    let child = Command::new(crate::util::dbio_path())
+        .args(["matrix", "--engine", "null", "--null-delay", "1ms"])
+        .args([
+            "--small",
+            "1,2,4,8",
+            "--large",
+            "0,1,2",
+            "--max-latency",
+            "100ms",
+        ])
+        .args(["--point-time", "1", "--warmup", "0.1", "--quiet", "--json"])
+        .arg(&json_path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3500));
+    // SAFETY: kill with a valid pid and signal.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = crate::util::wait_output_within(child, std::time::Duration::from_secs(30));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}");
+    let v = json(&std::fs::read(&json_path).unwrap());
+    assert_eq!(v["partial"]["signal"], "SIGINT");
+    let m = &v["matrix"];
+    let n = m["points"].as_array().unwrap().len();
+    assert!((1..6).contains(&n), "{n} points: {m}");
+    assert!(m.get("search").is_none(), "no answer: {m}");
+    let why = m["no_answer"].as_str().unwrap();
+    assert!(
+        why.contains("interrupted by SIGINT") && why.contains(&format!("the {n} point")),
+        "{why}"
+    );
+    assert!(
+        table.contains("Search: no answer, the search was cut short"),
+        "{table}"
+    );
+    assert!(!table.contains("max IOPS"), "{table}");
+}

@@ -32,6 +32,7 @@ mod safety_outputs;
 mod schema_v2;
 mod series;
 mod stripe;
+mod stripe_commands;
 mod tracefile;
 mod tracefile_published;
 mod watch;

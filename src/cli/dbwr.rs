@@ -31,6 +31,10 @@ pub struct DbwrArgs {
     /// The datafile and its size.
     #[command(flatten)]
     pub target: Target,
+    /// Striping the datafile over several files (--size is the logical
+    /// size; writers' batches and checkpoints spread over the members).
+    #[command(flatten)]
+    pub stripe: super::stripe::Stripe,
     /// Buffers of 8 KiB in the cache (at most the datafile's blocks).
     #[arg(long, default_value_t = 8192)]
     pub buffers: u32,

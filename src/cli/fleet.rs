@@ -12,7 +12,8 @@ pub struct Fleet {
     /// independently: RFC 3339 (`2026-11-24T12:00:00Z`,
     /// `2026-11-24T13:00:00.5+01:00`) or Unix seconds (`1795000000`). Refused
     /// when it is in the past or more than 24 h ahead (the message says
-    /// how far this host's clock is). `bench` waits after preparing its
+    /// how far this host's clock is), or when this host's clock cannot be
+    /// trusted (--max-clock-error). `bench` waits after preparing its
     /// target(s); the other commands wait before they begin.
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<u64>,
@@ -20,6 +21,31 @@ pub struct Fleet {
     /// part under its label, or its host name).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
+    /// With --start-at: refuse to start when this host's clock is not
+    /// synchronised (adjtimex reports STA_UNSYNC) or its maximum error is
+    /// larger than this (e.g. 10ms, 500us; a unit is required); `off`
+    /// accepts any clock. The clock's state is recorded in the result.
+    #[arg(long, value_name = "TIME|off", default_value = "10ms", value_parser = parse_clock_limit)]
+    pub max_clock_error: ClockLimit,
+}
+
+/// `--max-clock-error`: a bound in µs, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClockLimit(pub Option<u64>);
+
+impl Default for ClockLimit {
+    fn default() -> Self {
+        ClockLimit(Some(10_000))
+    }
+}
+
+/// `--max-clock-error`'s value: `off`, or a time with a unit, into µs.
+pub fn parse_clock_limit(s: &str) -> Result<ClockLimit, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(ClockLimit(None));
+    }
+    let ns = super::parse_threshold_arg(s)?;
+    Ok(ClockLimit(Some(ns / 1000)))
 }
 
 /// `--start-at`'s value into ns since the Unix epoch (only the form is

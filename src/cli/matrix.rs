@@ -18,6 +18,10 @@ pub struct MatrixArgs {
     /// Target and size.
     #[command(flatten)]
     pub target: Target,
+    /// Striping over several targets (--size is the logical size; the
+    /// stripe unit must be a multiple of the 1 MiB large I/O).
+    #[command(flatten)]
+    pub stripe: super::stripe::Stripe,
     /// Outstanding 8 KiB random I/Os at each point, a climbing comma list
     /// (e.g. 0,1,2,4,8; 0 = none). Default: 0, then powers of two up to the
     /// device's queue depth (/sys/block/*/queue/nr_requests, 8..256).

@@ -29,6 +29,10 @@ pub struct ReadArgs {
     /// The datafile and its size.
     #[command(flatten)]
     pub target: Target,
+    /// Striping over several datafiles (--size is the logical size; a
+    /// multiblock read is cut at the end of its stripe unit).
+    #[command(flatten)]
+    pub stripe: super::stripe::Stripe,
     /// Database block size.
     #[command(flatten)]
     pub block_size: BlockSize,

@@ -59,7 +59,7 @@ fn target(a: &BenchArgs) -> JobTarget {
 /// Runs `dbio bench`.
 pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     a.stripe.check().map_err(anyhow::Error::msg)?;
-    let start_at = super::fleet::check_start(a.fleet.start_at)?;
+    let (start_at, clock) = super::fleet::check(&a.fleet)?;
     let striped = !a.stripe.targets.is_empty();
     let mut place = target(&a);
     if striped {
@@ -87,6 +87,7 @@ pub fn run(a: BenchArgs) -> anyhow::Result<ExitCode> {
     ctx.set_start_at(start_at);
     let mut report = new_report("bench", &place.path);
     super::fleet::record(&mut report, a.fleet.label.as_deref(), start_at);
+    report.clock = clock;
     for (j, plan) in jobs.iter().zip(&plans) {
         let go_on = match plan {
             Some(p) => ctx.run_striped(j, p, &mut report)?,

@@ -7,14 +7,17 @@ use crate::cli::DbwrArgs;
 use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::engines::probe_io_uring;
+use dbio_engine::stripe::{self, StripeMap, StripePlan};
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::{Job, JobTarget};
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::dbwr::{DbwrConfig, Placement};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{EngineKind, Prepare};
+use dbio_model::{JobConfig, Pattern};
 use dbio_sim::dbwr::config::validate;
-use dbio_sim::dbwr::{report, standard_engines, Datafile, BLOCK_SIZE};
+use dbio_sim::dbwr::{report, standard_engines, striped_engines, Datafile, BLOCK_SIZE};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -67,11 +70,113 @@ fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
         .collect()
 }
 
-/// The prepared datafile and the name of its disk.
+/// The prepared datafile and the name of its disk; for a stripe, every
+/// member (the first is `target`) and its disk.
 struct Prepared {
     target: Option<Target>,
     datafile: Option<Datafile>,
     disk: Option<String>,
+    members: Vec<Target>,
+    member_disks: Vec<Option<String>>,
+    map: Option<StripeMap>,
+}
+
+/// A stripe's plan (None without `--targets`), checked as `bench` checks
+/// one, with the stripe unit a whole number of 8 KiB blocks; the
+/// configurations' datafile size becomes the stripe's logical size.
+fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<StripePlan>> {
+    if a.stripe.targets.is_empty() {
+        return Ok(None);
+    }
+    let unit = a.stripe.unit();
+    if unit == 0 || !unit.is_multiple_of(BLOCK_SIZE as u64) {
+        anyhow::bail!(
+            "--stripe {} is not a multiple of the 8 KiB block: a block would straddle two targets",
+            dbio_model::units::format_bytes(unit)
+        );
+    }
+    let c = &cfgs[0];
+    let jc = JobConfig {
+        engine: c.engine,
+        rw: Pattern::Randrw,
+        bs: BLOCK_SIZE as u64,
+        iodepth: if c.engine == EngineKind::Psync {
+            1
+        } else {
+            c.batch_max.max(1)
+        },
+        direct: c.direct,
+        size: c.datafile_bytes,
+        null_delay_ns: c.null_delay_ns,
+        ..JobConfig::default()
+    };
+    let place = JobTarget {
+        path: a.stripe.targets[0].clone(),
+        overwrite: a.overwrite.overwrite,
+        block_device: BlockDevicePolicy::NotAccepted,
+        keep: a.keep.keep,
+    };
+    let mut job = Job::resolve(&jc, &place)?;
+    let plan = stripe::plan(
+        &mut job,
+        &a.stripe.targets,
+        a.stripe.layout(),
+        a.stripe.unit(),
+    )?;
+    for c in cfgs.iter_mut() {
+        c.datafile_bytes = plan.map.logical_size();
+        validate(c)?;
+    }
+    Ok(Some(plan))
+}
+
+fn disk_name(t: &Target) -> Option<String> {
+    sysinfo::disk_of_fd(&*t.file)
+        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
+}
+
+/// Prepares a stripe's members with the single datafile's rules (a member
+/// that fails removes what was made for the others).
+fn prepare_stripe(
+    plan: &StripePlan,
+    cfg: &DbwrConfig,
+    overwrite: bool,
+    keep: bool,
+    stop: &AtomicBool,
+) -> anyhow::Result<Prepared> {
+    let specs: Vec<TargetSpec> = plan
+        .members
+        .iter()
+        .map(|m| TargetSpec {
+            size: plan.map.member_size,
+            ..datafile_spec(&m.path, cfg, overwrite, keep)
+        })
+        .collect();
+    let members = stripe::prepare_members(&specs, stop)?;
+    let member_disks: Vec<Option<String>> = members.iter().map(disk_name).collect();
+    Ok(Prepared {
+        target: None,
+        datafile: None,
+        disk: member_disks.first().cloned().flatten(),
+        members,
+        member_disks,
+        map: Some(plan.map),
+    })
+}
+
+fn datafile_spec(path: &Path, cfg: &DbwrConfig, overwrite: bool, keep: bool) -> TargetSpec {
+    TargetSpec {
+        path: path.to_path_buf(),
+        size: cfg.datafile_bytes,
+        prepare: Prepare::Prewrite,
+        direct: cfg.direct,
+        bs: BLOCK_SIZE as u64,
+        sync: dbio_model::Durability::None,
+        writes: true,
+        overwrite,
+        block_device: BlockDevicePolicy::NotAccepted,
+        keep,
+    }
 }
 
 /// Makes (or checks) the datafile `cfg` runs on; `overwrite` and `keep`
@@ -83,12 +188,15 @@ fn prepare(
     keep: bool,
     stop: &AtomicBool,
 ) -> anyhow::Result<Prepared> {
-    let (engine, direct, size) = (cfg.engine, cfg.direct, cfg.datafile_bytes);
+    let engine = cfg.engine;
     if engine == EngineKind::Null {
         return Ok(Prepared {
             target: None,
             datafile: None,
             disk: None,
+            members: Vec::new(),
+            member_disks: Vec::new(),
+            map: None,
         });
     }
     if engine == EngineKind::IoUring {
@@ -96,21 +204,9 @@ fn prepare(
             anyhow::bail!("{why}; run with --engine psync");
         }
     }
-    let spec = TargetSpec {
-        path: path.to_path_buf(),
-        size,
-        prepare: Prepare::Prewrite,
-        direct,
-        bs: BLOCK_SIZE as u64,
-        sync: dbio_model::Durability::None,
-        writes: true,
-        overwrite,
-        block_device: BlockDevicePolicy::NotAccepted,
-        keep,
-    };
+    let spec = datafile_spec(path, cfg, overwrite, keep);
     let t = Target::prepare(&spec, stop)?;
-    let disk = sysinfo::disk_of_fd(&*t.file)
-        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()));
+    let disk = disk_name(&t);
     let datafile = Datafile {
         file: Arc::clone(&t.file),
         path: t.path.clone(),
@@ -119,6 +215,9 @@ fn prepare(
         target: Some(t),
         datafile: Some(datafile),
         disk,
+        members: Vec::new(),
+        member_disks: Vec::new(),
+        map: None,
     })
 }
 
@@ -130,45 +229,93 @@ fn run_one(
     stop: &AtomicBool,
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
-    if let Some(t) = &p.target {
+    for t in p.target.iter().chain(&p.members) {
         let _ = sysinfo::drop_from_page_cache_fd(&t.file);
     }
-    let engines = standard_engines(cfg, p.datafile.as_ref())?;
+    let sink = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let engines = match p.map {
+        Some(map) => {
+            let files: Vec<Datafile> = p
+                .members
+                .iter()
+                .map(|t| Datafile {
+                    file: Arc::clone(&t.file),
+                    path: t.path.clone(),
+                })
+                .collect();
+            striped_engines(cfg, &files, map, sink.clone())?
+        }
+        None => standard_engines(cfg, p.datafile.as_ref())?,
+    };
     let verify = cfg.engine != EngineKind::Null;
+    // Each member's disk over the whole run (the run's own device
+    // counters cover the first member's disk over the load only).
+    let before: Vec<_> = p
+        .member_disks
+        .iter()
+        .map(|d| d.as_deref().and_then(sysinfo::disk_counters))
+        .collect();
     let (out, _inst) = dbio_sim::dbwr::run(cfg, &engines, stop, p.disk.as_deref(), verify)?;
-    let target = p
+    drop(engines);
+    let devices: Vec<_> = p
+        .member_disks
+        .iter()
+        .zip(&before)
+        .map(|(d, b)| {
+            let after = d.as_deref().and_then(sysinfo::disk_counters)?;
+            Some(after.delta(b.as_ref()?))
+        })
+        .collect();
+    let paths: Vec<String> = p
         .target
-        .as_ref()
+        .iter()
+        .chain(&p.members)
         .map(|t| t.path.display().to_string())
-        .unwrap_or_default();
-    let r = report::result(name, cfg, target, &out.data);
+        .collect();
+    let mut r = report::result(name, cfg, paths.join(","), &out.data);
+    if let Some(map) = &p.map {
+        let tallies = sink.lock().map(|v| v.clone()).unwrap_or_default();
+        r.stripe = Some(stripe::result(map, &tallies, &paths, &devices));
+    }
     Ok((r, out.error.map(|e| e.to_string())))
 }
 
 /// Runs `dbio dbwr`.
 pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
-    let cfgs = configs(&a)?;
+    a.stripe.check().map_err(anyhow::Error::msg)?;
+    let mut cfgs = configs(&a)?;
+    let plan = stripe_plan(&a, &mut cfgs)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("dbwr", &a.target.path);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
     // One datafile for the sweep: the configurations differ only in writers.
-    let prepared = match prepare(
-        &a.target.path,
-        &cfgs[0],
-        a.overwrite.overwrite,
-        a.keep.keep,
-        &stop,
-    ) {
+    let prepared = match &plan {
+        Some(plan) => prepare_stripe(plan, &cfgs[0], a.overwrite.overwrite, a.keep.keep, &stop),
+        None => prepare(
+            &a.target.path,
+            &cfgs[0],
+            a.overwrite.overwrite,
+            a.keep.keep,
+            &stop,
+        ),
+    };
+    let prepared = match prepared {
         Ok(p) => p,
         Err(_) if ctx.interrupted(&mut rep) => {
             return Ok(ctx.finish(&rep));
         }
         Err(e) => return Err(e),
     };
-    if let Some(t) = &prepared.target {
+    for t in prepared.target.iter().chain(&prepared.members) {
         rep.warnings.extend(t.notices.iter().cloned());
+    }
+    if let Some(t) = prepared.members.first() {
+        // A stripe's environment is its first member's.
+        rep.environment = sysinfo::environment(&t.path);
+    }
+    if let Some(t) = prepared.target.iter().chain(&prepared.members).next() {
         crate::run_context::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;

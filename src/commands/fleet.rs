@@ -12,6 +12,7 @@
 
 use crate::cli::fleet::Fleet;
 use anyhow::bail;
+use dbio_model::clock::ClockStatus;
 use dbio_model::RunReport;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -189,13 +190,31 @@ pub fn wait_until(t: u64, stop: &AtomicBool) -> bool {
     }
 }
 
-/// The commands other than `bench`: checks `--start-at` (an error before
-/// anything is measured), records both flags in `report`, and waits for
-/// the start; a signal during the wait ends the command with nothing
-/// measured.
+/// Checks `--start-at` against this host's clock ([`check_start`]), then
+/// the clock itself: refused when adjtimex(2) says it is unsynchronised
+/// or its maximum error exceeds `--max-clock-error`. The start and the
+/// clock's state (None without `--start-at`).
+pub fn check(f: &Fleet) -> anyhow::Result<(Option<u64>, Option<ClockStatus>)> {
+    let Some(start) = check_start(f.start_at)? else {
+        return Ok((None, None));
+    };
+    let limit = f.max_clock_error.0;
+    let clock = dbio_engine::wallclock::read().map(|c| ClockStatus {
+        limit_us: limit,
+        ..c
+    });
+    dbio_engine::wallclock::verdict(clock.as_ref(), limit).map_err(anyhow::Error::msg)?;
+    Ok((Some(start), clock))
+}
+
+/// The commands other than `bench`: checks `--start-at` and the clock
+/// ([`check`]: an error before anything is measured), records the flags
+/// and the clock in `report`, and waits for the start; a signal during
+/// the wait ends the command with nothing measured.
 pub fn begin(f: &Fleet, stop: &AtomicBool, report: &mut RunReport) -> anyhow::Result<()> {
-    let start = check_start(f.start_at)?;
+    let (start, clock) = check(f)?;
     record(report, f.label.as_deref(), start);
+    report.clock = clock;
     if let Some(t) = start {
         if !wait_until(t, stop) {
             bail!("interrupted while waiting for --start-at; nothing was measured");

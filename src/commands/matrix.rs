@@ -11,6 +11,7 @@ use crate::run_context::{fill_dio_alignment, io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::matrix::{self, default_ladders, parse_ladder};
 use dbio_engine::runner::Control;
+use dbio_engine::stripe::{self, StripePlan};
 use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::JobTarget;
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixResult};
@@ -23,7 +24,8 @@ const DEFAULT_SIZE: u64 = 1 << 30;
 
 /// The one place the arguments become the configuration.
 fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
-    let nr_requests = dbio_engine::sysinfo::disk_of(&a.target.path)
+    // A stripe's ladders are sized to its first member's device.
+    let nr_requests = dbio_engine::sysinfo::disk_of(first_path(a))
         .and_then(|(sys, part)| dbio_engine::sysinfo::block_device(&sys, part).nr_requests);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let (small, large, mut source) = default_ladders(nr_requests, cores);
@@ -64,6 +66,49 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
     Ok(c)
 }
 
+/// The target, or a stripe's first member.
+fn first_path(a: &MatrixArgs) -> &std::path::Path {
+    a.stripe.targets.first().unwrap_or(&a.target.path)
+}
+
+/// A stripe's plan (None without `--targets`), checked on the job with the
+/// largest I/O the ladders run (the stripe unit must hold it whole), and
+/// the configuration's size made the stripe's logical size.
+fn stripe_plan(
+    a: &MatrixArgs,
+    cfg: &mut MatrixConfig,
+    place: &JobTarget,
+) -> anyhow::Result<Option<StripePlan>> {
+    if a.stripe.targets.is_empty() {
+        return Ok(None);
+    }
+    let unit = a.stripe.unit();
+    if unit == 0 || !unit.is_multiple_of(cfg.large_bs) {
+        anyhow::bail!(
+            "--stripe {} is not a multiple of the large I/O ({}): a large I/O would straddle two targets",
+            dbio_model::units::format_bytes(unit),
+            dbio_model::units::format_bytes(cfg.large_bs)
+        );
+    }
+    let most_large = cfg.large_ladder.iter().copied().max().unwrap_or(0);
+    let most_small = cfg.small_ladder.iter().copied().max().unwrap_or(0);
+    let probe = if most_large > 0 {
+        matrix::large_job(cfg, most_large)
+    } else {
+        matrix::small_job(cfg, most_small)
+    };
+    let mut job = dbio_engine::Job::resolve(&probe, place)?;
+    let plan = stripe::plan(
+        &mut job,
+        &a.stripe.targets,
+        a.stripe.layout(),
+        a.stripe.unit(),
+    )?;
+    cfg.size = plan.map.logical_size();
+    matrix::validate(cfg).map_err(anyhow::Error::msg)?;
+    Ok(Some(plan))
+}
+
 /// ORION's three files, opened (and checked) before anything is measured.
 fn orion_sinks(a: &MatrixArgs) -> anyhow::Result<Option<[(String, Sink); 3]>> {
     let Some(dir) = &a.orion_csv else {
@@ -90,9 +135,10 @@ fn orion_sinks(a: &MatrixArgs) -> anyhow::Result<Option<[(String, Sink); 3]>> {
 
 /// Runs `dbio matrix`.
 pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
-    let cfg = config(&a)?;
+    a.stripe.check().map_err(anyhow::Error::msg)?;
+    let mut cfg = config(&a)?;
     let place = JobTarget {
-        path: a.target.path.clone(),
+        path: first_path(&a).to_path_buf(),
         overwrite: a.overwrite.overwrite,
         block_device: if a.block_device.allow_block_device {
             BlockDevicePolicy::Allowed
@@ -103,16 +149,17 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     // Every job of both ladders is checked before the target is touched.
     matrix::resolve_jobs(&cfg, &place)?;
+    let plan = stripe_plan(&a, &mut cfg, &place)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let orion = orion_sinks(&a)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("matrix", &a.target.path);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
-    let target = if cfg.engine == EngineKind::Null {
-        None
+    let targets: Vec<Target> = if cfg.engine == EngineKind::Null {
+        Vec::new()
     } else {
         let spec = TargetSpec {
-            path: a.target.path.clone(),
+            path: place.path.clone(),
             size: cfg.size,
             prepare: Prepare::Prewrite,
             direct: true,
@@ -123,17 +170,35 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
             block_device: place.block_device,
             keep: place.keep,
         };
-        match Target::prepare(&spec, ctx.stop_flag()) {
-            Ok(t) => Some(t),
+        // Every member is prepared under the same rules as one target;
+        // when one fails, what was made for the others is removed.
+        let specs: Vec<TargetSpec> = match &plan {
+            Some(p) => p
+                .members
+                .iter()
+                .map(|m| TargetSpec {
+                    path: m.path.clone(),
+                    size: p.map.member_size,
+                    ..spec.clone()
+                })
+                .collect(),
+            None => vec![spec],
+        };
+        match stripe::prepare_members(&specs, ctx.stop_flag()) {
+            Ok(ts) => ts,
             Err(_) if ctx.interrupted(&mut report) => return Ok(ctx.finish(&report)),
             Err(e) => return Err(e.into()),
         }
     };
-    if let Some(t) = &target {
+    if let Some(t) = targets.first() {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
         fill_dio_alignment(&mut report, t);
+    }
+    for t in &targets {
         report.warnings.extend(t.notices.iter().cloned());
     }
+    let refs: Vec<&Target> = targets.iter().collect();
+    let map = plan.as_ref().map(|p| p.map);
     let control = Control {
         stop: ctx.stop_flag().clone(),
         ..Default::default()
@@ -144,7 +209,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
             return Ok(None);
         }
         let bar = crate::progress::Bar::new(&format!("small {s} large {l}"), a.output.quiet);
-        let measured = matrix::measure_point(&cfg, &place, target.as_ref(), s, l, &control, &bar);
+        let measured = matrix::measure_point(&cfg, &place, &refs, map, s, l, &control, &bar);
         bar.finish();
         match measured {
             // A point cut short by a signal is not a point.
@@ -167,16 +232,30 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         io_error(&mut report, e);
     }
     let complete = !stopped && report.partial.is_none();
+    let no_answer = match (&search, &report.partial) {
+        (Some(_), Some(why)) if !complete => Some(format!(
+            "the search was cut short ({why}): the {} point{} measured so far are kept, but an unfinished search has not found the highest load under the target",
+            points.len(),
+            if points.len() == 1 { "" } else { "s" }
+        )),
+        _ => None,
+    };
     report.matrix = Some(Box::new(MatrixResult {
         name: "matrix".into(),
-        target: target.as_ref().map_or_else(
-            || "none (null engine)".to_string(),
-            |t| t.path.display().to_string(),
-        ),
+        target: if targets.is_empty() {
+            "none (null engine)".to_string()
+        } else {
+            targets
+                .iter()
+                .map(|t| t.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        },
         config: cfg,
         points,
         // A search cut short is not an answer.
         search: search.filter(|_| complete),
+        no_answer,
     }));
     let mut code = ctx.finish(&report);
     if let (Some(sinks), Some(m)) = (orion, &report.matrix) {
@@ -188,6 +267,6 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    drop(target);
+    drop(targets);
     Ok(code)
 }

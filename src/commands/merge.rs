@@ -20,7 +20,14 @@ pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    let merged = dbio_report::merge::merge(parts).map_err(|e| anyhow::anyhow!(e))?;
+    let merged = dbio_report::merge::merge_checked(
+        parts,
+        &dbio_report::merge::Skew {
+            max_ns: a.max_skew,
+            allow: a.allow_skew,
+        },
+    )
+    .map_err(|e| anyhow::anyhow!(e))?;
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &a.output,
     )?);

@@ -13,11 +13,12 @@ use crate::progress::Bar;
 use crate::run_context::{io_error, new_report, stopped_by, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
+use dbio_engine::stripe::{self, StripeMap, StripePlan};
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_engine::EngineError;
+use dbio_engine::{EngineError, Job, JobTarget};
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{Durability, EngineKind, Prepare, RunReport};
+use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare, RunReport};
 use dbio_sim::read::{CacheState, ReadRun};
 use std::path::Path;
 use std::process::ExitCode;
@@ -46,6 +47,28 @@ fn thresholds(a: &ReadArgs) -> anyhow::Result<TierThresholds> {
     };
     t.validate().map_err(anyhow::Error::msg)?;
     Ok(t)
+}
+
+/// The logical size of a stripe when `--size` is not given: each member's
+/// share is the smallest existing member file's size (they are only
+/// read), else 1 GiB in all.
+fn default_stripe_size(members: &[std::path::PathBuf], asked: Option<u64>) -> u64 {
+    if let Some(s) = asked {
+        return s;
+    }
+    let sizes: Option<Vec<u64>> = members
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .collect();
+    match sizes.and_then(|v| v.into_iter().min()) {
+        Some(min) => min * members.len() as u64,
+        None => 1 << 30,
+    }
 }
 
 /// The validated configuration, tier thresholds and cache states of an
@@ -84,7 +107,12 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         block_size: a.block_size.block_size,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
-        size: default_size(&a.target.path, a.target.size) / bs * bs,
+        size: if a.stripe.targets.is_empty() {
+            default_size(&a.target.path, a.target.size)
+        } else {
+            default_stripe_size(&a.stripe.targets, a.target.size)
+        } / bs
+            * bs,
         distribution: Access::parse(&a.distribution)
             .map_err(|e| anyhow::anyhow!("--distribution {e}"))?,
         runtime_ns: match (a.runtime.runtime.map(seconds_to_ns), a.ops.ops) {
@@ -97,6 +125,78 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
     };
     dbio_sim::read::validate(&cfg).map_err(anyhow::Error::msg)?;
     Ok((cfg, thresholds(a)?, states))
+}
+
+/// A stripe's plan (None without `--targets`), checked as `bench` checks
+/// one: the members' paths, the stripe unit a whole number of blocks,
+/// the logical size split evenly into whole units (which becomes the
+/// configuration's size).
+fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<StripePlan>> {
+    if a.stripe.targets.is_empty() {
+        return Ok(None);
+    }
+    let unit = a.stripe.unit();
+    if unit == 0 || !unit.is_multiple_of(cfg.block_size) {
+        anyhow::bail!(
+            "--stripe {} is not a multiple of --block-size {}: a block would straddle two targets",
+            dbio_model::units::format_bytes(unit),
+            dbio_model::units::format_bytes(cfg.block_size)
+        );
+    }
+    let jc = JobConfig {
+        engine: cfg.engine,
+        rw: Pattern::Randread,
+        bs: cfg.block_size,
+        iodepth: cfg.iodepth,
+        threads: cfg.threads,
+        direct: cfg.direct,
+        size: cfg.size,
+        ..JobConfig::default()
+    };
+    let place = JobTarget {
+        path: a.stripe.targets[0].clone(),
+        overwrite: false,
+        block_device: policy(a.block_device.allow_block_device),
+        keep: a.keep.keep,
+    };
+    let mut job = Job::resolve(&jc, &place)?;
+    let plan = stripe::plan(
+        &mut job,
+        &a.stripe.targets,
+        a.stripe.layout(),
+        a.stripe.unit(),
+    )?;
+    cfg.size = plan.map.logical_size();
+    dbio_sim::read::validate(cfg).map_err(anyhow::Error::msg)?;
+    Ok(Some(plan))
+}
+
+fn policy(allow_block_device: bool) -> BlockDevicePolicy {
+    if allow_block_device {
+        BlockDevicePolicy::Allowed
+    } else {
+        BlockDevicePolicy::NeedsFlag
+    }
+}
+
+/// Prepares a stripe's members (every one under the rules of a single
+/// datafile; when one fails, what was made for the others is removed).
+fn members(
+    cfg: &ReadConfig,
+    plan: &StripePlan,
+    allow_block_device: bool,
+    keep: bool,
+    stop: &AtomicBool,
+) -> anyhow::Result<Vec<Target>> {
+    let specs: Vec<TargetSpec> = plan
+        .members
+        .iter()
+        .map(|m| TargetSpec {
+            size: plan.map.member_size,
+            ..target_spec(cfg, &m.path, allow_block_device, keep)
+        })
+        .collect();
+    Ok(stripe::prepare_members(&specs, stop)?)
 }
 
 /// Prepares the datafile (None for the null engine).
@@ -125,11 +225,7 @@ fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bo
         sync: Durability::None,
         writes: false,
         overwrite: false,
-        block_device: if allow_block_device {
-            BlockDevicePolicy::Allowed
-        } else {
-            BlockDevicePolicy::NeedsFlag
-        },
+        block_device: policy(allow_block_device),
         keep,
     }
 }
@@ -142,20 +238,30 @@ fn measure(
     cfg: ReadConfig,
     thresholds: TierThresholds,
     states: &[CacheState],
-    target: Option<&Target>,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
     quiet: bool,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
-    let run = measure_run(cfg, thresholds, states, target, stop, signal, quiet, report)?;
-    report.reads.extend(run.finish(&target_name(target)));
+    let run = measure_run(
+        cfg, thresholds, states, targets, stripe, stop, signal, quiet, report,
+    )?;
+    report.reads.extend(run.finish(&target_name(targets)));
     Ok(())
 }
 
-/// The name results give the datafile.
-fn target_name(target: Option<&Target>) -> String {
-    target.map_or("null".to_string(), |t| t.path.display().to_string())
+/// The name results give the datafile (a stripe's members, in order).
+fn target_name(targets: &[&Target]) -> String {
+    if targets.is_empty() {
+        return "null".to_string();
+    }
+    targets
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// [`measure`]'s rounds, without making the results: the caller decides
@@ -166,7 +272,8 @@ fn measure_run(
     cfg: ReadConfig,
     thresholds: TierThresholds,
     states: &[CacheState],
-    target: Option<&Target>,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
     quiet: bool,
@@ -187,7 +294,7 @@ fn measure_run(
                 s.name.clone()
             };
             let bar = Bar::new(&label, quiet);
-            let res = run.round(i, r, target, &control, &bar);
+            let res = run.round(i, r, targets, stripe, &control, &bar);
             bar.finish();
             if stopped_by(report, signal()) {
                 break 'rounds;
@@ -206,19 +313,32 @@ fn measure_run(
 
 /// Runs `dbio read`.
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
-    let (cfg, thresholds, states) = config(&a)?;
+    a.stripe.check().map_err(anyhow::Error::msg)?;
+    let (mut cfg, thresholds, states) = config(&a)?;
+    let plan = stripe_plan(&a, &mut cfg)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let stop = ctx.stop_flag().clone();
     let mut report = new_report("read", &a.target.path);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
-    let t = match target(
-        &cfg,
-        &a.target.path,
-        a.block_device.allow_block_device,
-        a.keep.keep,
-        &stop,
-    ) {
+    let prepared = match &plan {
+        Some(p) => members(
+            &cfg,
+            p,
+            a.block_device.allow_block_device,
+            a.keep.keep,
+            &stop,
+        ),
+        None => target(
+            &cfg,
+            &a.target.path,
+            a.block_device.allow_block_device,
+            a.keep.keep,
+            &stop,
+        )
+        .map(|t| t.into_iter().collect()),
+    };
+    let ts: Vec<Target> = match prepared {
         Ok(t) => t,
         // Ctrl-C while the datafile was being written: nothing measured.
         Err(_) if ctx.interrupted(&mut report) => {
@@ -226,9 +346,11 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e),
     };
-    if let Some(t) = &t {
-        report.environment = dbio_engine::sysinfo::environment(&t.path);
+    for t in &ts {
         report.warnings.extend(t.notices.iter().cloned());
+    }
+    if let Some(t) = ts.first() {
+        report.environment = dbio_engine::sysinfo::environment(&t.path);
         if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && thresholds.has_device_tier() {
             report.warnings.push(format!(
                 "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
@@ -237,11 +359,13 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
             ));
         }
     }
+    let refs: Vec<&Target> = ts.iter().collect();
     measure(
         cfg,
         thresholds,
         &states,
-        t.as_ref(),
+        &refs,
+        plan.as_ref().map(|p| p.map),
         &stop,
         &|| ctx.signal(),
         a.output.quiet,
@@ -284,7 +408,7 @@ pub fn check_section(
     // O_DIRECT reads of the same file (a buffered "cold" file warms up as
     // it is read, so its median soon measures memory, not storage).
     let t = target(&cfg, dir, false, false, stop)?;
-    let name = target_name(t.as_ref());
+    let name = target_name(t.as_slice().iter().collect::<Vec<_>>().as_slice());
     let before = report.reads.len();
     let never = || None;
     let warm = CacheState::parse("warm").expect("static state");
@@ -292,7 +416,8 @@ pub fn check_section(
         cfg.clone(),
         TierThresholds::default(),
         &[warm],
-        t.as_ref(),
+        t.iter().collect::<Vec<_>>().as_slice(),
+        None,
         stop,
         &never,
         true,
@@ -319,7 +444,8 @@ pub fn check_section(
             dcfg,
             TierThresholds::default(),
             &[cold],
-            td.as_ref(),
+            td.iter().collect::<Vec<_>>().as_slice(),
+            None,
             stop,
             &never,
             true,

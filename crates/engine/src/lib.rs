@@ -31,6 +31,7 @@ pub mod stripe;
 pub mod sysinfo;
 pub mod target;
 pub mod threads;
+pub mod wallclock;
 pub mod workload;
 
 pub use bench::run_job;

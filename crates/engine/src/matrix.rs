@@ -18,15 +18,19 @@
 //! (as ORION does with native AIO); a synchronous engine uses one thread
 //! per outstanding I/O. Both jobs warm up for the same time, then measure
 //! for the point time; the device counters are the small job's window.
+//! With `--targets` both jobs run over a stripe's members
+//! ([`crate::stripe`]), and each point keeps what each member did.
 //!
 //! The search ([`search`]) is generic over how a point is measured, so its
 //! arithmetic is tested on a modelled device without I/O.
 
 use crate::runner::{Control, NoProgress, Progress};
+use crate::stripe::StripeMap;
 use crate::target::Target;
 use crate::{EngineError, Job, JobTarget};
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixPoint, MatrixSearch, PointLatency};
-use dbio_model::{EngineKind, JobConfig, JobResult, OpStats, Pattern};
+use dbio_model::stripe::StripeResult;
+use dbio_model::{EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Pattern};
 
 /// Most outstanding I/Os of one kind at one point (the engine's queue
 /// depth limit, or one thread each for a synchronous engine).
@@ -218,17 +222,19 @@ pub fn resolve_jobs(c: &MatrixConfig, place: &JobTarget) -> Result<(), EngineErr
     Ok(())
 }
 
-/// Measures one point on `target` (None for the null engine): both loads
-/// at once, each for the point time after the warm-up. An I/O error ends
+/// Measures one point on `targets` (none for the null engine; several,
+/// laid out by `stripe`, for a stripe): both loads at once, each for the point time after the warm-up. An I/O error ends
 /// the point with what the other job measured kept out (a point is whole
 /// or not at all). Each job has its own stop flag (the worker loop raises
 /// it at its deadline); `control`'s flag (signals) is passed on to both
 /// within 5 ms. `progress` follows the small job (the large one when the
 /// point has no small I/Os).
+#[allow(clippy::too_many_arguments)]
 pub fn measure_point(
     c: &MatrixConfig,
     place: &JobTarget,
-    target: Option<&Target>,
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
     small: u32,
     large: u32,
     control: &Control,
@@ -236,7 +242,7 @@ pub fn measure_point(
 ) -> Result<MatrixPoint, EngineError> {
     let run = |cfg: JobConfig, own: &Control, p: &dyn Progress| -> Result<JobResult, EngineError> {
         let job = Job::resolve(&cfg, place)?;
-        let out = crate::run_job("matrix", &job, target, own, p)?;
+        let out = crate::bench::run_job_on("matrix", &job, targets, stripe, own, p)?;
         match out.error {
             Some(e) => Err(e),
             None => Ok(out.result),
@@ -336,7 +342,34 @@ pub fn point_of(
             .filter(|_| ms > 0.0)
             .map(|d| d.queue_ms as f64 / ms),
         device,
+        stripe: members(s, l),
     }
+}
+
+/// Each member of a stripe over both jobs of a point: counts summed,
+/// latencies merged exactly (one HDR histogram of both loads' I/Os), the
+/// device counters of the small job's window (the large job's when the
+/// point has no small I/Os).
+fn members(s: Option<&JobResult>, l: Option<&JobResult>) -> Option<StripeResult> {
+    let (a, b) = (
+        s.and_then(|r| r.stripe.as_ref()),
+        l.and_then(|r| r.stripe.as_ref()),
+    );
+    let (first, other) = match (a, b) {
+        (Some(a), b) => (a, b),
+        (None, Some(b)) => (b, None),
+        (None, None) => return None,
+    };
+    let mut out = first.clone();
+    if let Some(o) = other {
+        for (t, u) in out.targets.iter_mut().zip(&o.targets) {
+            t.reads += u.reads;
+            t.writes += u.writes;
+            t.bytes += u.bytes;
+            t.lat = LatencySummary::merge_exact(&[&t.lat, &u.lat]).0;
+        }
+    }
+    Some(out)
 }
 
 /// The full grid: every (small, large) pair of the ladders but (0, 0),

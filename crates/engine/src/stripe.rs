@@ -15,11 +15,22 @@
 //! Every member is prepared by [`crate::target::Target::prepare`], the
 //! same code and the same refusals as a single target; a member that
 //! cannot be prepared removes what was already created for the others.
+//!
+//! Commands other than `bench` reuse the pieces: [`StripeRecorder`] counts
+//! each I/O on its member around any recorder of the worker loop (`read`,
+//! `matrix`), and [`StripedEngine`] puts the translation under callers that
+//! address one logical file with their own threads (`dbwr`).
 
+use crate::clock::now_ns;
+use crate::engines::{Completion, Dir, Engine, IoRequest, Queued};
+use crate::recorder::{new_histogram, IoRecord, IoTimes};
 use crate::target::{Target, TargetSpec};
+use crate::workload::Io;
 use crate::{EngineError, Job};
-use dbio_model::stripe::StripeLayout;
+use dbio_model::stripe::{StripeLayout, StripeResult, StripeTarget};
 use dbio_model::units::format_bytes;
+use dbio_model::{DiskStatsDelta, LatencySummary};
+use hdrhistogram::Histogram;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -62,6 +73,244 @@ impl StripeMap {
             }
             StripeLayout::Concat => ((off / self.member_size) as u32, off % self.member_size),
         }
+    }
+}
+
+impl StripeMap {
+    /// How many bytes of member `member` lie in the first `logical` bytes
+    /// of the stripe, which are on each member a prefix of its share (raid0
+    /// puts logical unit `n` at unit `n / K` of member `n mod K`; concat
+    /// fills the members in order): what a command caches on each member
+    /// to cache that much of the logical file.
+    pub fn member_prefix(&self, logical: u64, member: u32) -> u64 {
+        let logical = logical.min(self.logical_size());
+        let m = u64::from(member);
+        match self.layout {
+            StripeLayout::Raid0 => {
+                let k = u64::from(self.members);
+                let (full, rem) = (logical / self.unit, logical % self.unit);
+                let units = full / k + u64::from(m < full % k);
+                // The partial unit is the next one, on member `full mod K`.
+                let part = if m == full % k { rem } else { 0 };
+                (units * self.unit + part).min(self.member_size)
+            }
+            StripeLayout::Concat => logical
+                .saturating_sub(m * self.member_size)
+                .min(self.member_size),
+        }
+    }
+
+    /// Blocks of `bs` bytes from logical block `block` to the end of its
+    /// stripe unit (for concat, of its member): how far a multiblock read
+    /// may go before it would straddle two members.
+    #[inline]
+    pub fn blocks_to_unit_end(&self, block: u64, bs: u64) -> u64 {
+        let per = (self.unit / bs).max(1);
+        per - block % per
+    }
+}
+
+/// What one member of a stripe did, as counted by a [`StripeRecorder`].
+#[derive(Clone)]
+pub struct MemberTally {
+    /// Reads completed on it.
+    pub reads: u64,
+    /// Writes completed on it.
+    pub writes: u64,
+    /// Bytes transferred.
+    pub bytes: u64,
+    /// Total latency (fio's lat) of its I/Os.
+    pub lat: Histogram<u64>,
+}
+
+impl Default for MemberTally {
+    fn default() -> Self {
+        Self {
+            reads: 0,
+            writes: 0,
+            bytes: 0,
+            lat: new_histogram(),
+        }
+    }
+}
+
+impl MemberTally {
+    /// Adds `o`'s counts and latencies.
+    pub fn add(&mut self, o: &MemberTally) {
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.bytes += o.bytes;
+        self.lat.add(&o.lat).expect("same bounds");
+    }
+
+    /// Counts one I/O of `len` bytes taking `lat_ns`.
+    #[inline]
+    pub fn count(&mut self, read: bool, len: u64, lat_ns: u64) {
+        if read {
+            self.reads += 1;
+        } else {
+            self.writes += 1;
+        }
+        self.bytes += len;
+        self.lat.saturating_record(lat_ns);
+    }
+}
+
+/// A recorder that, for a stripe, also counts each I/O on its member
+/// (the tallies are allocated before the run; recording indexes them),
+/// then hands it to `inner`. Without a map it is `inner` alone.
+pub struct StripeRecorder<R> {
+    /// The command's own recorder.
+    pub inner: R,
+    /// The stripe's translation.
+    pub map: Option<StripeMap>,
+    /// One tally per member.
+    pub members: Vec<MemberTally>,
+}
+
+impl<R> StripeRecorder<R> {
+    /// Wraps `inner` for `map` (None: no stripe).
+    pub fn new(inner: R, map: Option<StripeMap>) -> Self {
+        let members = map.map_or(0, |m| m.members as usize);
+        Self {
+            inner,
+            map,
+            members: vec![MemberTally::default(); members],
+        }
+    }
+}
+
+impl<R: IoRecord> IoRecord for StripeRecorder<R> {
+    #[inline]
+    fn record(&mut self, io: &Io, t: &IoTimes) {
+        if let Some(map) = &self.map {
+            self.members[map.locate(io.offset).0 as usize].count(
+                io.dir == Dir::Read,
+                u64::from(io.len),
+                t.sync_done.saturating_sub(t.intended),
+            );
+        }
+        self.inner.record(io, t);
+    }
+}
+
+/// The result section of a stripe: its layout and each member's tally,
+/// path and disk counters (`devices` in member order).
+pub fn result(
+    map: &StripeMap,
+    members: &[MemberTally],
+    paths: &[String],
+    devices: &[Option<DiskStatsDelta>],
+) -> StripeResult {
+    StripeResult {
+        layout: map.layout,
+        stripe_bytes: map.unit,
+        targets: members
+            .iter()
+            .enumerate()
+            .map(|(i, r)| StripeTarget {
+                path: paths.get(i).cloned().unwrap_or_default(),
+                size: map.member_size,
+                reads: r.reads,
+                writes: r.writes,
+                bytes: r.bytes,
+                lat: LatencySummary::from_histogram(&r.lat),
+                device: devices.get(i).cloned().flatten(),
+            })
+            .collect(),
+    }
+}
+
+/// An engine over a stripe's members for callers that address one
+/// logical file (`dbio dbwr`'s writers and foregrounds): each request's
+/// logical offset goes to its member and offset ([`StripeMap::locate`]),
+/// and each I/O is counted on its member from queue to completion. The
+/// tallies are this engine's alone (no sharing per I/O) and are added to
+/// `sink` when it is dropped, at its thread's end.
+pub struct StripedEngine<E> {
+    inner: E,
+    map: StripeMap,
+    /// Per tag: its member, when it was queued, whether a read, its length.
+    slots: Vec<(u32, u64, bool, u32)>,
+    tally: Vec<MemberTally>,
+    sink: std::sync::Arc<std::sync::Mutex<Vec<MemberTally>>>,
+}
+
+impl<E> StripedEngine<E> {
+    /// `inner` opened on the members in order, for tags below `depth`.
+    pub fn new(
+        inner: E,
+        map: StripeMap,
+        depth: u32,
+        sink: std::sync::Arc<std::sync::Mutex<Vec<MemberTally>>>,
+    ) -> Self {
+        Self {
+            inner,
+            map,
+            slots: vec![(0, 0, false, 0); depth.max(1) as usize],
+            tally: vec![MemberTally::default(); map.members as usize],
+            sink,
+        }
+    }
+
+    #[inline]
+    fn done(&mut self, c: &Completion) {
+        if let Some(&(m, t0, read, len)) = self.slots.get(c.tag as usize) {
+            self.tally[m as usize].count(
+                read,
+                u64::from(len),
+                c.sync_done_ns.max(c.io_done_ns).saturating_sub(t0),
+            );
+        }
+    }
+}
+
+impl<E> Drop for StripedEngine<E> {
+    fn drop(&mut self) {
+        // A poisoned lock means another thread panicked: its run is lost
+        // anyway, and this one's tallies with it.
+        if let Ok(mut all) = self.sink.lock() {
+            if all.len() < self.tally.len() {
+                all.resize(self.tally.len(), MemberTally::default());
+            }
+            for (a, b) in all.iter_mut().zip(&self.tally) {
+                a.add(b);
+            }
+        }
+    }
+}
+
+impl<E: Engine> Engine for StripedEngine<E> {
+    #[inline]
+    unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        let (file, offset) = self.map.locate(req.offset);
+        if let Some(s) = self.slots.get_mut(req.tag as usize) {
+            *s = (file, now_ns(), req.dir == Dir::Read, req.len);
+        }
+        let r = IoRequest { offset, ..*req };
+        // SAFETY: the caller's contract is queue's; only the offset changed.
+        match unsafe { self.inner.queue_on(file, &r) }? {
+            Queued::Done(c) => {
+                self.done(&c);
+                Ok(Queued::Done(c))
+            }
+            Queued::InFlight => Ok(Queued::InFlight),
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> Result<(), EngineError> {
+        self.inner.commit()
+    }
+
+    #[inline]
+    fn reap(&mut self, min: u32, out: &mut Vec<Completion>) -> Result<(), EngineError> {
+        let from = out.len();
+        let r = self.inner.reap(min, out);
+        for c in &out[from..] {
+            self.done(c);
+        }
+        r
     }
 }
 
@@ -246,6 +495,45 @@ mod tests {
             assert!(o < m.member_size);
             assert!(seen.insert((t, o)));
         }
+    }
+
+    #[test]
+    fn a_logical_prefix_is_a_prefix_of_each_member() {
+        let m = StripeMap {
+            layout: StripeLayout::Raid0,
+            unit: 1 << 20,
+            member_size: 4 << 20,
+            members: 3,
+        };
+        // 4.5 units: units 0..3 on members 0,1,2,0, half of unit 4 on 1.
+        let logical = (4 << 20) + (1 << 19);
+        let per: Vec<u64> = (0..3).map(|i| m.member_prefix(logical, i)).collect();
+        assert_eq!(per, vec![2 << 20, (1 << 20) + (1 << 19), 1 << 20]);
+        assert_eq!(per.iter().sum::<u64>(), logical);
+        // Brute force: count the logical bytes each member holds.
+        for logical in [0, 4096, 3 << 20, (7 << 20) + 8192, 12 << 20, 13 << 20] {
+            let mut want = [0u64; 3];
+            let mut off = 0;
+            while off < logical.min(m.logical_size()) {
+                want[m.locate(off).0 as usize] += 4096;
+                off += 4096;
+            }
+            let got: Vec<u64> = (0..3).map(|i| m.member_prefix(logical, i)).collect();
+            assert_eq!(got, want.to_vec(), "{logical}");
+        }
+        let c = StripeMap {
+            layout: StripeLayout::Concat,
+            unit: 4 << 20,
+            ..m
+        };
+        assert_eq!(
+            (0..3)
+                .map(|i| c.member_prefix(5 << 20, i))
+                .collect::<Vec<_>>(),
+            vec![4 << 20, 1 << 20, 0]
+        );
+        assert_eq!(m.blocks_to_unit_end(0, 8192), 128);
+        assert_eq!(m.blocks_to_unit_end(130, 8192), 126);
     }
 
     #[test]

@@ -48,6 +48,11 @@ pub struct DbwrResult {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_second: Vec<crate::series::Series>,
+    /// With `--targets`: what each member of the stripe did (writers'
+    /// writes and foregrounds' reads), its disk's counters over the whole
+    /// run (shutdown checkpoint included).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<crate::stripe::StripeResult>,
 }
 
 /// One `dbio dbwr` configuration (one writer count of a sweep): what the

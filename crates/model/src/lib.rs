@@ -13,6 +13,7 @@
 
 pub mod awr;
 pub mod calibrate;
+pub mod clock;
 pub mod compare;
 pub mod dbwr;
 pub mod environment;

@@ -126,6 +126,10 @@ pub struct MatrixPoint {
     /// The device's counters over the point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DiskStatsDelta>,
+    /// With `--targets`: what each member of the stripe did at this point,
+    /// small and large I/Os together (their latency is both loads').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<crate::stripe::StripeResult>,
 }
 
 /// What the `--max-latency` search found (DBMS_RESOURCE_MANAGER.
@@ -169,6 +173,11 @@ pub struct MatrixResult {
     /// The search's answer (with `--max-latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<MatrixSearch>,
+    /// Why a `--max-latency` search has no answer although it was asked
+    /// for (a signal or an error cut it short: its points are kept, but a
+    /// search that did not finish has not found the highest load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_answer: Option<String>,
 }
 
 impl MatrixResult {

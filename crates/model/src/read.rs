@@ -571,6 +571,10 @@ pub struct ReadResult {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_second: Vec<crate::series::Series>,
+    /// With `--targets`: what each member of the stripe did, all rounds
+    /// of this state together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stripe: Option<crate::stripe::StripeResult>,
 }
 
 #[cfg(test)]

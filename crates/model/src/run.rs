@@ -72,6 +72,11 @@ pub struct RunReport {
     /// Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_at_unix_ns: Option<u64>,
+    /// This host's wall clock when a `--start-at` run began (adjtimex(2):
+    /// synchronised or not, its error bound): how far the shared start
+    /// can be trusted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::ClockStatus>,
     /// A merged result (`dbio merge`): each host's own result, unchanged,
     /// in the order given; the top-level jobs are their sums.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -16,6 +16,9 @@ pub fn render(r: &RunReport) -> String {
     let mut out = String::new();
     for d in &r.dbwr {
         out.push_str(&detail(d));
+        if let Some(st) = &d.stripe {
+            out.push_str(&crate::fleet::stripe(st, d.runtime_ns));
+        }
         out.push('\n');
     }
     if r.dbwr.len() > 1 {

@@ -106,3 +106,35 @@ pub fn parts(r: &RunReport) -> String {
 fn headline(j: &JobResult) -> Option<&dbio_model::LatencySummary> {
     crate::table::headline(j).map(|(_, l, _)| l)
 }
+
+/// The line saying when a `--start-at` run was told to start and what
+/// this host's clock was worth then (adjtimex's status and error bound);
+/// empty without `--start-at`.
+pub fn start_line(r: &RunReport) -> String {
+    let Some(t) = r.start_at_unix_ns else {
+        return String::new();
+    };
+    let mut s = format!(
+        "start at {}.{:03} (Unix s, --start-at)",
+        t / 1_000_000_000,
+        t / 1_000_000 % 1000
+    );
+    if let Some(c) = &r.clock {
+        let ms = |us: u64| us as f64 / 1000.0;
+        let _ = write!(
+            s,
+            "; this host's clock {}, maximum error {:.3} ms, estimated {:.3} ms (--max-clock-error {})",
+            if c.synchronised {
+                "synchronised"
+            } else {
+                "NOT synchronised"
+            },
+            ms(c.max_error_us),
+            ms(c.est_error_us),
+            c.limit_us
+                .map_or("off".to_string(), |l| format!("{:.3} ms", ms(l)))
+        );
+    }
+    s.push('\n');
+    s
+}

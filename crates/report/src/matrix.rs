@@ -98,6 +98,37 @@ pub fn render(r: &RunReport) -> String {
             );
         }
     }
+    if let Some(first) = m.points.iter().find_map(|p| p.stripe.as_ref()) {
+        let _ = writeln!(
+            out,
+            "Stripe: {} over {} targets, unit {}, {} each; each target's share of a point's I/Os (small and large):",
+            first.layout.name(),
+            first.targets.len(),
+            format_bytes(first.stripe_bytes),
+            format_bytes(first.targets.first().map_or(0, |t| t.size))
+        );
+        let mut head = vec!["small".to_string(), "large".to_string()];
+        head.extend(first.targets.iter().map(|t| t.path.clone()));
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        let mut t = new_table(&head);
+        for p in &m.points {
+            let Some(s) = &p.stripe else { continue };
+            let total: u64 = s.targets.iter().map(|t| t.ops()).sum();
+            let mut row = vec![Cell::new(p.small), Cell::new(p.large)];
+            row.extend(s.targets.iter().map(|t| {
+                Cell::new(format!(
+                    "{:.1} %",
+                    t.ops() as f64 * 100.0 / total.max(1) as f64
+                ))
+            }));
+            t.add_row(row);
+        }
+        right_align(&mut t);
+        let _ = writeln!(out, "{t}");
+    }
+    if let Some(why) = &m.no_answer {
+        let _ = writeln!(out, "Search: no answer, {why}");
+    }
     out
 }
 
@@ -206,6 +237,7 @@ mod tests {
             },
             points: vec![point(1, 0), point(2, 0), point(0, 1), point(1, 1)],
             search: None,
+            no_answer: None,
         }
     }
 

@@ -33,6 +33,96 @@ pub fn part_label(r: &RunReport, i: usize) -> String {
         .unwrap_or_else(|| format!("part {}", i + 1))
 }
 
+/// How far apart the parts' starts may be ([`merge_checked`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Skew {
+    /// Largest spread of the parts' measured-interval starts, ns.
+    pub max_ns: u64,
+    /// Merge a larger spread anyway, with a warning.
+    pub allow: bool,
+}
+
+/// The spread of the parts' measured-interval starts in each job: (job
+/// name, latest minus earliest start ns, the earliest and the latest
+/// part's label); jobs where a part recorded no start are left out.
+pub fn start_spreads(parts: &[(String, RunReport)]) -> Vec<(String, u64, String, String)> {
+    let flat: Vec<&RunReport> = parts
+        .iter()
+        .flat_map(|(_, r)| {
+            if r.parts.is_empty() {
+                vec![r]
+            } else {
+                r.parts.iter().collect()
+            }
+        })
+        .collect();
+    let Some(first) = flat.first() else {
+        return Vec::new();
+    };
+    (0..first.jobs.len())
+        .filter_map(|i| {
+            let starts: Vec<(u64, usize)> = flat
+                .iter()
+                .enumerate()
+                .map(|(p, r)| Some((r.jobs.get(i)?.started_at_unix_ns?, p)))
+                .collect::<Option<_>>()?;
+            let lo = starts.iter().min()?;
+            let hi = starts.iter().max()?;
+            Some((
+                first.jobs[i].name.clone(),
+                hi.0 - lo.0,
+                part_label(flat[lo.1], lo.1),
+                part_label(flat[hi.1], hi.1),
+            ))
+        })
+        .collect()
+}
+
+/// [`merge`], refusing parts whose measured intervals began further apart
+/// than `skew.max_ns` (they did not run together: a missing or
+/// misconfigured `--start-at`, or clocks that disagree), unless
+/// `skew.allow`, when the merged result says so in a warning. Parts whose
+/// clocks were unsynchronised or beyond their limit when they started
+/// are named in a warning.
+pub fn merge_checked(parts: Vec<(String, RunReport)>, skew: &Skew) -> Result<RunReport, String> {
+    let ms = |ns: u64| ns as f64 / 1e6;
+    let mut notes = Vec::new();
+    let spreads = start_spreads(&parts);
+    // The parts must be the same jobs before their timing matters.
+    let mut m = merge(parts)?;
+    for (job, spread, early, late) in spreads {
+        if spread <= skew.max_ns {
+            continue;
+        }
+        let what = format!(
+            "in job '{job}' the parts' measured intervals began {:.3} ms apart ({early} first, {late} last), more than --max-skew {:.3} ms",
+            ms(spread),
+            ms(skew.max_ns)
+        );
+        if !skew.allow {
+            return Err(format!(
+                "{what}: they did not run together; start every host with one --start-at on synchronised clocks, or pass --allow-skew to merge them anyway"
+            ));
+        }
+        notes.push(format!(
+            "{what}; merged anyway (--allow-skew): the rates are over the span from the first start to the last end"
+        ));
+    }
+    for (i, p) in m.parts.iter().enumerate() {
+        if let Some(c) = &p.clock {
+            if !c.synchronised {
+                notes.push(format!(
+                    "{}: its clock was not synchronised when it started (maximum error {:.3} ms), so its start time is only as good as that",
+                    part_label(p, i),
+                    c.max_error_us as f64 / 1e3
+                ));
+            }
+        }
+    }
+    m.warnings.extend(notes);
+    Ok(m)
+}
+
 /// Merges `parts` (each named by its file, for messages) into one result.
 pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
     // An already merged result contributes its own parts.

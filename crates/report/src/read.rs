@@ -54,6 +54,12 @@ pub fn render(r: &RunReport) -> String {
     for x in reads {
         out.push_str(&crate::series::summary(&x.name, &x.per_second));
     }
+    for x in reads {
+        if let Some(st) = &x.stripe {
+            let _ = write!(out, "{}: ", x.name);
+            out.push_str(&crate::fleet::stripe(st, x.runtime_ns));
+        }
+    }
     out
 }
 

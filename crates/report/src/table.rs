@@ -19,6 +19,7 @@ pub fn render(r: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", r.tool, r.command);
     out.push_str(&environment(&r.environment));
+    out.push_str(&crate::fleet::start_line(r));
     if let Some(p) = &r.partial {
         let _ = writeln!(
             out,

@@ -34,5 +34,7 @@ pub use config::{DbwrConfig, DbwrError, MAX_BATCH};
 pub use foreground::{Foreground, LoadSpec, Touch};
 pub use instance::Instance;
 pub use placement::Placement;
-pub use run::{run, run_on, standard_engines, Datafile, EngineFactory, Outcome, Role, RunData};
+pub use run::{
+    run, run_on, standard_engines, striped_engines, Datafile, EngineFactory, Outcome, Role, RunData,
+};
 pub use writer::Writer;

@@ -16,6 +16,11 @@
 //! thresholds and the [`CacheState`]s → for each round, for each
 //! state: [`cache::prepare`], then [`ReadRun::round`] → [`ReadRun::finish`]
 //! gives one [`ReadResult`] per state.
+//!
+//! A striped datafile (`--targets`) runs over every member through the
+//! same loop: scans are cut at stripe-unit ends ([`mix::ReadMix::with_unit`]),
+//! a cache state is the same prefix of the logical file on each member,
+//! and each member's reads are counted beside the totals.
 
 pub mod attribute;
 pub mod cache;
@@ -23,9 +28,10 @@ pub mod mix;
 pub mod record;
 
 use dbio_engine::live::live_bucket_upper;
-use dbio_engine::runner::{cpu_usage, run_workers, Control, Progress, RunParams};
+use dbio_engine::runner::{cpu_usage, run_workers_on, Control, Progress, RunParams};
 use dbio_engine::rusage::Usage;
 use dbio_engine::series::quantile;
+use dbio_engine::stripe::{MemberTally, StripeMap, StripeRecorder};
 use dbio_engine::target::Target;
 use dbio_engine::workload::BlockPicker;
 use dbio_engine::EngineError;
@@ -162,6 +168,10 @@ struct Acc {
     /// The runner's per-second samples with their latency buckets, rounds
     /// end to end.
     seconds: Vec<(SecondSample, Vec<(u16, u64)>)>,
+    /// A stripe's members: what each did, rounds together.
+    members: Vec<MemberTally>,
+    /// Each member's disk counters, rounds together.
+    member_devices: Vec<Option<DiskStatsDelta>>,
 }
 
 /// A multi-state, multi-round read measurement in progress.
@@ -170,6 +180,9 @@ pub struct ReadRun {
     thresholds: TierThresholds,
     picker: BlockPicker,
     accs: Vec<Acc>,
+    /// A stripe's translation and its members' paths (from the first
+    /// round on).
+    stripe: Option<(StripeMap, Vec<String>)>,
 }
 
 impl ReadRun {
@@ -189,6 +202,8 @@ impl ReadRun {
                 cached_before: None,
                 cached_after: None,
                 seconds: Vec::new(),
+                members: Vec::new(),
+                member_devices: Vec::new(),
             })
             .collect();
         Self {
@@ -196,6 +211,7 @@ impl ReadRun {
             thresholds,
             picker,
             accs,
+            stripe: None,
         }
     }
 
@@ -213,20 +229,34 @@ impl ReadRun {
     }
 
     /// Puts the target into state `state`'s cache state and runs one round
-    /// of it. `target` is None only for the null engine.
+    /// of it. `targets` is empty only for the null engine; several are the
+    /// members of a stripe laid out by `stripe` (the cached share is of
+    /// the logical file, which is a prefix of each member).
     pub fn round(
         &mut self,
         state: usize,
         round: u32,
-        target: Option<&Target>,
+        targets: &[&Target],
+        stripe: Option<StripeMap>,
         control: &Control,
         progress: &dyn Progress,
     ) -> Result<(), EngineError> {
         let cfg = &self.cfg;
-        if let Some(t) = target {
-            let page = 4096u64.max(cfg.block_size);
-            let bytes = cache::cached_bytes(cfg.size, self.accs[state].state.cached_pct, page);
-            cache::prepare(t, cfg.size, bytes, cfg.direct, &control.stop)?;
+        let page = 4096u64.max(cfg.block_size);
+        let bytes = cache::cached_bytes(cfg.size, self.accs[state].state.cached_pct, page);
+        for (i, t) in targets.iter().enumerate() {
+            let (size, share) = match stripe {
+                Some(m) => (m.member_size, m.member_prefix(bytes, i as u32)),
+                None => (cfg.size, bytes),
+            };
+            cache::prepare(t, size, share, cfg.direct, &control.stop)?;
+        }
+        if let Some(m) = stripe {
+            let paths = targets
+                .iter()
+                .map(|t| t.path.display().to_string())
+                .collect();
+            self.stripe = Some((m, paths));
         }
         let p = RunParams {
             engine: cfg.engine,
@@ -253,25 +283,48 @@ impl ReadRun {
         let seed = cfg.seed.wrapping_add(u64::from(round));
         let picker = &self.picker;
         let make = |i: u32| {
+            let mix = ReadMix::new(
+                picker.clone(),
+                cfg.block_size,
+                cfg.multiblock_count,
+                cfg.multiblock_pct,
+                seed,
+                i,
+                cfg.threads,
+            );
             (
-                ReadMix::new(
-                    picker.clone(),
-                    cfg.block_size,
-                    cfg.multiblock_count,
-                    cfg.multiblock_pct,
-                    seed,
-                    i,
-                    cfg.threads,
+                match stripe {
+                    Some(m) => mix.with_unit(m.unit / cfg.block_size),
+                    None => mix,
+                },
+                StripeRecorder::new(
+                    ClassRecorder::new(self.thresholds.clone(), &expected),
+                    stripe,
                 ),
-                ClassRecorder::new(self.thresholds.clone(), &expected),
             )
         };
-        let out = run_workers(&p, target, control, progress, &make)?;
+        let targets_before = stripe.and_then(|_| residency(targets));
+        let out = run_workers_on(&p, targets, stripe, control, progress, &make)?;
         let acc = &mut self.accs[state];
         for r in &out.recorders {
             match &mut acc.rec {
-                Some(a) => a.merge(r),
-                None => acc.rec = Some(r.clone()),
+                Some(a) => a.merge(&r.inner),
+                None => acc.rec = Some(r.inner.clone()),
+            }
+            if acc.members.len() < r.members.len() {
+                acc.members.resize(r.members.len(), MemberTally::default());
+            }
+            for (a, b) in acc.members.iter_mut().zip(&r.members) {
+                a.add(b);
+            }
+        }
+        if stripe.is_some() {
+            acc.member_devices.resize(out.devices.len(), None);
+            for (a, b) in acc.member_devices.iter_mut().zip(&out.devices) {
+                *a = match (a.take(), b) {
+                    (Some(a), Some(b)) => Some(add_disk(a, b)),
+                    (a, b) => a.or(b.clone()),
+                };
             }
         }
         let offset_s = acc.seconds.last().map_or(0.0, |(s, _)| s.t_s);
@@ -288,10 +341,16 @@ impl ReadRun {
             (Some(a), Some(b)) => Some(add_disk(a, &b)),
             (a, b) => a.or(b),
         };
+        // The runner reads the first target's residency; a stripe's is
+        // every member's together.
+        let (before, after) = match stripe {
+            Some(_) => (targets_before, residency(targets)),
+            None => (out.cached_before, out.cached_after),
+        };
         if acc.cached_before.is_none() {
-            acc.cached_before = out.cached_before;
+            acc.cached_before = before;
         }
-        acc.cached_after = out.cached_after;
+        acc.cached_after = after;
         match out.error {
             Some(e) => Err(e),
             None => Ok(()),
@@ -317,7 +376,7 @@ impl ReadRun {
     /// As [`ReadRun::finish`], with the tiers attributed by `att` (its
     /// `direct` is this run's) instead of the configured thresholds.
     pub fn finish_attributed(self, target: &str, att: Option<&TierAttribution>) -> Vec<ReadResult> {
-        let (cfg, thresholds) = (self.cfg, self.thresholds);
+        let (cfg, thresholds, stripe) = (self.cfg, self.thresholds, self.stripe);
         let att = att.map(|a| TierAttribution {
             direct: cfg.direct,
             ..a.clone()
@@ -326,6 +385,9 @@ impl ReadRun {
             .into_iter()
             .filter_map(|a| {
                 let rec = a.rec?;
+                let members = stripe.as_ref().map(|(m, paths)| {
+                    dbio_engine::stripe::result(m, &a.members, paths, &a.member_devices)
+                });
                 Some(
                     build(
                         &cfg,
@@ -340,7 +402,8 @@ impl ReadRun {
                         a.cached_after,
                         att.as_ref(),
                     )
-                    .with_series(&a.seconds),
+                    .with_series(&a.seconds)
+                    .with_stripe(members),
                 )
             })
             .collect()
@@ -416,6 +479,7 @@ fn per_second(
 
 trait WithSeries {
     fn with_series(self, seconds: &[(SecondSample, Vec<(u16, u64)>)]) -> Self;
+    fn with_stripe(self, s: Option<dbio_model::stripe::StripeResult>) -> Self;
 }
 
 impl WithSeries for ReadResult {
@@ -423,6 +487,29 @@ impl WithSeries for ReadResult {
         self.per_second = per_second(seconds, &self.thresholds);
         self
     }
+
+    fn with_stripe(mut self, s: Option<dbio_model::stripe::StripeResult>) -> Self {
+        self.stripe = s;
+        self
+    }
+}
+
+/// The page-cache residency of several files together (None when one
+/// cannot be read, as for a block device).
+fn residency(targets: &[&Target]) -> Option<PageCacheResidency> {
+    let mut sum: Option<PageCacheResidency> = None;
+    for t in targets {
+        let r = dbio_engine::sysinfo::page_cache_residency_fd(&t.file)?;
+        sum = Some(match sum {
+            Some(s) => PageCacheResidency {
+                resident_pages: s.resident_pages + r.resident_pages,
+                total_pages: s.total_pages + r.total_pages,
+                ..s
+            },
+            None => r,
+        });
+    }
+    sum
 }
 
 fn add_disk(mut a: DiskStatsDelta, b: &DiskStatsDelta) -> DiskStatsDelta {
@@ -535,6 +622,7 @@ fn build(
         cpu: cpu_usage(&usage, all.ops, runtime_ns),
         attribution: att.cloned(),
         per_second: Vec::new(),
+        stripe: None,
     }
 }
 
@@ -599,7 +687,7 @@ mod tests {
         let mut run = ReadRun::new(c, TierThresholds::default(), &states);
         let control = Control::default();
         for r in 0..2 {
-            run.round(0, r, None, &control, &dbio_engine::runner::NoProgress)
+            run.round(0, r, &[], None, &control, &dbio_engine::runner::NoProgress)
                 .unwrap();
         }
         let res = run.finish("null");

@@ -97,9 +97,13 @@ fn errno() -> std::io::Error {
 /// The libaio engine.
 pub struct LibaioEngine {
     ctx: AioContext,
-    _file: Arc<File>,
-    fd: u32,
-    path: PathBuf,
+    /// The files (one, or a stripe's members), kept open while the kernel
+    /// may use their descriptors.
+    _files: Vec<Arc<File>>,
+    /// Their descriptors: a control block names its file, so one context
+    /// serves every member of a stripe.
+    fds: Vec<u32>,
+    paths: Vec<PathBuf>,
     /// Per tag: the I/O's control block (index `2 × tag`) and its sync's
     /// (`2 × tag + 1`); their addresses are what io_submit takes, so the
     /// vector is never resized.
@@ -121,8 +125,10 @@ pub struct LibaioEngine {
 unsafe impl Send for LibaioEngine {}
 
 impl LibaioEngine {
-    /// An AIO context with room for `depth` I/Os and their syncs.
-    pub(crate) fn new(file: Arc<File>, path: &Path, depth: u32) -> Result<Self, EngineError> {
+    /// An AIO context with room for `depth` I/Os and their syncs, on
+    /// `files` (file `i` is [`Engine::queue_on`]'s number `i`).
+    pub(crate) fn new(files: Vec<(Arc<File>, PathBuf)>, depth: u32) -> Result<Self, EngineError> {
+        let path: &Path = files.first().map_or(Path::new(""), |f| f.1.as_path());
         let n = depth.max(1) as usize;
         let mut ctx: AioContext = 0;
         // SAFETY: io_setup writes the context id into `ctx`, which lives
@@ -147,12 +153,13 @@ impl LibaioEngine {
                 _ => EngineError::io("io_setup", path, e),
             });
         }
-        let fd = file.as_raw_fd() as u32;
+        let fds = files.iter().map(|f| f.0.as_raw_fd() as u32).collect();
+        let (files, paths): (Vec<_>, Vec<_>) = files.into_iter().unzip();
         Ok(Self {
             ctx,
-            _file: file,
-            fd,
-            path: path.to_path_buf(),
+            _files: files,
+            fds,
+            paths,
             iocbs: vec![Iocb::default(); 2 * n],
             pending: Vec::with_capacity(2 * n),
             events: vec![IoEvent::default(); 2 * n],
@@ -198,12 +205,18 @@ impl LibaioEngine {
         Ok(())
     }
 
+    /// The path of the file whose descriptor is `fd`, for messages.
+    fn path_of(&self, fd: u32) -> &Path {
+        let i = self.fds.iter().position(|&f| f == fd).unwrap_or(0);
+        &self.paths[i]
+    }
+
     fn submit_error(&self, cb: &Iocb, e: std::io::Error) -> EngineError {
         let is_sync = matches!(cb.aio_lio_opcode, IOCB_CMD_FSYNC | IOCB_CMD_FDSYNC);
         if is_sync && e.raw_os_error() == Some(libc::EINVAL) {
             return EngineError::Unsupported(format!(
                 "this kernel or filesystem does not do fsync through native AIO (IOCB_CMD_FDSYNC needs Linux 4.18 and a filesystem that supports it) for {}; use --engine io_uring or psync for writes with --sync",
-                self.path.display()
+                self.path_of(cb.aio_fildes).display()
             ));
         }
         let op = match cb.aio_lio_opcode {
@@ -217,7 +230,7 @@ impl LibaioEngine {
             ),
             _ => "io_submit of a sync after a write".to_string(),
         };
-        EngineError::io(op, &self.path, e)
+        EngineError::io(op, self.path_of(cb.aio_fildes), e)
     }
 
     /// Waits for at least `min` events (at most the array's length); the
@@ -241,7 +254,7 @@ impl LibaioEngine {
             }
             let e = errno();
             if e.raw_os_error() != Some(libc::EINTR) {
-                return Err(EngineError::io("io_getevents", &self.path, e));
+                return Err(EngineError::io("io_getevents", &self.paths[0], e));
             }
         }
     }
@@ -266,6 +279,18 @@ impl Drop for LibaioEngine {
 impl Engine for LibaioEngine {
     #[inline]
     unsafe fn queue(&mut self, req: &IoRequest) -> Result<Queued, EngineError> {
+        // SAFETY: the caller's contract is queue_on's.
+        unsafe { self.queue_on(0, req) }
+    }
+
+    #[inline]
+    unsafe fn queue_on(&mut self, file: u32, req: &IoRequest) -> Result<Queued, EngineError> {
+        let Some(&fd) = self.fds.get(file as usize) else {
+            return Err(EngineError::Invalid(format!(
+                "file number {file} of {} given to the libaio engine",
+                self.fds.len()
+            )));
+        };
         let tag = req.tag as usize;
         let cb = &mut self.iocbs[2 * tag];
         *cb = Iocb {
@@ -274,7 +299,7 @@ impl Engine for LibaioEngine {
                 Dir::Read => IOCB_CMD_PREAD,
                 Dir::Write => IOCB_CMD_PWRITE,
             },
-            aio_fildes: self.fd,
+            aio_fildes: fd,
             aio_buf: req.buf as u64,
             aio_nbytes: req.len as u64,
             aio_offset: req.offset as i64,
@@ -348,11 +373,13 @@ impl Engine for LibaioEngine {
                     SyncOp::Fsync => IOCB_CMD_FSYNC,
                 };
                 self.write_done[tag] = now;
+                // The sync goes to the file the write went to.
+                let fd = self.iocbs[2 * tag].aio_fildes;
                 let cb = &mut self.iocbs[2 * tag + 1];
                 *cb = Iocb {
                     aio_data: ((tag as u64) << 1) | SYNC_BIT,
                     aio_lio_opcode: op,
-                    aio_fildes: self.fd,
+                    aio_fildes: fd,
                     ..Iocb::default()
                 };
                 let p: *mut Iocb = cb;
@@ -375,7 +402,7 @@ impl Engine for LibaioEngine {
                         res as usize,
                         cb.aio_nbytes as u32,
                         offset,
-                        &self.path,
+                        self.path_of(cb.aio_fildes),
                     )
                     .unwrap_err());
                 }
@@ -389,7 +416,7 @@ impl Engine for LibaioEngine {
                         cb.aio_nbytes
                     )
                 };
-                return Err(EngineError::io(op, &self.path, os));
+                return Err(EngineError::io(op, self.path_of(cb.aio_fildes), os));
             }
             if got >= min {
                 return Ok(());

@@ -269,16 +269,9 @@ pub fn open_files(
             o.bufs,
             o.buf_len,
         )?),
-        // Native AIO addresses one file per context here: a stripe is
-        // refused before anything runs, not at its first I/O.
-        EngineKind::Libaio => match files {
-            [f] => AnyEngine::Libaio(LibaioEngine::new(f.file.clone(), f.path, o.depth.max(1))?),
-            _ => {
-                return Err(EngineError::Invalid(
-                    "the libaio engine does I/O on one file only; stripe with --engine io_uring or psync".into(),
-                ))
-            }
-        },
+        // Each native AIO control block names its file, so one context
+        // serves every member of a stripe.
+        EngineKind::Libaio => AnyEngine::Libaio(LibaioEngine::new(owned(), o.depth.max(1))?),
         _ => AnyEngine::Psync(PsyncEngine::new(owned())),
     })
 }

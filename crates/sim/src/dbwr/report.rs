@@ -130,6 +130,7 @@ pub fn result(name: &str, cfg: &DbwrConfig, target: String, d: &RunData) -> Dbwr
         dirty_after_shutdown: d.dirty_after_shutdown,
         device: d.device.clone(),
         per_second: per_second(&d.ticks),
+        stripe: None,
     }
 }
 

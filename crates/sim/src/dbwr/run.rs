@@ -18,6 +18,7 @@ use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, EngineOptions};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::series::{self, Probes, Tick};
+use dbio_engine::stripe::{MemberTally, StripeMap, StripedEngine};
 use dbio_engine::sysinfo::disk_counters;
 use dbio_engine::threads::{spawn_scoped, StartGate};
 use dbio_engine::EngineError;
@@ -89,6 +90,56 @@ pub fn standard_engines(
                 ..EngineOptions::default()
             };
             Ok(Box::new(engines::open(engine, file, &opts)?))
+        },
+    ))
+}
+
+/// [`standard_engines`] over the members of a stripe (`files`, in order,
+/// laid out by `map`): every thread's engine is opened on all of them,
+/// block offsets go to their member, and what each member did is added
+/// to `sink` when a thread's engine is dropped.
+pub fn striped_engines(
+    cfg: &DbwrConfig,
+    files: &[Datafile],
+    map: StripeMap,
+    sink: Arc<std::sync::Mutex<Vec<MemberTally>>>,
+) -> Result<Box<EngineFactory<'static>>, DbwrError> {
+    let kind = cfg.engine;
+    if kind == EngineKind::Null || files.len() != map.members as usize {
+        return Err(DbwrError::Invalid(format!(
+            "a stripe needs a datafile per member and the psync, io_uring or libaio engine, not {} files with {}",
+            files.len(),
+            kind.name()
+        )));
+    }
+    let delay = cfg.null_delay_ns;
+    let depth = cfg.batch_max;
+    let files = files.to_vec();
+    Ok(Box::new(
+        move |role| -> Result<Box<dyn Engine>, EngineError> {
+            let engine = match role {
+                Role::Writer(_) => kind,
+                Role::Foreground(_) => EngineKind::Psync,
+            };
+            let fs: Vec<EngineFile<'_>> = files
+                .iter()
+                .map(|d| EngineFile {
+                    file: &d.file,
+                    path: &d.path,
+                })
+                .collect();
+            let opts = EngineOptions {
+                depth,
+                null_delay_ns: delay,
+                ..EngineOptions::default()
+            };
+            let inner = engines::open_files(engine, &fs, &opts)?;
+            Ok(Box::new(StripedEngine::new(
+                inner,
+                map,
+                depth,
+                sink.clone(),
+            )))
         },
     ))
 }

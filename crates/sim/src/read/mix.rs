@@ -7,7 +7,11 @@
 //! of the file in chunks of `multiblock_count` blocks and wrap; the chunk
 //! that reaches the end of the slice is cut short there, as a database cuts
 //! a multiblock read at the end of an extent, which is why reads of one
-//! kind can come in several sizes.
+//! kind can come in several sizes. On a stripe (`--targets`) a chunk is
+//! also cut at the end of its stripe unit ([`ReadMix::with_unit`]), as
+//! Oracle's scattered reads stop at an ASM allocation unit: a read never
+//! straddles two members, and a cut read counts as one read of its own
+//! (shorter) size.
 
 use dbio_engine::engines::Dir;
 use dbio_engine::workload::{BlockPicker, Io, IoStream};
@@ -22,6 +26,8 @@ pub struct ReadMix {
     scan_start: u64,
     scan_blocks: u64,
     scan_next: u64,
+    /// Blocks per stripe unit (u64::MAX: not striped).
+    unit_blocks: u64,
     rng: fastrand::Rng,
 }
 
@@ -48,10 +54,20 @@ impl ReadMix {
             scan_start,
             scan_blocks: per.min(blocks - scan_start),
             scan_next: 0,
+            unit_blocks: u64::MAX,
             rng: fastrand::Rng::with_seed(
                 seed ^ u64::from(index).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             ),
         }
+    }
+}
+
+impl ReadMix {
+    /// Cuts multiblock reads at every multiple of `unit_blocks` blocks
+    /// (the stripe unit), so that none straddles two members.
+    pub fn with_unit(mut self, unit_blocks: u64) -> Self {
+        self.unit_blocks = unit_blocks.max(1);
+        self
     }
 }
 
@@ -60,8 +76,11 @@ impl IoStream for ReadMix {
     fn next(&mut self) -> Io {
         let multi = self.multi_pct > 0 && self.rng.u8(0..100) < self.multi_pct;
         if multi {
-            let n = self.mbrc.min(self.scan_blocks - self.scan_next);
             let block = self.scan_start + self.scan_next;
+            let n = self
+                .mbrc
+                .min(self.scan_blocks - self.scan_next)
+                .min(self.unit_blocks - block % self.unit_blocks);
             self.scan_next += n;
             if self.scan_next >= self.scan_blocks {
                 self.scan_next = 0;
@@ -101,6 +120,36 @@ mod tests {
             })
             .collect();
         assert_eq!(got, vec![(10, 4), (14, 4), (18, 2), (10, 4)]);
+    }
+
+    #[test]
+    fn scans_are_cut_at_the_end_of_a_stripe_unit() {
+        // Units of 6 blocks, one reader over 20: 4, 2 (unit end at 6),
+        // 4, 2 (at 12), 4, 2 (at 18), 2 (slice end), then 4 from 0.
+        let p = BlockPicker::new(Access::Uniform, 20);
+        let mut r = ReadMix::new(p, 8192, 4, 100, 1, 0, 1).with_unit(6);
+        let got: Vec<(u64, u64)> = (0..8)
+            .map(|_| {
+                let io = r.next();
+                (io.offset / 8192, u64::from(io.len) / 8192)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0, 4),
+                (4, 2),
+                (6, 4),
+                (10, 2),
+                (12, 4),
+                (16, 2),
+                (18, 2),
+                (0, 4)
+            ]
+        );
+        for (b, n) in got {
+            assert_eq!(b / 6, (b + n - 1) / 6, "a read straddles a unit");
+        }
     }
 
     #[test]
