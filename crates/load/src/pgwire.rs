@@ -750,15 +750,15 @@ mod tests {
         assert_eq!(m[0], b'B');
         let blen = u32::from_be_bytes([m[1], m[2], m[3], m[4]]) as usize;
         // portal "", statement "ins", formats (1: binary), 2 params.
-        assert_eq!(&m[5..15], b"\0ins\0\0\x01\0\x01\0");
-        assert_eq!(&m[15..17], &[0, 2]);
-        assert_eq!(&m[17..21], &8u32.to_be_bytes());
-        assert_eq!(&m[21..29], &[1, 2, 3, 4, 5, 6, 7, 8]);
-        assert_eq!(&m[29..33], &3u32.to_be_bytes());
-        assert_eq!(&m[33..36], pad);
-        assert_eq!(&m[36..38], &[0, 0]);
-        assert_eq!(1 + blen, 38);
-        assert_eq!(&m[38..], b"E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04");
+        assert_eq!(&m[5..14], b"\0ins\0\0\x01\0\x01");
+        assert_eq!(&m[14..16], &[0, 2]);
+        assert_eq!(&m[16..20], &8u32.to_be_bytes());
+        assert_eq!(&m[20..28], &[1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(&m[28..32], &3u32.to_be_bytes());
+        assert_eq!(&m[32..35], pad);
+        assert_eq!(&m[35..37], &[0, 0]);
+        assert_eq!(1 + blen, 37);
+        assert_eq!(&m[37..], b"E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04");
     }
 
     #[test]
