@@ -761,6 +761,118 @@ mod tests {
         assert_eq!(&m[37..], b"E\0\0\0\x09\0\0\0\0\0S\0\0\0\x04");
     }
 
+    /// A wire whose server is the other end of a socket pair.
+    fn pair() -> (Wire, UnixStream) {
+        let (a, b) = UnixStream::pair().unwrap();
+        let w = Wire {
+            stream: Stream::Unix(a),
+            // Small, so that replies straddle reads and the buffer grows.
+            buf: vec![0; 8],
+            start: 0,
+            end: 0,
+            pid: None,
+            broken: false,
+        };
+        (w, b)
+    }
+
+    fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut m = vec![tag];
+        m.extend_from_slice(&be32(body.len() + 4));
+        m.extend_from_slice(body);
+        m
+    }
+
+    fn insert() -> Prepared {
+        let (m, at) = bind_execute_sync("ins", &[&0i64.to_be_bytes(), b"x"]);
+        Prepared {
+            msg: m,
+            id_at: at,
+            tag: b"INSERT 0 1",
+        }
+    }
+
+    /// Reads what the wire sent (one Bind/Execute/Sync) and answers.
+    fn answer(server: &mut UnixStream, sent: usize, reply: &[u8]) -> Vec<u8> {
+        let mut got = vec![0; sent];
+        server.read_exact(&mut got).unwrap();
+        server.write_all(reply).unwrap();
+        got
+    }
+
+    #[test]
+    fn an_insert_counts_only_when_the_server_confirms_one_row() {
+        let (mut w, mut server) = pair();
+        let mut st = insert();
+        let n = st.msg.len();
+        let ok = [
+            msg(b'2', b""),
+            msg(b'S', b"application_name\0x\0"),
+            msg(b'C', b"INSERT 0 1\0"),
+            msg(b'Z', b"I"),
+        ]
+        .concat();
+        let t = std::thread::spawn(move || {
+            let sent = answer(&mut server, n, &ok);
+            // An insert that inserted nothing is not a commit of a row.
+            answer(
+                &mut server,
+                n,
+                &[msg(b'C', b"INSERT 0 0\0"), msg(b'Z', b"I")].concat(),
+            );
+            // A failed statement, the connection still usable.
+            answer(
+                &mut server,
+                n,
+                &[
+                    msg(b'E', b"SERROR\0VERROR\0C23505\0Mduplicate key\0\0"),
+                    msg(b'Z', b"I"),
+                ]
+                .concat(),
+            );
+            // The backend terminated: FATAL, then the end of the stream.
+            answer(
+                &mut server,
+                n,
+                &msg(
+                    b'E',
+                    b"SFATAL\0VFATAL\0C57P01\0Mterminating connection due to administrator command\0\0",
+                ),
+            );
+            sent
+        });
+        w.execute(&mut st, 0x0102_0304_0506_0708).unwrap();
+        let e = w.execute(&mut st, 2).unwrap_err();
+        assert!(
+            matches!(e, LoadError::Sql(ref m) if m.contains("INSERT 0 1")),
+            "{e}"
+        );
+        let e = w.execute(&mut st, 3).unwrap_err();
+        assert!(
+            matches!(e, LoadError::Sql(ref m) if m == "duplicate key"),
+            "{e}"
+        );
+        let e = w.execute(&mut st, 4).unwrap_err();
+        assert!(
+            matches!(e, LoadError::Lost(ref m) if m.contains("terminating")),
+            "{e}"
+        );
+        assert!(w.is_broken());
+        let e = w.execute(&mut st, 5).unwrap_err();
+        assert!(matches!(e, LoadError::Lost(_)), "{e}");
+        let sent = t.join().unwrap();
+        assert_eq!(sent[0], b'B');
+        assert!(sent.windows(8).any(|x| x == [1, 2, 3, 4, 5, 6, 7, 8]));
+    }
+
+    #[test]
+    fn a_closed_connection_is_lost_not_a_hang() {
+        let (mut w, server) = pair();
+        drop(server);
+        let e = w.execute(&mut insert(), 1).unwrap_err();
+        assert!(matches!(e, LoadError::Lost(_)), "{e}");
+    }
+
     #[test]
     fn error_fields_prefer_the_unlocalised_severity() {
         let body = b"SFATAL\0VFATAL\0C57P01\0Mterminating connection\0\0";
