@@ -23,7 +23,7 @@
 //! Monitoring statements use the simple query protocol, one transaction
 //! per call, so the count is exact; the sessions' inserts, `BEGIN` and
 //! `COMMIT` are prepared once per session (as `pgbench -M prepared`) on a
-//! connection of dbio's own ([`crate::pgwire`]: the `postgres` crate's
+//! connection of dbio's own (`pgwire.rs`: the `postgres` crate's
 //! runtime cost more client CPU per commit than pgbench spends).
 
 use crate::backend::{
@@ -202,7 +202,7 @@ impl Target {
         }
     }
 
-    /// A load session's connection ([`crate::pgwire`]), with `settings`
+    /// A load session's connection (`pgwire.rs`), with `settings`
     /// as with [`Target::connect_with`].
     fn connect_wire(&self, app: &str, settings: &[(String, String)]) -> Result<Wire, LoadError> {
         let options = self.options(settings);
