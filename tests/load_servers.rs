@@ -87,6 +87,24 @@ fn dbio_tables(kind: Kind, url: &str) -> String {
     }
 }
 
+/// Whether dbio's sessions have committed inserts (PostgreSQL: the
+/// statistics their backends report, at least once a second while they
+/// commit), so that a signal sent now finds measured commits: connected
+/// sessions alone may still be preparing their statements.
+fn inserted(kind: Kind, url: &str) -> bool {
+    match kind {
+        Kind::Pg => {
+            sql(
+                kind,
+                url,
+                "SELECT coalesce(sum(n_tup_ins), 0) > 0 FROM pg_stat_user_tables \
+                 WHERE relname LIKE 'dbio\\_load\\_%'",
+            ) == "t"
+        }
+        Kind::My => true,
+    }
+}
+
 /// The ids of the server connections inserting into a dbio table.
 fn loading_sessions(kind: Kind, url: &str) -> Vec<String> {
     let q = match kind {
@@ -436,7 +454,10 @@ fn restored_after_sigint(kind: Kind, name: &str, values: &str, changed: &str) ->
     let t0 = Instant::now();
     let mut seen = false;
     while t0.elapsed() < Duration::from_secs(30) {
-        if show(kind, &u, name) == changed && loading_sessions(kind, &u).len() >= want {
+        if show(kind, &u, name) == changed
+            && loading_sessions(kind, &u).len() >= want
+            && inserted(kind, &u)
+        {
             seen = true;
             break;
         }

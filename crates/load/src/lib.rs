@@ -16,6 +16,8 @@ pub mod compare;
 #[cfg(feature = "mysql")]
 pub mod mysql;
 #[cfg(feature = "postgres")]
+mod pgwire;
+#[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod predict;
 pub mod run;

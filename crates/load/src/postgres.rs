@@ -22,16 +22,18 @@
 //!
 //! Monitoring statements use the simple query protocol, one transaction
 //! per call, so the count is exact; the sessions' inserts, `BEGIN` and
-//! `COMMIT` are prepared once per session (as `pgbench -M prepared`).
+//! `COMMIT` are prepared once per session (as `pgbench -M prepared`) on a
+//! connection of dbio's own (`pgwire.rs`: the `postgres` crate's
+//! runtime cost more client CPU per commit than pgbench spends).
 
 use crate::backend::{
     counter_delta, once_more_if_lost, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo,
     Session, TableSpec, WaitSample,
 };
+use crate::pgwire::{Prepared, Wire, INT8, TEXT};
 use crate::settings::{SavedSetting, Scope};
 use crate::target::{chain, home_dir, password_file_unsafe, ServerSpec};
 use postgres::config::Host;
-use postgres::types::Type;
 use postgres::{Client, Config, NoTls, SimpleQueryMessage, Statement};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,6 +71,8 @@ const SETTINGS: &[&str] = &[
 struct Target {
     config: Config,
     tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
+    /// The same TLS configuration, for the sessions' connections.
+    tls_config: Option<Arc<rustls::ClientConfig>>,
     shown: String,
     /// A sentence added to connection errors (a password file ignored).
     note: Option<String>,
@@ -138,16 +142,18 @@ impl Target {
                 }
             }
         }
-        let tls = match config.get_ssl_mode() {
+        let tls_config = match config.get_ssl_mode() {
             postgres::config::SslMode::Disable => None,
-            _ => Some(tokio_postgres_rustls::MakeRustlsConnect::new(
-                unverified_client_config()?,
-            )),
+            _ => Some(Arc::new(unverified_client_config()?)),
         };
+        let tls = tls_config
+            .as_ref()
+            .map(|c| tokio_postgres_rustls::MakeRustlsConnect::new((**c).clone()));
         let shown = display(&config);
         Ok(Target {
             config,
             tls,
+            tls_config,
             shown,
             note,
         })
@@ -163,27 +169,50 @@ impl Target {
     fn connect_with(&self, app: &str, settings: &[(String, String)]) -> Result<Client, LoadError> {
         let mut config = self.config.clone();
         config.application_name(app);
-        if !settings.is_empty() {
-            let mut options = config.get_options().unwrap_or("").to_string();
-            for (n, v) in settings {
-                options.push_str(&format!(" -c {n}={v}"));
-            }
-            config.options(options.trim_start());
+        if let Some(options) = self.options(settings) {
+            config.options(&options);
         }
         let r = match &self.tls {
             None => config.connect(NoTls),
             Some(tls) => config.connect(tls.clone()),
         };
-        r.map_err(|e| {
-            let mut message = pg_message(&e);
-            if let Some(note) = &self.note {
-                message = format!("{message} ({note})");
-            }
-            LoadError::Connect {
-                target: self.shown.clone(),
-                message,
-            }
-        })
+        r.map_err(|e| self.connect_error(pg_message(&e)))
+    }
+
+    /// The target's start-up `options` with `settings` added as `-c
+    /// name=value`.
+    fn options(&self, settings: &[(String, String)]) -> Option<String> {
+        if settings.is_empty() {
+            return None;
+        }
+        let mut options = self.config.get_options().unwrap_or("").to_string();
+        for (n, v) in settings {
+            options.push_str(&format!(" -c {n}={v}"));
+        }
+        Some(options.trim_start().to_string())
+    }
+
+    fn connect_error(&self, mut message: String) -> LoadError {
+        if let Some(note) = &self.note {
+            message = format!("{message} ({note})");
+        }
+        LoadError::Connect {
+            target: self.shown.clone(),
+            message,
+        }
+    }
+
+    /// A load session's connection (`pgwire.rs`), with `settings`
+    /// as with [`Target::connect_with`].
+    fn connect_wire(&self, app: &str, settings: &[(String, String)]) -> Result<Wire, LoadError> {
+        let options = self.options(settings);
+        Wire::connect(
+            &self.config,
+            self.tls_config.as_ref(),
+            app,
+            options.as_deref().or(self.config.get_options()),
+        )
+        .map_err(|e| self.connect_error(e.0))
     }
 }
 
@@ -872,25 +901,15 @@ impl Postgres {
 
     fn connect_session(&self, table: &TableSpec) -> Result<Box<dyn Session>, LoadError> {
         let q = checked_name(table)?;
-        let mut client = self
+        let mut wire = self
             .target
-            .connect_with(SESSION_APP, &self.session_settings)?;
+            .connect_wire(SESSION_APP, &self.session_settings)?;
         let own = Arc::clone(&self.own);
         own.fetch_add(1, Ordering::Relaxed);
-        let count = |r: Result<Statement, postgres::Error>| {
-            let s = r.map_err(pg_err)?;
-            // Preparing is a transaction of its own (Parse ... Sync).
-            own.fetch_add(1, Ordering::Relaxed);
-            Ok::<_, LoadError>(s)
-        };
-        let rows = simple_rows(
-            &mut client,
-            &format!(
-                "SELECT obj_description(to_regclass({}), 'pg_class'), pg_backend_pid()",
-                literal(&table.name)
-            ),
-        )
-        .map_err(pg_err)?;
+        let rows = wire.simple_query(&format!(
+            "SELECT obj_description(to_regclass({}), 'pg_class'), pg_backend_pid()",
+            literal(&table.name)
+        ))?;
         own.fetch_add(1, Ordering::Relaxed);
         let row = rows.into_iter().next().unwrap_or_default();
         if row.first().cloned().flatten().as_deref() != Some(table.mark.as_str()) {
@@ -900,26 +919,36 @@ impl Postgres {
                 table.name
             )));
         }
-        let pid = row.get(1).cloned().flatten().and_then(|p| p.parse().ok());
-        let insert = count(client.prepare_typed(
+        let pid = row
+            .get(1)
+            .cloned()
+            .flatten()
+            .and_then(|p| p.parse().ok())
+            .or(wire.pid());
+        let pad = "x".repeat(table.row_bytes as usize);
+        // Preparing is a transaction of its own (Parse ... Sync).
+        let insert = wire.prepare(
+            "dbio_insert",
             &format!("INSERT INTO {q} (id, pad) VALUES ($1, $2)"),
-            &[Type::INT8, Type::TEXT],
-        ))?;
-        let begin = count(client.prepare("BEGIN"))?;
-        let commit = count(client.prepare("COMMIT"))?;
+            &[INT8, TEXT],
+            &[&0i64.to_be_bytes(), pad.as_bytes()],
+            b"INSERT 0 1",
+        )?;
+        own.fetch_add(1, Ordering::Relaxed);
+        let begin = wire.prepare("dbio_begin", "BEGIN", &[], &[], b"BEGIN")?;
+        own.fetch_add(1, Ordering::Relaxed);
+        let commit = wire.prepare("dbio_commit", "COMMIT", &[], &[], b"COMMIT")?;
+        own.fetch_add(1, Ordering::Relaxed);
         let flush = self.version_num >= 150_000;
         if flush {
-            client
-                .simple_query("SELECT pg_stat_force_next_flush()")
-                .map_err(pg_err)?;
+            wire.simple_query("SELECT pg_stat_force_next_flush()")?;
             own.fetch_add(1, Ordering::Relaxed);
         }
         Ok(Box::new(PgSession {
-            client,
+            wire,
             insert,
             begin,
             commit,
-            pad: "x".repeat(table.row_bytes as usize),
             pid,
             own,
             flush,
@@ -996,14 +1025,13 @@ impl Postgres {
     }
 }
 
-/// One session: its connection and its prepared statements.
+/// One session: its connection and its prepared statements (the row
+/// payload is in the insert's message, made once).
 struct PgSession {
-    client: Client,
-    insert: Statement,
-    begin: Statement,
-    commit: Statement,
-    /// The row payload, made once.
-    pad: String,
+    wire: Wire,
+    insert: Prepared,
+    begin: Prepared,
+    commit: Prepared,
     pid: Option<u32>,
     own: Arc<AtomicU64>,
     /// PG15+: push this session's statistics out when it ends.
@@ -1016,25 +1044,15 @@ impl Session for PgSession {
     }
 
     fn begin(&mut self) -> Result<(), LoadError> {
-        self.client
-            .execute(&self.begin, &[])
-            .map(drop)
-            .map_err(pg_err)
+        self.wire.execute(&mut self.begin, 0)
     }
 
     fn insert(&mut self, id: u64) -> Result<(), LoadError> {
-        let id = id as i64;
-        self.client
-            .execute(&self.insert, &[&id, &self.pad])
-            .map(drop)
-            .map_err(pg_err)
+        self.wire.execute(&mut self.insert, id as i64)
     }
 
     fn commit(&mut self) -> Result<(), LoadError> {
-        self.client
-            .execute(&self.commit, &[])
-            .map(drop)
-            .map_err(pg_err)
+        self.wire.execute(&mut self.commit, 0)
     }
 
     fn backend_pid(&self) -> Option<u32> {
@@ -1048,14 +1066,15 @@ impl Drop for PgSession {
         // forcing it here makes them visible before the run's last
         // counters are read (the forcing statement is dbio's own).
         if self.flush
-            && !self.client.is_closed()
+            && !self.wire.is_broken()
             && self
-                .client
+                .wire
                 .simple_query("SELECT pg_stat_force_next_flush()")
                 .is_ok()
         {
             self.own.fetch_add(1, Ordering::Relaxed);
         }
+        self.wire.terminate();
     }
 }
 

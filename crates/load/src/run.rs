@@ -438,11 +438,14 @@ fn measure(
         let mut spawn_error = None;
         for (i, mut sess) in sessions.drain(..).enumerate() {
             let sh = &sh;
+            let main = std::thread::current();
             let h = std::thread::Builder::new()
                 .name(format!("dbio-session-{}", i + 1))
                 .spawn_scoped(s, move || {
                     let out = session_loop(sess.as_mut(), i as u32, sh);
                     sh.done.fetch_add(1, Ordering::Release);
+                    // The main thread sleeps until its next tick or this.
+                    main.unpark();
                     drop(sess);
                     out
                 });
@@ -514,11 +517,16 @@ fn measure(
             .map(|c| c.saturating_mul(u64::from(cfg.sessions)));
         let (mut next_progress, mut progress_commits, mut progress_t) = (started, 0u64, started);
         while sh.done.load(Ordering::Acquire) < handles.len() {
-            let nap = match window {
-                None => warm_end.saturating_duration_since(Instant::now()),
-                Some(_) => Duration::from_millis(10),
+            // Asleep until the next thing to do (the warm-up's end, the
+            // next second of the series, the next progress tick) or a
+            // session's end (it unparks this thread): about 6 wake-ups a
+            // second, not the 100 of a 10 ms poll, which cost about 3.5 ms
+            // of CPU a second, 17 µs per commit at 200 commits/s.
+            let until = match window {
+                None => warm_end.min(next_progress),
+                Some(_) => next_tick.min(next_progress),
             };
-            std::thread::sleep(nap.min(Duration::from_millis(10)));
+            std::thread::park_timeout(until.saturating_duration_since(Instant::now()));
             let now = Instant::now();
             if window.is_none() && now >= warm_end {
                 match db.counters() {
