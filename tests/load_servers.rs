@@ -160,6 +160,51 @@ fn postgres_commits_equal_xact_commit_and_the_table_is_dropped() {
     exact_counts(Kind::Pg);
 }
 
+/// The wait sampler runs during a PostgreSQL load on a connection of its
+/// own: the sessions' backends are seen, each backend type's shares add
+/// up to 100 %, and its queries do not spoil the exact commit count.
+#[test]
+fn postgres_waits_are_sampled_and_the_count_stays_exact() {
+    let Some(u) = url(Kind::Pg) else { return };
+    let out = dbio()
+        .args([
+            "load",
+            &u,
+            "--sessions",
+            "4",
+            "--runtime",
+            "2s",
+            "--quiet",
+            "--no-baseline",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out.stdout);
+    let r = &v["load"][0];
+    assert_eq!(r["flush"]["server_commits"], r["commits"], "{}", r["flush"]);
+    let waits = r["waits"].as_array().expect("waits");
+    let client: Vec<_> = waits
+        .iter()
+        .filter(|w| w["backend"] == "client backend")
+        .collect();
+    let samples: u64 = client.iter().map(|w| w["samples"].as_u64().unwrap()).sum();
+    // About 80 looks at 4 backends in 2 s; a loaded machine looks less often.
+    assert!(samples >= 40, "{waits:?}");
+    let total: f64 = client
+        .iter()
+        .map(|w| w["share_pct"].as_f64().unwrap())
+        .sum();
+    assert!((total - 100.0).abs() < 0.01, "{waits:?}");
+}
+
 #[test]
 fn mariadb_commits_equal_the_server_counter_and_the_table_is_dropped() {
     exact_counts(Kind::My);

@@ -481,6 +481,9 @@ pub struct Postgres {
     sample: Option<Statement>,
     /// Session settings of the comparison's current configuration.
     session_settings: Vec<(String, String)>,
+    /// This value is the wait sampler's own connection: its statistics
+    /// are pushed out when it is dropped, before the counters are read.
+    sampler: bool,
 }
 
 impl Postgres {
@@ -513,6 +516,7 @@ impl Postgres {
             own,
             sample: None,
             session_settings: Vec::new(),
+            sampler: false,
         })
     }
 
@@ -815,6 +819,24 @@ impl Database for Postgres {
         }
     }
 
+    fn waits_sampler(&self) -> Result<Option<Box<dyn Database>>, LoadError> {
+        let client = self.target.connect(MONITOR_APP)?;
+        // Its start-up is a transaction, counted as dbio's own.
+        self.own.fetch_add(1, Ordering::Relaxed);
+        Ok(Some(Box::new(Postgres {
+            target: self.target.clone(),
+            client: std::sync::Mutex::new(client),
+            version_num: self.version_num,
+            version: self.version.clone(),
+            flush_in_write: self.flush_in_write,
+            timing: self.timing,
+            own: Arc::clone(&self.own),
+            sample: None,
+            session_settings: Vec::new(),
+            sampler: true,
+        })))
+    }
+
     fn sample_waits(&mut self) -> Result<Vec<WaitSample>, LoadError> {
         if self.sample.is_none() {
             // Each execution is a transaction of its own, and a
@@ -856,6 +878,17 @@ impl Database for Postgres {
             });
         }
         Ok(out)
+    }
+}
+
+impl Drop for Postgres {
+    /// The sampler's transactions are counted as dbio's own; its pending
+    /// statistics are pushed out before its thread ends (the load loop
+    /// joins it before reading the counters), so the count is exact.
+    fn drop(&mut self) {
+        if self.sampler {
+            let _ = self.force_flush();
+        }
     }
 }
 

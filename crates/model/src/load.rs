@@ -126,7 +126,7 @@ pub struct LoadResult {
     /// The engine's log-flush path over the measured run.
     pub flush: LoadFlush,
     /// What the committing backends were doing, from the engine's own
-    /// view, sampled every 10 ms (empty where the engine has none).
+    /// view, sampled every 25 ms (empty where the engine has none).
     pub waits: Vec<WaitShare>,
     /// Figures derived from the client and server sides together.
     pub derived: LoadDerived,

@@ -241,7 +241,7 @@ pub fn detail(x: &LoadResult) -> String {
         right_align(&mut t);
         let _ = writeln!(
             s,
-            "what the backends were doing (sampled every 10 ms):\n{t}"
+            "what the backends were doing (sampled every 25 ms):\n{t}"
         );
     }
     if let Some(b) = &x.baseline {
