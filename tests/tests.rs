@@ -33,3 +33,4 @@ mod series;
 mod stripe;
 mod tracefile;
 mod watch;
+mod watch_cgroup;
