@@ -34,3 +34,4 @@ mod stripe;
 mod tracefile;
 mod watch;
 mod watch_cgroup;
+mod watch_cost;

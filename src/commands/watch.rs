@@ -2,13 +2,14 @@
 //! the kernel by BPF programs on syscall tracepoints (`dbio_watch`).
 //!
 //! The command picks the processes (by id, by command-name pattern with
-//! later ones picked up, or a command it starts and holds at exec until
-//! it is watched, so not one of its calls is missed), reads the
-//! in-kernel histograms every tick, resolves each descriptor to its path
-//! when first seen (`/proc/PID/fd`, while the file is still open), and
-//! ends when the processes have exited, the duration elapsed or a signal
-//! asked for the summary: a stop is the ordinary end of a watch, so the
-//! result is complete and the exit status 0.
+//! later ones picked up, by cgroup, which the kernel checks per call, or a
+//! command it starts and holds at exec until it is watched, so not one of
+//! its calls is missed), reads the in-kernel histograms every tick,
+//! resolves each descriptor to its path when first seen (`/proc/PID/fd`,
+//! while the file is still open), and ends when the processes have exited
+//! (the cgroup was removed), the duration elapsed or a signal asked for
+//! the summary: a stop is the ordinary end of a watch, so the result is
+//! complete and the exit status 0.
 
 mod block;
 
@@ -525,11 +526,14 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     w.command_status = command_status;
     w.streamed = streamed;
     w.unavailable = watcher.unavailable().to_vec();
-    w.bpf_programs = watcher
-        .program_costs()
-        .into_iter()
-        .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
-        .collect();
+    if a.bpf_stats {
+        // Only when asked: someone else may have the statistics on.
+        w.bpf_programs = watcher
+            .program_costs()
+            .into_iter()
+            .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
+            .collect();
+    }
     let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
     if w.ops
         .iter()
