@@ -54,11 +54,19 @@ impl Drop for TestCgroup {
 fn bench_in(into: Option<&Path>, ops: u32, file: &Path) -> std::process::Child {
     use std::os::unix::process::CommandExt;
     let mut cmd = std::process::Command::new(dbio_path());
-    cmd.args(["bench", "--ops", &ops.to_string(), "--rw", "write", "--bs", "4k"])
-        .args(["--size", "8M", "--sync", "fdatasync", "--engine", "psync"])
-        .args(["--prepare", "sparse", "--quiet", "--json", "/dev/null"])
-        .arg(file)
-        .stdout(std::process::Stdio::null());
+    cmd.args([
+        "bench",
+        "--ops",
+        &ops.to_string(),
+        "--rw",
+        "write",
+        "--bs",
+        "4k",
+    ])
+    .args(["--size", "8M", "--sync", "fdatasync", "--engine", "psync"])
+    .args(["--prepare", "sparse", "--quiet", "--json", "/dev/null"])
+    .arg(file)
+    .stdout(std::process::Stdio::null());
     if let Some(dir) = into {
         let procs = std::ffi::CString::new(
             dir.join("cgroup.procs")
@@ -91,7 +99,10 @@ fn writes_on(w: &Value, file: &Path) -> (u64, u64) {
         .iter()
         .filter(|o| o["op"] == "pwrite64" && o["path"] == file.to_str().unwrap())
         .fold((0, 0), |(c, b), o| {
-            (c + o["count"].as_u64().unwrap(), b + o["bytes"].as_u64().unwrap())
+            (
+                c + o["count"].as_u64().unwrap(),
+                b + o["bytes"].as_u64().unwrap(),
+            )
         })
 }
 
@@ -147,7 +158,11 @@ fn watch_counts_every_call_of_the_processes_in_a_cgroup_and_ends_when_it_is_remo
     // Nothing of the process outside the cgroup.
     assert_eq!(writes_on(w, &c), (0, 0), "{w}");
     assert!(
-        w["ops"].as_array().unwrap().iter().all(|o| o["pid"] != outside),
+        w["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["pid"] != outside),
         "{w}"
     );
     let pids: Vec<u64> = w["processes"]
@@ -182,7 +197,10 @@ fn watch_refuses_a_cgroup_path_that_is_not_one_in_one_sentence() {
             vec!["--cgroup", "/nonexistent/dbio-cgroup"],
             "cannot open it as a directory",
         ),
-        (vec!["--cgroup", "/proc/self/status"], "cannot open it as a directory"),
+        (
+            vec!["--cgroup", "/proc/self/status"],
+            "cannot open it as a directory",
+        ),
         (vec!["--cgroup", dir, "--pid", "1"], "cannot be used with"),
         (vec!["--cgroup", dir, "--comm", "x*"], "cannot be used with"),
         (vec!["--cgroup", dir, "--", "true"], "cannot be used with"),

@@ -18,8 +18,18 @@ fn watched_bench(extra: &[&str]) -> Result<Value, String> {
         .args(extra)
         .arg("--")
         .arg(&bin)
-        .args(["bench", "--ops", "500", "--rw", "write", "--bs", "4k", "--size", "8M"])
-        .args(["--sync", "none", "--engine", "psync", "--prepare", "sparse", "--quiet"])
+        .args([
+            "bench", "--ops", "500", "--rw", "write", "--bs", "4k", "--size", "8M",
+        ])
+        .args([
+            "--sync",
+            "none",
+            "--engine",
+            "psync",
+            "--prepare",
+            "sparse",
+            "--quiet",
+        ])
         .args(["--json", "/dev/null"])
         .arg(&f)
         .output()

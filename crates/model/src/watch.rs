@@ -53,7 +53,8 @@ pub struct WatchConfig {
     /// Processes forked by a watched process are watched too (`--follow`),
     /// from their first instruction.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub follow: bool,    /// The cgroup v2 directory whose processes (and those of the cgroups
+    pub follow: bool,
+    /// The cgroup v2 directory whose processes (and those of the cgroups
     /// below it) are watched (`--cgroup`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
@@ -477,7 +478,8 @@ pub struct WatchResult {
     pub block_unattributed: Vec<WatchUnattributed>,
     /// Watched files whose extents could not be mapped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unmapped: Vec<WatchUnmapped>,    /// The tracer's own BPF programs: how often each ran and for how long
+    pub unmapped: Vec<WatchUnmapped>,
+    /// The tracer's own BPF programs: how often each ran and for how long
     /// (`--bpf-stats`, the kernel's run-time statistics); empty unless
     /// asked for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

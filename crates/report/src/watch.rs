@@ -407,7 +407,7 @@ mod tests {
                 path: "/tmpfile".into(),
                 reason: "not on a block device".into(),
             }],
-           bpf_programs: vec![],
+            bpf_programs: vec![],
         };
         let s = render_one(&w);
         assert!(

@@ -492,9 +492,11 @@ impl Watcher {
             loader.override_global(name, off, true);
         }
         let stats = if opts.bpf_stats {
-            Some(aya::sys::enable_stats(aya::sys::Stats::RunTime).map_err(|e| {
-                WatchError::Load(format!("turning on the run-time statistics: {e}"))
-            })?)
+            Some(
+                aya::sys::enable_stats(aya::sys::Stats::RunTime).map_err(|e| {
+                    WatchError::Load(format!("turning on the run-time statistics: {e}"))
+                })?,
+            )
         } else {
             None
         };
