@@ -127,12 +127,44 @@ impl AtomicFile {
         )?)
     }
 
+    /// The owner and permission bits the new file takes over from the file
+    /// it replaces, or `None` for dbio's default (the caller, 0644).
+    ///
+    /// Kept only when the old file belongs to the directory's owner (a
+    /// DBA's own results directory, or root's file in root's directory): a
+    /// file someone else planted in a shared directory such as /tmp must not
+    /// decide who may change dbio's results. Only the read and write bits
+    /// are kept (never execute, set-id or sticky). A symlink or anything but
+    /// a regular file keeps nothing. The name is looked up again at each
+    /// save, so a file swapped in between can only give its own owner and
+    /// mode, under the same rule.
+    fn kept_owner_and_mode(&self) -> Option<(u32, u32, u32)> {
+        let old = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        let dir = rustix::fs::fstat(&self.dir).ok()?;
+        (FileType::from_raw_mode(old.st_mode) == FileType::RegularFile && old.st_uid == dir.st_uid)
+            .then_some((old.st_uid, old.st_gid, old.st_mode & 0o666))
+    }
+
     /// Writes `bytes` to a temporary file, syncs it and renames it over
-    /// the destination; the temporary file is removed on any error.
+    /// the destination; the temporary file is removed on any error. A file
+    /// replaced keeps its owner and mode where [`Self::kept_owner_and_mode`]
+    /// allows.
     pub fn replace(&self, bytes: &[u8]) -> std::io::Result<()> {
         let tmp = temp_name(&self.name);
         let fd = self.create(&tmp)?;
+        let kept = self.kept_owner_and_mode();
         let res = (|| {
+            if let Some((uid, gid, mode)) = kept {
+                // On the new file's descriptor, before it has a name anyone
+                // else uses. Only root can give a file away; for anyone else
+                // the owner stays theirs and the mode is still kept.
+                let _ = rustix::fs::fchown(
+                    &fd,
+                    Some(rustix::fs::Uid::from_raw(uid)),
+                    Some(rustix::fs::Gid::from_raw(gid)),
+                );
+                rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+            }
             let mut f = File::from(fd);
             f.write_all(bytes)?;
             f.sync_all()?;

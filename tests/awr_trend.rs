@@ -311,3 +311,55 @@ fn a_gap_between_intervals_is_noted() {
     );
     assert_eq!(v["mixed"], false);
 }
+
+#[test]
+fn german_month_names_give_snapshot_times_and_order_the_trend() {
+    // Reports spooled in a German session (`NLS_DATE_LANGUAGE=GERMAN`)
+    // across the end of February: `Mär`, the blank-padded `März    -23`
+    // of the `Month` element, and one report in ISO 8859-1 (`Mär` as the
+    // byte 0xE4). Given out of order, they are ordered by time, not by
+    // snapshot id with a note.
+    let v = trend_json(&["de-0200-latin1.txt", "de-0000.txt", "de-2300.txt"]);
+    let iv = v["intervals"].as_array().unwrap();
+    let begins: Vec<&str> = iv
+        .iter()
+        .map(|i| i["header"]["begin_time"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        begins,
+        [
+            "28-Feb-23 23:00:05",
+            "01-März-23 00:00:10",
+            "01-Mär-23 02:00:00"
+        ]
+    );
+    assert_eq!(iv[0]["header"]["end_time"], "01-Mär-23 00:00:10");
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        !notes.iter().any(|n| n.contains("snapshot time")),
+        "{notes:?}"
+    );
+    // The times are read, so the hour no report covers is found; the
+    // first two meet exactly (no note between them).
+    assert_eq!(
+        notes,
+        [
+            "no report covers 2023-03-01T01:00:02 to 2023-03-01T02:00:00 (between ".to_string()
+                + &fixture("de-0000.txt")
+                + " and "
+                + &fixture("de-0200-latin1.txt")
+                + ")"
+        ]
+    );
+    // 'log file sync' 2, 3, 4 ms in time order.
+    let lfs: Vec<f64> = iv
+        .iter()
+        .map(|i| i["log_file_sync_us"].as_f64().unwrap())
+        .collect();
+    assert_eq!(lfs, [2000.0, 3000.0, 4000.0]);
+}

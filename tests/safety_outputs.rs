@@ -625,3 +625,59 @@ fn safety_outputs_lgwr_saves_after_each_run_so_sigkill_loses_only_the_current_on
     let after = json(&std::fs::read(&json_path).unwrap());
     assert!(!after["lgwr"].as_array().unwrap().is_empty());
 }
+
+/// A replaced result keeps its owner and mode where the file belonged to
+/// the directory's owner (a DBA's own directory), and takes dbio's default
+/// where someone else planted it in a directory they do not own.
+#[test]
+fn safety_outputs_a_replaced_file_keeps_its_owner_and_mode_only_from_the_directory_owner() {
+    use std::os::unix::fs::{chown, MetadataExt, PermissionsExt};
+    if !is_root() {
+        skip_this_test("changing a file's owner needs root");
+        return;
+    }
+    let d = scratch();
+    let own = d.path().join("dba");
+    std::fs::create_dir(&own).unwrap();
+    chown(&own, Some(4321), Some(4322)).unwrap();
+    let kept = own.join("kept.json");
+    std::fs::write(&kept, "old").unwrap();
+    chown(&kept, Some(4321), Some(4322)).unwrap();
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o4740)).unwrap();
+    // In a directory owned by root (as /tmp is), a file of another user.
+    let planted = d.path().join("planted.csv");
+    std::fs::write(&planted, "old").unwrap();
+    chown(&planted, Some(4321), Some(4322)).unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(&kept)
+        .arg("--csv")
+        .arg(&planted)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let k = std::fs::metadata(&kept).unwrap();
+    assert_eq!(
+        (k.uid(), k.gid()),
+        (4321, 4322),
+        "the DBA's file stays theirs"
+    );
+    assert_eq!(
+        k.mode() & 0o7777,
+        0o640,
+        "read and write bits kept, set-id and execute dropped"
+    );
+    assert_eq!(
+        json(&std::fs::read(&kept).unwrap())["jobs"][0]["read"]["ops"].as_u64(),
+        Some(200)
+    );
+    let p = std::fs::metadata(&planted).unwrap();
+    assert_eq!(
+        (p.uid(), p.gid()),
+        (0, 0),
+        "a planted file does not choose the owner"
+    );
+    assert_eq!(p.mode() & 0o7777, 0o644, "nor the mode");
+}

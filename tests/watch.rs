@@ -502,7 +502,12 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     let count = b["count"].as_u64().unwrap();
     assert!((285..=300).contains(&count), "{b}");
     assert_eq!(b["bytes"].as_u64().unwrap(), count * 4096, "{b}");
-    assert_eq!(b["by_watched"].as_u64().unwrap(), count, "{b}");
+    // Requests on the file's blocks issued outside the process (pid
+    // none: a kworker's) count for the file too, from the first tick on
+    // (since every device's completions reach user space), so on a busy
+    // machine a few of the count may not be the process's own.
+    let by_watched = b["by_watched"].as_u64().unwrap();
+    assert!(by_watched <= count && by_watched >= 250, "{b}");
     let hist: u64 = b["latency"]["counts"]
         .as_array()
         .unwrap()

@@ -21,7 +21,10 @@ write', the load profile per second). Reports of different databases or instance
 unless --allow-mixed is given.
 
 Numbers are read in the report's own locale: a report that prints a decimal comma (60,25) has \
-its bare 1,234 read as 1.234, judged from the numbers only one locale prints."
+its bare 1,234 read as 1.234, judged from the numbers only one locale prints. Snapshot times \
+are read with the month names Oracle prints in English, German, French, Spanish, Italian, \
+Portuguese and Dutch sessions (Mär, déc., dic, Okt; short or full, any case, with or without \
+the dot) and the month numbers of Chinese, Japanese and Korean ones (8月)."
 )]
 #[command(mut_arg("page_cache_max", |a| a.help(
     "Single-block read waits faster than this are counted as OS page-cache hits (a unit is required, e.g. 100us)"

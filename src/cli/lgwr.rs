@@ -159,6 +159,22 @@ pub struct LgwrArgs {
     /// then the binary log). Needs a synchronous --method (not uring).
     #[arg(long, default_value_t = 1)]
     pub syncs_per_flush: u32,
+    /// With --protocol leader and --syncs-per-flush 2 or more: each
+    /// durable write is a group commit of its own (its own leader and
+    /// queue), and a commit passes them in order, so that while one
+    /// leader syncs a group the next group flushes the stage before
+    /// (MariaDB's InnoDB prepare and binary-log group commits overlap so).
+    /// Each later stage writes a file of its own, --file-size, with
+    /// --method.
+    #[arg(long)]
+    pub pipeline: bool,
+    /// --txn-cpu was measured with the flushes in it (a database
+    /// backend's CPU includes the write and sync system calls it made as
+    /// a leader): each session spends --txn-cpu less the CPU the model's
+    /// own leaders spent in flushes per commit so far. --protocol leader
+    /// only.
+    #[arg(long)]
+    pub txn_cpu_includes_flush: bool,
     /// Pin the log writer to this CPU.
     #[arg(long)]
     pub writer_cpu: Option<u32>,

@@ -5,7 +5,7 @@ use clap::Args;
 
 /// Options of `dbio watch`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "cgroup", "command"]))]
+#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "cgroup", "command", "device"]))]
 pub struct WatchArgs {
     /// Watch these processes, all their threads (repeat or comma-separate).
     #[arg(long, value_name = "PID", value_delimiter = ',')]
@@ -24,6 +24,12 @@ pub struct WatchArgs {
     /// the kernel compares each caller's cgroup, so none is added late.
     #[arg(long, value_name = "PATH")]
     pub cgroup: Option<std::path::PathBuf>,
+    /// Watch every block request on this block device (`/dev/vdb`, or
+    /// `MAJOR:MINOR`), whoever issues it, per issuing process and request
+    /// class, with device-time histograms; no system call is traced. A
+    /// partition's requests are counted on its whole disk.
+    #[arg(long, value_name = "DEVICE", conflicts_with_all = ["follow", "stream", "no_block"])]
+    pub device: Option<String>,
     /// Stop after this long (default: when the watched processes have all
     /// exited, or at Ctrl-C, which prints the summary).
     #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]

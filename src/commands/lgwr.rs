@@ -62,6 +62,8 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         writer_fifo: a.writer_fifo,
         post_spin_ns: seconds_to_ns(a.post_spin),
         syncs_per_flush: a.syncs_per_flush,
+        pipeline: a.pipeline,
+        txn_cpu_includes_flush: a.txn_cpu_includes_flush,
         seed: a.seed.seed,
     };
     LgwrRun {

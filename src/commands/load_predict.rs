@@ -68,6 +68,11 @@ fn model_config(
         commit_delay_ns: shape.commit_delay_ns,
         commit_siblings: shape.commit_siblings,
         syncs_per_flush: shape.syncs_per_flush,
+        pipeline: shape.pipeline,
+        // The measured CPU (server backends', or SQLite's client threads')
+        // holds the database's own log writes and syncs, which the model
+        // makes for real: deduct them (see `Shared::txn_cpu` for the bound).
+        txn_cpu_includes_flush: shape.protocol == dbio_model::lgwr::Protocol::Leader,
         ..d
     }
 }
@@ -193,6 +198,8 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         protocol: plan.shape.protocol.name().into(),
         method: plan.shape.method.name().into(),
         syncs_per_flush: plan.shape.syncs_per_flush,
+        pipeline: plan.shape.pipeline,
+        model_flush_cpu_ns: m.writer.flush_cpu_per_commit_ns,
         model_sessions: plan.shape.sessions,
         redo_bytes: redo,
         block_size: plan.shape.block_size,

@@ -12,6 +12,8 @@
 //! complete and the exit status 0.
 
 mod block;
+mod device;
+mod names;
 
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
@@ -65,6 +67,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         block: !a.no_block,
         follow: a.follow,
         cgroup: a.cgroup.as_ref().map(|p| p.display().to_string()),
+        device: a.device.clone(),
     })
 }
 
@@ -146,16 +149,22 @@ fn matching(pattern: &str, me: u32) -> Vec<u32> {
 /// writes its pid to one pipe and blocks reading another; std's `spawn`
 /// returns only after the exec, so it runs on a helper thread while this
 /// one reads the pid, adds it to the watched map and lets the child go.
+/// Also returns the number of the pipe the child read its go from (its
+/// one watched call before the exec, which closes it) and what that pipe
+/// is (`pipe:[INODE]`, read from dbio's own end).
 fn start_command(
     argv: &[String],
     stdout_to_stderr: bool,
     watch: impl FnOnce(u32) -> anyhow::Result<()>,
-) -> anyhow::Result<Child> {
+) -> anyhow::Result<(Child, i32, Option<String>)> {
     use rustix::pipe::{pipe_with, PipeFlags};
     let what = "creating the pipes that hold the command until it is watched";
     let (pid_r, pid_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
     let (go_r, go_w) = pipe_with(PipeFlags::CLOEXEC).context(what)?;
     let (pw, gr, gw) = (pid_w.as_raw_fd(), go_r.as_raw_fd(), go_w.as_raw_fd());
+    let gate = std::fs::read_link(format!("/proc/self/fd/{gr}"))
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
     let mut cmd = std::process::Command::new(&argv[0]);
     cmd.args(&argv[1..]);
     if stdout_to_stderr {
@@ -206,7 +215,7 @@ fn start_command(
             .map_err(|_| anyhow::anyhow!("the thread starting {} panicked", argv[0]))?
             .with_context(|| format!("cannot start {}", argv[0]));
         match (watched, child) {
-            (Ok(()), c) => c,
+            (Ok(()), c) => c.map(|c| (c, gr, gate)),
             (Err(e), Ok(mut c)) => {
                 // The child got EOF and exec'd unwatched: stop it.
                 let _ = c.kill();
@@ -293,6 +302,7 @@ fn result(
     processes: &BTreeMap<u32, String>,
     start: Instant,
     attr: Option<&block::Attribution>,
+    names: &names::Names,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -312,6 +322,10 @@ fn result(
             .iter()
             .map(|e| WatchFileOp {
                 path: paths.0.get(&(e.pid, e.fd, e.generation)).cloned().flatten(),
+                open_flags: names
+                    .flags
+                    .get(&(e.pid, e.fd, e.generation))
+                    .map(|&f| names::flag_names(f)),
                 ..e.clone()
             })
             .collect(),
@@ -324,6 +338,7 @@ fn result(
             block_table_full: s.block_table_full,
             block_histogram_full: s.block_histogram_full,
             block_ring_drops: s.block_ring_drops,
+            open_drops: s.open_drops,
         },
         streamed: 0,
         unavailable: Vec::new(),
@@ -363,6 +378,9 @@ fn monotonic_ns() -> u64 {
 /// Runs `dbio watch`.
 pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let cfg = config(&a)?;
+    if cfg.device.is_some() {
+        return device::run(a, cfg);
+    }
     for &pid in &cfg.pids {
         if !alive(pid) {
             anyhow::bail!("no process with id {pid} is running");
@@ -386,6 +404,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         follow: cfg.follow,
         cgroup: cgroup.clone(),
         bpf_stats: a.bpf_stats,
+        device: None,
     })?;
     let mut attr = watcher.block_traced().then(block::Attribution::default);
     let outputs = crate::output::Outputs::for_run(&a.output)?;
@@ -399,16 +418,24 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .any(|o| o.as_deref() == Some("-"));
     let mut started = None;
+    let mut names = names::Names::default();
+    let mut paths = Paths::default();
+    let mut ticks = 0u64;
     if !cfg.command.is_empty() {
-        let child = start_command(&cfg.command, stream_to_stderr, |pid| {
+        let (child, gate_fd, gate) = start_command(&cfg.command, stream_to_stderr, |pid| {
             Ok(watcher.watch(pid, None)?)
         })?;
+        // The command's one call before its exec: the read of dbio's
+        // pipe that held it (closed by the exec).
+        paths.0.insert((child.id(), gate_fd, 0), gate);
         processes.insert(child.id(), cfg.command[0].clone());
+        names.see(child.id());
         started = Some(child);
     }
     for &pid in &cfg.pids {
         watcher.watch(pid, cfg.tid)?;
         processes.insert(pid, comm_of(pid));
+        names.see(pid);
     }
     if !a.output.quiet {
         eprintln!(
@@ -418,7 +445,6 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     }
     let start = Instant::now();
     let t0 = monotonic_ns();
-    let mut paths = Paths::default();
     let mut streamed = 0u64;
     let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
     let mut command_status = None;
@@ -440,11 +466,12 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                         eprintln!("dbio watch: now watching pid {pid} ({comm})");
                     }
                     v.insert(comm);
+                    names.see(pid);
                 }
             }
         }
         if cfg.follow {
-            follow(&mut watcher, &mut processes, a.output.quiet)?;
+            follow(&mut watcher, &mut processes, &mut names, a.output.quiet)?;
         }
         if let Some(cg) = &cgroup {
             // Names for the processes the kernel already watches.
@@ -456,6 +483,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             wait_stream(&watcher, TICK);
             let mut lines = Vec::new();
             streamed += watcher.drain_stream(|e| lines.push(e));
+            names.drain(&mut watcher, &mut paths);
             let mut out: Box<dyn Write> = if stream_to_stderr {
                 Box::new(std::io::stderr().lock())
             } else {
@@ -469,6 +497,16 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         } else {
             std::thread::sleep(TICK);
         }
+        names.drain(&mut watcher, &mut paths);
+        // Working directories, for a process that opens a relative path
+        // and exits before the next tick: every 10 ticks (a readlink per
+        // process; --comm may match hundreds).
+        ticks += 1;
+        if ticks.is_multiple_of(10) {
+            for &pid in processes.keys() {
+                names.see(pid);
+            }
+        }
         let snap = watcher.snapshot()?;
         paths.learn(&snap, &watcher);
         if let Some(at) = attr.as_mut() {
@@ -477,7 +515,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
-                let r = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
+                let r = result(
+                    &cfg,
+                    &snap,
+                    &paths,
+                    &processes,
+                    start,
+                    attr.as_ref(),
+                    &names,
+                );
                 eprint!("{}", dbio_report::watch::render_so_far(&r));
                 next_print = Some(at + Duration::from_nanos(i));
             }
@@ -508,6 +554,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     if cfg.stream {
         streamed += watcher.drain_stream(|_| {});
     }
+    names.drain(&mut watcher, &mut paths);
     let snap = watcher.snapshot()?;
     paths.learn(&snap, &watcher);
     if let Some(at) = attr.as_mut() {
@@ -521,7 +568,15 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
         }
     }
-    let mut w = result(&cfg, &snap, &paths, &processes, start, attr.as_ref());
+    let mut w = result(
+        &cfg,
+        &snap,
+        &paths,
+        &processes,
+        start,
+        attr.as_ref(),
+        &names,
+    );
     w.ended = ended;
     w.command_status = command_status;
     w.streamed = streamed;
@@ -540,8 +595,21 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
     {
         rep.warnings.push(
-            "some descriptors were closed before their path could be read (the process exited or closed them within 50 ms of first use)".into(),
+            "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
         );
+    }
+    if names.unresolved > 0 {
+        rep.warnings.push(format!(
+            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
+            names.unresolved
+        ));
+    }
+    if names.truncated > 0 {
+        rep.warnings.push(format!(
+            "{} paths were longer than the {} bytes captured at open time and are cut there",
+            names.truncated,
+            dbio_watch::PATH_BYTES - 1
+        ));
     }
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
@@ -565,6 +633,7 @@ fn tgid_of(id: u32) -> Option<u32> {
 fn follow(
     w: &mut Watcher,
     processes: &mut BTreeMap<u32, String>,
+    names: &mut names::Names,
     quiet: bool,
 ) -> anyhow::Result<()> {
     for id in w.watched_ids()? {
@@ -579,6 +648,7 @@ fn follow(
                 );
             }
             processes.insert(id, comm);
+            names.see(id);
         } else {
             w.unwatch(id)?;
         }

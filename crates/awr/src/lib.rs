@@ -21,6 +21,7 @@ pub mod derive;
 pub mod detect;
 mod html;
 pub mod join;
+pub mod month;
 pub mod num;
 pub mod text;
 pub mod trend;
@@ -46,11 +47,23 @@ impl std::error::Error for NotAReport {}
 pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
     let kind = detect::classify(bytes)
         .map_err(|why| NotAReport(format!("{source} is not an AWR or Statspack report: {why}")))?;
-    let text = String::from_utf8_lossy(bytes);
+    let text = decode(bytes);
     let locale = num::Locale::detect(&text);
     let mut r = num::with_locale(locale, || read_report(bytes, source, kind, &text));
     r.decimal_comma = locale == num::Locale::DecimalComma;
     Ok(r)
+}
+
+/// The report's text: UTF-8 when it is valid UTF-8, else ISO 8859-1
+/// (a report spooled in a `WE8ISO8859P1` or `WE8MSWIN1252` session, where
+/// `Mär` is the byte 0xE4 and would otherwise be lost to U+FFFD). Every
+/// byte below 0x80 reads the same either way, so numbers and section
+/// titles do not depend on the choice.
+fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
 }
 
 /// Reads a report of a known kind, numbers in the locale set by the
@@ -256,21 +269,30 @@ fn snap_time(line: &str, label: &str) -> Option<String> {
     let p = lower.find(label)?;
     let mut w = line[p + label.len()..].split_whitespace();
     w.next()?.parse::<u64>().ok()?;
-    let (date, time) = (w.next()?, w.next()?);
-    (sortable_time(date, time).is_some()).then(|| format!("{date} {time}"))
+    // `Month` and some languages' `Mon` are blank-padded to the longest
+    // name (`04-Mai   -23`): the date is the words up to the time.
+    let mut date = String::new();
+    let time = loop {
+        let word = w.next()?;
+        if word.contains(':') && !date.is_empty() {
+            break word;
+        }
+        if date.len() > 40 {
+            return None;
+        }
+        date.push_str(word);
+    };
+    (sortable_time(&date, time).is_some()).then(|| format!("{date} {time}"))
 }
 
 /// `04-Feb-23` `19:00:39` as `2023-02-04T19:00:39`, which sorts in time
 /// order (two-digit years are 2000 + YY, as Oracle's `RR` reads them up
-/// to 2049; AWR exists since 2004).
+/// to 2049; AWR exists since 2004). The month may be spelled in any of
+/// the languages of [`month::month`] (`04-Mär-23`, `04-déc.-23`).
 pub fn sortable_time(date: &str, time: &str) -> Option<String> {
-    const MONTHS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
     let mut d = date.split('-');
     let day: u32 = d.next()?.parse().ok()?;
-    let mon = d.next()?.to_ascii_lowercase();
-    let month = MONTHS.iter().position(|m| mon.starts_with(m))? + 1;
+    let month = month::month(d.next()?)?;
     let year: u32 = d.next()?.parse().ok()?;
     let year = if year < 100 { 2000 + year } else { year };
     let hms: Vec<u32> = time
@@ -429,8 +451,13 @@ fn events_of(t: &Table, out: &mut Vec<WaitEventRow>, stats: &mut Vec<StatRow>) {
     });
     let avg = col(t, |h| h.starts_with("avg"));
     let class = col(t, |h| h.contains("class"));
+    // `% DB time`, `%Total Call Time` (10g), `% Total Ela Time` (9i
+    // Statspack and 10g's first AWR), `% bg time`.
     let pct = col(t, |h| {
-        h.contains("db time") || h.contains("call time") || h.contains("bg time")
+        h.contains("db time")
+            || h.contains("call time")
+            || h.contains("ela time")
+            || h.contains("bg time")
     });
     let avg_unit = avg.map_or(1000.0, |i| {
         let h = t.headers[i].to_ascii_lowercase();

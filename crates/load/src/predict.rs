@@ -13,9 +13,12 @@
 //! * MariaDB/InnoDB: group commit with a leader as well; the redo log is
 //!   opened `O_DIRECT` unless `innodb_log_file_buffering` is on, and
 //!   written through (`O_DSYNC`) when `innodb_log_file_write_through` is
-//!   on, else followed by `fdatasync`; with `log_bin` and `sync_binlog=1`
-//!   every commit group makes two durable writes one after the other,
-//!   InnoDB's prepare and the binary log (docs/realdb-notes.md §1 and §3).
+//!   on, else followed by `fdatasync`; with `log_bin`, `sync_binlog=1`
+//!   and `innodb_flush_log_at_trx_commit=1` every commit passes two group
+//!   commits, each with its own leader, InnoDB's prepare and then the
+//!   binary log, and the two overlap between groups (the model's
+//!   `--pipeline`; MariaDB KB "Group commit for the binary log",
+//!   docs/realdb-notes.md §1 and §3).
 //! * SQLite: a session holds the write lock from its insert until its
 //!   WAL sync is done, so commits never share a sync: the model runs one
 //!   session, whatever the real session count.
@@ -55,8 +58,11 @@ pub struct ModelShape {
     pub protocol: Protocol,
     /// How a log write is made durable.
     pub method: Method,
-    /// Durable writes per flush, one after the other.
+    /// Durable writes per flush.
     pub syncs_per_flush: u32,
+    /// Each durable write a group commit of its own, one after the other
+    /// for a commit (MariaDB's prepare and binary log).
+    pub pipeline: bool,
     /// Redo block, bytes.
     pub block_size: u64,
     /// Sessions the model runs.
@@ -87,6 +93,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
         protocol: Protocol::Leader,
         method: Method::BufferedFdatasync,
         syncs_per_flush: 1,
+        pipeline: false,
         block_size: 512,
         sessions,
         commit_delay_ns: 0,
@@ -172,17 +179,28 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
             // system buffers for log disabled (block size=4096 bytes)").
             s.block_size = if direct { 4096 } else { 512 };
             let binlog = on(setting(settings, "log_bin"));
-            if binlog && setting(settings, "sync_binlog") == Some("1") {
-                s.syncs_per_flush = 2;
-                s.notes.push(
-                    "log_bin with sync_binlog=1: two durable writes per commit group (InnoDB's \
-                     redo, then the binary log), both with the redo log's method"
-                        .into(),
-                );
-            }
-            match setting(settings, "innodb_flush_log_at_trx_commit") {
-                Some("1") | None => {}
-                Some(v) => s.notes.push(format!(
+            let synced_binlog = binlog && setting(settings, "sync_binlog") == Some("1");
+            let flat = setting(settings, "innodb_flush_log_at_trx_commit");
+            match (synced_binlog, flat) {
+                (true, Some("1") | None) => {
+                    s.syncs_per_flush = 2;
+                    s.pipeline = true;
+                    s.notes.push(
+                        "log_bin with sync_binlog=1: two group commits per commit, one after \
+                         the other and overlapping between groups (InnoDB's redo at prepare, \
+                         then the binary log); the binary log is modelled with the redo log's \
+                         method on a pre-written file, where MariaDB appends to a buffered \
+                         file and fdatasyncs it"
+                            .into(),
+                    );
+                }
+                (true, Some(v)) => s.notes.push(format!(
+                    "log_bin with sync_binlog=1 and innodb_flush_log_at_trx_commit={v}: only \
+                     the binary log is synced at commit, which the model stands for with its \
+                     one sync per flush (with the redo log's method)"
+                )),
+                (false, Some("1") | None) => {}
+                (false, Some(v)) => s.notes.push(format!(
                     "innodb_flush_log_at_trx_commit={v}: commits do not wait for a redo sync, \
                      the model's do, so it predicts fewer commits than the database can make"
                 )),
@@ -362,6 +380,23 @@ mod tests {
         assert_eq!(s.protocol, Protocol::Leader);
         assert_eq!(s.method, Method::DirectFdatasync);
         assert_eq!((s.syncs_per_flush, s.block_size), (2, 4096));
+        assert!(s.pipeline, "prepare and binary log are two group commits");
+        // A binary log synced without a redo sync at prepare: one sync.
+        let s = shape(
+            DbKind::Mysql,
+            &set(&[
+                ("innodb_flush_log_at_trx_commit", "2"),
+                ("sync_binlog", "1"),
+                ("log_bin", "ON"),
+            ]),
+            10,
+        );
+        assert_eq!((s.syncs_per_flush, s.pipeline), (1, false));
+        assert!(
+            s.notes.iter().any(|n| n.contains("only the binary log")),
+            "{:?}",
+            s.notes
+        );
         let s = shape(
             DbKind::Mysql,
             &set(&[
@@ -373,6 +408,7 @@ mod tests {
             10,
         );
         assert_eq!((s.method, s.syncs_per_flush), (Method::BufferedDsync, 1));
+        assert!(!s.pipeline);
     }
 
     #[test]

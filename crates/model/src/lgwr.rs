@@ -59,6 +59,22 @@ pub struct LgwrResult {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_second: Vec<crate::series::Series>,
+    /// With `config.pipeline`: the stages after the first (the first is
+    /// `writer`), in commit order; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageStats>,
+}
+
+/// One later stage of a pipelined commit (`--pipeline`): its own leader
+/// flushes every commit queued behind it with one write and one sync.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageStats {
+    /// Durable writes the stage made.
+    pub writes: u64,
+    /// Commits covered per write (mean).
+    pub commits_per_write: f64,
+    /// One write and its sync.
+    pub write_sync: LatencySummary,
 }
 
 /// Who makes a group of commits durable.
@@ -361,12 +377,32 @@ pub struct LgwrConfig {
     /// existed made one.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub syncs_per_flush: u32,
+    /// With `syncs_per_flush` above 1 under the leader protocol: each
+    /// durable write is a stage of its own, with its own leader and
+    /// queue, and a commit passes the stages in order; while one stage's
+    /// leader syncs group N, the next group's sessions flush the stage
+    /// before it (MariaDB's InnoDB prepare and binary-log group commits).
+    /// False: one leader makes every durable write of a flush, one after
+    /// the other.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pipeline: bool,
+    /// `txn_cpu_ns` was measured with the flushes in it (a database
+    /// backend's CPU, which includes the write and sync system calls it
+    /// made as a leader): each session spends `txn_cpu_ns` less the CPU
+    /// the model's own flushes spent per commit so far, so that the log
+    /// I/O's CPU is not spent twice. Leader protocol only.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub txn_cpu_includes_flush: bool,
     /// Seed of the redo size and payload generators.
     pub seed: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn one() -> u32 {
@@ -407,6 +443,8 @@ impl Default for LgwrConfig {
             writer_fifo: None,
             post_spin_ns: 0,
             syncs_per_flush: 1,
+            pipeline: false,
+            txn_cpu_includes_flush: false,
             seed: 0x5eed,
         }
     }
@@ -507,6 +545,11 @@ pub struct WriterStats {
     /// read back from the kernel (sched_getaffinity of the running thread).
     #[serde(default)]
     pub cpus: Vec<u32>,
+    /// Leader protocol: CPU the leaders spent in flushes (every stage's
+    /// write and sync system calls), per commit, ns (CLOCK_THREAD_CPUTIME_ID
+    /// around each flush); None under the log writer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_cpu_per_commit_ns: Option<f64>,
 }
 
 /// A bucket of the redo write size histogram.

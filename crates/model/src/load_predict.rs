@@ -29,6 +29,17 @@ pub struct LoadPrediction {
     /// Durable writes per flush, one after the other (2 for MariaDB with
     /// `log_bin` and `sync_binlog=1`).
     pub syncs_per_flush: u32,
+    /// Whether each durable write was a group commit of its own (the
+    /// model's `--pipeline`: MariaDB's InnoDB prepare and binary log).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pipeline: bool,
+    /// CPU per commit the model's own leaders spent in flushes (write and
+    /// sync system calls), ns: deducted from `txn_cpu_ns` as the model
+    /// ran, since the measured CPU already holds the database's own
+    /// flushes (`--txn-cpu-includes-flush`). None in results written
+    /// before the deduction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_flush_cpu_ns: Option<f64>,
     /// Sessions the model ran (SQLite: 1, because its write lock makes
     /// commits one at a time).
     pub model_sessions: u32,

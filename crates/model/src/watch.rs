@@ -58,6 +58,11 @@ pub struct WatchConfig {
     /// below it) are watched (`--cgroup`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cgroup: Option<String>,
+    /// The block device watched by `--device` (its path or
+    /// `MAJOR:MINOR` as given): every request on it, whoever issued it,
+    /// and no system calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 /// A traced system call.
@@ -188,6 +193,11 @@ pub struct WatchFileOp {
     /// seen and again at the end; none when the process or the descriptor
     /// was gone by then.
     pub path: Option<String>,
+    /// The flags the file was opened with (`O_WRONLY|O_DIRECT|O_DSYNC`),
+    /// when the open was seen (files opened before the watch began have
+    /// none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_flags: Option<String>,
     /// The system call.
     pub op: SyscallOp,
     /// Calls that completed while watched.
@@ -242,6 +252,11 @@ pub struct WatchLosses {
     /// was full.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub block_ring_drops: u64,
+    /// Opens whose path was not captured (their ring buffer or the table
+    /// of opens in progress was full): those files are named from
+    /// `/proc` while open, or not at all.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub open_drops: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -260,6 +275,7 @@ impl WatchLosses {
             + self.histogram_table_full
             + self.ring_drops
             + self.block_dropped()
+            + self.open_drops
             > 0
     }
 
@@ -335,6 +351,10 @@ pub struct WatchDeviceIo {
     /// journal thread, or another process.
     #[serde(default)]
     pub pid: Option<u32>,
+    /// With `--device`: the issuer's command name, as the kernel saw it
+    /// at the issue (`kworker/u8:2` for writeback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comm: Option<String>,
     /// Requests completed.
     pub count: u64,
     /// Bytes they carried (sectors × 512; 0 for flushes).

@@ -540,16 +540,49 @@ mod tests {
     }
 
     /// The one-pass call reader agrees with the pair iterator it replaced.
+    fn by_pairs(fields: &[u8]) -> Call {
+        let mut c = Call::default();
+        for (k, v) in pairs(fields, b',') {
+            let Some(x) = parse_int(v) else { continue };
+            c.set(k, x);
+        }
+        c
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        /// The one-pass call reader agrees with the pair iterator on random
+        /// field lists.
+        #[test]
+        fn call_fields_read_as_the_reference_reads_them(
+            v in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(&b","[..]),
+                proptest::strategy::Just(&b"="[..]),
+                proptest::strategy::Just(&b" "[..]),
+                proptest::strategy::Just(&b"-"[..]),
+                proptest::strategy::Just(&b"c"[..]),
+                proptest::strategy::Just(&b"e"[..]),
+                proptest::strategy::Just(&b"cr"[..]),
+                proptest::strategy::Just(&b"mis"[..]),
+                proptest::strategy::Just(&b"dep"[..]),
+                proptest::strategy::Just(&b"plh"[..]),
+                proptest::strategy::Just(&b"tim"[..]),
+                proptest::strategy::Just(&b"type=TEMPORARY LOB"[..]),
+                proptest::strategy::Just(&b"7"[..]),
+                proptest::strategy::Just(&b"2910648220"[..]),
+                proptest::strategy::Just(&b"99999999999999999999999"[..]),
+                proptest::strategy::Just(&b"\t"[..]),
+            ], 0..30)
+        ) {
+            let f: Vec<u8> = v.concat();
+            let mut c = Call::default();
+            fill_call(&mut c, &f);
+            proptest::prop_assert_eq!(c, by_pairs(&f));
+        }
+    }
+
     #[test]
     fn call_fields_read_as_the_pair_iterator_reads_them() {
-        fn by_pairs(fields: &[u8]) -> Call {
-            let mut c = Call::default();
-            for (k, v) in pairs(fields, b',') {
-                let Some(x) = parse_int(v) else { continue };
-                c.set(k, x);
-            }
-            c
-        }
         for f in [
             &b"c=2431,e=3192,p=0,cr=3,cu=0,mis=1,r=0,dep=0,og=1,plh=2910648220,tim=7098546247170"[..],
             b"type=TEMPORARY LOB,bytes=5,c=169,e=169,p=0,cr=0,cu=7,tim=42",

@@ -101,6 +101,21 @@ pub fn describe(x: &LgwrResult) -> String {
             format_ns(c.txn_cpu_ns as f64)
         );
     }
+    if c.txn_cpu_includes_flush {
+        s.push_str(" less the leaders' flush CPU per commit");
+    }
+    if c.syncs_per_flush > 1 {
+        let _ = write!(
+            s,
+            ", {} durable writes per commit{}",
+            c.syncs_per_flush,
+            if c.pipeline {
+                " as pipelined group commits"
+            } else {
+                " in each flush"
+            }
+        );
+    }
     if c.think_time_ns > 0 {
         let _ = write!(s, ", think time {}", format_ns(c.think_time_ns as f64));
     }
@@ -158,10 +173,39 @@ pub fn detail(x: &LgwrResult) -> String {
     wait_events(&mut s, x);
     breakdown(&mut s, x);
     group_commit_and_cpu(&mut s, x);
+    pipeline_stages(&mut s, x);
     io_evidence(&mut s, x);
     sessions_and_histograms(&mut s, x);
     s.push_str(&crate::series::summary(&x.name, &x.per_second));
     s
+}
+
+/// The later stages of a pipelined commit, one line each; and the
+/// leaders' flush CPU per commit.
+fn pipeline_stages(s: &mut String, x: &LgwrResult) {
+    for (i, st) in x.stages.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "stage {} (a group commit of its own): {} writes, {:.2} commits per write, write + sync mean {} p99 {}",
+            i + 2,
+            st.writes,
+            st.commits_per_write,
+            format_ns(st.write_sync.mean_ns),
+            format_ns(st.write_sync.p99_ns() as f64)
+        );
+    }
+    if let Some(f) = x.writer.flush_cpu_per_commit_ns {
+        let _ = writeln!(
+            s,
+            "leaders' CPU in flushes: {} per commit{}",
+            format_ns(f),
+            if x.config.txn_cpu_includes_flush {
+                " (deducted from the CPU per transaction)"
+            } else {
+                ""
+            }
+        );
+    }
 }
 
 /// Whether a leading session, not a writer thread, flushed.
@@ -233,7 +277,16 @@ fn breakdown(s: &mut String, x: &LgwrResult) {
     let mut t = new_table(&["where a commit's time went", "mean", "share", "p50", "p99"]);
     let sum =
         b.wait_for_writer.mean_ns + b.writer_io.mean_ns + b.posting.mean_ns + b.wake_up.mean_ns;
-    let names = if led(x) {
+    let names = if led(x) && !x.stages.is_empty() {
+        // The later stages of a pipelined commit come after the first
+        // stage's post, so their queueing and I/O are in the last part.
+        [
+            "queued for the flush lock until a leader took the redo",
+            "leader's I/O: copy, write, sync (first stage)",
+            "leader posting the sessions ahead",
+            "post until the session runs: the later stages, scheduling",
+        ]
+    } else if led(x) {
         [
             "queued for the flush lock until a leader took the redo",
             "leader's I/O: copy, write, sync",

@@ -30,6 +30,12 @@ pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
     if p.syncs_per_flush > 1 {
         let _ = write!(s, " --syncs-per-flush {}", p.syncs_per_flush);
     }
+    if p.pipeline {
+        s.push_str(" --pipeline");
+    }
+    if p.model_flush_cpu_ns.is_some() {
+        s.push_str(" --txn-cpu-includes-flush");
+    }
     match x.config.commits_per_session {
         Some(n) => {
             let _ = write!(s, " --commits {n}");
@@ -86,6 +92,20 @@ pub fn render(x: &LoadResult) -> String {
         cpu,
         format_bytes(p.redo_bytes)
     );
+    if let Some(f) = p.model_flush_cpu_ns.filter(|_| p.txn_cpu_ns > 0) {
+        let _ = writeln!(
+            s,
+            "  less {} per commit that the model's own flushes spent (the measured CPU already holds the database's log writes and syncs)",
+            format_ns(f)
+        );
+    }
+    if p.pipeline {
+        let _ = writeln!(
+            s,
+            "  {} group commits per commit, each with its own leader, overlapping between groups (--pipeline)",
+            p.syncs_per_flush
+        );
+    }
     let mut t = new_table(&["figure", "predicted", "measured", "residual"]);
     t.add_row(vec![
         Cell::new("commits per second"),

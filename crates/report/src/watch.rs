@@ -46,6 +46,8 @@ fn body(head: String, w: &WatchResult) -> String {
     if let Some(s) = w.command_status {
         let _ = writeln!(out, "  command exit status {s}");
     }
+    // --device traces no system call: no table of calls.
+    let calls = w.config.device.is_none();
     let mut t = crate::table::new_table(&[
         "pid", "fd", "file", "call", "count", "bytes", "errors", "mean", "total",
     ]);
@@ -79,7 +81,9 @@ fn body(head: String, w: &WatchResult) -> String {
             Cell::new(format_ns(o.total_ns as f64)).set_alignment(CellAlignment::Right),
         ]);
     }
-    let _ = writeln!(out, "{t}");
+    if calls {
+        let _ = writeln!(out, "{t}");
+    }
     for o in &w.ops {
         if o.count == 0 {
             continue;
@@ -96,11 +100,20 @@ fn body(head: String, w: &WatchResult) -> String {
     }
     block(&mut out, w);
     let l = &w.losses;
-    let _ = writeln!(
-        out,
-        "not recorded: {} exits without an entry (calls in progress at the start), {} entries (start table full), {} calls (histogram table full), {} stream records (ring buffer full)",
-        l.unmatched, l.start_table_full, l.histogram_table_full, l.ring_drops
-    );
+    if w.config.device.is_none() {
+        let _ = writeln!(
+            out,
+            "not recorded: {} exits without an entry (calls in progress at the start), {} entries (start table full), {} calls (histogram table full), {} stream records (ring buffer full)",
+            l.unmatched, l.start_table_full, l.histogram_table_full, l.ring_drops
+        );
+    }
+    if l.open_drops > 0 {
+        let _ = writeln!(
+            out,
+            "not named at open time: {} opens (their ring buffer or table was full; those files are named from /proc while open)",
+            l.open_drops
+        );
+    }
     if w.config.block {
         let _ = writeln!(
             out,
@@ -134,6 +147,18 @@ fn body(head: String, w: &WatchResult) -> String {
         );
     }
     out
+}
+
+/// Who issued a device row's requests: a watched process, a named
+/// issuer (`--device`), or nobody watched.
+pub fn issuer(w: &WatchResult, d: &dbio_model::watch::WatchDeviceIo) -> String {
+    match (d.pid, &d.comm) {
+        (Some(p), Some(c)) => format!("pid {p} ({c})"),
+        (Some(p), None) => format!("pid {p}"),
+        // --device names every issuer; pid 0 is the kernel itself.
+        (None, _) if w.config.device.is_some() => "kernel (no process)".into(),
+        (None, _) => "writeback/other".into(),
+    }
 }
 
 fn mean(total_ns: u64, count: u64) -> String {
@@ -176,7 +201,12 @@ fn block(out: &mut String, w: &WatchResult) {
     if !w.block.is_empty() {
         let _ = writeln!(
             out,
-            "block layer: device service time (issue to completion) on the devices holding the watched files"
+            "{}",
+            if w.config.device.is_some() {
+                "block layer: device service time (issue to completion) of every request on the device, by issuing process"
+            } else {
+                "block layer: device service time (issue to completion) on the devices holding the watched files"
+            }
         );
         let mut t = crate::table::new_table(&[
             "device",
@@ -197,10 +227,7 @@ fn block(out: &mut String, w: &WatchResult) {
             t.add_row([
                 Cell::new(dev),
                 Cell::new(d.op.name()),
-                Cell::new(
-                    d.pid
-                        .map_or_else(|| "writeback/other".to_string(), |p| format!("pid {p}")),
-                ),
+                Cell::new(issuer(w, d)),
                 Cell::new(d.count).set_alignment(CellAlignment::Right),
                 Cell::new(format_bytes(d.bytes)).set_alignment(CellAlignment::Right),
                 Cell::new(mean(d.total_ns, d.count)).set_alignment(CellAlignment::Right),
@@ -210,6 +237,13 @@ fn block(out: &mut String, w: &WatchResult) {
             ]);
         }
         let _ = writeln!(out, "{t}");
+        // --device: the rows are the result; each has its histogram.
+        if w.config.device.is_some() {
+            for d in &w.block {
+                let _ = writeln!(out, "{} requests by {}: device time", d.op, issuer(w, d));
+                out.push_str(&crate::histogram::render(&d.latency));
+            }
+        }
     }
     if !w.file_block.is_empty() {
         let _ = writeln!(
@@ -425,5 +459,69 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("3 completions without an issue"), "{s}");
+    }
+
+    #[test]
+    fn a_device_watch_names_each_issuer_with_its_histogram() {
+        use dbio_model::watch::WatchDeviceIo;
+        let mut lat = dbio_model::Log2Buckets::default();
+        lat.record_us_n(40, 37);
+        let w = WatchResult {
+            name: "device /dev/loop3".into(),
+            config: WatchConfig {
+                block: true,
+                device: Some("/dev/loop3".into()),
+                ..Default::default()
+            },
+            duration_ns: 1_000_000_000,
+            ended: WatchEnd::Duration,
+            command_status: None,
+            processes: vec![],
+            ops: vec![],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![
+                WatchDeviceIo {
+                    device: "7:3".into(),
+                    name: Some("loop3".into()),
+                    op: BlockOp::Write,
+                    pid: Some(42),
+                    comm: Some("dd".into()),
+                    count: 37,
+                    bytes: 37 * 4096,
+                    total_ns: 37 * 40_000,
+                    latency: lat,
+                    ..Default::default()
+                },
+                WatchDeviceIo {
+                    device: "7:3".into(),
+                    op: BlockOp::Read,
+                    count: 1,
+                    ..Default::default()
+                },
+            ],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
+        };
+        let s = render_one(&w);
+        assert!(
+            s.contains("every request on the device, by issuing process"),
+            "{s}"
+        );
+        assert!(
+            s.contains("pid 42 (dd)") && s.contains("kernel (no process)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("write requests by pid 42 (dd): device time"),
+            "{s}"
+        );
+        assert!(!s.contains("writeback/other"), "{s}");
+        assert!(
+            !s.contains("call") && !s.contains("exits without an entry"),
+            "{s}"
+        );
     }
 }

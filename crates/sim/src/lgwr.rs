@@ -19,7 +19,8 @@
 //! of pending commits), [`files`] (the group of log files and members),
 //! [`io`] (one write onto every member), [`writer`] (the log-writer
 //! thread: gather, pad, write, post, switch), [`session`] (the committing
-//! threads), [`client`] (a client thread per session, `--client-cpu`), [`stats`] (per-thread recording and the merge into the result
+//! threads), [`client`] (a client thread per session, `--client-cpu`), [`stage`]
+//! (the later stages of a pipelined commit, `--pipeline`), [`stats`] (per-thread recording and the merge into the result
 //! model), [`verify`] (reading every committed record back), [`run`](mod@run) (one
 //! run end to end).
 
@@ -31,6 +32,7 @@ pub mod logbuf;
 pub mod record;
 pub mod run;
 pub mod session;
+pub mod stage;
 pub mod stats;
 pub mod verify;
 pub mod writer;

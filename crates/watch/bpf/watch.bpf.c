@@ -20,6 +20,13 @@
 // device (sector 0, no data), pair wrongly or not at all, and the
 // unmatched completions are counted.
 //
+// Paths are captured at open time (openat/openat2/open/creat, and
+// dup/dup2/dup3/fcntl(F_DUPFD) for copies) and handed over through the
+// `opens` ring buffer; close_range and sched_process_exec start a new
+// generation for the descriptors they may have closed. With
+// `device_target` set, every request on that device is keyed by its
+// issuer, watched or not.
+//
 // Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
 // BTF kept); `scripts/build-bpf --check` compares the bytes with the
 // committed watch.bpf.o.
@@ -52,6 +59,8 @@ static __u64 (*bpf_get_current_ancestor_cgroup_id)(int level) = (void *)123;
 static long (*bpf_probe_read_kernel)(void *dst, __u32 size, const void *src) = (void *)113;
 static void *(*bpf_ringbuf_reserve)(void *ringbuf, __u64 size, __u64 flags) = (void *)131;
 static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
+static long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
+static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
 
 // Must match crates/watch/src/lib.rs.
 #define NBUCKETS 32
@@ -63,7 +72,9 @@ static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 #define STAT_BLK_TABLE_FULL 5
 #define STAT_BLK_RB_DROPS 6
 #define STAT_BLK_HIST_FULL 7
-#define NSTATS 8
+#define STAT_OPEN_DROPS 8
+#define STAT_OPEN_FULL 9
+#define NSTATS 10
 
 // Block request classes, in the order of dbio_model::watch::BlockOp.
 enum blk_class { BLK_READ, BLK_WRITE, BLK_FLUSH, BLK_DISCARD, BLK_OTHER };
@@ -266,6 +277,58 @@ struct {
 	__uint(max_entries, 1 << 22);
 } bevents SEC(".maps");
 
+struct comm {
+	char comm[16];
+};
+
+// --device: the command name of each issuer, by tgid.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct comm);
+} issuers SEC(".maps");
+
+// Paths captured at open time (openat, openat2, open, creat), and the
+// descriptors duplicated (dup, dup2, dup3, fcntl F_DUPFD), so that a file
+// opened and closed between two of user space's reads of /proc is named.
+#define PATH_BYTES 256
+#define KIND_OPEN 0
+#define KIND_DUP 1
+
+struct opening {
+	__s32 dfd;
+	__u32 kind;
+	__u32 flags;
+	__u32 len;
+	char path[PATH_BYTES];
+};
+
+struct open_event {
+	__u32 tgid;
+	__u32 kind;
+	__s32 fd;
+	__u32 gen;
+	__s32 dfd;
+	__u32 src_gen;
+	__u32 flags;
+	__u32 len;
+	char path[PATH_BYTES];
+};
+
+// The open or dup in progress, by thread.
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct opening);
+} openings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} opens SEC(".maps");
+
 // Set by the loader before load (0 = off).
 const volatile __u32 stream_enabled = 0;
 const volatile __u64 stream_min_ns = 0;
@@ -276,6 +339,18 @@ const volatile __u64 stream_min_ns = 0;
 // programs; the branch is dead code, never verified, when cgroup_id is 0).
 const volatile __u64 cgroup_id = 0;
 const volatile __u32 cgroup_level = 0;
+
+// Which completed block requests go to user space through bevents.
+#define BEVENTS_OFF 0
+#define BEVENTS_WATCHED 1
+#define BEVENTS_ALL 2
+// BEVENTS_ALL: every device's, so that a request on a device where no
+// watched file is known yet (a kworker's, in the first tick of a watch)
+// can be attributed once its file is mapped; user space drops those on
+// devices that never hold a watched file.
+const volatile __u32 bevents_mode = BEVENTS_WATCHED;
+// --device: the kernel dev_t of the one device watched (0: none).
+const volatile __u32 device_target = 0;
 
 // Field offsets in the block records, from tracefs `format` files.
 const volatile __u32 issue_dev_off = 8;
@@ -393,8 +468,15 @@ static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 	if (s->fd >= 0) {
 		struct fdkey gk = { .tgid = tgid, .fd = s->fd };
 		__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
-		if (g)
+		if (g) {
 			k.gen = *g;
+		} else {
+			// Every descriptor with a row has an entry, so that
+			// close_range and exec (which walk the entries) start
+			// its next row; once per descriptor.
+			__u32 zero = 0;
+			bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
+		}
 	}
 	struct val *v = bpf_map_lookup_elem(&hist, &k);
 	if (!v) {
@@ -557,15 +639,30 @@ static __attribute__((always_inline)) int watched_now(__u32 *tgid_out)
 	return 1;
 }
 
+// --device: every request on the watched device is its issuer's, whoever
+// that is (a kworker for writeback, kswapd, a process not watched); its
+// command name is kept for user space, which may never see the process.
+static __attribute__((always_inline)) int device_issuer(__u32 dev, __u32 *tgid_out)
+{
+	if (!device_target || dev != device_target)
+		return 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct comm c = {};
+	bpf_get_current_comm(c.comm, sizeof(c.comm));
+	bpf_map_update_elem(&issuers, &tgid, &c, BPF_ANY);
+	*tgid_out = tgid;
+	return 1;
+}
+
 SEC("tracepoint/block/block_io_start")
 int blk_start(void *ctx)
 {
 	__u32 tgid;
-	if (!watched_now(&tgid))
-		return 0;
 	struct bkey k = {};
 	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + start_dev_off);
 	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + start_sector_off);
+	if (!watched_now(&tgid) && !device_issuer(k.dev, &tgid))
+		return 0;
 	bpf_map_update_elem(&bwho, &k, &tgid, BPF_ANY);
 	return 0;
 }
@@ -588,7 +685,7 @@ int blk_issue(void *ctx)
 		bpf_map_delete_elem(&bwho, &k);
 	} else {
 		__u32 tgid;
-		if (watched_now(&tgid))
+		if (watched_now(&tgid) || device_issuer(k.dev, &tgid))
 			v.tgid = tgid;
 	}
 	if (bpf_map_update_elem(&binflight, &k, &v, BPF_ANY))
@@ -609,7 +706,8 @@ int blk_done(void *ctx)
 		// (no data, sector 0): not a lost request.
 		__u32 nr = 0;
 		bpf_probe_read_kernel(&nr, 4, (char *)ctx + done_nr_off);
-		if (nr)
+		// --device: only that device's are the watch's.
+		if (nr && (!device_target || k.dev == device_target))
 			bump(STAT_BLK_UNMATCHED);
 		return 0;
 	}
@@ -636,7 +734,8 @@ int blk_done(void *ctx)
 	// A watched process's own requests go to user space whatever the
 	// device (its file may not be mapped yet); others' only on the
 	// devices holding watched files.
-	if (f->tgid || bpf_map_lookup_elem(&bdevs, &k.dev)) {
+	if (bevents_mode == BEVENTS_ALL ||
+	    (bevents_mode == BEVENTS_WATCHED && (f->tgid || bpf_map_lookup_elem(&bdevs, &k.dev)))) {
 		struct bevent *e = bpf_ringbuf_reserve(&bevents, sizeof(*e), 0);
 		if (e) {
 			e->sector = k.sector;
@@ -706,6 +805,182 @@ int follow_fork(void *ctx)
 	bpf_probe_read_kernel(&child, 4, (char *)ctx + fork_child_off);
 	if (child && child != tgid)
 		bpf_map_update_elem(&watched, &child, &all, BPF_NOEXIST);
+	return 0;
+}
+
+// ---- Paths at open time, and descriptors closed in bulk ----
+
+// The entry of an open (path in user memory) or a dup (`path` is null,
+// `dfd` is the descriptor duplicated).
+static __attribute__((always_inline)) int open_enter(__s32 dfd, const char *path, __u32 flags, __u32 kind)
+{
+	__u32 tgid;
+	if (!watched_now(&tgid))
+		return 0;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct opening o = { .dfd = dfd, .kind = kind, .flags = flags };
+	if (path) {
+		long n = bpf_probe_read_user_str(o.path, sizeof(o.path), path);
+		o.len = n > 0 ? (__u32)n : 0;
+	}
+	if (bpf_map_update_elem(&openings, &tid, &o, BPF_ANY))
+		bump(STAT_OPEN_FULL);
+	return 0;
+}
+
+static __attribute__((always_inline)) __u32 gen_of(__u32 tgid, __s32 fd)
+{
+	struct fdkey gk = { .tgid = tgid, .fd = fd };
+	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+	return g ? *g : 0;
+}
+
+// The exit: a new descriptor `ret` goes to user space with the
+// generation its calls will carry.
+static __attribute__((always_inline)) int open_exit(__s64 ret)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	struct opening *o = bpf_map_lookup_elem(&openings, &tid);
+	if (!o)
+		return 0;
+	if (ret >= 0) {
+		struct fdkey gk = { .tgid = tgid, .fd = (__s32)ret };
+		__u32 zero = 0;
+		bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
+		struct open_event *e = bpf_ringbuf_reserve(&opens, sizeof(*e), 0);
+		if (e) {
+			e->tgid = tgid;
+			e->kind = o->kind;
+			e->fd = (__s32)ret;
+			e->gen = gen_of(tgid, (__s32)ret);
+			e->dfd = o->dfd;
+			e->src_gen = o->kind == KIND_DUP ? gen_of(tgid, o->dfd) : 0;
+			e->flags = o->flags;
+			e->len = o->len;
+			__builtin_memcpy(e->path, o->path, PATH_BYTES);
+			bpf_ringbuf_submit(e, 0);
+		} else {
+			bump(STAT_OPEN_DROPS);
+		}
+	}
+	bpf_map_delete_elem(&openings, &tid);
+	return 0;
+}
+
+#define OPEN_EXIT(name)                                             \
+	SEC("tracepoint/syscalls/sys_exit_" #name)                      \
+	int name_exit_##name(struct sys_exit *ctx) { return open_exit(ctx->ret); }
+
+#define AT_FDCWD -100
+
+// openat(dfd, filename, flags, mode)
+SEC("tracepoint/syscalls/sys_enter_openat")
+int name_enter_openat(struct sys_enter *ctx)
+{ return open_enter((__s32)ctx->args[0], (const char *)ctx->args[1], (__u32)ctx->args[2], KIND_OPEN); }
+OPEN_EXIT(openat)
+
+// openat2(dfd, filename, how, size): how->flags is its first field.
+SEC("tracepoint/syscalls/sys_enter_openat2")
+int name_enter_openat2(struct sys_enter *ctx)
+{
+	__u64 flags = 0;
+	__u32 tgid;
+	// Read `how` only for a watched process (this runs for every openat2).
+	if (!watched_now(&tgid))
+		return 0;
+	bpf_probe_read_user(&flags, 8, (const void *)ctx->args[2]);
+	return open_enter((__s32)ctx->args[0], (const char *)ctx->args[1], (__u32)flags, KIND_OPEN);
+}
+OPEN_EXIT(openat2)
+
+// open(filename, flags, mode), where the architecture has it.
+SEC("tracepoint/syscalls/sys_enter_open")
+int name_enter_open(struct sys_enter *ctx)
+{ return open_enter(AT_FDCWD, (const char *)ctx->args[0], (__u32)ctx->args[1], KIND_OPEN); }
+OPEN_EXIT(open)
+
+// creat(filename, mode) = open(filename, O_CREAT|O_WRONLY|O_TRUNC).
+SEC("tracepoint/syscalls/sys_enter_creat")
+int name_enter_creat(struct sys_enter *ctx)
+{ return open_enter(AT_FDCWD, (const char *)ctx->args[0], 01 | 0100 | 01000, KIND_OPEN); }
+OPEN_EXIT(creat)
+
+// dup(oldfd), dup2(oldfd, newfd), dup3(oldfd, newfd, flags): the new
+// number holds the old one's file.
+SEC("tracepoint/syscalls/sys_enter_dup")
+int name_enter_dup(struct sys_enter *ctx)
+{ return open_enter((__s32)ctx->args[0], 0, 0, KIND_DUP); }
+OPEN_EXIT(dup)
+
+SEC("tracepoint/syscalls/sys_enter_dup2")
+int name_enter_dup2(struct sys_enter *ctx)
+{ return open_enter((__s32)ctx->args[0], 0, 0, KIND_DUP); }
+OPEN_EXIT(dup2)
+
+SEC("tracepoint/syscalls/sys_enter_dup3")
+int name_enter_dup3(struct sys_enter *ctx)
+{ return open_enter((__s32)ctx->args[0], 0, (__u32)ctx->args[2], KIND_DUP); }
+OPEN_EXIT(dup3)
+
+// fcntl(fd, F_DUPFD or F_DUPFD_CLOEXEC, min): a dup too.
+#define F_DUPFD 0
+#define F_DUPFD_CLOEXEC 1030
+SEC("tracepoint/syscalls/sys_enter_fcntl")
+int name_enter_fcntl(struct sys_enter *ctx)
+{
+	__u64 cmd = ctx->args[1];
+	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
+		return 0;
+	return open_enter((__s32)ctx->args[0], 0, 0, KIND_DUP);
+}
+OPEN_EXIT(fcntl)
+
+// Descriptors closed in bulk start a new row each: those numbered from
+// `first` up to `last`, at most FD_SCAN of them (a bounded loop the
+// verifier walks; numbers beyond keep their row), and only those with an
+// entry in fdgen (every one that had a call has one, see leave()).
+#define FD_SCAN 1024
+
+static __attribute__((always_inline)) void bump_range(__u32 tgid, __u32 first, __u32 last)
+{
+	for (__u32 i = 0; i < FD_SCAN; i++) {
+		__u32 fd = first + i;
+		if (fd > last || fd < first)
+			break;
+		struct fdkey fk = { .tgid = tgid, .fd = (__s32)fd };
+		__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+		if (g) {
+			*g += 1;
+			bpf_map_delete_elem(&last_write, &fk);
+		}
+	}
+}
+
+// close_range(first, last, flags): with CLOSE_RANGE_CLOEXEC the numbers
+// are only marked, and close at exec (below).
+#define CLOSE_RANGE_CLOEXEC 4
+SEC("tracepoint/syscalls/sys_enter_close_range")
+int name_enter_close_range(struct sys_enter *ctx)
+{
+	__u32 tgid;
+	if (!watched_now(&tgid) || (ctx->args[2] & CLOSE_RANGE_CLOEXEC))
+		return 0;
+	bump_range(tgid, (__u32)ctx->args[0], (__u32)ctx->args[1]);
+	return 0;
+}
+
+// exec closes the close-on-exec descriptors. Which ones those are is in
+// the kernel's file table, not in any tracepoint record: every
+// descriptor with an entry starts a new row (a file kept across exec
+// gets a second row, under the new program).
+SEC("tracepoint/sched/sched_process_exec")
+int name_exec(void *ctx)
+{
+	__u32 tgid;
+	if (!watched_now(&tgid))
+		return 0;
+	bump_range(tgid, 0, FD_SCAN - 1);
 	return 0;
 }
 

@@ -38,6 +38,18 @@
 //! watched files also go to user space through a second ring buffer, to
 //! be attributed to files by their extents. Those records are not an ABI,
 //! so the field offsets come from each event's `format` file at load.
+//!
+//! Files are named when they are opened: programs on `openat`, `openat2`,
+//! `open` and `creat` copy the path the process passes, and those on
+//! `dup`, `dup2`, `dup3` and `fcntl(F_DUPFD)` which descriptor a new one
+//! copies, and hand both to user space through a third ring buffer
+//! ([`Watcher::drain_opens`]), so a file opened and closed between two
+//! reads of `/proc` is named. `close_range` and `sched_process_exec`
+//! start a new row for every descriptor they may have closed.
+//!
+//! With [`LoadOptions::device`] no system call is traced: the block
+//! programs key every request on that one device by whoever issued it,
+//! and keep the issuer's command name ([`Watcher::issuer_comm`]).
 #![deny(missing_docs)]
 
 pub mod cgroup;
@@ -175,6 +187,70 @@ const STAT_BLK_UNMATCHED: u32 = 4;
 const STAT_BLK_TABLE_FULL: u32 = 5;
 const STAT_BLK_RB_DROPS: u32 = 6;
 const STAT_BLK_HIST_FULL: u32 = 7;
+const STAT_OPEN_DROPS: u32 = 8;
+const STAT_OPEN_FULL: u32 = 9;
+
+/// `PATH_BYTES` in the BPF program: the longest path captured at open
+/// time, with its terminating NUL.
+pub const PATH_BYTES: usize = 256;
+
+/// A record of the `opens` ring buffer (`struct open_event`).
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct RawOpen {
+    tgid: u32,
+    kind: u32,
+    fd: i32,
+    gen: u32,
+    dfd: i32,
+    src_gen: u32,
+    flags: u32,
+    len: u32,
+    path: [u8; PATH_BYTES],
+}
+
+/// How a watched process came to hold a descriptor, as the kernel saw it
+/// at the call's exit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opened {
+    /// openat, openat2, open or creat of `path`, relative to the
+    /// directory `dfd` (`AT_FDCWD`, -100: the working directory) when it
+    /// does not start with `/`.
+    Open {
+        /// The path as the process passed it.
+        path: String,
+        /// It was longer than [`PATH_BYTES`] - 1 bytes and is cut there.
+        truncated: bool,
+        /// The directory descriptor.
+        dfd: i32,
+        /// The open flags (`O_*`).
+        flags: u32,
+    },
+    /// dup, dup2, dup3 or fcntl(F_DUPFD): the file of `src` (its
+    /// generation `src_gen`).
+    Dup {
+        /// The descriptor duplicated.
+        src: i32,
+        /// Its generation then.
+        src_gen: u32,
+    },
+}
+
+/// A descriptor a watched process got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenEvent {
+    /// Process id.
+    pub pid: u32,
+    /// The new descriptor.
+    pub fd: i32,
+    /// Its generation: the row its calls go to.
+    pub gen: u32,
+    /// How.
+    pub how: Opened,
+}
+
+/// `AT_FDCWD`: a path relative to the working directory.
+pub const AT_FDCWD: i32 = -100;
 
 /// A device number as the block tracepoints carry it (the kernel's
 /// `dev_t`: major in the high 12 bits, minor in the low 20).
@@ -248,6 +324,9 @@ pub struct LoadOptions {
     /// [`Watcher::program_costs`]; they add two clock reads to every run
     /// of every BPF program on the machine.
     pub bpf_stats: bool,
+    /// Watch every block request on this device (kernel `dev_t`), whoever
+    /// issues it, and no system call at all (`--device`).
+    pub device: Option<u32>,
 }
 
 /// What the maps hold now.
@@ -275,6 +354,9 @@ pub struct Snapshot {
     pub block_histogram_full: u64,
     /// Block records dropped: their ring buffer was full.
     pub block_ring_drops: u64,
+    /// Opens whose path was lost: the ring buffer or the table of opens in
+    /// progress was full.
+    pub open_drops: u64,
 }
 
 /// One call from the stream.
@@ -429,7 +511,13 @@ pub struct Watcher {
     unavailable: Vec<String>,
     stream: Option<RingBuf<MapData>>,
     block: Option<RingBuf<MapData>>,
+    opens: Option<RingBuf<MapData>>,
+    device: Option<u32>,
 }
+
+/// The `bevents_mode` values of the BPF program.
+const BEVENTS_OFF: u32 = 0;
+const BEVENTS_ALL: u32 = 2;
 
 impl Watcher {
     /// Loads the object and attaches every syscall program whose
@@ -443,9 +531,14 @@ impl Watcher {
         let tracefs = ensure_tracefs()?;
         let stream: u32 = opts.stream.into();
         let mut unavailable = Vec::new();
-        let layout = if opts.block {
+        let layout = if opts.block || opts.device.is_some() {
             match block_layout(tracefs) {
                 Ok(l) => Some(l),
+                Err(what) if opts.device.is_some() => {
+                    return Err(WatchError::Load(format!(
+                        "--device needs the block tracepoints, and this kernel lacks {what}"
+                    )))
+                }
                 Err(what) => {
                     unavailable.push(what.to_string());
                     None
@@ -500,7 +593,38 @@ impl Watcher {
         } else {
             None
         };
+        let bevents_mode = if opts.device.is_some() {
+            BEVENTS_OFF
+        } else {
+            BEVENTS_ALL
+        };
+        let device_target = opts.device.unwrap_or(0);
+        loader
+            .override_global("bevents_mode", &bevents_mode, true)
+            .override_global("device_target", &device_target, true);
         let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
+        if let Some(dev) = opts.device {
+            let l = layout.as_ref().expect("required above");
+            attach(&mut ebpf, "blk_done", "block", "block_rq_complete")?;
+            attach(&mut ebpf, "blk_issue", "block", "block_rq_issue")?;
+            if l.start.is_some() {
+                attach(&mut ebpf, "blk_start", "block", "block_io_start")?;
+            } else {
+                unavailable.push(
+                    "block:block_io_start (a request is its issuer's, which may be a kworker dispatching for the process that queued it)"
+                        .into(),
+                );
+            }
+            return Ok(Watcher {
+                ebpf,
+                _stats: stats,
+                unavailable,
+                stream: None,
+                block: None,
+                opens: None,
+                device: Some(dev),
+            });
+        }
         let mut attached = 0;
         for op in SyscallOp::ALL {
             let name = op.name();
@@ -542,6 +666,58 @@ impl Watcher {
         if fork_child.is_some() {
             attach(&mut ebpf, "follow_fork", "sched", "sched_process_fork")?;
         }
+        // Paths at open time and duplicated descriptors: without them a
+        // file opened and closed between two ticks stays unnamed.
+        for name in [
+            "openat", "openat2", "open", "creat", "dup", "dup2", "dup3", "fcntl",
+        ] {
+            let events = tracefs.join("events/syscalls");
+            if !events.join(format!("sys_enter_{name}")).exists()
+                || !events.join(format!("sys_exit_{name}")).exists()
+            {
+                // open and creat are absent on arm64 (openat only).
+                if !matches!(name, "open" | "creat") {
+                    unavailable.push(format!(
+                        "syscalls:sys_enter_{name} (its descriptors are named from /proc only)"
+                    ));
+                }
+                continue;
+            }
+            for side in ["enter", "exit"] {
+                attach(
+                    &mut ebpf,
+                    &format!("name_{side}_{name}"),
+                    "syscalls",
+                    &format!("sys_{side}_{name}"),
+                )?;
+            }
+        }
+        for (prog, category, event, what) in [
+            (
+                "name_enter_close_range",
+                "syscalls",
+                "sys_enter_close_range",
+                "a descriptor number reused after close_range is not told apart",
+            ),
+            (
+                "name_exec",
+                "sched",
+                "sched_process_exec",
+                "a descriptor number reused after exec is not told apart",
+            ),
+        ] {
+            if tracefs.join(format!("events/{category}/{event}")).exists() {
+                attach(&mut ebpf, prog, category, event)?;
+            } else {
+                unavailable.push(format!("{category}:{event} ({what})"));
+            }
+        }
+        let opens = {
+            let m = ebpf
+                .take_map("opens")
+                .ok_or_else(|| WatchError::Map("map opens missing".into()))?;
+            Some(RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))?)
+        };
         let block = if let Some(l) = &layout {
             // Completion before issue: a request issued between the two
             // attaches completes unmatched (counted) rather than never.
@@ -576,7 +752,64 @@ impl Watcher {
             unavailable,
             stream,
             block,
+            opens,
+            device: None,
         })
+    }
+
+    /// The device watched by `--device` (kernel `dev_t`).
+    pub fn device(&self) -> Option<u32> {
+        self.device
+    }
+
+    /// The command name of the process `pid` that issued requests to the
+    /// `--device` device, as the kernel saw it at the issue.
+    pub fn issuer_comm(&self, pid: u32) -> Option<String> {
+        let m: HashMap<_, u32, [u8; 16]> = HashMap::try_from(self.ebpf.map("issuers")?).ok()?;
+        let c = m.get(&pid, 0).ok()?;
+        let end = c.iter().position(|&b| b == 0).unwrap_or(16);
+        Some(String::from_utf8_lossy(&c[..end]).into_owned())
+    }
+
+    /// Hands every descriptor the watched processes got since the last
+    /// call (opens and dups, in the order they returned) to `f`; how many.
+    pub fn drain_opens(&mut self, mut f: impl FnMut(OpenEvent)) -> u64 {
+        let Some(rb) = self.opens.as_mut() else {
+            return 0;
+        };
+        let mut n = 0;
+        while let Some(item) = rb.next() {
+            if item.len() < std::mem::size_of::<RawOpen>() {
+                continue;
+            }
+            // SAFETY: the record is at least size_of::<RawOpen>() bytes of
+            // plain integers and bytes.
+            let r: RawOpen = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+            let how = if r.kind == 1 {
+                Opened::Dup {
+                    src: r.dfd,
+                    src_gen: r.src_gen,
+                }
+            } else {
+                let end = r.path.iter().position(|&b| b == 0).unwrap_or(PATH_BYTES);
+                Opened::Open {
+                    path: String::from_utf8_lossy(&r.path[..end]).into_owned(),
+                    // bpf_probe_read_user_str filled the buffer: the
+                    // path may go on.
+                    truncated: r.len as usize >= PATH_BYTES,
+                    dfd: r.dfd,
+                    flags: r.flags,
+                }
+            };
+            f(OpenEvent {
+                pid: r.tgid,
+                fd: r.fd,
+                gen: r.gen,
+                how,
+            });
+            n += 1;
+        }
+        n
     }
 
     /// Whether the block layer is traced.
@@ -752,7 +985,7 @@ impl Watcher {
             Ok(stats.get(&i, 0).map_err(map_err)?.iter().sum())
         };
         let mut block = Vec::new();
-        if self.block.is_some() {
+        if self.block.is_some() || self.device.is_some() {
             let bhist: PerCpuHashMap<_, BKey, BVal> = PerCpuHashMap::try_from(
                 self.ebpf
                     .map("bhist")
@@ -798,6 +1031,7 @@ impl Watcher {
             block_table_full: stat(STAT_BLK_TABLE_FULL)?,
             block_histogram_full: stat(STAT_BLK_HIST_FULL)?,
             block_ring_drops: stat(STAT_BLK_RB_DROPS)?,
+            open_drops: stat(STAT_OPEN_DROPS)? + stat(STAT_OPEN_FULL)?,
         })
     }
 

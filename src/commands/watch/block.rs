@@ -15,13 +15,23 @@
 //! Nothing is written, and no FIEMAP_FLAG_SYNC (which would start
 //! writeback and change what is measured).
 //!
-//! Error bounds: a request is attributed by its first sector only (one
-//! that straddles two files counts for the first); extents are read when
-//! a file is first seen and again every second, so a request to blocks
-//! allocated after the last mapping waits in a bounded list
+//! Error bounds: a request is split by sectors among the files whose
+//! extents it covers: each file gets its share of the bytes and counts
+//! the request once (with its whole service time), so the files' request
+//! counts may add up to more than the device's; the share no file holds
+//! (metadata merged into the same request) is unattributed. Extents are
+//! read when a file is first seen and again every second, so a request to
+//! blocks allocated after the last mapping waits in a bounded list
 //! ([`PENDING_MAX`] requests) and is attributed when a later mapping holds
 //! it; what is still unknown at the end is reported as unattributed
 //! (journal, metadata, flushes, other processes' files).
+//!
+//! The kernel hands over the requests of every device (not only those
+//! already known to hold a watched file), so that a request a kworker
+//! issued before its file's device was first seen (the first tick of a
+//! watch) is not lost: a request on a device with no known watched file
+//! waits [`EARLY_TICKS`] ticks for one to be mapped there, then is
+//! dropped as another device's (bounded by [`PENDING_MAX`] too).
 
 use dbio_model::watch::{BlockOp, WatchDeviceIo, WatchFileBlock, WatchUnattributed, WatchUnmapped};
 use dbio_model::Log2Buckets;
@@ -33,6 +43,12 @@ use std::time::{Duration, Instant};
 /// Requests kept while no mapping holds their sector; beyond this the
 /// oldest are counted as unattributed for good.
 pub const PENDING_MAX: usize = 65_536;
+
+/// Ticks a request on a device with no known watched file waits for one
+/// to be mapped there: the file's first call is in the snapshot of the
+/// tick after its request completed at the latest, and it is mapped in
+/// that tick, so two would do; four leave a margin.
+pub const EARLY_TICKS: u64 = 4;
 
 /// How often the extents of the watched files are read again.
 const REMAP: Duration = Duration::from_secs(1);
@@ -81,7 +97,7 @@ pub struct FileExtents {
 /// The whole device and the partition's first sector for a filesystem's
 /// device `major:minor` (requests are traced on the whole disk, with
 /// sectors counted from its start).
-fn whole_device(major: u32, minor: u32) -> Result<(u32, u64), String> {
+pub fn whole_device(major: u32, minor: u32) -> Result<(u32, u64), String> {
     let sys = std::path::PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     if !sys.exists() {
         return Err(format!(
@@ -202,8 +218,13 @@ struct Acc {
 
 impl Acc {
     fn add(&mut self, e: &BlockEvent) {
+        self.add_part(e, u64::from(e.bytes));
+    }
+
+    /// The request, carrying `bytes` of its data.
+    fn add_part(&mut self, e: &BlockEvent, bytes: u64) {
         self.count += 1;
-        self.bytes += u64::from(e.bytes);
+        self.bytes += bytes;
         self.total_ns += e.latency_ns;
         self.by_watched += u64::from(e.pid.is_some());
         self.latency.record_us(e.latency_ns / 1000);
@@ -227,6 +248,14 @@ pub struct Attribution {
     /// The identity of each file, to map it again by its path (even
     /// after the process closed it) and never map another file there.
     ids: HashMap<usize, FileId>,
+    /// Requests on devices with no known watched file yet, with the tick
+    /// they arrived in.
+    early: VecDeque<(u64, BlockEvent)>,
+    /// Drains so far.
+    ticks: u64,
+    /// Requests dropped from `early`: on devices that held no watched
+    /// file within [`EARLY_TICKS`] ticks.
+    pub other_devices: u64,
 }
 
 impl Attribution {
@@ -306,42 +335,104 @@ impl Attribution {
     }
 
     /// The file whose extents hold `sector` on `dev`.
+    #[cfg(test)]
     fn file_of(&self, dev: u32, sector: u64) -> Option<usize> {
+        self.files_in(dev, sector, sector + 1)
+            .first()
+            .map(|&(i, _)| i)
+    }
+
+    /// The files whose extents hold some of the sectors `[start, end)` on
+    /// `dev`, each with how many, in sector order. Extents never overlap
+    /// (a sector is one file's), so only the last extent starting at or
+    /// before `start` can hold `start`, and the rest start after it.
+    fn files_in(&self, dev: u32, start: u64, end: u64) -> Vec<(usize, u64)> {
         let at = self
             .extents
-            .partition_point(|&(d, s, _, _)| (d, s) <= (dev, sector));
-        let &(d, _, end, i) = self.extents.get(at.checked_sub(1)?)?;
-        (d == dev && sector < end).then_some(i)
+            .partition_point(|&(d, s, _, _)| (d, s) <= (dev, start));
+        let mut out: Vec<(usize, u64)> = Vec::new();
+        for &(d, s, e, i) in &self.extents[at.saturating_sub(1)..] {
+            if d > dev || (d == dev && s >= end) {
+                break;
+            }
+            let (lo, hi) = (s.max(start), e.min(end));
+            if d != dev || lo >= hi {
+                continue;
+            }
+            match out.iter_mut().find(|(f, _)| *f == i) {
+                Some((_, n)) => *n += hi - lo,
+                None => out.push((i, hi - lo)),
+            }
+        }
+        out
     }
 
     fn attribute(&mut self, e: BlockEvent) {
         // A flush carries no data and names no sector.
-        let file = (e.op != BlockOp::Flush)
-            .then(|| self.file_of(e.dev, e.sector))
-            .flatten();
-        match file {
-            Some(i) => self.files.entry((i, e.op)).or_default().add(&e),
-            None if e.op != BlockOp::Flush => {
-                if self.pending.len() == PENDING_MAX {
-                    if let Some(old) = self.pending.pop_front() {
-                        self.unattributed
-                            .entry((old.dev, old.op))
-                            .or_default()
-                            .add(&old);
-                    }
-                }
-                self.pending.push_back(e);
+        let sectors = (u64::from(e.bytes) / 512).max(1);
+        let files = if e.op == BlockOp::Flush {
+            Vec::new()
+        } else {
+            self.files_in(e.dev, e.sector, e.sector + sectors)
+        };
+        if !files.is_empty() {
+            let mut held = 0;
+            for &(i, n) in &files {
+                let bytes = (n * 512).min(u64::from(e.bytes));
+                held += bytes;
+                self.files.entry((i, e.op)).or_default().add_part(&e, bytes);
             }
-            None => self.unattributed.entry((e.dev, e.op)).or_default().add(&e),
+            if held < u64::from(e.bytes) {
+                self.unattributed
+                    .entry((e.dev, e.op))
+                    .or_default()
+                    .add_part(&e, u64::from(e.bytes) - held);
+            }
+            return;
         }
+        if e.op == BlockOp::Flush {
+            self.unattributed.entry((e.dev, e.op)).or_default().add(&e);
+            return;
+        }
+        // No mapping holds it yet: it waits for the next.
+        if self.pending.len() == PENDING_MAX {
+            if let Some(old) = self.pending.pop_front() {
+                self.unattributed
+                    .entry((old.dev, old.op))
+                    .or_default()
+                    .add(&old);
+            }
+        }
+        self.pending.push_back(e);
     }
 
-    /// Takes every request the tracer has for the watched devices.
+    /// Takes every request the tracer has.
     pub fn drain(&mut self, w: &mut Watcher) {
         let mut got = Vec::new();
         w.drain_block(|e| got.push(*e));
+        self.take(got);
+    }
+
+    /// One tick's requests: those on devices with known watched files are
+    /// attributed, the others wait in `early` for [`EARLY_TICKS`] ticks.
+    fn take(&mut self, got: Vec<BlockEvent>) {
+        self.ticks += 1;
         for e in got {
-            self.attribute(e);
+            if self.early.len() == PENDING_MAX {
+                self.early.pop_front();
+                self.other_devices += 1;
+            }
+            self.early.push_back((self.ticks, e));
+        }
+        let now = self.ticks;
+        for (t, e) in std::mem::take(&mut self.early) {
+            if self.devices.contains(&e.dev) {
+                self.attribute(e);
+            } else if t + EARLY_TICKS > now {
+                self.early.push_back((t, e));
+            } else {
+                self.other_devices += 1;
+            }
         }
     }
 
@@ -349,6 +440,13 @@ impl Attribution {
     pub fn finish(&mut self, w: &mut Watcher) {
         self.drain(w);
         self.remap(w);
+        for (_, e) in std::mem::take(&mut self.early) {
+            if self.devices.contains(&e.dev) {
+                self.attribute(e);
+            } else {
+                self.other_devices += 1;
+            }
+        }
         for e in std::mem::take(&mut self.pending) {
             self.unattributed.entry((e.dev, e.op)).or_default().add(&e);
         }
@@ -415,6 +513,7 @@ impl Attribution {
                 name: device_name(r.dev),
                 op: r.op,
                 pid: r.pid,
+                comm: None,
                 count: r.count,
                 bytes: r.bytes,
                 total_ns: r.total_ns,
@@ -474,7 +573,7 @@ mod tests {
     }
 
     #[test]
-    fn requests_go_to_the_file_whose_extent_holds_their_first_sector() {
+    fn requests_go_to_the_file_whose_extents_hold_their_sectors() {
         let mut a = Attribution {
             paths: vec!["/a".into(), "/b".into()],
             extents: vec![(5, 100, 108, 0), (5, 200, 300, 1), (6, 0, 1000, 1)],
@@ -495,7 +594,7 @@ mod tests {
             pid,
             op,
         };
-        a.attribute(ev(104, BlockOp::Write, Some(9)));
+        a.attribute(ev(100, BlockOp::Write, Some(9)));
         a.attribute(ev(250, BlockOp::Read, None));
         a.attribute(ev(50, BlockOp::Write, None));
         a.attribute(ev(0, BlockOp::Flush, Some(9)));
@@ -518,5 +617,82 @@ mod tests {
             .iter()
             .any(|u| u.op == BlockOp::Flush && u.by_watched == 1));
         assert!(un.iter().any(|u| u.op == BlockOp::Write && u.count == 1));
+    }
+
+    #[test]
+    fn a_request_spanning_two_files_is_split_by_sectors() {
+        let mut a = Attribution {
+            paths: vec!["/a".into(), "/b".into()],
+            // /a: 100..108 and 116..124; /b: 108..116 (interleaved
+            // extents, as two files appended together come out).
+            extents: vec![
+                (5, 100, 108, 0),
+                (5, 108, 116, 1),
+                (5, 116, 124, 0),
+                (5, 200, 208, 1),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(a.files_in(5, 104, 120), vec![(0, 8), (1, 8)]);
+        assert_eq!(a.files_in(5, 96, 100), vec![]);
+        assert_eq!(a.files_in(5, 120, 204), vec![(0, 4), (1, 4)]);
+        assert_eq!(a.files_in(4, 100, 124), vec![]);
+        // 16 sectors from 104: 4 + 4 of /a, 8 of /b; then 16 from 196:
+        // 8 of /b, 8 nobody's.
+        let ev = |sector| BlockEvent {
+            dev: 5,
+            sector,
+            bytes: 16 * 512,
+            latency_ns: 2_000_000,
+            pid: None,
+            op: BlockOp::Write,
+        };
+        a.attribute(ev(104));
+        a.attribute(ev(196));
+        let rows = a.file_rows();
+        let of = |p: &str| rows.iter().find(|r| r.path == p).unwrap();
+        assert_eq!((of("/a").count, of("/a").bytes), (1, 4096), "{rows:?}");
+        assert_eq!((of("/b").count, of("/b").bytes), (2, 8192), "{rows:?}");
+        assert_eq!(of("/a").latency.counts.iter().sum::<u64>(), 1);
+        let un = a.unattributed_rows();
+        assert_eq!((un.len(), un[0].count, un[0].bytes), (1, 1, 4096), "{un:?}");
+        // Every byte is somewhere, once.
+        let total: u64 = rows.iter().map(|r| r.bytes).sum::<u64>() + un[0].bytes;
+        assert_eq!(total, 2 * 16 * 512);
+        assert!(a.pending.is_empty());
+    }
+
+    #[test]
+    fn a_request_on_a_device_not_yet_known_waits_a_few_ticks_for_its_file() {
+        let mut a = Attribution {
+            paths: vec!["/a".into()],
+            ..Default::default()
+        };
+        let ev = |dev, sector| BlockEvent {
+            dev,
+            sector,
+            bytes: 4096,
+            latency_ns: 1_000,
+            pid: None,
+            op: BlockOp::Write,
+        };
+        // Tick 1: a kworker's request on device 5 and one on device 9,
+        // before any file on either is known.
+        a.take(vec![ev(5, 100), ev(9, 0)]);
+        assert_eq!(a.early.len(), 2);
+        // Tick 2: /a is mapped on device 5: its request is attributed.
+        a.devices.insert(5);
+        a.extents = vec![(5, 100, 108, 0)];
+        a.take(vec![]);
+        let rows = a.file_rows();
+        assert_eq!((rows.len(), rows[0].count, rows[0].bytes), (1, 1, 4096));
+        // Device 9 never holds a watched file: dropped after EARLY_TICKS.
+        for _ in 2..=EARLY_TICKS {
+            assert_eq!(a.early.len(), 1);
+            a.take(vec![]);
+        }
+        assert_eq!(a.early.len(), 0);
+        assert_eq!(a.other_devices, 1);
+        assert!(a.unattributed_rows().is_empty());
     }
 }

@@ -96,11 +96,12 @@ pub fn round_up(n: u64, bs: u64) -> u64 {
 }
 
 /// Memory a run allocates, bytes: the log buffer, the writer's
-/// buffers, each session's payload pattern.
+/// buffers, a buffer per later stage of a pipelined commit, each
+/// session's payload pattern.
 pub fn planned_memory(c: &LgwrConfig) -> u64 {
     let pattern = super::record::PATTERN_WINDOW as u64 + c.redo_size.max();
     c.log_buffer_bytes
-        + u64::from(c.async_depth) * c.max_write_bytes
+        + u64::from(c.async_depth + super::files::stage_files(c)) * c.max_write_bytes
         + u64::from(c.sessions) * pattern
 }
 
@@ -232,6 +233,17 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
             "--syncs-per-flush {} makes its durable writes one after the other: it needs --async-depth 1 and a synchronous --method (not uring-fdatasync)",
             c.syncs_per_flush
         ));
+    }
+    if c.pipeline {
+        if c.protocol != Protocol::Leader {
+            return Err("--pipeline makes each durable write a group commit with a leader of its own: it needs --protocol leader".into());
+        }
+        if c.syncs_per_flush < 2 {
+            return Err("--pipeline needs --syncs-per-flush 2 or more: each durable write of a commit is one stage".into());
+        }
+    }
+    if c.txn_cpu_includes_flush && c.protocol != Protocol::Leader {
+        return Err("--txn-cpu-includes-flush deducts the leaders' flush CPU from --txn-cpu: it needs --protocol leader (a log writer flushes on a thread of its own)".into());
     }
     if c.txn_cpu_ns > 1_000_000_000 {
         return Err("--txn-cpu above 1 s makes no commit workload".into());

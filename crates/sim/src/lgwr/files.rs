@@ -24,6 +24,8 @@ use std::sync::Arc;
 /// A prepared group of log files: `targets[file][member]`.
 pub struct LogGroup {
     targets: Vec<Vec<Target>>,
+    /// One file per later stage of a pipelined commit (`--pipeline`).
+    stages: Vec<Target>,
     /// The preparation the files had when made.
     pub prepare: Prepare,
     /// Whether a run has written the files since they were made (a
@@ -61,7 +63,8 @@ pub fn preflight(run: &LgwrRun) -> Result<(), String> {
             }
         }
     }
-    let need = cfg.file_size * u64::from(cfg.files) * u64::from(cfg.members);
+    let need = cfg.file_size
+        * (u64::from(cfg.files) * u64::from(cfg.members) + u64::from(stage_files(&run.config)));
     if let Ok(st) = rustix::fs::statvfs(dir.as_path()) {
         let free = st.f_bavail * st.f_frsize;
         if st.f_blocks > 0 && need > free {
@@ -74,6 +77,16 @@ pub fn preflight(run: &LgwrRun) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Files the later stages of a pipelined commit write: one per durable
+/// write after the first (none without `--pipeline`).
+pub fn stage_files(cfg: &dbio_model::lgwr::LgwrConfig) -> u32 {
+    if cfg.pipeline {
+        cfg.syncs_per_flush.saturating_sub(1)
+    } else {
+        0
+    }
 }
 
 impl LogGroup {
@@ -100,8 +113,12 @@ impl LogGroup {
             }
             targets.push(members);
         }
+        let stages = (0..stage_files(cfg))
+            .map(|_| Target::prepare(&spec, stop))
+            .collect::<Result<_, _>>()?;
         Ok(LogGroup {
             targets,
+            stages,
             prepare: cfg.prepare,
             used: false,
         })
@@ -113,6 +130,7 @@ impl LogGroup {
         let cfg = &run.config;
         self.targets.len() == cfg.files as usize
             && self.targets[0].len() == cfg.members as usize
+            && self.stages.len() == stage_files(cfg) as usize
             && self.targets[0][0].size == cfg.file_size
             && self.prepare == cfg.prepare
             && self.targets[0][0].path.parent() == Some(run.dir.as_path())
@@ -147,6 +165,24 @@ impl LogGroup {
             .collect()
     }
 
+    /// Opens each later stage's file with the method's flags, with its
+    /// path (for error messages).
+    pub fn open_stages(&self, run: &LgwrRun) -> Result<Vec<(Arc<File>, PathBuf)>, EngineError> {
+        let cfg = &run.config;
+        let sync = if cfg.method.dsync() {
+            Durability::Dsync
+        } else {
+            Durability::None
+        };
+        self.stages
+            .iter()
+            .map(|t| {
+                t.with_flags(cfg.method.direct(), sync, true)
+                    .map(|f| (Arc::new(f), t.path.clone()))
+            })
+            .collect()
+    }
+
     /// Buffered read-only descriptors on every file, `[file][member]`, for
     /// reading the records back.
     pub fn readers(&self) -> Vec<Vec<Option<File>>> {
@@ -166,6 +202,7 @@ impl LogGroup {
         self.targets
             .iter()
             .flatten()
+            .chain(self.stages.iter())
             .flat_map(|t| t.notices.iter().cloned())
             .collect()
     }

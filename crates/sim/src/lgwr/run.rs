@@ -7,6 +7,7 @@ use super::client::{client_main, Turn};
 use super::config::{planned_memory, LgwrRun};
 use super::files::{preflight, LogGroup};
 use super::session::{session_main, Shared};
+use super::stage::Stage;
 use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
 use super::writer::{writer_main, FlushLock, Leader};
@@ -84,13 +85,14 @@ type OpenedGroup = (
     Vec<Vec<Arc<File>>>,
     Vec<Vec<PathBuf>>,
     Vec<Vec<Option<File>>>,
+    Vec<(Arc<File>, PathBuf)>,
 );
 
 /// Opens the prepared group with the method's flags.
 fn open_group(run: &LgwrRun, group: Option<&mut LogGroup>) -> Result<OpenedGroup, LgwrError> {
     let cfg = &run.config;
     match (cfg.real_io(), group) {
-        (false, _) => Ok((Vec::new(), Vec::new(), Vec::new())),
+        (false, _) => Ok((Vec::new(), Vec::new(), Vec::new(), Vec::new())),
         (true, Some(g)) => {
             if !g.fits(run) {
                 return Err(LgwrError::Invalid(format!(
@@ -102,7 +104,7 @@ fn open_group(run: &LgwrRun, group: Option<&mut LogGroup>) -> Result<OpenedGroup
             }
             g.used = true;
             let readers = if run.verify { g.readers() } else { Vec::new() };
-            Ok((g.open(run)?, g.paths(), readers))
+            Ok((g.open(run)?, g.paths(), readers, g.open_stages(run)?))
         }
         (true, None) => Err(LgwrError::Invalid(
             "a run on real storage needs its log files prepared first".into(),
@@ -163,7 +165,7 @@ fn run_threads(
     run: &LgwrRun,
     shared: &Shared,
     (files, paths): (&[Vec<Arc<File>>], &[Vec<PathBuf>]),
-    leader: Option<&FlushLock>,
+    (leader, stages): (Option<&FlushLock>, &[Stage]),
     stop: &AtomicBool,
     error: &Mutex<Option<EngineError>>,
 ) -> Result<Threads, SpawnError> {
@@ -210,7 +212,17 @@ fn run_threads(
                 format!("lgwr-session-{}", i + 1),
                 i as usize + writers,
                 total,
-                move || session_main(i, run, shared, leader, turns.get(i as usize), gate, stop),
+                move || {
+                    session_main(
+                        i,
+                        run,
+                        shared,
+                        (leader, stages),
+                        turns.get(i as usize),
+                        gate,
+                        stop,
+                    )
+                },
             ) {
                 Ok(h) => sessions.push(h),
                 Err(e) => {
@@ -271,7 +283,7 @@ pub fn run(
     // files against it.
     validate(run)?;
     let cfg = &run.config;
-    let (files, paths, readers) = open_group(run, group)?;
+    let (files, paths, readers, stage_files) = open_group(run, group)?;
     let counters = IoCounters::start(run);
     let shared = Shared::new(cfg).map_err(LgwrError::Invalid)?;
     let error: Mutex<Option<EngineError>> = Mutex::new(None);
@@ -279,11 +291,22 @@ pub fn run(
         Protocol::Writer => None,
         Protocol::Leader => Some(FlushLock::new(Leader::new(run, &shared, &files, &paths)?)),
     };
+    // The later stages of a pipelined commit: a file each, or none with
+    // the null engine.
+    let n_stages = if cfg.pipeline {
+        cfg.syncs_per_flush.saturating_sub(1) as usize
+    } else {
+        0
+    };
+    let mut stage_files = stage_files.into_iter();
+    let stages: Vec<Stage> = (0..n_stages)
+        .map(|_| Stage::new(cfg, stage_files.next()))
+        .collect::<Result<_, _>>()?;
     let (recs, wrec, runtime_ns, ticks) = run_threads(
         run,
         &shared,
         (&files, &paths),
-        leader.as_ref(),
+        (leader.as_ref(), &stages),
         stop,
         &error,
     )
@@ -298,6 +321,22 @@ pub fn run(
         }
         None => wrec.unwrap_or_else(|| WriterRec::new(cfg.sessions, cfg.files)),
     };
+    let mut wrec = wrec;
+    if cfg.protocol == Protocol::Leader {
+        wrec.flush_cpu_ns = Some(
+            shared
+                .flush_cpu_ns
+                .load(std::sync::atomic::Ordering::Relaxed),
+        );
+    }
+    let mut stage_recs = Vec::with_capacity(stages.len());
+    for st in stages {
+        let (rec, failed) = st.finish();
+        stage_recs.push(rec);
+        if error.is_none() {
+            error = failed;
+        }
+    }
     // A member writer thread that could not start: nothing was measured.
     if let Some(e @ EngineError::Threads(_)) = error {
         return Err(e.into());
@@ -324,6 +363,7 @@ pub fn run(
         disk,
         verify: verified,
         ticks,
+        stages: stage_recs,
     };
     Ok(Outcome {
         measured,

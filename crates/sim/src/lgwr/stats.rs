@@ -8,13 +8,14 @@
 //! that within the histograms' 1 %.
 
 use super::session::{PROBE_COMMITS, PROBE_COVERED, PROBE_WRITES};
+use super::stage::StageRec;
 use dbio_engine::engines::NullDone;
 use dbio_engine::recorder::new_histogram;
 use dbio_engine::rusage::Usage;
 use dbio_engine::series::{self, Tick};
 use dbio_model::lgwr::{
-    CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, VerifyResult,
-    WriterStats,
+    CommitBreakdown, IoEvidence, LgwrResult, LogSwitch, SessionLine, SizeBucket, StageStats,
+    VerifyResult, WriterStats,
 };
 use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::{CpuUsage, DiskStatsDelta, LatencySummary};
@@ -240,6 +241,9 @@ pub struct WriterRec {
     pub null_journal: Vec<NullDone>,
     /// CPUs the writer thread may run on, read back after its placement.
     pub cpus: Vec<u32>,
+    /// Leader protocol: CPU the leaders spent in flushes, every stage's,
+    /// ns (None under the log writer).
+    pub flush_cpu_ns: Option<u64>,
 }
 
 impl WriterRec {
@@ -263,6 +267,7 @@ impl WriterRec {
             cpu: Usage::default(),
             null_journal: Vec::new(),
             cpus: Vec::new(),
+            flush_cpu_ns: None,
         }
     }
 
@@ -306,6 +311,7 @@ impl WriterRec {
         }
         self.idle_watch_ns += o.idle_watch_ns;
         self.cpu = self.cpu.plus(&o.cpu);
+        add_opt(&mut self.flush_cpu_ns, o.flush_cpu_ns);
     }
 }
 
@@ -330,6 +336,9 @@ pub struct Measured {
     pub verify: Option<VerifyResult>,
     /// Per-second samples of the probes (rounds end to end).
     pub ticks: Vec<Tick>,
+    /// The later stages of a pipelined commit, in order (empty without
+    /// `--pipeline`).
+    pub stages: Vec<StageRec>,
 }
 
 fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
@@ -370,6 +379,11 @@ impl Measured {
             a.merge(b);
         }
         self.writer.merge(&o.writer);
+        for (a, b) in self.stages.iter_mut().zip(o.stages.iter()) {
+            a.writes += b.writes;
+            a.commits += b.commits;
+            a.lat.add(&b.lat).expect("same bounds");
+        }
         self.proc_read_bytes += o.proc_read_bytes;
         self.proc_write_bytes += o.proc_write_bytes;
         match (&mut self.disk, &o.disk) {
@@ -485,6 +499,7 @@ impl Measured {
                 idle_watch_ns: w.idle_watch_ns,
                 cpu: self.cpu(&w.cpu, w.writes),
                 cpus: w.cpus.clone(),
+                flush_cpu_per_commit_ns: w.flush_cpu_ns.map(|ns| ns as f64 / commits.max(1) as f64),
             },
             session_cpu: self.cpu(&session_usage, commits),
             io: IoEvidence {
@@ -497,6 +512,15 @@ impl Measured {
             },
             verify: self.verify.clone(),
             per_second: self.per_second(),
+            stages: self
+                .stages
+                .iter()
+                .map(|st| StageStats {
+                    writes: st.writes,
+                    commits_per_write: st.commits as f64 / st.writes.max(1) as f64,
+                    write_sync: LatencySummary::from_histogram(&st.lat),
+                })
+                .collect(),
         }
     }
 

@@ -337,11 +337,17 @@ impl<'a> Leader<'a> {
             rec,
         } = &mut self.parts;
         if self.error.is_none() {
+            let cpu0 = super::session::thread_cpu_ns();
             self.writer.flush_to = Some(self.writer.shared.logbuf.head());
             if let Err(e) = self.writer.run(io, bufs, batches, rec) {
                 self.error = Some(e);
                 self.writer.shared.failed.store(true, Ordering::Relaxed);
             }
+            let spent = super::session::thread_cpu_ns().saturating_sub(cpu0);
+            self.writer
+                .shared
+                .flush_cpu_ns
+                .fetch_add(spent, Ordering::Relaxed);
         }
         if self.error.is_some() {
             self.writer.fail_pending(batches);
@@ -475,7 +481,10 @@ impl<'a> Writer<'a> {
                                 // flush, one after the other (MariaDB's
                                 // binary log after InnoDB's redo): the
                                 // same block again, made durable again.
-                                for _ in 1..cfg.syncs_per_flush {
+                                // Pipelined, the later stages make
+                                // them (`super::stage`).
+                                let extra = if cfg.pipeline { 1 } else { cfg.syncs_per_flush };
+                                for _ in 1..extra {
                                     // SAFETY: as above; the write is over.
                                     if let Some(d) = unsafe { io.issue(&issue, sync) }? {
                                         done = d;
@@ -582,6 +591,9 @@ impl<'a> Writer<'a> {
             p.add(super::session::PROBE_WRITES, 1);
             p.add(super::session::PROBE_COVERED, b.commits.len() as u64);
         }
+        self.shared
+            .flushed_commits
+            .fetch_add(b.commits.len() as u64, Ordering::Relaxed);
         let fg = (u64::from(b.file) << 32) | u64::from(b.gen);
         for p in &b.commits {
             let slot = &self.shared.slots[p.session as usize];

@@ -92,9 +92,25 @@ pub fn panel(i: usize, x: &LoadResult) -> String {
     let inputs = [
         ("protocol", p.protocol.clone()),
         ("method", p.method.clone()),
-        ("syncs per flush", p.syncs_per_flush.to_string()),
+        (
+            "syncs per flush",
+            format!(
+                "{}{}",
+                p.syncs_per_flush,
+                if p.pipeline {
+                    " (each a group commit of its own, pipelined)"
+                } else {
+                    ""
+                }
+            ),
+        ),
         ("model sessions", p.model_sessions.to_string()),
         ("CPU per commit fed", cpu),
+        (
+            "less the model's own flush CPU",
+            p.model_flush_cpu_ns
+                .map_or_else(|| "-".into(), |f| format!("{} per commit", format_ns(f))),
+        ),
         ("log per commit", format_bytes(p.redo_bytes)),
         ("block size", format_bytes(p.block_size)),
         (

@@ -54,15 +54,7 @@ pub fn section(i: usize, w: &WatchResult) -> String {
         let labels: Vec<String> = rows
             .iter()
             .take(PER_DEVICE)
-            .map(|d| {
-                format!(
-                    "{} by {} (x{})",
-                    d.op,
-                    d.pid
-                        .map_or_else(|| "writeback/other".into(), |p| format!("pid {p}")),
-                    d.count
-                )
-            })
+            .map(|d| format!("{} by {} (x{})", d.op, crate::watch::issuer(w, d), d.count))
             .collect();
         let hists: Vec<Hist> = rows
             .iter()
