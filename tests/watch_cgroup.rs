@@ -204,6 +204,10 @@ fn watch_refuses_a_cgroup_path_that_is_not_one_in_one_sentence() {
         (vec!["--cgroup", dir, "--pid", "1"], "cannot be used with"),
         (vec!["--cgroup", dir, "--comm", "x*"], "cannot be used with"),
         (vec!["--cgroup", dir, "--", "true"], "cannot be used with"),
+        (
+            vec!["--cgroup", dir, "--device", "/dev/null"],
+            "cannot be used with",
+        ),
         (vec!["--cgroup", dir, "--tid", "1"], "--pid"),
         (
             vec!["--cgroup", dir, "--follow"],

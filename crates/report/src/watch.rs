@@ -504,6 +504,7 @@ mod tests {
             file_block: vec![],
             block_unattributed: vec![],
             unmapped: vec![],
+            bpf_programs: vec![],
         };
         let s = render_one(&w);
         assert!(
