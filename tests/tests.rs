@@ -36,4 +36,6 @@ mod stripe_commands;
 mod tracefile;
 mod tracefile_published;
 mod watch;
+mod watch_cgroup;
+mod watch_cost;
 mod watch_names;

@@ -5,7 +5,7 @@ use clap::Args;
 
 /// Options of `dbio watch`.
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "command", "device"]))]
+#[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "cgroup", "command", "device"]))]
 pub struct WatchArgs {
     /// Watch these processes, all their threads (repeat or comma-separate).
     #[arg(long, value_name = "PID", value_delimiter = ',')]
@@ -18,6 +18,12 @@ pub struct WatchArgs {
     /// later with a matching name are picked up.
     #[arg(long, value_name = "PATTERN")]
     pub comm: Option<String>,
+    /// Watch every process in this cgroup v2 directory and in the cgroups
+    /// below it (a systemd unit's `/sys/fs/cgroup/system.slice/NAME.service`,
+    /// a container's), including processes that start or move in later;
+    /// the kernel compares each caller's cgroup, so none is added late.
+    #[arg(long, value_name = "PATH")]
+    pub cgroup: Option<std::path::PathBuf>,
     /// Watch every block request on this block device (`/dev/vdb`, or
     /// `MAJOR:MINOR`), whoever issues it, per issuing process and request
     /// class, with device-time histograms; no system call is traced. A
@@ -51,6 +57,12 @@ pub struct WatchArgs {
     /// their extents).
     #[arg(long)]
     pub no_block: bool,
+    /// Report the tracer's own cost: the kernel's run-time statistics of
+    /// its BPF programs (runs and time inside them, per traced call),
+    /// turned on for the watch; they add two clock reads (about 20 to 40
+    /// ns) to every run of every BPF program on the machine meanwhile.
+    #[arg(long)]
+    pub bpf_stats: bool,
     /// Outputs (the table goes to standard output unless JSON or CSV does).
     #[command(flatten)]
     pub output: OutputArgs,

@@ -2,13 +2,14 @@
 //! the kernel by BPF programs on syscall tracepoints (`dbio_watch`).
 //!
 //! The command picks the processes (by id, by command-name pattern with
-//! later ones picked up, or a command it starts and holds at exec until
-//! it is watched, so not one of its calls is missed), reads the
-//! in-kernel histograms every tick, resolves each descriptor to its path
-//! when first seen (`/proc/PID/fd`, while the file is still open), and
-//! ends when the processes have exited, the duration elapsed or a signal
-//! asked for the summary: a stop is the ordinary end of a watch, so the
-//! result is complete and the exit status 0.
+//! later ones picked up, by cgroup, which the kernel checks per call, or a
+//! command it starts and holds at exec until it is watched, so not one of
+//! its calls is missed), reads the in-kernel histograms every tick,
+//! resolves each descriptor to its path when first seen (`/proc/PID/fd`,
+//! while the file is still open), and ends when the processes have exited
+//! (the cgroup was removed), the duration elapsed or a signal asked for
+//! the summary: a stop is the ordinary end of a watch, so the result is
+//! complete and the exit status 0.
 
 mod block;
 mod device;
@@ -44,6 +45,11 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
             "--follow watches whole processes and their children; it cannot be combined with --tid"
         );
     }
+    if a.follow && a.cgroup.is_some() {
+        anyhow::bail!(
+            "--follow is for processes watched by id or name; with --cgroup the processes they fork are watched already, as they stay in the cgroup"
+        );
+    }
     if let Some(c) = &a.comm {
         if c.is_empty() {
             anyhow::bail!("--comm needs a non-empty pattern");
@@ -60,6 +66,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         min_latency_ns: a.min_latency.unwrap_or(0),
         block: !a.no_block,
         follow: a.follow,
+        cgroup: a.cgroup.as_ref().map(|p| p.display().to_string()),
         device: a.device.clone(),
     })
 }
@@ -70,6 +77,8 @@ fn name(c: &WatchConfig) -> String {
         format!("command {}", c.command.join(" "))
     } else if let Some(p) = &c.comm {
         format!("comm {p}")
+    } else if let Some(p) = &c.cgroup {
+        format!("cgroup {p}")
     } else if let Some(t) = c.tid {
         format!("pid {} tid {t}", c.pids[0])
     } else {
@@ -337,6 +346,7 @@ fn result(
         file_block: attr.map(|a| a.file_rows()).unwrap_or_default(),
         block_unattributed: attr.map(|a| a.unattributed_rows()).unwrap_or_default(),
         unmapped: attr.map(|a| a.unmapped_rows()).unwrap_or_default(),
+        bpf_programs: Vec::new(),
     }
 }
 
@@ -382,11 +392,18 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("process {pid} has no thread {tid}");
         }
     }
+    let cgroup = a
+        .cgroup
+        .as_deref()
+        .map(dbio_watch::cgroup::Cgroup::open)
+        .transpose()?;
     let mut watcher = Watcher::load(LoadOptions {
         stream: cfg.stream,
         min_latency_ns: cfg.min_latency_ns,
         block: cfg.block,
         follow: cfg.follow,
+        cgroup: cgroup.clone(),
+        bpf_stats: a.bpf_stats,
         device: None,
     })?;
     let mut attr = watcher.block_traced().then(block::Attribution::default);
@@ -456,6 +473,12 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         if cfg.follow {
             follow(&mut watcher, &mut processes, &mut names, a.output.quiet)?;
         }
+        if let Some(cg) = &cgroup {
+            // Names for the processes the kernel already watches.
+            for pid in cg.pids() {
+                processes.entry(pid).or_insert_with(|| comm_of(pid));
+            }
+        }
         if cfg.stream {
             wait_stream(&watcher, TICK);
             let mut lines = Vec::new();
@@ -519,6 +542,11 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                 command_status = st.code();
                 break WatchEnd::Exited;
             }
+        } else if let Some(cg) = &cgroup {
+            // A cgroup can be removed only once it holds no process.
+            if !cg.exists() {
+                break WatchEnd::Exited;
+            }
         } else if cfg.comm.is_none() && !processes.keys().any(|&p| alive(p)) {
             break WatchEnd::Exited;
         }
@@ -533,9 +561,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         at.update(&mut watcher, open_files(&snap, &paths));
         at.finish(&mut watcher);
     }
-    if cfg.follow {
-        // Children that exited before a tick saw them: their calls are in
-        // the tables under their pid.
+    if cfg.follow || cgroup.is_some() {
+        // Children (or the cgroup's processes) that exited before a tick
+        // saw them: their calls are in the tables under their pid.
         for e in &snap.entries {
             processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
         }
@@ -553,6 +581,14 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     w.command_status = command_status;
     w.streamed = streamed;
     w.unavailable = watcher.unavailable().to_vec();
+    if a.bpf_stats {
+        // Only when asked: someone else may have the statistics on.
+        w.bpf_programs = watcher
+            .program_costs()
+            .into_iter()
+            .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
+            .collect();
+    }
     let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
     if w.ops
         .iter()

@@ -54,6 +54,10 @@ pub struct WatchConfig {
     /// from their first instruction.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub follow: bool,
+    /// The cgroup v2 directory whose processes (and those of the cgroups
+    /// below it) are watched (`--cgroup`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
     /// The block device watched by `--device` (its path or
     /// `MAJOR:MINOR` as given): every request on it, whoever issued it,
     /// and no system calls.
@@ -495,6 +499,26 @@ pub struct WatchResult {
     /// Watched files whose extents could not be mapped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmapped: Vec<WatchUnmapped>,
+    /// The tracer's own BPF programs: how often each ran and for how long
+    /// (`--bpf-stats`, the kernel's run-time statistics); empty unless
+    /// asked for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bpf_programs: Vec<WatchProgramCost>,
+}
+
+/// One of the tracer's BPF programs, as the kernel's run-time statistics
+/// (`BPF_ENABLE_STATS`) count it over the watch. A program runs for every
+/// call of its system call by any process, watched or not (the unwatched
+/// ones return after the first check); the statistics' own two clock reads
+/// per run (about 20 to 40 ns) are inside `run_ns`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchProgramCost {
+    /// Program name (`enter_pwrite64`, `exit_pwrite64`, `blk_issue`, ...).
+    pub name: String,
+    /// Runs.
+    pub runs: u64,
+    /// Time inside the program, summed, ns.
+    pub run_ns: u64,
 }
 
 impl WatchResult {

@@ -131,6 +131,21 @@ fn body(head: String, w: &WatchResult) -> String {
             w.unavailable.join(", ")
         );
     }
+    if !w.bpf_programs.is_empty() {
+        let runs: u64 = w.bpf_programs.iter().map(|p| p.runs).sum();
+        let ns: u64 = w.bpf_programs.iter().map(|p| p.run_ns).sum();
+        let traced: u64 = w.ops.iter().map(|o| o.count).sum();
+        let per_call = if traced > 0 {
+            format!("{:.0} ns", ns as f64 / traced as f64)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            out,
+            "tracer cost (kernel run-time statistics): {per_call} in its BPF programs per traced call ({traced} calls traced; {runs} program runs in all processes, {} in all)",
+            format_ns(ns as f64)
+        );
+    }
     out
 }
 
@@ -281,7 +296,9 @@ fn block(out: &mut String, w: &WatchResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::watch::{SyscallOp, WatchConfig, WatchEnd, WatchFileOp, WatchLosses};
+    use dbio_model::watch::{
+        SyscallOp, WatchConfig, WatchEnd, WatchFileOp, WatchLosses, WatchProgramCost,
+    };
 
     #[test]
     fn a_watch_renders_its_rows_histograms_and_losses() {
@@ -318,8 +335,24 @@ mod tests {
             file_block: vec![],
             block_unattributed: vec![],
             unmapped: vec![],
+            bpf_programs: vec![
+                WatchProgramCost {
+                    name: "enter_pwrite64".into(),
+                    runs: 10,
+                    run_ns: 1000,
+                },
+                WatchProgramCost {
+                    name: "exit_pwrite64".into(),
+                    runs: 12,
+                    run_ns: 2000,
+                },
+            ],
         };
         let s = render_one(&w);
+        assert!(
+            s.contains("tracer cost (kernel run-time statistics): 300 ns in its BPF programs per traced call (10 calls traced; 22 program runs"),
+            "{s}"
+        );
         assert!(
             s.starts_with("watch pid 7: 2.00 s watched, ended because SIGINT arrived"),
             "{s}"
@@ -408,6 +441,7 @@ mod tests {
                 path: "/tmpfile".into(),
                 reason: "not on a block device".into(),
             }],
+            bpf_programs: vec![],
         };
         let s = render_one(&w);
         assert!(
@@ -470,6 +504,7 @@ mod tests {
             file_block: vec![],
             block_unattributed: vec![],
             unmapped: vec![],
+            bpf_programs: vec![],
         };
         let s = render_one(&w);
         assert!(

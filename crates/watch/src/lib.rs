@@ -52,6 +52,8 @@
 //! and keep the issuer's command name ([`Watcher::issuer_comm`]).
 #![deny(missing_docs)]
 
+pub mod cgroup;
+
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
 use aya::programs::TracePoint;
 use aya::{Ebpf, EbpfLoader, Pod};
@@ -304,7 +306,7 @@ pub struct BlockEvent {
 }
 
 /// How to load the programs.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct LoadOptions {
     /// Send every call through the ring buffer too.
     pub stream: bool,
@@ -314,6 +316,14 @@ pub struct LoadOptions {
     pub block: bool,
     /// Watch the processes a watched process forks.
     pub follow: bool,
+    /// Watch every process in this cgroup v2 and the cgroups below it
+    /// instead of the processes handed to [`Watcher::watch`].
+    pub cgroup: Option<cgroup::Cgroup>,
+    /// Turn on the kernel's run-time statistics of BPF programs while the
+    /// watcher lives (`BPF_ENABLE_STATS`, Linux 5.8), for
+    /// [`Watcher::program_costs`]; they add two clock reads to every run
+    /// of every BPF program on the machine.
+    pub bpf_stats: bool,
     /// Watch every block request on this device (kernel `dev_t`), whoever
     /// issues it, and no system call at all (`--device`).
     pub device: Option<u32>,
@@ -496,6 +506,8 @@ fn attach(ebpf: &mut Ebpf, prog: &str, category: &str, event: &str) -> Result<()
 /// The loaded and attached programs.
 pub struct Watcher {
     ebpf: Ebpf,
+    /// Holds the run-time statistics on (`LoadOptions::bpf_stats`).
+    _stats: Option<std::os::fd::OwnedFd>,
     unavailable: Vec<String>,
     stream: Option<RingBuf<MapData>>,
     block: Option<RingBuf<MapData>>,
@@ -564,9 +576,23 @@ impl Watcher {
         loader
             .override_global("stream_enabled", &stream, true)
             .override_global("stream_min_ns", &opts.min_latency_ns, true);
+        if let Some(c) = &opts.cgroup {
+            loader
+                .override_global("cgroup_id", &c.id, true)
+                .override_global("cgroup_level", &c.level, true);
+        }
         for (name, off) in &offsets {
             loader.override_global(name, off, true);
         }
+        let stats = if opts.bpf_stats {
+            Some(
+                aya::sys::enable_stats(aya::sys::Stats::RunTime).map_err(|e| {
+                    WatchError::Load(format!("turning on the run-time statistics: {e}"))
+                })?,
+            )
+        } else {
+            None
+        };
         let bevents_mode = if opts.device.is_some() {
             BEVENTS_OFF
         } else {
@@ -591,6 +617,7 @@ impl Watcher {
             }
             return Ok(Watcher {
                 ebpf,
+                _stats: stats,
                 unavailable,
                 stream: None,
                 block: None,
@@ -721,6 +748,7 @@ impl Watcher {
         };
         Ok(Watcher {
             ebpf,
+            _stats: stats,
             unavailable,
             stream,
             block,
@@ -830,6 +858,28 @@ impl Watcher {
             n += 1;
         }
         n
+    }
+
+    /// Each loaded program's (name, runs, ns inside it) so far, from the
+    /// kernel's run-time statistics (zero unless `bpf_stats` was asked
+    /// for); programs that never ran are left out.
+    pub fn program_costs(&self) -> Vec<(String, u64, u64)> {
+        let mut out: Vec<(String, u64, u64)> = self
+            .ebpf
+            .programs()
+            .filter_map(|(name, p)| {
+                let i = p.info().ok()?;
+                (i.run_count() > 0).then(|| {
+                    (
+                        name.to_string(),
+                        i.run_count(),
+                        i.run_time().as_nanos() as u64,
+                    )
+                })
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Tracepoints this kernel lacks.

@@ -128,6 +128,7 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
         file_block: Vec::new(),
         block_unattributed: Vec::new(),
         unmapped: Vec::new(),
+        bpf_programs: Vec::new(),
     }
 }
 

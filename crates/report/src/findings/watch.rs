@@ -329,6 +329,7 @@ mod tests {
             file_block: vec![],
             block_unattributed: vec![],
             unmapped: vec![],
+            bpf_programs: vec![],
         }
     }
 

@@ -214,6 +214,7 @@ mod tests {
                 total_ns: 200_000,
             }],
             unmapped: vec![],
+            bpf_programs: vec![],
         }
     }
 
