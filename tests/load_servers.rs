@@ -235,9 +235,9 @@ fn mariadb_wrong_password_is_one_sentence_without_it() {
     wrong_password(Kind::My);
 }
 
-/// Starts a long run, waits until its sessions are on the server, calls
-/// `interrupt` with the dbio process id and the sessions' server ids, and
-/// returns what dbio gave within 30 s.
+/// Starts a long run, waits until its sessions are on the server and have
+/// committed inserts, calls `interrupt` with the dbio process id and the
+/// sessions' server ids, and returns what dbio gave within 30 s.
 fn interrupted_run(kind: Kind, u: &str, interrupt: impl FnOnce(u32, &[String])) -> Output {
     let child = Command::new(dbio_path())
         .args([
@@ -260,7 +260,10 @@ fn interrupted_run(kind: Kind, u: &str, interrupt: impl FnOnce(u32, &[String])) 
     let want = if kind == Kind::My { 5 } else { 4 };
     let sessions = loop {
         let mut s = loading_sessions(kind, u);
-        if s.len() >= want {
+        // Connected sessions may still be preparing, or dbio may still be
+        // measuring the device baseline: wait for committed inserts, so
+        // that the interruption finds measured commits.
+        if s.len() >= want && inserted(kind, u) {
             s.truncate(4);
             break Some(s);
         }

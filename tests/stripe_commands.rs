@@ -327,7 +327,7 @@ fn dbwr_refuses_a_bad_stripe_and_removes_what_it_made() {
     let d = scratch();
     let (dirs, list) = member_dirs(d.path(), 2);
     let e = refused(&["dbwr", "--targets", &list, "--stripe", "12k"]);
-    assert!(e.contains("not a multiple of the 8 KiB block"), "{e}");
+    assert!(e.contains("not a multiple of the block (8.00 KiB)"), "{e}");
     let e = refused(&["dbwr", "--targets", &list, "--engine", "null"]);
     assert!(e.contains("null engine"), "{e}");
     let e = refused(&[

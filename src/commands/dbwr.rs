@@ -10,7 +10,7 @@ use dbio_engine::engines::probe_io_uring;
 use dbio_engine::stripe::{self, StripeMap, StripePlan};
 use dbio_engine::sysinfo;
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_engine::{Job, JobTarget};
+use dbio_engine::JobTarget;
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::dbwr::{DbwrConfig, Placement};
 use dbio_model::units::seconds_to_ns;
@@ -85,16 +85,9 @@ struct Prepared {
 /// one, with the stripe unit a whole number of 8 KiB blocks; the
 /// configurations' datafile size becomes the stripe's logical size.
 fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<StripePlan>> {
-    if a.stripe.targets.is_empty() {
+    let Some(first) = a.stripe.targets.first() else {
         return Ok(None);
-    }
-    let unit = a.stripe.unit();
-    if unit == 0 || !unit.is_multiple_of(BLOCK_SIZE as u64) {
-        anyhow::bail!(
-            "--stripe {} is not a multiple of the 8 KiB block: a block would straddle two targets",
-            dbio_model::units::format_bytes(unit)
-        );
-    }
+    };
     let c = &cfgs[0];
     let jc = JobConfig {
         engine: c.engine,
@@ -111,18 +104,14 @@ fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<S
         ..JobConfig::default()
     };
     let place = JobTarget {
-        path: a.stripe.targets[0].clone(),
+        path: first.clone(),
         overwrite: a.overwrite.overwrite,
         block_device: BlockDevicePolicy::NotAccepted,
         keep: a.keep.keep,
     };
-    let mut job = Job::resolve(&jc, &place)?;
-    let plan = stripe::plan(
-        &mut job,
-        &a.stripe.targets,
-        a.stripe.layout(),
-        a.stripe.unit(),
-    )?;
+    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "the block", "a block")? else {
+        return Ok(None);
+    };
     for c in cfgs.iter_mut() {
         c.datafile_bytes = plan.map.logical_size();
         validate(c)?;

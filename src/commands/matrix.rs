@@ -79,31 +79,24 @@ fn stripe_plan(
     cfg: &mut MatrixConfig,
     place: &JobTarget,
 ) -> anyhow::Result<Option<StripePlan>> {
-    if a.stripe.targets.is_empty() {
-        return Ok(None);
-    }
-    let unit = a.stripe.unit();
-    if unit == 0 || !unit.is_multiple_of(cfg.large_bs) {
-        anyhow::bail!(
-            "--stripe {} is not a multiple of the large I/O ({}): a large I/O would straddle two targets",
-            dbio_model::units::format_bytes(unit),
-            dbio_model::units::format_bytes(cfg.large_bs)
-        );
-    }
     let most_large = cfg.large_ladder.iter().copied().max().unwrap_or(0);
     let most_small = cfg.small_ladder.iter().copied().max().unwrap_or(0);
-    let probe = if most_large > 0 {
-        matrix::large_job(cfg, most_large)
+    let (probe, what, one) = if most_large > 0 {
+        (
+            matrix::large_job(cfg, most_large),
+            "the large I/O",
+            "a large I/O",
+        )
     } else {
-        matrix::small_job(cfg, most_small)
+        (
+            matrix::small_job(cfg, most_small),
+            "the small I/O",
+            "a small I/O",
+        )
     };
-    let mut job = dbio_engine::Job::resolve(&probe, place)?;
-    let plan = stripe::plan(
-        &mut job,
-        &a.stripe.targets,
-        a.stripe.layout(),
-        a.stripe.unit(),
-    )?;
+    let Some(plan) = super::stripe::plan(&a.stripe, &probe, place, what, one)? else {
+        return Ok(None);
+    };
     cfg.size = plan.map.logical_size();
     matrix::validate(cfg).map_err(anyhow::Error::msg)?;
     Ok(Some(plan))

@@ -15,5 +15,6 @@ pub mod matrix;
 pub mod merge;
 pub mod read;
 pub mod report;
+pub mod stripe;
 pub mod tracefile;
 pub mod watch;

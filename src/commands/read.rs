@@ -15,7 +15,7 @@ use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
 use dbio_engine::stripe::{self, StripeMap, StripePlan};
 use dbio_engine::target::{Target, TargetSpec};
-use dbio_engine::{EngineError, Job, JobTarget};
+use dbio_engine::{EngineError, JobTarget};
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare, RunReport};
@@ -132,17 +132,9 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
 /// the logical size split evenly into whole units (which becomes the
 /// configuration's size).
 fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<StripePlan>> {
-    if a.stripe.targets.is_empty() {
+    let Some(first) = a.stripe.targets.first() else {
         return Ok(None);
-    }
-    let unit = a.stripe.unit();
-    if unit == 0 || !unit.is_multiple_of(cfg.block_size) {
-        anyhow::bail!(
-            "--stripe {} is not a multiple of --block-size {}: a block would straddle two targets",
-            dbio_model::units::format_bytes(unit),
-            dbio_model::units::format_bytes(cfg.block_size)
-        );
-    }
+    };
     let jc = JobConfig {
         engine: cfg.engine,
         rw: Pattern::Randread,
@@ -154,18 +146,14 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
         ..JobConfig::default()
     };
     let place = JobTarget {
-        path: a.stripe.targets[0].clone(),
+        path: first.clone(),
         overwrite: false,
         block_device: policy(a.block_device.allow_block_device),
         keep: a.keep.keep,
     };
-    let mut job = Job::resolve(&jc, &place)?;
-    let plan = stripe::plan(
-        &mut job,
-        &a.stripe.targets,
-        a.stripe.layout(),
-        a.stripe.unit(),
-    )?;
+    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "--block-size", "a block")? else {
+        return Ok(None);
+    };
     cfg.size = plan.map.logical_size();
     dbio_sim::read::validate(cfg).map_err(anyhow::Error::msg)?;
     Ok(Some(plan))
