@@ -115,6 +115,44 @@ struct Val {
     buckets: [u64; NBUCKETS],
 }
 
+/// A ring-buffer record type: `repr(C)`, made only of integers and byte
+/// arrays, so that any bytes the kernel wrote are a valid value.
+///
+/// # Safety
+/// Implement only for such types: [`drain_records`] builds them from raw
+/// bytes.
+unsafe trait Record: Copy {}
+// SAFETY: each is repr(C) with integer and byte-array fields only.
+unsafe impl Record for RawEvent {}
+// SAFETY: as above.
+unsafe impl Record for RawBlockEvent {}
+// SAFETY: as above.
+unsafe impl Record for RawOpen {}
+
+/// Reads every record waiting in `rb` as a `T` (records shorter than `T`
+/// are skipped) and hands it to `f`, which says whether it counted; how
+/// many counted.
+fn drain_records<T: Record>(
+    rb: Option<&mut RingBuf<MapData>>,
+    mut f: impl FnMut(T) -> bool,
+) -> u64 {
+    let Some(rb) = rb else {
+        return 0;
+    };
+    let mut n = 0;
+    while let Some(item) = rb.next() {
+        if item.len() < std::mem::size_of::<T>() {
+            continue;
+        }
+        // SAFETY: the record holds at least size_of::<T>() bytes and T is
+        // a `Record` (any bytes are a valid value); read_unaligned copes
+        // with the ring buffer's 8-byte alignment either way.
+        let r: T = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+        n += u64::from(f(r));
+    }
+    n
+}
+
 /// A record of the `events` ring buffer.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -774,17 +812,7 @@ impl Watcher {
     /// Hands every descriptor the watched processes got since the last
     /// call (opens and dups, in the order they returned) to `f`; how many.
     pub fn drain_opens(&mut self, mut f: impl FnMut(OpenEvent)) -> u64 {
-        let Some(rb) = self.opens.as_mut() else {
-            return 0;
-        };
-        let mut n = 0;
-        while let Some(item) = rb.next() {
-            if item.len() < std::mem::size_of::<RawOpen>() {
-                continue;
-            }
-            // SAFETY: the record is at least size_of::<RawOpen>() bytes of
-            // plain integers and bytes.
-            let r: RawOpen = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+        drain_records(self.opens.as_mut(), |r: RawOpen| {
             let how = if r.kind == 1 {
                 Opened::Dup {
                     src: r.dfd,
@@ -807,9 +835,8 @@ impl Watcher {
                 gen: r.gen,
                 how,
             });
-            n += 1;
-        }
-        n
+            true
+        })
     }
 
     /// Whether the block layer is traced.
@@ -833,19 +860,9 @@ impl Watcher {
     /// Hands every completed request waiting from the watched devices to
     /// `f`; how many.
     pub fn drain_block(&mut self, mut f: impl FnMut(&BlockEvent)) -> u64 {
-        let Some(rb) = self.block.as_mut() else {
-            return 0;
-        };
-        let mut n = 0;
-        while let Some(item) = rb.next() {
-            if item.len() < std::mem::size_of::<RawBlockEvent>() {
-                continue;
-            }
-            // SAFETY: the record is at least size_of::<RawBlockEvent>()
-            // bytes of plain integers.
-            let r: RawBlockEvent = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+        drain_records(self.block.as_mut(), |r: RawBlockEvent| {
             let Some(&op) = BlockOp::ALL.get(r.class as usize) else {
-                continue;
+                return false;
             };
             f(&BlockEvent {
                 dev: r.dev,
@@ -855,9 +872,8 @@ impl Watcher {
                 pid: (r.tgid != 0).then_some(r.tgid),
                 op,
             });
-            n += 1;
-        }
-        n
+            true
+        })
     }
 
     /// Each loaded program's (name, runs, ns inside it) so far, from the
@@ -1044,20 +1060,9 @@ impl Watcher {
 
     /// Hands every record waiting in the stream to `f`; how many.
     pub fn drain_stream(&mut self, mut f: impl FnMut(StreamEvent)) -> u64 {
-        let Some(rb) = self.stream.as_mut() else {
-            return 0;
-        };
-        let mut n = 0;
-        while let Some(item) = rb.next() {
-            if item.len() < std::mem::size_of::<RawEvent>() {
-                continue;
-            }
-            // SAFETY: the record is at least size_of::<RawEvent>() bytes
-            // and RawEvent is plain integers; read_unaligned copes with
-            // the ring buffer's 8-byte alignment either way.
-            let r: RawEvent = unsafe { std::ptr::read_unaligned(item.as_ptr().cast()) };
+        drain_records(self.stream.as_mut(), |r: RawEvent| {
             let Some(&op) = SyscallOp::ALL.get(r.op as usize) else {
-                continue;
+                return false;
             };
             let end = r.comm.iter().position(|&b| b == 0).unwrap_or(16);
             f(StreamEvent {
@@ -1072,9 +1077,8 @@ impl Watcher {
                 size: r.size,
                 result: r.ret,
             });
-            n += 1;
-        }
-        n
+            true
+        })
     }
 }
 
