@@ -528,14 +528,8 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                 next_print = Some(at + Duration::from_nanos(i));
             }
         }
-        if stop.load(Ordering::Relaxed) {
-            let signal = ctx.signal().unwrap_or("a stop request").to_string();
-            break WatchEnd::Signal { signal };
-        }
-        if let Some(d) = cfg.duration_ns {
-            if start.elapsed() >= Duration::from_nanos(d) {
-                break WatchEnd::Duration;
-            }
+        if let Some(end) = stopped_or_timed_out(&stop, &ctx, &cfg, start) {
+            break end;
         }
         if let Some(s) = started.as_mut() {
             if let Some(st) = s.try_wait().context("waiting for the command")? {
@@ -616,6 +610,23 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The thread-group id of task `id` (`Tgid:` in `/proc/ID/status`).
+/// Why the watch ends now, if it does: a signal (`stop` raised) or
+/// `--duration` elapsed since `start`. Every target's loop asks this.
+fn stopped_or_timed_out(
+    stop: &std::sync::atomic::AtomicBool,
+    ctx: &RunContext,
+    cfg: &WatchConfig,
+    start: Instant,
+) -> Option<WatchEnd> {
+    if stop.load(Ordering::Relaxed) {
+        let signal = ctx.signal().unwrap_or("a stop request").to_string();
+        return Some(WatchEnd::Signal { signal });
+    }
+    cfg.duration_ns
+        .is_some_and(|d| start.elapsed() >= Duration::from_nanos(d))
+        .then_some(WatchEnd::Duration)
+}
+
 fn tgid_of(id: u32) -> Option<u32> {
     std::fs::read_to_string(format!("/proc/{id}/status"))
         .ok()?

@@ -33,7 +33,6 @@ use dbio_model::watch::{
 };
 use dbio_watch::{dev_name, LoadOptions, Snapshot, Watcher};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How often the maps are read (for `--interval` and the stop checks).
@@ -184,14 +183,8 @@ pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
                 next_print = Some(at + Duration::from_nanos(i));
             }
         }
-        if stop.load(Ordering::Relaxed) {
-            let signal = ctx.signal().unwrap_or("a stop request").to_string();
-            break WatchEnd::Signal { signal };
-        }
-        if let Some(d) = cfg.duration_ns {
-            if start.elapsed() >= Duration::from_nanos(d) {
-                break WatchEnd::Duration;
-            }
+        if let Some(end) = super::stopped_or_timed_out(&stop, &ctx, &cfg, start) {
+            break end;
         }
     };
     let mut w = result(&cfg, &watcher.snapshot()?, &watcher, dev, start);
