@@ -982,12 +982,9 @@ impl Watcher {
                 e.same_block += v.same_block;
                 e.unaligned_512 += v.unaligned_512;
                 e.unaligned_4k += v.unaligned_4k;
-                for (b, c) in buckets.iter_mut().zip(v.buckets) {
-                    *b += c;
-                }
+                add_buckets(&mut buckets, &v.buckets);
             }
-            let last = buckets.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
-            e.latency.counts = buckets[..last].to_vec();
+            e.latency.counts = trimmed(&buckets);
             entries.push(e);
         }
         entries.sort_by_key(|e| (e.pid, e.fd, e.generation, e.op));
@@ -1026,12 +1023,9 @@ impl Watcher {
                     r.total_ns += v.lat_ns;
                     r.fua += v.fua;
                     r.preflush += v.preflush;
-                    for (b, c) in buckets.iter_mut().zip(v.buckets) {
-                        *b += c;
-                    }
+                    add_buckets(&mut buckets, &v.buckets);
                 }
-                let last = buckets.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
-                r.latency.counts = buckets[..last].to_vec();
+                r.latency.counts = trimmed(&buckets);
                 block.push(r);
             }
             block.sort_by_key(|r| (r.dev, r.op, r.pid));
@@ -1080,6 +1074,20 @@ impl Watcher {
             true
         })
     }
+}
+
+/// Adds one CPU's power-of-two µs buckets to the sum of the others.
+fn add_buckets(sum: &mut [u64; NBUCKETS], cpu: &[u64; NBUCKETS]) {
+    for (b, c) in sum.iter_mut().zip(cpu) {
+        *b += c;
+    }
+}
+
+/// The buckets up to the last one that counted anything (the model's
+/// histogram layout leaves trailing empty buckets out).
+fn trimmed(buckets: &[u64; NBUCKETS]) -> Vec<u64> {
+    let last = buckets.iter().rposition(|&c| c > 0).map_or(0, |i| i + 1);
+    buckets[..last].to_vec()
 }
 
 /// The one sentence for a failed object load: EPERM is a privilege problem
