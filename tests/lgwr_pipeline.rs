@@ -1,4 +1,4 @@
-//! `dbio lgwr --pipeline` and `--txn-cpu-includes-flush` through the
+//! `dbio lgwr --pipeline` and `--cpu-includes-commit-path` through the
 //! binary: the later stage is reported, the options are refused in one
 //! sentence where they cannot apply. See: issue 11.
 
@@ -17,7 +17,7 @@ fn lgwr_pipeline_reports_its_later_stage() {
         "--pipeline",
         "--txn-cpu",
         "50us",
-        "--txn-cpu-includes-flush",
+        "--cpu-includes-commit-path",
         "--sessions",
         "4",
         "--commits",
@@ -31,7 +31,7 @@ fn lgwr_pipeline_reports_its_later_stage() {
     let x = &v["lgwr"][0];
     assert_eq!(x["commits"], 100);
     assert_eq!(x["config"]["pipeline"], true);
-    assert_eq!(x["config"]["txn_cpu_includes_flush"], true);
+    assert_eq!(x["config"]["cpu_includes_commit_path"], true);
     let st = &x["stages"][0];
     let writes = st["writes"].as_u64().unwrap();
     let cpw = st["commits_per_write"].as_f64().unwrap();
@@ -64,8 +64,8 @@ fn lgwr_pipeline_without_a_leader_is_refused_before_any_file() {
             "--pipeline makes each durable write a group commit with a leader of its own: it needs --protocol leader",
         ),
         (
-            &["--txn-cpu", "10us", "--txn-cpu-includes-flush"][..],
-            "--txn-cpu-includes-flush deducts the leaders' flush CPU from --txn-cpu: it needs --protocol leader",
+            &["--txn-cpu", "10us", "--cpu-includes-commit-path"][..],
+            "--cpu-includes-commit-path takes the sessions' own commit-path CPU, flushes included, off --txn-cpu: it needs --protocol leader",
         ),
     ] {
         let out = dbio()

@@ -804,10 +804,14 @@ fn predict(kind: Kind, u: &str, admin: bool) {
     let server = r["server_cpu"]["per_io_ns"].as_f64();
     let fed = p["txn_cpu_ns"].as_u64().unwrap() as f64;
     assert!((fed - server.unwrap_or(0.0)).abs() <= 1.0, "{p}");
-    // The model's own flush CPU per commit was measured and deducted
-    // from the server's, which holds the server's flushes.
+    // The model's own commit-path CPU per commit (its flushes in it) was
+    // measured and taken off the server's, which holds the server's own;
+    // likewise its client threads' per round trip off the client's.
     let flush_cpu = p["model_flush_cpu_ns"].as_f64().unwrap();
     assert!(flush_cpu > 0.0, "{p}");
+    let path_cpu = p["model_session_path_cpu_ns"].as_f64().unwrap();
+    assert!(path_cpu >= flush_cpu, "{p}");
+    assert!(p["model_client_path_cpu_ns"].as_f64().unwrap() > 0.0, "{p}");
     let fed_client = p["model_client_cpu_ns"].as_u64().unwrap() as f64;
     assert!((fed_client - client.max(1.0)).abs() <= 1.0, "{p}");
     // The log bytes per commit are the server's own count.

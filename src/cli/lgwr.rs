@@ -174,7 +174,7 @@ pub struct LgwrArgs {
     /// own leaders spent in flushes per commit so far. --protocol leader
     /// only.
     #[arg(long)]
-    pub txn_cpu_includes_flush: bool,
+    pub cpu_includes_commit_path: bool,
     /// Pin the log writer to this CPU.
     #[arg(long)]
     pub writer_cpu: Option<u32>,

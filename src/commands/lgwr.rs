@@ -63,7 +63,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         post_spin_ns: seconds_to_ns(a.post_spin),
         syncs_per_flush: a.syncs_per_flush,
         pipeline: a.pipeline,
-        txn_cpu_includes_flush: a.txn_cpu_includes_flush,
+        cpu_includes_commit_path: a.cpu_includes_commit_path,
         seed: a.seed.seed,
     };
     LgwrRun {

@@ -72,7 +72,7 @@ fn model_config(
         // The measured CPU (server backends', or SQLite's client threads')
         // holds the database's own log writes and syncs, which the model
         // makes for real: deduct them (see `Shared::txn_cpu` for the bound).
-        txn_cpu_includes_flush: shape.protocol == dbio_model::lgwr::Protocol::Leader,
+        cpu_includes_commit_path: shape.protocol == dbio_model::lgwr::Protocol::Leader,
         ..d
     }
 }
@@ -200,6 +200,8 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         syncs_per_flush: plan.shape.syncs_per_flush,
         pipeline: plan.shape.pipeline,
         model_flush_cpu_ns: m.writer.flush_cpu_per_commit_ns,
+        model_session_path_cpu_ns: m.writer.session_path_cpu_per_commit_ns,
+        model_client_path_cpu_ns: m.writer.client_path_cpu_per_commit_ns,
         model_sessions: plan.shape.sessions,
         redo_bytes: redo,
         block_size: plan.shape.block_size,

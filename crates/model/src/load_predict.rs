@@ -34,12 +34,22 @@ pub struct LoadPrediction {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pipeline: bool,
     /// CPU per commit the model's own leaders spent in flushes (write and
-    /// sync system calls), ns: deducted from `txn_cpu_ns` as the model
-    /// ran, since the measured CPU already holds the database's own
-    /// flushes (`--txn-cpu-includes-flush`). None in results written
-    /// before the deduction.
+    /// sync system calls), ns: part of `model_session_path_cpu_ns` (in
+    /// results written before that field, the whole deduction from
+    /// `txn_cpu_ns`). None under a log writer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_flush_cpu_ns: Option<f64>,
+    /// CPU per commit the model's sessions spent outside their burns
+    /// (the round trip, the flush-lock queue, wake-ups, the flushes they
+    /// led), ns: taken off `txn_cpu_ns` as the model ran, since the
+    /// measured CPU already holds the database's own
+    /// (`--cpu-includes-commit-path`). None in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_session_path_cpu_ns: Option<f64>,
+    /// CPU per round trip the model's client threads spent outside their
+    /// burns, ns: taken off `model_client_cpu_ns` in the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_client_path_cpu_ns: Option<f64>,
     /// Sessions the model ran (SQLite: 1, because its write lock makes
     /// commits one at a time).
     pub model_sessions: u32,

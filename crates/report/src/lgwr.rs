@@ -101,8 +101,8 @@ pub fn describe(x: &LgwrResult) -> String {
             format_ns(c.txn_cpu_ns as f64)
         );
     }
-    if c.txn_cpu_includes_flush {
-        s.push_str(" less the leaders' flush CPU per commit");
+    if c.cpu_includes_commit_path {
+        s.push_str(" less the sessions' own commit-path CPU per commit");
     }
     if c.syncs_per_flush > 1 {
         let _ = write!(
@@ -195,16 +195,22 @@ fn pipeline_stages(s: &mut String, x: &LgwrResult) {
         );
     }
     if let Some(f) = x.writer.flush_cpu_per_commit_ns {
-        let _ = writeln!(
+        let _ = writeln!(s, "leaders' CPU in flushes: {} per commit", format_ns(f));
+    }
+    if let Some(p) = x.writer.session_path_cpu_per_commit_ns {
+        let _ = write!(
             s,
-            "leaders' CPU in flushes: {} per commit{}",
-            format_ns(f),
-            if x.config.txn_cpu_includes_flush {
-                " (deducted from the CPU per transaction)"
-            } else {
-                ""
-            }
+            "the sessions' own commit-path CPU (round trip, queue, wake-ups, flushes): {} per commit, taken off --txn-cpu",
+            format_ns(p)
         );
+        if let Some(c) = x.writer.client_path_cpu_per_commit_ns {
+            let _ = write!(
+                s,
+                "; the client threads' own: {} per round trip, taken off --client-cpu",
+                format_ns(c)
+            );
+        }
+        s.push('\n');
     }
 }
 

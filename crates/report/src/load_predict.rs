@@ -33,8 +33,8 @@ pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
     if p.pipeline {
         s.push_str(" --pipeline");
     }
-    if p.model_flush_cpu_ns.is_some() {
-        s.push_str(" --txn-cpu-includes-flush");
+    if p.model_session_path_cpu_ns.is_some() || p.model_flush_cpu_ns.is_some() {
+        s.push_str(" --cpu-includes-commit-path");
     }
     match x.config.commits_per_session {
         Some(n) => {
@@ -53,6 +53,35 @@ pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
     }
     let _ = write!(s, " {}", p.dir);
     s
+}
+
+/// What the model took off the measured CPU, in words (None when it
+/// took nothing off).
+pub fn deducted(p: &LoadPrediction) -> Option<String> {
+    match (p.model_session_path_cpu_ns, p.model_flush_cpu_ns) {
+        (Some(path), flush) if p.txn_cpu_ns > 0 => {
+            let mut s = format!(
+                "less {} per commit that the model's sessions spent on their own commit path (round trip, queue, wake-ups{})",
+                format_ns(path),
+                flush.map_or_else(String::new, |f| format!(", {} of flushes", format_ns(f)))
+            );
+            if let Some(c) = p.model_client_path_cpu_ns {
+                let _ = write!(
+                    s,
+                    " and {} per round trip that its client threads spent on theirs",
+                    format_ns(c)
+                );
+            }
+            s.push_str(": the measured CPU already holds the database's and the client's own");
+            Some(s)
+        }
+        // Results written before the whole commit path was taken off.
+        (None, Some(f)) if p.txn_cpu_ns > 0 => Some(format!(
+            "less {} per commit that the model's own flushes spent (the measured CPU already holds the database's log writes and syncs)",
+            format_ns(f)
+        )),
+        _ => None,
+    }
 }
 
 fn pct(v: Option<f64>) -> String {
@@ -92,12 +121,8 @@ pub fn render(x: &LoadResult) -> String {
         cpu,
         format_bytes(p.redo_bytes)
     );
-    if let Some(f) = p.model_flush_cpu_ns.filter(|_| p.txn_cpu_ns > 0) {
-        let _ = writeln!(
-            s,
-            "  less {} per commit that the model's own flushes spent (the measured CPU already holds the database's log writes and syncs)",
-            format_ns(f)
-        );
+    if let Some(line) = deducted(p) {
+        let _ = writeln!(s, "  {line}");
     }
     if p.pipeline {
         let _ = writeln!(

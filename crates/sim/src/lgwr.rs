@@ -26,6 +26,7 @@
 
 pub mod client;
 pub mod config;
+pub mod cpu;
 pub mod files;
 pub mod io;
 pub mod logbuf;

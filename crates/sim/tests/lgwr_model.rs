@@ -497,6 +497,56 @@ fn transaction_cpu_is_spent_before_every_commit() {
     }
 }
 
+/// With `cpu_includes_commit_path` the sessions spend the measured CPU
+/// per commit, not that plus the model's own commit path: the burn is
+/// what is left once the round trip, the queue and the wake-ups are
+/// paid, so the sessions' CPU per commit comes out at the figure fed
+/// (within 3 %: the first commit of each session pays its path on top,
+/// and a burn overshoots by about 1 µs), where without it the sessions
+/// spend the figure plus their path. See: issue 11.
+#[test]
+fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
+    const CPU: u64 = 200_000;
+    let spent = |includes: bool| {
+        let cfg = null_cfg(LgwrConfig {
+            protocol: Protocol::Leader,
+            sessions: 4,
+            commits_per_session: Some(100),
+            runtime_ns: None,
+            txn_cpu_ns: CPU,
+            client_cpu_ns: 30_000,
+            cpu_includes_commit_path: includes,
+            null_delay_ns: Some(100_000),
+            ..LgwrConfig::default()
+        });
+        let r = run(&cfg, None, &AtomicBool::new(false))
+            .expect("run")
+            .measured
+            .summarize("t", &cfg, 1);
+        assert_eq!(r.commits, 400);
+        let per_commit = (r.session_cpu.user_ns + r.session_cpu.system_ns) as f64 / 400.0;
+        (per_commit, r)
+    };
+    let (with, r) = spent(true);
+    let path = r
+        .writer
+        .session_path_cpu_per_commit_ns
+        .expect("session path");
+    let client = r.writer.client_path_cpu_per_commit_ns.expect("client path");
+    assert!(path > 0.0 && client > 0.0, "{path} {client}");
+    let ratio = with / CPU as f64;
+    assert!(
+        (0.97..=1.03).contains(&ratio),
+        "{with} ns per commit for {CPU} fed (path {path})"
+    );
+    let (without, r) = spent(false);
+    assert_eq!(r.writer.session_path_cpu_per_commit_ns, None);
+    assert!(
+        without > with,
+        "{without} ns per commit without, {with} with"
+    );
+}
+
 /// The thread names in this process now.
 fn thread_names() -> Vec<String> {
     std::fs::read_dir("/proc/self/task")

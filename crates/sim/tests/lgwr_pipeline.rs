@@ -124,7 +124,7 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
             syncs_per_flush: 2,
             pipeline: true,
             txn_cpu_ns: 20_000,
-            txn_cpu_includes_flush: true,
+            cpu_includes_commit_path: true,
             ..LgwrConfig::default()
         },
         dir: d.path().to_path_buf(),
@@ -148,6 +148,9 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
         .flush_cpu_per_commit_ns
         .expect("leaders' flush CPU");
     assert!(f > 0.0, "{f}");
+    // The flushes the sessions led are part of their commit path.
+    let path = r.writer.session_path_cpu_per_commit_ns.expect("path CPU");
+    assert!(path >= f, "{path} ns of path per commit, {f} of flushes");
     drop(group);
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 
@@ -173,9 +176,9 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
     );
     refuse(
         LgwrConfig {
-            txn_cpu_includes_flush: true,
+            cpu_includes_commit_path: true,
             ..LgwrConfig::default()
         },
-        "--txn-cpu-includes-flush",
+        "--cpu-includes-commit-path",
     );
 }

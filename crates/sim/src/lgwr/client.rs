@@ -12,7 +12,7 @@
 //! std's park/unpark (an atomic and one futex wake when the other side
 //! really sleeps; no allocation), instead of adding a constant for it.
 
-use super::session::burn_cpu;
+use super::cpu::{burn_cpu, CpuAccount, UnitClock};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
@@ -79,15 +79,28 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
-/// The client thread: on each turn, `cpu_ns` of CPU, then the session's
-/// turn; returns when the session stops it.
-pub fn client_main(turn: &Turn, cpu_ns: u64) {
+/// The client thread: on each turn, `cpu_ns()` of CPU, then the
+/// session's turn; returns when the session stops it. With `account`,
+/// each round trip's CPU outside the burn (from one turn to the next:
+/// the hand-over, the wake-up) goes to it.
+pub fn client_main(turn: &Turn, cpu_ns: impl Fn() -> u64, account: Option<&CpuAccount>) {
     let _ = turn.client.set(std::thread::current());
+    let mut unit: Option<UnitClock> = None;
     loop {
         match turn.state.load(Ordering::Acquire) {
             STOP => return,
             CLIENT => {
-                burn_cpu(cpu_ns);
+                match account {
+                    Some(a) => {
+                        if let Some(u) = unit.take() {
+                            u.end(a);
+                        }
+                        unit.insert(UnitClock::start()).burn(cpu_ns());
+                    }
+                    None => {
+                        burn_cpu(cpu_ns());
+                    }
+                }
                 if turn
                     .state
                     .compare_exchange(CLIENT, SESSION, Ordering::AcqRel, Ordering::Acquire)
@@ -110,14 +123,12 @@ mod tests {
     #[test]
     fn each_round_trip_waits_for_the_clients_work() {
         let turn = Turn::default();
-        let cpu = || {
-            let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-        };
+        let cpu = super::super::cpu::thread_cpu_ns;
+        let account = CpuAccount::default();
         std::thread::scope(|s| {
             let h = s.spawn(|| {
                 let c0 = cpu();
-                client_main(&turn, 1_000_000);
+                client_main(&turn, || 1_000_000, Some(&account));
                 cpu() - c0
             });
             turn.session_is_me();
@@ -128,6 +139,10 @@ mod tests {
             // Five turns of 1 ms of CPU each ran in the client thread.
             let spent = h.join().unwrap();
             assert!(spent >= 5_000_000, "{spent} ns of client CPU");
+            // Four round trips ended (the fifth was stopped), each with
+            // its hand-over's CPU, far below a turn's burn.
+            let per = account.per_unit().expect("round trips were counted");
+            assert!(per < 500_000, "{per} ns per round trip outside the burn");
         });
     }
 }

@@ -242,8 +242,8 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
             return Err("--pipeline needs --syncs-per-flush 2 or more: each durable write of a commit is one stage".into());
         }
     }
-    if c.txn_cpu_includes_flush && c.protocol != Protocol::Leader {
-        return Err("--txn-cpu-includes-flush deducts the leaders' flush CPU from --txn-cpu: it needs --protocol leader (a log writer flushes on a thread of its own)".into());
+    if c.cpu_includes_commit_path && c.protocol != Protocol::Leader {
+        return Err("--cpu-includes-commit-path takes the sessions' own commit-path CPU, flushes included, off --txn-cpu: it needs --protocol leader (a log writer flushes on a thread of its own)".into());
     }
     if c.txn_cpu_ns > 1_000_000_000 {
         return Err("--txn-cpu above 1 s makes no commit workload".into());

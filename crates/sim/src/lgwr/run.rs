@@ -184,7 +184,11 @@ fn run_threads(
     std::thread::scope(|s| {
         for (i, t) in turns.iter().enumerate() {
             let spawned = spawn_scoped(s, format!("lgwr-client-{}", i + 1), i, turns.len(), || {
-                client_main(t, cfg.client_cpu_ns)
+                client_main(
+                    t,
+                    || shared.client_cpu(cfg),
+                    cfg.cpu_includes_commit_path.then_some(&shared.client_path),
+                )
             });
             if let Err(e) = spawned {
                 turns.iter().for_each(Turn::stop);
@@ -328,6 +332,12 @@ pub fn run(
                 .flush_cpu_ns
                 .load(std::sync::atomic::Ordering::Relaxed),
         );
+    }
+    if cfg.cpu_includes_commit_path {
+        wrec.session_path = Some(shared.session_path.totals());
+        if cfg.client_cpu_ns > 0 {
+            wrec.client_path = Some(shared.client_path.totals());
+        }
     }
     let mut stage_recs = Vec::with_capacity(stages.len());
     for st in stages {

@@ -11,6 +11,7 @@
 
 use super::client::{StopOnDrop, Turn};
 use super::config::{sample, LgwrConfig, LgwrRun, HEADER_BYTES};
+use super::cpu::{burn_cpu, CpuAccount, UnitClock};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
 use super::stage::Stage;
@@ -66,8 +67,12 @@ pub struct Shared {
     /// Leader protocol: CPU the leaders spent in flushes so far, every
     /// stage's, ns.
     pub flush_cpu_ns: AtomicU64,
-    /// Commits the first stage's flushes made durable so far.
-    pub flushed_commits: AtomicU64,
+    /// With `cpu_includes_commit_path`: the sessions' CPU per commit
+    /// outside their burns (round trip, queue, wake-ups, flushes led).
+    pub session_path: CpuAccount,
+    /// With `cpu_includes_commit_path`: the client threads' CPU per round
+    /// trip outside their burns.
+    pub client_path: CpuAccount,
 }
 
 /// Probe counters (summed over probes, so each has its own index): a
@@ -91,31 +96,40 @@ impl Shared {
             failed: AtomicBool::new(false),
             probes: Probes::new(cfg.sessions as usize + 1),
             flush_cpu_ns: AtomicU64::new(0),
-            flushed_commits: AtomicU64::new(0),
+            session_path: CpuAccount::default(),
+            client_path: CpuAccount::default(),
         })
     }
 
-    /// The CPU a transaction spends before its commit: `txn_cpu_ns`, less
-    /// (with `txn_cpu_includes_flush`) the leaders' flush CPU per commit
-    /// so far. Until the first flush is done the deduction is 0: over a
-    /// run of thousands of commits the first few add well under 1 % to
-    /// the CPU spent. The estimate stands for the database's own flush
-    /// CPU (the same system calls on the same storage with about the same
-    /// sizes); the two differ by the system calls the server makes that
-    /// the model does not (PostgreSQL writes a partly filled 8 KiB WAL
-    /// page again at the next flush, InnoDB may write 4 KiB blocks
-    /// twice), a few µs of CPU per flush at most.
+    /// The CPU a transaction burns before its commit: `txn_cpu_ns`, less
+    /// (with `cpu_includes_commit_path`) what the model's sessions spent
+    /// per commit on the commit path so far ([`CpuAccount::rest_of`]).
+    /// That estimate stands for the database's own commit-path CPU (the
+    /// same kinds of system calls and wake-ups on the same machine); the
+    /// two differ by what the server does that the model does not
+    /// (PostgreSQL writes a partly filled 8 KiB WAL page again at the next
+    /// flush, InnoDB may write 4 KiB blocks twice), a few µs per commit
+    /// at most.
     #[inline]
     pub fn txn_cpu(&self, cfg: &LgwrConfig) -> u64 {
-        if !cfg.txn_cpu_includes_flush {
-            return cfg.txn_cpu_ns;
+        if cfg.cpu_includes_commit_path {
+            self.session_path.rest_of(cfg.txn_cpu_ns)
+        } else {
+            cfg.txn_cpu_ns
         }
-        let commits = self.flushed_commits.load(Ordering::Relaxed);
-        if commits == 0 {
-            return cfg.txn_cpu_ns;
+    }
+
+    /// The CPU a client thread burns per round trip: `client_cpu_ns`,
+    /// less (with `cpu_includes_commit_path`) what the client threads
+    /// spent per round trip outside their burns so far (the client's
+    /// measured CPU holds its own sends, receives and wake-ups).
+    #[inline]
+    pub fn client_cpu(&self, cfg: &LgwrConfig) -> u64 {
+        if cfg.cpu_includes_commit_path {
+            self.client_path.rest_of(cfg.client_cpu_ns)
+        } else {
+            cfg.client_cpu_ns
         }
-        cfg.txn_cpu_ns
-            .saturating_sub(self.flush_cpu_ns.load(Ordering::Relaxed) / commits)
     }
 }
 
@@ -156,29 +170,6 @@ fn wait_for_post(slot: &Slot, seq: u64, spin_ns: u64) -> u64 {
 fn lead_or_follow(lock: &FlushLock, slot: &Slot, seq: u64) -> u64 {
     lock.wait_or_lead(|| slot.done.load(Ordering::Acquire) & !FAILED == seq);
     slot.done.load(Ordering::Acquire)
-}
-
-/// This thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: the scheduler's
-/// own account, to the nanosecond, not ticks).
-pub(crate) fn thread_cpu_ns() -> u64 {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
-
-/// Spends `ns` of this thread's CPU time (not wall time: a session that
-/// is preempted keeps its work to do, as a database backend does). The
-/// clock is read about every microsecond of work, so the work is at most
-/// about 1 µs plus one clock read longer than asked.
-pub(crate) fn burn_cpu(ns: u64) {
-    let cpu = thread_cpu_ns;
-    let until = cpu() + ns;
-    let mut x = 0u64;
-    while cpu() < until {
-        for i in 0..256u64 {
-            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(i));
-        }
-    }
-    std::hint::black_box(x);
 }
 
 /// Runs session `idx` until its commits are done, its run time is over
@@ -238,13 +229,19 @@ pub fn session_main(
         if cfg.commits_per_session.is_none() && now_ns() >= deadline {
             break;
         }
+        // The commit's CPU outside the burn, when the burn is to be less it.
+        let mut unit = cfg.cpu_includes_commit_path.then(UnitClock::start);
         if let Some(t) = client {
             // The client's work and the statement's arrival.
             t.round_trip();
         }
         let txn_cpu = shared.txn_cpu(cfg);
-        if txn_cpu > 0 {
-            burn_cpu(txn_cpu);
+        match &mut unit {
+            Some(u) => u.burn(txn_cpu),
+            None if txn_cpu > 0 => {
+                burn_cpu(txn_cpu);
+            }
+            None => {}
         }
         seq += 1;
         let len = sample(&cfg.redo_size, &mut rng) as u32;
@@ -298,6 +295,9 @@ pub fn session_main(
             p.add(PROBE_COMMITS, 1);
             p.latency(t_resumed.saturating_sub(t_commit));
         }
+        if let Some(u) = unit {
+            u.end(&shared.session_path);
+        }
     }
     shared.active.fetch_sub(1, Ordering::Relaxed);
     let end = now_ns();
@@ -311,27 +311,33 @@ pub fn session_main(
 mod tests {
     use super::*;
 
-    /// The CPU a transaction burns: all of `txn_cpu_ns`, or with
-    /// `txn_cpu_includes_flush` that less the leaders' flush CPU per
-    /// commit so far (never below 0, and nothing deducted before the
-    /// first flush). See: issue 11.
+    /// The CPU a transaction and a client's turn burn: all of the
+    /// measured figure, or with `cpu_includes_commit_path` that less the
+    /// model's own CPU per unit outside its burns so far (never below 0,
+    /// nothing taken off before the first unit). See: issue 11.
     #[test]
-    fn measured_cpu_with_the_flushes_in_it_is_spent_less_them() {
+    fn measured_cpu_with_the_commit_path_in_it_is_spent_less_it() {
         let mut cfg = LgwrConfig {
             sessions: 2,
             txn_cpu_ns: 100_000,
+            client_cpu_ns: 20_000,
             ..LgwrConfig::default()
         };
         let shared = Shared::new(&cfg).unwrap();
         assert_eq!(shared.txn_cpu(&cfg), 100_000);
-        cfg.txn_cpu_includes_flush = true;
-        assert_eq!(shared.txn_cpu(&cfg), 100_000, "no flush yet");
-        shared.flush_cpu_ns.store(90_000, Ordering::Relaxed);
-        shared.flushed_commits.store(3, Ordering::Relaxed);
+        cfg.cpu_includes_commit_path = true;
+        assert_eq!(shared.txn_cpu(&cfg), 100_000, "no commit yet");
+        assert_eq!(shared.client_cpu(&cfg), 20_000, "no round trip yet");
+        for ns in [20_000, 40_000] {
+            shared.session_path.add(ns);
+        }
+        shared.client_path.add(5_000);
         assert_eq!(shared.txn_cpu(&cfg), 70_000);
-        shared.flush_cpu_ns.store(900_000, Ordering::Relaxed);
+        assert_eq!(shared.client_cpu(&cfg), 15_000);
+        shared.session_path.add(900_000);
         assert_eq!(shared.txn_cpu(&cfg), 0);
-        cfg.txn_cpu_includes_flush = false;
+        cfg.cpu_includes_commit_path = false;
         assert_eq!(shared.txn_cpu(&cfg), 100_000);
+        assert_eq!(shared.client_cpu(&cfg), 20_000);
     }
 }

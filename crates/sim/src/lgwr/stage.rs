@@ -28,7 +28,7 @@
 //! log files).
 
 use super::config::{round_up, sync_op, LgwrConfig};
-use super::session::thread_cpu_ns;
+use super::cpu::thread_cpu_ns;
 use dbio_engine::buf::AlignedBuf;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::SyncOp;

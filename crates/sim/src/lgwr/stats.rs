@@ -244,6 +244,11 @@ pub struct WriterRec {
     /// Leader protocol: CPU the leaders spent in flushes, every stage's,
     /// ns (None under the log writer).
     pub flush_cpu_ns: Option<u64>,
+    /// With `cpu_includes_commit_path`: the sessions' CPU outside their
+    /// burns and the commits it covers ([`super::cpu::CpuAccount`]).
+    pub session_path: Option<(u64, u64)>,
+    /// The same for the client threads and their round trips.
+    pub client_path: Option<(u64, u64)>,
 }
 
 impl WriterRec {
@@ -268,6 +273,8 @@ impl WriterRec {
             null_journal: Vec::new(),
             cpus: Vec::new(),
             flush_cpu_ns: None,
+            session_path: None,
+            client_path: None,
         }
     }
 
@@ -312,6 +319,8 @@ impl WriterRec {
         self.idle_watch_ns += o.idle_watch_ns;
         self.cpu = self.cpu.plus(&o.cpu);
         add_opt(&mut self.flush_cpu_ns, o.flush_cpu_ns);
+        add_pair(&mut self.session_path, o.session_path);
+        add_pair(&mut self.client_path, o.client_path);
     }
 }
 
@@ -346,6 +355,18 @@ fn add_opt(a: &mut Option<u64>, b: Option<u64>) {
         (Some(x), Some(y)) => Some(x + y),
         (x, y) => x.or(y),
     };
+}
+
+fn add_pair(a: &mut Option<(u64, u64)>, b: Option<(u64, u64)>) {
+    *a = match (*a, b) {
+        (Some(x), Some(y)) => Some((x.0 + y.0, x.1 + y.1)),
+        (x, y) => x.or(y),
+    };
+}
+
+/// Mean of a (total, count) pair; None without a count.
+fn per_unit(p: Option<(u64, u64)>) -> Option<f64> {
+    p.filter(|&(_, n)| n > 0).map(|(t, n)| t as f64 / n as f64)
 }
 
 fn add_disk(a: &mut DiskStatsDelta, b: &DiskStatsDelta) {
@@ -500,6 +521,8 @@ impl Measured {
                 cpu: self.cpu(&w.cpu, w.writes),
                 cpus: w.cpus.clone(),
                 flush_cpu_per_commit_ns: w.flush_cpu_ns.map(|ns| ns as f64 / commits.max(1) as f64),
+                session_path_cpu_per_commit_ns: per_unit(w.session_path),
+                client_path_cpu_per_commit_ns: per_unit(w.client_path),
             },
             session_cpu: self.cpu(&session_usage, commits),
             io: IoEvidence {

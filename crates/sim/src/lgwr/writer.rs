@@ -337,13 +337,13 @@ impl<'a> Leader<'a> {
             rec,
         } = &mut self.parts;
         if self.error.is_none() {
-            let cpu0 = super::session::thread_cpu_ns();
+            let cpu0 = super::cpu::thread_cpu_ns();
             self.writer.flush_to = Some(self.writer.shared.logbuf.head());
             if let Err(e) = self.writer.run(io, bufs, batches, rec) {
                 self.error = Some(e);
                 self.writer.shared.failed.store(true, Ordering::Relaxed);
             }
-            let spent = super::session::thread_cpu_ns().saturating_sub(cpu0);
+            let spent = super::cpu::thread_cpu_ns().saturating_sub(cpu0);
             self.writer
                 .shared
                 .flush_cpu_ns
@@ -591,9 +591,6 @@ impl<'a> Writer<'a> {
             p.add(super::session::PROBE_WRITES, 1);
             p.add(super::session::PROBE_COVERED, b.commits.len() as u64);
         }
-        self.shared
-            .flushed_commits
-            .fetch_add(b.commits.len() as u64, Ordering::Relaxed);
         let fg = (u64::from(b.file) << 32) | u64::from(b.gen);
         for p in &b.commits {
             let slot = &self.shared.slots[p.session as usize];

@@ -107,9 +107,8 @@ pub fn panel(i: usize, x: &LoadResult) -> String {
         ("model sessions", p.model_sessions.to_string()),
         ("CPU per commit fed", cpu),
         (
-            "less the model's own flush CPU",
-            p.model_flush_cpu_ns
-                .map_or_else(|| "-".into(), |f| format!("{} per commit", format_ns(f))),
+            "taken off: the model's own commit-path CPU",
+            crate::load_predict::deducted(p).unwrap_or_else(|| "-".into()),
         ),
         ("log per commit", format_bytes(p.redo_bytes)),
         ("block size", format_bytes(p.block_size)),
