@@ -215,7 +215,16 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         predicted_commits_per_flush: predicted_cpf,
         measured_commits_per_flush: measured_cpf,
         commits_per_flush_residual_pct: measured_cpf.and_then(|c| residual(predicted_cpf, c)),
-        predicted_commit_ns: m.log_file_sync.mean_ns,
+        // What the client timed: in autocommit mode the insert with its
+        // commit (one round trip), which the model's clients time the
+        // same way; in explicit mode COMMIT alone, the model's 'log file
+        // sync'.
+        predicted_commit_ns: match r.config.mode {
+            dbio_model::load::LoadMode::Autocommit => {
+                m.client_seen_mean_ns.unwrap_or(m.log_file_sync.mean_ns)
+            }
+            dbio_model::load::LoadMode::Explicit => m.log_file_sync.mean_ns,
+        },
         predicted_flush_ns: m.writer.log_file_parallel_write.mean_ns,
         error_bound_pct: ERROR_BOUND_PCT,
         model_runtime_ns: m.runtime_ns,

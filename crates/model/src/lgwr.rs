@@ -59,6 +59,15 @@ pub struct LgwrResult {
     /// written before they were recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub per_second: Vec<crate::series::Series>,
+    /// Mean wall time of a transaction as its client sees it, ns: with
+    /// client threads (`client_cpu_ns`), from handing the statement over
+    /// until the answer is back (the session's wake-up, its CPU, its
+    /// commit, the client's wake-up); without, from the start of the
+    /// transaction's work until its commit returned. This, not 'log file
+    /// sync' alone, is what a database client times for an autocommit
+    /// insert. None in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_seen_mean_ns: Option<f64>,
     /// With `config.pipeline`: the stages after the first (the first is
     /// `writer`), in commit order; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -90,7 +90,11 @@ pub struct LoadPrediction {
     /// (predicted − measured) / measured commits per flush, percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commits_per_flush_residual_pct: Option<f64>,
-    /// Mean commit latency in the model, ns.
+    /// Mean commit latency in the model, ns, timed as the load timed
+    /// its commits: in autocommit mode the insert with its commit as the
+    /// model's client sees it (LgwrResult's `client_seen_mean_ns`), in
+    /// explicit mode 'log file sync' (results written before this took
+    /// 'log file sync' in both).
     pub predicted_commit_ns: f64,
     /// Mean flush latency in the model ('log file parallel write'), ns.
     pub predicted_flush_ns: f64,

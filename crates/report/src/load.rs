@@ -215,6 +215,10 @@ pub fn detail(x: &LoadResult) -> String {
             "ns" => format_ns(e.value),
             "bytes" => format_bytes(e.value.max(0.0) as u64),
             "count" => format!("{:.0}", e.value),
+            // PostgreSQL's timers are float milliseconds (µs resolution),
+            // performance_schema's picoseconds.
+            "ms" => format_ns(e.value * 1e6),
+            "ps" => format_ns(e.value / 1e3),
             u => format!("{} {u}", e.value),
         };
         t.add_row(vec![Cell::new(&e.name), Cell::new(v)]);
@@ -322,6 +326,20 @@ mod tests {
         };
         x.flush.flushes = Some(200);
         x.derived.commits_per_flush = Some(1.0);
+        for (name, value, unit) in [
+            ("pg_stat_wal.wal_write_time", 107.383_000_000_000_04, "ms"),
+            (
+                "events_waits.wait/io/file/innodb/innodb_log_file",
+                2.5e9,
+                "ps",
+            ),
+        ] {
+            x.flush.extra.push(dbio_model::load::LoadCounter {
+                name: name.into(),
+                value,
+                unit: unit.into(),
+            });
+        }
         let r = RunReport {
             command: "load".into(),
             load: vec![x],
@@ -332,6 +350,9 @@ mod tests {
         assert!(s.contains("4.000"), "max ms of session 1: {s}");
         assert!(s.contains("commits per flush"), "{s}");
         assert!(s.contains("1.00"), "{s}");
+        // The engines' timers in time units, not raw floats.
+        assert!(s.contains("107 ms") && !s.contains("107.383"), "{s}");
+        assert!(s.contains("2.50 ms"), "{s}");
         let check = render(&RunReport {
             command: "check".into(),
             ..r

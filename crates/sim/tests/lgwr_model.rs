@@ -547,6 +547,39 @@ fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
     );
 }
 
+/// A transaction as its client sees it holds the session's work and its
+/// whole commit: at least the transaction's CPU plus 'log file sync'
+/// (wall time can only add to CPU time), with or without client threads,
+/// and with them also the client's hand-over. (Lower bounds only: a
+/// loaded machine can only add time.)
+#[test]
+fn the_client_sees_the_statement_with_its_commit() {
+    const CPU: u64 = 100_000;
+    for client_cpu_ns in [0, 30_000] {
+        let cfg = null_cfg(LgwrConfig {
+            protocol: Protocol::Leader,
+            sessions: 2,
+            commits_per_session: Some(50),
+            runtime_ns: None,
+            txn_cpu_ns: CPU,
+            client_cpu_ns,
+            null_delay_ns: Some(200_000),
+            ..LgwrConfig::default()
+        });
+        let r = run(&cfg, None, &AtomicBool::new(false))
+            .expect("run")
+            .measured
+            .summarize("t", &cfg, 1);
+        let seen = r.client_seen_mean_ns.expect("the client's view");
+        let lfs = r.log_file_sync.mean_ns;
+        assert!(lfs >= 200_000.0, "{lfs}");
+        assert!(
+            seen >= lfs + CPU as f64,
+            "client CPU {client_cpu_ns}: seen {seen} ns, 'log file sync' {lfs} ns"
+        );
+    }
+}
+
 /// The thread names in this process now.
 fn thread_names() -> Vec<String> {
     std::fs::read_dir("/proc/self/task")

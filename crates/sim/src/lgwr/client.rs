@@ -13,7 +13,8 @@
 //! really sleeps; no allocation), instead of adding a constant for it.
 
 use super::cpu::{burn_cpu, CpuAccount, UnitClock};
-use std::sync::atomic::{AtomicU32, Ordering};
+use dbio_engine::clock::now_ns;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
 
@@ -29,6 +30,12 @@ pub struct Turn {
     state: AtomicU32,
     client: OnceLock<Thread>,
     session: OnceLock<Thread>,
+    /// The client's view: wall time from handing a statement over until
+    /// the turn came back (the session's wake-up, its work and commit,
+    /// the client's own wake-up), ns, summed; written by the client only.
+    seen_ns: AtomicU64,
+    /// Round trips in `seen_ns`.
+    seen: AtomicU64,
 }
 
 impl Default for Turn {
@@ -37,6 +44,8 @@ impl Default for Turn {
             state: AtomicU32::new(SESSION),
             client: OnceLock::new(),
             session: OnceLock::new(),
+            seen_ns: AtomicU64::new(0),
+            seen: AtomicU64::new(0),
         }
     }
 }
@@ -57,6 +66,16 @@ impl Turn {
         while self.state.load(Ordering::Acquire) == CLIENT {
             std::thread::park();
         }
+    }
+
+    /// The client's view so far: the summed wall time of its round trips,
+    /// ns, and their number. Complete for every round trip the session
+    /// has handed back (the turn's hand-over orders it).
+    pub fn seen(&self) -> (u64, u64) {
+        (
+            self.seen_ns.load(Ordering::Acquire),
+            self.seen.load(Ordering::Acquire),
+        )
     }
 
     /// Tells the client to return (the session is done).
@@ -86,10 +105,17 @@ impl Drop for StopOnDrop<'_> {
 pub fn client_main(turn: &Turn, cpu_ns: impl Fn() -> u64, account: Option<&CpuAccount>) {
     let _ = turn.client.set(std::thread::current());
     let mut unit: Option<UnitClock> = None;
+    let mut sent = 0;
     loop {
         match turn.state.load(Ordering::Acquire) {
             STOP => return,
             CLIENT => {
+                if sent > 0 {
+                    // Only this thread writes these: no contention.
+                    turn.seen_ns
+                        .fetch_add(now_ns().saturating_sub(sent), Ordering::Release);
+                    turn.seen.fetch_add(1, Ordering::Release);
+                }
                 match account {
                     Some(a) => {
                         if let Some(u) = unit.take() {
@@ -101,6 +127,7 @@ pub fn client_main(turn: &Turn, cpu_ns: impl Fn() -> u64, account: Option<&CpuAc
                         burn_cpu(cpu_ns());
                     }
                 }
+                sent = now_ns();
                 if turn
                     .state
                     .compare_exchange(CLIENT, SESSION, Ordering::AcqRel, Ordering::Acquire)

@@ -231,6 +231,9 @@ pub fn session_main(
         }
         // The commit's CPU outside the burn, when the burn is to be less it.
         let mut unit = cfg.cpu_includes_commit_path.then(UnitClock::start);
+        // Without a client thread the transaction starts here for its
+        // client's view; with one, the client times it.
+        let t_txn = if client.is_none() { now_ns() } else { 0 };
         if let Some(t) = client {
             // The client's work and the statement's arrival.
             t.round_trip();
@@ -295,9 +298,16 @@ pub fn session_main(
             p.add(PROBE_COMMITS, 1);
             p.latency(t_resumed.saturating_sub(t_commit));
         }
+        if client.is_none() {
+            rec.seen_ns += t_resumed.saturating_sub(t_txn);
+            rec.seen += 1;
+        }
         if let Some(u) = unit {
             u.end(&shared.session_path);
         }
+    }
+    if let Some(t) = client {
+        (rec.seen_ns, rec.seen) = t.seen();
     }
     shared.active.fetch_sub(1, Ordering::Relaxed);
     let end = now_ns();

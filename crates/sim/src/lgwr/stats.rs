@@ -129,6 +129,13 @@ pub struct SessionRec {
     pub end_ns: u64,
     /// The session thread's CPU.
     pub cpu: Usage,
+    /// Each transaction as its client sees it, wall ns summed: with a
+    /// client thread, from handing the statement over until the answer
+    /// is back; without, from the start of the transaction's work until
+    /// its commit returned.
+    pub seen_ns: u64,
+    /// Transactions in `seen_ns`.
+    pub seen: u64,
     /// Where committed records went (only with verification; constant
     /// size, however long the run).
     pub spans: Option<Spans>,
@@ -154,6 +161,8 @@ impl SessionRec {
             elapsed_ns: 0,
             end_ns: 0,
             cpu: Usage::default(),
+            seen_ns: 0,
+            seen: 0,
             spans: files.map(Spans::new),
             positions: positions.map(|n| Vec::with_capacity(n.min(1 << 24) as usize)),
         }
@@ -195,6 +204,8 @@ impl SessionRec {
         }
         self.elapsed_ns += o.elapsed_ns;
         self.cpu = self.cpu.plus(&o.cpu);
+        self.seen_ns += o.seen_ns;
+        self.seen += o.seen;
         // Spans belong to one round's files; a merged result keeps none.
         self.spans = None;
         self.positions = None;
@@ -495,6 +506,13 @@ impl Measured {
             tps: commits as f64 / secs,
             round_tps: self.round_tps.clone(),
             log_file_sync: self.merged(|s| &s.lfs),
+            client_seen_mean_ns: {
+                let (ns, n) = self
+                    .sessions
+                    .iter()
+                    .fold((0, 0), |(ns, n), s| (ns + s.seen_ns, n + s.seen));
+                (n > 0).then(|| ns as f64 / n as f64)
+            },
             breakdown: CommitBreakdown {
                 wait_for_writer: self.merged(|s| &s.wait),
                 writer_io: self.merged(|s| &s.io),
