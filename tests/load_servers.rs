@@ -793,6 +793,8 @@ fn predict(kind: Kind, u: &str, admin: bool) {
                 && setting("innodb_flush_log_at_trx_commit").as_deref() != Some("0");
             assert_eq!(p["syncs_per_flush"], if both { 2 } else { 1 }, "{p}");
             assert_eq!(p["pipeline"].as_bool().unwrap_or(false), both, "{p}");
+            // The binary log stage is appended through the page cache.
+            assert_eq!(p["stage_append"].as_bool().unwrap_or(false), both, "{p}");
         }
     }
     let pred = p["predicted_tps"].as_f64().unwrap();

@@ -168,6 +168,14 @@ pub struct LgwrArgs {
     /// --method.
     #[arg(long)]
     pub pipeline: bool,
+    /// With --pipeline: the later stages append buffered writes of the
+    /// records' exact size to a file that starts empty and sync them with
+    /// fdatasync, as MariaDB's binary log does (each sync then also
+    /// commits the file's new size through the filesystem's journal); a
+    /// full file starts again empty. Without it they write like the
+    /// first stage.
+    #[arg(long)]
+    pub stage_append: bool,
     /// --txn-cpu was measured with the flushes in it (a database
     /// backend's CPU includes the write and sync system calls it made as
     /// a leader): each session spends --txn-cpu less the CPU the model's

@@ -63,6 +63,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         post_spin_ns: seconds_to_ns(a.post_spin),
         syncs_per_flush: a.syncs_per_flush,
         pipeline: a.pipeline,
+        stage_append: a.stage_append,
         cpu_includes_commit_path: a.cpu_includes_commit_path,
         seed: a.seed.seed,
     };

@@ -69,6 +69,7 @@ fn model_config(
         commit_siblings: shape.commit_siblings,
         syncs_per_flush: shape.syncs_per_flush,
         pipeline: shape.pipeline,
+        stage_append: shape.stage_append,
         // The measured CPU (server backends', or SQLite's client threads')
         // holds the database's own log writes and syncs, which the model
         // makes for real: deduct them (see `Shared::txn_cpu` for the bound).
@@ -199,6 +200,7 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         method: plan.shape.method.name().into(),
         syncs_per_flush: plan.shape.syncs_per_flush,
         pipeline: plan.shape.pipeline,
+        stage_append: run.config.stage_append,
         model_flush_cpu_ns: m.writer.flush_cpu_per_commit_ns,
         model_session_path_cpu_ns: m.writer.session_path_cpu_per_commit_ns,
         model_client_path_cpu_ns: m.writer.client_path_cpu_per_commit_ns,

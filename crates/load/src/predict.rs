@@ -63,6 +63,9 @@ pub struct ModelShape {
     /// Each durable write a group commit of its own, one after the other
     /// for a commit (MariaDB's prepare and binary log).
     pub pipeline: bool,
+    /// The later stages append through the page cache and fdatasync, as
+    /// MariaDB's binary log is written.
+    pub stage_append: bool,
     /// Redo block, bytes.
     pub block_size: u64,
     /// Sessions the model runs.
@@ -94,6 +97,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
         method: Method::BufferedFdatasync,
         syncs_per_flush: 1,
         pipeline: false,
+        stage_append: false,
         block_size: 512,
         sessions,
         commit_delay_ns: 0,
@@ -185,12 +189,16 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
                 (true, Some("1") | None) => {
                     s.syncs_per_flush = 2;
                     s.pipeline = true;
+                    // MariaDB appends its binary log through the page cache
+                    // and syncs it with fdatasync (`dbio watch --pid` on
+                    // mariadbd: `write` + `fdatasync` on binlog.NNNNNN).
+                    s.stage_append = true;
                     s.notes.push(
                         "log_bin with sync_binlog=1: two group commits per commit, one after \
                          the other and overlapping between groups (InnoDB's redo at prepare, \
-                         then the binary log); the binary log is modelled with the redo log's \
-                         method on a pre-written file, where MariaDB appends to a buffered \
-                         file and fdatasyncs it"
+                         then the binary log, appended through the page cache and synced with \
+                         fdatasync as MariaDB writes it); the binary log's records have the \
+                         redo log's size per commit"
                             .into(),
                     );
                 }
@@ -381,6 +389,7 @@ mod tests {
         assert_eq!(s.method, Method::DirectFdatasync);
         assert_eq!((s.syncs_per_flush, s.block_size), (2, 4096));
         assert!(s.pipeline, "prepare and binary log are two group commits");
+        assert!(s.stage_append, "the binary log is appended");
         // A binary log synced without a redo sync at prepare: one sync.
         let s = shape(
             DbKind::Mysql,

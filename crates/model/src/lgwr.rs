@@ -395,6 +395,16 @@ pub struct LgwrConfig {
     /// the other.
     #[serde(default, skip_serializing_if = "is_false")]
     pub pipeline: bool,
+    /// With `pipeline`: the later stages append buffered writes of the
+    /// records' exact size to a file that starts empty and make them
+    /// durable with fdatasync, as MariaDB's binary log does (`write` +
+    /// `fdatasync` on a growing file, so every sync also commits the new
+    /// size through the filesystem's journal); a full file is truncated
+    /// to empty (the binary log rotates to a new file). False: the later
+    /// stages write like the first (`method`, padded blocks, a prepared
+    /// file).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stage_append: bool,
     /// `txn_cpu_ns` and `client_cpu_ns` were measured with the commit
     /// path in them (a database backend's CPU holds its receives and
     /// sends, lock waits, wake-ups and, as a leader, its log writes and
@@ -462,6 +472,7 @@ impl Default for LgwrConfig {
             post_spin_ns: 0,
             syncs_per_flush: 1,
             pipeline: false,
+            stage_append: false,
             cpu_includes_commit_path: false,
             seed: 0x5eed,
         }

@@ -33,6 +33,10 @@ pub struct LoadPrediction {
     /// model's `--pipeline`: MariaDB's InnoDB prepare and binary log).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pipeline: bool,
+    /// Whether the later stages appended buffered writes as a binary log
+    /// does (the model's `--stage-append`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stage_append: bool,
     /// CPU per commit the model's own leaders spent in flushes (write and
     /// sync system calls), ns: part of `model_session_path_cpu_ns` (in
     /// results written before that field, the whole deduction from

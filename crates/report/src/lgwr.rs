@@ -109,7 +109,9 @@ pub fn describe(x: &LgwrResult) -> String {
             s,
             ", {} durable writes per commit{}",
             c.syncs_per_flush,
-            if c.pipeline {
+            if c.pipeline && c.stage_append {
+                " as pipelined group commits, the later ones appended through the page cache"
+            } else if c.pipeline {
                 " as pipelined group commits"
             } else {
                 " in each flush"

@@ -33,6 +33,9 @@ pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
     if p.pipeline {
         s.push_str(" --pipeline");
     }
+    if p.stage_append {
+        s.push_str(" --stage-append");
+    }
     if p.model_session_path_cpu_ns.is_some() || p.model_flush_cpu_ns.is_some() {
         s.push_str(" --cpu-includes-commit-path");
     }

@@ -182,3 +182,72 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
         "--cpu-includes-commit-path",
     );
 }
+
+/// `--stage-append`: the later stage appends the records' exact bytes to
+/// a file that starts empty (MariaDB's binary log), so after 200 commits
+/// of 512 B it holds exactly 102,400 B, where the first stage's log files
+/// keep their prepared size; a full file starts again empty (its size
+/// stays within the file size); without `--pipeline` the option is
+/// refused in one sentence.
+#[test]
+fn an_appended_stage_grows_by_the_records_exact_bytes() {
+    for (file_size, wraps) in [(1u64 << 20, false), (64 << 10, true)] {
+        let d = tempfile::tempdir().unwrap();
+        let cfg = LgwrRun {
+            config: LgwrConfig {
+                protocol: Protocol::Leader,
+                sessions: 4,
+                commits_per_session: Some(50),
+                runtime_ns: None,
+                redo_size: RedoSize::Fixed(512),
+                method: Method::BufferedFdatasync,
+                files: 2,
+                file_size,
+                syncs_per_flush: 2,
+                pipeline: true,
+                stage_append: true,
+                max_write_bytes: 16 << 10,
+                ..LgwrConfig::default()
+            },
+            dir: d.path().to_path_buf(),
+            ..LgwrRun::default()
+        };
+        dbio_sim::lgwr::check(&cfg).expect("check");
+        let stop = AtomicBool::new(false);
+        let mut group = LogGroup::prepare(&cfg, &stop).expect("prepare");
+        let sizes = || {
+            let mut v: Vec<u64> = std::fs::read_dir(d.path())
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(sizes(), [0, file_size, file_size], "the stage starts empty");
+        let out = run(&cfg, Some(&mut group), &stop).expect("run");
+        assert!(out.error.is_none(), "{:?}", out.error);
+        let r = out.measured.summarize("t", &cfg, 1);
+        assert_eq!(r.commits, 200);
+        assert_eq!(
+            r.stages[0].commits_per_write * r.stages[0].writes as f64,
+            200.0
+        );
+        let s = sizes();
+        assert_eq!(&s[1..], [file_size, file_size], "log files keep their size");
+        if wraps {
+            assert!(s[0] > 0 && s[0] <= file_size && s[0] % 512 == 0, "{s:?}");
+            assert!(s[0] < 200 * 512, "{s:?}");
+        } else {
+            assert_eq!(s[0], 200 * 512, "exact bytes appended, no padding");
+        }
+    }
+    let e = dbio_sim::lgwr::config::validate(&LgwrConfig {
+        stage_append: true,
+        ..LgwrConfig::default()
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("--stage-append") && e.contains("needs --pipeline"),
+        "{e}"
+    );
+}

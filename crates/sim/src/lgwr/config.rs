@@ -234,6 +234,9 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
             c.syncs_per_flush
         ));
     }
+    if c.stage_append && !c.pipeline {
+        return Err("--stage-append says how the later stages of a pipelined commit write: it needs --pipeline".into());
+    }
     if c.pipeline {
         if c.protocol != Protocol::Leader {
             return Err("--pipeline makes each durable write a group commit with a leader of its own: it needs --protocol leader".into());

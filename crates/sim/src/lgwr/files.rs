@@ -28,6 +28,8 @@ pub struct LogGroup {
     stages: Vec<Target>,
     /// The preparation the files had when made.
     pub prepare: Prepare,
+    /// Whether the stage files were made empty for appending.
+    stage_append: bool,
     /// Whether a run has written the files since they were made (a
     /// fallocated or appended group is then no longer fresh).
     pub used: bool,
@@ -113,13 +115,23 @@ impl LogGroup {
             }
             targets.push(members);
         }
+        // An appended stage starts empty (a new binary log file).
+        let stage_spec = TargetSpec {
+            prepare: if cfg.stage_append {
+                Prepare::Append
+            } else {
+                cfg.prepare
+            },
+            ..spec.clone()
+        };
         let stages = (0..stage_files(cfg))
-            .map(|_| Target::prepare(&spec, stop))
+            .map(|_| Target::prepare(&stage_spec, stop))
             .collect::<Result<_, _>>()?;
         Ok(LogGroup {
             targets,
             stages,
             prepare: cfg.prepare,
+            stage_append: cfg.stage_append,
             used: false,
         })
     }
@@ -131,6 +143,7 @@ impl LogGroup {
         self.targets.len() == cfg.files as usize
             && self.targets[0].len() == cfg.members as usize
             && self.stages.len() == stage_files(cfg) as usize
+            && (self.stages.is_empty() || self.stage_append == cfg.stage_append)
             && self.targets[0][0].size == cfg.file_size
             && self.prepare == cfg.prepare
             && self.targets[0][0].path.parent() == Some(run.dir.as_path())
@@ -165,19 +178,21 @@ impl LogGroup {
             .collect()
     }
 
-    /// Opens each later stage's file with the method's flags, with its
-    /// path (for error messages).
+    /// Opens each later stage's file with the method's flags (buffered,
+    /// without O_DSYNC, with `stage_append`), with its path (for error
+    /// messages).
     pub fn open_stages(&self, run: &LgwrRun) -> Result<Vec<(Arc<File>, PathBuf)>, EngineError> {
         let cfg = &run.config;
-        let sync = if cfg.method.dsync() {
+        let sync = if cfg.method.dsync() && !cfg.stage_append {
             Durability::Dsync
         } else {
             Durability::None
         };
+        let direct = cfg.method.direct() && !cfg.stage_append;
         self.stages
             .iter()
             .map(|t| {
-                t.with_flags(cfg.method.direct(), sync, true)
+                t.with_flags(direct, sync, true)
                     .map(|f| (Arc::new(f), t.path.clone()))
             })
             .collect()

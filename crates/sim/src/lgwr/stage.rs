@@ -26,6 +26,14 @@
 //! (`--redo-size`'s mean for variable sizes) of a fixed pattern: the
 //! stage's content is not read back (`--verify` checks the first stage's
 //! log files).
+//!
+//! With `--stage-append` a later stage writes as MariaDB's binary log
+//! does instead (seen with `dbio watch --pid` on mariadbd: `write` and
+//! `fdatasync` on binlog.NNNNNN): buffered writes of the records' exact
+//! size appended to a file that starts empty, each made durable with
+//! fdatasync, which on a growing file also commits the new size through
+//! the filesystem's journal; a full file is truncated to empty, as the
+//! binary log rotates to a new one.
 
 use super::config::{round_up, sync_op, LgwrConfig};
 use super::cpu::thread_cpu_ns;
@@ -80,6 +88,8 @@ pub struct Stage {
     block: u64,
     file_size: u64,
     sync: SyncOp,
+    /// `--stage-append`: exact sizes appended, no padding.
+    append: bool,
     null_delay_ns: Option<u64>,
 }
 
@@ -96,6 +106,13 @@ impl Stage {
     /// A stage writing into `file` at its path (None with the null
     /// engine) with `cfg`'s method, block size and file size.
     pub fn new(cfg: &LgwrConfig, file: Option<(Arc<File>, PathBuf)>) -> Result<Self, EngineError> {
+        if let (true, Some((f, path))) = (cfg.stage_append, &file) {
+            // A group reused for another round starts its appended
+            // stages empty again.
+            f.set_len(0).map_err(|e| {
+                EngineError::io("emptying a pipelined stage's file", path.clone(), e)
+            })?;
+        }
         let mut buf = AlignedBuf::try_new(cfg.max_write_bytes as usize).ok_or_else(|| {
             EngineError::Unsupported(dbio_engine::buf::alloc_error(cfg.max_write_bytes as usize))
         })?;
@@ -120,7 +137,12 @@ impl Stage {
             record_bytes: record_bytes(&cfg.redo_size),
             block: cfg.block_size,
             file_size: cfg.file_size,
-            sync: sync_op(cfg.method),
+            sync: if cfg.stage_append {
+                SyncOp::Fdatasync
+            } else {
+                sync_op(cfg.method)
+            },
+            append: cfg.stage_append,
             null_delay_ns: cfg.null_delay_ns,
         })
     }
@@ -168,9 +190,27 @@ impl Stage {
             return false;
         }
         let max = io.buf.as_mut_slice().len() as u64;
-        let len = round_up(commits * self.record_bytes, self.block).min(max);
+        let bytes = commits * self.record_bytes;
+        let len = if self.append {
+            bytes
+        } else {
+            round_up(bytes, self.block)
+        }
+        .min(max);
         if io.offset + len > self.file_size {
             io.offset = 0;
+            if let (true, Some((f, path))) = (self.append, &io.file) {
+                // The binary log's rotation: the next write grows an
+                // empty file again.
+                if let Err(e) = f.set_len(0) {
+                    io.error = Some(EngineError::io(
+                        "emptying a pipelined stage's full file",
+                        path.clone(),
+                        e,
+                    ));
+                    return false;
+                }
+            }
         }
         let t0 = now_ns();
         let result = match (&io.file, self.null_delay_ns) {
