@@ -228,9 +228,10 @@ fn an_appended_stage_grows_by_the_records_exact_bytes() {
         assert!(out.error.is_none(), "{:?}", out.error);
         let r = out.measured.summarize("t", &cfg, 1);
         assert_eq!(r.commits, 200);
-        assert_eq!(
-            r.stages[0].commits_per_write * r.stages[0].writes as f64,
-            200.0
+        let covered = r.stages[0].commits_per_write * r.stages[0].writes as f64;
+        assert!(
+            (covered - 200.0).abs() < 1e-6,
+            "{covered} commits in the stage"
         );
         let s = sizes();
         assert_eq!(&s[1..], [file_size, file_size], "log files keep their size");

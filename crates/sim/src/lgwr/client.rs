@@ -12,7 +12,7 @@
 //! std's park/unpark (an atomic and one futex wake when the other side
 //! really sleeps; no allocation), instead of adding a constant for it.
 
-use super::cpu::{burn_cpu, CpuAccount, UnitClock};
+use super::cpu::{Burner, CpuAccount, UnitClock};
 use dbio_engine::clock::now_ns;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -106,6 +106,7 @@ pub fn client_main(turn: &Turn, cpu_ns: impl Fn() -> u64, account: Option<&CpuAc
     let _ = turn.client.set(std::thread::current());
     let mut unit: Option<UnitClock> = None;
     let mut sent = 0;
+    let mut burner = Burner::default();
     loop {
         match turn.state.load(Ordering::Acquire) {
             STOP => return,
@@ -116,17 +117,13 @@ pub fn client_main(turn: &Turn, cpu_ns: impl Fn() -> u64, account: Option<&CpuAc
                         .fetch_add(now_ns().saturating_sub(sent), Ordering::Release);
                     turn.seen.fetch_add(1, Ordering::Release);
                 }
-                match account {
-                    Some(a) => {
-                        if let Some(u) = unit.take() {
-                            u.end(a);
-                        }
-                        unit.insert(UnitClock::start()).burn(cpu_ns());
-                    }
-                    None => {
-                        burn_cpu(cpu_ns());
+                if let Some(a) = account {
+                    // A round trip ends where the next one starts.
+                    if let Some(u) = unit.replace(UnitClock::start()) {
+                        u.end(a);
                     }
                 }
+                burner.burn(unit.as_mut(), cpu_ns());
                 sent = now_ns();
                 if turn
                     .state

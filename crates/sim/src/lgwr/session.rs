@@ -11,7 +11,7 @@
 
 use super::client::{StopOnDrop, Turn};
 use super::config::{sample, LgwrConfig, LgwrRun, HEADER_BYTES};
-use super::cpu::{burn_cpu, CpuAccount, UnitClock};
+use super::cpu::{Burner, CpuAccount, UnitClock};
 use super::logbuf::{LogBuffer, Pending};
 use super::record;
 use super::stage::Stage;
@@ -220,6 +220,7 @@ pub fn session_main(
         0
     };
     let mut seq = 0u64;
+    let mut burner = Burner::default();
     while seq < limit && !shared.failed.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
         if cfg.think_time_ns > 0 {
             shared.active.fetch_sub(1, Ordering::Relaxed);
@@ -239,13 +240,7 @@ pub fn session_main(
             t.round_trip();
         }
         let txn_cpu = shared.txn_cpu(cfg);
-        match &mut unit {
-            Some(u) => u.burn(txn_cpu),
-            None if txn_cpu > 0 => {
-                burn_cpu(txn_cpu);
-            }
-            None => {}
-        }
+        burner.burn(unit.as_mut(), txn_cpu);
         seq += 1;
         let len = sample(&cfg.redo_size, &mut rng) as u32;
         let off = record::pattern_offset(seq);
