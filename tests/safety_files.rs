@@ -409,6 +409,50 @@ fn signal_cleans_up_after(args: &[&str], sig: i32, name: &str) {
     );
 }
 
+/// dbio removes its temporary file only by the name it gave it: a file
+/// renamed away during the run is left where it went (it may now be
+/// somebody's), and the user is told in one line where it is, since
+/// nobody else will remove it.
+#[test]
+fn safety_files_a_temporary_file_renamed_away_is_left_and_named() {
+    let d = scratch();
+    let dir = &d.path().join("run");
+    fs::create_dir(dir).unwrap();
+    let created = Created::watch(dir);
+    let child = Command::new(dbio_path())
+        .args([
+            "bench",
+            "--rw",
+            "write",
+            "--size",
+            "4m",
+            "--bs",
+            "4k",
+            "--runtime",
+            "2",
+            "--quiet",
+        ])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let tmp = created.wait(dir, Duration::from_secs(60));
+    let moved = d.path().join("moved.dat");
+    fs::rename(&tmp, &moved).unwrap();
+    let out = wait_output_within(child, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(moved.exists(), "the renamed file was removed");
+    let warning: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("renamed or linked"))
+        .collect();
+    assert_eq!(warning.len(), 1, "{err}");
+    assert!(warning[0].contains(&*moved.to_string_lossy()), "{err}");
+    assert!(dbio_files(dir).is_empty());
+}
+
 /// See: issue 8 §5 (SIGHUP and SIGQUIT killed dbio with its file left).
 #[test]
 fn safety_files_sighup_and_sigquit_clean_up_like_sigterm() {
@@ -505,6 +549,18 @@ fn safety_files_symlink_loop_is_named() {
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert!(err.contains("loop of symbolic links"), "{err}");
         assert!(err.contains("os error 40"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // The loop as the directory of `check` and of SQLite's scratch file.
+    let lp = d.path().join("a");
+    for args in [
+        vec!["check".into(), lp.clone().into_os_string()],
+        vec!["load".into(), "--dir".into(), lp.into_os_string()],
+    ] {
+        let out = dbio().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("loop of symbolic links"), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     // Nothing was created in place of the links.

@@ -27,9 +27,9 @@ type Section = fn(
 pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let dir = &a.dir.path;
     let runtime = a.runtime.or(crate::cli::check::DEFAULT_RUNTIME_S);
-    if !dir.is_dir() {
-        anyhow::bail!("{} is not a directory", dir.display());
-    }
+    // One sentence for each way it can fail: missing, not a directory, a
+    // loop of symbolic links, no permission.
+    dbio_engine::target::check_dir(dir)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
     let free = free_space(dir).with_context(|| {
         format!(

@@ -44,9 +44,7 @@ fn config(a: &LoadArgs) -> LoadConfig {
 fn open_target(url: Option<&str>, dir: &Path, keep: bool) -> anyhow::Result<Box<dyn Database>> {
     match url {
         None => {
-            if !dir.is_dir() {
-                anyhow::bail!("{} is not a directory", dir.display());
-            }
+            dbio_engine::target::check_dir(dir)?;
             Ok(Box::new(SqliteDb::create(dir, keep)?))
         }
         // The error never holds the password: the target module redacts.

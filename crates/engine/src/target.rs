@@ -132,11 +132,37 @@ struct Entry {
 impl Drop for Inode {
     fn drop(&mut self) {
         if let Some(e) = &self.entry {
-            if e.remove.load(Ordering::Relaxed) {
-                let _ = remove_if_same(&e.dir, &e.name, self.dev, self.ino);
+            if e.remove.load(Ordering::Relaxed)
+                && !remove_if_same(&e.dir, &e.name, self.dev, self.ino).unwrap_or(false)
+            {
+                // dbio removes only the name it gave: a file renamed or
+                // linked elsewhere during the run is left where it went,
+                // and the user is told, since nobody else will remove it.
+                // The last moment dbio has: stderr, one line.
+                if let Some(line) = left_behind(&self.anchor, e, self.ino) {
+                    eprintln!("dbio: warning: {line}");
+                }
             }
         }
     }
+}
+
+/// The sentence for a temporary file that could not be removed by its
+/// name although it still has one somewhere (None when it has none: it
+/// was removed by someone else).
+fn left_behind(anchor: &File, e: &Entry, ino: u64) -> Option<String> {
+    let st = rustix::fs::fstat(anchor).ok()?;
+    if st.st_nlink == 0 {
+        return None;
+    }
+    // The kernel's name for the open file is where it is now.
+    let now = std::fs::read_link(format!("/proc/self/fd/{}", anchor.as_raw_fd()))
+        .map_or_else(|_| format!("inode {ino}"), |p| p.display().to_string());
+    Some(format!(
+        "dbio's temporary file {} was renamed or linked elsewhere while dbio ran, so it was left on disk: {now} ({} B); dbio removes only the name it gave",
+        Path::new(&e.name).display(),
+        st.st_size,
+    ))
 }
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
