@@ -105,13 +105,10 @@ fn pipelined_stages_overlap_and_split_the_groups() {
     assert!(at_least(piped.log_file_sync.min_ns, 2 * DELAY));
 }
 
-/// On real files the later stage writes a file of its own, made and
-/// removed with the log files; options that cannot pipeline are refused
-/// in one sentence.
-#[test]
-fn the_later_stage_writes_its_own_file_on_real_storage() {
-    let d = tempfile::tempdir().unwrap();
-    let cfg = LgwrRun {
+/// A pipelined run of 4 sessions × 50 commits of 512 B on real files in
+/// `dir`, buffered-fdatasync, two files: `base` gives the rest.
+fn real_pipeline(dir: &std::path::Path, base: LgwrConfig) -> LgwrRun {
+    LgwrRun {
         config: LgwrConfig {
             protocol: Protocol::Leader,
             sessions: 4,
@@ -120,17 +117,31 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
             redo_size: RedoSize::Fixed(512),
             method: Method::BufferedFdatasync,
             files: 2,
-            file_size: 1 << 20,
             syncs_per_flush: 2,
             pipeline: true,
+            ..base
+        },
+        dir: dir.to_path_buf(),
+        ..LgwrRun::default()
+    }
+}
+
+/// On real files the later stage writes a file of its own, made and
+/// removed with the log files; options that cannot pipeline are refused
+/// in one sentence.
+#[test]
+fn the_later_stage_writes_its_own_file_on_real_storage() {
+    let d = tempfile::tempdir().unwrap();
+    let mut cfg = real_pipeline(
+        d.path(),
+        LgwrConfig {
+            file_size: 1 << 20,
             txn_cpu_ns: 20_000,
             cpu_includes_commit_path: true,
             ..LgwrConfig::default()
         },
-        dir: d.path().to_path_buf(),
-        verify: true,
-        ..LgwrRun::default()
-    };
+    );
+    cfg.verify = true;
     dbio_sim::lgwr::check(&cfg).expect("check");
     let stop = AtomicBool::new(false);
     let mut group = LogGroup::prepare(&cfg, &stop).expect("prepare");
@@ -193,25 +204,15 @@ fn the_later_stage_writes_its_own_file_on_real_storage() {
 fn an_appended_stage_grows_by_the_records_exact_bytes() {
     for (file_size, wraps) in [(1u64 << 20, false), (64 << 10, true)] {
         let d = tempfile::tempdir().unwrap();
-        let cfg = LgwrRun {
-            config: LgwrConfig {
-                protocol: Protocol::Leader,
-                sessions: 4,
-                commits_per_session: Some(50),
-                runtime_ns: None,
-                redo_size: RedoSize::Fixed(512),
-                method: Method::BufferedFdatasync,
-                files: 2,
+        let cfg = real_pipeline(
+            d.path(),
+            LgwrConfig {
                 file_size,
-                syncs_per_flush: 2,
-                pipeline: true,
                 stage_append: true,
                 max_write_bytes: 16 << 10,
                 ..LgwrConfig::default()
             },
-            dir: d.path().to_path_buf(),
-            ..LgwrRun::default()
-        };
+        );
         dbio_sim::lgwr::check(&cfg).expect("check");
         let stop = AtomicBool::new(false);
         let mut group = LogGroup::prepare(&cfg, &stop).expect("prepare");
