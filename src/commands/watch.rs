@@ -375,12 +375,9 @@ fn monotonic_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
-/// Runs `dbio watch`.
-pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
-    let cfg = config(&a)?;
-    if cfg.device.is_some() {
-        return device::run(a, cfg);
-    }
+/// Refuses, before anything is loaded, a process or thread to watch that
+/// is not there.
+fn check_processes(cfg: &WatchConfig) -> anyhow::Result<()> {
     for &pid in &cfg.pids {
         if !alive(pid) {
             anyhow::bail!("no process with id {pid} is running");
@@ -392,6 +389,106 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("process {pid} has no thread {tid}");
         }
     }
+    Ok(())
+}
+
+/// Watches the processes matching `--comm` that are not watched yet. A
+/// full table of watched processes (4,096) skips the newcomer with a
+/// warning, it does not end the watch.
+fn adopt_matching(
+    pattern: &str,
+    watcher: &mut Watcher,
+    processes: &mut BTreeMap<u32, String>,
+    names: &mut names::Names,
+    warnings: &mut Vec<String>,
+    quiet: bool,
+) {
+    let me = std::process::id();
+    for pid in matching(pattern, me) {
+        if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
+            if let Err(e) = watcher.watch(pid, None) {
+                let w = format!("some processes matching the pattern are not watched: {e}");
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+                continue;
+            }
+            let comm = comm_of(pid);
+            if !quiet {
+                eprintln!("dbio watch: now watching pid {pid} ({comm})");
+            }
+            v.insert(comm);
+            names.see(pid);
+        }
+    }
+}
+
+/// Waits up to a tick for streamed calls and prints each as a line (on
+/// stderr when a result goes to stdout); returns how many it printed.
+fn stream_tick(
+    watcher: &mut Watcher,
+    names: &mut names::Names,
+    paths: &mut Paths,
+    to_stderr: bool,
+    t0: u64,
+) -> u64 {
+    wait_stream(watcher, TICK);
+    let mut lines = Vec::new();
+    let n = watcher.drain_stream(|e| lines.push(e));
+    names.drain(watcher, paths);
+    let mut out: Box<dyn Write> = if to_stderr {
+        Box::new(std::io::stderr().lock())
+    } else {
+        Box::new(std::io::stdout().lock())
+    };
+    paths.refresh(watcher, lines.iter().map(|e| (e.pid, e.fd)));
+    for e in &lines {
+        let path = paths.get(watcher, e.pid, e.fd);
+        let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
+    }
+    n
+}
+
+/// What the result should warn about once the watch is over: paths that
+/// could not be read or were cut.
+fn final_warnings(
+    w: &dbio_model::watch::WatchResult,
+    processes: &BTreeMap<u32, String>,
+    names: &names::Names,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
+    if w.ops
+        .iter()
+        .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
+    {
+        warnings.push(
+            "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
+        );
+    }
+    if names.unresolved > 0 {
+        warnings.push(format!(
+            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
+            names.unresolved
+        ));
+    }
+    if names.truncated > 0 {
+        warnings.push(format!(
+            "{} paths were longer than the {} bytes captured at open time and are cut there",
+            names.truncated,
+            dbio_watch::PATH_BYTES - 1
+        ));
+    }
+    warnings
+}
+
+/// Runs `dbio watch`.
+pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
+    let cfg = config(&a)?;
+    if cfg.device.is_some() {
+        return device::run(a, cfg);
+    }
+    check_processes(&cfg)?;
     let cgroup = a
         .cgroup
         .as_deref()
@@ -412,7 +509,6 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let stop = ctx.stop_flag().clone();
     let mut rep = new_report("watch", std::path::Path::new("/"));
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
-    let me = std::process::id();
     let mut processes: BTreeMap<u32, String> = BTreeMap::new();
     let stream_to_stderr = [&a.output.json, &a.output.csv, &a.output.html]
         .iter()
@@ -450,25 +546,14 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut command_status = None;
     let ended = loop {
         if let Some(p) = &cfg.comm {
-            for pid in matching(p, me) {
-                if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
-                    // A full table of watched processes (4,096) skips the
-                    // newcomer, it does not end the watch.
-                    if let Err(e) = watcher.watch(pid, None) {
-                        let w = format!("some processes matching the pattern are not watched: {e}");
-                        if !rep.warnings.contains(&w) {
-                            rep.warnings.push(w);
-                        }
-                        continue;
-                    }
-                    let comm = comm_of(pid);
-                    if !a.output.quiet {
-                        eprintln!("dbio watch: now watching pid {pid} ({comm})");
-                    }
-                    v.insert(comm);
-                    names.see(pid);
-                }
-            }
+            adopt_matching(
+                p,
+                &mut watcher,
+                &mut processes,
+                &mut names,
+                &mut rep.warnings,
+                a.output.quiet,
+            );
         }
         if cfg.follow {
             follow(&mut watcher, &mut processes, &mut names, a.output.quiet)?;
@@ -480,20 +565,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             }
         }
         if cfg.stream {
-            wait_stream(&watcher, TICK);
-            let mut lines = Vec::new();
-            streamed += watcher.drain_stream(|e| lines.push(e));
-            names.drain(&mut watcher, &mut paths);
-            let mut out: Box<dyn Write> = if stream_to_stderr {
-                Box::new(std::io::stderr().lock())
-            } else {
-                Box::new(std::io::stdout().lock())
-            };
-            paths.refresh(&watcher, lines.iter().map(|e| (e.pid, e.fd)));
-            for e in &lines {
-                let path = paths.get(&watcher, e.pid, e.fd);
-                let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
-            }
+            streamed += stream_tick(&mut watcher, &mut names, &mut paths, stream_to_stderr, t0);
         } else {
             std::thread::sleep(TICK);
         }
@@ -583,28 +655,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
             .collect();
     }
-    let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
-    if w.ops
-        .iter()
-        .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
-    {
-        rep.warnings.push(
-            "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
-        );
-    }
-    if names.unresolved > 0 {
-        rep.warnings.push(format!(
-            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
-            names.unresolved
-        ));
-    }
-    if names.truncated > 0 {
-        rep.warnings.push(format!(
-            "{} paths were longer than the {} bytes captured at open time and are cut there",
-            names.truncated,
-            dbio_watch::PATH_BYTES - 1
-        ));
-    }
+    rep.warnings.extend(final_warnings(&w, &processes, &names));
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
 }
