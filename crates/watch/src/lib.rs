@@ -541,6 +541,87 @@ fn attach(ebpf: &mut Ebpf, prog: &str, category: &str, event: &str) -> Result<()
     Ok(())
 }
 
+/// Attaches the block programs, completion before issue (a request
+/// issued between the two attaches completes unmatched, counted, rather
+/// than never); without `block_io_start` the reason `without_start` is
+/// listed as unavailable.
+fn attach_block(
+    ebpf: &mut Ebpf,
+    layout: &BlockLayout,
+    unavailable: &mut Vec<String>,
+    without_start: &str,
+) -> Result<(), WatchError> {
+    attach(ebpf, "blk_done", "block", "block_rq_complete")?;
+    attach(ebpf, "blk_issue", "block", "block_rq_issue")?;
+    if layout.start.is_some() {
+        attach(ebpf, "blk_start", "block", "block_io_start")?;
+    } else {
+        unavailable.push(format!("block:block_io_start ({without_start})"));
+    }
+    Ok(())
+}
+
+/// Attaches `{prefix}enter_{name}` and `{prefix}exit_{name}` to the
+/// system call's two tracepoints; false (nothing attached) when this
+/// kernel lacks either.
+fn attach_syscall(
+    ebpf: &mut Ebpf,
+    tracefs: &Path,
+    prefix: &str,
+    name: &str,
+) -> Result<bool, WatchError> {
+    let events = tracefs.join("events/syscalls");
+    if !events.join(format!("sys_enter_{name}")).exists()
+        || !events.join(format!("sys_exit_{name}")).exists()
+    {
+        return Ok(false);
+    }
+    for side in ["enter", "exit"] {
+        attach(
+            ebpf,
+            &format!("{prefix}{side}_{name}"),
+            "syscalls",
+            &format!("sys_{side}_{name}"),
+        )?;
+    }
+    Ok(true)
+}
+
+/// The ring buffer map `name` of the object.
+fn ring(ebpf: &mut Ebpf, name: &str) -> Result<RingBuf<MapData>, WatchError> {
+    let m = ebpf
+        .take_map(name)
+        .ok_or_else(|| WatchError::Map(format!("map {name} missing")))?;
+    RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))
+}
+
+/// The tracepoint record offsets the programs are loaded with: the block
+/// layout's and the fork record's child pid.
+fn record_offsets(
+    layout: Option<&BlockLayout>,
+    fork_child: Option<u32>,
+) -> Vec<(&'static str, u32)> {
+    let mut offsets = Vec::new();
+    if let Some(l) = layout {
+        offsets.extend([
+            ("issue_dev_off", l.issue[0]),
+            ("issue_sector_off", l.issue[1]),
+            ("issue_nr_off", l.issue[2]),
+            ("issue_rwbs_off", l.issue[3]),
+            ("done_dev_off", l.done[0]),
+            ("done_sector_off", l.done[1]),
+            ("done_nr_off", l.done[2]),
+        ]);
+        if let Some(s) = &l.start {
+            offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
+        }
+    }
+    if let Some(off) = fork_child {
+        offsets.push(("fork_child_off", off));
+    }
+    offsets
+}
+
 /// The loaded and attached programs.
 pub struct Watcher {
     ebpf: Ebpf,
@@ -585,21 +666,6 @@ impl Watcher {
         } else {
             None
         };
-        let mut offsets: Vec<(&str, u32)> = Vec::new();
-        if let Some(l) = &layout {
-            offsets.extend([
-                ("issue_dev_off", l.issue[0]),
-                ("issue_sector_off", l.issue[1]),
-                ("issue_nr_off", l.issue[2]),
-                ("issue_rwbs_off", l.issue[3]),
-                ("done_dev_off", l.done[0]),
-                ("done_sector_off", l.done[1]),
-                ("done_nr_off", l.done[2]),
-            ]);
-            if let Some(s) = &l.start {
-                offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
-            }
-        }
         let fork_child = if opts.follow {
             let f = field_offsets(tracefs, "sched/sched_process_fork", &[("child_pid", 4)])
                 .ok_or(WatchError::Follow)?;
@@ -607,9 +673,7 @@ impl Watcher {
         } else {
             None
         };
-        if let Some(off) = &fork_child {
-            offsets.push(("fork_child_off", *off));
-        }
+        let offsets = record_offsets(layout.as_ref(), fork_child);
         let mut loader = EbpfLoader::new();
         loader
             .override_global("stream_enabled", &stream, true)
@@ -643,16 +707,12 @@ impl Watcher {
         let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
         if let Some(dev) = opts.device {
             let l = layout.as_ref().expect("required above");
-            attach(&mut ebpf, "blk_done", "block", "block_rq_complete")?;
-            attach(&mut ebpf, "blk_issue", "block", "block_rq_issue")?;
-            if l.start.is_some() {
-                attach(&mut ebpf, "blk_start", "block", "block_io_start")?;
-            } else {
-                unavailable.push(
-                    "block:block_io_start (a request is its issuer's, which may be a kworker dispatching for the process that queued it)"
-                        .into(),
-                );
-            }
+            attach_block(
+                &mut ebpf,
+                l,
+                &mut unavailable,
+                "a request is its issuer's, which may be a kworker dispatching for the process that queued it",
+            )?;
             return Ok(Watcher {
                 ebpf,
                 _stats: stats,
@@ -666,18 +726,11 @@ impl Watcher {
         let mut attached = 0;
         for op in SyscallOp::ALL {
             let name = op.name();
-            let events = tracefs.join("events/syscalls");
-            if !events.join(format!("sys_enter_{name}")).exists()
-                || !events.join(format!("sys_exit_{name}")).exists()
-            {
+            if attach_syscall(&mut ebpf, tracefs, "", name)? {
+                attached += 1;
+            } else {
                 unavailable.push(format!("syscalls:sys_enter_{name}"));
-                continue;
             }
-            for side in ["enter", "exit"] {
-                let prog = format!("{side}_{name}");
-                attach(&mut ebpf, &prog, "syscalls", &format!("sys_{side}_{name}"))?;
-            }
-            attached += 1;
         }
         if attached == 0 {
             return Err(WatchError::NothingAttached);
@@ -709,25 +762,13 @@ impl Watcher {
         for name in [
             "openat", "openat2", "open", "creat", "dup", "dup2", "dup3", "fcntl",
         ] {
-            let events = tracefs.join("events/syscalls");
-            if !events.join(format!("sys_enter_{name}")).exists()
-                || !events.join(format!("sys_exit_{name}")).exists()
+            // open and creat are absent on arm64 (openat only).
+            if !attach_syscall(&mut ebpf, tracefs, "name_", name)?
+                && !matches!(name, "open" | "creat")
             {
-                // open and creat are absent on arm64 (openat only).
-                if !matches!(name, "open" | "creat") {
-                    unavailable.push(format!(
-                        "syscalls:sys_enter_{name} (its descriptors are named from /proc only)"
-                    ));
-                }
-                continue;
-            }
-            for side in ["enter", "exit"] {
-                attach(
-                    &mut ebpf,
-                    &format!("name_{side}_{name}"),
-                    "syscalls",
-                    &format!("sys_{side}_{name}"),
-                )?;
+                unavailable.push(format!(
+                    "syscalls:sys_enter_{name} (its descriptors are named from /proc only)"
+                ));
             }
         }
         for (prog, category, event, what) in [
@@ -750,37 +791,21 @@ impl Watcher {
                 unavailable.push(format!("{category}:{event} ({what})"));
             }
         }
-        let opens = {
-            let m = ebpf
-                .take_map("opens")
-                .ok_or_else(|| WatchError::Map("map opens missing".into()))?;
-            Some(RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))?)
-        };
-        let block = if let Some(l) = &layout {
-            // Completion before issue: a request issued between the two
-            // attaches completes unmatched (counted) rather than never.
-            attach(&mut ebpf, "blk_done", "block", "block_rq_complete")?;
-            attach(&mut ebpf, "blk_issue", "block", "block_rq_issue")?;
-            if l.start.is_some() {
-                attach(&mut ebpf, "blk_start", "block", "block_io_start")?;
-            } else {
-                unavailable.push(
-                    "block:block_io_start (requests queued by a watched process and issued by a kworker count as writeback/other)"
-                        .into(),
-                );
+        let opens = Some(ring(&mut ebpf, "opens")?);
+        let block = match &layout {
+            Some(l) => {
+                attach_block(
+                    &mut ebpf,
+                    l,
+                    &mut unavailable,
+                    "requests queued by a watched process and issued by a kworker count as writeback/other",
+                )?;
+                Some(ring(&mut ebpf, "bevents")?)
             }
-            let m = ebpf
-                .take_map("bevents")
-                .ok_or_else(|| WatchError::Map("map bevents missing".into()))?;
-            Some(RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))?)
-        } else {
-            None
+            None => None,
         };
         let stream = if opts.stream {
-            let m = ebpf
-                .take_map("events")
-                .ok_or_else(|| WatchError::Map("map events missing".into()))?;
-            Some(RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))?)
+            Some(ring(&mut ebpf, "events")?)
         } else {
             None
         };
