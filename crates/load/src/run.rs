@@ -410,6 +410,108 @@ impl Tally {
     }
 }
 
+/// The main thread's view of a run while the sessions commit: progress
+/// ticks for the bar and, once the measured window is open, one entry of
+/// the per-second series (commits, p50, p99) a second.
+struct Monitor {
+    series: Vec<LoadSecond>,
+    /// Each second's commit p50 and p99, beside `series`.
+    lat: Vec<(Option<u64>, Option<u64>)>,
+    /// The sessions' latency buckets at the last second and now.
+    b_last: Vec<u64>,
+    b_now: Vec<u64>,
+    /// Commits at the last second and when it was.
+    last_total: u64,
+    last_t: Instant,
+    next_tick: Instant,
+    started: Instant,
+    planned_s: Option<f64>,
+    commits_planned: Option<u64>,
+    next_progress: Instant,
+    progress_commits: u64,
+    progress_t: Instant,
+}
+
+impl Monitor {
+    fn new(cfg: &LoadConfig) -> Self {
+        let now = Instant::now();
+        Self {
+            series: Vec::new(),
+            lat: Vec::new(),
+            b_last: vec![0; LIVE_BUCKETS],
+            b_now: vec![0; LIVE_BUCKETS],
+            last_total: 0,
+            last_t: now,
+            next_tick: now,
+            started: now,
+            planned_s: cfg.runtime_ns.map(|r| (r + cfg.warmup_ns) as f64 / 1e9),
+            commits_planned: cfg
+                .commits_per_session
+                .map(|c| c.saturating_mul(u64::from(cfg.sessions))),
+            next_progress: now,
+            progress_commits: 0,
+            progress_t: now,
+        }
+    }
+
+    /// Commits of every session so far.
+    fn total(sh: &Shared) -> u64 {
+        sh.slots.iter().map(|x| x.0.load(Ordering::Relaxed)).sum()
+    }
+
+    /// The measured window opened: the series starts there (the sessions
+    /// count only the window's commits), and the warm-up's latencies are
+    /// left out of its first second.
+    fn window_opened(&mut self, sh: &Shared, w: Window) {
+        sh.probes.buckets_into(&mut self.b_last);
+        self.next_tick = w.start + Duration::from_secs(1);
+        self.last_t = w.start;
+    }
+
+    /// The progress bar's tick now.
+    fn progress(&mut self, sh: &Shared, now: Instant, warming_up: bool) -> Tick {
+        let t = Self::total(sh);
+        let span = (now - self.progress_t).as_secs_f64();
+        let tick = Tick {
+            elapsed_s: (now - self.started).as_secs_f64(),
+            planned_s: self.planned_s,
+            commits: t,
+            commits_planned: self.commits_planned,
+            tps: if span > 0.0 {
+                (t - self.progress_commits) as f64 / span
+            } else {
+                0.0
+            },
+            warming_up,
+        };
+        (self.progress_commits, self.progress_t) = (t, now);
+        self.next_progress = now + Duration::from_millis(200);
+        tick
+    }
+
+    /// One second of the series, ending `now`.
+    fn second(&mut self, sh: &Shared, w: Window, now: Instant) {
+        let t = Self::total(sh);
+        self.series
+            .push(second(w.start, self.last_t, now, t - self.last_total));
+        self.lat.push(interval_quantiles(
+            &sh.probes,
+            &mut self.b_last,
+            &mut self.b_now,
+        ));
+        self.last_total = t;
+        self.last_t = now;
+        self.next_tick += Duration::from_secs(1);
+    }
+
+    /// The last, partial second, when it has commits.
+    fn last_second(&mut self, sh: &Shared, w: Window, now: Instant) {
+        if Self::total(sh) > self.last_total && now > self.last_t {
+            self.second(sh, w, now);
+        }
+    }
+}
+
 fn measure(
     db: &mut dyn Database,
     cfg: &LoadConfig,
@@ -433,11 +535,8 @@ fn measure(
     let sampler_done = AtomicBool::new(false);
     let mut warnings = Vec::new();
     let mut before: Option<Vec<Counter>> = None;
-    let mut series = Vec::new();
-    // Each second's commit p50 and p99, beside `series`.
-    let mut lat: Vec<(Option<u64>, Option<u64>)> = Vec::new();
-    let (mut b_last, mut b_now) = (vec![0u64; LIVE_BUCKETS], vec![0u64; LIVE_BUCKETS]);
     let warmup = Duration::from_nanos(cfg.warmup_ns);
+    let mut mon = Monitor::new(cfg);
     let (outs, tally) = std::thread::scope(|s| {
         let mut handles = Vec::with_capacity(sessions.len());
         let mut spawn_error = None;
@@ -502,25 +601,9 @@ fn measure(
         }
         sh.gate.open(true);
         let warm_end = Instant::now() + warmup;
-        let mut next_tick = Instant::now();
-        let mut last_total = 0u64;
-        let mut last_t = Instant::now();
-        let total = |sh: &Shared| {
-            sh.slots
-                .iter()
-                .map(|x| x.0.load(Ordering::Relaxed))
-                .sum::<u64>()
-        };
         if let Some(w) = window {
-            next_tick = w.start + Duration::from_secs(1);
-            last_t = w.start;
+            mon.window_opened(&sh, w);
         }
-        let started = Instant::now();
-        let planned_s = cfg.runtime_ns.map(|r| (r + cfg.warmup_ns) as f64 / 1e9);
-        let commits_planned = cfg
-            .commits_per_session
-            .map(|c| c.saturating_mul(u64::from(cfg.sessions)));
-        let (mut next_progress, mut progress_commits, mut progress_t) = (started, 0u64, started);
         while sh.done.load(Ordering::Acquire) < handles.len() {
             // Asleep until the next thing to do (the warm-up's end, the
             // next second of the series, the next progress tick) or a
@@ -528,8 +611,8 @@ fn measure(
             // second, not the 100 of a 10 ms poll, which cost about 3.5 ms
             // of CPU a second, 17 µs per commit at 200 commits/s.
             let until = match window {
-                None => warm_end.min(next_progress),
-                Some(_) => next_tick.min(next_progress),
+                None => warm_end.min(mon.next_progress),
+                Some(_) => mon.next_tick.min(mon.next_progress),
             };
             std::thread::park_timeout(until.saturating_duration_since(Instant::now()));
             let now = Instant::now();
@@ -541,47 +624,22 @@ fn measure(
                     }
                 }
                 let w = open_window(&sh);
-                sh.probes.buckets_into(&mut b_last);
-                next_tick = w.start + Duration::from_secs(1);
-                last_t = w.start;
+                mon.window_opened(&sh, w);
                 window = Some(w);
             }
-            if now >= next_progress {
-                let t = total(&sh);
-                let span = (now - progress_t).as_secs_f64();
-                tick(&Tick {
-                    elapsed_s: (now - started).as_secs_f64(),
-                    planned_s,
-                    commits: t,
-                    commits_planned,
-                    tps: if span > 0.0 {
-                        (t - progress_commits) as f64 / span
-                    } else {
-                        0.0
-                    },
-                    warming_up: window.is_none(),
-                });
-                (progress_commits, progress_t) = (t, now);
-                next_progress = now + Duration::from_millis(200);
+            if now >= mon.next_progress {
+                tick(&mon.progress(&sh, now, window.is_none()));
             }
             if let Some(w) = window {
-                if now >= next_tick {
-                    let t = total(&sh);
-                    series.push(second(w.start, last_t, now, t - last_total));
-                    lat.push(interval_quantiles(&sh.probes, &mut b_last, &mut b_now));
-                    last_total = t;
-                    last_t = now;
-                    next_tick += Duration::from_secs(1);
+                if now >= mon.next_tick {
+                    mon.second(&sh, w, now);
                 }
             }
         }
         sampling.store(false, Ordering::Relaxed);
         sampler_done.store(true, Ordering::Relaxed);
-        let now = Instant::now();
-        let t = total(&sh);
-        if let Some(w) = window.filter(|_| t > last_total && now > last_t) {
-            series.push(second(w.start, last_t, now, t - last_total));
-            lat.push(interval_quantiles(&sh.probes, &mut b_last, &mut b_now));
+        if let Some(w) = window {
+            mon.last_second(&sh, w, Instant::now());
         }
         let outs: Vec<SessionOut> = handles
             .into_iter()
@@ -594,8 +652,8 @@ fn measure(
     })?;
     let flush = flush_over_run(db, before, &mut warnings);
     let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
-    result.per_second = per_second(&series, &lat);
-    result.series = series;
+    result.per_second = per_second(&mon.series, &mon.lat);
+    result.series = mon.series;
     result.flush = flush;
     result.waits = tally.shares();
     let error = outs
