@@ -123,12 +123,9 @@ fn start_s(s: &str) -> Option<f64> {
     Some(days as f64 * 86_400.0 + h * 3600.0 + mi * 60.0 + se)
 }
 
-/// Everything of one trace analysis; `k` keeps ids apart on a comparison page.
-fn body(t: &TraceReport, k: &str) -> String {
-    let mut b = String::new();
+/// The response-time profile: totals, a bar per line, the table and its notes.
+fn profile(b: &mut String, t: &TraceReport, k: &str) {
     let p = &t.profile;
-    let _ = write!(b, "<h2 id=\"h-findings-{k}\">Findings</h2>");
-    b.push_str(&page::findings(&t.findings));
     let _ = write!(
         b,
         "<h2 id=\"h-profile-{k}\">Response-time profile</h2><p>Response time {} ({} top-level calls at depth {}), CPU {}, unaccounted-for {}; {} commits, {} rollbacks, {} errors.</p>",
@@ -177,6 +174,10 @@ fn body(t: &TraceReport, k: &str) -> String {
         }
         b.push_str("</ul>");
     }
+}
+
+/// One latency histogram per I/O event, with the cache tiers marked.
+fn io_histograms(b: &mut String, t: &TraceReport, k: &str) {
     if !t.io_histograms.is_empty() {
         let s = &t.settings;
         let _ = write!(
@@ -210,6 +211,10 @@ fn body(t: &TraceReport, k: &str) -> String {
             ));
         }
     }
+}
+
+/// The statements that took the most time.
+fn statements(b: &mut String, t: &TraceReport, k: &str) {
     let _ = write!(b, "<h3 id=\"h-statements-{k}\">Statements</h3>");
     let rows: Vec<Vec<String>> = t
         .statements
@@ -242,6 +247,10 @@ fn body(t: &TraceReport, k: &str) -> String {
         ],
         &rows,
     ));
+}
+
+/// The trace files read and the datafiles waited on most.
+fn files(b: &mut String, t: &TraceReport, k: &str) {
     let _ = write!(b, "<h3 id=\"h-files-{k}\">Files</h3>");
     let files: Vec<Vec<String>> = t
         .files
@@ -289,6 +298,10 @@ fn body(t: &TraceReport, k: &str) -> String {
             &rows,
         ));
     }
+}
+
+/// Mean and largest I/O wait per interval.
+fn timeline(b: &mut String, t: &TraceReport, k: &str) {
     let pts = &t.timeline.points;
     if !pts.is_empty() {
         let starts: Vec<Option<f64>> = pts.iter().map(|x| start_s(&x.start)).collect();
@@ -326,6 +339,16 @@ fn body(t: &TraceReport, k: &str) -> String {
             svg::fmt_ns,
             true,
         ));
+    }
+}
+
+/// Everything of one trace analysis; `k` keeps ids apart on a comparison page.
+fn body(t: &TraceReport, k: &str) -> String {
+    let mut b = String::new();
+    let _ = write!(b, "<h2 id=\"h-findings-{k}\">Findings</h2>");
+    b.push_str(&page::findings(&t.findings));
+    for section in [profile, io_histograms, statements, files, timeline] {
+        section(&mut b, t, k);
     }
     let _ = write!(b, "<details><summary>Analysis settings</summary>");
     b.push_str(&page::settings(&format!("settings-trace-{k}"), &t.settings));
