@@ -78,21 +78,8 @@ fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| "-".to_string(), f)
 }
 
-/// The detail block of one run.
-pub fn detail(x: &LoadResult) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "[{}] {}", x.name, describe(x));
-    if !x.server.settings.is_empty() {
-        let set: Vec<String> = x
-            .server
-            .settings
-            .iter()
-            .map(|v| format!("{}={}", v.name, v.value))
-            .collect();
-        let _ = writeln!(s, "settings: {}", set.join(", "));
-    }
-    let _ = writeln!(s, "table {}", x.table);
-
+/// One line per session (seed 003's per-thread lines) and the overall rate.
+fn sessions(s: &mut String, x: &LoadResult) {
     let mut t = new_table(&[
         "session", "commits", "TPS", "min ms", "p50 ms", "p99 ms", "max ms",
     ]);
@@ -122,6 +109,10 @@ pub fn detail(x: &LoadResult) -> String {
             String::new()
         }
     );
+}
+
+/// The client's CPU per commit, and the server backends' where it was read.
+fn cpu(s: &mut String, x: &LoadResult) {
     let cpu = &x.cpu;
     if cpu.user_ns + cpu.system_ns > 0 {
         let _ = writeln!(
@@ -148,6 +139,10 @@ pub fn detail(x: &LoadResult) -> String {
             100.0 * c.utilisation
         );
     }
+}
+
+/// Commit (and transaction) latency percentiles and the commit histogram.
+fn latency(s: &mut String, x: &LoadResult) {
     let mut t = new_table(&[
         "latency", "count", "mean", "p50", "p90", "p99", "p99.9", "max",
     ]);
@@ -169,7 +164,10 @@ pub fn detail(x: &LoadResult) -> String {
             "commit latency histogram (power-of-two µs buckets):\n{h}"
         );
     }
+}
 
+/// The engine's side of the flush path and the consistency check.
+fn flush_path(s: &mut String, x: &LoadResult) {
     let f = &x.flush;
     let d = &x.derived;
     let _ = writeln!(s, "flush path (the engine's side, over the measured run):");
@@ -232,6 +230,10 @@ pub fn detail(x: &LoadResult) -> String {
         format_count_rate(d.tps_from_latency),
         opt(d.tps_from_flushes, format_count_rate)
     );
+}
+
+/// What the sampled backends were doing.
+fn waits(s: &mut String, x: &LoadResult) {
     if !x.waits.is_empty() {
         let mut t = new_table(&["backend", "state", "samples", "share"]);
         for w in &x.waits {
@@ -247,6 +249,26 @@ pub fn detail(x: &LoadResult) -> String {
             s,
             "what the backends were doing (sampled every 25 ms):\n{t}"
         );
+    }
+}
+
+/// The detail block of one run.
+pub fn detail(x: &LoadResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "[{}] {}", x.name, describe(x));
+    if !x.server.settings.is_empty() {
+        let set: Vec<String> = x
+            .server
+            .settings
+            .iter()
+            .map(|v| format!("{}={}", v.name, v.value))
+            .collect();
+        let _ = writeln!(s, "settings: {}", set.join(", "));
+    }
+    let _ = writeln!(s, "table {}", x.table);
+
+    for part in [sessions, cpu, latency, flush_path, waits] {
+        part(&mut s, x);
     }
     if let Some(b) = &x.baseline {
         s.push_str(&crate::load_compare::baseline(b, Some(x.commit.p50_ns())));
