@@ -15,6 +15,14 @@ use std::fmt::Write;
 /// The log writer's section.
 pub fn section(runs: &[LgwrResult]) -> String {
     let mut b = String::from("<h2 id=\"h-lgwr\">Log writer: commit time</h2>\n");
+    for part in [summary, breakdown, distributions, per_run] {
+        part(&mut b, runs);
+    }
+    b
+}
+
+/// One row per configuration: rate, its spread over rounds, 'log file sync' and 'log file parallel write'.
+fn summary(b: &mut String, runs: &[LgwrResult]) {
     let rows: Vec<Vec<String>> = runs
         .iter()
         .map(|r| {
@@ -55,6 +63,10 @@ pub fn section(runs: &[LgwrResult]) -> String {
         ],
         &rows,
     ));
+}
+
+/// Where a commit's time goes, stacked per configuration.
+fn breakdown(b: &mut String, runs: &[LgwrResult]) {
     let parts = ["wait for the writer", "writer's I/O", "posting", "wake-up"];
     let stack: Vec<(String, Vec<f64>)> = runs
         .iter()
@@ -78,6 +90,10 @@ pub fn section(runs: &[LgwrResult]) -> String {
         &stack,
         svg::fmt_ns,
     ));
+}
+
+/// Commits per second, and the 'log file sync' and 'log file parallel write' distributions side by side.
+fn distributions(b: &mut String, runs: &[LgwrResult]) {
     let tps: Vec<(String, f64)> = runs.iter().map(|r| (r.name.clone(), r.tps)).collect();
     b.push_str(&svg::bars(
         "lgwr-tps",
@@ -119,6 +135,10 @@ pub fn section(runs: &[LgwrResult]) -> String {
         "'log file parallel write' percentiles (the writer's own I/O)",
         &lfpw,
     ));
+}
+
+/// Each configuration's per-second charts and settings.
+fn per_run(b: &mut String, runs: &[LgwrResult]) {
     for (i, r) in runs.iter().enumerate() {
         b.push_str(&persec::charts(
             "lgwr",
@@ -167,5 +187,4 @@ pub fn section(runs: &[LgwrResult]) -> String {
         b.push_str(&page::settings(&format!("settings-lgwr-{i}"), &r.config));
         b.push_str("</details>");
     }
-    b
 }
