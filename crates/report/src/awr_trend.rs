@@ -27,14 +27,8 @@ fn event<'a>(i: &'a AwrInterval, name: &str) -> Option<&'a WaitEventRow> {
     i.events.iter().find(|e| e.name == name)
 }
 
-/// Renders a trend for a terminal.
-pub fn render(t: &AwrTrend) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "dbio awr: {} reports as a trend, by begin snapshot time",
-        t.intervals.len()
-    );
+/// One row per report: its database, snapshots, times and load.
+fn intervals(out: &mut String, t: &AwrTrend) {
     let mut tb = table(&[
         "#",
         "report",
@@ -74,7 +68,10 @@ pub fn render(t: &AwrTrend) -> String {
     right_from(&mut tb, 7);
     out.push_str(&tb.to_string());
     out.push('\n');
+}
 
+/// 'log file sync' against 'log file parallel write' in every interval.
+fn commit_path(out: &mut String, t: &AwrTrend) {
     let mut tb = table(
         &columns("commit path", t)
             .iter()
@@ -97,8 +94,11 @@ pub fn render(t: &AwrTrend) -> String {
         tb.add_row(row);
     }
     right_from(&mut tb, 1);
-    section(&mut out, "Commit path", &tb.to_string());
+    section(out, "Commit path", &tb.to_string());
+}
 
+/// The top foreground wait events in every interval.
+fn wait_events(out: &mut String, t: &AwrTrend) {
     if !t.events.is_empty() {
         let mut tb = table(
             &columns("wait event: time (s) / avg", t)
@@ -116,12 +116,15 @@ pub fn render(t: &AwrTrend) -> String {
         }
         right_from(&mut tb, 1);
         section(
-            &mut out,
+            out,
             "Top foreground wait events (- : not listed in that report)",
             &tb.to_string(),
         );
     }
+}
 
+/// The load profile's per-second figures in every interval.
+fn load_profile(out: &mut String, t: &AwrTrend) {
     let mut names: Vec<&str> = Vec::new();
     for i in &t.intervals {
         for p in &i.load_profile {
@@ -157,9 +160,12 @@ pub fn render(t: &AwrTrend) -> String {
                 names.len() - PROFILE_ROWS
             );
         }
-        section(&mut out, "Load profile per second", &body);
+        section(out, "Load profile per second", &body);
     }
+}
 
+/// Each interval's findings.
+fn findings(out: &mut String, t: &AwrTrend) {
     let mut tb = table(&["#", "findings"]);
     for (n, i) in t.intervals.iter().enumerate() {
         if !i.findings.is_empty() {
@@ -172,7 +178,20 @@ pub fn render(t: &AwrTrend) -> String {
         }
     }
     if tb.row_count() > 0 {
-        section(&mut out, "Findings per interval", &tb.to_string());
+        section(out, "Findings per interval", &tb.to_string());
+    }
+}
+
+/// Renders a trend for a terminal.
+pub fn render(t: &AwrTrend) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "dbio awr: {} reports as a trend, by begin snapshot time",
+        t.intervals.len()
+    );
+    for part in [intervals, commit_path, wait_events, load_profile, findings] {
+        part(&mut out, t);
     }
     if !t.notes.is_empty() {
         out.push_str("\nNotes\n");
