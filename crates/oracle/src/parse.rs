@@ -11,6 +11,7 @@ use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
 use crate::session::{CallTimes, CursorState, Session, Settled};
+use crate::waitline::WaitReader;
 use crate::Units;
 use dbio_model::read::Tier;
 use dbio_model::trace::{SessionProfile, SlowWait, TraceAnomaly, TraceFileInfo, TraceUnits};
@@ -70,10 +71,18 @@ struct FileParser<'a> {
     pid_sid: HashMap<u64, String>,
     settled: Vec<Settled>,
     tim_checked: bool,
+    /// WAIT lines are read with a memory of the previous one.
+    waits: WaitReader,
+    /// Event id of the previous WAIT line's name, when the analyzer
+    /// counts that name under its own row (see [`FileParser::wait`]).
+    last_event: Option<u32>,
     /// Last (cursor, statement) looked up in the current session.
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
     tl: Option<(bool, i64, Point)>,
+    /// Wall times `[lo, hi)` of the second in `tl`: a wait in the same
+    /// second (most of them) needs no division to know it.
+    tl_span: (i64, i64),
     /// Per [`Anomaly`]: (count, first line).
     anomalies: [(u64, u64); 3],
     /// Sessions with a profile.
@@ -133,8 +142,11 @@ impl<'a> FileParser<'a> {
             pid_sid: HashMap::new(),
             settled: Vec::new(),
             tim_checked: false,
+            waits: WaitReader::default(),
+            last_event: None,
             last_cursor: None,
             tl: None,
+            tl_span: (0, 0),
             anomalies: [(0, 0); 3],
             session_count: 0,
             retired: 0,
@@ -177,6 +189,19 @@ impl<'a> FileParser<'a> {
                 return;
             }
         }
+        if let Some(rest) = line.strip_prefix(b"WAIT #") {
+            // What `classify` + `record` do with a WAIT line, through the
+            // reader that remembers the previous one.
+            match self.waits.read(rest) {
+                Some((w, same_name)) => {
+                    self.body();
+                    self.info.wait_lines += 1;
+                    self.wait(w, same_name);
+                }
+                None => self.record(Record::Other, line),
+            }
+            return;
+        }
         let rec = classify(line);
         self.record(rec, line);
     }
@@ -186,7 +211,10 @@ impl<'a> FileParser<'a> {
             Record::Wait(w) => {
                 self.body();
                 self.info.wait_lines += 1;
-                self.wait(w);
+                self.wait(w, false);
+                // The reader did not see this line: its next "same name"
+                // is about another one.
+                self.last_event = None;
             }
             Record::Call(kind, c) => {
                 self.body();
@@ -431,13 +459,26 @@ impl<'a> FileParser<'a> {
         }
     }
 
-    fn wait(&mut self, w: Wait<'_>) {
+    /// One WAIT line; `same_name`: its event name is the previous WAIT
+    /// line's.
+    fn wait(&mut self, w: Wait<'_>, same_name: bool) {
         let ela = self.time(w.ela);
         let tim = self.tim(w.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
-        let ev = self.an.event_id(w.name);
+        // The previous line's id serves a repeated name, unless that name
+        // was counted in the other-events row (every such wait must reach
+        // the analyzer to be counted there).
+        let ev = match self.last_event.filter(|_| same_name) {
+            Some(ev) => ev,
+            None => {
+                let ev = self.an.event_id(w.name);
+                let own_row = self.an.events[ev as usize].name.as_bytes() == w.name;
+                self.last_event = own_row.then_some(ev);
+                ev
+            }
+        };
         let class = self.an.events[ev as usize].class;
         let size = if class.multiblock {
             w.size.or(w.p[class.size_param])
@@ -454,10 +495,21 @@ impl<'a> FileParser<'a> {
         let sess = &mut self.sessions[self.cur];
         sess.wait(tim, ela, ev, w.cursor);
         if let Some((wall, anchored)) = sess.wall_of(tim) {
-            let sec = wall.div_euclid(1_000_000);
-            if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {
-                self.flush_timeline();
-                self.tl = Some((anchored, sec, Point::default()));
+            let same = matches!(self.tl, Some((a, _, _)) if a == anchored)
+                && (self.tl_span.0..self.tl_span.1).contains(&wall);
+            if !same {
+                let sec = wall.div_euclid(1_000_000);
+                if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {
+                    self.flush_timeline();
+                    self.tl = Some((anchored, sec, Point::default()));
+                }
+                // At the ends of the i64 range the bounds do not fit: an
+                // empty span, so every wait there takes the division.
+                self.tl_span = match (sec.checked_mul(1_000_000), (sec + 1).checked_mul(1_000_000))
+                {
+                    (Some(lo), Some(hi)) => (lo, hi),
+                    _ => (0, 0),
+                };
             }
             if let Some((_, _, p)) = &mut self.tl {
                 p.waits += 1;
@@ -480,25 +532,25 @@ impl<'a> FileParser<'a> {
         }
         if let Some(obj) = w.obj {
             let an = &mut *self.an;
-            if an.objects.len() < MAX_OBJECTS || an.objects.contains_key(&obj) {
-                let o = an.objects.entry(obj).or_default();
+            let kept = with_capped(&mut an.objects, obj, |o| {
                 o.count += 1;
                 o.total = o.total.saturating_add(ela);
                 add_wait(&mut o.waits, ev, ela);
-            } else {
+            });
+            if !kept {
                 an.totals.untracked_object_waits += 1;
             }
         }
         if class.block_addressed {
             if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
                 let an = &mut *self.an;
-                if an.hot_files.len() < MAX_OBJECTS || an.hot_files.contains_key(&file) {
-                    let f = an.hot_files.entry(file).or_default();
+                let kept = with_capped(&mut an.hot_files, file, |f| {
                     f.file = file;
                     f.count += 1;
                     f.total_us = f.total_us.saturating_add(ela);
                     f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
-                } else {
+                });
+                if !kept {
                     an.totals.untracked_file_waits += 1;
                 }
                 if self.an.opts.hot_blocks {
@@ -741,6 +793,27 @@ impl<'a> FileParser<'a> {
         let info = std::mem::take(&mut self.info);
         self.an.files.push(info);
     }
+}
+
+/// Applies `f` to `key`'s row of `map`, adding the row while the map holds
+/// fewer than [`MAX_OBJECTS`]; false when the map is full and `key` is not
+/// in it. One probe for a key already there (nearly every wait): the
+/// `contains_key` + `entry` pair this replaces probed twice.
+#[inline]
+fn with_capped<V: Default>(
+    map: &mut rustc_hash::FxHashMap<i64, V>,
+    key: i64,
+    f: impl FnOnce(&mut V),
+) -> bool {
+    if let Some(v) = map.get_mut(&key) {
+        f(v);
+        return true;
+    }
+    if map.len() < MAX_OBJECTS {
+        f(map.entry(key).or_default());
+        return true;
+    }
+    false
 }
 
 /// `one` for 1, `many` otherwise.

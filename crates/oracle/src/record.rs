@@ -366,43 +366,85 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
             (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
             _ => trim(key),
         };
+        let (val, e) = param_value(s, i + 1);
+        i = e;
+        apply_param(&mut w, param_role(key), val, &mut pos);
+    }
+    Some(w)
+}
+
+/// What a WAIT parameter's (trimmed) name means to [`parse_wait`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `tim`.
+    Tim,
+    /// `obj#`.
+    Obj,
+    /// `blocks` or `block cnt`: the I/O size, and a positional parameter.
+    Size,
+    /// Any other name: a positional parameter (p1, p2, p3).
+    Param,
+}
+
+/// The [`Role`] of a trimmed parameter name.
+#[inline]
+pub(crate) fn param_role(key: &[u8]) -> Role {
+    match key {
+        b"tim" => Role::Tim,
+        b"obj#" => Role::Obj,
+        b"blocks" | b"block cnt" => Role::Size,
+        _ => Role::Param,
+    }
+}
+
+/// The value of a WAIT parameter starting at `i` (just after its `=`) and
+/// where it ends. A value is the run of non-blank bytes; it counts only
+/// when the whole run is an integer (so `p1= 7` has an empty value, and
+/// `x=12ab` none).
+#[inline(always)]
+pub(crate) fn param_value(s: &[u8], mut i: usize) -> (Option<i64>, usize) {
+    let n = s.len();
+    let vs = i;
+    let neg = i < n && s[i] == b'-';
+    if neg {
         i += 1;
-        let vs = i;
-        let neg = i < n && s[i] == b'-';
-        if neg {
+    }
+    let ds = i;
+    let (v, e) = digits(s, i);
+    i = e;
+    let val = if i > ds && (i == n || s[i] == b' ') {
+        if i - ds <= 18 {
+            let v = v as i64;
+            Some(if neg { -v } else { v })
+        } else {
+            parse_int(&s[vs..i]) // saturates
+        }
+    } else {
+        while i < n && s[i] != b' ' {
             i += 1;
         }
-        let ds = i;
-        let (v, e) = digits(s, i);
-        i = e;
-        let val = if i > ds && (i == n || s[i] == b' ') {
-            if i - ds <= 18 {
-                let v = v as i64;
-                Some(if neg { -v } else { v })
-            } else {
-                parse_int(&s[vs..i]) // saturates
+        None
+    };
+    (val, i)
+}
+
+/// Stores a parameter's value in `w` by its role; `pos` counts the
+/// positional parameters taken so far.
+#[inline(always)]
+pub(crate) fn apply_param(w: &mut Wait<'_>, role: Role, val: Option<i64>, pos: &mut usize) {
+    match role {
+        Role::Tim => w.tim = val,
+        Role::Obj => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),
+        Role::Size | Role::Param => {
+            if role == Role::Size {
+                w.size = val;
             }
-        } else {
-            while i < n && s[i] != b' ' {
-                i += 1;
-            }
-            None
-        };
-        match key {
-            b"tim" => w.tim = val,
-            b"obj#" => w.obj = val.filter(|&o| o != -1 && o != 4_294_967_295),
-            _ => {
-                if key == b"blocks" || key == b"block cnt" {
-                    w.size = val;
-                }
-                if pos < 3 {
-                    w.p[pos] = val;
-                    pos += 1;
-                }
+            if *pos < 3 {
+                w.p[*pos] = val;
+                *pos += 1;
             }
         }
     }
-    Some(w)
 }
 
 fn parse_parsing(rest: &[u8]) -> Parsing<'_> {

@@ -1,0 +1,368 @@
+//! WAIT lines read with a memory of the previous one.
+//!
+//! A trace repeats itself: thousands of consecutive WAIT lines carry the
+//! same cursor, the same event name and the same parameter names in the
+//! same order (`file#=`, `block#=`, `blocks=`, `obj#=`, `tim=`); only the
+//! numbers change. [`record::parse_wait`] finds every one of those
+//! delimiters again on every line (about 1,100 instructions a line of the
+//! I/O-heavy pylatencymap fixture, half the parse time). [`WaitReader`]
+//! remembers the previous line's cursor text, event name and raw key of
+//! each parameter position and checks the new line against them with a
+//! few word compares; where the check fails it takes the general path for
+//! that piece and remembers the new text.
+//!
+//! The result is by construction the one [`record::parse_wait`] gives
+//! (each shortcut stands for the exact search it skips: a remembered
+//! text contains no byte that search stops at, so finding it in place
+//! means the search would stop right after it), and a property test holds
+//! the two equal on random line sequences.
+//!
+//! [`record::parse_wait`]: crate::record::parse_wait
+
+use crate::lexer::{find_byte, parse_int_prefix, parse_u64_prefix, trim};
+use crate::record::{apply_param, param_role, param_value, parse_wait, Role, Wait};
+
+/// Parameter positions remembered (WAIT lines have at most 3 parameters,
+/// `obj#` and `tim`; a few more for odd layouts).
+const SLOTS: usize = 8;
+
+/// Up to 16 bytes of text as two little-endian words and their masks,
+/// compared in place against a line.
+#[derive(Debug, Clone, Copy, Default)]
+struct Pattern {
+    words: [u64; 2],
+    masks: [u64; 2],
+    /// Bytes; 0 means nothing remembered (never matches).
+    len: usize,
+}
+
+impl Pattern {
+    /// `text` if it fits in 16 bytes, else the empty pattern.
+    fn new(text: &[u8]) -> Self {
+        if text.is_empty() || text.len() > 16 {
+            return Self::default();
+        }
+        let mut b = [0u8; 16];
+        b[..text.len()].copy_from_slice(text);
+        let mut m = [0u8; 16];
+        m[..text.len()].fill(0xff);
+        let w =
+            |x: &[u8; 16], k: usize| u64::from_le_bytes(x[8 * k..8 * k + 8].try_into().unwrap());
+        Self {
+            words: [w(&b, 0), w(&b, 1)],
+            masks: [w(&m, 0), w(&m, 1)],
+            len: text.len(),
+        }
+    }
+
+    /// Whether `s[at..at + len]` is the text. Needs 8 (or, for a text over
+    /// 8 bytes, 16) bytes of `s` from `at`; with fewer it answers no.
+    #[inline(always)]
+    fn at(&self, s: &[u8], at: usize) -> bool {
+        if self.len == 0 {
+            return false;
+        }
+        let word = |k: usize| -> Option<u64> {
+            let b = s.get(at + 8 * k..at + 8 * k + 8)?;
+            Some(u64::from_le_bytes(b.try_into().ok()?))
+        };
+        let Some(w0) = word(0) else { return false };
+        if (w0 ^ self.words[0]) & self.masks[0] != 0 {
+            return false;
+        }
+        if self.len <= 8 {
+            return true;
+        }
+        match word(1) {
+            Some(w1) => (w1 ^ self.words[1]) & self.masks[1] == 0,
+            None => false,
+        }
+    }
+}
+
+/// One remembered parameter position: the raw key text up to and with
+/// its `=`, and what the key means.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: Pattern,
+    role: Role,
+}
+
+/// Reads WAIT lines (the text after `WAIT #`) as [`parse_wait`] does,
+/// faster on runs of alike lines. One per trace file; holds no
+/// allocation but the previous event name.
+#[derive(Debug, Clone)]
+pub struct WaitReader {
+    /// Previous cursor's digits and its `:`.
+    cursor_text: Pattern,
+    cursor: u64,
+    /// ` nam='<name>'` of the previous line (empty: none yet).
+    name_text: Vec<u8>,
+    slots: [Slot; SLOTS],
+}
+
+impl Default for WaitReader {
+    fn default() -> Self {
+        Self {
+            cursor_text: Pattern::default(),
+            cursor: 0,
+            name_text: Vec::new(),
+            slots: [Slot {
+                key: Pattern::default(),
+                role: Role::Param,
+            }; SLOTS],
+        }
+    }
+}
+
+impl WaitReader {
+    /// Parses the text after `WAIT #`: the [`Wait`] and whether its event
+    /// name is the previous line's (the caller can then skip its own
+    /// name lookup). `None` where [`parse_wait`] gives `None`.
+    #[inline]
+    pub fn read<'a>(&mut self, rest: &'a [u8]) -> Option<(Wait<'a>, bool)> {
+        let r = self.read_memo(rest);
+        if !matches!(r, Some((_, Memo::Kept(_)))) {
+            // The name memory only ever speaks of the previous call.
+            self.name_text.clear();
+        }
+        r.map(|(w, m)| (w, m == Memo::Kept(true)))
+    }
+
+    /// [`WaitReader::read`] without the last step: `Memo::Kept` when the
+    /// name memory now holds this line's name (`true`: it held it
+    /// already).
+    #[inline(always)]
+    fn read_memo<'a>(&mut self, rest: &'a [u8]) -> Option<(Wait<'a>, Memo)> {
+        // Cursor: the remembered digits followed by `:` mean the same
+        // number (`parse_u64_prefix` stops at the `:`).
+        let (cursor, n) = if self.cursor_text.at(rest, 0) {
+            (self.cursor, self.cursor_text.len - 1)
+        } else {
+            let (c, n) = parse_u64_prefix(rest);
+            if n == 0 || rest.get(n) != Some(&b':') {
+                return None;
+            }
+            // Digits and `:`; a cursor of 16 or more digits is not kept.
+            self.cursor_text = Pattern::new(&rest[..=n]);
+            self.cursor = c;
+            (c, n)
+        };
+        let s = &rest[n + 1..];
+        // Event name: ` nam='<same name>'` in place means `parse_wait`
+        // takes the ` nam='` branch and finds the closing quote right
+        // after the name (the name holds no quote).
+        let same = !self.name_text.is_empty() && s.starts_with(&self.name_text);
+        let (name, s) = if same {
+            let q = self.name_text.len() - 1;
+            (&s[6..q], &s[q + 1..])
+        } else {
+            let nam = if s.starts_with(b" nam='") {
+                6
+            } else {
+                // Layouts without the usual blank: the general reader.
+                return parse_wait(rest).map(|w| (w, Memo::General));
+            };
+            let t = &s[nam..];
+            let q = find_byte(t, 0, b'\'');
+            if q == t.len() {
+                return None;
+            }
+            self.name_text.clear();
+            self.name_text.extend_from_slice(&s[..nam + q + 1]);
+            (&t[..q], &t[q + 1..])
+        };
+        let Some(s) = s.strip_prefix(b" ela=") else {
+            return parse_wait(rest).map(|w| (w, Memo::General));
+        };
+        let (ela, used) = parse_int_prefix(s)?;
+        let mut w = Wait {
+            cursor,
+            name,
+            ela,
+            ..Wait::default()
+        };
+        // The `key=value` pairs as `parse_wait` reads them, with the key
+        // of each position checked against the previous line's first.
+        let n = s.len();
+        let mut i = used;
+        let mut pos = 0;
+        let mut slot = 0;
+        while i < n {
+            i += 1;
+            let ks = i;
+            let remembered = self.slots.get(slot).filter(|sl| sl.key.at(s, ks));
+            let (role, vs) = match remembered {
+                Some(sl) => (sl.role, ks + sl.key.len),
+                None => {
+                    let eq = find_byte(s, ks, b'=');
+                    if eq >= n {
+                        break;
+                    }
+                    let key = &s[ks..eq];
+                    let key = match (key.first(), key.last()) {
+                        (Some(a), Some(b))
+                            if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() =>
+                        {
+                            key
+                        }
+                        _ => trim(key),
+                    };
+                    let role = param_role(key);
+                    if let Some(sl) = self.slots.get_mut(slot) {
+                        *sl = Slot {
+                            key: Pattern::new(&s[ks..=eq]),
+                            role,
+                        };
+                    }
+                    (role, eq + 1)
+                }
+            };
+            slot += 1;
+            let (val, e) = param_value(s, vs);
+            i = e;
+            apply_param(&mut w, role, val, &mut pos);
+        }
+        Some((w, Memo::Kept(same)))
+    }
+}
+
+/// How [`WaitReader::read_memo`] read a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Memo {
+    /// By the general reader; the name memory is stale.
+    General,
+    /// With the name memory, which holds this line's name now (`true`:
+    /// it held it before).
+    Kept(bool),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_in_place_only() {
+        let p = Pattern::new(b"file#=");
+        assert!(p.at(b" file#=7 block#=1", 1));
+        assert!(!p.at(b" file#=7", 1), "fewer than 8 bytes left");
+        assert!(!p.at(b" files=7 block#=1", 1));
+        let p = Pattern::new(b"block cnt=");
+        assert!(p.at(b"x block cnt=16 obj#=1", 2));
+        assert!(!p.at(b"x block cnt=16", 2));
+        assert!(!p.at(b"x block cnx=16 obj#=1", 2));
+        assert!(!Pattern::new(b"").at(b"anything at all", 0));
+        assert!(!Pattern::new(b"100*mode+namespace=").at(b"100*mode+namespace=1 obj#=2", 0));
+    }
+
+    #[test]
+    fn reads_like_parse_wait_across_changing_lines() {
+        let lines: &[&[u8]] = &[
+            b"46929157733848: nam='db file sequential read' ela= 977 file#=7 block#=29618220 blocks=1 obj#=82015 tim=1377520823036634",
+            b"46929157733848: nam='db file sequential read' ela= 12 file#=7 block#=2 blocks=1 obj#=-1 tim=1377520823036640",
+            b"46929157733849: nam='db file sequential read' ela= 12 file#=7 block#=2 blocks=1 obj#=-1 tim=1377520823036640",
+            b"4692915773384: nam='db file sequential reads' ela= 12 file#=7 block#=2 blocks=1 obj#=-1 tim=1",
+            b"0: nam='SQL*Net message to client' ela= 2 driver id=1650815232 #bytes=1 p3=0 obj#=-1 tim=5",
+            b"0: nam='SQL*Net message to client' ela= 2 driver id=1650815232 #bytes=1 p3=0 obj#=-1 tim=5",
+            b"0: nam='SQL*Net message to client' ela= 2 driver id=x #bytes=1 p3=0 obj#=-1 tim=5",
+            b"0: nam='SQL*Net message to client' ela= 2 driver  id=3 #bytes=1 p3=0 obj#=-1",
+            b"1: nam='direct path read' ela=17 file number=4 first dba=1234 block cnt=16 obj#=4294967295 tim=9",
+            b"1: nam='direct path read' ela= 17 file number=4 first dba=1234 block cnt=16 obj#=4294967295 tim=9",
+            b"1: nam='direct path read' ela= 17 file number=4 first dba=1234 block cnt=16 obj#=4294967295 tim=9",
+            b"2: nam='library cache lock' ela= 50 handle address=1 lock address=2 100*mode+namespace=-4288151550 obj#=3 tim=4",
+            b"2: nam='library cache lock' ela= 50 handle address=1 lock address=2 100*mode+namespace=-4288151550 obj#=3 tim=4",
+            b"3:nam='x' ela= 1 p1=1",
+            b"3: nam='x' ela= 1 p1=1 p2= 7 p3=8",
+            b"3: nam='x' ela= 1 p1=1 p2=7 p3=8 a=1 b=2 c=3 d=4 e=5 f=6 g=7",
+            b"3: nam='x' ela= 1 p1=1 p2=7 p3=8 a=1 b=2 c=3 d=4 e=5 f=6 g=7",
+            b"3: nam='x",
+            b"3: nam='x' ela=",
+            b"3: nam='x' ela= -",
+            b"99999999999999999999: nam='x' ela= 1 tim=99999999999999999999",
+            b"99999999999999999999: nam='x' ela= 1 tim=99999999999999999999",
+            b": nam='x' ela= 1",
+            b"5: nam='' ela= 1 =2  =3",
+            b"5: nam='' ela= 1 =2  =3",
+        ];
+        let mut r = WaitReader::default();
+        for (k, l) in lines.iter().enumerate() {
+            let got = r.read(l);
+            assert_eq!(
+                got.map(|g| g.0),
+                parse_wait(l),
+                "line {k}: {}",
+                String::from_utf8_lossy(l)
+            );
+        }
+        // The name flag: repeated names only.
+        let mut r = WaitReader::default();
+        assert_eq!(r.read(lines[0]).map(|g| g.1), Some(false));
+        assert_eq!(r.read(lines[1]).map(|g| g.1), Some(true));
+        assert_eq!(r.read(lines[3]).map(|g| g.1), Some(false));
+    }
+
+    /// A WAIT line (after `WAIT #`) from pieces that repeat, so runs of
+    /// alike lines and small changes between them both occur.
+    fn wait_line() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let piece = prop_oneof![
+            Just(&b" file#="[..]),
+            Just(&b" block#="[..]),
+            Just(&b" blocks="[..]),
+            Just(&b" block cnt="[..]),
+            Just(&b" obj#="[..]),
+            Just(&b" tim="[..]),
+            Just(&b" driver id="[..]),
+            Just(&b" 100*mode+namespace="[..]),
+            Just(&b"  ="[..]),
+            Just(&b"="[..]),
+            Just(&b" "[..]),
+            Just(&b"7"[..]),
+            Just(&b"-1"[..]),
+            Just(&b"4294967295"[..]),
+            Just(&b"1377520823036634"[..]),
+            Just(&b"99999999999999999999"[..]),
+            Just(&b"12ab"[..]),
+            Just(&b"'"[..]),
+        ];
+        let head = prop_oneof![
+            Just(&b"46929157733848: nam='db file sequential read' ela= "[..]),
+            Just(&b"46929157733848: nam='db file sequential reads' ela= "[..]),
+            Just(&b"4692915773384: nam='db file sequential read' ela= "[..]),
+            Just(&b"1234567890123456: nam='x' ela= "[..]),
+            Just(&b"0: nam='' ela="[..]),
+            Just(&b"0:nam='x' ela= "[..]),
+            Just(&b"0: nam='x' ela="[..]),
+            Just(&b"0: nam='x"[..]),
+            Just(&b"x: nam='x' ela= 1"[..]),
+        ];
+        (head, prop::collection::vec(piece, 0..16))
+            .prop_map(|(h, p)| [h.to_vec(), p.concat()].concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Over random sequences of lines the reader gives what
+        /// `parse_wait` gives for each, and its "same name" flag is true
+        /// only when the line just before parsed, with the same name.
+        #[test]
+        fn the_reader_agrees_with_parse_wait(
+            lines in proptest::collection::vec(wait_line(), 1..24),
+            repeat in proptest::collection::vec(0usize..3, 1..24),
+        ) {
+            let mut r = WaitReader::default();
+            let mut prev: Option<Vec<u8>> = None;
+            for (l, k) in lines.iter().zip(repeat.iter().cycle()) {
+                for _ in 0..=*k {
+                    let got = r.read(l);
+                    let want = parse_wait(l);
+                    proptest::prop_assert_eq!(got.map(|g| g.0), want);
+                    if let Some((w, true)) = got {
+                        proptest::prop_assert_eq!(Some(w.name), prev.as_deref());
+                    }
+                    prev = want.map(|w| w.name.to_vec());
+                }
+            }
+        }
+    }
+}
