@@ -54,6 +54,25 @@ pub struct Call {
 }
 
 impl Call {
+    /// Stores `x` as the field of key `CALL_KEYS[n]` (what [`Call::set`]
+    /// does with that key's name).
+    #[inline]
+    fn set_nth(&mut self, n: usize, x: i64) {
+        match n {
+            0 => self.c = x,
+            1 => self.e = x,
+            2 => self.p = x,
+            3 => self.cr = x,
+            4 => self.cu = x,
+            5 => self.mis = x,
+            6 => self.r = x,
+            7 => self.dep = x,
+            9 => self.plh = Some(x),
+            10 => self.tim = Some(x),
+            _ => {}
+        }
+    }
+
     /// Stores the value of the field named `key` (`c`, `e`, `p`, `cr`,
     /// `cu`, `mis`, `r`, `dep`, `plh`, `tim`); other names (`og`, `type`,
     /// `bytes`, ...) are not counted and are ignored.
@@ -265,11 +284,34 @@ fn call(kind: CallKind, rest: &[u8]) -> Record<'_> {
 /// instructions. A value that is a plain run of at most 18 digits (all
 /// of them, in practice) is parsed in place by [`digits`]; anything else
 /// goes through [`parse_int`].
+///
+/// Oracle writes the keys in one order ([`CALL_KEYS`]): where the next
+/// piece starts with the key expected there and its value is such a run
+/// of digits ending at `,` or the end, the piece is taken in place (no
+/// search for `,` and `=`, no match on the key name). The result is the
+/// one the general path gives: that key holds neither `,` nor `=`, so
+/// the general path would split the piece at the same places.
 #[inline]
 fn fill_call(c: &mut Call, s: &[u8]) {
     let n = s.len();
     let mut i = 0;
+    let mut slot = 0;
     while i < n {
+        if let Some(k) = CALL_KEYS.get(slot) {
+            if s[i..].starts_with(k) {
+                let vs = i + k.len();
+                let neg = s.get(vs) == Some(&b'-');
+                let ds = vs + neg as usize;
+                let (x, e) = digits(s, ds);
+                if e > ds && e - ds <= 18 && (e == n || s[e] == b',') {
+                    let x = x as i64;
+                    c.set_nth(slot, if neg { -x } else { x });
+                    slot += 1;
+                    i = e + 1;
+                    continue;
+                }
+            }
+        }
         let pe = find_byte(s, i, b',');
         let piece = &s[..pe];
         let eq = find_byte(piece, i, b'=');
@@ -301,8 +343,20 @@ fn fill_call(c: &mut Call, s: &[u8]) {
             _ => trim(key),
         };
         c.set(key, x);
+        // Expect the key after this one next (keys out of the usual order
+        // just take the general path).
+        if let Some(j) = CALL_KEYS.iter().position(|k| &k[..k.len() - 1] == key) {
+            slot = j + 1;
+        }
     }
 }
+
+/// The keys of a call line with their `=`, in the order Oracle writes them
+/// (9i to 23ai; 9i and 10g have no `plh`, LOB calls start with `type` and
+/// `bytes`). [`Call::set_nth`] stores by this index.
+const CALL_KEYS: [&[u8]; 11] = [
+    b"c=", b"e=", b"p=", b"cr=", b"cu=", b"mis=", b"r=", b"dep=", b"og=", b"plh=", b"tim=",
+];
 
 /// `<cursor>: nam='...' ela= N name=value ... obj#=N tim=N` after `WAIT #`.
 ///
@@ -614,6 +668,11 @@ mod tests {
                 proptest::strategy::Just(&b"2910648220"[..]),
                 proptest::strategy::Just(&b"99999999999999999999999"[..]),
                 proptest::strategy::Just(&b"\t"[..]),
+                proptest::strategy::Just(&b"c=1,e=2,p=3,cr=4,cu=5,mis=6,r=7,dep=8,og=9,plh=10,tim=11"[..]),
+                proptest::strategy::Just(&b"p=0,"[..]),
+                proptest::strategy::Just(&b"og"[..]),
+                proptest::strategy::Just(&b"r"[..]),
+                proptest::strategy::Just(&b"cu"[..]),
             ], 0..30)
         ) {
             let f: Vec<u8> = v.concat();

@@ -175,7 +175,13 @@ impl WaitReader {
         let Some(s) = s.strip_prefix(b" ela=") else {
             return parse_wait(rest).map(|w| (w, Memo::General));
         };
-        let (ela, used) = parse_int_prefix(s)?;
+        // ` 977 `: blank, digits, blank is what `parse_int_prefix` reads as
+        // the value 977 ending before the second blank (up to 18 digits
+        // cannot overflow); anything else goes to it.
+        let (ela, used) = match param_value(s, 1) {
+            (Some(v), e) if s.first() == Some(&b' ') && s.get(1) != Some(&b'-') && e > 1 => (v, e),
+            _ => parse_int_prefix(s)?,
+        };
         let mut w = Wait {
             cursor,
             name,
