@@ -297,9 +297,23 @@ fn fill_call(c: &mut Call, s: &[u8]) {
     let mut i = 0;
     let mut slot = 0;
     while i < n {
-        if let Some(k) = CALL_KEYS.get(slot) {
-            if s[i..].starts_with(k) {
+        if let (Some(k), Some(b)) = (CALL_KEYS.get(slot), s.get(i..i + 4)) {
+            let w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            let (pat, mask) = CALL_KEY_WORDS[slot];
+            if (w ^ pat) & mask == 0 {
                 let vs = i + k.len();
+                // One digit and a `,` (most values of a call line: p=0,
+                // cu=0, dep=0, og=1): found by a branch the CPU predicts,
+                // so the next piece's position does not wait for the
+                // digit search below (a chain of dependent loads).
+                if let Some(&[d, b',']) = s.get(vs..vs + 2) {
+                    if d.is_ascii_digit() {
+                        c.set_nth(slot, (d - b'0') as i64);
+                        slot += 1;
+                        i = vs + 2;
+                        continue;
+                    }
+                }
                 let neg = s.get(vs) == Some(&b'-');
                 let ds = vs + neg as usize;
                 let (x, e) = digits(s, ds);
@@ -345,9 +359,20 @@ fn fill_call(c: &mut Call, s: &[u8]) {
         c.set(key, x);
         // Expect the key after this one next (keys out of the usual order
         // just take the general path).
-        if let Some(j) = CALL_KEYS.iter().position(|k| &k[..k.len() - 1] == key) {
-            slot = j + 1;
-        }
+        slot = match key {
+            b"c" => 1,
+            b"e" => 2,
+            b"p" => 3,
+            b"cr" => 4,
+            b"cu" => 5,
+            b"mis" => 6,
+            b"r" => 7,
+            b"dep" => 8,
+            b"og" => 9,
+            b"plh" => 10,
+            b"tim" => 11,
+            _ => slot,
+        };
     }
 }
 
@@ -357,6 +382,24 @@ fn fill_call(c: &mut Call, s: &[u8]) {
 const CALL_KEYS: [&[u8]; 11] = [
     b"c=", b"e=", b"p=", b"cr=", b"cu=", b"mis=", b"r=", b"dep=", b"og=", b"plh=", b"tim=",
 ];
+
+/// [`CALL_KEYS`] as little-endian words with masks over their bytes (all
+/// are at most 4 bytes): one compare per piece, not a `memcmp` call.
+const CALL_KEY_WORDS: [(u32, u32); 11] = {
+    let mut out = [(0u32, 0u32); 11];
+    let mut k = 0;
+    while k < 11 {
+        let key = CALL_KEYS[k];
+        let mut j = 0;
+        while j < key.len() {
+            out[k].0 |= (key[j] as u32) << (8 * j);
+            out[k].1 |= 0xff << (8 * j);
+            j += 1;
+        }
+        k += 1;
+    }
+    out
+};
 
 /// `<cursor>: nam='...' ela= N name=value ... obj#=N tim=N` after `WAIT #`.
 ///
