@@ -211,16 +211,74 @@ pub fn digits(s: &[u8], mut i: usize) -> (u64, usize) {
         if k == 0 {
             return (v, i);
         }
-        let mut w = x << (64 - 8 * k as u32);
-        w = (w.wrapping_mul(2561) >> 8) & 0x00FF_00FF_00FF_00FF;
-        w = (w.wrapping_mul(6_553_601) >> 16) & 0x0000_FFFF_0000_FFFF;
-        w = w.wrapping_mul(42_949_672_960_001) >> 32;
-        v = v.wrapping_mul(POW10[k]).wrapping_add(w);
+        v = v.wrapping_mul(POW10[k]).wrapping_add(combine(x, k));
         i += k;
         if k < 8 {
             return (v, i);
         }
     }
+}
+
+/// The value of the `k` (1 to 8) leading digits of `x` (eight bytes
+/// little-endian, each already `^ 0x30`): see [`digits`].
+#[inline(always)]
+fn combine(x: u64, k: usize) -> u64 {
+    let mut w = x << (64 - 8 * k as u32);
+    w = (w.wrapping_mul(2561) >> 8) & 0x00FF_00FF_00FF_00FF;
+    w = (w.wrapping_mul(6_553_601) >> 16) & 0x0000_FFFF_0000_FFFF;
+    w.wrapping_mul(42_949_672_960_001) >> 32
+}
+
+/// The value of `s[i..i + len]` when those `len` (1 to 16) bytes are all
+/// ASCII digits and the byte after them is `stop` or the end of `s`;
+/// `None` otherwise, and when fewer than 8 (for `len` over 8: 16) bytes
+/// of `s` start at `i`. Where it answers, [`digits`] from `i` gives the
+/// same value and stops at `i + len`.
+///
+/// For a caller that knows the length to expect (the previous line's):
+/// the end of the value then comes from `len`, checked by a branch the
+/// CPU predicts, not from the position of the first non-digit, so the
+/// next field's position does not wait for this field's bytes to load.
+#[inline(always)]
+pub fn digits_exact(s: &[u8], i: usize, len: usize, stop: u8) -> Option<u64> {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const ADD: u64 = 0x7676_7676_7676_7676;
+    const TOP: u64 = 0x8080_8080_8080_8080;
+    if !(1..=16).contains(&len) || s.len() < i + len.max(8) {
+        return None;
+    }
+    match s.get(i + len) {
+        None => {}
+        Some(&b) if b == stop => {}
+        Some(_) => return None,
+    }
+    // Non-digit bytes get their top bit set (see `digits`); `want` is the
+    // top bits of the bytes that must be digits in each word.
+    let lead = len.min(8);
+    let want = |k: usize| {
+        if k == 8 {
+            TOP
+        } else {
+            TOP & ((1u64 << (8 * k)) - 1)
+        }
+    };
+    let x = load8(s, i) ^ ZEROS;
+    if (x.wrapping_add(ADD) | x) & want(lead) != 0 {
+        return None;
+    }
+    let v = combine(x, lead);
+    if len <= 8 {
+        return Some(v);
+    }
+    let rest = len - 8;
+    if s.len() < i + 16 {
+        return None;
+    }
+    let y = load8(s, i + 8) ^ ZEROS;
+    if (y.wrapping_add(ADD) | y) & want(rest) != 0 {
+        return None;
+    }
+    Some(v * POW10[rest] + combine(y, rest))
 }
 
 /// Parses a signed decimal integer at the start of `s` (after optional
@@ -388,6 +446,42 @@ mod tests {
         assert_eq!(parse_int(b"60 68979"), None);
         assert_eq!(parse_u64_prefix(b"139623166535832:"), (139623166535832, 15));
         assert_eq!(parse_u64_prefix(b"99999999999999999999999"), (u64::MAX, 23));
+    }
+
+    #[test]
+    fn exact_length_digits_agree_with_digits() {
+        let cases: &[&[u8]] = &[
+            b"7 x",
+            b"7",
+            b"12345678 tim=1",
+            b"1234567890123456",
+            b"1234567890123456 ",
+            b"12345678901234567",
+            b"123a5678 12345678",
+            b"00000000000000001 ",
+            b"-1 aaaaaaaa",
+            b"1 2 3 4 5 6 7 8 9",
+            b"9,9,9,9,9,9",
+            b"",
+        ];
+        for c in cases {
+            for i in 0..=c.len() {
+                for len in 0..=18 {
+                    for stop in [b' ', b','] {
+                        let (v, e) = digits(c, i);
+                        let whole = e == i + len && (e == c.len() || c[e] == stop);
+                        let room =
+                            c.len() >= i + if len > 8 { 16 } else { 8 } && (1..=16).contains(&len);
+                        let got = digits_exact(c, i, len, stop);
+                        if whole && room {
+                            assert_eq!(got, Some(v), "{:?} {i} {len}", String::from_utf8_lossy(c));
+                        } else {
+                            assert_eq!(got, None, "{:?} {i} {len}", String::from_utf8_lossy(c));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

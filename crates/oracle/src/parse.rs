@@ -11,7 +11,7 @@ use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
 use crate::session::{CallTimes, CursorState, Session, Settled};
-use crate::waitline::WaitReader;
+use crate::waitline::{ShapeUse, WaitReader, SHAPES};
 use crate::Units;
 use dbio_model::read::Tier;
 use dbio_model::trace::{SessionProfile, SlowWait, TraceAnomaly, TraceFileInfo, TraceUnits};
@@ -71,11 +71,12 @@ struct FileParser<'a> {
     pid_sid: HashMap<u64, String>,
     settled: Vec<Settled>,
     tim_checked: bool,
-    /// WAIT lines are read with a memory of the previous one.
+    /// WAIT lines are read with a memory of the previous ones.
     waits: WaitReader,
-    /// Event id of the previous WAIT line's name, when the analyzer
-    /// counts that name under its own row (see [`FileParser::wait`]).
-    last_event: Option<u32>,
+    /// Per shape of the reader: the event id of its name, when the
+    /// analyzer counts that name under its own row (see
+    /// [`FileParser::wait`]).
+    shape_events: [Option<u32>; SHAPES],
     /// Last (cursor, statement) looked up in the current session.
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
@@ -143,7 +144,7 @@ impl<'a> FileParser<'a> {
             settled: Vec::new(),
             tim_checked: false,
             waits: WaitReader::default(),
-            last_event: None,
+            shape_events: [None; SHAPES],
             last_cursor: None,
             tl: None,
             tl_span: (0, 0),
@@ -193,10 +194,10 @@ impl<'a> FileParser<'a> {
             // What `classify` + `record` do with a WAIT line, through the
             // reader that remembers the previous one.
             match self.waits.read(rest) {
-                Some((w, same_name)) => {
+                Some((w, shape)) => {
                     self.body();
                     self.info.wait_lines += 1;
-                    self.wait(w, same_name);
+                    self.wait(w, shape);
                 }
                 None => self.record(Record::Other, line),
             }
@@ -211,10 +212,7 @@ impl<'a> FileParser<'a> {
             Record::Wait(w) => {
                 self.body();
                 self.info.wait_lines += 1;
-                self.wait(w, false);
-                // The reader did not see this line: its next "same name"
-                // is about another one.
-                self.last_event = None;
+                self.wait(w, None);
             }
             Record::Call(kind, c) => {
                 self.body();
@@ -459,23 +457,27 @@ impl<'a> FileParser<'a> {
         }
     }
 
-    /// One WAIT line; `same_name`: its event name is the previous WAIT
-    /// line's.
-    fn wait(&mut self, w: Wait<'_>, same_name: bool) {
+    /// One WAIT line; `shape`: the reader's shape it was read with.
+    fn wait(&mut self, w: Wait<'_>, shape: Option<ShapeUse>) {
         let ela = self.time(w.ela);
         let tim = self.tim(w.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
-        // The previous line's id serves a repeated name, unless that name
-        // was counted in the other-events row (every such wait must reach
-        // the analyzer to be counted there).
-        let ev = match self.last_event.filter(|_| same_name) {
+        // A shape that still holds its name keeps that name's id, unless
+        // the name is counted in the other-events row (every such wait
+        // must reach the analyzer to be counted there).
+        let kept = shape
+            .filter(|u| !u.fresh)
+            .and_then(|u| self.shape_events[u.index]);
+        let ev = match kept {
             Some(ev) => ev,
             None => {
                 let ev = self.an.event_id(w.name);
-                let own_row = self.an.events[ev as usize].name.as_bytes() == w.name;
-                self.last_event = own_row.then_some(ev);
+                if let Some(u) = shape {
+                    let own_row = self.an.events[ev as usize].name.as_bytes() == w.name;
+                    self.shape_events[u.index] = own_row.then_some(ev);
+                }
                 ev
             }
         };

@@ -19,7 +19,7 @@
 //!
 //! [`record::parse_wait`]: crate::record::parse_wait
 
-use crate::lexer::{find_byte, parse_int_prefix, parse_u64_prefix, trim};
+use crate::lexer::{digits_exact, find_byte, parse_int_prefix, parse_u64_prefix, trim};
 use crate::record::{apply_param, param_role, param_value, parse_wait, Role, Wait};
 
 /// Parameter positions remembered (WAIT lines have at most 3 parameters,
@@ -86,54 +86,74 @@ impl Pattern {
 struct Slot {
     key: Pattern,
     role: Role,
+    /// Digits of the previous value here (0: not a plain run of 1 to 16).
+    digits: usize,
 }
 
-/// Reads WAIT lines (the text after `WAIT #`) as [`parse_wait`] does,
-/// faster on runs of alike lines. One per trace file; holds no
-/// allocation but the previous event name.
+/// Line shapes remembered: consecutive WAIT lines often alternate between
+/// two events (`SQL*Net message to client` / `from client`), each with its
+/// own parameter names.
+pub(crate) const SHAPES: usize = 4;
+
+/// What the last WAIT line of one event name looked like.
 #[derive(Debug, Clone)]
-pub struct WaitReader {
-    /// Previous cursor's digits and its `:`.
-    cursor_text: Pattern,
-    cursor: u64,
-    /// ` nam='<name>'` of the previous line (empty: none yet).
+struct Shape {
+    /// ` nam='<name>'` (empty: unused).
     name_text: Vec<u8>,
+    /// Digits of the last `ela` (0: not a plain run of 1 to 16).
+    ela_digits: usize,
     slots: [Slot; SLOTS],
 }
 
-impl Default for WaitReader {
+impl Default for Shape {
     fn default() -> Self {
         Self {
-            cursor_text: Pattern::default(),
-            cursor: 0,
             name_text: Vec::new(),
+            ela_digits: 0,
             slots: [Slot {
                 key: Pattern::default(),
                 role: Role::Param,
+                digits: 0,
             }; SLOTS],
         }
     }
 }
 
-impl WaitReader {
-    /// Parses the text after `WAIT #`: the [`Wait`] and whether its event
-    /// name is the previous line's (the caller can then skip its own
-    /// name lookup). `None` where [`parse_wait`] gives `None`.
-    #[inline]
-    pub fn read<'a>(&mut self, rest: &'a [u8]) -> Option<(Wait<'a>, bool)> {
-        let r = self.read_memo(rest);
-        if !matches!(r, Some((_, Memo::Kept(_)))) {
-            // The name memory only ever speaks of the previous call.
-            self.name_text.clear();
-        }
-        r.map(|(w, m)| (w, m == Memo::Kept(true)))
-    }
+/// Which remembered shape a line was read with: the caller may keep
+/// what it derives from the event name (its id) per shape `index`, valid
+/// while `fresh` is false (the shape then still holds the name it held
+/// at the last line that reported it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShapeUse {
+    /// Shape slot, below [`SHAPES`].
+    pub index: usize,
+    /// The shape's name is new since the last line reported with it.
+    pub fresh: bool,
+}
 
-    /// [`WaitReader::read`] without the last step: `Memo::Kept` when the
-    /// name memory now holds this line's name (`true`: it held it
-    /// already).
-    #[inline(always)]
-    fn read_memo<'a>(&mut self, rest: &'a [u8]) -> Option<(Wait<'a>, Memo)> {
+/// Reads WAIT lines (the text after `WAIT #`) as [`parse_wait`] does,
+/// faster on runs of alike lines. One per trace file; allocates only
+/// when a shape takes a longer event name than it held.
+#[derive(Debug, Clone, Default)]
+pub struct WaitReader {
+    /// Previous cursor's digits and its `:`.
+    cursor_text: Pattern,
+    cursor: u64,
+    shapes: [Shape; SHAPES],
+    /// Shape of the previous line, tried first.
+    last: usize,
+    /// Shape to give to the next new name (round robin).
+    victim: usize,
+    /// Per shape: its name changed and no line has reported it since.
+    fresh: [bool; SHAPES],
+}
+
+impl WaitReader {
+    /// Parses the text after `WAIT #`: the [`Wait`] and the shape it was
+    /// read with (`None` for a line read by [`parse_wait`] itself). `None`
+    /// where [`parse_wait`] gives `None`.
+    #[inline]
+    pub fn read<'a>(&mut self, rest: &'a [u8]) -> Option<(Wait<'a>, Option<ShapeUse>)> {
         // Cursor: the remembered digits followed by `:` mean the same
         // number (`parse_u64_prefix` stops at the `:`).
         let (cursor, n) = if self.cursor_text.at(rest, 0) {
@@ -149,38 +169,53 @@ impl WaitReader {
             (c, n)
         };
         let s = &rest[n + 1..];
-        // Event name: ` nam='<same name>'` in place means `parse_wait`
-        // takes the ` nam='` branch and finds the closing quote right
-        // after the name (the name holds no quote).
-        let same = !self.name_text.is_empty() && s.starts_with(&self.name_text);
-        let (name, s) = if same {
-            let q = self.name_text.len() - 1;
-            (&s[6..q], &s[q + 1..])
+        // Event name: ` nam='<a remembered name>'` in place means
+        // `parse_wait` takes the ` nam='` branch and finds the closing
+        // quote right after the name (the name holds no quote).
+        let held = |sh: &Shape| !sh.name_text.is_empty() && s.starts_with(&sh.name_text);
+        let found = if held(&self.shapes[self.last]) {
+            Some(self.last)
         } else {
-            let nam = if s.starts_with(b" nam='") {
-                6
-            } else {
-                // Layouts without the usual blank: the general reader.
-                return parse_wait(rest).map(|w| (w, Memo::General));
-            };
-            let t = &s[nam..];
-            let q = find_byte(t, 0, b'\'');
-            if q == t.len() {
-                return None;
+            (0..SHAPES).find(|&j| j != self.last && held(&self.shapes[j]))
+        };
+        let idx = match found {
+            Some(j) => j,
+            None => {
+                if !s.starts_with(b" nam='") {
+                    // Layouts without the usual blank: the general reader.
+                    return parse_wait(rest).map(|w| (w, None));
+                }
+                let q = find_byte(s, 6, b'\'');
+                if q == s.len() {
+                    return None;
+                }
+                let j = self.victim;
+                self.victim = (j + 1) % SHAPES;
+                let sh = &mut self.shapes[j];
+                *sh = Shape {
+                    name_text: std::mem::take(&mut sh.name_text),
+                    ..Shape::default()
+                };
+                sh.name_text.clear();
+                sh.name_text.extend_from_slice(&s[..=q]);
+                self.fresh[j] = true;
+                j
             }
-            self.name_text.clear();
-            self.name_text.extend_from_slice(&s[..nam + q + 1]);
-            (&t[..q], &t[q + 1..])
         };
+        self.last = idx;
+        let sh = &mut self.shapes[idx];
+        let q = sh.name_text.len() - 1;
+        let (name, s) = (&s[6..q], &s[q + 1..]);
         let Some(s) = s.strip_prefix(b" ela=") else {
-            return parse_wait(rest).map(|w| (w, Memo::General));
+            return parse_wait(rest).map(|w| (w, None));
         };
-        // ` 977 `: blank, digits, blank is what `parse_int_prefix` reads as
-        // the value 977 ending before the second blank (up to 18 digits
-        // cannot overflow); anything else goes to it.
-        let (ela, used) = match param_value(s, 1) {
-            (Some(v), e) if s.first() == Some(&b' ') && s.get(1) != Some(&b'-') && e > 1 => (v, e),
-            _ => parse_int_prefix(s)?,
+        let (ela, used) = match sh.ela_digits {
+            // The previous line's number of digits (see `value`).
+            d if s.first() == Some(&b' ') && d > 0 => match digits_exact(s, 1, d, b' ') {
+                Some(v) => (v as i64, 1 + d),
+                None => ela(sh, s)?,
+            },
+            _ => ela(sh, s)?,
         };
         let mut w = Wait {
             cursor,
@@ -189,7 +224,7 @@ impl WaitReader {
             ..Wait::default()
         };
         // The `key=value` pairs as `parse_wait` reads them, with the key
-        // of each position checked against the previous line's first.
+        // of each position checked against this shape's first.
         let n = s.len();
         let mut i = used;
         let mut pos = 0;
@@ -197,7 +232,7 @@ impl WaitReader {
         while i < n {
             i += 1;
             let ks = i;
-            let remembered = self.slots.get(slot).filter(|sl| sl.key.at(s, ks));
+            let remembered = sh.slots.get(slot).filter(|sl| sl.key.at(s, ks));
             let (role, vs) = match remembered {
                 Some(sl) => (sl.role, ks + sl.key.len),
                 None => {
@@ -215,32 +250,76 @@ impl WaitReader {
                         _ => trim(key),
                     };
                     let role = param_role(key);
-                    if let Some(sl) = self.slots.get_mut(slot) {
+                    if let Some(sl) = sh.slots.get_mut(slot) {
                         *sl = Slot {
                             key: Pattern::new(&s[ks..=eq]),
                             role,
+                            digits: 0,
                         };
                     }
                     (role, eq + 1)
                 }
             };
+            let (val, e) = value(&mut sh.slots, slot, s, vs);
             slot += 1;
-            let (val, e) = param_value(s, vs);
             i = e;
             apply_param(&mut w, role, val, &mut pos);
         }
-        Some((w, Memo::Kept(same)))
+        let fresh = std::mem::take(&mut self.fresh[idx]);
+        Some((w, Some(ShapeUse { index: idx, fresh })))
     }
 }
 
-/// How [`WaitReader::read_memo`] read a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Memo {
-    /// By the general reader; the name memory is stale.
-    General,
-    /// With the name memory, which holds this line's name now (`true`:
-    /// it held it before).
-    Kept(bool),
+/// `ela` without the remembered length: ` 977 ` (blank, digits, blank) is
+/// what `parse_int_prefix` reads as 977 ending before the second blank (up
+/// to 18 digits cannot overflow); anything else goes to it. Remembers the
+/// number of digits in `sh` (0: not a plain run).
+#[inline]
+fn ela(sh: &mut Shape, s: &[u8]) -> Option<(i64, usize)> {
+    let r = match param_value(s, 1) {
+        (Some(v), e) if s.first() == Some(&b' ') && s.get(1) != Some(&b'-') && e > 1 => (v, e),
+        _ => parse_int_prefix(s)?,
+    };
+    sh.ela_digits = plain_digits(s, 1, r.1);
+    Some(r)
+}
+
+/// The value of parameter position `slot` starting at `vs` and where it
+/// ends, as [`param_value`] reads it. The previous line's number of digits
+/// at this position is tried first ([`digits_exact`]: a value of that many
+/// digits followed by a blank or the end is what `param_value` reads too);
+/// then `param_value`, whose length is remembered.
+#[inline(always)]
+fn value(slots: &mut [Slot; SLOTS], slot: usize, s: &[u8], vs: usize) -> (Option<i64>, usize) {
+    let Some(sl) = slots.get_mut(slot) else {
+        return param_value(s, vs);
+    };
+    if sl.digits > 0 {
+        if let Some(v) = digits_exact(s, vs, sl.digits, b' ') {
+            return (Some(v as i64), vs + sl.digits);
+        }
+    }
+    let (val, e) = param_value(s, vs);
+    sl.digits = if val.is_some() {
+        plain_digits(s, vs, e)
+    } else {
+        0
+    };
+    (val, e)
+}
+
+/// `e - vs` when `s[vs..e]` is a run of 1 to 16 digits (what
+/// [`digits_exact`] can check again), else 0.
+#[inline]
+fn plain_digits(s: &[u8], vs: usize, e: usize) -> usize {
+    let ok = (1..=16).contains(&(e.wrapping_sub(vs)))
+        && s.get(vs..e)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if ok {
+        e - vs
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]
@@ -300,11 +379,46 @@ mod tests {
                 String::from_utf8_lossy(l)
             );
         }
-        // The name flag: repeated names only.
+        // Shapes: a new name is fresh once, alternating names keep theirs.
         let mut r = WaitReader::default();
-        assert_eq!(r.read(lines[0]).map(|g| g.1), Some(false));
-        assert_eq!(r.read(lines[1]).map(|g| g.1), Some(true));
-        assert_eq!(r.read(lines[3]).map(|g| g.1), Some(false));
+        let use_of = |r: &mut WaitReader, l: &[u8]| r.read(l).and_then(|g| g.1);
+        let (a, b) = (lines[0], lines[4]);
+        assert_eq!(
+            use_of(&mut r, a),
+            Some(ShapeUse {
+                index: 0,
+                fresh: true
+            })
+        );
+        assert_eq!(
+            use_of(&mut r, a),
+            Some(ShapeUse {
+                index: 0,
+                fresh: false
+            })
+        );
+        assert_eq!(
+            use_of(&mut r, b),
+            Some(ShapeUse {
+                index: 1,
+                fresh: true
+            })
+        );
+        assert_eq!(
+            use_of(&mut r, a),
+            Some(ShapeUse {
+                index: 0,
+                fresh: false
+            })
+        );
+        assert_eq!(
+            use_of(&mut r, b),
+            Some(ShapeUse {
+                index: 1,
+                fresh: false
+            })
+        );
+        assert_eq!(use_of(&mut r, lines[13]), None, "read by parse_wait");
     }
 
     /// A WAIT line (after `WAIT #`) from pieces that repeat, so runs of
@@ -333,6 +447,11 @@ mod tests {
         ];
         let head = prop_oneof![
             Just(&b"46929157733848: nam='db file sequential read' ela= "[..]),
+            Just(&b"0: nam='SQL*Net message to client' ela= "[..]),
+            Just(&b"0: nam='SQL*Net message from client' ela= "[..]),
+            Just(&b"0: nam='a' ela= "[..]),
+            Just(&b"0: nam='b' ela= "[..]),
+            Just(&b"0: nam='c' ela= "[..]),
             Just(&b"46929157733848: nam='db file sequential reads' ela= "[..]),
             Just(&b"4692915773384: nam='db file sequential read' ela= "[..]),
             Just(&b"1234567890123456: nam='x' ela= "[..]),
@@ -349,24 +468,26 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
         /// Over random sequences of lines the reader gives what
-        /// `parse_wait` gives for each, and its "same name" flag is true
-        /// only when the line just before parsed, with the same name.
+        /// `parse_wait` gives for each, and a shape that is not fresh holds
+        /// the name it last reported.
         #[test]
         fn the_reader_agrees_with_parse_wait(
             lines in proptest::collection::vec(wait_line(), 1..24),
             repeat in proptest::collection::vec(0usize..3, 1..24),
         ) {
             let mut r = WaitReader::default();
-            let mut prev: Option<Vec<u8>> = None;
+            let mut names: Vec<Option<Vec<u8>>> = vec![None; SHAPES];
             for (l, k) in lines.iter().zip(repeat.iter().cycle()) {
                 for _ in 0..=*k {
                     let got = r.read(l);
                     let want = parse_wait(l);
                     proptest::prop_assert_eq!(got.map(|g| g.0), want);
-                    if let Some((w, true)) = got {
-                        proptest::prop_assert_eq!(Some(w.name), prev.as_deref());
+                    if let Some((w, Some(u))) = got {
+                        if !u.fresh {
+                            proptest::prop_assert_eq!(Some(w.name), names[u.index].as_deref());
+                        }
+                        names[u.index] = Some(w.name.to_vec());
                     }
-                    prev = want.map(|w| w.name.to_vec());
                 }
             }
         }

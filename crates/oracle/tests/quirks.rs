@@ -572,6 +572,22 @@ FETCH #1:c=1,e=400,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=1400
     let sync = event(&r, "log file sync");
     assert_eq!((sync.count, sync.total_us), (1, 20));
 
+    // Four names fill the reader's remembered shapes; a fifth whose line
+    // does not parse (ela= x) takes the first shape over, and its next
+    // line must not be counted under the name that shape held.
+    let mut t = String::new();
+    for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        t.push_str(&format!(
+            "WAIT #1: nam='{name}' ela= 1{k} p1=1 p2=2 p3=3 obj#=-1 tim={}\n",
+            1000 + k
+        ));
+    }
+    t.push_str("WAIT #1: nam='e' ela= x p1=1 p2=2 p3=3 obj#=-1 tim=1010\n");
+    t.push_str("WAIT #1: nam='e' ela= 7 p1=1 p2=2 p3=3 obj#=-1 tim=1020\n");
+    let r = run(&t);
+    assert_eq!((event(&r, "a").count, event(&r, "a").total_us), (1, 10));
+    assert_eq!((event(&r, "e").count, event(&r, "e").total_us), (1, 7));
+
     // Names beyond the cap: every wait of a repeated one is counted in
     // the other-events row and in the note.
     let mut t = String::new();
