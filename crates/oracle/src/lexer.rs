@@ -254,6 +254,11 @@ pub fn digits_exact(s: &[u8], i: usize, len: usize, stop: u8) -> Option<u64> {
     }
     // Non-digit bytes get their top bit set (see `digits`); `want` is the
     // top bits of the bytes that must be digits in each word.
+    if len == 1 {
+        // One digit (file#=7, blocks=1): no word arithmetic.
+        let d = s[i].wrapping_sub(b'0');
+        return (d <= 9).then_some(d as u64);
+    }
     let lead = len.min(8);
     let want = |k: usize| {
         if k == 8 {

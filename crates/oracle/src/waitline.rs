@@ -91,15 +91,19 @@ struct Slot {
 }
 
 /// Line shapes remembered: consecutive WAIT lines often alternate between
-/// two events (`SQL*Net message to client` / `from client`), each with its
-/// own parameter names.
-pub(crate) const SHAPES: usize = 4;
+/// two events (`SQL*Net message to client` / `from client`) or cycle
+/// through a few (the trctools traces have six), each with its own
+/// parameter names.
+pub(crate) const SHAPES: usize = 8;
 
 /// What the last WAIT line of one event name looked like.
 #[derive(Debug, Clone)]
 struct Shape {
     /// ` nam='<name>'` (empty: unused).
     name_text: Vec<u8>,
+    /// Its first 16 bytes (fewer when shorter): a word compare that turns
+    /// most other shapes down before `name_text` is compared whole.
+    head: Pattern,
     /// Digits of the last `ela` (0: not a plain run of 1 to 16).
     ela_digits: usize,
     slots: [Slot; SLOTS],
@@ -109,6 +113,7 @@ impl Default for Shape {
     fn default() -> Self {
         Self {
             name_text: Vec::new(),
+            head: Pattern::default(),
             ela_digits: 0,
             slots: [Slot {
                 key: Pattern::default(),
@@ -172,7 +177,9 @@ impl WaitReader {
         // Event name: ` nam='<a remembered name>'` in place means
         // `parse_wait` takes the ` nam='` branch and finds the closing
         // quote right after the name (the name holds no quote).
-        let held = |sh: &Shape| !sh.name_text.is_empty() && s.starts_with(&sh.name_text);
+        let held = |sh: &Shape| {
+            sh.head.at(s, 0) && !sh.name_text.is_empty() && s.starts_with(&sh.name_text)
+        };
         let found = if held(&self.shapes[self.last]) {
             Some(self.last)
         } else {
@@ -198,6 +205,7 @@ impl WaitReader {
                 };
                 sh.name_text.clear();
                 sh.name_text.extend_from_slice(&s[..=q]);
+                sh.head = Pattern::new(&s[..=q.min(15)]);
                 self.fresh[j] = true;
                 j
             }
