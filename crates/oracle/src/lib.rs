@@ -25,6 +25,7 @@ pub mod input;
 pub mod lexer;
 mod parse;
 pub mod record;
+mod runs;
 pub mod session;
 mod waitline;
 

@@ -6,10 +6,11 @@
 //! the [`Analyzer`]'s tables. At the end of the file each session's profile
 //! is settled and added to the analyzer's totals.
 
-use crate::aggregate::{add_wait, Analyzer, Point, MAX_OBJECTS};
+use crate::aggregate::{Analyzer, Point, MAX_OBJECTS};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
+use crate::runs::{add_run, Run};
 use crate::session::{CallTimes, CursorState, Session, Settled};
 use crate::waitline::{ShapeUse, WaitReader, SHAPES};
 use crate::Units;
@@ -77,6 +78,11 @@ struct FileParser<'a> {
     /// analyzer counts that name under its own row (see
     /// [`FileParser::wait`]).
     shape_events: [Option<u32>; SHAPES],
+    /// Waits not yet added to a statement's, an object's and a file's row
+    /// (see [`crate::runs`]).
+    stmt_run: Run<u32>,
+    obj_run: Run<i64>,
+    file_run: Run<i64>,
     /// Last (cursor, statement) looked up in the current session.
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
@@ -145,6 +151,9 @@ impl<'a> FileParser<'a> {
             tim_checked: false,
             waits: WaitReader::default(),
             shape_events: [None; SHAPES],
+            stmt_run: Run::default(),
+            obj_run: Run::default(),
+            file_run: Run::default(),
             last_cursor: None,
             tl: None,
             tl_span: (0, 0),
@@ -530,30 +539,20 @@ impl<'a> FileParser<'a> {
 
         let stmt = self.statement_for_cursor(w.cursor);
         if let Some(id) = stmt {
-            add_wait(&mut self.an.stmts[id as usize].waits, ev, ela);
+            if let Some(r) = self.stmt_run.push(id, ev, ela, 0) {
+                self.stmt_waits(&r);
+            }
         }
         if let Some(obj) = w.obj {
-            let an = &mut *self.an;
-            let kept = with_capped(&mut an.objects, obj, |o| {
-                o.count += 1;
-                o.total = o.total.saturating_add(ela);
-                add_wait(&mut o.waits, ev, ela);
-            });
-            if !kept {
-                an.totals.untracked_object_waits += 1;
+            if let Some(r) = self.obj_run.push(obj, ev, ela, 0) {
+                self.object_waits(&r);
             }
         }
         if class.block_addressed {
             if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
-                let an = &mut *self.an;
-                let kept = with_capped(&mut an.hot_files, file, |f| {
-                    f.file = file;
-                    f.count += 1;
-                    f.total_us = f.total_us.saturating_add(ela);
-                    f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
-                });
-                if !kept {
-                    an.totals.untracked_file_waits += 1;
+                let blocks = size.unwrap_or(1).max(0) as u64;
+                if let Some(r) = self.file_run.push(file, 0, ela, blocks) {
+                    self.file_waits(&r);
                 }
                 if self.an.opts.hot_blocks {
                     self.an.blocks.add(file, block, ela);
@@ -585,6 +584,38 @@ impl<'a> FileParser<'a> {
         };
         if let Some(s) = slow {
             self.an.offer_slow(ela, || s);
+        }
+    }
+
+    /// A run of waits into its statement's per-event list.
+    fn stmt_waits(&mut self, r: &Run<u32>) {
+        add_run(&mut self.an.stmts[r.key as usize].waits, r);
+    }
+
+    /// A run of waits into the objects table.
+    fn object_waits(&mut self, r: &Run<i64>) {
+        let an = &mut *self.an;
+        let kept = with_capped(&mut an.objects, r.key, |o| {
+            o.count += r.n;
+            o.total = o.total.saturating_add(r.total);
+            add_run(&mut o.waits, r);
+        });
+        if !kept {
+            an.totals.untracked_object_waits += r.n;
+        }
+    }
+
+    /// A run of waits into the files table.
+    fn file_waits(&mut self, r: &Run<i64>) {
+        let an = &mut *self.an;
+        let kept = with_capped(&mut an.hot_files, r.key, |f| {
+            f.file = r.key;
+            f.count += r.n;
+            f.total_us = f.total_us.saturating_add(r.total);
+            f.blocks = f.blocks.saturating_add(r.blocks);
+        });
+        if !kept {
+            an.totals.untracked_file_waits += r.n;
         }
     }
 
@@ -771,6 +802,15 @@ impl<'a> FileParser<'a> {
 
     fn finish(mut self) {
         self.flush_timeline();
+        if let Some(r) = self.stmt_run.take() {
+            self.stmt_waits(&r);
+        }
+        if let Some(r) = self.obj_run.take() {
+            self.object_waits(&r);
+        }
+        if let Some(r) = self.file_run.take() {
+            self.file_waits(&r);
+        }
         let sessions = std::mem::take(&mut self.sessions);
         for s in sessions {
             self.settle_session(s);
