@@ -104,8 +104,6 @@ struct Shape {
     /// Its first 16 bytes (fewer when shorter): a word compare that turns
     /// most other shapes down before `name_text` is compared whole.
     head: Pattern,
-    /// Digits of the last `ela` (0: not a plain run of 1 to 16).
-    ela_digits: usize,
     slots: [Slot; SLOTS],
 }
 
@@ -114,7 +112,6 @@ impl Default for Shape {
         Self {
             name_text: Vec::new(),
             head: Pattern::default(),
-            ela_digits: 0,
             slots: [Slot {
                 key: Pattern::default(),
                 role: Role::Param,
@@ -217,13 +214,14 @@ impl WaitReader {
         let Some(s) = s.strip_prefix(b" ela=") else {
             return parse_wait(rest).map(|w| (w, None));
         };
-        let (ela, used) = match sh.ela_digits {
-            // The previous line's number of digits (see `value`).
-            d if s.first() == Some(&b' ') && d > 0 => match digits_exact(s, 1, d, b' ') {
-                Some(v) => (v as i64, 1 + d),
-                None => ela(sh, s)?,
-            },
-            _ => ela(sh, s)?,
+        // ` 977 `: blank, digits, blank is what `parse_int_prefix` reads as
+        // 977 ending before the second blank (up to 18 digits cannot
+        // overflow); anything else goes to it. (Its length varies from
+        // line to line, so remembering it, as for the parameters, missed
+        // more often than it hit.)
+        let (ela, used) = match param_value(s, 1) {
+            (Some(v), e) if s.first() == Some(&b' ') && s.get(1) != Some(&b'-') && e > 1 => (v, e),
+            _ => parse_int_prefix(s)?,
         };
         let mut w = Wait {
             cursor,
@@ -276,20 +274,6 @@ impl WaitReader {
         let fresh = std::mem::take(&mut self.fresh[idx]);
         Some((w, Some(ShapeUse { index: idx, fresh })))
     }
-}
-
-/// `ela` without the remembered length: ` 977 ` (blank, digits, blank) is
-/// what `parse_int_prefix` reads as 977 ending before the second blank (up
-/// to 18 digits cannot overflow); anything else goes to it. Remembers the
-/// number of digits in `sh` (0: not a plain run).
-#[inline]
-fn ela(sh: &mut Shape, s: &[u8]) -> Option<(i64, usize)> {
-    let r = match param_value(s, 1) {
-        (Some(v), e) if s.first() == Some(&b' ') && s.get(1) != Some(&b'-') && e > 1 => (v, e),
-        _ => parse_int_prefix(s)?,
-    };
-    sh.ela_digits = plain_digits(s, 1, r.1);
-    Some(r)
 }
 
 /// The value of parameter position `slot` starting at `vs` and where it
