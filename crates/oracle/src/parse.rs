@@ -202,11 +202,12 @@ impl<'a> FileParser<'a> {
         if let Some(rest) = line.strip_prefix(b"WAIT #") {
             // What `classify` + `record` do with a WAIT line, through the
             // reader that remembers the previous one.
-            match self.waits.read(rest) {
-                Some((w, shape)) => {
+            let mut w = Wait::default();
+            match self.waits.read_into(rest, &mut w) {
+                Some(shape) => {
                     self.body();
                     self.info.wait_lines += 1;
-                    self.wait(w, shape);
+                    self.wait(&w, shape);
                 }
                 None => self.record(Record::Other, line),
             }
@@ -221,7 +222,7 @@ impl<'a> FileParser<'a> {
             Record::Wait(w) => {
                 self.body();
                 self.info.wait_lines += 1;
-                self.wait(w, None);
+                self.wait(&w, None);
             }
             Record::Call(kind, c) => {
                 self.body();
@@ -467,7 +468,7 @@ impl<'a> FileParser<'a> {
     }
 
     /// One WAIT line; `shape`: the reader's shape it was read with.
-    fn wait(&mut self, w: Wait<'_>, shape: Option<ShapeUse>) {
+    fn wait(&mut self, w: &Wait<'_>, shape: Option<ShapeUse>) {
         let ela = self.time(w.ela);
         let tim = self.tim(w.tim);
         if let Some(t) = tim {
