@@ -347,6 +347,11 @@ fn fill_call(c: &mut Call, s: &[u8]) {
                 x
             }
         } else {
+            // `parse_int` reads blanks, a sign and digits first; a value
+            // starting otherwise (`type=TEMPORARY LOB`) is none, no call.
+            if !matches!(v.first(), Some(b' ' | b'-' | b'0'..=b'9')) {
+                continue;
+            }
             match parse_int(v) {
                 Some(x) => x,
                 None => continue,
@@ -550,7 +555,7 @@ fn parse_parsing(rest: &[u8]) -> Parsing<'_> {
         cursor,
         ..Parsing::default()
     };
-    for (k, v) in pairs(&rest[n..], b' ') {
+    for (k, v) in blank_pairs(&rest[n..]) {
         match k {
             b"dep" => p.dep = parse_int(v).unwrap_or(0),
             b"hv" => p.hv = parse_int(v).and_then(|x| u64::try_from(x).ok()),
@@ -566,6 +571,31 @@ fn parse_parsing(rest: &[u8]) -> Parsing<'_> {
         }
     }
     p
+}
+
+/// What [`pairs`]`(s, b' ')` yields, found 8 bytes at a time: `pairs`
+/// splits byte by byte through a closure and calls memchr per pair, about
+/// 2,000 instructions per PARSING IN CURSOR line (3 % of the trctools
+/// parse time).
+fn blank_pairs(s: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < s.len() {
+            let e = find_byte(s, i, b' ');
+            let p = &s[i..e];
+            i = e + 1;
+            if p.is_empty() {
+                continue;
+            }
+            let q = find_byte(p, 0, b'=');
+            return Some(if q < p.len() {
+                (trim(&p[..q]), &p[q + 1..])
+            } else {
+                (trim(p), &p[p.len()..])
+            });
+        }
+        None
+    })
 }
 
 /// First position of the two bytes `a b` in `s` (`memmem::find` builds a
@@ -766,6 +796,24 @@ mod tests {
         assert_eq!(p.dep, 1);
         assert_eq!(p.hv, Some(1220421353));
         assert_eq!(p.sqlid, Some(&b"9x825n14bw9r9"[..]));
+    }
+
+    #[test]
+    fn blank_pairs_agree_with_pairs() {
+        for s in [
+            &b""[..],
+            b" ",
+            b"   ",
+            b" len=391 dep=1 uid=120 oct=47 lid=120 tim=664029098820 hv=1220421353 ad='a313b4b0' sqlid='9x825n14bw9r9'",
+            b"a=1  b= =2 c d= e=f=g \th\t=1\t ",
+            b"x",
+            b"=",
+            b"sqlid=' a b '",
+        ] {
+            let got: Vec<_> = blank_pairs(s).collect();
+            let want: Vec<_> = pairs(s, b' ').collect();
+            assert_eq!(got, want, "{:?}", String::from_utf8_lossy(s));
+        }
     }
 
     #[test]
