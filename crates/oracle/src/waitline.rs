@@ -101,9 +101,12 @@ pub(crate) const SHAPES: usize = 8;
 struct Shape {
     /// ` nam='<name>'` (empty: unused).
     name_text: Vec<u8>,
-    /// Its first 16 bytes (fewer when shorter): a word compare that turns
-    /// most other shapes down before `name_text` is compared whole.
+    /// Its first 16 bytes (fewer when shorter) and the next 16: word
+    /// compares that turn most other shapes down, and for a name text of
+    /// at most 32 bytes (names up to 25 characters, most of them) answer
+    /// without comparing `name_text` itself (a `memcmp` call).
     head: Pattern,
+    tail: Pattern,
     slots: [Slot; SLOTS],
 }
 
@@ -112,6 +115,7 @@ impl Default for Shape {
         Self {
             name_text: Vec::new(),
             head: Pattern::default(),
+            tail: Pattern::default(),
             slots: [Slot {
                 key: Pattern::default(),
                 role: Role::Param,
@@ -192,7 +196,14 @@ impl WaitReader {
         // `parse_wait` takes the ` nam='` branch and finds the closing
         // quote right after the name (the name holds no quote).
         let held = |sh: &Shape| {
-            sh.head.at(s, 0) && !sh.name_text.is_empty() && s.starts_with(&sh.name_text)
+            let n = sh.name_text.len();
+            sh.head.at(s, 0)
+                && match n {
+                    0 => false,
+                    1..=16 => true,
+                    17..=32 => sh.tail.at(s, 16),
+                    _ => s.starts_with(&sh.name_text),
+                }
         };
         let found = if held(&self.shapes[self.last]) {
             Some(self.last)
@@ -221,6 +232,7 @@ impl WaitReader {
                 sh.name_text.clear();
                 sh.name_text.extend_from_slice(&s[..=q]);
                 sh.head = Pattern::new(&s[..=q.min(15)]);
+                sh.tail = Pattern::new(s.get(16..=q).unwrap_or_default());
                 self.fresh[j] = true;
                 j
             }
