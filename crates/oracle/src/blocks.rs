@@ -7,7 +7,7 @@
 //! time of the I/O-heavy fixture family). Here the table is a plain
 //! open-addressing array (`Table`: linear probing, a multiplicative
 //! hash, 24-byte slots, allocated at the first block) and each wait is
-//! applied [`AHEAD`] waits late: `add` asks the CPU to prefetch the new
+//! applied `AHEAD` (8) waits late: `add` asks the CPU to prefetch the new
 //! key's slot and applies the oldest held wait, whose slot was asked for
 //! several WAIT lines earlier (more than a memory access), so the miss
 //! overlaps the parsing of lines instead of stalling it.
