@@ -198,22 +198,6 @@ pub(crate) struct WaitCell {
     pub(crate) max: i64,
 }
 
-pub(crate) fn add_wait(v: &mut Vec<WaitCell>, event: u32, ela: i64) {
-    match v.iter_mut().find(|w| w.event == event) {
-        Some(w) => {
-            w.count += 1;
-            w.total = w.total.saturating_add(ela);
-            w.max = w.max.max(ela);
-        }
-        None => v.push(WaitCell {
-            event,
-            count: 1,
-            total: ela,
-            max: ela,
-        }),
-    }
-}
-
 /// Running totals of one statement.
 #[derive(Debug, Default)]
 pub(crate) struct StmtAgg {

@@ -10,7 +10,8 @@
 //! hot blocks, the slowest waits, sessions and a timeline.
 //!
 //! Layers, bottom up: [`lexer`] (lines, numbers), [`record`] (one line → one
-//! record), [`header`] (release, timestamps), [`events`] (what an event is),
+//! record; `waitline` reads runs of alike WAIT lines faster), [`header`]
+//! (release, timestamps), [`events`] (what an event is),
 //! [`session`] (time accounting of one database session), `parse` (the
 //! per-file state machine), [`aggregate`] (tables and the final report),
 //! [`input`] (files, globs, compression). The crate has no dependency on
@@ -24,7 +25,9 @@ pub mod input;
 pub mod lexer;
 mod parse;
 pub mod record;
+mod runs;
 pub mod session;
+mod waitline;
 
 pub use aggregate::Analyzer;
 pub use input::Source;

@@ -6,11 +6,13 @@
 //! the [`Analyzer`]'s tables. At the end of the file each session's profile
 //! is settled and added to the analyzer's totals.
 
-use crate::aggregate::{add_wait, Analyzer, Point, MAX_OBJECTS};
+use crate::aggregate::{Analyzer, Point, MAX_OBJECTS};
 use crate::header::{parse_timestamp, release_of};
 use crate::lexer::{trim, LineReader};
 use crate::record::{classify, Call, CallKind, Parsing, Record, Stars, Wait};
+use crate::runs::{add_run, Run};
 use crate::session::{CallTimes, CursorState, Session, Settled};
+use crate::waitline::{ShapeUse, WaitReader, SHAPES};
 use crate::Units;
 use dbio_model::read::Tier;
 use dbio_model::trace::{SessionProfile, SlowWait, TraceAnomaly, TraceFileInfo, TraceUnits};
@@ -70,10 +72,24 @@ struct FileParser<'a> {
     pid_sid: HashMap<u64, String>,
     settled: Vec<Settled>,
     tim_checked: bool,
+    /// WAIT lines are read with a memory of the previous ones.
+    waits: WaitReader,
+    /// Per shape of the reader: the event id of its name, when the
+    /// analyzer counts that name under its own row (see
+    /// [`FileParser::wait`]).
+    shape_events: [Option<u32>; SHAPES],
+    /// Waits not yet added to a statement's, an object's and a file's row
+    /// (see [`crate::runs`]).
+    stmt_run: Run<u32>,
+    obj_run: Run<i64>,
+    file_run: Run<i64>,
     /// Last (cursor, statement) looked up in the current session.
     last_cursor: Option<(u64, u32)>,
     /// Timeline second being filled: (anchored, second, totals).
     tl: Option<(bool, i64, Point)>,
+    /// Wall times `[lo, hi)` of the second in `tl`: a wait in the same
+    /// second (most of them) needs no division to know it.
+    tl_span: (i64, i64),
     /// Per [`Anomaly`]: (count, first line).
     anomalies: [(u64, u64); 3],
     /// Sessions with a profile.
@@ -133,8 +149,14 @@ impl<'a> FileParser<'a> {
             pid_sid: HashMap::new(),
             settled: Vec::new(),
             tim_checked: false,
+            waits: WaitReader::default(),
+            shape_events: [None; SHAPES],
+            stmt_run: Run::default(),
+            obj_run: Run::default(),
+            file_run: Run::default(),
             last_cursor: None,
             tl: None,
+            tl_span: (0, 0),
             anomalies: [(0, 0); 3],
             session_count: 0,
             retired: 0,
@@ -177,6 +199,20 @@ impl<'a> FileParser<'a> {
                 return;
             }
         }
+        if let Some(rest) = line.strip_prefix(b"WAIT #") {
+            // What `classify` + `record` do with a WAIT line, through the
+            // reader that remembers the previous one.
+            let mut w = Wait::default();
+            match self.waits.read_into(rest, &mut w) {
+                Some(shape) => {
+                    self.body();
+                    self.info.wait_lines += 1;
+                    self.wait(&w, shape);
+                }
+                None => self.record(Record::Other, line),
+            }
+            return;
+        }
         let rec = classify(line);
         self.record(rec, line);
     }
@@ -186,7 +222,7 @@ impl<'a> FileParser<'a> {
             Record::Wait(w) => {
                 self.body();
                 self.info.wait_lines += 1;
-                self.wait(w);
+                self.wait(&w, None);
             }
             Record::Call(kind, c) => {
                 self.body();
@@ -431,13 +467,30 @@ impl<'a> FileParser<'a> {
         }
     }
 
-    fn wait(&mut self, w: Wait<'_>) {
+    /// One WAIT line; `shape`: the reader's shape it was read with.
+    fn wait(&mut self, w: &Wait<'_>, shape: Option<ShapeUse>) {
         let ela = self.time(w.ela);
         let tim = self.tim(w.tim);
         if let Some(t) = tim {
             self.check_tim(t);
         }
-        let ev = self.an.event_id(w.name);
+        // A shape that still holds its name keeps that name's id, unless
+        // the name is counted in the other-events row (every such wait
+        // must reach the analyzer to be counted there).
+        let kept = shape
+            .filter(|u| !u.fresh)
+            .and_then(|u| self.shape_events[u.index]);
+        let ev = match kept {
+            Some(ev) => ev,
+            None => {
+                let ev = self.an.event_id(w.name);
+                if let Some(u) = shape {
+                    let own_row = self.an.events[ev as usize].name.as_bytes() == w.name;
+                    self.shape_events[u.index] = own_row.then_some(ev);
+                }
+                ev
+            }
+        };
         let class = self.an.events[ev as usize].class;
         let size = if class.multiblock {
             w.size.or(w.p[class.size_param])
@@ -454,10 +507,21 @@ impl<'a> FileParser<'a> {
         let sess = &mut self.sessions[self.cur];
         sess.wait(tim, ela, ev, w.cursor);
         if let Some((wall, anchored)) = sess.wall_of(tim) {
-            let sec = wall.div_euclid(1_000_000);
-            if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {
-                self.flush_timeline();
-                self.tl = Some((anchored, sec, Point::default()));
+            let same = matches!(self.tl, Some((a, _, _)) if a == anchored)
+                && (self.tl_span.0..self.tl_span.1).contains(&wall);
+            if !same {
+                let sec = wall.div_euclid(1_000_000);
+                if !matches!(self.tl, Some((a, s, _)) if a == anchored && s == sec) {
+                    self.flush_timeline();
+                    self.tl = Some((anchored, sec, Point::default()));
+                }
+                // At the ends of the i64 range the bounds do not fit: an
+                // empty span, so every wait there takes the division.
+                self.tl_span = match (sec.checked_mul(1_000_000), (sec + 1).checked_mul(1_000_000))
+                {
+                    (Some(lo), Some(hi)) => (lo, hi),
+                    _ => (0, 0),
+                };
             }
             if let Some((_, _, p)) = &mut self.tl {
                 p.waits += 1;
@@ -476,30 +540,20 @@ impl<'a> FileParser<'a> {
 
         let stmt = self.statement_for_cursor(w.cursor);
         if let Some(id) = stmt {
-            add_wait(&mut self.an.stmts[id as usize].waits, ev, ela);
+            if let Some(r) = self.stmt_run.push(id, ev, ela, 0) {
+                self.stmt_waits(&r);
+            }
         }
         if let Some(obj) = w.obj {
-            let an = &mut *self.an;
-            if an.objects.len() < MAX_OBJECTS || an.objects.contains_key(&obj) {
-                let o = an.objects.entry(obj).or_default();
-                o.count += 1;
-                o.total = o.total.saturating_add(ela);
-                add_wait(&mut o.waits, ev, ela);
-            } else {
-                an.totals.untracked_object_waits += 1;
+            if let Some(r) = self.obj_run.push(obj, ev, ela, 0) {
+                self.object_waits(&r);
             }
         }
         if class.block_addressed {
             if let (Some(file), Some(block)) = (w.p[0], w.p[1]) {
-                let an = &mut *self.an;
-                if an.hot_files.len() < MAX_OBJECTS || an.hot_files.contains_key(&file) {
-                    let f = an.hot_files.entry(file).or_default();
-                    f.file = file;
-                    f.count += 1;
-                    f.total_us = f.total_us.saturating_add(ela);
-                    f.blocks = f.blocks.saturating_add(size.unwrap_or(1).max(0) as u64);
-                } else {
-                    an.totals.untracked_file_waits += 1;
+                let blocks = size.unwrap_or(1).max(0) as u64;
+                if let Some(r) = self.file_run.push(file, 0, ela, blocks) {
+                    self.file_waits(&r);
                 }
                 if self.an.opts.hot_blocks {
                     self.an.blocks.add(file, block, ela);
@@ -531,6 +585,38 @@ impl<'a> FileParser<'a> {
         };
         if let Some(s) = slow {
             self.an.offer_slow(ela, || s);
+        }
+    }
+
+    /// A run of waits into its statement's per-event list.
+    fn stmt_waits(&mut self, r: &Run<u32>) {
+        add_run(&mut self.an.stmts[r.key as usize].waits, r);
+    }
+
+    /// A run of waits into the objects table.
+    fn object_waits(&mut self, r: &Run<i64>) {
+        let an = &mut *self.an;
+        let kept = with_capped(&mut an.objects, r.key, |o| {
+            o.count += r.n;
+            o.total = o.total.saturating_add(r.total);
+            add_run(&mut o.waits, r);
+        });
+        if !kept {
+            an.totals.untracked_object_waits += r.n;
+        }
+    }
+
+    /// A run of waits into the files table.
+    fn file_waits(&mut self, r: &Run<i64>) {
+        let an = &mut *self.an;
+        let kept = with_capped(&mut an.hot_files, r.key, |f| {
+            f.file = r.key;
+            f.count += r.n;
+            f.total_us = f.total_us.saturating_add(r.total);
+            f.blocks = f.blocks.saturating_add(r.blocks);
+        });
+        if !kept {
+            an.totals.untracked_file_waits += r.n;
         }
     }
 
@@ -717,6 +803,15 @@ impl<'a> FileParser<'a> {
 
     fn finish(mut self) {
         self.flush_timeline();
+        if let Some(r) = self.stmt_run.take() {
+            self.stmt_waits(&r);
+        }
+        if let Some(r) = self.obj_run.take() {
+            self.object_waits(&r);
+        }
+        if let Some(r) = self.file_run.take() {
+            self.file_waits(&r);
+        }
         let sessions = std::mem::take(&mut self.sessions);
         for s in sessions {
             self.settle_session(s);
@@ -741,6 +836,27 @@ impl<'a> FileParser<'a> {
         let info = std::mem::take(&mut self.info);
         self.an.files.push(info);
     }
+}
+
+/// Applies `f` to `key`'s row of `map`, adding the row while the map holds
+/// fewer than [`MAX_OBJECTS`]; false when the map is full and `key` is not
+/// in it. One probe for a key already there (nearly every wait): the
+/// `contains_key` + `entry` pair this replaces probed twice.
+#[inline]
+fn with_capped<V: Default>(
+    map: &mut rustc_hash::FxHashMap<i64, V>,
+    key: i64,
+    f: impl FnOnce(&mut V),
+) -> bool {
+    if let Some(v) = map.get_mut(&key) {
+        f(v);
+        return true;
+    }
+    if map.len() < MAX_OBJECTS {
+        f(map.entry(key).or_default());
+        return true;
+    }
+    false
 }
 
 /// `one` for 1, `many` otherwise.

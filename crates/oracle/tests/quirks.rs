@@ -550,3 +550,64 @@ fn distinct_objects_files_and_sizes_are_capped_with_a_note() {
     );
     assert!(notes.contains("distinct I/O sizes"), "{notes}");
 }
+
+#[test]
+fn repeated_wait_lines_keep_their_event_across_binds_and_the_event_cap() {
+    // WAIT lines are read with a memory of the previous one (the same
+    // cursor, name and parameter names); a WAIT read inside a BINDS block
+    // goes the general way, and the memory must not lend its event to
+    // the next line.
+    let t = "\
+WAIT #1: nam='db file sequential read' ela= 10 file#=7 block#=1 blocks=1 obj#=5 tim=1000
+BINDS #1:
+ Bind#0
+WAIT #1: nam='log file sync' ela= 20 buffer#=7 sync scn=1 p3=0 obj#=-1 tim=1100
+WAIT #1: nam='db file sequential read' ela= 30 file#=7 block#=2 blocks=1 obj#=5 tim=1200
+WAIT #1: nam='db file sequential read' ela= 40 file#=8 block#=3 blocks=1 obj#=6 tim=1300
+FETCH #1:c=1,e=400,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=1400
+";
+    let r = run(t);
+    let seq = event(&r, "db file sequential read");
+    assert_eq!((seq.count, seq.total_us), (3, 80));
+    let sync = event(&r, "log file sync");
+    assert_eq!((sync.count, sync.total_us), (1, 20));
+
+    // Four names fill the reader's remembered shapes; a fifth whose line
+    // does not parse (ela= x) takes the first shape over, and its next
+    // line must not be counted under the name that shape held.
+    let mut t = String::new();
+    for (k, name) in ["a", "b", "c", "d"].iter().enumerate() {
+        t.push_str(&format!(
+            "WAIT #1: nam='{name}' ela= 1{k} p1=1 p2=2 p3=3 obj#=-1 tim={}\n",
+            1000 + k
+        ));
+    }
+    t.push_str("WAIT #1: nam='e' ela= x p1=1 p2=2 p3=3 obj#=-1 tim=1010\n");
+    t.push_str("WAIT #1: nam='e' ela= 7 p1=1 p2=2 p3=3 obj#=-1 tim=1020\n");
+    let r = run(&t);
+    assert_eq!((event(&r, "a").count, event(&r, "a").total_us), (1, 10));
+    assert_eq!((event(&r, "e").count, event(&r, "e").total_us), (1, 7));
+
+    // Names beyond the cap: every wait of a repeated one is counted in
+    // the other-events row and in the note.
+    let mut t = String::new();
+    for i in 0..600 {
+        for _ in 0..3 {
+            t.push_str(&format!(
+                "WAIT #1: nam='event {i}' ela= 5 p1=1 p2=2 p3=3 obj#=-1 tim={}\n",
+                1000 + 10 * i
+            ));
+        }
+    }
+    let r = run(&t);
+    let kept = dbio_oracle::aggregate::MAX_EVENTS as u64 - 1;
+    let other = event(&r, "(other events)");
+    assert_eq!(other.count, 3 * (600 - kept));
+    assert_eq!(r.events.iter().map(|e| e.count).sum::<u64>(), 1800);
+    let want = format!("{} waits of the names beyond", 3 * (600 - kept));
+    assert!(
+        r.profile.notes.iter().any(|n| n.contains(&want)),
+        "{:?}",
+        r.profile.notes
+    );
+}
