@@ -198,7 +198,9 @@ fn check_refuses_a_missing_directory() {
         .args(["check", "/nonexistent/dbio-check"])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("the directory /nonexistent/dbio-check does not exist"));
+        .stderr(predicates::str::contains(
+            "the directory /nonexistent/dbio-check does not exist",
+        ));
 }
 
 /// On ramfs (no O_DIRECT, no user extended attributes) check runs every

@@ -203,6 +203,20 @@ pub(crate) struct WaitCell {
 pub(crate) struct StmtAgg {
     pub(crate) stats: StatementStats,
     pub(crate) waits: Vec<WaitCell>,
+    /// The input position of the file that set `stats.depth`, its
+    /// `plan_hash` and its `text`: a merge of analyzers that read
+    /// different files keeps the latest depth and plan and the first text
+    /// in the order the files were given, so that any number of threads
+    /// reports what one thread reading the files in order does.
+    pub(crate) from: Stamps,
+}
+
+/// See [`StmtAgg::from`].
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Stamps {
+    pub(crate) depth: u32,
+    pub(crate) plan: u32,
+    pub(crate) text: u32,
 }
 
 /// Running totals of one object.
@@ -302,6 +316,8 @@ pub struct Analyzer {
     pub(crate) files: Vec<TraceFileInfo>,
     pub(crate) sessions: Vec<SessionProfile>,
     pub(crate) totals: Totals,
+    /// The input position of the file being read (see [`StmtAgg::from`]).
+    pub(crate) file_no: u32,
 }
 
 impl Analyzer {
@@ -323,6 +339,7 @@ impl Analyzer {
             files: Vec::new(),
             sessions: Vec::new(),
             totals: Totals::default(),
+            file_no: 0,
         }
     }
 
@@ -538,13 +555,21 @@ impl Analyzer {
             let id = self.stmt_id(&s.stats.key.clone(), |_| {});
             let t = &mut self.stmts[id as usize];
             let (a, b) = (&mut t.stats, &s.stats);
-            if a.text.is_empty() {
+            let (af, bf) = (&mut t.from, &s.from);
+            if !b.text.is_empty() && (a.text.is_empty() || bf.text < af.text) {
                 a.text = b.text.clone();
+                af.text = bf.text;
             }
             a.sql_id = a.sql_id.take().or(b.sql_id.clone());
             a.hash_value = a.hash_value.or(b.hash_value);
-            a.plan_hash = b.plan_hash.or(a.plan_hash);
-            a.depth = a.depth.max(b.depth);
+            if b.plan_hash.is_some() && (a.plan_hash.is_none() || bf.plan > af.plan) {
+                a.plan_hash = b.plan_hash;
+                af.plan = bf.plan;
+            }
+            if bf.depth > af.depth {
+                a.depth = b.depth;
+                af.depth = bf.depth;
+            }
             a.parses += b.parses;
             a.execs += b.execs;
             a.fetches += b.fetches;

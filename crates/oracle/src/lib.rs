@@ -143,6 +143,7 @@ pub fn analyze_sources(
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(src) = sources.get(i) else { break };
+                        an.file_no = u32::try_from(i).unwrap_or(u32::MAX);
                         let res = input::open(src).and_then(|r| {
                             an.read(&src.name(), r).map_err(|e| {
                                 io::Error::other(format!("cannot read '{}': {e}", src.name()))

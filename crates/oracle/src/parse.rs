@@ -649,7 +649,8 @@ impl<'a> FileParser<'a> {
             return;
         }
         if let Some(id) = self.statement_for_cursor(c.cursor) {
-            let s = &mut self.an.stmts[id as usize].stats;
+            let st = &mut self.an.stmts[id as usize];
+            let s = &mut st.stats;
             match kind {
                 CallKind::Parse => s.parses += 1,
                 CallKind::Exec => s.execs += 1,
@@ -668,8 +669,10 @@ impl<'a> FileParser<'a> {
                 .saturating_add((c.cr.max(0) as u64).saturating_add(c.cu.max(0) as u64));
             if let Some(plh) = c.plh.filter(|_| kind != CallKind::Close) {
                 s.plan_hash = u64::try_from(plh).ok();
+                st.from.plan = self.an.file_no;
             }
             s.depth = c.dep.clamp(0, u32::MAX as i64) as u32;
+            st.from.depth = self.an.file_no;
         }
     }
 
@@ -683,9 +686,14 @@ impl<'a> FileParser<'a> {
             s.sql_id = p.sqlid.map(|x| String::from_utf8_lossy(x).into_owned());
             s.hash_value = p.hv;
         });
-        let st = &mut self.an.stmts[id as usize].stats;
-        st.depth = p.dep.clamp(0, u32::MAX as i64) as u32;
-        let capture = st.text.is_empty().then_some(id);
+        let file_no = self.an.file_no;
+        let st = &mut self.an.stmts[id as usize];
+        st.stats.depth = p.dep.clamp(0, u32::MAX as i64) as u32;
+        st.from.depth = file_no;
+        let capture = st.stats.text.is_empty().then(|| {
+            st.from.text = file_no;
+            id
+        });
         self.sessions[self.cur]
             .cursors
             .insert(p.cursor, CursorState { stmt: id });

@@ -611,3 +611,58 @@ FETCH #1:c=1,e=400,p=0,cr=0,cu=0,mis=0,r=1,dep=0,og=1,plh=0,tim=1400
         r.profile.notes
     );
 }
+
+/// One statement in three files: first at depth 1 with plan 111 and a
+/// longer text, then at depth 0 with plan 222, then at depth 1 with no
+/// plan (a PARSE without `plh`). Read by one thread in order it ends at
+/// depth 1 (the last file's), plan 222 (the last one given), the first
+/// file's text; any number of threads, however the files fall to them,
+/// must report the same (it reported the depth and plan of whichever
+/// thread's table was merged last).
+#[test]
+fn threads_report_what_one_thread_reading_the_files_in_order_does() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = |dep: u32, plh: Option<u64>, text: &str| {
+        let plh = plh.map_or_else(String::new, |p| format!(",plh={p}"));
+        format!(
+            "PARSING IN CURSOR #7 len={} dep={dep} uid=0 oct=3 lid=0 tim=1000 hv=1 ad='0' sqlid='ccccccccccccc'\n{text}\nEND OF STMT\nPARSE #7:c=0,e=5,p=0,cr=0,cu=0,mis=0,r=0,dep={dep},og=1,tim=1010\nEXEC #7:c=0,e=5,p=0,cr=0,cu=0,mis=0,r=0,dep={dep},og=1{plh},tim=1020\n",
+            text.len()
+        )
+    };
+    let files = [
+        trace(1, Some(111), "select x from t where y = :b1"),
+        trace(0, Some(222), "select x from t"),
+        trace(1, None, "select"),
+    ];
+    let sources: Vec<dbio_oracle::Source> = files
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let p = d.path().join(format!("{i}.trc"));
+            std::fs::write(&p, t).unwrap();
+            dbio_oracle::Source::File(p)
+        })
+        .collect();
+    let stmt = |threads: usize| {
+        let a = dbio_oracle::analyze_sources(&Options::default(), &sources, threads, "t").unwrap();
+        assert!(a.failed.is_empty());
+        let s = a
+            .report
+            .statements
+            .iter()
+            .find(|s| s.key == "ccccccccccccc")
+            .expect("the statement")
+            .clone();
+        (s.depth, s.plan_hash, s.text, s.execs)
+    };
+    let one = stmt(1);
+    assert_eq!(
+        one,
+        (1, Some(222), "select x from t where y = :b1".to_string(), 3)
+    );
+    for _ in 0..20 {
+        for threads in [2, 3] {
+            assert_eq!(stmt(threads), one, "{threads} threads");
+        }
+    }
+}
