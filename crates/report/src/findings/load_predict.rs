@@ -71,7 +71,7 @@ pub fn prediction(x: &LoadResult, v: &mut Vec<Finding>) {
             _ => String::new(),
         };
         format!(
-            "the database commits faster than the model allows{grouping}; settings that do not wait for the flush, or CPU counted twice (the flush's own system time is in the measured CPU and in the model's I/O), make the model pessimistic"
+            "the database commits faster than the model allows{grouping}; settings that do not wait for the flush, CPU the model spends twice (its own commit path's, when it was not taken off the measured figure: --cpu-includes-commit-path), or storage that was faster during the database's run than during the model's, make the model pessimistic"
         )
     };
     v.push(finding(
