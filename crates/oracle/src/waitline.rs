@@ -407,41 +407,15 @@ mod tests {
         let mut r = WaitReader::default();
         let use_of = |r: &mut WaitReader, l: &[u8]| r.read(l).and_then(|g| g.1);
         let (a, b) = (lines[0], lines[4]);
-        assert_eq!(
-            use_of(&mut r, a),
-            Some(ShapeUse {
-                index: 0,
-                fresh: true
-            })
-        );
-        assert_eq!(
-            use_of(&mut r, a),
-            Some(ShapeUse {
-                index: 0,
-                fresh: false
-            })
-        );
-        assert_eq!(
-            use_of(&mut r, b),
-            Some(ShapeUse {
-                index: 1,
-                fresh: true
-            })
-        );
-        assert_eq!(
-            use_of(&mut r, a),
-            Some(ShapeUse {
-                index: 0,
-                fresh: false
-            })
-        );
-        assert_eq!(
-            use_of(&mut r, b),
-            Some(ShapeUse {
-                index: 1,
-                fresh: false
-            })
-        );
+        for (line, index, fresh) in [
+            (a, 0, true),
+            (a, 0, false),
+            (b, 1, true),
+            (a, 0, false),
+            (b, 1, false),
+        ] {
+            assert_eq!(use_of(&mut r, line), Some(ShapeUse { index, fresh }));
+        }
         assert_eq!(use_of(&mut r, lines[13]), None, "read by parse_wait");
     }
 
