@@ -399,7 +399,11 @@ fn dbio_holds_the_device_exclusively_while_it_runs() {
         Some(1),
         "SIGINT gives a partial result: {err}"
     );
-    assert!(json(&out.stdout)["jobs"][0]["write"]["ops"].as_u64() > Some(0));
+    let job = &json(&out.stdout)["jobs"][0];
+    assert!(job["write"]["ops"].as_u64() > Some(0));
+    // The result says the target was a device (its job line then names no
+    // file preparation).
+    assert_eq!(job["block_device"], true, "{job}");
     // Released when dbio ends.
     open_exclusive(&lo.dev).expect("dbio released the device");
 }

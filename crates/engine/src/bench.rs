@@ -197,6 +197,7 @@ pub fn run_job_on(
             series: out.series,
             started_at_unix_ns: Some(out.started_at_unix_ns),
             stripe: stripe_result,
+            block_device: !targets.is_empty() && targets.iter().all(|t| t.is_block_device),
         },
         error: out.error,
     })

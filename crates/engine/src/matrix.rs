@@ -592,6 +592,7 @@ mod tests {
             series: Vec::new(),
             started_at_unix_ns: None,
             stripe: None,
+            block_device: false,
         };
         let p = point_of(8, 0, Some(&empty), None);
         assert_eq!(p.small_lat, None);

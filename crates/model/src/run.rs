@@ -441,6 +441,11 @@ pub struct JobResult {
     /// each target did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stripe: Option<crate::stripe::StripeResult>,
+    /// The job ran on a block device (every member of a stripe was one),
+    /// not a file: `job.prepare` then says nothing of it. False in
+    /// results written before this was recorded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub block_device: bool,
 }
 
 impl JobResult {

@@ -447,6 +447,7 @@ fn merge_job(js: &[&JobResult], labels: &[String], warnings: &mut Vec<String>) -
         series,
         started_at_unix_ns: starts.as_ref().and_then(|s| s.iter().min().copied()),
         stripe: merge_stripes(js),
+        block_device: js.iter().all(|j| j.block_device),
     }
 }
 

@@ -6,8 +6,8 @@ use crate::histogram;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
 use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
 use dbio_model::{
-    Durability, EngineKind, Environment, JobConfig, JobResult, LatencySummary, Layout, OpStats,
-    Pattern, Prepare, RunReport,
+    Durability, EngineKind, Environment, JobResult, LatencySummary, Layout, OpStats, Pattern,
+    Prepare, RunReport,
 };
 use std::fmt::Write;
 
@@ -144,7 +144,8 @@ fn nonempty<'a>(s: &'a str, dflt: &'a str) -> &'a str {
 }
 
 /// One line that says what a job did, in fio's vocabulary.
-pub fn describe(j: &JobConfig) -> String {
+pub fn describe(r: &JobResult) -> String {
+    let j = &r.job;
     let engine = match j.engine {
         EngineKind::Psync => "psync",
         EngineKind::IoUring => "io_uring",
@@ -188,6 +189,9 @@ pub fn describe(j: &JobConfig) -> String {
                 format_ns(j.null_delay_ns as f64)
             );
         }
+    } else if r.block_device {
+        // A device is not prepared: its blocks are whatever they held.
+        let _ = write!(s, ", {} of a block device", format_bytes(j.size));
     } else {
         let _ = write!(s, ", {} {prepare} file", format_bytes(j.size));
     }
@@ -229,7 +233,7 @@ pub fn job_detail(j: &JobResult) -> String {
         s,
         "[{}] {} | measured {}",
         j.name,
-        describe(e),
+        describe(j),
         format_ns(j.runtime_ns as f64)
     );
     let mut t = new_table(&[

@@ -139,6 +139,7 @@ fn job() -> JobResult {
         series: Vec::new(),
         started_at_unix_ns: None,
         stripe: None,
+        block_device: false,
     }
 }
 

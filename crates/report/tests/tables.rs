@@ -131,8 +131,19 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
             series: Vec::new(),
             started_at_unix_ns: None,
             stripe: None,
+            block_device: false,
         };
         let text = dbio_report::table::job_detail(&j);
+        // A file's preparation is named; a device has none.
+        assert!(text.contains("1.00 MiB pre-written file"), "{text}");
+        let dev = dbio_report::table::job_detail(&JobResult {
+            block_device: true,
+            ..j.clone()
+        });
+        assert!(
+            dev.contains("1.00 MiB of a block device") && !dev.contains("pre-written"),
+            "{dev}"
+        );
         let rows: Vec<String> = text
             .lines()
             .filter(|l| l.starts_with('│'))

@@ -223,6 +223,7 @@ mod tests {
             series: Vec::new(),
             started_at_unix_ns: None,
             stripe: None,
+            block_device: false,
         }
     }
 

@@ -41,7 +41,7 @@ pub fn section(jobs: &[JobResult]) -> String {
                 + j.write.as_ref().map_or(0.0, |s| s.bytes_per_sec);
             vec![
                 j.name.clone(),
-                crate::table::describe(&j.job),
+                crate::table::describe(j),
                 j.target.clone(),
                 format!("{:.0}", iops),
                 format_rate(bw),
@@ -92,7 +92,7 @@ pub fn section(jobs: &[JobResult]) -> String {
         let _ = write!(
             b,
             "<p class=\"mono\">{}</p>",
-            esc(&crate::table::describe(&j.job))
+            esc(&crate::table::describe(j))
         );
         let d = distributions(j);
         let hists: Vec<Hist> = d
