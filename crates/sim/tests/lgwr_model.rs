@@ -501,9 +501,11 @@ fn transaction_cpu_is_spent_before_every_commit() {
 /// per commit, not that plus the model's own commit path: the burn is
 /// what is left once the round trip, the queue and the wake-ups are
 /// paid, so the sessions' CPU per commit comes out at the figure fed
-/// (within 3 %: the first commit of each session pays its path on top,
-/// and a burn overshoots by about 1 µs), where without it the sessions
-/// spend the figure plus their path. See: issue 11.
+/// (within 5 %: each thread's start and end are in its CPU too, the
+/// first commits pay their path on top, and each commit is spent less
+/// the path's mean so far, which lags when the path grows under load),
+/// where without it the sessions spend the figure plus their path. See:
+/// issue 11.
 #[test]
 fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
     const CPU: u64 = 200_000;
@@ -511,7 +513,7 @@ fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
         let cfg = null_cfg(LgwrConfig {
             protocol: Protocol::Leader,
             sessions: 4,
-            commits_per_session: Some(100),
+            commits_per_session: Some(300),
             runtime_ns: None,
             txn_cpu_ns: CPU,
             client_cpu_ns: 30_000,
@@ -523,8 +525,8 @@ fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
             .expect("run")
             .measured
             .summarize("t", &cfg, 1);
-        assert_eq!(r.commits, 400);
-        let per_commit = (r.session_cpu.user_ns + r.session_cpu.system_ns) as f64 / 400.0;
+        assert_eq!(r.commits, 1200);
+        let per_commit = (r.session_cpu.user_ns + r.session_cpu.system_ns) as f64 / 1200.0;
         (per_commit, r)
     };
     let (with, r) = spent(true);
@@ -536,14 +538,15 @@ fn sessions_spend_the_measured_cpu_per_commit_with_their_path_in_it() {
     assert!(path > 0.0 && client > 0.0, "{path} {client}");
     let ratio = with / CPU as f64;
     assert!(
-        (0.97..=1.03).contains(&ratio),
+        (0.95..=1.05).contains(&ratio),
         "{with} ns per commit for {CPU} fed (path {path})"
     );
     let (without, r) = spent(false);
     assert_eq!(r.writer.session_path_cpu_per_commit_ns, None);
+    // Without, the path is spent on top of the figure.
     assert!(
-        without > with,
-        "{without} ns per commit without, {with} with"
+        without > with + path / 2.0,
+        "{without} ns per commit without, {with} with, path {path}"
     );
 }
 
