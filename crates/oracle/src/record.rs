@@ -357,11 +357,7 @@ fn fill_call(c: &mut Call, s: &[u8]) {
                 None => continue,
             }
         };
-        let key = match (key.first(), key.last()) {
-            (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
-            _ => trim(key),
-        };
-        c.set(key, x);
+        c.set(trim_key(key), x);
         // Expect the key after this one next (keys out of the usual order
         // just take the general path).
         slot = match key {
@@ -462,17 +458,23 @@ pub fn parse_wait(rest: &[u8]) -> Option<Wait<'_>> {
         if i >= n {
             break;
         }
-        let key = &s[ks..i];
-        // Keys seldom carry blanks (`block cnt` has one inside, which stays).
-        let key = match (key.first(), key.last()) {
-            (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
-            _ => trim(key),
-        };
+        let key = trim_key(&s[ks..i]);
         let (val, e) = param_value(s, i + 1);
         i = e;
         apply_param(&mut w, param_role(key), val, &mut pos);
     }
     Some(w)
+}
+
+/// A `key=value` pair's key without blanks around it. Keys seldom carry
+/// any (`block cnt` has one inside, which stays), so the first and last
+/// bytes are looked at before `trim` is called.
+#[inline]
+pub(crate) fn trim_key(key: &[u8]) -> &[u8] {
+    match (key.first(), key.last()) {
+        (Some(a), Some(b)) if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() => key,
+        _ => trim(key),
+    }
 }
 
 /// What a WAIT parameter's (trimmed) name means to [`parse_wait`].

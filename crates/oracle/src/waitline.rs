@@ -19,8 +19,8 @@
 //!
 //! [`record::parse_wait`]: crate::record::parse_wait
 
-use crate::lexer::{digits_exact, find_byte, parse_int_prefix, parse_u64_prefix, trim};
-use crate::record::{apply_param, param_role, param_value, parse_wait, Role, Wait};
+use crate::lexer::{digits_exact, find_byte, parse_int_prefix, parse_u64_prefix};
+use crate::record::{apply_param, param_role, param_value, parse_wait, trim_key, Role, Wait};
 
 /// Parameter positions remembered (WAIT lines have at most 3 parameters,
 /// `obj#` and `tim`; a few more for odd layouts).
@@ -278,16 +278,7 @@ impl WaitReader {
                     if eq >= n {
                         break;
                     }
-                    let key = &s[ks..eq];
-                    let key = match (key.first(), key.last()) {
-                        (Some(a), Some(b))
-                            if !a.is_ascii_whitespace() && !b.is_ascii_whitespace() =>
-                        {
-                            key
-                        }
-                        _ => trim(key),
-                    };
-                    let role = param_role(key);
+                    let role = param_role(trim_key(&s[ks..eq]));
                     if let Some(sl) = sh.slots.get_mut(slot) {
                         *sl = Slot {
                             key: Pattern::new(&s[ks..=eq]),
