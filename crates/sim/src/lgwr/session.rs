@@ -103,7 +103,8 @@ impl Shared {
 
     /// The CPU a transaction burns before its commit: `txn_cpu_ns`, less
     /// (with `cpu_includes_commit_path`) what the model's sessions spent
-    /// per commit on the commit path so far ([`CpuAccount::rest_of`]).
+    /// on the commit path that no earlier burn took off
+    /// ([`CpuAccount::rest_of`]).
     /// That estimate stands for the database's own commit-path CPU (the
     /// same kinds of system calls and wake-ups on the same machine); the
     /// two differ by what the server does that the model does not
@@ -121,8 +122,8 @@ impl Shared {
 
     /// The CPU a client thread burns per round trip: `client_cpu_ns`,
     /// less (with `cpu_includes_commit_path`) what the client threads
-    /// spent per round trip outside their burns so far (the client's
-    /// measured CPU holds its own sends, receives and wake-ups).
+    /// spent outside their burns that no earlier burn took off (the
+    /// client's measured CPU holds its own sends, receives and wake-ups).
     #[inline]
     pub fn client_cpu(&self, cfg: &LgwrConfig) -> u64 {
         if cfg.cpu_includes_commit_path {
