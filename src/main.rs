@@ -11,6 +11,7 @@ mod commands;
 mod output;
 mod progress;
 mod run_context;
+mod say;
 mod signals;
 
 use clap::{CommandFactory, Parser};
@@ -69,7 +70,7 @@ fn main() -> ExitCode {
                 // Help and version are what was asked for, not errors.
                 e.exit();
             }
-            eprintln!("{}", usage_error(&e, &args));
+            say::line(&usage_error(&e, &args));
             return ExitCode::from(2);
         }
     };
@@ -92,7 +93,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("dbio: error: {e:#}");
+            say::line(&format!("dbio: error: {e:#}"));
             ExitCode::from(2)
         }
     }

@@ -456,9 +456,11 @@ impl Outputs {
                 .and_then(|text| sink.write(text.as_bytes()).map_err(|e| e.to_string()));
             if let Err(e) = written {
                 match name {
-                    Some(n) => eprintln!("dbio: error: cannot write results to '{n}': {e}"),
+                    Some(n) => crate::say::line(&format!("dbio: error: cannot write results to '{n}': {e}")),
                     None => {
-                        eprintln!("dbio: error: cannot write the table to standard output: {e}")
+                        crate::say::line(&format!(
+                            "dbio: error: cannot write the table to standard output: {e}"
+                        ))
                     }
                 }
                 ok = false;

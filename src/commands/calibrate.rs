@@ -140,7 +140,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let code = ctx.finish(&report);
     if let Some(e) = save_error {
         // The measurement is printed above; only the file is missing.
-        eprintln!("dbio: error: {e}");
+        crate::say::line(&format!("dbio: error: {e}"));
         return Ok(exit_status(report.partial.is_some(), false));
     }
     Ok(code)

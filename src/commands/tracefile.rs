@@ -96,7 +96,9 @@ fn analyze(
     }
     let a = analyze_sources(opts, &sources, threads, label)?;
     for e in &a.failed {
-        eprintln!("dbio: error: {e}; the report covers the other files");
+        crate::say::line(&format!(
+            "dbio: error: {e}; the report covers the other files"
+        ));
         *failed = true;
     }
     let mut r = a.report;
