@@ -67,7 +67,11 @@ fn safety_inputs_trace_text_and_event_names_are_shown_not_obeyed() {
     let d = scratch();
     let trc = hostile_trace(d.path());
     let table = dbio().arg("tracefile").arg(&trc).output().unwrap();
-    assert!(table.status.success(), "{}", String::from_utf8_lossy(&table.stderr));
+    assert!(
+        table.status.success(),
+        "{}",
+        String::from_utf8_lossy(&table.stderr)
+    );
     shown_not_obeyed("the tracefile table", &table.stdout);
     let csv = dbio()
         .arg("tracefile")
@@ -75,7 +79,11 @@ fn safety_inputs_trace_text_and_event_names_are_shown_not_obeyed() {
         .args(["--csv", "-"])
         .output()
         .unwrap();
-    assert!(csv.status.success(), "{}", String::from_utf8_lossy(&csv.stderr));
+    assert!(
+        csv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&csv.stderr)
+    );
     shown_not_obeyed("the tracefile CSV", &csv.stdout);
     // The JSON keeps the text as it was (escaped by JSON's own rules), so
     // `report --from` renders the same escapes.
@@ -87,14 +95,22 @@ fn safety_inputs_trace_text_and_event_names_are_shown_not_obeyed() {
         .arg(&json)
         .assert()
         .success();
-    let again = dbio().arg("report").arg("--from").arg(&json).output().unwrap();
+    let again = dbio()
+        .arg("report")
+        .arg("--from")
+        .arg(&json)
+        .output()
+        .unwrap();
     assert_eq!(again.stdout, table.stdout);
 }
 
 #[test]
 fn safety_inputs_awr_strings_are_shown_not_obeyed() {
     let d = scratch();
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/awr/de-2300.txt");
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/awr/de-2300.txt"
+    );
     // The host and instance names, each replaced by as many bytes (the
     // report's columns are fixed-width); 0x9b is C1 CSI in Latin-1.
     let text = std::fs::read(fixture).unwrap();
@@ -108,7 +124,11 @@ fn safety_inputs_awr_strings_are_shown_not_obeyed() {
     std::fs::write(&p, text).unwrap();
     for args in [vec![], vec!["--csv", "-"]] {
         let out = dbio().arg("awr").arg(&p).args(&args).output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let bad = obeyed(&out.stdout);
         assert!(bad.is_empty(), "awr {args:?} carries {bad:?}");
         let shown = String::from_utf8_lossy(&out.stdout);
@@ -136,7 +156,10 @@ fn safety_inputs_a_file_name_in_an_error_is_shown_not_obeyed() {
         assert!(err.ends_with('\n'));
         let bad = obeyed(&out.stderr);
         assert!(bad.is_empty(), "{cmd:?}: stderr carries {bad:?}: {err}");
-        assert!(err.contains("r\\x1b]0;owned\\x07\\x1b[2J"), "{cmd:?}: {err}");
+        assert!(
+            err.contains("r\\x1b]0;owned\\x07\\x1b[2J"),
+            "{cmd:?}: {err}"
+        );
     }
 }
 
@@ -183,7 +206,10 @@ fn refused(what: &str, out: &Output, says: &str) {
         out.status.signal()
     );
     assert_eq!(err.lines().count(), 1, "{what}: one sentence: {err}");
-    assert!(err.starts_with("dbio: error: ") && err.contains(says), "{what}: {err}");
+    assert!(
+        err.starts_with("dbio: error: ") && err.contains(says),
+        "{what}: {err}"
+    );
     assert!(!err.contains("memory allocation of"), "{what}: {err}");
     assert!(out.stdout.is_empty(), "{what}: printed {:?}", out.stdout);
 }
@@ -194,8 +220,14 @@ fn readers(input: &Path, result: &Path, trace: &Path, awr: &Path) -> Vec<(String
     let p = |s: &str| PathBuf::from(s);
     let i = input.to_path_buf();
     vec![
-        ("report --from".into(), vec![p("report"), p("--from"), i.clone()]),
-        ("compare".into(), vec![p("compare"), i.clone(), result.into()]),
+        (
+            "report --from".into(),
+            vec![p("report"), p("--from"), i.clone()],
+        ),
+        (
+            "compare".into(),
+            vec![p("compare"), i.clone(), result.into()],
+        ),
         ("merge".into(), vec![p("merge"), i.clone(), result.into()]),
         ("tracefile".into(), vec![p("tracefile"), i.clone()]),
         ("awr".into(), vec![p("awr"), i.clone()]),
@@ -253,7 +285,10 @@ fn safety_inputs_a_fifo_with_no_writer_is_refused_by_every_reader() {
     for (what, args) in readers(&fifo, &result, &trace, &awr) {
         let out = run(&os(&args), None);
         refused(&what, &out, "is a FIFO (named pipe)");
-        assert!(String::from_utf8_lossy(&out.stderr).contains("give -"), "{what}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("give -"),
+            "{what}"
+        );
     }
     // Standard input named as '-' stays allowed, a pipe included.
     let mut c = Command::new(dbio_path());
@@ -262,7 +297,11 @@ fn safety_inputs_a_fifo_with_no_writer_is_refused_by_every_reader() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let out = wait_output_within(c.spawn().unwrap(), CHILD_DEADLINE);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -296,7 +335,11 @@ fn safety_inputs_a_result_above_the_cap_is_refused_before_reading() {
             continue; // traces are streamed, not capped
         }
         let out = run(&os(&args), Some(512 << 20));
-        let cap = if what == "awr" { "larger than 256 MiB" } else { "larger than 1024 MiB" };
+        let cap = if what == "awr" {
+            "larger than 256 MiB"
+        } else {
+            "larger than 1024 MiB"
+        };
         refused(&what, &out, cap);
     }
 }
@@ -323,8 +366,15 @@ fn safety_inputs_memory_running_out_is_one_sentence_not_an_abort() {
     }
     text.push(']');
     std::fs::write(&arr, text).unwrap();
-    let out = run(&["report".as_ref(), "--from".as_ref(), arr.as_os_str()], Some(300 << 20));
-    refused("report --from of 6 million arrays", &out, "out of memory: an allocation of");
+    let out = run(
+        &["report".as_ref(), "--from".as_ref(), arr.as_os_str()],
+        Some(300 << 20),
+    );
+    refused(
+        "report --from of 6 million arrays",
+        &out,
+        "out of memory: an allocation of",
+    );
 
     // tracefile streams: statements without end on standard input grow its
     // tables until an allocation fails under a 150 MiB address space.
@@ -361,6 +411,13 @@ fn safety_inputs_memory_running_out_is_one_sentence_not_an_abort() {
     });
     let out = wait_output_within(child, CHILD_DEADLINE);
     let written = writer.join().unwrap();
-    assert!(written < 2_000_000, "dbio read every statement within 150 MiB");
-    refused("tracefile of endless statements", &out, "out of memory: an allocation of");
+    assert!(
+        written < 2_000_000,
+        "dbio read every statement within 150 MiB"
+    );
+    refused(
+        "tracefile of endless statements",
+        &out,
+        "out of memory: an allocation of",
+    );
 }

@@ -182,6 +182,9 @@ mod tests {
         let e = open(&fifo).unwrap_err().to_string();
         assert!(e.contains("is a FIFO") && e.contains("give -"), "{e}");
         let e = open(&d.path().join("missing")).unwrap_err().to_string();
-        assert!(e.starts_with("cannot read ") && e.contains("missing"), "{e}");
+        assert!(
+            e.starts_with("cannot read ") && e.contains("missing"),
+            "{e}"
+        );
     }
 }

@@ -73,7 +73,10 @@ mod tests {
         assert_eq!(visible("\u{9b}2J \u{85}"), "\\u{9b}2J \\u{85}");
         assert_eq!(visible("x\u{202e}y\u{2066}z"), "x\\u{202e}y\\u{2066}z");
         // The neighbours of the bidi ranges are ordinary text.
-        assert_eq!(visible("\u{2029}\u{202f}\u{2065}\u{206a}é"), "\u{2029}\u{202f}\u{2065}\u{206a}é");
+        assert_eq!(
+            visible("\u{2029}\u{202f}\u{2065}\u{206a}é"),
+            "\u{2029}\u{202f}\u{2065}\u{206a}é"
+        );
     }
 
     #[test]
