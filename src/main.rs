@@ -4,18 +4,28 @@
 //! Exit status: 0 success; 1 the run stopped early (signal or I/O error)
 //! and the result is partial, or a result file could not be written after
 //! measuring (the table is printed all the same); 2 an error before
-//! anything was measured (bad options, refused target or output file).
+//! anything was measured (bad options, refused target or output file, an
+//! input that is not a regular file or is larger than its cap), or when
+//! memory ran out: an allocation that fails ends the process with one
+//! sentence on standard error and status 2 (`dbio_input::alloc`), never
+//! with Rust's abort.
 
 mod cli;
 mod commands;
+mod inputs;
 mod output;
 mod progress;
 mod run_context;
+mod say;
 mod signals;
 
 use clap::{CommandFactory, Parser};
 use cli::{Cli, Command};
 use std::process::ExitCode;
+
+/// Allocation failure is one sentence and status 2, not an abort.
+#[global_allocator]
+static ALLOCATOR: dbio_input::alloc::OneSentence = dbio_input::alloc::OneSentence;
 
 /// clap's message for a command line it refused, as the one line every
 /// other error gets: "dbio: error: &lt;sentence&gt;; try 'dbio CMD --help'".
@@ -69,7 +79,7 @@ fn main() -> ExitCode {
                 // Help and version are what was asked for, not errors.
                 e.exit();
             }
-            eprintln!("{}", usage_error(&e, &args));
+            say::line(&usage_error(&e, &args));
             return ExitCode::from(2);
         }
     };
@@ -92,7 +102,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("dbio: error: {e:#}");
+            say::line(&format!("dbio: error: {e:#}"));
             ExitCode::from(2)
         }
     }

@@ -456,10 +456,12 @@ impl Outputs {
                 .and_then(|text| sink.write(text.as_bytes()).map_err(|e| e.to_string()));
             if let Err(e) = written {
                 match name {
-                    Some(n) => eprintln!("dbio: error: cannot write results to '{n}': {e}"),
-                    None => {
-                        eprintln!("dbio: error: cannot write the table to standard output: {e}")
-                    }
+                    Some(n) => crate::say::line(&format!(
+                        "dbio: error: cannot write results to '{n}': {e}"
+                    )),
+                    None => crate::say::line(&format!(
+                        "dbio: error: cannot write the table to standard output: {e}"
+                    )),
                 }
                 ok = false;
             }

@@ -27,6 +27,7 @@ mod read;
 mod safety;
 mod safety_blockdev;
 mod safety_files;
+mod safety_inputs;
 mod safety_limits;
 mod safety_outputs;
 mod schema_v2;

@@ -13,33 +13,29 @@ use anyhow::bail;
 use dbio_awr::derive::{derive, Thresholds};
 use dbio_model::awr::{AwrComparison, AwrReport, TraceBeside};
 use dbio_model::{Outcome, SCHEMA_VERSION};
-use std::io::Read;
 use std::process::ExitCode;
 
 /// The largest report dbio reads (bytes): AWR reports are a few MB; a
 /// larger input is not one, and reading it whole would only cost memory.
 pub const MAX_REPORT_BYTES: u64 = 256 << 20;
 
+/// The report's bytes, opened by `dbio_input` (a FIFO, socket, device or
+/// directory is refused; `-` is standard input) and bounded: a file larger
+/// than the cap is refused before reading, a stream when it passes it.
 fn read_input(path: &str) -> anyhow::Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    let res = if path == "-" {
-        std::io::stdin()
-            .lock()
-            .take(MAX_REPORT_BYTES + 1)
-            .read_to_end(&mut buf)
-    } else {
-        std::fs::File::open(path).and_then(|f| f.take(MAX_REPORT_BYTES + 1).read_to_end(&mut buf))
-    };
-    if let Err(e) = res {
-        bail!("cannot read {path}: {e}");
-    }
-    if buf.len() as u64 > MAX_REPORT_BYTES {
-        bail!(
+    use dbio_input::ReadError;
+    let input = dbio_input::open(std::path::Path::new(path))?;
+    dbio_input::read_capped(&input, MAX_REPORT_BYTES).map_err(|e| match e {
+        ReadError::TooLarge => anyhow::anyhow!(
             "{path} is larger than {} MiB, far more than any AWR or Statspack report; give one report",
             MAX_REPORT_BYTES >> 20
-        );
-    }
-    Ok(buf)
+        ),
+        ReadError::NoMemory(n) => anyhow::anyhow!(
+            "reading {path} needs {} MiB of memory, more than this process may allocate (ulimit -v or a cgroup's memory.max)",
+            n.div_ceil(1 << 20)
+        ),
+        ReadError::Io(e) => anyhow::anyhow!("cannot read {path}: {e}"),
+    })
 }
 
 fn thresholds(a: &AwrArgs) -> anyhow::Result<Thresholds> {

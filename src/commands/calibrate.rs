@@ -19,8 +19,7 @@ use std::process::ExitCode;
 /// whole-number fields `page_cache_max_ns` and `storage_cache_max_ns` (what
 /// `dbio calibrate --save` writes; other fields are explanation).
 pub fn load_thresholds(path: &Path) -> anyhow::Result<TierThresholds> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read calibration file '{}'", path.display()))?;
+    let (_, text) = crate::inputs::read_text(path, "a calibration file")?;
     let v: serde_json::Value = serde_json::from_str(&text)
         .with_context(|| format!("calibration file '{}' is not JSON", path.display()))?;
     let field = |k: &str| -> anyhow::Result<u64> {
@@ -140,7 +139,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let code = ctx.finish(&report);
     if let Some(e) = save_error {
         // The measurement is printed above; only the file is missing.
-        eprintln!("dbio: error: {e}");
+        crate::say::line(&format!("dbio: error: {e}"));
         return Ok(exit_status(report.partial.is_some(), false));
     }
     Ok(code)

@@ -7,7 +7,6 @@
 //! commands, or fewer than two results end with one sentence and status 2.
 
 use crate::cli::CompareArgs;
-use anyhow::Context;
 use dbio_model::Outcome;
 use std::process::ExitCode;
 
@@ -21,24 +20,7 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let mut inputs: Vec<(String, Outcome)> = Vec::with_capacity(a.files.len());
     for f in &a.files {
-        let (name, text) = if f.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-                .context("reading standard input")?;
-            ("standard input".to_string(), text)
-        } else {
-            let text = std::fs::read(f)
-                .with_context(|| format!("reading {}", f.display()))
-                .and_then(|b| {
-                    String::from_utf8(b).map_err(|_| {
-                        anyhow::anyhow!(
-                            "{} is not a dbio JSON result: it is not UTF-8 text",
-                            f.display()
-                        )
-                    })
-                })?;
-            (f.display().to_string(), text)
-        };
+        let (name, text) = crate::inputs::read_text(f, "a dbio JSON result")?;
         let result = dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         inputs.push((name, result));
     }

@@ -93,7 +93,9 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     report.warnings.extend(out.warnings);
     if let Some(e) = out.error {
         // A session the server ended: said at once, besides the partial result.
-        eprintln!("dbio: {e} (the result is partial: what was measured until then)");
+        crate::say::line(&format!(
+            "dbio: {e} (the result is partial: what was measured until then)"
+        ));
         io_error(&mut report, e);
     }
     ctx.interrupted(&mut report);

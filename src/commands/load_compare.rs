@@ -116,11 +116,11 @@ pub fn run(
     bar.finish();
     after(&mut base, stop, &mut report.warnings);
     for s in &out.left_changed {
-        eprintln!("dbio: {s}");
+        crate::say::line(&format!("dbio: {s}"));
     }
     report.warnings.extend(out.warnings);
     if let Some(e) = &out.error {
-        eprintln!("dbio: the comparison stopped early: {e}");
+        crate::say::line(&format!("dbio: the comparison stopped early: {e}"));
         io_error(&mut report, e.clone());
     }
     if let (None, Some(first)) = (&out.error, out.left_changed.first()) {

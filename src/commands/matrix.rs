@@ -255,7 +255,9 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         let texts = dbio_report::matrix::orion_csv(m);
         for ((shown, sink), text) in sinks.iter().zip(texts) {
             if let Err(e) = sink.write(text.as_bytes()) {
-                eprintln!("dbio: error: cannot write the ORION table '{shown}': {e}");
+                crate::say::line(&format!(
+                    "dbio: error: cannot write the ORION table '{shown}': {e}"
+                ));
                 code = ExitCode::from(1);
             }
         }

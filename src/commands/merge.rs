@@ -2,7 +2,6 @@
 //! at once, as one result (the library is `dbio_report::merge`).
 
 use crate::cli::MergeArgs;
-use anyhow::Context;
 use dbio_model::Outcome;
 use std::process::ExitCode;
 
@@ -10,8 +9,7 @@ use std::process::ExitCode;
 pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
     let mut parts = Vec::with_capacity(a.results.len());
     for p in &a.results {
-        let name = p.display().to_string();
-        let text = std::fs::read_to_string(p).with_context(|| format!("reading {name}"))?;
+        let (name, text) = crate::inputs::read_text(p, "a dbio result")?;
         match dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))? {
             Outcome::Run(r) => parts.push((name, r)),
             other => anyhow::bail!(

@@ -5,7 +5,6 @@
 //! them (the HTML page says that the command line is not in the result).
 
 use crate::cli::ReportArgs;
-use anyhow::Context;
 use std::process::ExitCode;
 
 /// Runs `dbio report`.
@@ -13,19 +12,7 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
     let ctx = crate::run_context::RunContext::without_signals(crate::output::Outputs::for_run(
         &a.output,
     )?);
-    let text = if a.from.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .context("reading standard input")?;
-        text
-    } else {
-        std::fs::read_to_string(&a.from).with_context(|| format!("reading {}", a.from.display()))?
-    };
-    let name = if a.from.as_os_str() == "-" {
-        "standard input".to_string()
-    } else {
-        a.from.display().to_string()
-    };
+    let (name, text) = crate::inputs::read_text(&a.from, "a dbio result")?;
     let result = dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.

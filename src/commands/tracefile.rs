@@ -96,7 +96,9 @@ fn analyze(
     }
     let a = analyze_sources(opts, &sources, threads, label)?;
     for e in &a.failed {
-        eprintln!("dbio: error: {e}; the report covers the other files");
+        crate::say::line(&format!(
+            "dbio: error: {e}; the report covers the other files"
+        ));
         *failed = true;
     }
     let mut r = a.report;
@@ -106,11 +108,13 @@ fn analyze(
 
 /// Refuses an AWR or Statspack report given as a trace: its profile would
 /// be empty, and `dbio awr` reads it. Only the first 64 KiB are looked at;
-/// a file that cannot be opened is left to the analysis to report.
+/// a file that cannot be opened is left to the analysis to report, and a
+/// descriptor (`/dev/fd/N`, a pipe) is not read ahead of the analysis.
 fn refuse_reports(path: &std::path::Path) -> anyhow::Result<()> {
     use std::io::Read;
-    let Ok(f) = std::fs::File::open(path) else {
-        return Ok(());
+    let f = match dbio_input::open(path) {
+        Ok(i) if i.origin == dbio_input::Origin::File => i.file,
+        _ => return Ok(()),
     };
     let mut head = Vec::with_capacity(64 << 10);
     if f.take(64 << 10).read_to_end(&mut head).is_err() {

@@ -415,7 +415,7 @@ fn adopt_matching(
             }
             let comm = comm_of(pid);
             if !quiet {
-                eprintln!("dbio watch: now watching pid {pid} ({comm})");
+                crate::say::line(&format!("dbio watch: now watching pid {pid} ({comm})"));
             }
             v.insert(comm);
             names.see(pid);
@@ -444,7 +444,9 @@ fn stream_tick(
     paths.refresh(watcher, lines.iter().map(|e| (e.pid, e.fd)));
     for e in &lines {
         let path = paths.get(watcher, e.pid, e.fd);
-        let _ = writeln!(out, "{}", stream_line(e, path.as_deref(), t0));
+        // A path and a process name are outside text (see crate::say).
+        let line = stream_line(e, path.as_deref(), t0);
+        let _ = writeln!(out, "{}", dbio_model::visible::visible(&line));
     }
     n
 }
@@ -534,10 +536,10 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         names.see(pid);
     }
     if !a.output.quiet {
-        eprintln!(
+        crate::say::line(&format!(
             "dbio watch: watching {} (Ctrl-C prints the summary)",
             name(&cfg)
-        );
+        ));
     }
     let start = Instant::now();
     let t0 = monotonic_ns();
@@ -596,7 +598,10 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                     attr.as_ref(),
                     &names,
                 );
-                eprint!("{}", dbio_report::watch::render_so_far(&r));
+                eprint!(
+                    "{}",
+                    dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(&r))
+                );
                 next_print = Some(at + Duration::from_nanos(i));
             }
         }
@@ -705,9 +710,9 @@ fn follow(
         if tgid_of(id) == Some(id) {
             let comm = comm_of(id);
             if !quiet {
-                eprintln!(
+                crate::say::line(&format!(
                     "dbio watch: now watching pid {id} ({comm}), forked by a watched process"
-                );
+                ));
             }
             processes.insert(id, comm);
             names.see(id);

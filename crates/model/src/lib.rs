@@ -31,6 +31,7 @@ pub mod series;
 pub mod stripe;
 pub mod trace;
 pub mod units;
+pub mod visible;
 pub mod watch;
 
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};

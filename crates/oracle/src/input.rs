@@ -3,8 +3,16 @@
 //!
 //! Every error names the input it is about, in one sentence, so the CLI can
 //! print it as it is.
+//!
+//! A file is opened by `dbio_input::open`: only a regular file is read by
+//! name (a FIFO with no writer would block the reader forever, a device
+//! may never end), `/dev/fd/N` and `/proc/self/fd/N` (a shell's `<(zcat
+//! x)`) read the descriptor they name. A file named on the command line is
+//! checked when the inputs are expanded, so that a FIFO there is refused
+//! before anything is read; a file is checked again when it is opened for
+//! reading, on its descriptor. Traces are streamed: nothing here caps
+//! their size.
 
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
@@ -65,6 +73,8 @@ pub fn expand(inputs: &[String]) -> io::Result<Vec<Source>> {
             files.sort();
             out.extend(files.into_iter().map(Source::File));
         } else if path.exists() {
+            // Opened once to refuse what is not a file; read later.
+            dbio_input::open(path)?;
             out.push(Source::File(path.to_path_buf()));
         } else if input.contains(['*', '?', '[']) {
             let paths = glob::glob(input)
@@ -92,9 +102,7 @@ pub fn expand(inputs: &[String]) -> io::Result<Vec<Source>> {
 pub fn open(src: &Source) -> io::Result<Box<dyn Read + Send>> {
     let raw: Box<dyn Read + Send> = match src {
         Source::Stdin => Box::new(io::stdin()),
-        Source::File(p) => {
-            Box::new(File::open(p).map_err(|e| err(format!("cannot open '{}': {e}", p.display())))?)
-        }
+        Source::File(p) => Box::new(dbio_input::open(p)?.file),
     };
     decompress(raw).map_err(|e| err(format!("cannot read '{}': {e}", src.name())))
 }

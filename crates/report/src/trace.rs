@@ -443,7 +443,13 @@ fn statements(r: &TraceReport) -> String {
         let text: String = if st.text.is_empty() {
             "(SQL text not in trace)".into()
         } else {
-            st.text.chars().take(60).collect()
+            // A tab in SQL text is layout: a space in this one-line
+            // preview (other control characters are escaped on output).
+            st.text
+                .chars()
+                .take(60)
+                .map(|c| if c == '\t' { ' ' } else { c })
+                .collect()
         };
         t.add_row(vec![
             st.key.clone(),

@@ -179,7 +179,10 @@ pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
                 let r = result(&cfg, &watcher.snapshot()?, &watcher, dev, start);
-                eprint!("{}", dbio_report::watch::render_so_far(&r));
+                eprint!(
+                    "{}",
+                    dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(&r))
+                );
                 next_print = Some(at + Duration::from_nanos(i));
             }
         }

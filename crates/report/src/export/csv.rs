@@ -1,4 +1,8 @@
-//! CSV: rows of named columns from the model (`crate::csv_out`).
+//! CSV: rows of named columns from the model (`crate::csv_out`). The
+//! whole document passes through [`dbio_model::visible::visible_lines`], as
+//! the table does: a CSV file is read with `cat` and `less` as often as
+//! with a spreadsheet, and its fields carry trace and report text as
+//! written. A newline inside a field stays (the writer quotes that field).
 
 use super::{ExportError, Exporter};
 use dbio_model::Outcome;
@@ -9,7 +13,7 @@ pub struct CsvExporter;
 
 impl Exporter for CsvExporter {
     fn export(&self, result: &Outcome) -> Result<String, ExportError> {
-        Ok(match result {
+        let text = match result {
             Outcome::Run(r) => crate::csv_out::to_csv(r)?,
             Outcome::Trace(t) => crate::csv_out::trace_csv(t)?,
             Outcome::TraceComparison(c) => crate::csv_out::trace_comparison_csv(c)?,
@@ -17,6 +21,7 @@ impl Exporter for CsvExporter {
             Outcome::AwrComparison(c) => crate::csv_out::awr_comparison_csv(c)?,
             Outcome::Comparison(c) => crate::compare::render::to_csv(c)?,
             Outcome::AwrTrend(t) => crate::awr_trend::csv(t)?,
-        })
+        };
+        Ok(dbio_model::visible::visible_lines(&text).into_owned())
     }
 }

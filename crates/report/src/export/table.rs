@@ -1,4 +1,7 @@
-//! The terminal tables.
+//! The terminal tables. The whole rendering passes through
+//! [`dbio_model::visible::visible_lines`]: SQL text, event and file names,
+//! AWR strings, host names and server messages reach cells from many
+//! renderers, and a terminal must print them, never obey them.
 
 use super::{ExportError, Exporter};
 use dbio_model::Outcome;
@@ -10,7 +13,7 @@ pub struct TableExporter;
 
 impl Exporter for TableExporter {
     fn export(&self, result: &Outcome) -> Result<String, ExportError> {
-        Ok(match result {
+        let text = match result {
             Outcome::Run(r) => crate::table::render(r),
             Outcome::Trace(t) => crate::trace::render(t),
             Outcome::TraceComparison(c) => crate::trace::render_comparison(c),
@@ -18,6 +21,7 @@ impl Exporter for TableExporter {
             Outcome::AwrComparison(c) => crate::awr::render_comparison(c),
             Outcome::Comparison(c) => crate::compare::render::render(c),
             Outcome::AwrTrend(t) => crate::awr_trend::render(t),
-        })
+        };
+        Ok(dbio_model::visible::visible_lines(&text).into_owned())
     }
 }
