@@ -71,10 +71,10 @@ pub fn open_dir(path: &Path) -> Result<OwnedFd, DirError> {
     .map_err(DirError::Os)
 }
 
-/// Opens the directory in which `path` names an entry (its parent, or the
-/// working directory for a bare name) and returns it with the entry's
-/// name; None for a path whose last component names no entry (`/`, `..`).
-pub fn open_parent(path: &Path) -> Option<(Result<OwnedFd, DirError>, &OsStr)> {
+/// The directory in which `path` names an entry (its parent, or `.` for a
+/// bare name) and the entry's name; None for a path whose last component
+/// names no entry (`/`, `..`, `a/.`).
+pub fn split_entry(path: &Path) -> Option<(&Path, &OsStr)> {
     let name = path.file_name()?;
     // `a/b/.` ends in "." and file_name() says "b": only a plain last
     // component names an entry (a trailing slash aside).
@@ -87,7 +87,7 @@ pub fn open_parent(path: &Path) -> Option<(Result<OwnedFd, DirError>, &OsStr)> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    Some((open_dir(parent), name))
+    Some((parent, name))
 }
 
 /// One step: the component `name` of `dir` itself (a link is not followed).
@@ -263,12 +263,12 @@ mod tests {
 
     #[test]
     fn the_parent_of_an_entry_and_paths_that_name_none() {
-        let (dir, name) = open_parent(Path::new("x.json")).unwrap();
-        assert!(dir.is_ok());
-        assert_eq!(name, "x.json");
-        assert!(open_parent(Path::new("/")).is_none());
-        assert!(open_parent(Path::new("a/..")).is_none());
-        assert!(open_parent(Path::new("a/b/.")).is_none());
-        assert_eq!(open_parent(Path::new("a/b/")).unwrap().1, "b");
+        let e = |p: &'static str| split_entry(Path::new(p));
+        assert_eq!(e("x.json"), Some((Path::new("."), OsStr::new("x.json"))));
+        assert_eq!(e("/d/x.json"), Some((Path::new("/d"), OsStr::new("x.json"))));
+        assert_eq!(e("a/b/"), Some((Path::new("a"), OsStr::new("b"))));
+        assert_eq!(e("/"), None);
+        assert_eq!(e("a/.."), None);
+        assert_eq!(e("a/b/."), None);
     }
 }
