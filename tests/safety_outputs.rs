@@ -1037,3 +1037,115 @@ fn safety_outputs_an_output_directory_through_another_users_link_is_refused() {
         assert!(names_in(cwd.path()).is_empty());
     }
 }
+
+/// Swaps two names with renameat2(RENAME_EXCHANGE) in a loop, as nobody,
+/// in a forked child, until dropped.
+struct Flipper {
+    pid: libc::pid_t,
+}
+
+impl Flipper {
+    fn start(a: &Path, b: &Path) -> Flipper {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::CString::new(a.as_os_str().as_bytes()).unwrap();
+        let b = std::ffi::CString::new(b.as_os_str().as_bytes()).unwrap();
+        // SAFETY: the child calls only raw system calls (no allocation, no
+        // locks) and never returns.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: raw system calls on valid C strings.
+            unsafe {
+                let n = libc::c_long::from(NOBODY as i32);
+                if libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) != 0
+                    || libc::syscall(libc::SYS_setresgid, n, n, n) != 0
+                    || libc::syscall(libc::SYS_setresuid, n, n, n) != 0
+                {
+                    libc::_exit(1);
+                }
+                loop {
+                    libc::syscall(
+                        libc::SYS_renameat2,
+                        libc::AT_FDCWD,
+                        a.as_ptr(),
+                        libc::AT_FDCWD,
+                        b.as_ptr(),
+                        libc::RENAME_EXCHANGE,
+                    );
+                }
+            }
+        }
+        Flipper { pid }
+    }
+}
+
+impl Drop for Flipper {
+    fn drop(&mut self) {
+        // SAFETY: kill and waitpid on our own child.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// See: issue 21 §9. The output's directory is swapped, 200 times over a
+/// run each, between nobody's own directory and nobody's link to a
+/// root-owned directory (renameat2 RENAME_EXCHANGE in a loop): each run
+/// either writes into nobody's directory or refuses the link with one
+/// sentence; the root-owned directory and its file are never touched.
+#[test]
+fn safety_outputs_race_an_output_directory_swapped_for_a_link_never_writes_the_victim() {
+    const TRIES: usize = 200;
+    if !is_root() {
+        return skip_this_test("needs root to race as another user");
+    }
+    let d = scratch();
+    let victim_dir = d.path().join("victim-dir");
+    std::fs::create_dir(&victim_dir).unwrap();
+    let victim = victim_dir.join("r.json");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let user = nobodys_dir(d.path());
+    let out = user.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::chown(&out, Some(NOBODY), Some(NOBODY)).unwrap();
+    or_skip!(plant_link(&victim_dir, &user.join("swap")));
+    let flipper = Flipper::start(&out, &user.join("swap"));
+    // The flipper runs: both states of `out` are seen (a bounded count of
+    // looks, not a time).
+    let (mut dirs, mut links) = (0, 0);
+    for _ in 0..10_000_000 {
+        match std::fs::symlink_metadata(&out) {
+            Ok(m) if m.is_dir() => dirs += 1,
+            Ok(m) if m.file_type().is_symlink() => links += 1,
+            _ => {}
+        }
+        if dirs > 0 && links > 0 {
+            break;
+        }
+    }
+    assert!(dirs > 0 && links > 0, "the flipper never swapped");
+    let (mut wrote, mut refused) = (0, 0);
+    for _ in 0..TRIES {
+        let run = dbio()
+            .args(QUICK)
+            .arg("--json")
+            .arg(out.join("r.json"))
+            .output()
+            .unwrap();
+        let err = stderr(&run);
+        match run.status.code() {
+            Some(0) => wrote += 1,
+            Some(2) => {
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(err.contains("is a symbolic link owned by uid 65534"), "{err}");
+                refused += 1;
+            }
+            other => panic!("dbio ended with {other:?}: {err}"),
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert_eq!(names_in(&victim_dir), ["r.json"]);
+    }
+    drop(flipper);
+    eprintln!("{TRIES} tries: {wrote} wrote into nobody's directory, {refused} refused the link");
+}
