@@ -796,17 +796,21 @@ fn safety_outputs_links_into_proc_root_are_replaced_never_followed() {
     for name in ["r.json", "r.csv", "r.html", "cal.json", "dbio_iops.csv"] {
         or_skip!(plant_link(&via_proc, &user.join(name)));
     }
-    let out = dbio()
-        .args(QUICK)
-        .arg("--json")
-        .arg(user.join("r.json"))
-        .arg("--csv")
-        .arg(user.join("r.csv"))
-        .arg("--html")
-        .arg(user.join("r.html"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    // One option a run: each on its own would reach the victim.
+    for (opt, name) in [("--json", "r.json"), ("--csv", "r.csv"), ("--html", "r.html")] {
+        let out = dbio()
+            .args(QUICK)
+            .arg(opt)
+            .arg(user.join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{opt}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "precious\n",
+            "{opt}"
+        );
+    }
     let data = d.path().join("data");
     std::fs::create_dir(&data).unwrap();
     let out = dbio()
@@ -818,6 +822,7 @@ fn safety_outputs_links_into_proc_root_are_replaced_never_followed() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
     let out = dbio()
         .arg("matrix")
         .arg(&data)
