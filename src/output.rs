@@ -143,7 +143,11 @@ impl AtomicFile {
         let old = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
         let dir = rustix::fs::fstat(&self.dir).ok()?;
         (FileType::from_raw_mode(old.st_mode) == FileType::RegularFile && old.st_uid == dir.st_uid)
-            .then_some((old.st_uid, old.st_gid, old.st_mode & dbio_engine::target::FILE_MODE))
+            .then_some((
+                old.st_uid,
+                old.st_gid,
+                old.st_mode & dbio_engine::target::FILE_MODE,
+            ))
     }
 
     /// Writes `bytes` to a temporary file, syncs it and renames it over
@@ -205,7 +209,11 @@ fn fd_path(path: &Path) -> Option<FdPath> {
         b"/dev/stderr" => return Some(FdPath::Fd(2)),
         _ => {}
     }
-    for prefix in [&b"/dev/fd/"[..], b"/proc/self/fd/", b"/proc/thread-self/fd/"] {
+    for prefix in [
+        &b"/dev/fd/"[..],
+        b"/proc/self/fd/",
+        b"/proc/thread-self/fd/",
+    ] {
         if let Some(rest) = s.strip_prefix(prefix) {
             let digits = !rest.is_empty() && rest.len() <= 9 && rest.iter().all(u8::is_ascii_digit);
             if digits {

@@ -797,7 +797,11 @@ fn safety_outputs_links_into_proc_root_are_replaced_never_followed() {
         or_skip!(plant_link(&via_proc, &user.join(name)));
     }
     // One option a run: each on its own would reach the victim.
-    for (opt, name) in [("--json", "r.json"), ("--csv", "r.csv"), ("--html", "r.html")] {
+    for (opt, name) in [
+        ("--json", "r.json"),
+        ("--csv", "r.csv"),
+        ("--html", "r.html"),
+    ] {
         let out = dbio()
             .args(QUICK)
             .arg(opt)
@@ -896,7 +900,11 @@ fn safety_outputs_links_to_a_fifo_and_a_socket_are_replaced_nothing_delivered() 
     let private = d.path().join("root-only");
     std::fs::create_dir(&private).unwrap();
     let fifo = private.join("f");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let sock = private.join("s");
     let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -907,8 +915,11 @@ fn safety_outputs_links_to_a_fifo_and_a_socket_are_replaced_nothing_delivered() 
         .custom_flags(libc::O_NONBLOCK)
         .open(&fifo)
         .unwrap();
-    std::fs::set_permissions(&private, std::os::unix::fs::PermissionsExt::from_mode(0o700))
-        .unwrap();
+    std::fs::set_permissions(
+        &private,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
     let user = nobodys_dir(d.path());
     or_skip!(plant_link(&fifo, &user.join("out.json")));
     or_skip!(plant_link(&sock, &user.join("out.csv")));
@@ -947,7 +958,11 @@ fn safety_outputs_links_to_a_fifo_and_a_socket_are_replaced_nothing_delivered() 
 fn safety_outputs_a_fifo_without_a_reader_fails_at_once() {
     let d = scratch();
     let fifo = d.path().join("results.fifo");
-    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
     let child = Command::new(dbio_path())
         .args(["bench", "--engine", "null", "--runtime", "60", "--quiet"])
         .arg("--json")
@@ -1143,7 +1158,10 @@ fn safety_outputs_race_an_output_directory_swapped_for_a_link_never_writes_the_v
             Some(0) => wrote += 1,
             Some(2) => {
                 assert_eq!(err.lines().count(), 1, "{err}");
-                assert!(err.contains("is a symbolic link owned by uid 65534"), "{err}");
+                assert!(
+                    err.contains("is a symbolic link owned by uid 65534"),
+                    "{err}"
+                );
                 refused += 1;
             }
             other => panic!("dbio ended with {other:?}: {err}"),

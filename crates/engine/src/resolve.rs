@@ -265,7 +265,10 @@ mod tests {
     fn the_parent_of_an_entry_and_paths_that_name_none() {
         let e = |p: &'static str| split_entry(Path::new(p));
         assert_eq!(e("x.json"), Some((Path::new("."), OsStr::new("x.json"))));
-        assert_eq!(e("/d/x.json"), Some((Path::new("/d"), OsStr::new("x.json"))));
+        assert_eq!(
+            e("/d/x.json"),
+            Some((Path::new("/d"), OsStr::new("x.json")))
+        );
         assert_eq!(e("a/b/"), Some((Path::new("a"), OsStr::new("b"))));
         assert_eq!(e("/"), None);
         assert_eq!(e("a/.."), None);

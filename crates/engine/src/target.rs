@@ -19,7 +19,10 @@
 //! a file renamed into its place by someone else is never removed; it is
 //! flock'ed while dbio runs, and a later run removes the ones whose process
 //! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
-//! written through only with `--overwrite`.
+//! written through only with `--overwrite`. A directory (the target's, or
+//! a new file's) is opened by [`crate::resolve`]: a link on the way is
+//! followed only when root or the user running dbio owns it, a magic link
+//! of /proc never. Every file created here is [`FILE_MODE`] at most.
 //!
 //! Block devices are opened by [`crate::blockdev`]: refused unless
 //! explicitly allowed, and always refused when they hold any signature or
@@ -31,8 +34,8 @@
 //! explicit [`Prepare`] choice.
 
 use crate::blockdev::{self, BlockDevicePolicy};
-use crate::resolve::DirError;
 use crate::buf::AlignedBuf;
+use crate::resolve::DirError;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
 use dbio_model::{DioAlignment, Durability, Prepare};
