@@ -3,19 +3,43 @@
 //! --save`, are written here and nowhere else, each rendered by its
 //! exporter (`dbio_report::export`) from the one top-level result.
 //!
-//! dbio runs as root on servers holding real data, so an output path is
-//! treated like a target: it is opened and checked before anything is
-//! measured (a bad path costs nothing), and it is never written through.
-//! A regular-file destination is written beside itself, in a temporary
-//! `.<name>.dbio-<pid>-<random>.partial` created with `O_CREAT|O_EXCL|
-//! O_NOFOLLOW` in the destination's directory (held open from validation
-//! to rename), synced, then renamed into place: a symlink named as the
-//! destination is replaced, never followed, and a full disk never leaves
-//! half a file. A character device, FIFO or socket (`/dev/null`, a pipe)
-//! is opened without `O_CREAT` and written as a stream, never replaced;
-//! `/dev/fd/N`, `/proc/self/fd/N` and `/dev/stdout` write through the
-//! descriptor itself, as a shell's `>&N` does; a destination that is
-//! standard output takes the table's place, as `-` does.
+//! dbio runs as root on servers holding real data, often in directories
+//! other users own, so an output path is treated like a target: it is
+//! opened and checked before anything is measured (a bad path costs
+//! nothing), and it is never written through.
+//!
+//! - Only names typed as a descriptor write to one: `-` and `/dev/stdout`
+//!   (standard output, taking the table's place), `/dev/stderr`,
+//!   `/dev/fd/N`, `/proc/self/fd/N` and `/proc/thread-self/fd/N` write
+//!   through descriptor N itself, as a shell's `>&N` does. They are matched
+//!   on the name as typed, never by following links: a link planted as
+//!   `out.json -> /proc/self/root/etc/passwd` or `-> /proc/PID/fd/N` is an
+//!   ordinary destination below, replaced and never followed. Any other
+//!   path in /proc is refused.
+//! - Every other destination's directory is opened by
+//!   [`dbio_engine::resolve`] (symbolic links followed only when root or
+//!   the user running dbio owns them, magic links never), and its last
+//!   component is examined in that directory without following it
+//!   (`statat(dir, name, AT_SYMLINK_NOFOLLOW)`).
+//! - Nothing there, a regular file, or a symbolic link (whatever it points
+//!   at: a file, /proc, a device, a FIFO, a socket) is replaced: written
+//!   beside itself, in a temporary `.<name>.dbio-<pid>-<random>.partial`
+//!   created with `O_CREAT|O_EXCL|O_NOFOLLOW` in the directory (held open
+//!   from validation to rename), synced, then renamed into place, so a full
+//!   disk never leaves half a file. The new file is rw-r--r-- at most,
+//!   whatever the umask.
+//! - A character device or FIFO the user named itself is opened relative
+//!   to the directory with `O_NOFOLLOW|O_NONBLOCK|O_NOCTTY` and written as
+//!   a stream, never replaced: a FIFO with no reader fails at once (ENXIO)
+//!   instead of hanging, and `O_NONBLOCK` is cleared once it is open. The
+//!   descriptor must be the node that was examined (fstat).
+//! - A socket the user named itself is opened `O_PATH|O_NOFOLLOW` relative
+//!   to the directory, checked the same way, and connected through
+//!   `/proc/self/fd/N` of that descriptor (as systemd's
+//!   `connect_unix_path` does): the socket connected is the inode checked,
+//!   and no link is followed on the way (a connect by name would follow a
+//!   link swapped into the last component).
+//! - A block device is refused.
 //!
 //! Findings (`dbio_report::findings`) are drawn from the report here,
 //! each time it is saved or printed.
@@ -33,7 +57,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// One destination, opened and checked.
@@ -77,32 +102,8 @@ fn temp_name(name: &OsStr) -> OsString {
 }
 
 impl AtomicFile {
-    /// Opens `path`'s directory and checks that a file can be created there.
-    fn open(shown: &str, path: &Path) -> anyhow::Result<AtomicFile> {
-        let Some(name) = path.file_name() else {
-            bail!("cannot write results to '{shown}': it does not name a file");
-        };
-        let dir_path = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let dir = rustix::fs::open(
-            dir_path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot write results to '{shown}': its directory '{}' cannot be opened: {}",
-                dir_path.display(),
-                std::io::Error::from(e)
-            )
-        })?;
-        if let Ok(st) = rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
-            if FileType::from_raw_mode(st.st_mode) == FileType::Directory {
-                bail!("cannot write results to '{shown}': it is a directory");
-            }
-        }
+    /// Checks that a file can be created in `dir` in place of `name`.
+    fn at(shown: &str, dir: OwnedFd, name: &OsStr) -> anyhow::Result<AtomicFile> {
         let f = AtomicFile {
             dir,
             name: name.to_os_string(),
@@ -123,7 +124,7 @@ impl AtomicFile {
             &self.dir,
             tmp,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
+            Mode::from_raw_mode(dbio_engine::target::FILE_MODE),
         )?)
     }
 
@@ -142,7 +143,11 @@ impl AtomicFile {
         let old = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
         let dir = rustix::fs::fstat(&self.dir).ok()?;
         (FileType::from_raw_mode(old.st_mode) == FileType::RegularFile && old.st_uid == dir.st_uid)
-            .then_some((old.st_uid, old.st_gid, old.st_mode & 0o666))
+            .then_some((
+                old.st_uid,
+                old.st_gid,
+                old.st_mode & dbio_engine::target::FILE_MODE,
+            ))
     }
 
     /// Writes `bytes` to a temporary file, syncs it and renames it over
@@ -183,46 +188,74 @@ impl AtomicFile {
     }
 }
 
-/// A destination that is a file descriptor rather than a file name.
+/// What a destination typed as a descriptor name is.
+#[derive(Debug, PartialEq, Eq)]
 enum FdPath {
     /// Descriptor N of this process.
     Fd(i32),
-    /// Something else under /proc (another process's descriptor).
+    /// Another path in /proc: refused.
     Proc,
 }
 
-/// Whether `path`, through ordinary symlinks, names a descriptor:
-/// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, or
-/// anything else in /proc. Such a path is never replaced.
+/// Whether `path`, as typed, names a descriptor: `/dev/stdout`,
+/// `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/thread-self/fd/N`
+/// (N decimal), or is any other path in /proc. No link is followed: a name
+/// that only leads to one of these through a link is a file name like any
+/// other.
 fn fd_path(path: &Path) -> Option<FdPath> {
-    let mut p = path.to_path_buf();
-    for _ in 0..40 {
-        let s = p.to_string_lossy();
-        let num = |rest: &str| rest.parse::<i32>().ok().map(FdPath::Fd);
-        match &*s {
-            "/dev/stdout" => return Some(FdPath::Fd(1)),
-            "/dev/stderr" => return Some(FdPath::Fd(2)),
-            _ => {}
-        }
-        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"] {
-            if let Some(rest) = s.strip_prefix(prefix) {
-                return num(rest).or(Some(FdPath::Proc));
+    let s = path.as_os_str().as_bytes();
+    match s {
+        b"/dev/stdout" => return Some(FdPath::Fd(1)),
+        b"/dev/stderr" => return Some(FdPath::Fd(2)),
+        _ => {}
+    }
+    for prefix in [
+        &b"/dev/fd/"[..],
+        b"/proc/self/fd/",
+        b"/proc/thread-self/fd/",
+    ] {
+        if let Some(rest) = s.strip_prefix(prefix) {
+            let digits = !rest.is_empty() && rest.len() <= 9 && rest.iter().all(u8::is_ascii_digit);
+            if digits {
+                return std::str::from_utf8(rest)
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                    .map(FdPath::Fd);
             }
         }
-        if s.starts_with("/proc/") {
-            return Some(FdPath::Proc);
-        }
-        let target = std::fs::read_link(&p).ok()?;
-        p = match p.parent() {
-            Some(dir) if target.is_relative() => dir.join(target),
-            _ => target,
-        };
     }
-    None
+    (s == b"/proc" || s.starts_with(b"/proc/")).then_some(FdPath::Proc)
 }
 
 fn same(a: &rustix::fs::Stat, b: &rustix::fs::Stat) -> bool {
     a.st_dev == b.st_dev && a.st_ino == b.st_ino
+}
+
+/// The sentence for a path in /proc that is not this process's descriptor.
+fn proc_refused(dest: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "cannot write results to '{dest}': dbio writes in /proc only to its own descriptors, named as /proc/self/fd/N or /dev/fd/N; name a file elsewhere"
+    )
+}
+
+/// Opens the directory of an output (or `--orion-csv`'s directory) by
+/// [`dbio_engine::resolve`]'s rules, one sentence on failure.
+pub fn open_dir(dest: &str, dir: &Path) -> anyhow::Result<OwnedFd> {
+    use dbio_engine::resolve::DirError;
+    let fd = dbio_engine::resolve::open_dir(dir).map_err(|e| match e {
+        DirError::Refused(why) => anyhow::anyhow!("cannot write results to '{dest}': {why}"),
+        DirError::Os(e) => anyhow::anyhow!(
+            "cannot write results to '{dest}': its directory '{}' cannot be opened: {}",
+            dir.display(),
+            std::io::Error::from(e)
+        ),
+    })?;
+    // /proc reached by a name that is not typed as /proc (`/dev/fd/x`, a
+    // link to /proc/self/fd).
+    if rustix::fs::fstatfs(&fd).is_ok_and(|s| s.f_type == rustix::fs::PROC_SUPER_MAGIC) {
+        return Err(proc_refused(dest));
+    }
+    Ok(fd)
 }
 
 impl Sink {
@@ -237,69 +270,76 @@ impl Sink {
         }
         match fd_path(path) {
             Some(FdPath::Fd(n)) => return Self::fd(dest, n),
-            Some(FdPath::Proc) => {
-                // Another process's descriptor: written in place, appended.
-                return rustix::fs::open(
-                    path,
-                    OFlags::WRONLY | OFlags::APPEND | OFlags::NOCTTY | OFlags::CLOEXEC,
-                    Mode::empty(),
-                )
-                .map_err(|e| {
-                    anyhow::anyhow!(
-                        "cannot write results to '{dest}': {}",
-                        std::io::Error::from(e)
-                    )
-                })
-                .and_then(|fd| Self::stream(File::from(fd)));
-            }
+            Some(FdPath::Proc) => return Err(proc_refused(dest)),
             None => {}
         }
-        let st = match rustix::fs::stat(path) {
-            Ok(st) => st,
-            // Nothing there, or a symlink to nothing: a new regular file
-            // (the symlink itself is replaced, its target never created).
-            Err(rustix::io::Errno::NOENT) => return Self::regular(dest, path),
-            Err(e) => bail!(
-                "cannot write results to '{dest}': {}",
-                std::io::Error::from(e)
-            ),
+        let Some((dir, name)) = dbio_engine::resolve::split_entry(path) else {
+            bail!("cannot write results to '{dest}': it does not name a file");
         };
-        let node = Identity::Node(st.st_dev, st.st_ino);
-        if rustix::fs::fstat(std::io::stdout()).is_ok_and(|o| same(&o, &st)) {
-            return Ok((Sink::Stdout, Identity::Stdout));
-        }
-        if rustix::fs::fstat(std::io::stderr()).is_ok_and(|o| same(&o, &st)) {
-            let fd = rustix::io::fcntl_dupfd_cloexec(std::io::stderr(), 3)?;
-            return Ok((Sink::Stream(File::from(fd)), node));
-        }
-        let stream = match FileType::from_raw_mode(st.st_mode) {
-            FileType::RegularFile => return Self::regular(dest, path),
+        Self::at(dest, open_dir(dest, dir)?, name)
+    }
+
+    /// Opens and checks the entry `name` of the directory `dir`, examined
+    /// without following it (see the module's documentation).
+    pub fn at(dest: &str, dir: OwnedFd, name: &OsStr) -> anyhow::Result<(Sink, Identity)> {
+        let fail = |e: std::io::Error| anyhow::anyhow!("cannot write results to '{dest}': {e}");
+        let st = match rustix::fs::statat(&dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => st,
+            Err(rustix::io::Errno::NOENT) => return Self::regular(dest, dir, name),
+            Err(e) => return Err(fail(e.into())),
+        };
+        let kind = FileType::from_raw_mode(st.st_mode);
+        match kind {
+            // A link is replaced, whatever it points at.
+            FileType::RegularFile | FileType::Symlink => {}
             FileType::Directory => bail!("cannot write results to '{dest}': it is a directory"),
             FileType::BlockDevice => bail!(
                 "cannot write results to '{dest}': it is a block device (results go to a file, a character device, a FIFO or a socket)"
             ),
-            FileType::Socket => std::os::unix::net::UnixStream::connect(path)
-                .map(|s| File::from(OwnedFd::from(s))),
-            // A character device or a FIFO: opened as it is, never
-            // created or truncated. A FIFO's open waits for its reader.
-            _ => rustix::fs::open(
-                path,
-                OFlags::WRONLY | OFlags::NOCTTY | OFlags::CLOEXEC,
-                Mode::empty(),
-            )
-            .map(File::from)
-            .map_err(std::io::Error::from),
+            _ => {}
+        }
+        let node = Identity::Node(st.st_dev, st.st_ino);
+        if kind != FileType::Symlink {
+            if rustix::fs::fstat(std::io::stdout()).is_ok_and(|o| same(&o, &st)) {
+                return Ok((Sink::Stdout, Identity::Stdout));
+            }
+            if rustix::fs::fstat(std::io::stderr()).is_ok_and(|o| same(&o, &st)) {
+                let fd = rustix::io::fcntl_dupfd_cloexec(std::io::stderr(), 3)?;
+                return Ok((Sink::Stream(File::from(fd)), node));
+            }
+        }
+        if matches!(kind, FileType::RegularFile | FileType::Symlink) {
+            return Self::regular(dest, dir, name);
+        }
+        let socket = kind == FileType::Socket;
+        let flags = if socket {
+            OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC
+        } else {
+            // A character device or a FIFO: opened as it is, never created
+            // or truncated, and never waited on.
+            OFlags::WRONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC
         };
-        let f = match stream {
-            Ok(f) => f,
-            Err(e) => bail!("cannot write results to '{dest}': {e}"),
+        let fd = match rustix::fs::openat(&dir, name, flags, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NXIO) if kind == FileType::Fifo => bail!(
+                "cannot write results to '{dest}': it is a FIFO with no reader (dbio does not wait for one: start the reader first)"
+            ),
+            Err(e) => return Err(fail(e.into())),
         };
-        // What was opened must be what was checked: a regular file swapped
-        // in between would be written over in place, not replaced.
-        let socket = FileType::from_raw_mode(st.st_mode) == FileType::Socket;
-        if !socket && !rustix::fs::fstat(&f).is_ok_and(|o| same(&o, &st)) {
+        // What was opened must be what was examined: anything swapped in
+        // between (a regular file, a link) is refused, not written.
+        if !rustix::fs::fstat(&fd).is_ok_and(|o| same(&o, &st) && o.st_mode == st.st_mode) {
             bail!("cannot write results to '{dest}': it changed while dbio opened it");
         }
+        let f = if socket {
+            let via = format!("/proc/self/fd/{}", fd.as_raw_fd());
+            let s = std::os::unix::net::UnixStream::connect(via).map_err(fail)?;
+            File::from(OwnedFd::from(s))
+        } else {
+            // O_NONBLOCK only kept the open from waiting; writes block.
+            rustix::fs::fcntl_setfl(&fd, OFlags::empty()).map_err(|e| fail(e.into()))?;
+            File::from(fd)
+        };
         Ok((Sink::Stream(f), node))
     }
 
@@ -327,8 +367,8 @@ impl Sink {
         Ok((Sink::Stream(f), Identity::Node(st.st_dev, st.st_ino)))
     }
 
-    fn regular(dest: &str, path: &Path) -> anyhow::Result<(Sink, Identity)> {
-        let f = AtomicFile::open(dest, path)?;
+    fn regular(dest: &str, dir: OwnedFd, name: &OsStr) -> anyhow::Result<(Sink, Identity)> {
+        let f = AtomicFile::at(dest, dir, name)?;
         let d = rustix::fs::fstat(&f.dir)?;
         let id = Identity::Name(d.st_dev, d.st_ino, f.name.clone());
         Ok((Sink::File(f), id))
@@ -592,23 +632,32 @@ mod tests {
     }
 
     #[test]
-    fn descriptor_paths_are_recognised_through_symlinks() {
+    fn descriptor_paths_are_recognised_as_typed_never_through_symlinks() {
         let d = tempfile::tempdir().unwrap();
         let link = d.path().join("out");
         std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
-        assert!(matches!(fd_path(&link), Some(FdPath::Fd(1))));
-        assert!(matches!(
-            fd_path(Path::new("/dev/fd/7")),
-            Some(FdPath::Fd(7))
-        ));
-        assert!(matches!(
-            fd_path(Path::new("/proc/self/fd/3")),
-            Some(FdPath::Fd(3))
-        ));
-        assert!(matches!(
-            fd_path(Path::new("/proc/1/fd/3")),
-            Some(FdPath::Proc)
-        ));
+        // A link that leads to a descriptor is a file name like any other
+        // (it is replaced, never followed).
+        assert_eq!(fd_path(&link), None);
+        assert_eq!(fd_path(Path::new("/dev/stdout")), Some(FdPath::Fd(1)));
+        assert_eq!(fd_path(Path::new("/dev/stderr")), Some(FdPath::Fd(2)));
+        assert_eq!(fd_path(Path::new("/dev/fd/7")), Some(FdPath::Fd(7)));
+        assert_eq!(fd_path(Path::new("/proc/self/fd/3")), Some(FdPath::Fd(3)));
+        assert_eq!(
+            fd_path(Path::new("/proc/thread-self/fd/12")),
+            Some(FdPath::Fd(12))
+        );
+        for other in [
+            "/proc/1/fd/3",
+            "/proc/self/root/etc/passwd",
+            "/proc/self/fd/3/x",
+            "/proc/self/fd/",
+            "/proc",
+        ] {
+            assert_eq!(fd_path(Path::new(other)), Some(FdPath::Proc), "{other}");
+        }
+        assert_eq!(fd_path(Path::new("/dev/fd/x")), None);
+        assert_eq!(fd_path(Path::new("/dev/./stdout")), None);
         assert!(fd_path(&d.path().join("plain.json")).is_none());
         let a = temp_name(OsStr::new("r.json"));
         let b = temp_name(OsStr::new("r.json"));

@@ -653,3 +653,210 @@ fn safety_files_without_proc_a_duplicate_serves_or_the_job_is_refused() {
     );
     assert!(dbio_files(d.path()).is_empty());
 }
+
+// See: issue 21 §9. A directory named through a symbolic link is followed
+// only when root or the user running dbio owns the link (the kernel's
+// protected_symlinks rule, everywhere), a magic link of /proc never; and
+// every file dbio creates is rw-r--r-- at most, whatever the umask.
+
+/// A directory owned by nobody inside `d`, and a link in it, planted by
+/// nobody, to `target`; Err when setpriv cannot run.
+fn nobodys_link_to(d: &Path, target: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    // The scratch directory is rwx------: nobody needs to search it.
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).unwrap();
+    let user = d.join("user");
+    fs::create_dir(&user).unwrap();
+    std::os::unix::fs::chown(&user, Some(65534), Some(65534)).unwrap();
+    let link = user.join("data");
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg("ln")
+        .arg("-s")
+        .arg(target)
+        .arg(&link)
+        .output()
+        .map_err(|e| format!("setpriv: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ln -s as nobody failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    assert_eq!(fs::symlink_metadata(&link).unwrap().uid(), 65534);
+    Ok(link)
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// bench's and lgwr's target directory reached through a link nobody
+/// planted: refused with one sentence naming the link and its owner,
+/// nothing created where it points; the same link owned by root is
+/// followed.
+#[test]
+fn safety_files_a_target_directory_through_another_users_link_is_refused() {
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let elsewhere = d.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let link = or_skip!(nobodys_link_to(d.path(), &elsewhere));
+    let bench = [
+        "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet", "--keep",
+    ];
+    let lgwr = [
+        "lgwr",
+        "--sessions",
+        "1",
+        "--commits",
+        "20",
+        "--file-size",
+        "128k",
+        "--max-write",
+        "64k",
+        "--files",
+        "2",
+        "--quiet",
+        "--keep",
+    ];
+    for args in [&bench[..], &lgwr[..]] {
+        let out = dbio().args(args).arg(&link).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(&format!(
+                "{} is a symbolic link owned by uid 65534, neither root nor the user running dbio",
+                link.display()
+            )),
+            "{args:?}: {err}"
+        );
+        assert!(entries(&elsewhere).is_empty(), "{args:?}: files made");
+    }
+    // The same link owned by root: followed, the kept files are there.
+    std::os::unix::fs::lchown(&link, Some(0), Some(0)).unwrap();
+    for args in [&bench[..], &lgwr[..]] {
+        let out = dbio().args(args).arg(&link).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(entries(&elsewhere).len() >= 3, "{:?}", entries(&elsewhere));
+}
+
+/// A magic link of /proc as the target directory is refused, whoever owns
+/// it (it leads to whatever a process has open, not to a name).
+#[test]
+fn safety_files_a_magic_link_as_the_directory_is_refused() {
+    let cwd = scratch();
+    let d = scratch();
+    let own_link = d.path().join("cwd");
+    std::os::unix::fs::symlink("/proc/self/cwd", &own_link).unwrap();
+    for target in [Path::new("/proc/self/cwd"), &own_link, &own_link.join(".")] {
+        let out = dbio()
+            .current_dir(cwd.path())
+            .args([
+                "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+            ])
+            .arg(target)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", target.display());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains("is a magic link of /proc") && err.contains("dbio never follows one"),
+            "{}: {err}",
+            target.display()
+        );
+        assert!(entries(cwd.path()).is_empty(), "{:?}", entries(cwd.path()));
+    }
+}
+
+/// Under umask 000, the results, a kept scratch file and kept log files
+/// have no group or world write bit (rw-r--r-- at most).
+#[test]
+fn safety_files_umask_000_makes_no_world_writable_file() {
+    use std::os::unix::process::CommandExt;
+    let d = scratch();
+    let out_dir = scratch();
+    let runs: Vec<Vec<std::ffi::OsString>> = vec![
+        vec![
+            "bench".into(),
+            "--rw".into(),
+            "write".into(),
+            "--size".into(),
+            "1m".into(),
+            "--bs".into(),
+            "4k".into(),
+            "--ops".into(),
+            "16".into(),
+            "--keep".into(),
+            "--json".into(),
+            out_dir.path().join("bench.json").into(),
+            d.path().into(),
+        ],
+        vec![
+            "lgwr".into(),
+            "--sessions".into(),
+            "1".into(),
+            "--commits".into(),
+            "20".into(),
+            "--file-size".into(),
+            "128k".into(),
+            "--max-write".into(),
+            "64k".into(),
+            "--files".into(),
+            "2".into(),
+            "--keep".into(),
+            "--csv".into(),
+            out_dir.path().join("lgwr.csv").into(),
+            d.path().into(),
+        ],
+    ];
+    for args in runs {
+        let mut cmd = Command::new(dbio_path());
+        cmd.args(&args)
+            .arg("--quiet")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // SAFETY: umask is async-signal-safe and touches only the child.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::umask(0);
+                Ok(())
+            });
+        }
+        let out = wait_output_within(cmd.spawn().unwrap(), Duration::from_secs(60));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut seen = 0;
+    for dir in [d.path(), out_dir.path()] {
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            let mode = e.metadata().unwrap().mode() & 0o7777;
+            assert_eq!(
+                mode & !0o644,
+                0,
+                "{} is {mode:o} under umask 000",
+                e.path().display()
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen >= 5, "kept files and results: {seen}");
+}

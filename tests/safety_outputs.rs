@@ -91,12 +91,33 @@ fn safety_outputs_a_character_device_stays_a_device() {
     assert_eq!(names_in(d.path()), ["null"]);
 }
 
+/// See: issue 21 §2. A link that leads to standard output is a file name
+/// like any other: replaced by the results, never followed (only a name
+/// typed as a descriptor, such as /dev/stdout itself, writes to one).
 #[test]
-fn safety_outputs_a_symlink_to_dev_stdout_writes_to_standard_output() {
+fn safety_outputs_a_symlink_to_dev_stdout_is_replaced_not_followed() {
     let d = scratch();
     let link = d.path().join("to-stdout");
     std::os::unix::fs::symlink("/dev/stdout", &link).unwrap();
     let out = dbio().args(QUICK).arg("--csv").arg(&link).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !text.contains("job,op,ops,") && text.contains("bench"),
+        "standard output holds the table, not the CSV: {text}"
+    );
+    let m = std::fs::symlink_metadata(&link).unwrap();
+    assert!(m.is_file(), "the symlink is replaced by a regular file");
+    assert!(std::fs::read_to_string(&link)
+        .unwrap()
+        .starts_with("job,op,ops,"));
+    assert_eq!(names_in(d.path()), ["to-stdout"]);
+    // Typed as a descriptor name, standard output takes the CSV.
+    let out = dbio()
+        .args(QUICK)
+        .args(["--csv", "/dev/stdout"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("job,op,ops,"), "{text}");
@@ -104,10 +125,6 @@ fn safety_outputs_a_symlink_to_dev_stdout_writes_to_standard_output() {
         !text.contains("lat (usec)") && text.lines().count() < 10,
         "standard output holds the CSV, not the table too: {text}"
     );
-    let m = std::fs::symlink_metadata(&link).unwrap();
-    assert!(m.file_type().is_symlink(), "the symlink was replaced");
-    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/stdout"));
-    assert_eq!(names_in(d.path()), ["to-stdout"]);
 }
 
 #[test]
@@ -135,12 +152,49 @@ fn safety_outputs_a_descriptor_path_is_written_where_it_stands() {
     assert_eq!(names_in(d.path()), ["three.json"]);
 }
 
+/// Opens the read end of `fifo` without waiting for a writer and reads it
+/// on a thread, once a writer has come, to its end. The read end is open
+/// before this returns, so a writer started afterwards finds its reader.
+fn read_fifo(fifo: &Path) -> std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(fifo)
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::os::fd::AsRawFd;
+        let fd = f.as_raw_fd();
+        // Blocking from here; poll waits for the first writer (a read now
+        // would see end-of-file: no writer yet).
+        // SAFETY: fcntl and poll on a descriptor this thread owns.
+        unsafe {
+            libc::fcntl(fd, libc::F_SETFL, 0);
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            libc::poll(&mut p, 1, -1);
+        }
+        let mut v = Vec::new();
+        let _ = tx.send(f.read_to_end(&mut v).map(|_| v));
+    });
+    rx
+}
+
+/// A FIFO the user names, with its reader started first, is written as a
+/// stream. (A FIFO without a reader fails at once: see
+/// `safety_outputs_a_fifo_without_a_reader_fails_at_once`.)
 #[test]
 fn safety_outputs_a_fifo_is_written_as_a_stream() {
     let d = scratch();
     let fifo = d.path().join("results.fifo");
     let st = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(st.success());
+    let got = read_fifo(&fifo);
     let child = Command::new(dbio_path())
         .args(QUICK)
         .arg("--json")
@@ -149,19 +203,11 @@ fn safety_outputs_a_fifo_is_written_as_a_stream() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The reader opens the FIFO (waiting for dbio to open its end) and
-    // reads to the end; a FIFO replaced by a file is never opened by dbio,
-    // so the reader is given a deadline rather than trusted to finish.
-    let (tx, rx) = std::sync::mpsc::channel();
-    let path = fifo.clone();
-    std::thread::spawn(move || {
-        let _ = tx.send(std::fs::read(&path));
-    });
-    let got = rx.recv_timeout(Duration::from_secs(60));
     let out = crate::util::wait_output_within(child, Duration::from_secs(60));
     assert!(out.status.success(), "{}", stderr(&out));
     let bytes = got
-        .expect("dbio never opened the FIFO")
+        .recv_timeout(Duration::from_secs(60))
+        .expect("dbio never wrote the FIFO")
         .expect("reading the FIFO");
     assert_eq!(json(&bytes)["jobs"][0]["read"]["ops"].as_u64(), Some(200));
     let m = std::fs::symlink_metadata(&fifo).unwrap();
@@ -680,4 +726,449 @@ fn safety_outputs_a_replaced_file_keeps_its_owner_and_mode_only_from_the_directo
         "a planted file does not choose the owner"
     );
     assert_eq!(p.mode() & 0o7777, 0o644, "nor the mode");
+}
+
+// See: issue 21 §1, §2, §5 and §9. The attacker is uid 65534 (nobody),
+// who owns a directory where root writes results and plants links there.
+
+/// The unprivileged attacker's uid and gid.
+const NOBODY: u32 = 65534;
+
+/// A directory owned by nobody inside `d` (as a user's own directory).
+fn nobodys_dir(d: &Path) -> std::path::PathBuf {
+    // The scratch directory is rwx------: nobody needs to search it.
+    std::fs::set_permissions(d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let u = d.join("user");
+    std::fs::create_dir(&u).unwrap();
+    std::os::unix::fs::chown(&u, Some(NOBODY), Some(NOBODY)).unwrap();
+    u
+}
+
+/// Runs `args` as nobody (setpriv); Err when setpriv cannot run.
+fn as_nobody(args: &[&std::ffi::OsStr]) -> Result<std::process::Output, String> {
+    Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(args)
+        .output()
+        .map_err(|e| format!("setpriv: {e}"))
+}
+
+/// Plants the symbolic link `link -> target` as nobody.
+fn plant_link(target: &Path, link: &Path) -> Result<(), String> {
+    let out = as_nobody(&["ln".as_ref(), "-s".as_ref(), target.as_ref(), link.as_ref()])?;
+    if !out.status.success() {
+        return Err(format!("ln -s as nobody failed: {}", stderr(&out)));
+    }
+    let m = std::fs::symlink_metadata(link).unwrap();
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&m), NOBODY);
+    Ok(())
+}
+
+/// A root-owned file nobody may read but must never be able to change.
+fn victim_in(d: &Path) -> std::path::PathBuf {
+    let v = d.join("victim");
+    std::fs::write(&v, "precious\n").unwrap();
+    std::fs::set_permissions(&v, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    v
+}
+
+/// Asserts that `dest` is now a regular file dbio wrote (the planted link
+/// replaced) holding `starts`.
+fn assert_replaced(dest: &Path, starts: &str) {
+    let m = std::fs::symlink_metadata(dest).unwrap();
+    assert!(m.is_file(), "{} is still a link", dest.display());
+    let text = std::fs::read_to_string(dest).unwrap();
+    assert!(text.starts_with(starts), "{}: {text:.200}", dest.display());
+}
+
+/// A link planted to /proc/self/root/<victim> under every output option
+/// (bench's --json, --csv, --html, calibrate --save, matrix's
+/// dbio_iops.csv): each is replaced, the victim never written.
+#[test]
+fn safety_outputs_links_into_proc_root_are_replaced_never_followed() {
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let victim = victim_in(d.path());
+    let user = nobodys_dir(d.path());
+    let via_proc = Path::new("/proc/self/root").join(victim.strip_prefix("/").unwrap());
+    for name in ["r.json", "r.csv", "r.html", "cal.json", "dbio_iops.csv"] {
+        or_skip!(plant_link(&via_proc, &user.join(name)));
+    }
+    // One option a run: each on its own would reach the victim.
+    for (opt, name) in [
+        ("--json", "r.json"),
+        ("--csv", "r.csv"),
+        ("--html", "r.html"),
+    ] {
+        let out = dbio()
+            .args(QUICK)
+            .arg(opt)
+            .arg(user.join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{opt}: {}", stderr(&out));
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "precious\n",
+            "{opt}"
+        );
+    }
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let out = dbio()
+        .arg("calibrate")
+        .arg(&data)
+        .args(["--size", "1m", "--samples", "10", "--runtime", "100ms"])
+        .args(["--quiet", "--save"])
+        .arg(user.join("cal.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    let out = dbio()
+        .arg("matrix")
+        .arg(&data)
+        .args(["--engine", "null", "--small", "1", "--large", "0"])
+        .args(["--point-time", "0.05", "--warmup", "0", "--size", "8m"])
+        .args(["--quiet", "--orion-csv"])
+        .arg(&user)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_replaced(&user.join("r.json"), "{");
+    assert_replaced(&user.join("r.csv"), "job,op,");
+    assert_replaced(&user.join("r.html"), "<!DOCTYPE html>");
+    assert_replaced(&user.join("cal.json"), "{");
+    assert_replaced(&user.join("dbio_iops.csv"), "");
+}
+
+/// A link planted to /proc/PID/fd/N of the attacker's own process, which
+/// holds a read-only descriptor of the victim: replaced, never reopened
+/// for writing.
+#[test]
+fn safety_outputs_a_link_to_another_process_descriptor_is_replaced() {
+    use std::io::BufRead;
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let victim = victim_in(d.path());
+    let user = nobodys_dir(d.path());
+    let dest = user.join("out.csv");
+    // The attacker opens the victim read-only as descriptor 3, links to
+    // it through /proc, says so and waits.
+    let script = r#"exec 3<"$1" && ln -s "/proc/$$/fd/3" "$2" && echo ready && exec sleep 120"#;
+    let mut attacker = match Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(["sh", "-c", script, "sh"])
+        .arg(&victim)
+        .arg(&dest)
+        .stdout(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => return skip_this_test(&format!("setpriv: {e}")),
+    };
+    let mut line = String::new();
+    std::io::BufReader::new(attacker.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line, "ready\n", "the attacker could not plant its link");
+    let link = std::fs::read_link(&dest).unwrap();
+    let out = dbio().args(QUICK).arg("--csv").arg(&dest).output().unwrap();
+    let _ = attacker.kill();
+    let _ = attacker.wait();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(link.starts_with("/proc/"), "{}", link.display());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert_replaced(&dest, "job,op,");
+}
+
+/// Links to a FIFO with a reader waiting and to a listening Unix socket in
+/// a root-only directory: both replaced, nothing delivered to either.
+#[test]
+fn safety_outputs_links_to_a_fifo_and_a_socket_are_replaced_nothing_delivered() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let private = d.path().join("root-only");
+    std::fs::create_dir(&private).unwrap();
+    let fifo = private.join("f");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let sock = private.join("s");
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    // A reader waiting on the FIFO: a writer that followed the link would
+    // find it and deliver the JSON.
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    std::fs::set_permissions(
+        &private,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let user = nobodys_dir(d.path());
+    or_skip!(plant_link(&fifo, &user.join("out.json")));
+    or_skip!(plant_link(&sock, &user.join("out.csv")));
+    let child = Command::new(dbio_path())
+        .args(QUICK)
+        .arg("--json")
+        .arg(user.join("out.json"))
+        .arg("--csv")
+        .arg(user.join("out.csv"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::util::wait_output_within(child, Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut got = Vec::new();
+    // No writer ever opened it: end of file, or nothing yet (EAGAIN).
+    let _ = reader.read_to_end(&mut got);
+    assert!(got.is_empty(), "the FIFO received {} bytes", got.len());
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("the socket was connected to: {other:?}"),
+    }
+    assert_replaced(&user.join("out.json"), "{");
+    assert_replaced(&user.join("out.csv"), "job,op,");
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+}
+
+/// A FIFO at the --json path with nobody reading it: one sentence and exit
+/// status 2, at once, before anything is measured (it used to block in
+/// open). The deadline only keeps a regression from hanging the suite.
+#[test]
+fn safety_outputs_a_fifo_without_a_reader_fails_at_once() {
+    let d = scratch();
+    let fifo = d.path().join("results.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let child = Command::new(dbio_path())
+        .args(["bench", "--engine", "null", "--runtime", "60", "--quiet"])
+        .arg("--json")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = crate::util::wait_output_within(child, Duration::from_secs(50));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "dbio: error: cannot write results to '{}': it is a FIFO with no reader",
+            fifo.display()
+        )),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing measured");
+    assert_eq!(names_in(d.path()), ["results.fifo"]);
+}
+
+/// An output's directory reached through a link owned by nobody is
+/// refused with one sentence naming the link and its owner; the same link
+/// owned by root is followed. A magic link (/proc/self/cwd) is refused
+/// whoever owns it, and any /proc path but a descriptor of dbio's own.
+#[test]
+fn safety_outputs_an_output_directory_through_another_users_link_is_refused() {
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let elsewhere = d.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let user = nobodys_dir(d.path());
+    let link = user.join("reports");
+    or_skip!(plant_link(&elsewhere, &link));
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(link.join("r.json"))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} is a symbolic link owned by uid 65534",
+            link.display()
+        )),
+        "{err}"
+    );
+    assert!(names_in(&elsewhere).is_empty());
+    // The same link, owned by root: followed.
+    std::os::unix::fs::lchown(&link, Some(0), Some(0)).unwrap();
+    let out = dbio()
+        .args(QUICK)
+        .arg("--json")
+        .arg(link.join("r.json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(names_in(&elsewhere), ["r.json"]);
+    // A magic link, even root's own, and other /proc paths.
+    let cwd = scratch();
+    let magic = d.path().join("magic");
+    std::os::unix::fs::symlink("/proc/self/cwd", &magic).unwrap();
+    for (dest, says) in [
+        (magic.join("r.json"), "is a magic link of /proc"),
+        (
+            Path::new("/proc/self/cwd/r.json").to_path_buf(),
+            "dbio writes in /proc only to its own descriptors",
+        ),
+        (
+            Path::new("/proc/1/fd/1").to_path_buf(),
+            "dbio writes in /proc only to its own descriptors",
+        ),
+    ] {
+        let out = dbio()
+            .current_dir(cwd.path())
+            .args(QUICK)
+            .arg("--json")
+            .arg(&dest)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{}: {err}", dest.display());
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains(says), "{}: {err}", dest.display());
+        assert!(names_in(cwd.path()).is_empty());
+    }
+}
+
+/// Swaps two names with renameat2(RENAME_EXCHANGE) in a loop, as nobody,
+/// in a forked child, until dropped.
+struct Flipper {
+    pid: libc::pid_t,
+}
+
+impl Flipper {
+    fn start(a: &Path, b: &Path) -> Flipper {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::CString::new(a.as_os_str().as_bytes()).unwrap();
+        let b = std::ffi::CString::new(b.as_os_str().as_bytes()).unwrap();
+        // SAFETY: the child calls only raw system calls (no allocation, no
+        // locks) and never returns.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: raw system calls on valid C strings.
+            unsafe {
+                let n = libc::c_long::from(NOBODY as i32);
+                if libc::syscall(libc::SYS_setgroups, 0, std::ptr::null::<libc::gid_t>()) != 0
+                    || libc::syscall(libc::SYS_setresgid, n, n, n) != 0
+                    || libc::syscall(libc::SYS_setresuid, n, n, n) != 0
+                {
+                    libc::_exit(1);
+                }
+                loop {
+                    libc::syscall(
+                        libc::SYS_renameat2,
+                        libc::AT_FDCWD,
+                        a.as_ptr(),
+                        libc::AT_FDCWD,
+                        b.as_ptr(),
+                        libc::RENAME_EXCHANGE,
+                    );
+                }
+            }
+        }
+        Flipper { pid }
+    }
+}
+
+impl Drop for Flipper {
+    fn drop(&mut self) {
+        // SAFETY: kill and waitpid on our own child.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// See: issue 21 §9. The output's directory is swapped, 200 times over a
+/// run each, between nobody's own directory and nobody's link to a
+/// root-owned directory (renameat2 RENAME_EXCHANGE in a loop): each run
+/// either writes into nobody's directory or refuses the link with one
+/// sentence; the root-owned directory and its file are never touched.
+#[test]
+fn safety_outputs_race_an_output_directory_swapped_for_a_link_never_writes_the_victim() {
+    const TRIES: usize = 200;
+    if !is_root() {
+        return skip_this_test("needs root to race as another user");
+    }
+    let d = scratch();
+    let victim_dir = d.path().join("victim-dir");
+    std::fs::create_dir(&victim_dir).unwrap();
+    let victim = victim_dir.join("r.json");
+    std::fs::write(&victim, "precious\n").unwrap();
+    let user = nobodys_dir(d.path());
+    let out = user.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::os::unix::fs::chown(&out, Some(NOBODY), Some(NOBODY)).unwrap();
+    or_skip!(plant_link(&victim_dir, &user.join("swap")));
+    let flipper = Flipper::start(&out, &user.join("swap"));
+    // The flipper runs: both states of `out` are seen (a bounded count of
+    // looks, not a time).
+    let (mut dirs, mut links) = (0, 0);
+    for _ in 0..10_000_000 {
+        match std::fs::symlink_metadata(&out) {
+            Ok(m) if m.is_dir() => dirs += 1,
+            Ok(m) if m.file_type().is_symlink() => links += 1,
+            _ => {}
+        }
+        if dirs > 0 && links > 0 {
+            break;
+        }
+    }
+    assert!(dirs > 0 && links > 0, "the flipper never swapped");
+    let (mut wrote, mut refused) = (0, 0);
+    for _ in 0..TRIES {
+        let run = dbio()
+            .args(QUICK)
+            .arg("--json")
+            .arg(out.join("r.json"))
+            .output()
+            .unwrap();
+        let err = stderr(&run);
+        match run.status.code() {
+            Some(0) => wrote += 1,
+            Some(2) => {
+                assert_eq!(err.lines().count(), 1, "{err}");
+                assert!(
+                    err.contains("is a symbolic link owned by uid 65534"),
+                    "{err}"
+                );
+                refused += 1;
+            }
+            other => panic!("dbio ended with {other:?}: {err}"),
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+        assert_eq!(names_in(&victim_dir), ["r.json"]);
+    }
+    drop(flipper);
+    eprintln!("{TRIES} tries: {wrote} wrote into nobody's directory, {refused} refused the link");
 }

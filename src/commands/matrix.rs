@@ -102,25 +102,38 @@ fn stripe_plan(
     Ok(Some(plan))
 }
 
-/// ORION's three files, opened (and checked) before anything is measured.
+/// ORION's three files, opened (and checked) before anything is measured:
+/// each is created relative to one descriptor of the directory (opened by
+/// `dbio_engine::resolve`'s rules), and a file or link already there under
+/// an ORION name is replaced, never followed.
 fn orion_sinks(a: &MatrixArgs) -> anyhow::Result<Option<[(String, Sink); 3]>> {
     let Some(dir) = &a.orion_csv else {
         return Ok(None);
     };
-    if !dir.is_dir() {
-        anyhow::bail!(
-            "--orion-csv {} is not a directory; name an existing directory for the ORION files",
-            dir.display()
-        );
-    }
     let name = &a.orion_name;
     if name.is_empty() || name.contains('/') || name.starts_with('.') {
         anyhow::bail!("--orion-name must be a plain file-name prefix, not '{name}'");
     }
+    let fd = dbio_engine::resolve::open_dir(dir).map_err(|e| {
+        use dbio_engine::resolve::DirError;
+        match e {
+            DirError::Os(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => anyhow::anyhow!(
+                "--orion-csv {} is not a directory; name an existing directory for the ORION files",
+                dir.display()
+            ),
+            DirError::Os(e) => anyhow::anyhow!(
+                "--orion-csv {} cannot be opened: {}",
+                dir.display(),
+                std::io::Error::from(e)
+            ),
+            DirError::Refused(why) => anyhow::anyhow!("--orion-csv {}: {why}", dir.display()),
+        }
+    })?;
     let open = |suffix: &str| -> anyhow::Result<(String, Sink)> {
-        let p = dir.join(format!("{name}_{suffix}.csv"));
-        let shown = p.display().to_string();
-        let (sink, _) = Sink::open(&shown, &p)?;
+        let file = format!("{name}_{suffix}.csv");
+        let shown = dir.join(&file).display().to_string();
+        let fd = rustix::io::fcntl_dupfd_cloexec(&fd, 3)?;
+        let (sink, _) = Sink::at(&shown, fd, std::ffi::OsStr::new(&file))?;
         Ok((shown, sink))
     };
     Ok(Some([open("iops")?, open("mbps")?, open("lat")?]))

@@ -24,6 +24,7 @@ pub mod job;
 pub mod live;
 pub mod matrix;
 pub mod recorder;
+pub mod resolve;
 pub mod runner;
 pub mod rusage;
 pub mod series;

@@ -19,7 +19,10 @@
 //! a file renamed into its place by someone else is never removed; it is
 //! flock'ed while dbio runs, and a later run removes the ones whose process
 //! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
-//! written through only with `--overwrite`.
+//! written through only with `--overwrite`. A directory (the target's, or
+//! a new file's) is opened by [`crate::resolve`]: a link on the way is
+//! followed only when root or the user running dbio owns it, a magic link
+//! of /proc never. Every file created here is [`FILE_MODE`] at most.
 //!
 //! Block devices are opened by [`crate::blockdev`]: refused unless
 //! explicitly allowed, and always refused when they hold any signature or
@@ -32,6 +35,7 @@
 
 use crate::blockdev::{self, BlockDevicePolicy};
 use crate::buf::AlignedBuf;
+use crate::resolve::DirError;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
 use dbio_model::{DioAlignment, Durability, Prepare};
@@ -50,6 +54,11 @@ use std::sync::Arc;
 /// Seed of the pattern a pre-written file holds (1 MiB chunks of
 /// `AlignedBuf::patterned(1 MiB, PREWRITE_SEED)`).
 pub const PREWRITE_SEED: u64 = 0xdb10;
+
+/// The mode of every file dbio creates for the user (a target, a kept
+/// temporary file, a log file): rw-r--r--. The umask can narrow it, never
+/// widen it.
+pub const FILE_MODE: u32 = 0o644;
 
 /// Name of the extended attribute that marks files dbio created.
 pub const MARK_XATTR: &str = "user.dbio";
@@ -184,26 +193,26 @@ fn lookup_error(op: &str, p: &Path, e: Errno) -> EngineError {
     }
 }
 
-/// Opens the directory `p` once (following symbolic links: a directory is
-/// only ever used through this descriptor).
+/// Opens the directory `p` once, by [`crate::resolve`]'s rules (a
+/// symbolic link is followed only when root or the user running dbio owns
+/// it, a magic link of /proc never): a directory is only ever used through
+/// this descriptor.
 fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
-    rustix::fs::openat(
-        CWD,
-        p,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .map_err(|e| match e {
-        Errno::NOENT => {
+    crate::resolve::open_dir(p).map_err(|e| match e {
+        DirError::Refused(why) => EngineError::Refused(why),
+        DirError::Os(Errno::NOENT) => {
             EngineError::Invalid(format!("the directory {} does not exist", p.display()))
         }
-        Errno::NOTDIR => EngineError::Invalid(format!("{} is not a directory", p.display())),
-        e => lookup_error("opening the directory", p, e),
+        DirError::Os(Errno::NOTDIR) => {
+            EngineError::Invalid(format!("{} is not a directory", p.display()))
+        }
+        DirError::Os(e) => lookup_error("opening the directory", p, e),
     })
 }
 
 /// Checks that `p` is a directory dbio can open, with one sentence that
-/// names the problem (missing, not a directory, a loop of symbolic links).
+/// names the problem (missing, not a directory, a loop of symbolic links,
+/// a link dbio does not follow).
 pub fn check_dir(p: &Path) -> Result<(), EngineError> {
     open_dir(p).map(drop)
 }
@@ -374,7 +383,9 @@ impl Target {
             &dir,
             name,
             OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
+            // Never wider than rw-r--r--, whatever the umask (000 would
+            // otherwise make a kept file world-writable).
+            Mode::from_raw_mode(FILE_MODE),
         )
         .map_err(|e| lookup_error("creating the target", &path, e))?;
         let anchor = File::from(fd);

@@ -316,23 +316,40 @@ impl LogLocation {
 }
 
 /// Whether dbio can create (and remove) a file in `dir`; the error is one
-/// sentence.
+/// sentence. The directory is opened by `dbio_engine::resolve`'s rules
+/// (as the log writer's run will open it), and the probe is made and
+/// removed under that descriptor, rw------- whatever the umask.
 pub fn check_writable(dir: &Path) -> Result<(), String> {
-    if !dir.is_dir() {
-        return Err(format!("{} is not a directory", dir.display()));
-    }
-    let probe = dir.join(format!(".dbio-predict-probe-{}", std::process::id()));
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
+    use dbio_engine::resolve::DirError;
+    use rustix::fs::{AtFlags, Mode, OFlags};
+    let fd = dbio_engine::resolve::open_dir(dir).map_err(|e| match e {
+        DirError::Os(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => {
+            format!("{} is not a directory", dir.display())
+        }
+        DirError::Os(e) => format!(
+            "cannot open the directory {}: {}",
+            dir.display(),
+            std::io::Error::from(e)
+        ),
+        DirError::Refused(why) => why,
+    })?;
+    let probe = format!(".dbio-predict-probe-{}", std::process::id());
+    match rustix::fs::openat(
+        &fd,
+        probe.as_str(),
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    ) {
         Ok(f) => {
             drop(f);
-            let _ = std::fs::remove_file(&probe);
+            let _ = rustix::fs::unlinkat(&fd, probe.as_str(), AtFlags::empty());
             Ok(())
         }
-        Err(e) => Err(format!("cannot create a file in {}: {e}", dir.display())),
+        Err(e) => Err(format!(
+            "cannot create a file in {}: {}",
+            dir.display(),
+            std::io::Error::from(e)
+        )),
     }
 }
 
