@@ -258,6 +258,28 @@ pub fn open_dir(dest: &str, dir: &Path) -> anyhow::Result<OwnedFd> {
     Ok(fd)
 }
 
+/// Whether `dir` is on devtmpfs (/dev). DEVTMPFS has no magic of its own:
+/// it is a tmpfs mounted by the kernel, so it is told by the mount's
+/// source (the device number a devtmpfs mount gets, compared with /dev's,
+/// would miss a second devtmpfs mount elsewhere).
+fn on_devtmpfs(dir: &OwnedFd) -> bool {
+    let Ok(st) = rustix::fs::fstat(dir) else {
+        return false;
+    };
+    let dev = format!(
+        "{}:{}",
+        rustix::fs::major(st.st_dev),
+        rustix::fs::minor(st.st_dev)
+    );
+    std::fs::read_to_string("/proc/self/mountinfo").is_ok_and(|m| {
+        m.lines().any(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let fstype = f.iter().position(|x| *x == "-").and_then(|i| f.get(i + 1));
+            f.get(2) == Some(&dev.as_str()) && fstype == Some(&"devtmpfs")
+        })
+    })
+}
+
 impl Sink {
     /// Opens and checks `path` (`-` is standard output); `dest` is how
     /// messages name it.
@@ -290,6 +312,12 @@ impl Sink {
         };
         let kind = FileType::from_raw_mode(st.st_mode);
         match kind {
+            // The system's own links in /dev (`/dev/stdin`, `/dev/./stdout`,
+            // `/dev/disk/by-id/...`) lead to descriptors and devices: they
+            // are neither followed nor replaced.
+            FileType::Symlink if on_devtmpfs(&dir) => bail!(
+                "cannot write results to '{dest}': it is a symbolic link in /dev (dbio neither follows nor replaces those); name the device or descriptor itself, such as /dev/stdout"
+            ),
             // A link is replaced, whatever it points at.
             FileType::RegularFile | FileType::Symlink => {}
             FileType::Directory => bail!("cannot write results to '{dest}': it is a directory"),

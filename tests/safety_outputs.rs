@@ -125,6 +125,28 @@ fn safety_outputs_a_symlink_to_dev_stdout_is_replaced_not_followed() {
         !text.contains("lat (usec)") && text.lines().count() < 10,
         "standard output holds the CSV, not the table too: {text}"
     );
+    // The system's links in /dev are neither followed nor replaced, even
+    // when typed (`/dev/./stdout` is not the descriptor name `/dev/stdout`).
+    if is_root() {
+        for typed in ["/dev/./stdout", "/dev/stdin"] {
+            let out = dbio().args(QUICK).args(["--csv", typed]).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{typed}: {}", stderr(&out));
+            assert!(
+                stderr(&out).contains("symbolic link in /dev"),
+                "{typed}: {}",
+                stderr(&out)
+            );
+        }
+        for link in ["/dev/stdout", "/dev/stdin"] {
+            assert!(
+                std::fs::symlink_metadata(link)
+                    .unwrap()
+                    .file_type()
+                    .is_symlink(),
+                "{link} is still the system's link"
+            );
+        }
+    }
 }
 
 #[test]
