@@ -424,3 +424,50 @@ impl Engine for LibaioEngine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An io_submit that fails says what it submitted, of which file, and
+    /// a sync the kernel or filesystem cannot do through native AIO
+    /// (EINVAL for IOCB_CMD_FDSYNC) is named as unsupported, with the
+    /// engines that can: other errors of a sync, and EINVAL of a read or
+    /// write, are I/O errors.
+    #[test]
+    fn a_failed_submission_names_its_operation_and_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = Arc::new(File::create(&path).unwrap());
+        let engine = match LibaioEngine::new(vec![(file.clone(), path.clone())], 4) {
+            Ok(e) => e,
+            // A kernel without native AIO (aio-max-nr 0): nothing to check.
+            Err(e) => return eprintln!("SKIP: io_setup failed: {e}"),
+        };
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&*file) as u32;
+        let cb = |op: u16| Iocb {
+            aio_lio_opcode: op,
+            aio_fildes: fd,
+            aio_nbytes: 8192,
+            aio_offset: 4096,
+            ..Iocb::default()
+        };
+        let einval = || std::io::Error::from_raw_os_error(libc::EINVAL);
+        let eio = || std::io::Error::from_raw_os_error(libc::EIO);
+        let text = |e: EngineError| e.to_string();
+        for op in [IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC] {
+            let e = engine.submit_error(&cb(op), einval());
+            assert!(matches!(e, EngineError::Unsupported(_)), "{e}");
+            assert!(text(e).contains(&*path.to_string_lossy()));
+            let e = engine.submit_error(&cb(op), eio());
+            assert!(!matches!(e, EngineError::Unsupported(_)), "{e}");
+            assert!(text(e).contains("a sync after a write"));
+        }
+        let e = engine.submit_error(&cb(IOCB_CMD_PREAD), einval());
+        assert!(!matches!(e, EngineError::Unsupported(_)), "{e}");
+        let e = text(e);
+        assert!(e.contains("a read of 8192 bytes at offset 4096"), "{e}");
+        let e = text(engine.submit_error(&cb(IOCB_CMD_PWRITE), eio()));
+        assert!(e.contains("a write of 8192 bytes at offset 4096"), "{e}");
+    }
+}
