@@ -500,14 +500,34 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     assert_eq!(rows.len(), 1, "{w}");
     let b = rows[0];
     let count = b["count"].as_u64().unwrap();
-    assert!((285..=300).contains(&count), "{b}");
+    assert!((1..=300).contains(&count), "{b}");
     assert_eq!(b["bytes"].as_u64().unwrap(), count * 4096, "{b}");
     // Requests on the file's blocks issued outside the process (pid
     // none: a kworker's) count for the file too, from the first tick on
     // (since every device's completions reach user space), so on a busy
     // machine a few of the count may not be the process's own.
     let by_watched = b["by_watched"].as_u64().unwrap();
-    assert!(by_watched <= count && by_watched >= 250, "{b}");
+    assert!(by_watched <= count, "{b}");
+    // No request is lost: each of the 300 writes is the file's or, when
+    // no mapping held its blocks (blocks of this sparse file allocated
+    // after its last mapping: on an idle machine none or a few, with the
+    // other core busy up to 55 of 300), an unattributed write of the
+    // process on the same device. How many fall on which side depends on
+    // when watch's ticks ran, so only the sum is checked.
+    let unattributed: u64 = w["block_unattributed"]
+        .as_array()
+        .map(|u| {
+            u.iter()
+                .filter(|x| x["op"] == "write" && x["device"] == b["device"])
+                .map(|x| x["by_watched"].as_u64().unwrap())
+                .sum()
+        })
+        .unwrap_or(0);
+    assert!(
+        by_watched + unattributed >= 300,
+        "{b} {}",
+        w["block_unattributed"]
+    );
     let hist: u64 = b["latency"]["counts"]
         .as_array()
         .unwrap()
