@@ -192,13 +192,22 @@ impl PrivateDir {
         notices: Vec<String>,
     ) -> Result<PrivateDir, LoadError> {
         let shown = parent_path.join(&name);
+        let replaced = || {
+            LoadError::Refused(format!(
+                "{} was renamed or replaced right after dbio created it, before dbio could open it; nothing was written there (the empty directory dbio made may be left under another name)",
+                shown.display()
+            ))
+        };
         let dir = rustix::fs::openat(
             &parent,
             &name,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
-        .map_err(|e| io("open the private directory", &shown, e))?;
+        .map_err(|e| match e {
+            Errno::LOOP | Errno::NOTDIR | Errno::NOENT => replaced(),
+            e => io("open the private directory", &shown, e),
+        })?;
         let st = rustix::fs::fstat(&dir).map_err(|e| io("inspect", &shown, e))?;
         let empty = rustix::fs::Dir::read_from(&dir)
             .map(|d| {
@@ -212,10 +221,7 @@ impl PrivateDir {
             && st.st_mode & 0o7077 == 0
             && rustix::fs::fchmod(&dir, Mode::from_raw_mode(0o700)).is_ok();
         if !private || !empty {
-            return Err(LoadError::Refused(format!(
-                "{} was replaced right after dbio created it (it is not dbio's empty private directory); nothing was written there",
-                shown.display()
-            )));
+            return Err(replaced());
         }
         let mark = if keep { KEEP_MARK } else { TEMP_MARK };
         let anchor = rustix::fs::openat(
@@ -338,7 +344,15 @@ impl Drop for PrivateDir {
         }
         let _ = rustix::fs::unlinkat(&self.dir, ANCHOR, AtFlags::empty());
         self.anchor = None;
-        let removed = rmdir_if_same(&self.parent, &self.name, self.dev, self.ino);
+        let mut removed = rmdir_if_same(&self.parent, &self.name, self.dev, self.ino);
+        if removed == Ok(false) {
+            // Renamed by the owner of the parent directory: it is still
+            // in it (moving a directory elsewhere needs write permission
+            // on the directory itself), under the name it has now.
+            if let Some(now) = current_name(&self.parent, self.dev, self.ino) {
+                removed = rmdir_if_same(&self.parent, &now, self.dev, self.ino);
+            }
+        }
         if removed == Ok(true) {
             return;
         }
@@ -357,6 +371,19 @@ impl Drop for PrivateDir {
             now.display()
         );
     }
+}
+
+/// The name `dev`/`ino` has in `parent` now, if any.
+fn current_name(parent: &OwnedFd, dev: u64, ino: u64) -> Option<OsString> {
+    rustix::fs::Dir::read_from(parent)
+        .ok()?
+        .flatten()
+        .filter(|e| e.ino() == ino)
+        .map(|e| OsStr::from_bytes(e.file_name().to_bytes()).to_os_string())
+        .find(|n| {
+            rustix::fs::statat(parent, n, AtFlags::SYMLINK_NOFOLLOW)
+                .is_ok_and(|st| st.st_dev == dev && st.st_ino == ino)
+        })
 }
 
 /// Removes the private directories of `dbio load` runs that were killed
