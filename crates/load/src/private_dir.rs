@@ -160,7 +160,8 @@ impl PrivateDir {
             Mode::empty(),
         )
         .map_err(|e| io("open the directory", parent_path, e))?;
-        let notices = remove_stale(&parent, parent_path);
+        let mut notices = remove_stale(&parent, parent_path);
+        let mut lost = 0;
         for _ in 0..16 {
             let mut tag = [0u8; 8];
             rustix::rand::getrandom(&mut tag, rustix::rand::GetRandomFlags::empty())
@@ -170,59 +171,56 @@ impl PrivateDir {
                 std::process::id(),
                 u64::from_ne_bytes(tag)
             );
+            let t0 = rustix::time::clock_gettime(rustix::time::ClockId::RealtimeCoarse);
             match rustix::fs::mkdirat(&parent, name.as_str(), Mode::from_raw_mode(0o700)) {
                 Ok(()) => {}
                 Err(Errno::EXIST) => continue,
                 Err(e) => return Err(io("create a private directory in", parent_path, e)),
             }
-            return Self::adopt(parent, parent_path, name.into(), keep, notices);
+            let shown = parent_path.join(&name);
+            match open_made(&parent, OsStr::new(&name), &shown)? {
+                Some((dir, st)) => {
+                    return Self::adopt(parent, parent_path, name.into(), dir, st, keep, notices)
+                }
+                None => {
+                    // Renamed away between mkdirat and openat by the
+                    // owner of the directory: removed where it went, and
+                    // tried again under a new name.
+                    let t1 = rustix::time::clock_gettime(rustix::time::ClockId::Realtime);
+                    if !remove_lost(&parent, (t0.tv_sec, t0.tv_nsec), (t1.tv_sec, t1.tv_nsec)) {
+                        lost += 1;
+                    }
+                }
+            }
         }
-        Err(LoadError::Io(format!(
-            "cannot find a free name for a private directory in {}",
+        if lost > 0 {
+            notices.push(format!(
+                "{lost} empty director{} dbio made in {} {} renamed by someone else before dbio could open {} and could not be found again; left as {}",
+                if lost == 1 { "y" } else { "ies" },
+                parent_path.display(),
+                if lost == 1 { "was" } else { "were" },
+                if lost == 1 { "it" } else { "them" },
+                if lost == 1 { "it is" } else { "they are" },
+            ));
+            eprintln!("dbio: warning: {}", notices[notices.len() - 1]);
+        }
+        Err(LoadError::Refused(format!(
+            "dbio's private directory in {} was renamed or replaced right after dbio created it, 16 times in a row; nothing was written there",
             parent_path.display()
         )))
     }
 
-    /// Opens the directory just made and checks it is the one dbio made.
+    /// Takes the checked directory `dir` as the run's: its lock file.
     fn adopt(
         parent: OwnedFd,
         parent_path: &Path,
         name: OsString,
+        dir: OwnedFd,
+        st: rustix::fs::Stat,
         keep: bool,
         notices: Vec<String>,
     ) -> Result<PrivateDir, LoadError> {
         let shown = parent_path.join(&name);
-        let replaced = || {
-            LoadError::Refused(format!(
-                "{} was renamed or replaced right after dbio created it, before dbio could open it; nothing was written there (the empty directory dbio made may be left under another name)",
-                shown.display()
-            ))
-        };
-        let dir = rustix::fs::openat(
-            &parent,
-            &name,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| match e {
-            Errno::LOOP | Errno::NOTDIR | Errno::NOENT => replaced(),
-            e => io("open the private directory", &shown, e),
-        })?;
-        let st = rustix::fs::fstat(&dir).map_err(|e| io("inspect", &shown, e))?;
-        let empty = rustix::fs::Dir::read_from(&dir)
-            .map(|d| {
-                d.flatten()
-                    .all(|e| matches!(e.file_name().to_bytes(), b"." | b".."))
-            })
-            .unwrap_or(false);
-        // mkdirat's mode is cut by the umask: anything but group and
-        // other bits taken away is put back.
-        let private = st.st_uid == rustix::process::geteuid().as_raw()
-            && st.st_mode & 0o7077 == 0
-            && rustix::fs::fchmod(&dir, Mode::from_raw_mode(0o700)).is_ok();
-        if !private || !empty {
-            return Err(replaced());
-        }
         let mark = if keep { KEEP_MARK } else { TEMP_MARK };
         let anchor = rustix::fs::openat(
             &dir,
@@ -234,8 +232,12 @@ impl PrivateDir {
         // Held while dbio runs: a later run must not take it for stale.
         let _ = rustix::fs::flock(&anchor, FlockOperation::NonBlockingLockExclusive);
         let mut f = std::fs::File::from(anchor);
-        f.write_all(mark)
-            .map_err(|e| LoadError::Io(format!("cannot write {}: {e}", shown.join(ANCHOR).display())))?;
+        f.write_all(mark).map_err(|e| {
+            LoadError::Io(format!(
+                "cannot write {}: {e}",
+                shown.join(ANCHOR).display()
+            ))
+        })?;
         Ok(PrivateDir {
             parent_path: parent_path.to_path_buf(),
             parent,
@@ -323,6 +325,96 @@ fn rmdir_if_same(parent: &OwnedFd, name: &OsStr, dev: u64, ino: u64) -> Result<b
     }
     rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)?;
     Ok(true)
+}
+
+/// Opens the directory `name` dbio just made in `parent` and checks it is
+/// dbio's: its user's, no group or other bits, empty. None when it is not
+/// (renamed away or replaced since `mkdirat`).
+fn open_made(
+    parent: &OwnedFd,
+    name: &OsStr,
+    shown: &Path,
+) -> Result<Option<(OwnedFd, rustix::fs::Stat)>, LoadError> {
+    let dir = match rustix::fs::openat(
+        parent,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        Ok(d) => d,
+        Err(Errno::LOOP | Errno::NOTDIR | Errno::NOENT) => return Ok(None),
+        Err(e) => return Err(io("open the private directory", shown, e)),
+    };
+    let st = rustix::fs::fstat(&dir).map_err(|e| io("inspect", shown, e))?;
+    // mkdirat's mode is cut by the umask: anything but group and other
+    // bits taken away is put back.
+    let private = st.st_uid == rustix::process::geteuid().as_raw()
+        && st.st_mode & 0o7077 == 0
+        && is_empty(&dir)
+        && rustix::fs::fchmod(&dir, Mode::from_raw_mode(0o700)).is_ok();
+    Ok(private.then_some((dir, st)))
+}
+
+fn is_empty(dir: &OwnedFd) -> bool {
+    rustix::fs::Dir::read_from(dir).is_ok_and(|d| {
+        d.flatten()
+            .all(|e| matches!(e.file_name().to_bytes(), b"." | b".."))
+    })
+}
+
+/// Finds and removes the empty directory dbio made at a time within
+/// `from`..=`to` (seconds, nanoseconds) that someone renamed away before
+/// dbio could open it: a directory of dbio's user, without group or
+/// other bits, empty, born (statx btime) in that window. False when none
+/// was found (a filesystem without birth times) or it could not be
+/// removed.
+fn remove_lost(parent: &OwnedFd, from: (i64, i64), to: (i64, i64)) -> bool {
+    let Ok(entries) = rustix::fs::Dir::read_from(parent) else {
+        return false;
+    };
+    let me = rustix::process::geteuid().as_raw();
+    for ent in entries.flatten() {
+        let raw = ent.file_name().to_bytes();
+        // Another running dbio's directory, empty for a moment.
+        let me_pid = std::process::id() as i32;
+        if dir_pid(raw).is_some_and(|pid| pid != me_pid && !gone(pid)) {
+            continue;
+        }
+        let name = OsStr::from_bytes(raw).to_os_string();
+        let Ok(x) = rustix::fs::statx(
+            parent,
+            &name,
+            AtFlags::SYMLINK_NOFOLLOW,
+            rustix::fs::StatxFlags::BASIC_STATS | rustix::fs::StatxFlags::BTIME,
+        ) else {
+            continue;
+        };
+        let born = (x.stx_btime.tv_sec, i64::from(x.stx_btime.tv_nsec));
+        let candidate = x.stx_mask & rustix::fs::StatxFlags::BTIME.bits() != 0
+            && FileType::from_raw_mode(u32::from(x.stx_mode)) == FileType::Directory
+            && x.stx_uid == me
+            && x.stx_mode & 0o7077 == 0
+            && born >= from
+            && born <= to;
+        if !candidate {
+            continue;
+        }
+        let Ok(dir) = rustix::fs::openat(
+            parent,
+            &name,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) else {
+            continue;
+        };
+        let Ok(st) = rustix::fs::fstat(&dir) else {
+            continue;
+        };
+        if is_empty(&dir) && rmdir_if_same(parent, &name, st.st_dev, st.st_ino) == Ok(true) {
+            return true;
+        }
+    }
+    false
 }
 
 impl Drop for PrivateDir {
