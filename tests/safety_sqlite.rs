@@ -316,7 +316,10 @@ fn safety_sqlite_planted_side_files_stay_the_users_and_unchanged() {
             let name = std::str::from_utf8(&name[..name.len() - 1]).unwrap();
             assert!(t.join(name).is_file(), "run {i}: {name} was removed");
         }
-        assert!(reacted > i + 1, "run {i}: the attacker never reacted to dbio's files");
+        assert!(
+            reacted > i + 1,
+            "run {i}: the -wal files the attacker planted in answer to dbio's are gone (or it never answered)"
+        );
         if !keep {
             assert!(kept.is_empty(), "run {i}: dbio left {kept:?}");
             continue;
@@ -397,7 +400,8 @@ fn safety_sqlite_a_swapped_directory_never_receives_a_file() {
                 for (name, _) in &left {
                     let orig = name.strip_suffix(".moved").unwrap_or(name);
                     assert!(err.contains(orig), "run {i}: {name} not named: {err}");
-                    assert!(fs::read_dir(t.join(name)).unwrap().next().is_none());
+                    let empty_dir = fs::read_dir(t.join(name)).is_ok_and(|mut d| d.next().is_none());
+                    assert!(empty_dir, "run {i}: dbio left {name} ({err})");
                 }
                 refused += 1;
             }
@@ -430,22 +434,25 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Killed once its WAL exists (the run is committing).
+    // Killed once a WAL exists, wherever dbio keeps it (the run is
+    // committing).
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    let private = loop {
-        let wal = fs::read_dir(dir).unwrap().flatten().find_map(|e| {
-            let wal = e.path().join("dbio-load.sqlite-wal");
-            wal.exists().then(|| e.path())
+    let is_wal = |p: &Path| p.to_string_lossy().ends_with("-wal");
+    loop {
+        let top: Vec<PathBuf> = fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        let below = top.iter().filter(|p| p.is_dir()).flat_map(|p| {
+            fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path())
         });
-        if let Some(p) = wal {
-            break p;
+        if top.iter().cloned().chain(below).any(|p| is_wal(&p)) {
+            break;
         }
         assert!(std::time::Instant::now() < deadline, "no WAL within 60 s");
         std::thread::sleep(Duration::from_millis(5));
-    };
+    }
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(private.join("dbio-load.sqlite").exists());
+    let left = entries(dir);
+    assert!(!left.is_empty(), "SIGKILL left nothing to clean");
     // A leftover of dbio before issue 21, of a process that is gone.
     let mut gone = Command::new("true").spawn().unwrap();
     let dead = gone.id();
@@ -461,12 +468,12 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let v = json(&out.stdout);
     let warnings = v["warnings"].to_string();
-    let name = private.file_name().unwrap().to_string_lossy().into_owned();
-    assert!(!private.exists(), "the killed run's directory is still there");
-    assert!(
-        warnings.contains("removed 1 private directory") && warnings.contains(&name),
-        "{warnings}"
-    );
+    // Everything the killed run left is gone, and named as removed.
+    for (name, _) in &left {
+        assert!(!dir.join(name).exists(), "{name} is still there ({warnings})");
+        assert!(warnings.contains(name.as_str()), "{name} not named: {warnings}");
+    }
+    assert!(warnings.contains("removed 1 private directory"), "{warnings}");
     // The old name is named, not removed: another user could have made it.
     assert_eq!(fs::read(&old).unwrap(), b"old");
     assert!(warnings.contains(&format!("dbio-load-{dead}-0.sqlite-wal")), "{warnings}");
