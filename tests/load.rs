@@ -18,7 +18,13 @@ fn load_files(dir: &Path) -> Vec<PathBuf> {
             continue;
         }
         if p.is_dir() {
-            found.extend(std::fs::read_dir(&p).into_iter().flatten().flatten().map(|e| e.path()));
+            found.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
         }
         found.push(p);
     }

@@ -41,7 +41,12 @@ fn open_dir(p: &Path) -> OwnedFd {
             libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
         )
     };
-    assert!(fd >= 0, "open {}: {}", p.display(), std::io::Error::last_os_error());
+    assert!(
+        fd >= 0,
+        "open {}: {}",
+        p.display(),
+        std::io::Error::last_os_error()
+    );
     // SAFETY: a fresh descriptor.
     unsafe { OwnedFd::from_raw_fd(fd) }
 }
@@ -83,17 +88,28 @@ impl Attacker {
         let dirfd = open_dir(dir);
         // SAFETY: plain syscalls; the fds are owned below.
         let ino = unsafe { libc::inotify_init1(libc::IN_CLOEXEC) };
-        assert!(ino >= 0, "inotify_init1: {}", std::io::Error::last_os_error());
+        assert!(
+            ino >= 0,
+            "inotify_init1: {}",
+            std::io::Error::last_os_error()
+        );
         // SAFETY: as above.
         let ino = unsafe { OwnedFd::from_raw_fd(ino) };
         // SAFETY: valid fd and C string.
         let wd = unsafe {
             libc::inotify_add_watch(ino.as_raw_fd(), cpath(dir).as_ptr(), libc::IN_CREATE)
         };
-        assert!(wd >= 0, "inotify_add_watch: {}", std::io::Error::last_os_error());
+        assert!(
+            wd >= 0,
+            "inotify_add_watch: {}",
+            std::io::Error::last_os_error()
+        );
         let mut ready = [0 as libc::c_int; 2];
         // SAFETY: a two-int array.
-        assert_eq!(unsafe { libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        assert_eq!(
+            unsafe { libc::pipe2(ready.as_mut_ptr(), libc::O_CLOEXEC) },
+            0
+        );
         // SAFETY: the child makes raw system calls only and ends in _exit.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0, "fork: {}", std::io::Error::last_os_error());
@@ -120,7 +136,10 @@ impl Attacker {
             n
         };
         let attacker = Attacker(pid);
-        assert_eq!(got, 1, "the attacker did not get ready (could not drop to uid 65534?)");
+        assert_eq!(
+            got, 1,
+            "the attacker did not get ready (could not drop to uid 65534?)"
+        );
         attacker
     }
 }
@@ -307,7 +326,11 @@ fn safety_sqlite_planted_side_files_stay_the_users_and_unchanged() {
             // Every planted file is the attacker's, as planted.
             let m = fs::symlink_metadata(&p).unwrap();
             assert!(m.is_file() && m.nlink() == 1, "{name}");
-            assert_eq!(fs::read(&p).unwrap(), b"planted", "run {i}: {name} was written");
+            assert_eq!(
+                fs::read(&p).unwrap(),
+                b"planted",
+                "run {i}: {name} was written"
+            );
             reacted += usize::from(name.ends_with("-wal"));
         }
         // The pre-planted names survive every run, and each run the
@@ -386,7 +409,10 @@ fn safety_sqlite_a_swapped_directory_never_receives_a_file() {
             "run {i}: the victim directory received {:?} ({err})",
             entries(&victim)
         );
-        let left: Vec<_> = entries(&t).into_iter().filter(|(_, uid)| *uid != NOBODY).collect();
+        let left: Vec<_> = entries(&t)
+            .into_iter()
+            .filter(|(_, uid)| *uid != NOBODY)
+            .collect();
         match out.status.code() {
             Some(0) => {
                 assert!(left.is_empty(), "run {i}: dbio left {left:?} ({err})");
@@ -400,7 +426,8 @@ fn safety_sqlite_a_swapped_directory_never_receives_a_file() {
                 for (name, _) in &left {
                     let orig = name.strip_suffix(".moved").unwrap_or(name);
                     assert!(err.contains(orig), "run {i}: {name} not named: {err}");
-                    let empty_dir = fs::read_dir(t.join(name)).is_ok_and(|mut d| d.next().is_none());
+                    let empty_dir =
+                        fs::read_dir(t.join(name)).is_ok_and(|mut d| d.next().is_none());
                     assert!(empty_dir, "run {i}: dbio left {name} ({err})");
                 }
                 refused += 1;
@@ -417,7 +444,10 @@ fn safety_sqlite_a_swapped_directory_never_receives_a_file() {
         }
     }
     eprintln!("{RUNS} runs: {clean} completed, {refused} refused in one sentence");
-    assert!(clean > 0, "dbio never completed a run: the test proves nothing");
+    assert!(
+        clean > 0,
+        "dbio never completed a run: the test proves nothing"
+    );
 }
 
 /// See: issue 21 §8 (SIGKILL of `dbio load` left dbio-load-PID-0.sqlite,
@@ -427,7 +457,15 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
     let d = scratch();
     let dir = d.path();
     let mut child = Command::new(dbio_path())
-        .args(["load", "--sessions", "2", "--runtime", "60", "--no-baseline", "--quiet"])
+        .args([
+            "load",
+            "--sessions",
+            "2",
+            "--runtime",
+            "60",
+            "--no-baseline",
+            "--quiet",
+        ])
         .arg("--dir")
         .arg(dir)
         .stdout(Stdio::null())
@@ -439,9 +477,17 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     let is_wal = |p: &Path| p.to_string_lossy().ends_with("-wal");
     loop {
-        let top: Vec<PathBuf> = fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        let top: Vec<PathBuf> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
         let below = top.iter().filter(|p| p.is_dir()).flat_map(|p| {
-            fs::read_dir(p).into_iter().flatten().flatten().map(|e| e.path())
+            fs::read_dir(p)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
         });
         if top.iter().cloned().chain(below).any(|p| is_wal(&p)) {
             break;
@@ -460,23 +506,49 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
     let old = dir.join(format!("dbio-load-{dead}-0.sqlite-wal"));
     fs::write(&old, b"old").unwrap();
     let out = dbio()
-        .args(["load", "--sessions", "1", "--commits", "5", "--no-baseline", "--json", "-"])
+        .args([
+            "load",
+            "--sessions",
+            "1",
+            "--commits",
+            "5",
+            "--no-baseline",
+            "--json",
+            "-",
+        ])
         .arg("--dir")
         .arg(dir)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     let warnings = v["warnings"].to_string();
     // Everything the killed run left is gone, and named as removed.
     for (name, _) in &left {
-        assert!(!dir.join(name).exists(), "{name} is still there ({warnings})");
-        assert!(warnings.contains(name.as_str()), "{name} not named: {warnings}");
+        assert!(
+            !dir.join(name).exists(),
+            "{name} is still there ({warnings})"
+        );
+        assert!(
+            warnings.contains(name.as_str()),
+            "{name} not named: {warnings}"
+        );
     }
-    assert!(warnings.contains("removed 1 private directory"), "{warnings}");
+    assert!(
+        warnings.contains("removed 1 private directory"),
+        "{warnings}"
+    );
     // The old name is named, not removed: another user could have made it.
     assert_eq!(fs::read(&old).unwrap(), b"old");
-    assert!(warnings.contains(&format!("dbio-load-{dead}-0.sqlite-wal")), "{warnings}");
+    assert!(
+        warnings.contains(&format!("dbio-load-{dead}-0.sqlite-wal")),
+        "{warnings}"
+    );
     assert_eq!(
         entries(dir),
         [(format!("dbio-load-{dead}-0.sqlite-wal"), rustix_euid())]

@@ -136,12 +136,15 @@ fn dir_pid(name: &[u8]) -> Option<i32> {
 /// (dbio before issue 21 made these in the target directory itself).
 fn old_scheme_pid(name: &[u8]) -> Option<i32> {
     let s = std::str::from_utf8(name).ok()?;
-    let s = ["", "-wal", "-shm", "-journal"]
-        .iter()
-        .find_map(|suffix| s.strip_suffix(suffix).and_then(|r| r.strip_suffix(".sqlite")))?;
+    let s = ["", "-wal", "-shm", "-journal"].iter().find_map(|suffix| {
+        s.strip_suffix(suffix)
+            .and_then(|r| r.strip_suffix(".sqlite"))
+    })?;
     let (pid, n) = s.strip_prefix(PREFIX)?.split_once('-')?;
     let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
-    (digits(pid) && digits(n)).then(|| pid.parse().ok()).flatten()
+    (digits(pid) && digits(n))
+        .then(|| pid.parse().ok())
+        .flatten()
 }
 
 fn gone(pid: i32) -> bool {
@@ -454,7 +457,9 @@ impl Drop for PrivateDir {
         let now = std::fs::read_link(format!("/proc/self/fd/{}", self.dir.as_raw_fd()))
             .unwrap_or_else(|_| self.path());
         let why = match removed {
-            Err(Errno::NOTEMPTY) => "it holds files dbio did not create, which it leaves as they are",
+            Err(Errno::NOTEMPTY) => {
+                "it holds files dbio did not create, which it leaves as they are"
+            }
             _ => "it was renamed while dbio ran; everything dbio made in it was removed",
         };
         eprintln!(
@@ -503,10 +508,9 @@ pub fn remove_stale(parent: &OwnedFd, parent_path: &Path) -> Vec<String> {
             }
             match remove_stale_dir(parent, &name) {
                 Stale::Removed => removed.push(name),
-                Stale::Named(why) => named.push(format!(
-                    "{} ({why})",
-                    parent_path.join(&name).display()
-                )),
+                Stale::Named(why) => {
+                    named.push(format!("{} ({why})", parent_path.join(&name).display()))
+                }
                 Stale::NotOurs => {}
             }
         } else if old_scheme_pid(raw).is_some_and(|pid| pid != me && gone(pid)) {
@@ -527,7 +531,9 @@ pub fn remove_stale(parent: &OwnedFd, parent_path: &Path) -> Vec<String> {
     }
     named.sort();
     for n in named {
-        notices.push(format!("a dbio load run that was killed left {n}; dbio left it as it is"));
+        notices.push(format!(
+            "a dbio load run that was killed left {n}; dbio left it as it is"
+        ));
     }
     if !old.is_empty() {
         old.sort();

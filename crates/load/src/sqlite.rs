@@ -36,8 +36,8 @@ use crate::backend::{
     counter_delta, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
     WaitSample,
 };
-use crate::settings::{SavedSetting, Scope};
 use crate::private_dir::PrivateDir;
+use crate::settings::{SavedSetting, Scope};
 use crate::vfs_shim::{names, Shim};
 use dbio_engine::target::{MARK_XATTR, TEMP_MARK};
 use rusqlite::{Connection, OpenFlags, Statement};
@@ -142,17 +142,14 @@ fn open(owned: &Owned) -> Result<Connection, LoadError> {
         Some(why) => LoadError::Refused(why),
         None => e,
     };
-    let c = Connection::open_with_flags_and_vfs(
-        owned.shim.path_of(DB_NAME),
-        flags,
-        owned.shim.name(),
-    )
-    .map_err(|e| {
-        refused(LoadError::Io(format!(
-            "SQLite cannot open {}: {e}",
-            owned.scratch.path.display()
-        )))
-    })?;
+    let c =
+        Connection::open_with_flags_and_vfs(owned.shim.path_of(DB_NAME), flags, owned.shim.name())
+            .map_err(|e| {
+                refused(LoadError::Io(format!(
+                    "SQLite cannot open {}: {e}",
+                    owned.scratch.path.display()
+                )))
+            })?;
     // Before anything is written, the name must still lead to the file
     // dbio created.
     owned.scratch.still_ours()?;
@@ -174,8 +171,10 @@ fn open_wal(owned: &Owned, c: Connection) -> Result<Connection, LoadError> {
     }
     // A read opens the WAL and -shm now, so that a refused side file is
     // said when the connection opens, not in the middle of the load.
-    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
-        .map_err(|e| sql_err("read its schema", e))?;
+    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map_err(|e| sql_err("read its schema", e))?;
     let sync = owned
         .synchronous
         .lock()

@@ -193,8 +193,13 @@ impl Shim {
         if real.is_null() {
             return Err("SQLite has no default VFS".into());
         }
-        let dir = rustix::io::fcntl_dupfd_cloexec(dir, 3)
-            .map_err(|e| format!("cannot hold {}: {}", shown.display(), std::io::Error::from(e)))?;
+        let dir = rustix::io::fcntl_dupfd_cloexec(dir, 3).map_err(|e| {
+            format!(
+                "cannot hold {}: {}",
+                shown.display(),
+                std::io::Error::from(e)
+            )
+        })?;
         let link = format!("/proc/self/fd/{}", dir.as_raw_fd());
         // The kernel's /proc must lead to the held directory itself.
         let same = match (rustix::fs::stat(link.as_str()), rustix::fs::fstat(&dir)) {
@@ -273,10 +278,7 @@ impl Shim {
     pub fn take_refusal(&self) -> Option<String> {
         // SAFETY: registered in `register`, freed only in drop.
         let app = unsafe { &*(self.vfs.pAppData as *const AppData) };
-        app.refusal
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        app.refusal.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
@@ -373,7 +375,11 @@ impl AppData {
                 let fd = rustix::fs::openat(
                     &self.dir,
                     &shm,
-                    OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    OFlags::RDWR
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
                     Mode::from_raw_mode(mode),
                 );
                 match fd.and_then(|fd| rustix::fs::fstat(&fd)) {
