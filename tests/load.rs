@@ -6,17 +6,29 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// dbio's SQLite files in `dir` (the database and its -wal/-shm).
+/// dbio's SQLite entries in `dir`: its private directories and the files
+/// in them (the database and its -wal/-shm).
 fn load_files(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("dbio-load-"))
-        })
-        .collect()
+    let mut found = Vec::new();
+    for p in std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()) {
+        if !p
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("dbio-load-"))
+        {
+            continue;
+        }
+        if p.is_dir() {
+            found.extend(
+                std::fs::read_dir(&p)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+        found.push(p);
+    }
+    found
 }
 
 #[test]

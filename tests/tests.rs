@@ -30,6 +30,7 @@ mod safety_files;
 mod safety_inputs;
 mod safety_limits;
 mod safety_outputs;
+mod safety_sqlite;
 mod schema_v2;
 mod series;
 mod stripe;

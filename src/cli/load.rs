@@ -33,7 +33,7 @@ impl From<ModeArg> for LoadMode {
     "Measured run time (e.g. 10, 10s, 500ms, 2m; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
 )))]
 #[command(mut_arg("keep", |a| a.help(
-    "Keep the table after the run (and, for SQLite, the scratch database holding it)"
+    "Keep the table after the run (and, for SQLite, the private directory with the scratch database holding it)"
 )))]
 pub struct LoadArgs {
     /// The database: none for embedded SQLite in a scratch file (in --dir);
@@ -41,7 +41,10 @@ pub struct LoadArgs {
     /// build supports servers.
     #[arg(value_name = "URL")]
     pub url: Option<String>,
-    /// Directory for SQLite's scratch database (default: the current directory).
+    /// Directory for SQLite's scratch database (default: the current
+    /// directory): dbio makes a private directory in it
+    /// (dbio-load-<pid>-<random>, mode 0700) for the database and its
+    /// -wal and -shm files.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Sessions: one connection and one thread each, 1..4096.

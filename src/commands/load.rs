@@ -40,15 +40,22 @@ fn config(a: &LoadArgs) -> LoadConfig {
 }
 
 /// The database a run targets: embedded SQLite in `dir` without a URL,
-/// else a server.
-fn open_target(url: Option<&str>, dir: &Path, keep: bool) -> anyhow::Result<Box<dyn Database>> {
+/// else a server; with what the user should know about `dir` (leftovers
+/// of killed runs removed or named).
+fn open_target(
+    url: Option<&str>,
+    dir: &Path,
+    keep: bool,
+) -> anyhow::Result<(Box<dyn Database>, Vec<String>)> {
     match url {
         None => {
             dbio_engine::target::check_dir(dir)?;
-            Ok(Box::new(SqliteDb::create(dir, keep)?))
+            let mut db = SqliteDb::create(dir, keep)?;
+            let notices = db.take_notices();
+            Ok((Box::new(db), notices))
         }
         // The error never holds the password: the target module redacts.
-        Some(url) => Ok(dbio_load::target::open_server(url)?),
+        Some(url) => Ok((dbio_load::target::open_server(url)?, Vec::new())),
     }
 }
 
@@ -58,13 +65,14 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     validate(&cfg).map_err(anyhow::Error::msg)?;
     // Output files, then the target: both before anything is measured.
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let mut db = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
+    let (mut db, notices) = open_target(a.url.as_deref(), &a.dir, a.keep.keep)?;
     let plan = match a.predict {
         true => Some(super::load_predict::plan(&a, &cfg, db.as_mut())?),
         false => None,
     };
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
+    report.warnings.extend(notices);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     if !a.compare.is_empty() {
         let code = super::load_compare::run(&a, &cfg, db.as_mut(), &mut ctx, report);
@@ -101,8 +109,16 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     ctx.interrupted(&mut report);
     if cfg.keep {
         report.warnings.push(format!(
-            "the table {} was kept in {} (--keep)",
-            out.result.table, out.result.config.target
+            "the table {} was kept in {} (--keep){}",
+            out.result.table,
+            out.result.config.target,
+            match out.result.config.target.strip_prefix("sqlite:") {
+                Some(db) => format!(
+                    ", in dbio's private directory {}",
+                    Path::new(db).parent().unwrap_or(Path::new(db)).display()
+                ),
+                None => String::new(),
+            }
         ));
     }
     let mut result = out.result;
@@ -148,6 +164,7 @@ pub fn check_section(
             ..LoadConfig::default()
         };
         let mut db = SqliteDb::create(dir, false)?;
+        report.warnings.extend(db.take_notices());
         let out = execute(&mut db, &cfg, name, stop)?;
         report.warnings.extend(out.warnings);
         report.load.push(out.result);

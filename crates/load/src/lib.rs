@@ -20,6 +20,7 @@ mod pgwire;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod predict;
+pub mod private_dir;
 pub mod run;
 pub mod settings;
 pub mod sqlite;

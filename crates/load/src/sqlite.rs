@@ -2,15 +2,19 @@
 //!
 //! It needs no server, so it is the default and a section of `dbio
 //! check`: a real database engine's commit path on this storage. The
-//! database is a scratch file dbio creates in the target directory
-//! (`dbio-load-<pid>-<n>.sqlite`, made with `O_CREAT | O_EXCL |
-//! O_NOFOLLOW` in a directory opened once, refused while a `-wal`,
-//! `-shm` or `-journal` file of that name exists) and removes afterwards
-//! together with its `-wal` and `-shm` files, unless `--keep`; the main
-//! file is removed only while its name still refers to the inode dbio
-//! created. SQLite opens files by name, so every connection is opened
-//! with `SQLITE_OPEN_NOFOLLOW` and without `SQLITE_OPEN_CREATE`, and the
-//! name is checked to lead to dbio's inode before anything is written.
+//! database (`dbio-load.sqlite`) and every file SQLite makes beside it
+//! (`-wal`, `-shm`, `-journal`) live in a private directory dbio creates
+//! for the run in the target directory (`dbio-load-<pid>-<random>`, mode
+//! 0700, see [`crate::private_dir`]), which dbio holds open and SQLite
+//! reaches only through `/proc/self/fd/N` ([`crate::vfs_shim`]): no other
+//! user can plant or swap a file in it, and renaming the directories above
+//! it redirects nothing. A side file dbio did not create there is refused
+//! in one sentence. Afterwards dbio removes what it created and the
+//! directory, unless `--keep` (the directory then stays, with the
+//! database in it); a later run removes the directories of runs that were
+//! killed. The database is created with `O_CREAT | O_EXCL | O_NOFOLLOW`,
+//! every connection is opened without `SQLITE_OPEN_CREATE`, and the name is
+//! checked to lead to dbio's inode before anything is written.
 //!
 //! Settings: `journal_mode=WAL` and `synchronous=FULL` (every commit
 //! syncs the WAL: SQLite's durable setting in WAL mode, see "Write-Ahead
@@ -32,15 +36,14 @@ use crate::backend::{
     counter_delta, Counter, Database, DbKind, FlushPath, LoadError, ServerInfo, Session, TableSpec,
     WaitSample,
 };
+use crate::private_dir::PrivateDir;
 use crate::settings::{SavedSetting, Scope};
 use crate::vfs_shim::{names, Shim};
+use dbio_engine::target::{MARK_XATTR, TEMP_MARK};
 use rusqlite::{Connection, OpenFlags, Statement};
-use rustix::fs::{AtFlags, Mode, OFlags, CWD};
-use std::ffi::OsString;
+use rustix::fs::AtFlags;
 use std::fs::File;
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,11 +51,6 @@ use std::time::Duration;
 const BUSY_SLEEP: Duration = Duration::from_micros(50);
 /// Polls before a blocked writer gives up (about a minute of sleeps).
 const BUSY_TRIES: i32 = 1_000_000;
-/// Suffixes of the files SQLite makes beside a database.
-const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
-
-static NEXT: AtomicU64 = AtomicU64::new(0);
-
 /// The scratch database file and the shim its connections go through;
 /// shared by the database value and every session, so the files are
 /// removed and the shim unregistered only after the last connection
@@ -65,116 +63,57 @@ struct Owned {
     synchronous: std::sync::Mutex<String>,
 }
 
-/// A database file dbio created, removed on drop unless kept.
+/// The database file's name in its private directory.
+const DB_NAME: &str = "dbio-load.sqlite";
+
+/// A database file dbio created in a private directory of its own,
+/// removed with the directory on drop unless kept.
 struct Scratch {
-    dir: OwnedFd,
-    name: OsString,
-    path: PathBuf,
-    dev: u64,
-    ino: u64,
-    keep: bool,
     /// Held until the files are removed: closing it earlier would not
     /// matter to SQLite's locks, which are on SQLite's own descriptors.
     _anchor: File,
+    dir: PrivateDir,
+    /// Where the user finds it (the private directory's path).
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
 }
 
 impl Scratch {
     fn create(dir_path: &Path, keep: bool) -> Result<Scratch, LoadError> {
-        let io = |what: &str, e: rustix::io::Errno| {
+        let dir = PrivateDir::create(dir_path, keep)?;
+        let fd = dir.create_file(DB_NAME, 0o644)?;
+        let path = dir.path().join(DB_NAME);
+        let st = rustix::fs::fstat(&fd).map_err(|e| {
             LoadError::Io(format!(
-                "cannot {what} in {}: {}",
-                dir_path.display(),
+                "cannot inspect {}: {}",
+                path.display(),
                 std::io::Error::from(e)
             ))
-        };
-        let dir = rustix::fs::openat(
-            CWD,
-            dir_path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| io("open the directory", e))?;
-        for _ in 0..16 {
-            let name = format!(
-                "dbio-load-{}-{}.sqlite",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed)
-            );
-            // A leftover side file would be taken for this database's.
-            let taken = SIDE_FILES.iter().any(|s| {
-                rustix::fs::statat(&dir, format!("{name}{s}"), AtFlags::SYMLINK_NOFOLLOW).is_ok()
-            });
-            if taken {
-                continue;
-            }
-            let fd = match rustix::fs::openat(
-                &dir,
-                name.as_str(),
-                OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-                Mode::from_raw_mode(0o644),
-            ) {
-                Ok(fd) => fd,
-                Err(rustix::io::Errno::EXIST) => continue,
-                Err(e) => return Err(io("create the scratch database", e)),
-            };
-            let st = rustix::fs::fstat(&fd).map_err(|e| io("inspect the scratch database", e))?;
-            // dbio's mark, as on its other files (best effort: some
-            // filesystems refuse user attributes).
-            let mark: &[u8] = if keep { b"1" } else { b"temporary" };
-            let _ = rustix::fs::fsetxattr(&fd, "user.dbio", mark, rustix::fs::XattrFlags::empty());
-            return Ok(Scratch {
-                path: dir_path.join(&name),
-                name: name.into(),
-                dir,
-                dev: st.st_dev,
-                ino: st.st_ino,
-                keep,
-                _anchor: File::from(fd),
-            });
-        }
-        Err(LoadError::Io(format!(
-            "cannot find a free name for the scratch database in {}",
-            dir_path.display()
-        )))
+        })?;
+        // dbio's mark, as on its other files (best effort: some
+        // filesystems refuse user attributes).
+        let mark: &[u8] = if keep { b"1" } else { TEMP_MARK };
+        let _ = rustix::fs::fsetxattr(&fd, MARK_XATTR, mark, rustix::fs::XattrFlags::empty());
+        Ok(Scratch {
+            _anchor: File::from(fd),
+            dir,
+            path,
+            dev: st.st_dev,
+            ino: st.st_ino,
+        })
     }
-}
 
-impl Scratch {
-    /// Refuses when the path no longer leads to the file dbio created
-    /// (renamed or replaced since, or its directory was).
+    /// Refuses when the database's name no longer leads to the file dbio
+    /// created (replaced since by dbio's own user: nobody else can write
+    /// in the private directory).
     fn still_ours(&self) -> Result<(), LoadError> {
-        match rustix::fs::lstat(&self.path) {
+        match rustix::fs::statat(self.dir.fd(), DB_NAME, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) if st.st_dev == self.dev && st.st_ino == self.ino => Ok(()),
             _ => Err(LoadError::Refused(format!(
-                "{} no longer is the scratch database dbio created (renamed or replaced while dbio was opening it); nothing was written to it",
+                "{} no longer is the scratch database dbio created (replaced while dbio was opening it); nothing was written to it",
                 self.path.display()
             ))),
-        }
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if self.keep {
-            return;
-        }
-        // The main file only while its name is still dbio's inode.
-        if let Ok(st) = rustix::fs::statat(&self.dir, &self.name, AtFlags::SYMLINK_NOFOLLOW) {
-            if st.st_dev == self.dev && st.st_ino == self.ino {
-                let _ = rustix::fs::unlinkat(&self.dir, &self.name, AtFlags::empty());
-            }
-        }
-        // Side files SQLite made for it (their names were free at the start).
-        for s in SIDE_FILES {
-            let mut n = self.name.clone();
-            n.push(s);
-            if let Ok(st) = rustix::fs::statat(&self.dir, &n, AtFlags::SYMLINK_NOFOLLOW) {
-                if rustix::fs::FileType::from_raw_mode(st.st_mode)
-                    == rustix::fs::FileType::RegularFile
-                {
-                    let _ = rustix::fs::unlinkat(&self.dir, &n, AtFlags::empty());
-                }
-            }
         }
     }
 }
@@ -194,21 +133,31 @@ fn sql_err(what: &str, e: rusqlite::Error) -> LoadError {
 
 /// A connection through the shim, in WAL mode with synchronous=FULL.
 fn open(owned: &Owned) -> Result<Connection, LoadError> {
-    // No O_CREAT (the file is dbio's, made above) and no symbolic link
-    // anywhere in the name.
+    // No O_CREAT (the file is dbio's, made above); the name is the held
+    // private directory's /proc/self/fd path (see vfs_shim).
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    let c = Connection::open_with_flags_and_vfs(&owned.scratch.path, flags, owned.shim.name())
-        .map_err(|e| {
-            LoadError::Io(format!(
-                "SQLite cannot open {}: {e}",
-                owned.scratch.path.display()
-            ))
-        })?;
-    // SQLite opens by name: before anything is written, the name must
-    // still lead to the file dbio created.
+    let refused = |e: LoadError| match owned.shim.take_refusal() {
+        Some(why) => LoadError::Refused(why),
+        None => e,
+    };
+    let c =
+        Connection::open_with_flags_and_vfs(owned.shim.path_of(DB_NAME), flags, owned.shim.name())
+            .map_err(|e| {
+                refused(LoadError::Io(format!(
+                    "SQLite cannot open {}: {e}",
+                    owned.scratch.path.display()
+                )))
+            })?;
+    // Before anything is written, the name must still lead to the file
+    // dbio created.
     owned.scratch.still_ours()?;
+    open_wal(owned, c).map_err(refused)
+}
+
+/// Sets up a new connection: busy handling, WAL mode, synchronous.
+fn open_wal(owned: &Owned, c: Connection) -> Result<Connection, LoadError> {
     c.busy_handler(Some(busy))
         .map_err(|e| sql_err("set its busy handler", e))?;
     let mode: String = c
@@ -220,6 +169,12 @@ fn open(owned: &Owned) -> Result<Connection, LoadError> {
             owned.scratch.path.display()
         )));
     }
+    // A read opens the WAL and -shm now, so that a refused side file is
+    // said when the connection opens, not in the middle of the load.
+    c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map_err(|e| sql_err("read its schema", e))?;
     let sync = owned
         .synchronous
         .lock()
@@ -260,7 +215,8 @@ impl SqliteDb {
     /// `keep`).
     pub fn create(dir: &Path, keep: bool) -> Result<SqliteDb, LoadError> {
         let scratch = Scratch::create(dir, keep)?;
-        let shim = Shim::register().map_err(LoadError::Io)?;
+        let shim = Shim::register(scratch.dir.fd(), &scratch.dir.path(), scratch.dir.made())
+            .map_err(LoadError::Io)?;
         let owned = Arc::new(Owned {
             scratch,
             shim,
@@ -276,6 +232,15 @@ impl SqliteDb {
     /// The scratch database file.
     pub fn path(&self) -> &Path {
         &self.owned.scratch.path
+    }
+
+    /// What the user should know about the directory (stale private
+    /// directories of killed runs removed or named), once.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        match Arc::get_mut(&mut self.owned) {
+            Some(o) => o.scratch.dir.take_notices(),
+            None => Vec::new(),
+        }
     }
 
     /// The shim's counters (cumulative over every connection).
@@ -626,9 +591,52 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("no longer is the scratch database"), "{e}");
+        assert!(e.contains("is not a file dbio created"), "{e}");
         drop(db);
         assert_eq!(std::fs::read(&p).unwrap(), b"not yours");
+    }
+
+    /// Every file SQLite made is in the private directory, and a side
+    /// file dbio did not create there is refused, left as it is.
+    #[test]
+    fn side_files_live_in_the_private_directory_and_foreign_ones_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let mut db = SqliteDb::create(d.path(), false).unwrap();
+        let private = db.path().parent().unwrap().to_path_buf();
+        assert_eq!(private.parent().unwrap(), d.path());
+        let t = spec("dbio_load_1", "m");
+        db.create_table(&t).unwrap();
+        let mut s = db.connect(&t).unwrap();
+        s.insert_autocommit(1).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&private)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "dbio-load.sqlite",
+                "dbio-load.sqlite-shm",
+                "dbio-load.sqlite-wal",
+                "dbio.lock"
+            ]
+        );
+        // Only the private directory is in the target directory.
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        // Someone with dbio's own rights swaps the WAL: a new connection
+        // refuses it and the file stays as it was.
+        let wal = private.join("dbio-load.sqlite-wal");
+        std::fs::rename(&wal, private.join("moved")).unwrap();
+        std::fs::write(&wal, b"planted").unwrap();
+        let e = db.connect(&t).err().unwrap().to_string();
+        assert!(
+            e.contains("dbio-load.sqlite-wal is not a file dbio created"),
+            "{e}"
+        );
+        drop(s);
+        drop(db);
+        assert_eq!(std::fs::read(&wal).unwrap(), b"planted");
     }
 
     #[test]

@@ -27,11 +27,50 @@
 //! [`Shim`] registers a VFS of its own (`dbio-shim-N`), so runs in one
 //! process (the 1- and 10-session runs of `dbio check`, parallel tests)
 //! never add to each other's counters.
+//!
+//! The shim also keeps SQLite's files where dbio made them (issue 21 §3).
+//! Each shim is bound to one private directory ([`crate::private_dir`]),
+//! whose descriptor it holds (a duplicate of its own), and SQLite names
+//! every file as `/proc/self/fd/N/<name>`: the kernel resolves that to the
+//! held directory itself, so renaming or swapping any directory above it
+//! cannot redirect a file. SQLite derives every path from the main file's
+//! (checked in the bundled sqlite3.c, 3.53): the pager asks `xFullPathname`
+//! for the database's full path and appends `-journal` and `-wal` to it;
+//! `-shm` is the main file's path plus `-shm` (`unixOpenSharedMemory`);
+//! `xDelete`, `xAccess` and the directory sync after a new journal or WAL
+//! (`openDirectory`: the path up to its last `/`) use those paths. So:
+//!
+//! - `xFullPathname` returns a name under the directory verbatim (the
+//!   `unix` VFS would expand `/proc/self/fd/N` into the directory's
+//!   current path, the very lookup by name this avoids, and report a
+//!   symbolic link, which `SQLITE_OPEN_NOFOLLOW` refuses) and refuses any
+//!   other name;
+//! - `xOpen`, `xDelete` and `xAccess` refuse names outside the directory;
+//! - a file `xOpen` finds there must be one dbio created (recorded with its
+//!   inode in the directory's [`Made`] list), else it is refused with one
+//!   sentence ([`Shim::take_refusal`]); one it does not find is created
+//!   with `SQLITE_OPEN_EXCLUSIVE`, which the `unix` VFS turns into
+//!   `O_CREAT | O_EXCL | O_NOFOLLOW`, and recorded. The `-shm` file is
+//!   opened by the `unix` VFS itself (`O_CREAT | O_NOFOLLOW`, never
+//!   through `xOpen`), so the shim creates it exclusively, empty, before
+//!   each open of the main file when it is missing (the first connection
+//!   truncates and initialises it: SQLite's own rule for a `-shm` it finds);
+//! - `xDelete` deletes only what dbio created, and forgets it.
+//!
+//! Temporary files SQLite opens without a name (statement journals, temp
+//! tables: not used by dbio's inserts) stay with the `unix` VFS, which makes
+//! them in the temporary directory under random names with `O_EXCL |
+//! O_NOFOLLOW` and unlinks them at once.
 
+use crate::private_dir::Made;
 use rusqlite::ffi;
-use std::ffi::{c_int, c_void, CString};
+use rustix::fs::{AtFlags, Mode, OFlags};
+use std::ffi::{c_char, c_int, c_void, CStr, CString, OsStr};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What the shim counted so far (cumulative, like a server's counters).
@@ -108,6 +147,8 @@ pub struct Shim {
     vfs: Box<ffi::sqlite3_vfs>,
     name: CString,
     counters: Arc<ShimCounters>,
+    /// `/proc/self/fd/N/` of the held directory.
+    prefix: String,
 }
 
 // SAFETY: the VFS struct is read-only after registration; SQLite calls
@@ -141,8 +182,10 @@ enum FileKind {
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 impl Shim {
-    /// Registers a new shim over the default VFS (not as the default).
-    pub fn register() -> Result<Shim, String> {
+    /// Registers a new shim over the default VFS (not as the default),
+    /// bound to the private directory `dir` (shown to the user as
+    /// `shown`) and its record of created files.
+    pub fn register(dir: BorrowedFd<'_>, shown: &Path, made: Arc<Made>) -> Result<Shim, String> {
         // SAFETY: sqlite3_vfs_find(NULL) returns the default VFS or NULL;
         // the registered VFS objects live until process exit or
         // unregistration (the default one is never unregistered).
@@ -150,6 +193,26 @@ impl Shim {
         if real.is_null() {
             return Err("SQLite has no default VFS".into());
         }
+        let dir = rustix::io::fcntl_dupfd_cloexec(dir, 3).map_err(|e| {
+            format!(
+                "cannot hold {}: {}",
+                shown.display(),
+                std::io::Error::from(e)
+            )
+        })?;
+        let link = format!("/proc/self/fd/{}", dir.as_raw_fd());
+        // The kernel's /proc must lead to the held directory itself.
+        let same = match (rustix::fs::stat(link.as_str()), rustix::fs::fstat(&dir)) {
+            (Ok(a), Ok(b)) => a.st_dev == b.st_dev && a.st_ino == b.st_ino,
+            _ => false,
+        };
+        if !same {
+            return Err(format!(
+                "dbio load needs /proc mounted: SQLite's files are kept in {} through {link}, which does not lead there",
+                shown.display()
+            ));
+        }
+        let prefix = format!("{link}/");
         let counters = Arc::new(ShimCounters::default());
         let name = CString::new(format!(
             "dbio-shim-{}-{}",
@@ -168,8 +231,16 @@ impl Shim {
         vfs.pAppData = Box::into_raw(Box::new(AppData {
             real,
             counters: Arc::as_ptr(&counters),
+            dir,
+            prefix: prefix.clone(),
+            shown: shown.to_path_buf(),
+            made,
+            refusal: Mutex::new(None),
         })) as *mut c_void;
         vfs.xOpen = Some(shim_open);
+        vfs.xDelete = Some(shim_delete);
+        vfs.xAccess = Some(shim_access);
+        vfs.xFullPathname = Some(shim_full_pathname);
         let ptr: *mut ffi::sqlite3_vfs = &mut *vfs;
         // SAFETY: `vfs` is boxed (a stable address) and outlives its
         // registration (unregistered in drop before it is freed).
@@ -183,6 +254,7 @@ impl Shim {
             vfs,
             name,
             counters,
+            prefix,
         })
     }
 
@@ -194,6 +266,19 @@ impl Shim {
     /// The counters of every file opened through this shim.
     pub fn counters(&self) -> &Arc<ShimCounters> {
         &self.counters
+    }
+
+    /// The name SQLite opens `file` of the private directory by
+    /// (`/proc/self/fd/N/file`).
+    pub fn path_of(&self, file: &str) -> String {
+        format!("{}{file}", self.prefix)
+    }
+
+    /// Why the shim last refused a file, once (None when it refused none).
+    pub fn take_refusal(&self) -> Option<String> {
+        // SAFETY: registered in `register`, freed only in drop.
+        let app = unsafe { &*(self.vfs.pAppData as *const AppData) };
+        app.refusal.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 }
 
@@ -213,6 +298,180 @@ impl Drop for Shim {
 struct AppData {
     real: *mut ffi::sqlite3_vfs,
     counters: *const ShimCounters,
+    /// The private directory (the shim's own descriptor of it).
+    dir: OwnedFd,
+    /// `/proc/self/fd/N/` of `dir`.
+    prefix: String,
+    /// The private directory as the user knows it, for sentences.
+    shown: PathBuf,
+    made: Arc<Made>,
+    /// Why a file was refused, for the error the caller reports.
+    refusal: Mutex<Option<String>>,
+}
+
+impl AppData {
+    /// The file name in the private directory that `path` stands for:
+    /// `prefix` then one plain name; None for anything else.
+    fn file_name<'a>(&self, path: &'a [u8]) -> Option<&'a OsStr> {
+        let rest = path.strip_prefix(self.prefix.as_bytes())?;
+        let plain = !rest.is_empty() && rest != b"." && rest != b".." && !rest.contains(&b'/');
+        plain.then(|| OsStr::from_bytes(rest))
+    }
+
+    fn refuse(&self, rc: c_int, why: String) -> c_int {
+        *self.refusal.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        rc
+    }
+
+    fn outside(&self, rc: c_int, path: &[u8]) -> c_int {
+        self.refuse(
+            rc,
+            format!(
+                "SQLite asked for {}, which is not in dbio's private directory {}; it was refused",
+                String::from_utf8_lossy(path),
+                self.shown.display()
+            ),
+        )
+    }
+
+    fn not_ours(&self, rc: c_int, name: &OsStr) -> c_int {
+        self.refuse(
+            rc,
+            format!(
+                "{} is not a file dbio created (it appeared in dbio's private directory); SQLite was not let open or delete it",
+                self.shown.join(name).display()
+            ),
+        )
+    }
+
+    /// What `name` is now: None when absent, Some(true) when it is the
+    /// file dbio created under that name, Some(false) otherwise.
+    fn lookup(&self, name: &OsStr) -> Option<bool> {
+        match rustix::fs::statat(&self.dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) => Some(self.made.is(name, st.st_dev, st.st_ino)),
+            Err(rustix::io::Errno::NOENT) => None,
+            Err(_) => Some(false),
+        }
+    }
+
+    /// Records `name` as created now.
+    fn record(&self, name: &OsStr) {
+        if let Ok(st) = rustix::fs::statat(&self.dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+            self.made.record(name, st.st_dev, st.st_ino);
+        }
+    }
+
+    /// Makes sure `<main>-shm` is dbio's: created empty and exclusively
+    /// when missing (see the module's documentation).
+    fn own_shm(&self, main: &OsStr) -> Result<(), c_int> {
+        let mut shm = main.to_os_string();
+        shm.push("-shm");
+        match self.lookup(&shm) {
+            Some(true) => Ok(()),
+            Some(false) => Err(self.not_ours(ffi::SQLITE_CANTOPEN, &shm)),
+            None => {
+                let mode = rustix::fs::statat(&self.dir, main, AtFlags::SYMLINK_NOFOLLOW)
+                    .map_or(0o644, |st| st.st_mode & 0o777);
+                let fd = rustix::fs::openat(
+                    &self.dir,
+                    &shm,
+                    OFlags::RDWR
+                        | OFlags::CREATE
+                        | OFlags::EXCL
+                        | OFlags::NOFOLLOW
+                        | OFlags::CLOEXEC,
+                    Mode::from_raw_mode(mode),
+                );
+                match fd.and_then(|fd| rustix::fs::fstat(&fd)) {
+                    Ok(st) => {
+                        self.made.record(&shm, st.st_dev, st.st_ino);
+                        Ok(())
+                    }
+                    Err(rustix::io::Errno::EXIST) => Err(self.not_ours(ffi::SQLITE_CANTOPEN, &shm)),
+                    Err(_) => Err(ffi::SQLITE_CANTOPEN),
+                }
+            }
+        }
+    }
+}
+
+/// The bytes of a C path SQLite passes.
+///
+/// # Safety
+/// `p` must be NULL or a NUL-terminated string.
+unsafe fn path_bytes<'a>(p: *const c_char) -> Option<&'a [u8]> {
+    (!p.is_null()).then(|| CStr::from_ptr(p).to_bytes())
+}
+
+unsafe extern "C" fn shim_full_pathname(
+    vfs: *mut ffi::sqlite3_vfs,
+    path: *const c_char,
+    n_out: c_int,
+    out: *mut c_char,
+) -> c_int {
+    // SAFETY (whole function): SQLite passes our VFS, a C string and an
+    // output buffer of n_out bytes.
+    let app = &*((*vfs).pAppData as *const AppData);
+    let Some(p) = path_bytes(path) else {
+        return ffi::SQLITE_CANTOPEN;
+    };
+    if app.file_name(p).is_none() {
+        return app.outside(ffi::SQLITE_CANTOPEN, p);
+    }
+    // Verbatim: the kernel, not a lookup by name, resolves the directory.
+    if p.len() + 1 > usize::try_from(n_out).unwrap_or(0) {
+        return ffi::SQLITE_CANTOPEN;
+    }
+    std::ptr::copy_nonoverlapping(p.as_ptr(), out as *mut u8, p.len());
+    *out.add(p.len()) = 0;
+    ffi::SQLITE_OK
+}
+
+unsafe extern "C" fn shim_delete(
+    vfs: *mut ffi::sqlite3_vfs,
+    path: *const c_char,
+    sync_dir: c_int,
+) -> c_int {
+    // SAFETY (whole function): SQLite passes our VFS and a C string.
+    let app = &*((*vfs).pAppData as *const AppData);
+    let Some(p) = path_bytes(path) else {
+        return ffi::SQLITE_IOERR_DELETE;
+    };
+    let Some(name) = app.file_name(p) else {
+        return app.outside(ffi::SQLITE_IOERR_DELETE, p);
+    };
+    if app.lookup(name) == Some(false) {
+        return app.not_ours(ffi::SQLITE_IOERR_DELETE, name);
+    }
+    let Some(delete) = (*app.real).xDelete else {
+        return ffi::SQLITE_IOERR_DELETE;
+    };
+    let rc = delete(app.real, path, sync_dir);
+    if rc == ffi::SQLITE_OK {
+        app.made.forget(name);
+    }
+    rc
+}
+
+unsafe extern "C" fn shim_access(
+    vfs: *mut ffi::sqlite3_vfs,
+    path: *const c_char,
+    flags: c_int,
+    out: *mut c_int,
+) -> c_int {
+    // SAFETY (whole function): SQLite passes our VFS, a C string and an
+    // output integer.
+    let app = &*((*vfs).pAppData as *const AppData);
+    let Some(p) = path_bytes(path) else {
+        return ffi::SQLITE_IOERR_ACCESS;
+    };
+    if app.file_name(p).is_none() {
+        return app.outside(ffi::SQLITE_IOERR_ACCESS, p);
+    }
+    let Some(access) = (*app.real).xAccess else {
+        return ffi::SQLITE_IOERR_ACCESS;
+    };
+    access(app.real, path, flags, out)
 }
 
 unsafe extern "C" fn shim_open(
@@ -223,7 +482,8 @@ unsafe extern "C" fn shim_open(
     out_flags: *mut c_int,
 ) -> c_int {
     // SAFETY (whole function): SQLite passes our VFS (whose app data is an
-    // AppData) and a zeroed buffer of our szOsFile bytes for `file`.
+    // AppData), a NULL or NUL-terminated name and a zeroed buffer of our
+    // szOsFile bytes for `file`.
     let app = &*((*vfs).pAppData as *const AppData);
     let shim = file as *mut ShimFile;
     let real_file =
@@ -232,10 +492,47 @@ unsafe extern "C" fn shim_open(
     let Some(open) = (*app.real).xOpen else {
         return ffi::SQLITE_CANTOPEN;
     };
-    let rc = open(app.real, name, real_file, flags, out_flags);
+    let mut flags = flags;
+    // A named file: dbio's, in the private directory, or created now.
+    let mut created = None;
+    if let Some(p) = path_bytes(name) {
+        let Some(file_name) = app.file_name(p) else {
+            return app.outside(ffi::SQLITE_CANTOPEN, p);
+        };
+        match app.lookup(file_name) {
+            Some(true) => {}
+            Some(false) => return app.not_ours(ffi::SQLITE_CANTOPEN, file_name),
+            None if flags & ffi::SQLITE_OPEN_CREATE != 0 => {
+                flags |= ffi::SQLITE_OPEN_EXCLUSIVE;
+                created = Some(file_name);
+            }
+            None => {}
+        }
+        if flags & ffi::SQLITE_OPEN_MAIN_DB != 0 {
+            if let Err(rc) = app.own_shm(file_name) {
+                return rc;
+            }
+        }
+    }
+    let mut got = 0;
+    let rc = open(app.real, name, real_file, flags, &mut got);
+    if !out_flags.is_null() {
+        *out_flags = got;
+    }
     let methods = (*real_file).pMethods;
     if methods.is_null() {
         return rc;
+    }
+    if let Some(n) = created {
+        // The unix VFS retries a failed read-write open read-only (and
+        // without O_CREAT): that is a file someone else made meanwhile.
+        if rc != ffi::SQLITE_OK || got & ffi::SQLITE_OPEN_READONLY != 0 {
+            if let Some(close) = (*methods).xClose {
+                close(real_file);
+            }
+            return app.not_ours(ffi::SQLITE_CANTOPEN, n);
+        }
+        app.record(n);
     }
     (*shim).real = real_file;
     (*shim).counters = app.counters;
