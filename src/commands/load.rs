@@ -131,7 +131,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
 /// checkpointed every 1,000 pages). `stop` is raised by SIGINT, SIGTERM,
 /// SIGHUP or SIGQUIT.
 pub fn check_section(
-    dir: &Path,
+    dir: &dbio_engine::scratch::ScratchDir,
     runtime_s: f64,
     _space: u64,
     stop: &Arc<AtomicBool>,
@@ -145,7 +145,9 @@ pub fn check_section(
             commits_per_session: None,
             ..LoadConfig::default()
         };
-        let mut db = SqliteDb::create(dir, false)?;
+        // SQLite opens its files by path (issue 21 item 3 moves the
+        // scratch database under the directory's descriptor too).
+        let mut db = SqliteDb::create(dir.path(), false)?;
         let out = execute(&mut db, &cfg, name, stop)?;
         report.warnings.extend(out.warnings);
         report.load.push(out.result);

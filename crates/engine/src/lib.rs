@@ -26,6 +26,7 @@ pub mod matrix;
 pub mod recorder;
 pub mod runner;
 pub mod rusage;
+pub mod scratch;
 pub mod series;
 pub mod stripe;
 pub mod sysinfo;

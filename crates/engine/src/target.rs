@@ -32,6 +32,7 @@
 
 use crate::blockdev::{self, BlockDevicePolicy};
 use crate::buf::AlignedBuf;
+use crate::scratch::ScratchDir;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
 use dbio_model::{DioAlignment, Durability, Prepare};
@@ -186,7 +187,7 @@ fn lookup_error(op: &str, p: &Path, e: Errno) -> EngineError {
 
 /// Opens the directory `p` once (following symbolic links: a directory is
 /// only ever used through this descriptor).
-fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
+pub(crate) fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
     rustix::fs::openat(
         CWD,
         p,
@@ -327,20 +328,43 @@ impl Target {
 
     fn prepare_temp(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
         let dir = open_dir(&spec.path)?;
-        let mut notices = remove_stale_temps(&dir, &spec.path);
+        Self::prepare_temp_at(spec, &dir, &spec.path, stop)
+    }
+
+    /// A temporary file in `dir`, a directory opened once for the whole run
+    /// (see [`ScratchDir`]): every file of the run is created relative to
+    /// that descriptor, so a directory renamed or swapped during the run
+    /// cannot split its files between two places. `spec.path` is ignored.
+    pub fn prepare_in(
+        spec: &TargetSpec,
+        dir: &ScratchDir,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
+        Self::prepare_temp_at(spec, dir.fd(), dir.path(), stop)
+    }
+
+    /// A temporary file `dbio-<pid>-<n>.tmp` in the open directory `dir`
+    /// (`dir_path` for messages and the target's path).
+    fn prepare_temp_at(
+        spec: &TargetSpec,
+        dir: &OwnedFd,
+        dir_path: &Path,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
+        let mut notices = remove_stale_temps(dir, dir_path);
         // The name is predictable: when something already holds it, the
         // next number will do (a few times, then the error stands).
         let mut tries = 0;
         loop {
             let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
             let name = format!("dbio-{}-{n}.tmp", std::process::id());
-            let path = spec.path.join(&name);
-            let dir = rustix::io::dup(&dir)
-                .map_err(|e| EngineError::io("opening the directory", &spec.path, e.into()))?;
+            let path = dir_path.join(&name);
+            let dir = rustix::io::dup(dir)
+                .map_err(|e| EngineError::io("opening the directory", dir_path, e.into()))?;
             match Self::create_in(
                 spec,
                 dir,
-                &spec.path,
+                dir_path,
                 OsStr::new(&name),
                 path,
                 !spec.keep,
@@ -704,14 +728,22 @@ pub fn probe_dir(dir: &Path) -> io::Result<DirProbe> {
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
+    probe_in(&d)
+}
+
+/// [`probe_dir`] on a directory already open. The probe file carries the
+/// temporary mark, so a run killed between its creation and its removal
+/// leaves a file the next run removes ([`remove_stale_temps`]).
+pub(crate) fn probe_in(d: &OwnedFd) -> io::Result<DirProbe> {
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let name = format!(".dbio-probe-{}-{n}", std::process::id());
     let fd = rustix::fs::openat(
-        &d,
+        d,
         &name,
         OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
     )?;
+    let _ = rustix::fs::fsetxattr(&fd, MARK_XATTR, TEMP_MARK, rustix::fs::XattrFlags::empty());
     let st = rustix::fs::fstat(&fd)?;
     let direct = set_direct(&fd).is_ok();
     let probe = DirProbe {
@@ -726,7 +758,7 @@ pub fn probe_dir(dir: &Path) -> io::Result<DirProbe> {
             .unwrap_or_default(),
     };
     drop(fd);
-    let _ = remove_if_same(&d, OsStr::new(&name), st.st_dev, st.st_ino);
+    let _ = remove_if_same(d, OsStr::new(&name), st.st_dev, st.st_ino);
     Ok(probe)
 }
 
