@@ -18,7 +18,8 @@
 //! `unlinkat(dir, name)` only while that name still refers to its inode, so
 //! a file renamed into its place by someone else is never removed; it is
 //! flock'ed while dbio runs, and a later run removes the ones whose process
-//! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
+//! is gone (after SIGKILL), or names those it cannot prove are its own, see
+//! [`remove_stale_temps`]. A symbolic link is
 //! written through only with `--overwrite`.
 //!
 //! Block devices are opened by [`crate::blockdev`]: refused unless
@@ -769,13 +770,16 @@ pub fn supports_direct(dir: &Path) -> io::Result<bool> {
     probe_dir(dir).map(|p| p.direct)
 }
 
-/// The pid in a temporary file name `dbio-<pid>-<n>.tmp`.
+/// The pid in the name of a scratch file dbio makes in a directory: a
+/// temporary file `dbio-<pid>-<n>.tmp` or a directory probe
+/// `.dbio-probe-<pid>-<n>`.
 fn temp_pid(name: &[u8]) -> Option<i32> {
     let s = std::str::from_utf8(name).ok()?;
-    let (pid, n) = s
-        .strip_prefix("dbio-")?
-        .strip_suffix(".tmp")?
-        .split_once('-')?;
+    let rest = match s.strip_prefix("dbio-") {
+        Some(r) => r.strip_suffix(".tmp")?,
+        None => s.strip_prefix(".dbio-probe-")?,
+    };
+    let (pid, n) = rest.split_once('-')?;
     let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
     if !digits(pid) || !digits(n) {
         return None;
@@ -783,49 +787,82 @@ fn temp_pid(name: &[u8]) -> Option<i32> {
     pid.parse().ok()
 }
 
-/// Removes the temporary files (`dbio-<pid>-<n>.tmp`) that runs killed by
-/// SIGKILL left in `dir`: only those whose process is gone, that carry
-/// dbio's temporary mark ([`TEMP_MARK`]), are regular files with a single link and are not locked by
-/// a running dbio; each by `unlinkat` while its name still refers to the
-/// inode checked. Returns a notice naming what was removed (none when
-/// nothing was).
+/// What became of a scratch file's name found by [`remove_stale_temps`].
+#[derive(Debug, PartialEq, Eq)]
+enum Stale {
+    /// Its process still runs, or a running dbio holds it (flock).
+    InUse,
+    /// Removed.
+    Removed,
+    /// Its process is gone but dbio cannot prove it made the file (no
+    /// temporary mark, a second link, not a regular file): left alone and
+    /// named.
+    Named,
+}
+
+/// Cleans up after runs killed by SIGKILL in `dir`: every scratch file
+/// name dbio gives ([`temp_pid`]) whose process is gone is either removed
+/// or named. Removed are only regular files with a single link that carry
+/// dbio's temporary mark ([`TEMP_MARK`]) and are not locked by a running
+/// dbio, each by `unlinkat` while its name still refers to the inode
+/// checked; the others (a filesystem without extended attributes, a file
+/// someone else made under such a name) are left in place and named, so
+/// no kind of leftover goes unmentioned. Returns the notices (none when
+/// there was nothing).
 pub fn remove_stale_temps(dir: &OwnedFd, dir_path: &Path) -> Vec<String> {
     let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
         return Vec::new();
     };
     let me = std::process::id() as i32;
-    let mut removed = Vec::new();
+    let (mut removed, mut named) = (Vec::new(), Vec::new());
     for ent in entries.flatten() {
         let name = ent.file_name().to_bytes();
         match temp_pid(name) {
             Some(pid) if pid != me => {
                 let name = OsStr::from_bytes(name);
-                if remove_if_stale(dir, name, pid).unwrap_or(false) {
-                    removed.push(name.to_string_lossy().into_owned());
+                let shown = name.to_string_lossy().into_owned();
+                match remove_if_stale(dir, name, pid) {
+                    Ok(Stale::InUse) => {}
+                    Ok(Stale::Removed) => removed.push(shown),
+                    // Gone between the listing and the check: nothing left.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Ok(Stale::Named) | Err(_) => named.push(shown),
                 }
             }
             _ => {}
         }
     }
-    if removed.is_empty() {
-        return Vec::new();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut notices = Vec::new();
+    if !removed.is_empty() {
+        removed.sort();
+        notices.push(format!(
+            "removed {} stale temporary file{} in {} left by dbio runs that were killed before they could clean up: {}",
+            removed.len(),
+            plural(removed.len()),
+            dir_path.display(),
+            removed.join(", ")
+        ));
     }
-    removed.sort();
-    vec![format!(
-        "removed {} stale temporary file{} in {} left by dbio runs that were killed before they could clean up: {}",
-        removed.len(),
-        if removed.len() == 1 { "" } else { "s" },
-        dir_path.display(),
-        removed.join(", ")
-    )]
+    if !named.is_empty() {
+        named.sort();
+        notices.push(format!(
+            "left {} file{} in {} named like the scratch files of dbio runs that are gone, because dbio cannot prove it made them (no {MARK_XATTR} temporary mark, another link, or not a regular file): {}; remove them if a killed dbio run left them",
+            named.len(),
+            plural(named.len()),
+            dir_path.display(),
+            named.join(", ")
+        ));
+    }
+    notices
 }
 
-fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
+fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<Stale> {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
-        return Ok(false);
+        return Ok(Stale::Named);
     };
     if rustix::process::test_kill_process(p) != Err(Errno::SRCH) {
-        return Ok(false); // alive (or not ours to judge)
+        return Ok(Stale::InUse); // alive (or not ours to judge)
     }
     let fd = rustix::fs::openat(
         dir,
@@ -837,11 +874,17 @@ fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_nlink != 1
         || !has_temp_mark(&fd)
-        || rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err()
     {
-        return Ok(false);
+        return Ok(Stale::Named);
     }
-    remove_if_same(dir, name, st.st_dev, st.st_ino)
+    if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Ok(Stale::InUse);
+    }
+    Ok(if remove_if_same(dir, name, st.st_dev, st.st_ino)? {
+        Stale::Removed
+    } else {
+        Stale::Named
+    })
 }
 
 /// Refuses when the filesystem holding the open `fd` (`shown` in
@@ -941,6 +984,7 @@ mod tests {
     fn temp_names_yield_their_pid_and_nothing_else_does() {
         assert_eq!(temp_pid(b"dbio-123-0.tmp"), Some(123));
         assert_eq!(temp_pid(b"dbio-7-42.tmp"), Some(7));
+        assert_eq!(temp_pid(b".dbio-probe-99-3"), Some(99));
         for other in [
             &b"dbio-123.tmp"[..],
             b"dbio--0.tmp",
@@ -948,7 +992,9 @@ mod tests {
             b"dbio-123-0.tmp.bak",
             b"xdbio-123-0.tmp",
             b"dbio-123-.tmp",
-            b".dbio-probe-123-0",
+            b".dbio-probe-123",
+            b".dbio-probe-x-0",
+            b"dbio-probe-123-0",
         ] {
             assert_eq!(temp_pid(other), None, "{}", String::from_utf8_lossy(other));
         }
