@@ -204,6 +204,14 @@ pub(crate) fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
     })
 }
 
+/// Whether the open directory `dir` is on devtmpfs (/dev): a path there
+/// that names no device is a mistyped device, never a place for a file
+/// (a regular file made there would fill the memory devtmpfs lives in and
+/// shadow the device if it appears).
+fn on_devtmpfs(dir: &OwnedFd) -> bool {
+    sysinfo::mount_of_fd(dir).is_some_and(|m| m.fs_type == "devtmpfs")
+}
+
 /// Checks that `p` is a directory dbio can open, with one sentence that
 /// names the problem (missing, not a directory, a loop of symbolic links).
 pub fn check_dir(p: &Path) -> Result<(), EngineError> {
@@ -324,6 +332,13 @@ impl Target {
             _ => Path::new("."),
         };
         let dir = open_dir(parent)?;
+        if on_devtmpfs(&dir) {
+            return Err(EngineError::Refused(format!(
+                "{} does not exist, and dbio does not create files in {} (devtmpfs, where the kernel keeps device nodes): name an existing block device",
+                p.display(),
+                parent.display()
+            )));
+        }
         Self::create_in(spec, dir, parent, name, p.clone(), false, stop)
     }
 
@@ -352,6 +367,12 @@ impl Target {
         dir_path: &Path,
         stop: &AtomicBool,
     ) -> Result<Target, EngineError> {
+        if on_devtmpfs(dir) {
+            return Err(EngineError::Refused(format!(
+                "{} is on devtmpfs, where the kernel keeps device nodes, and dbio does not create files there: name an existing block device or a directory on a filesystem",
+                dir_path.display()
+            )));
+        }
         let mut notices = remove_stale_temps(dir, dir_path);
         // The name is predictable: when something already holds it, the
         // next number will do (a few times, then the error stands).
