@@ -29,6 +29,7 @@ mod safety_blockdev;
 mod safety_files;
 mod safety_limits;
 mod safety_outputs;
+mod safety_scratch_race;
 mod safety_signals;
 mod schema_v2;
 mod series;
