@@ -26,6 +26,7 @@ mod matrix;
 mod read;
 mod safety;
 mod safety_blockdev;
+mod safety_blockdev_data;
 mod safety_files;
 mod safety_limits;
 mod safety_outputs;

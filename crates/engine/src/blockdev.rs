@@ -141,7 +141,6 @@ pub fn open_for_job(
     let (size, logical_block_size) = geometry(&claim, path)?;
     check_fits(spec, size, logical_block_size)?;
     signatures(&claim).map_err(|why| refuse(path, why))?;
-    signatures_at_partition_starts(&claim, size).map_err(|why| refuse(path, why))?;
     if has_asm_header(&claim).map_err(|e| EngineError::io("reading the header", path, e))? {
         return Err(refuse(
             path,
@@ -150,6 +149,7 @@ pub fn open_for_job(
             ),
         ));
     }
+    signatures_at_partition_starts(&claim, size).map_err(|why| refuse(path, why))?;
     if spec.writes && !spec.overwrite {
         let found = first_nonzero_in_ends(&claim, size)
             .map_err(|e| EngineError::io("reading the first and last MiB", path, e))?;
