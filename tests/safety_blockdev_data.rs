@@ -61,7 +61,10 @@ fn an_ext4_behind_a_lost_partition_table_is_refused() {
         write_at(img, MIB, &std::fs::read(&fs).map_err(|e| e.to_string())?)
     }));
     let before = contents(&lo);
-    assert!(before[..MIB as usize].iter().all(|&b| b == 0), "first MiB zero");
+    assert!(
+        before[..MIB as usize].iter().all(|&b| b == 0),
+        "first MiB zero"
+    );
     for extra in [&[][..], &["--overwrite"]] {
         let (code, err) = bench(&lo, extra);
         assert_eq!(code, Some(2), "{extra:?}: {err}");

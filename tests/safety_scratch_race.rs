@@ -78,8 +78,8 @@ struct Watch {
 impl Watch {
     fn new(dirs: [&Path; 2]) -> Watch {
         use rustix::fs::inotify;
-        let fd = inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC)
-            .unwrap();
+        let fd =
+            inotify::init(inotify::CreateFlags::NONBLOCK | inotify::CreateFlags::CLOEXEC).unwrap();
         let wds = dirs.map(|d| inotify::add_watch(&fd, d, inotify::WatchFlags::CREATE).unwrap());
         Watch { fd, wds }
     }
@@ -166,7 +166,9 @@ fn race(
             String::from_utf8_lossy(&out.stderr),
             String::from_utf8_lossy(&out.stdout)
         );
-        let made = watch.drain().map(|v| v.into_iter().filter(|n| counts(n)).collect::<Vec<_>>());
+        let made = watch
+            .drain()
+            .map(|v| v.into_iter().filter(|n| counts(n)).collect::<Vec<_>>());
         assert!(
             made[0].is_empty() || made[1].is_empty(),
             "try {i} of {tries}: one run split its files between the two directories: {made:?}"
@@ -175,8 +177,16 @@ fn race(
             *n += usize::from(!m.is_empty());
         }
         for dir in [&target, &victim] {
-            let left: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.file_name()).collect();
-            assert!(left.is_empty(), "try {i}: left in {}: {left:?}", dir.display());
+            let left: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name())
+                .collect();
+            assert!(
+                left.is_empty(),
+                "try {i}: left in {}: {left:?}",
+                dir.display()
+            );
         }
     }
     drop(swapper);
@@ -209,7 +219,10 @@ fn lgwr_makes_every_log_file_in_the_directory_it_opened_under_a_rename_swap() {
         "--quiet",
     ];
     if let Some(used) = race(&args, LGWR_TRIES, dbio_scratch, |_| false) {
-        eprintln!("{LGWR_TRIES} runs: files made in target {} times, in victim {} times", used[0], used[1]);
+        eprintln!(
+            "{LGWR_TRIES} runs: files made in target {} times, in victim {} times",
+            used[0], used[1]
+        );
     }
 }
 
@@ -227,6 +240,9 @@ fn check_makes_every_scratch_file_in_the_directory_it_opened_under_a_rename_swap
             && out.matches("could not run").count() == 2
     };
     if let Some(used) = race(&args, CHECK_TRIES, counts, excused) {
-        eprintln!("{CHECK_TRIES} runs: files made in target {} times, in victim {} times", used[0], used[1]);
+        eprintln!(
+            "{CHECK_TRIES} runs: files made in target {} times, in victim {} times",
+            used[0], used[1]
+        );
     }
 }

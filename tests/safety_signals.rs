@@ -46,7 +46,10 @@ fn wait_for_scratch(dir: &Path) {
 fn wait_for_threads(pid: u32) {
     let t0 = Instant::now();
     while std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count()) < 2 {
-        assert!(t0.elapsed() < Duration::from_secs(20), "no worker thread started");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "no worker thread started"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -76,7 +79,10 @@ fn sigint_twice(child: &Child) {
     kill(pid, libc::SIGINT);
     let t0 = Instant::now();
     while pending(pid, libc::SIGINT) {
-        assert!(t0.elapsed() < Duration::from_secs(20), "SIGINT never delivered");
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "SIGINT never delivered"
+        );
         std::thread::sleep(Duration::from_millis(1));
     }
     kill(pid, libc::SIGINT);
@@ -116,7 +122,9 @@ fn stopped_cleanly(
 ) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{what}: {err}");
-    let said = err.matches("dbio: stopping: saving the partial result").count();
+    let said = err
+        .matches("dbio: stopping: saving the partial result")
+        .count();
     match lines {
         Some(n) => assert_eq!(said, n, "{what}: {err}"),
         None => assert!(said <= 1, "{what}: {err}"),
@@ -124,7 +132,11 @@ fn stopped_cleanly(
     let v = json(&std::fs::read(json_path).unwrap_or_else(|e| panic!("{what}: no result: {e}")));
     assert_eq!(v["partial"]["kind"], "signal", "{what}: {}", v["partial"]);
     assert_eq!(v["partial"]["signal"], "SIGINT", "{what}");
-    assert_eq!(made_by_dbio(dir), Vec::<String>::new(), "{what}: scratch left");
+    assert_eq!(
+        made_by_dbio(dir),
+        Vec::<String>::new(),
+        "{what}: scratch left"
+    );
 }
 
 /// The three commands with a large scratch file, sized to stay busy.

@@ -21,6 +21,13 @@
 //! dbio also checks the Oracle ASM disk header itself (`ORCLDISK` at byte
 //! 32; libblkid 2.38 reports it as `oracleasm`, older versions may not),
 //! because an ASM disk is the most likely block device on a database server.
+//! Two more checks look for what has no signature at offset 0 (issue 21):
+//! a filesystem whose partition table was lost sits at a partition start
+//! behind zeros, so `blkid -p --offset` probes every [`PARTITION_STARTS`]
+//! entry; and data no tool names is still data, so a job that writes is
+//! refused unless the first and last [`ZERO_ENDS`] bytes are all zero, or
+//! the user says `--overwrite` (a signature is refused even then).
+//!
 //! Every other decision (is it a block device, its size, its logical sector
 //! size for O_DIRECT, its holders, partitions and swap use) is made on the
 //! open descriptor, never on the path, which could be replaced meanwhile.

@@ -85,7 +85,9 @@ impl LgwrRun {
 
     /// The log directory as opened for this run: the one opened at its
     /// start, or (for a caller that opened none) opened now.
-    pub fn scratch_dir(&self) -> Result<dbio_engine::scratch::ScratchDir, dbio_engine::EngineError> {
+    pub fn scratch_dir(
+        &self,
+    ) -> Result<dbio_engine::scratch::ScratchDir, dbio_engine::EngineError> {
         match &self.scratch {
             Some(d) => Ok(d.clone()),
             None => dbio_engine::scratch::ScratchDir::open(&self.dir),
