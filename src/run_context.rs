@@ -136,6 +136,10 @@ pub struct RunContext {
     signals: Option<Signals>,
     outputs: Outputs,
     shared: Option<Target>,
+    /// The directory a scratch target is made in, opened once for the
+    /// run (`dbio check`); None: the job's path is looked up when its
+    /// target is prepared.
+    scratch_dir: Option<dbio_engine::scratch::ScratchDir>,
     /// The members of a stripe, prepared by the first striped job and
     /// reopened by later ones.
     members: Vec<Target>,
@@ -156,6 +160,7 @@ impl RunContext {
             signals: Some(signals),
             outputs,
             shared: None,
+            scratch_dir: None,
             members: Vec::new(),
             start_at: None,
             quiet,
@@ -171,17 +176,17 @@ impl RunContext {
             signals: None,
             outputs,
             shared: None,
+            scratch_dir: None,
             members: Vec::new(),
             start_at: None,
             quiet: true,
         }
     }
 
-    /// A second SIGINT no longer exits at once (see [`Signals`]).
-    pub fn no_exit_on_second_sigint(&mut self) {
-        if let Some(s) = self.signals.as_mut() {
-            s.no_exit_on_second_sigint();
-        }
+    /// Makes every scratch target of the run in `dir` (opened once),
+    /// whatever the job's path says.
+    pub fn set_scratch_dir(&mut self, dir: dbio_engine::scratch::ScratchDir) {
+        self.scratch_dir = Some(dir);
     }
 
     /// Makes the first job wait, once its target is prepared, until the
@@ -346,7 +351,10 @@ impl RunContext {
                         spec.path = shared.path.clone();
                         shared.reopen(spec, &self.control.stop)
                     }
-                    None => Target::prepare(spec, &self.control.stop),
+                    None => match &self.scratch_dir {
+                        Some(dir) => Target::prepare_in(spec, dir, &self.control.stop),
+                        None => Target::prepare(spec, &self.control.stop),
+                    },
                 };
                 let t = match prepared {
                     Ok(t) => t,

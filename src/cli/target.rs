@@ -50,7 +50,8 @@ pub struct Keep {
 #[derive(Debug, Clone, Args)]
 pub struct Overwrite {
     /// Allow writing to an existing file dbio did not create, or to a file
-    /// named through a symbolic link.
+    /// named through a symbolic link, or to a block device whose first or
+    /// last MiB is not all zero (one with a signature is refused even so).
     #[arg(long)]
     pub overwrite: bool,
 }
@@ -61,7 +62,10 @@ pub struct BlockDevice {
     /// Allow a blank block device as the target. dbio opens it exclusively
     /// (O_EXCL) and refuses it when it is mounted (in any mount namespace),
     /// in use, or holds any signature util-linux's wipefs finds (filesystem,
-    /// partition table, RAID, LVM, LUKS, swap, Oracle ASM, ...).
+    /// partition table, RAID, LVM, LUKS, swap, Oracle ASM, ...), also at the
+    /// usual partition starts (blkid -p --offset); a job that writes is
+    /// refused when its first or last MiB is not all zero, unless
+    /// --overwrite. A path in /dev that does not exist is refused.
     #[arg(long)]
     pub allow_block_device: bool,
 }

@@ -9,14 +9,15 @@
 use crate::cli::CheckArgs;
 use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
 use anyhow::Context;
-use dbio_engine::check::{battery, free_space, plan_space};
+use dbio_engine::check::{battery, plan_space};
+use dbio_engine::scratch::ScratchDir;
 use dbio_model::PartialReason;
 use std::process::ExitCode;
 
 /// A section of `dbio check` added by a model command: directory, time
 /// per test, the bytes it may use, the stop flag, the report.
 type Section = fn(
-    &std::path::Path,
+    &ScratchDir,
     f64,
     u64,
     &std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -27,18 +28,22 @@ type Section = fn(
 pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let dir = &a.dir.path;
     let runtime = a.runtime.or(crate::cli::check::DEFAULT_RUNTIME_S);
-    // One sentence for each way it can fail: missing, not a directory, a
-    // loop of symbolic links, no permission.
-    dbio_engine::target::check_dir(dir)?;
+    // Opened once for the whole run: every probe and file of every
+    // section is made relative to this descriptor, so a directory swapped
+    // during the run cannot split its files between two places. One
+    // sentence for each way it can fail: missing, not a directory, a loop
+    // of symbolic links, no permission.
+    let scratch = ScratchDir::open(dir)?;
     let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let free = free_space(dir).with_context(|| {
+    let free = scratch.free_space().with_context(|| {
         format!(
             "cannot read the free space of the filesystem holding {}",
             dir.display()
         )
     })?;
     let plan = plan_space(a.size, free).map_err(anyhow::Error::msg)?;
-    let direct_ok = dbio_engine::target::supports_direct(dir)
+    let direct_ok = scratch
+        .supports_direct()
         .with_context(|| format!("cannot create a file in {}", dir.display()))?;
     let mut specs = battery(
         dbio_model::units::seconds_to_ns(runtime),
@@ -56,6 +61,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     let jobs = resolve_all(specs, &dbio_engine::JobTarget::scratch(dir))?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
+    ctx.set_scratch_dir(scratch.clone());
     let mut report = new_report("check", dir);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     // One screen for every section: each shown as its summary table.
@@ -80,7 +86,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let need = (2 * plan.log_file_size)
         .max(plan.read_size)
         .max(plan.writer_size);
-    wait_for_space(dir, need);
+    wait_for_space(&scratch, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
         let sections: [(&str, Section, u64); 4] = [
@@ -92,7 +98,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         let stop = ctx.stop_flag().clone();
         for (what, section, bytes) in sections {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
-            let res = section(dir, runtime, bytes, &stop, &mut report);
+            let res = section(&scratch, runtime, bytes, &stop, &mut report);
             if ctx.interrupted(&mut report) {
                 break;
             }
@@ -112,10 +118,10 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
 /// holding `dir`: a removed file's space can come back late when the
 /// kernel still holds the file (an io_uring ring closing in a kernel
 /// worker).
-fn wait_for_space(dir: &std::path::Path, need: u64) {
+fn wait_for_space(dir: &ScratchDir, need: u64) {
     let t0 = std::time::Instant::now();
     while t0.elapsed() < std::time::Duration::from_secs(5) {
-        match free_space(dir) {
+        match dir.free_space() {
             Ok(Some(free)) if free < need => {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }

@@ -170,8 +170,11 @@ fn datafile_spec(path: &Path, cfg: &DbwrConfig, overwrite: bool, keep: bool) -> 
 
 /// Makes (or checks) the datafile `cfg` runs on; `overwrite` and `keep`
 /// are the user's say over files, not part of the configuration.
+/// `scratch`: the directory `path` names, already opened for the run
+/// (`dbio check`): the datafile is made relative to it.
 fn prepare(
     path: &Path,
+    scratch: Option<&dbio_engine::scratch::ScratchDir>,
     cfg: &DbwrConfig,
     overwrite: bool,
     keep: bool,
@@ -194,7 +197,10 @@ fn prepare(
         }
     }
     let spec = datafile_spec(path, cfg, overwrite, keep);
-    let t = Target::prepare(&spec, stop)?;
+    let t = match scratch {
+        Some(dir) => Target::prepare_in(&spec, dir, stop)?,
+        None => Target::prepare(&spec, stop)?,
+    };
     let disk = disk_name(&t);
     let datafile = Datafile {
         file: Arc::clone(&t.file),
@@ -284,6 +290,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         Some(plan) => prepare_stripe(plan, &cfgs[0], a.overwrite.overwrite, a.keep.keep, &stop),
         None => prepare(
             &a.target.path,
+            None,
             &cfgs[0],
             a.overwrite.overwrite,
             a.keep.keep,
@@ -352,7 +359,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
 /// the system has them; the datafile is `space` bytes at most. About
 /// runtime_s + 0.5 s.
 pub fn check_section(
-    dir: &std::path::Path,
+    dir: &dbio_engine::scratch::ScratchDir,
     runtime_s: f64,
     space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -374,7 +381,7 @@ pub fn check_section(
         datafile_bytes: space.min(64 << 20) / BLOCK_SIZE as u64 * BLOCK_SIZE as u64,
         engine,
         // O_DIRECT when the filesystem takes it.
-        direct: dbio_engine::target::supports_direct(dir)?,
+        direct: dir.supports_direct()?,
         null_delay_ns: 0,
         runtime_ns: Some(seconds_to_ns(runtime_s.max(0.1))),
         ops: None,
@@ -384,7 +391,7 @@ pub fn check_section(
         seed: 0x5eed,
     };
     validate(&cfg)?;
-    let prepared = prepare(dir, &cfg, false, false, stop)?;
+    let prepared = prepare(dir.path(), Some(dir), &cfg, false, false, stop)?;
     let (r, err) = run_one("writer check", &cfg, &prepared, stop)?;
     if let Some(message) = err {
         io_error(report, message);

@@ -70,6 +70,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
     LgwrRun {
         config,
         dir: a.dir.path.clone(),
+        scratch: None,
         verify: a.verify,
         journal: false,
         keep: a.keep.keep,
@@ -126,6 +127,8 @@ fn apply(base: &LgwrRun, item: &str) -> Result<LgwrRun, String> {
     Ok(LgwrRun {
         config: c,
         dir,
+        // Opened for the run once every configuration is known.
+        scratch: None,
         ..base.clone()
     })
 }
@@ -243,10 +246,29 @@ fn run_all(
     Ok(())
 }
 
+/// Opens each log directory of the run once (`--compare ...+dir=` may
+/// name several): every probe and file of a configuration is then made
+/// relative to that descriptor, never by looking the path up again.
+fn open_dirs(configs: &mut [(String, LgwrRun)]) -> anyhow::Result<()> {
+    let mut opened: Vec<dbio_engine::scratch::ScratchDir> = Vec::new();
+    for (_, c) in configs.iter_mut().filter(|(_, c)| c.real_io()) {
+        let d = match opened.iter().find(|d| d.path() == c.dir) {
+            Some(d) => d.clone(),
+            None => {
+                let d = dbio_engine::scratch::ScratchDir::open(&c.dir)?;
+                opened.push(d.clone());
+                d
+            }
+        };
+        c.scratch = Some(d);
+    }
+    Ok(())
+}
+
 /// Runs `dbio lgwr`.
 pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     let base = base_config(&a);
-    let configs: Vec<(String, LgwrRun)> = if a.compare.is_empty() {
+    let mut configs: Vec<(String, LgwrRun)> = if a.compare.is_empty() {
         vec![("lgwr".to_string(), base.clone())]
     } else {
         a.compare
@@ -258,6 +280,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     if a.rounds == 0 || a.rounds > MAX_ROUNDS {
         anyhow::bail!("--rounds must be between 1 and {MAX_ROUNDS}");
     }
+    open_dirs(&mut configs)?;
     for (_, c) in &configs {
         model::check(c)?;
     }
@@ -274,8 +297,10 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
         &report.environment.dio_alignment,
         configs.iter().find(|(_, c)| c.real_io()),
     ) {
-        report.environment.dio_alignment = dbio_engine::target::probe_dir(&c.dir)
+        report.environment.dio_alignment = c
+            .scratch_dir()
             .ok()
+            .and_then(|d| d.probe().ok())
             .and_then(|p| p.dio_alignment);
     }
     run_all(
@@ -299,14 +324,14 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
 /// sessions), plus making two log files of half of `space` (32 MiB at
 /// most) once.
 pub fn check_section(
-    dir: &std::path::Path,
+    dir: &dbio_engine::scratch::ScratchDir,
     runtime_s: f64,
     space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
     let scale = runtime_s / 3.0;
-    let main_method = if dbio_engine::target::supports_direct(dir)? {
+    let main_method = if dir.supports_direct()? {
         Method::DirectDsync
     } else {
         Method::BufferedFdatasync
@@ -320,7 +345,8 @@ pub fn check_section(
     };
     let at = |config: LgwrConfig| LgwrRun {
         config,
-        dir: dir.to_path_buf(),
+        dir: dir.path().to_path_buf(),
+        scratch: Some(dir.clone()),
         ..LgwrRun::default()
     };
     let mut configs = vec![

@@ -149,7 +149,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
 /// checkpointed every 1,000 pages). `stop` is raised by SIGINT, SIGTERM,
 /// SIGHUP or SIGQUIT.
 pub fn check_section(
-    dir: &Path,
+    dir: &dbio_engine::scratch::ScratchDir,
     runtime_s: f64,
     _space: u64,
     stop: &Arc<AtomicBool>,
@@ -163,7 +163,7 @@ pub fn check_section(
             commits_per_session: None,
             ..LoadConfig::default()
         };
-        let mut db = SqliteDb::create(dir, false)?;
+        let mut db = SqliteDb::create_in(dir.fd(), dir.path(), false)?;
         report.warnings.extend(db.take_notices());
         let out = execute(&mut db, &cfg, name, stop)?;
         report.warnings.extend(out.warnings);

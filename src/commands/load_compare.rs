@@ -95,10 +95,8 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     // Refusals come before anything is changed or measured (exit 2).
     let p = prepare(db, &a.compare, a.rounds)?;
-    if p.changes_server() {
-        // The settings are put back even when SIGINT comes twice.
-        ctx.no_exit_on_second_sigint();
-    }
+    // The settings are put back however many stop signals come: each
+    // only raises the stop flag (see src/signals.rs).
     let stop = ctx.stop_flag();
     let mut base = (!a.no_baseline)
         .then(|| before(db, &a.dir, stop, &mut report.warnings))

@@ -376,7 +376,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
 /// how far apart the tiers are on this storage and where they overlap.
 /// Preparing the file and warming it add about a second.
 pub fn check_section(
-    dir: &std::path::Path,
+    dir: &dbio_engine::scratch::ScratchDir,
     runtime_s: f64,
     space: u64,
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
@@ -385,7 +385,7 @@ pub fn check_section(
     use dbio_model::calibrate::CalibrateConfig;
     use dbio_sim::calibrate::storage_cache_reads;
     use dbio_sim::read::attribute;
-    let direct_ok = dbio_engine::target::supports_direct(dir)?;
+    let direct_ok = dir.supports_direct()?;
     let cfg = ReadConfig {
         multiblock_pct: 0,
         size: space.min(256 << 20),
@@ -395,7 +395,15 @@ pub fn check_section(
     // Page-cache hits: buffered reads of a warm file. Storage reads:
     // O_DIRECT reads of the same file (a buffered "cold" file warms up as
     // it is read, so its median soon measures memory, not storage).
-    let t = target(&cfg, dir, false, false, stop)?;
+    let t = match cfg.engine {
+        EngineKind::Null => None,
+        // Made in the directory check opened once for the whole run.
+        _ => Some(Target::prepare_in(
+            &target_spec(&cfg, dir.path(), false, false),
+            dir,
+            stop,
+        )?),
+    };
     let name = target_name(t.as_slice().iter().collect::<Vec<_>>().as_slice());
     let before = report.reads.len();
     let never = || None;

@@ -21,6 +21,13 @@
 //! dbio also checks the Oracle ASM disk header itself (`ORCLDISK` at byte
 //! 32; libblkid 2.38 reports it as `oracleasm`, older versions may not),
 //! because an ASM disk is the most likely block device on a database server.
+//! Two more checks look for what has no signature at offset 0 (issue 21):
+//! a filesystem whose partition table was lost sits at a partition start
+//! behind zeros, so `blkid -p --offset` probes every [`PARTITION_STARTS`]
+//! entry; and data no tool names is still data, so a job that writes is
+//! refused unless the first and last [`ZERO_ENDS`] bytes are all zero, or
+//! the user says `--overwrite` (a signature is refused even then).
+//!
 //! Every other decision (is it a block device, its size, its logical sector
 //! size for O_DIRECT, its holders, partitions and swap use) is made on the
 //! open descriptor, never on the path, which could be replaced meanwhile.
@@ -148,6 +155,19 @@ pub fn open_for_job(
                 "it holds an Oracle ASM disk header (ORCLDISK at byte {ASM_MAGIC_OFFSET}){NEVER}"
             ),
         ));
+    }
+    signatures_at_partition_starts(&claim, size).map_err(|why| refuse(path, why))?;
+    if spec.writes && !spec.overwrite {
+        let found = first_nonzero_in_ends(&claim, size)
+            .map_err(|e| EngineError::io("reading the first and last MiB", path, e))?;
+        if let Some(off) = found {
+            return Err(refuse(
+                path,
+                format!(
+                    "its first or last MiB is not all zero (byte {off} is not), so it may hold data that no signature names; pass --overwrite to write over it"
+                ),
+            ));
+        }
     }
     let file = reopen_for_job(&claim, spec)?;
     Ok(BlockDevice {
@@ -418,6 +438,88 @@ pub struct Signature {
     pub kind: String,
     /// libblkid's usage (`filesystem`, `raid`, `crypto`, `partition-table`...).
     pub usage: String,
+}
+
+/// Where a partition commonly starts, in bytes: a filesystem there
+/// survives the loss of its partition table (a zeroed first sector, a
+/// `wipefs` of the table alone) and is invisible to a probe at offset 0.
+/// 63 sectors of 512 B is the DOS/CHS start of fdisk before util-linux
+/// 2.17.1 and of Windows XP; 1 MiB is what fdisk, parted (libparted) and
+/// gdisk align to on a device that reports no I/O hints ("The fdisk
+/// utility will align all partitions on a 1MB boundary"; parted aligns to
+/// `optimal_io_size` when the device reports one, else 1 MiB: Red Hat
+/// Enterprise Linux 7 Storage Administration Guide, "Partition and File
+/// System Tools"); 2, 4, 8 and 16 MiB cover the `optimal_io_size` of
+/// RAID stripes and SSD erase blocks those tools align to instead.
+pub const PARTITION_STARTS: [u64; 6] = [63 * 512, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20];
+
+/// Bytes at each end of a device that must be zero before dbio writes to
+/// it without `--overwrite`: where partition tables (MBR, GPT and its
+/// backup in the last 33 sectors), boot loaders, and the headers of md
+/// (0.90 and 1.0 at the end), LVM, LUKS and most filesystems live.
+pub const ZERO_ENDS: u64 = 1 << 20;
+
+/// Probes the open device with `blkid -p --offset` at every
+/// [`PARTITION_STARTS`] entry inside it; Err(why) names the first
+/// signature found, or says why it could not look. About 5 ms per offset
+/// (one blkid process each), so 30 ms per device.
+fn signatures_at_partition_starts(f: &File, size: u64) -> Result<(), String> {
+    let Some(blkid) = find_in_path("blkid") else {
+        return Err(
+            "blkid is not in PATH, so dbio cannot look for a filesystem behind a lost partition table (at the usual partition starts); install util-linux".into(),
+        );
+    };
+    for off in PARTITION_STARTS.into_iter().filter(|&o| o < size) {
+        let offset = off.to_string();
+        let found = match run_on_fd(&blkid, &["-p", "-O", &offset, "-o", "export"], f) {
+            Ok((Some(2), _)) => Vec::new(),
+            Ok((_, out)) => parse_blkid(&out),
+            Err(why) => {
+                return Err(format!(
+                    "blkid could not probe it at offset {off} ({why}), and dbio uses only a device it could check"
+                ))
+            }
+        };
+        if !found.is_empty() {
+            let at: Vec<Signature> = found
+                .into_iter()
+                .map(|s| Signature {
+                    offset: Some(format!("{off} (a partition start)")),
+                    ..s
+                })
+                .collect();
+            return Err(format!(
+                "it holds {} although its partition table is missing (found by blkid -p --offset){NEVER}",
+                describe(&at)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The offset of the first non-zero byte in the first and the last
+/// [`ZERO_ENDS`] bytes of the device open on `f` (the whole device when it
+/// is smaller than both), None when they are all zero. Reads 2 MiB at
+/// most, through the page cache, in 64 KiB pieces: a few ms.
+fn first_nonzero_in_ends(f: &File, size: u64) -> io::Result<Option<u64>> {
+    let head = 0..size.min(ZERO_ENDS);
+    let tail = size.saturating_sub(ZERO_ENDS).max(head.end)..size;
+    let mut buf = vec![0u8; 64 << 10];
+    for range in [head, tail] {
+        let mut off = range.start;
+        while off < range.end {
+            let want = (range.end - off).min(buf.len() as u64) as usize;
+            let n = rustix::io::pread(f, &mut buf[..want], off)?;
+            if n == 0 {
+                break;
+            }
+            if let Some(i) = buf[..n].iter().position(|&b| b != 0) {
+                return Ok(Some(off + i as u64));
+            }
+            off += n as u64;
+        }
+    }
+    Ok(None)
 }
 
 /// Runs wipefs (or blkid) on the open device; Err(why) when it found any

@@ -18,11 +18,12 @@
 //! `unlinkat(dir, name)` only while that name still refers to its inode, so
 //! a file renamed into its place by someone else is never removed; it is
 //! flock'ed while dbio runs, and a later run removes the ones whose process
-//! is gone (after SIGKILL), see [`remove_stale_temps`]. A symbolic link is
-//! written through only with `--overwrite`. A directory (the target's, or
-//! a new file's) is opened by [`crate::resolve`]: a link on the way is
-//! followed only when root or the user running dbio owns it, a magic link
-//! of /proc never. Every file created here is [`FILE_MODE`] at most.
+//! is gone (after SIGKILL), or names those it cannot prove are its own, see
+//! [`remove_stale_temps`]. A symbolic link is written through only with
+//! `--overwrite`. A directory (the target's, or a new file's) is opened by
+//! [`crate::resolve`]: a link on the way is followed only when root or the
+//! user running dbio owns it, a magic link of /proc never. Every file
+//! created here is [`FILE_MODE`] at most.
 //!
 //! Block devices are opened by [`crate::blockdev`]: refused unless
 //! explicitly allowed, and always refused when they hold any signature or
@@ -36,6 +37,7 @@
 use crate::blockdev::{self, BlockDevicePolicy};
 use crate::buf::AlignedBuf;
 use crate::resolve::DirError;
+use crate::scratch::ScratchDir;
 use crate::{sysinfo, EngineError};
 use dbio_model::units::format_bytes;
 use dbio_model::{DioAlignment, Durability, Prepare};
@@ -197,7 +199,7 @@ fn lookup_error(op: &str, p: &Path, e: Errno) -> EngineError {
 /// symbolic link is followed only when root or the user running dbio owns
 /// it, a magic link of /proc never): a directory is only ever used through
 /// this descriptor.
-fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
+pub(crate) fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
     crate::resolve::open_dir(p).map_err(|e| match e {
         DirError::Refused(why) => EngineError::Refused(why),
         DirError::Os(Errno::NOENT) => {
@@ -208,6 +210,14 @@ fn open_dir(p: &Path) -> Result<OwnedFd, EngineError> {
         }
         DirError::Os(e) => lookup_error("opening the directory", p, e),
     })
+}
+
+/// Whether the open directory `dir` is on devtmpfs (/dev): a path there
+/// that names no device is a mistyped device, never a place for a file
+/// (a regular file made there would fill the memory devtmpfs lives in and
+/// shadow the device if it appears).
+fn on_devtmpfs(dir: &OwnedFd) -> bool {
+    sysinfo::mount_of_fd(dir).is_some_and(|m| m.fs_type == "devtmpfs")
 }
 
 /// Checks that `p` is a directory dbio can open, with one sentence that
@@ -331,25 +341,61 @@ impl Target {
             _ => Path::new("."),
         };
         let dir = open_dir(parent)?;
+        if on_devtmpfs(&dir) {
+            return Err(EngineError::Refused(format!(
+                "{} does not exist, and dbio does not create files in {} (devtmpfs, where the kernel keeps device nodes): name an existing block device",
+                p.display(),
+                parent.display()
+            )));
+        }
         Self::create_in(spec, dir, parent, name, p.clone(), false, stop)
     }
 
     fn prepare_temp(spec: &TargetSpec, stop: &AtomicBool) -> Result<Target, EngineError> {
         let dir = open_dir(&spec.path)?;
-        let mut notices = remove_stale_temps(&dir, &spec.path);
+        Self::prepare_temp_at(spec, &dir, &spec.path, stop)
+    }
+
+    /// A temporary file in `dir`, a directory opened once for the whole run
+    /// (see [`ScratchDir`]): every file of the run is created relative to
+    /// that descriptor, so a directory renamed or swapped during the run
+    /// cannot split its files between two places. `spec.path` is ignored.
+    pub fn prepare_in(
+        spec: &TargetSpec,
+        dir: &ScratchDir,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
+        Self::prepare_temp_at(spec, dir.fd(), dir.path(), stop)
+    }
+
+    /// A temporary file `dbio-<pid>-<n>.tmp` in the open directory `dir`
+    /// (`dir_path` for messages and the target's path).
+    fn prepare_temp_at(
+        spec: &TargetSpec,
+        dir: &OwnedFd,
+        dir_path: &Path,
+        stop: &AtomicBool,
+    ) -> Result<Target, EngineError> {
+        if on_devtmpfs(dir) {
+            return Err(EngineError::Refused(format!(
+                "{} is on devtmpfs, where the kernel keeps device nodes, and dbio does not create files there: name an existing block device or a directory on a filesystem",
+                dir_path.display()
+            )));
+        }
+        let mut notices = remove_stale_temps(dir, dir_path);
         // The name is predictable: when something already holds it, the
         // next number will do (a few times, then the error stands).
         let mut tries = 0;
         loop {
             let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
             let name = format!("dbio-{}-{n}.tmp", std::process::id());
-            let path = spec.path.join(&name);
-            let dir = rustix::io::dup(&dir)
-                .map_err(|e| EngineError::io("opening the directory", &spec.path, e.into()))?;
+            let path = dir_path.join(&name);
+            let dir = rustix::io::dup(dir)
+                .map_err(|e| EngineError::io("opening the directory", dir_path, e.into()))?;
             match Self::create_in(
                 spec,
                 dir,
-                &spec.path,
+                dir_path,
                 OsStr::new(&name),
                 path,
                 !spec.keep,
@@ -715,14 +761,22 @@ pub fn probe_dir(dir: &Path) -> io::Result<DirProbe> {
         OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
         Mode::empty(),
     )?;
+    probe_in(&d)
+}
+
+/// [`probe_dir`] on a directory already open. The probe file carries the
+/// temporary mark, so a run killed between its creation and its removal
+/// leaves a file the next run removes ([`remove_stale_temps`]).
+pub(crate) fn probe_in(d: &OwnedFd) -> io::Result<DirProbe> {
     let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
     let name = format!(".dbio-probe-{}-{n}", std::process::id());
     let fd = rustix::fs::openat(
-        &d,
+        d,
         &name,
         OFlags::RDWR | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
         Mode::from_raw_mode(0o600),
     )?;
+    let _ = rustix::fs::fsetxattr(&fd, MARK_XATTR, TEMP_MARK, rustix::fs::XattrFlags::empty());
     let st = rustix::fs::fstat(&fd)?;
     let direct = set_direct(&fd).is_ok();
     let probe = DirProbe {
@@ -737,7 +791,7 @@ pub fn probe_dir(dir: &Path) -> io::Result<DirProbe> {
             .unwrap_or_default(),
     };
     drop(fd);
-    let _ = remove_if_same(&d, OsStr::new(&name), st.st_dev, st.st_ino);
+    let _ = remove_if_same(d, OsStr::new(&name), st.st_dev, st.st_ino);
     Ok(probe)
 }
 
@@ -748,13 +802,16 @@ pub fn supports_direct(dir: &Path) -> io::Result<bool> {
     probe_dir(dir).map(|p| p.direct)
 }
 
-/// The pid in a temporary file name `dbio-<pid>-<n>.tmp`.
+/// The pid in the name of a scratch file dbio makes in a directory: a
+/// temporary file `dbio-<pid>-<n>.tmp` or a directory probe
+/// `.dbio-probe-<pid>-<n>`.
 fn temp_pid(name: &[u8]) -> Option<i32> {
     let s = std::str::from_utf8(name).ok()?;
-    let (pid, n) = s
-        .strip_prefix("dbio-")?
-        .strip_suffix(".tmp")?
-        .split_once('-')?;
+    let rest = match s.strip_prefix("dbio-") {
+        Some(r) => r.strip_suffix(".tmp")?,
+        None => s.strip_prefix(".dbio-probe-")?,
+    };
+    let (pid, n) = rest.split_once('-')?;
     let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
     if !digits(pid) || !digits(n) {
         return None;
@@ -762,49 +819,82 @@ fn temp_pid(name: &[u8]) -> Option<i32> {
     pid.parse().ok()
 }
 
-/// Removes the temporary files (`dbio-<pid>-<n>.tmp`) that runs killed by
-/// SIGKILL left in `dir`: only those whose process is gone, that carry
-/// dbio's temporary mark ([`TEMP_MARK`]), are regular files with a single link and are not locked by
-/// a running dbio; each by `unlinkat` while its name still refers to the
-/// inode checked. Returns a notice naming what was removed (none when
-/// nothing was).
+/// What became of a scratch file's name found by [`remove_stale_temps`].
+#[derive(Debug, PartialEq, Eq)]
+enum Stale {
+    /// Its process still runs, or a running dbio holds it (flock).
+    InUse,
+    /// Removed.
+    Removed,
+    /// Its process is gone but dbio cannot prove it made the file (no
+    /// temporary mark, a second link, not a regular file): left alone and
+    /// named.
+    Named,
+}
+
+/// Cleans up after runs killed by SIGKILL in `dir`: every scratch file
+/// name dbio gives ([`temp_pid`]) whose process is gone is either removed
+/// or named. Removed are only regular files with a single link that carry
+/// dbio's temporary mark ([`TEMP_MARK`]) and are not locked by a running
+/// dbio, each by `unlinkat` while its name still refers to the inode
+/// checked; the others (a filesystem without extended attributes, a file
+/// someone else made under such a name) are left in place and named, so
+/// no kind of leftover goes unmentioned. Returns the notices (none when
+/// there was nothing).
 pub fn remove_stale_temps(dir: &OwnedFd, dir_path: &Path) -> Vec<String> {
     let Ok(entries) = rustix::fs::Dir::read_from(dir) else {
         return Vec::new();
     };
     let me = std::process::id() as i32;
-    let mut removed = Vec::new();
+    let (mut removed, mut named) = (Vec::new(), Vec::new());
     for ent in entries.flatten() {
         let name = ent.file_name().to_bytes();
         match temp_pid(name) {
             Some(pid) if pid != me => {
                 let name = OsStr::from_bytes(name);
-                if remove_if_stale(dir, name, pid).unwrap_or(false) {
-                    removed.push(name.to_string_lossy().into_owned());
+                let shown = name.to_string_lossy().into_owned();
+                match remove_if_stale(dir, name, pid) {
+                    Ok(Stale::InUse) => {}
+                    Ok(Stale::Removed) => removed.push(shown),
+                    // Gone between the listing and the check: nothing left.
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                    Ok(Stale::Named) | Err(_) => named.push(shown),
                 }
             }
             _ => {}
         }
     }
-    if removed.is_empty() {
-        return Vec::new();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let mut notices = Vec::new();
+    if !removed.is_empty() {
+        removed.sort();
+        notices.push(format!(
+            "removed {} stale temporary file{} in {} left by dbio runs that were killed before they could clean up: {}",
+            removed.len(),
+            plural(removed.len()),
+            dir_path.display(),
+            removed.join(", ")
+        ));
     }
-    removed.sort();
-    vec![format!(
-        "removed {} stale temporary file{} in {} left by dbio runs that were killed before they could clean up: {}",
-        removed.len(),
-        if removed.len() == 1 { "" } else { "s" },
-        dir_path.display(),
-        removed.join(", ")
-    )]
+    if !named.is_empty() {
+        named.sort();
+        notices.push(format!(
+            "left {} file{} in {} named like the scratch files of dbio runs that are gone, because dbio cannot prove it made them (no {MARK_XATTR} temporary mark, another link, or not a regular file): {}; remove them if a killed dbio run left them",
+            named.len(),
+            plural(named.len()),
+            dir_path.display(),
+            named.join(", ")
+        ));
+    }
+    notices
 }
 
-fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
+fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<Stale> {
     let Some(p) = rustix::process::Pid::from_raw(pid) else {
-        return Ok(false);
+        return Ok(Stale::Named);
     };
     if rustix::process::test_kill_process(p) != Err(Errno::SRCH) {
-        return Ok(false); // alive (or not ours to judge)
+        return Ok(Stale::InUse); // alive (or not ours to judge)
     }
     let fd = rustix::fs::openat(
         dir,
@@ -816,11 +906,17 @@ fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<bool> {
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_nlink != 1
         || !has_temp_mark(&fd)
-        || rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err()
     {
-        return Ok(false);
+        return Ok(Stale::Named);
     }
-    remove_if_same(dir, name, st.st_dev, st.st_ino)
+    if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Ok(Stale::InUse);
+    }
+    Ok(if remove_if_same(dir, name, st.st_dev, st.st_ino)? {
+        Stale::Removed
+    } else {
+        Stale::Named
+    })
 }
 
 /// Refuses when the filesystem holding the open `fd` (`shown` in
@@ -920,6 +1016,7 @@ mod tests {
     fn temp_names_yield_their_pid_and_nothing_else_does() {
         assert_eq!(temp_pid(b"dbio-123-0.tmp"), Some(123));
         assert_eq!(temp_pid(b"dbio-7-42.tmp"), Some(7));
+        assert_eq!(temp_pid(b".dbio-probe-99-3"), Some(99));
         for other in [
             &b"dbio-123.tmp"[..],
             b"dbio--0.tmp",
@@ -927,7 +1024,9 @@ mod tests {
             b"dbio-123-0.tmp.bak",
             b"xdbio-123-0.tmp",
             b"dbio-123-.tmp",
-            b".dbio-probe-123-0",
+            b".dbio-probe-123",
+            b".dbio-probe-x-0",
+            b"dbio-probe-123-0",
         ] {
             assert_eq!(temp_pid(other), None, "{}", String::from_utf8_lossy(other));
         }

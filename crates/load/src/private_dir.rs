@@ -43,7 +43,7 @@
 
 use crate::LoadError;
 use dbio_engine::target::TEMP_MARK;
-use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, CWD};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -153,16 +153,27 @@ fn gone(pid: i32) -> bool {
 }
 
 impl PrivateDir {
-    /// Makes a new private directory in `parent_path` (opened once here),
-    /// after removing or naming the stale ones of killed runs.
+    /// Makes a new private directory in `parent_path`, opened once here by
+    /// [`dbio_engine::resolve`]'s rules (a symbolic link on the way is
+    /// followed only when root or the user running dbio owns it, a magic
+    /// link of /proc never), after removing or naming the stale ones of
+    /// killed runs.
     pub fn create(parent_path: &Path, keep: bool) -> Result<PrivateDir, LoadError> {
-        let parent = rustix::fs::openat(
-            CWD,
-            parent_path,
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| io("open the directory", parent_path, e))?;
+        let parent = dbio_engine::resolve::open_dir(parent_path).map_err(|e| match e {
+            dbio_engine::resolve::DirError::Refused(why) => LoadError::Io(why),
+            dbio_engine::resolve::DirError::Os(e) => io("open the directory", parent_path, e),
+        })?;
+        Self::create_in(parent, parent_path, keep)
+    }
+
+    /// As [`PrivateDir::create`], in the directory `parent` a caller has
+    /// already opened (`dbio check` opens its directory once for every
+    /// section); `parent_path` names it in messages.
+    pub fn create_in(
+        parent: OwnedFd,
+        parent_path: &Path,
+        keep: bool,
+    ) -> Result<PrivateDir, LoadError> {
         let mut notices = remove_stale(&parent, parent_path);
         let mut lost = 0;
         for _ in 0..16 {

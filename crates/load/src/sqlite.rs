@@ -80,8 +80,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn create(dir_path: &Path, keep: bool) -> Result<Scratch, LoadError> {
-        let dir = PrivateDir::create(dir_path, keep)?;
+    fn create(dir: PrivateDir, keep: bool) -> Result<Scratch, LoadError> {
         let fd = dir.create_file(DB_NAME, 0o644)?;
         let path = dir.path().join(DB_NAME);
         let st = rustix::fs::fstat(&fd).map_err(|e| {
@@ -214,6 +213,28 @@ impl SqliteDb {
     /// Creates the scratch database in `dir` (kept after the run when
     /// `keep`).
     pub fn create(dir: &Path, keep: bool) -> Result<SqliteDb, LoadError> {
+        Self::with(PrivateDir::create(dir, keep)?, keep)
+    }
+
+    /// As [`SqliteDb::create`], in a directory the caller holds open
+    /// (`dir`, named `shown` in messages): `dbio check` opens its
+    /// directory once for all its sections (issue 21 §6).
+    pub fn create_in(
+        dir: &impl std::os::fd::AsFd,
+        shown: &Path,
+        keep: bool,
+    ) -> Result<SqliteDb, LoadError> {
+        let parent = rustix::io::fcntl_dupfd_cloexec(dir, 3).map_err(|e| {
+            LoadError::Io(format!(
+                "cannot use the directory {}: {}",
+                shown.display(),
+                std::io::Error::from(e)
+            ))
+        })?;
+        Self::with(PrivateDir::create_in(parent, shown, keep)?, keep)
+    }
+
+    fn with(dir: PrivateDir, keep: bool) -> Result<SqliteDb, LoadError> {
         let scratch = Scratch::create(dir, keep)?;
         let shim = Shim::register(scratch.dir.fd(), &scratch.dir.path(), scratch.dir.made())
             .map_err(LoadError::Io)?;

@@ -321,6 +321,7 @@ fn real_cfg(dir: &std::path::Path, method: Method) -> LgwrRun {
             ..LgwrConfig::default()
         },
         dir: dir.to_path_buf(),
+        scratch: None,
         verify: true,
         journal: true,
         keep: false,

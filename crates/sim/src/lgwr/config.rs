@@ -49,6 +49,9 @@ pub struct LgwrRun {
     pub config: LgwrConfig,
     /// Directory for the log files (temporary files, removed after the run).
     pub dir: PathBuf,
+    /// `dir` opened once for the whole run (every probe and file is made
+    /// relative to it); None: opened when the files are checked and made.
+    pub scratch: Option<dbio_engine::scratch::ScratchDir>,
     /// Read every committed record back after the run (constant memory:
     /// per session and log file, the span of commits it holds).
     pub verify: bool,
@@ -66,6 +69,7 @@ impl Default for LgwrRun {
         Self {
             config: LgwrConfig::default(),
             dir: PathBuf::from("."),
+            scratch: None,
             verify: false,
             journal: false,
             keep: false,
@@ -77,6 +81,17 @@ impl LgwrRun {
     /// Whether the run does real I/O.
     pub fn real_io(&self) -> bool {
         self.config.real_io()
+    }
+
+    /// The log directory as opened for this run: the one opened at its
+    /// start, or (for a caller that opened none) opened now.
+    pub fn scratch_dir(
+        &self,
+    ) -> Result<dbio_engine::scratch::ScratchDir, dbio_engine::EngineError> {
+        match &self.scratch {
+            Some(d) => Ok(d.clone()),
+            None => dbio_engine::scratch::ScratchDir::open(&self.dir),
+        }
     }
 
     /// The directory as the result records it.

@@ -6,7 +6,9 @@
 //!
 //! Files are made through the engine's [`Target`] (temporary files marked
 //! as dbio's, free space checked, removed when the group drops), one per
-//! file and member. [`preflight`] finds every problem it can before the
+//! file and member, all relative to the one descriptor of the log
+//! directory that the run opened ([`LgwrRun::scratch`]): a directory
+//! swapped during preparation cannot split the group. [`preflight`] finds every problem it can before the
 //! first byte is written: the directory, O_DIRECT support and alignment
 //! (statx on an empty probe file), and the free space of the whole group.
 
@@ -38,9 +40,10 @@ pub struct LogGroup {
 /// Checks the directory and the storage for `run` without writing data.
 pub fn preflight(run: &LgwrRun) -> Result<(), String> {
     let (cfg, dir) = (&run.config, &run.dir);
-    dbio_engine::target::check_dir(dir).map_err(|e| e.to_string())?;
+    let scratch = run.scratch_dir().map_err(|e| e.to_string())?;
     if cfg.method.direct() {
-        let probe = dbio_engine::target::probe_dir(dir)
+        let probe = scratch
+            .probe()
             .map_err(|e| format!("cannot create a log file in {}: {e}", dir.display()))?;
         if !probe.direct {
             return Err(format!(
@@ -67,9 +70,8 @@ pub fn preflight(run: &LgwrRun) -> Result<(), String> {
     }
     let need = cfg.file_size
         * (u64::from(cfg.files) * u64::from(cfg.members) + u64::from(stage_files(&run.config)));
-    if let Ok(st) = rustix::fs::statvfs(dir.as_path()) {
-        let free = st.f_bavail * st.f_frsize;
-        if st.f_blocks > 0 && need > free {
+    if let Ok(Some(free)) = scratch.free_space() {
+        if need > free {
             return Err(format!(
                 "the log files need {} but only {} is free in {}; use a smaller --file-size or fewer --files",
                 format_bytes(need),
@@ -95,6 +97,8 @@ impl LogGroup {
     /// Creates and lays out every file and member.
     pub fn prepare(run: &LgwrRun, stop: &AtomicBool) -> Result<LogGroup, EngineError> {
         let cfg = &run.config;
+        // One directory for every file of the group, opened once.
+        let dir = run.scratch_dir()?;
         let spec = TargetSpec {
             path: run.dir.clone(),
             size: cfg.file_size,
@@ -111,7 +115,7 @@ impl LogGroup {
         for _ in 0..cfg.files {
             let mut members = Vec::with_capacity(cfg.members as usize);
             for _ in 0..cfg.members {
-                members.push(Target::prepare(&spec, stop)?);
+                members.push(Target::prepare_in(&spec, &dir, stop)?);
             }
             targets.push(members);
         }
@@ -125,7 +129,7 @@ impl LogGroup {
             ..spec.clone()
         };
         let stages = (0..stage_files(cfg))
-            .map(|_| Target::prepare(&stage_spec, stop))
+            .map(|_| Target::prepare_in(&stage_spec, &dir, stop))
             .collect::<Result<_, _>>()?;
         Ok(LogGroup {
             targets,
