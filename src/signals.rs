@@ -43,7 +43,7 @@ pub struct Signals {
 
 impl Signals {
     /// Routes SIGINT, SIGTERM, SIGHUP and SIGQUIT to `stop`; the second
-    /// of them, whichever they are, also prints [`SECOND`].
+    /// of them, whichever they are, also prints one line (`SECOND`).
     pub fn install(stop: &Arc<AtomicBool>) -> anyhow::Result<Signals> {
         use signal_hook::flag;
         let count = Arc::new(AtomicUsize::new(0));

@@ -833,7 +833,7 @@ enum Stale {
 }
 
 /// Cleans up after runs killed by SIGKILL in `dir`: every scratch file
-/// name dbio gives ([`temp_pid`]) whose process is gone is either removed
+/// name dbio gives (`dbio-<pid>-<n>.tmp`, `.dbio-probe-<pid>-<n>`) whose process is gone is either removed
 /// or named. Removed are only regular files with a single link that carry
 /// dbio's temporary mark ([`TEMP_MARK`]) and are not locked by a running
 /// dbio, each by `unlinkat` while its name still refers to the inode
