@@ -101,6 +101,65 @@ fn temp_name(name: &OsStr) -> OsString {
     t
 }
 
+/// The process id in a temporary name [`temp_name`] gave `name`, if
+/// `entry` is one.
+fn partial_pid(entry: &[u8], name: &OsStr) -> Option<i32> {
+    let rest = entry
+        .strip_prefix(b".")?
+        .strip_prefix(name.as_bytes())?
+        .strip_prefix(b".dbio-")?
+        .strip_suffix(b".partial")?;
+    let (pid, tag) = std::str::from_utf8(rest).ok()?.split_once('-')?;
+    (tag.len() == 16 && tag.bytes().all(|b| b.is_ascii_hexdigit())).then_some(())?;
+    pid.parse().ok()
+}
+
+/// Removes the temporary files of `name` that a killed dbio left in `dir`
+/// (SIGKILL between creating one and renaming it into place, issue 21
+/// §8): a `.<name>.dbio-<pid>-<tag>.partial` whose process is gone, a
+/// regular file with one link owned by the user running dbio, is removed
+/// by `unlinkat` on the directory's descriptor (removing a name never
+/// touches another name's file). Any other such name is left and named.
+/// Returns one line per file removed or named.
+fn remove_stale_partials(dir: &OwnedFd, name: &OsStr) -> Vec<String> {
+    let Ok(dup) = rustix::io::fcntl_dupfd_cloexec(dir, 3) else {
+        return Vec::new();
+    };
+    let Ok(entries) = rustix::fs::Dir::new(dup) else {
+        return Vec::new();
+    };
+    let me = rustix::process::geteuid().as_raw();
+    let mut lines = Vec::new();
+    for e in entries.flatten() {
+        let entry = e.file_name().to_bytes();
+        let Some(pid) = partial_pid(entry, name) else {
+            continue;
+        };
+        let gone = rustix::process::Pid::from_raw(pid)
+            .is_some_and(|p| rustix::process::test_kill_process(p) == Err(rustix::io::Errno::SRCH));
+        if !gone {
+            continue;
+        }
+        let shown = String::from_utf8_lossy(entry).into_owned();
+        let ours =
+            rustix::fs::statat(dir, e.file_name(), AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|st| {
+                FileType::from_raw_mode(st.st_mode) == FileType::RegularFile
+                    && st.st_nlink == 1
+                    && st.st_uid == me
+            });
+        if ours && rustix::fs::unlinkat(dir, e.file_name(), AtFlags::empty()).is_ok() {
+            lines.push(format!(
+                "removed {shown}, a partial result of dbio process {pid}, which was killed"
+            ));
+        } else {
+            lines.push(format!(
+                "{shown} looks like a partial result of dbio process {pid}, which is gone, but it is not a file dbio can tell it made (not a regular file with one link of this user's); left as it is"
+            ));
+        }
+    }
+    lines
+}
+
 impl AtomicFile {
     /// Checks that a file can be created in `dir` in place of `name`.
     fn at(shown: &str, dir: OwnedFd, name: &OsStr) -> anyhow::Result<AtomicFile> {
@@ -116,6 +175,9 @@ impl AtomicFile {
             .map_err(|e| anyhow::anyhow!("cannot write results to '{shown}': {e}"))?;
         drop(fd);
         let _ = rustix::fs::unlinkat(&f.dir, &tmp, AtFlags::empty());
+        for line in remove_stale_partials(&f.dir, name) {
+            crate::say::line(&format!("dbio: warning: {shown}: {line}"));
+        }
         Ok(f)
     }
 
@@ -638,6 +700,52 @@ fn with_findings(r: &RunReport) -> RunReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A killed run's temporary result file is removed by the next run
+    /// that writes the same destination; one of a live process, of another
+    /// destination, or with a malformed tag is not touched, and one that
+    /// is not a plain file is named and left. See: issue 21 §8.
+    #[test]
+    fn a_killed_runs_partial_result_is_removed_by_the_next_save() {
+        let d = tempfile::tempdir().unwrap();
+        let dead = {
+            let mut c = std::process::Command::new("true").spawn().unwrap();
+            let pid = c.id();
+            c.wait().unwrap();
+            pid
+        };
+        let live = std::process::id();
+        let tag = "0123456789abcdef";
+        let stale = format!(".r.json.dbio-{dead}-{tag}.partial");
+        let keep = [
+            format!(".r.json.dbio-{live}-{tag}.partial"),
+            format!(".other.json.dbio-{dead}-{tag}.partial"),
+            format!(".r.json.dbio-{dead}-xyz.partial"),
+        ];
+        for n in std::iter::once(&stale).chain(&keep) {
+            std::fs::write(d.path().join(n), "half").unwrap();
+        }
+        let odd = format!(".r.json.dbio-{dead}-fedcba9876543210.partial");
+        std::os::unix::fs::symlink("elsewhere", d.path().join(&odd)).unwrap();
+        let dir =
+            rustix::fs::open(d.path(), OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty()).unwrap();
+        let mut lines = remove_stale_partials(&dir, OsStr::new("r.json"));
+        lines.sort();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(
+            lines[0].contains(&odd) && lines[0].contains("left as it is"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].starts_with(&format!("removed {stale}")),
+            "{lines:?}"
+        );
+        assert!(!d.path().join(&stale).exists());
+        for n in &keep {
+            assert!(d.path().join(n).exists(), "{n}");
+        }
+        assert!(d.path().join(&odd).symlink_metadata().is_ok());
+    }
 
     #[test]
     fn a_recorded_command_line_hides_passwords_and_quotes_words() {

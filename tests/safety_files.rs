@@ -860,3 +860,49 @@ fn safety_files_umask_000_makes_no_world_writable_file() {
     }
     assert!(seen >= 5, "kept files and results: {seen}");
 }
+
+/// An existing file is opened by the same directory rules: reached
+/// through a directory link another user owns, it is refused before
+/// anything is read or written, and a file behind a magic link of /proc
+/// is refused even with `--overwrite`. See: issue 21 §9.
+#[test]
+fn safety_files_an_existing_file_through_another_users_link_or_a_magic_link_is_refused() {
+    if !is_root() {
+        return skip_this_test("needs root to plant as another user");
+    }
+    let d = scratch();
+    let elsewhere = d.path().join("elsewhere");
+    fs::create_dir(&elsewhere).unwrap();
+    let data = elsewhere.join("data");
+    let bench = [
+        "bench", "--rw", "write", "--size", "1m", "--bs", "4k", "--ops", "16", "--quiet",
+    ];
+    // dbio's own file, made by an earlier run.
+    dbio().args(bench).arg(&data).assert().success();
+    let before = fs::read(&data).unwrap();
+    let link = or_skip!(nobodys_link_to(d.path(), &elsewhere));
+    let out = dbio().args(bench).arg(link.join("data")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "is a symbolic link owned by uid 65534, neither root nor the user running dbio"
+        ),
+        "{err}"
+    );
+    assert_eq!(fs::read(&data).unwrap(), before, "the file was written");
+    // A magic link: /proc/self/root leads to / whoever plants it.
+    let magic = Path::new("/proc/self/root").join(data.strip_prefix("/").unwrap());
+    let out = dbio()
+        .args(bench)
+        .arg("--overwrite")
+        .arg(&magic)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("magic link"), "{err}");
+    assert_eq!(fs::read(&data).unwrap(), before, "the file was written");
+}

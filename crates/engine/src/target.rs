@@ -151,7 +151,7 @@ impl Drop for Inode {
                 // and the user is told, since nobody else will remove it.
                 // The last moment dbio has: stderr, one line.
                 if let Some(line) = left_behind(&self.anchor, e, self.ino) {
-                    eprintln!("dbio: warning: {line}");
+                    eprintln!("dbio: warning: {}", dbio_model::visible::visible(&line));
                 }
             }
         }
@@ -486,15 +486,39 @@ impl Target {
         stop: &AtomicBool,
     ) -> Result<Target, EngineError> {
         let p = &spec.path;
-        let mut flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
-        if !follow {
-            flags |= OFlags::NOFOLLOW;
-        }
-        let fd = rustix::fs::openat(CWD, p, flags, Mode::empty()).map_err(|e| match e {
+        let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+        // The directory by the rules every directory is opened by (a link
+        // on the way only when root or the user owns it, a magic link
+        // never), then the file in it: not through a symbolic link unless
+        // `--overwrite` allows one, and never through a magic link of
+        // /proc (issue 21 §9).
+        let Some((dir_path, name)) = crate::resolve::split_entry(p) else {
+            return Err(EngineError::Invalid(format!(
+                "{} does not name a file",
+                p.display()
+            )));
+        };
+        let dir = open_dir(dir_path)?;
+        let how = if follow {
+            rustix::fs::ResolveFlags::NO_MAGICLINKS
+        } else {
+            rustix::fs::ResolveFlags::NO_SYMLINKS
+        };
+        let fd = rustix::fs::openat2(&dir, name, flags, Mode::empty(), how).map_err(|e| match e {
             Errno::LOOP if !follow => EngineError::Refused(format!(
                 "{} became a symbolic link while dbio was opening it; nothing was written",
                 p.display()
             )),
+            // ELOOP is also a loop of ordinary links: a magic link is what
+            // the kernel would otherwise have followed.
+            Errno::LOOP | Errno::XDEV
+                if rustix::fs::openat(&dir, name, flags, Mode::empty()).is_ok() =>
+            {
+                EngineError::Refused(format!(
+                    "{} leads through a magic link of /proc (such as /proc/PID/fd/N or /proc/PID/root), which dbio never follows; name the file itself",
+                    p.display()
+                ))
+            }
             e => lookup_error("opening the target", p, e),
         })?;
         let anchor = File::from(fd);

@@ -216,7 +216,10 @@ impl PrivateDir {
                 if lost == 1 { "it" } else { "them" },
                 if lost == 1 { "it is" } else { "they are" },
             ));
-            eprintln!("dbio: warning: {}", notices[notices.len() - 1]);
+            eprintln!(
+                "dbio: warning: {}",
+                dbio_model::visible::visible(&notices[notices.len() - 1])
+            );
         }
         Err(LoadError::Refused(format!(
             "dbio's private directory in {} was renamed or replaced right after dbio created it, 16 times in a row; nothing was written there",
@@ -473,11 +476,12 @@ impl Drop for PrivateDir {
             }
             _ => "it was renamed while dbio ran; everything dbio made in it was removed",
         };
-        eprintln!(
-            "dbio: warning: dbio's private directory {} was left at {}: {why}",
+        let line = format!(
+            "dbio's private directory {} was left at {}: {why}",
             self.path().display(),
             now.display()
         );
+        eprintln!("dbio: warning: {}", dbio_model::visible::visible(&line));
     }
 }
 
