@@ -24,7 +24,7 @@
 use crate::buf::AlignedBuf;
 use dbio_model::load_compare::BaselineProbe;
 use dbio_model::LatencySummary;
-use rustix::fs::{Mode, OFlags, CWD};
+use rustix::fs::{Mode, OFlags};
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,20 +35,27 @@ pub const BLOCK: u64 = 4096;
 /// The region written over and over.
 pub const REGION: u64 = 1 << 20;
 
-/// An anonymous file in `dir`, or a named one unlinked at once.
+/// An anonymous file in `dir`, or a named one unlinked at once, both
+/// made in the directory opened once by [`crate::resolve`]'s rules (a
+/// directory swapped or reached through another user's link cannot
+/// redirect it).
 fn scratch_file(dir: &Path) -> std::io::Result<OwnedFd> {
+    let dir = crate::resolve::open_dir(dir).map_err(|e| match e {
+        crate::resolve::DirError::Refused(why) => std::io::Error::other(why),
+        crate::resolve::DirError::Os(e) => e.into(),
+    })?;
     let mode = Mode::from_raw_mode(0o600);
-    match rustix::fs::open(dir, OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode) {
+    match rustix::fs::openat(&dir, ".", OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode) {
         Ok(fd) => Ok(fd),
         Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL) => {
-            let name = dir.join(format!(".dbio-baseline-{}", std::process::id()));
+            let name = format!(".dbio-baseline-{}", std::process::id());
             let fd = rustix::fs::openat(
-                CWD,
-                &name,
+                &dir,
+                name.as_str(),
                 OFlags::CREATE | OFlags::EXCL | OFlags::RDWR | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 mode,
             )?;
-            rustix::fs::unlink(&name)?;
+            rustix::fs::unlinkat(&dir, name.as_str(), rustix::fs::AtFlags::empty())?;
             Ok(fd)
         }
         Err(e) => Err(e.into()),
