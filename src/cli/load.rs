@@ -43,7 +43,7 @@ pub struct LoadArgs {
     pub url: Option<String>,
     /// Directory for SQLite's scratch database (default: the current
     /// directory): dbio makes a private directory in it
-    /// (dbio-load-<pid>-<random>, mode 0700) for the database and its
+    /// (`dbio-load-<pid>-<random>`, mode 0700) for the database and its
     /// -wal and -shm files.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,

@@ -45,7 +45,12 @@ fn scratch_file(dir: &Path) -> std::io::Result<OwnedFd> {
         crate::resolve::DirError::Os(e) => e.into(),
     })?;
     let mode = Mode::from_raw_mode(0o600);
-    match rustix::fs::openat(&dir, ".", OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC, mode) {
+    match rustix::fs::openat(
+        &dir,
+        ".",
+        OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
+        mode,
+    ) {
         Ok(fd) => Ok(fd),
         Err(rustix::io::Errno::OPNOTSUPP | rustix::io::Errno::ISDIR | rustix::io::Errno::INVAL) => {
             let name = format!(".dbio-baseline-{}", std::process::id());
