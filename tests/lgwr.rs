@@ -96,11 +96,20 @@ fn lgwr_real_files_are_read_back_and_removed() {
     let w = &x["writer"];
     let n = |v: &serde_json::Value| v.as_u64().unwrap();
     // Redo from the arithmetic (400 records of 1000 bytes), bytes written
-    // from the kernel's count for this process (O_DIRECT writes, one
-    // member, files made before the measured run), wastage the rest.
+    // against the kernel's count for this process (O_DIRECT writes, one
+    // member, files made before the measured run), wastage the rest. The
+    // kernel's count also holds the metadata pages the process dirtied
+    // (an inode's mtime, a directory block: `mark_buffer_dirty` charges a
+    // clean page to the task that dirties it), whole pages and only when
+    // writeback had cleaned them since, which depends on the journal's
+    // timing: at most two per log file here.
     let written = n(&w["written_bytes"]);
     assert_eq!(n(&w["redo_bytes"]), 400 * 1000);
-    assert_eq!(written, n(&x["io"]["proc_write_bytes"]));
+    let kernel = n(&x["io"]["proc_write_bytes"]);
+    assert!(
+        kernel >= written && (kernel - written) % 4096 == 0 && kernel - written <= 16 * 4096,
+        "written {written}, the kernel counted {kernel}"
+    );
     assert_eq!(n(&w["wastage_bytes"]), written - 400 * 1000);
     assert_eq!(written % 512, 0);
     // The per-commit device figures are the device's counts over the
