@@ -1030,9 +1030,13 @@ mod tests {
         assert_eq!(r.commit.count, 20);
         assert!(r.warmup_commits > 0, "a 100 ms warm-up commits something");
         // Counters start after the warm-up: its syncs are not the run's.
+        // Up to two commits in flight at the boundary (one per session)
+        // sync inside the run, and a WAL restarted inside it adds the sync
+        // of its new header (at most one: a restart follows a checkpoint
+        // of 1,000 pages, and 20 commits write a few dozen).
         let flushes = r.flush.flushes.unwrap();
         assert!(
-            (20..=22).contains(&flushes),
+            (20..=23).contains(&flushes),
             "{flushes} WAL syncs for 20 commits"
         );
         let rows: i64 = rusqlite::Connection::open(db.path())
