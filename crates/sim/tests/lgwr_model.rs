@@ -137,11 +137,14 @@ fn group_commit_under(protocol: Protocol) {
 /// redo before it, is durable.
 #[test]
 fn posts_wait_for_their_write_and_every_earlier_one_out_of_order() {
-    // Whether writes overlap depends on the sessions getting a CPU while
-    // a write is in flight: each write takes 20 ms, several scheduler
-    // periods, so seven runnable sessions commit during it even on a
-    // machine whose other cores are busy (with 1 ms, a loaded 2-CPU
-    // machine once kept one write in flight at a time for a whole run).
+    // Writes overlap when the writer finds more redo than one write takes:
+    // it issues writes back to back (up to 4 in flight) and only then
+    // waits for the oldest. So a write takes at most 4 KiB, and each takes
+    // 20 ms, several scheduler periods, during which the sessions posted
+    // before it append again (each record 100-3000 B): the next take
+    // finds more than 4 KiB whatever the machine's load. (With 1 ms
+    // writes and no limit, one take held all the redo there was, and a
+    // loaded 2-CPU machine kept one write in flight for whole runs.)
     // Runs repeat until one had writes finish out of order; every run's
     // posts are checked all the same.
     for _ in 0..5 {
@@ -164,6 +167,7 @@ fn posts_follow_completions() -> usize {
             commits_per_session: Some(20),
             runtime_ns: None,
             redo_size: RedoSize::Uniform(100, 3000),
+            max_write_bytes: 4096,
             null_delay_ns: Some(DELAY),
             async_depth: 4,
             ..LgwrConfig::default()
