@@ -135,9 +135,7 @@ fn remove_stale_partials(dir: &OwnedFd, name: &OsStr) -> Vec<String> {
         let Some(pid) = partial_pid(entry, name) else {
             continue;
         };
-        let gone = rustix::process::Pid::from_raw(pid)
-            .is_some_and(|p| rustix::process::test_kill_process(p) == Err(rustix::io::Errno::SRCH));
-        if !gone {
+        if !dbio_engine::target::process_gone(pid) {
             continue;
         }
         let shown = String::from_utf8_lossy(entry).into_owned();

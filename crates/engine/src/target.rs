@@ -913,11 +913,19 @@ pub fn remove_stale_temps(dir: &OwnedFd, dir_path: &Path) -> Vec<String> {
     notices
 }
 
+/// Whether process `pid` is gone (ESRCH): the test every kind of
+/// leftover of a killed dbio run is removed by. A pid that cannot be one
+/// is not gone.
+pub fn process_gone(pid: i32) -> bool {
+    rustix::process::Pid::from_raw(pid)
+        .is_some_and(|p| rustix::process::test_kill_process(p) == Err(Errno::SRCH))
+}
+
 fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<Stale> {
-    let Some(p) = rustix::process::Pid::from_raw(pid) else {
+    if rustix::process::Pid::from_raw(pid).is_none() {
         return Ok(Stale::Named);
-    };
-    if rustix::process::test_kill_process(p) != Err(Errno::SRCH) {
+    }
+    if !process_gone(pid) {
         return Ok(Stale::InUse); // alive (or not ours to judge)
     }
     let fd = rustix::fs::openat(

@@ -147,11 +147,6 @@ fn old_scheme_pid(name: &[u8]) -> Option<i32> {
         .flatten()
 }
 
-fn gone(pid: i32) -> bool {
-    rustix::process::Pid::from_raw(pid)
-        .is_some_and(|p| rustix::process::test_kill_process(p) == Err(Errno::SRCH))
-}
-
 impl PrivateDir {
     /// Makes a new private directory in `parent_path`, opened once here by
     /// [`dbio_engine::resolve`]'s rules (a symbolic link on the way is
@@ -394,7 +389,8 @@ fn remove_lost(parent: &OwnedFd, from: (i64, i64), to: (i64, i64)) -> bool {
         let raw = ent.file_name().to_bytes();
         // Another running dbio's directory, empty for a moment.
         let me_pid = std::process::id() as i32;
-        if dir_pid(raw).is_some_and(|pid| pid != me_pid && !gone(pid)) {
+        if dir_pid(raw).is_some_and(|pid| pid != me_pid && !dbio_engine::target::process_gone(pid))
+        {
             continue;
         }
         let name = OsStr::from_bytes(raw).to_os_string();
@@ -518,7 +514,7 @@ pub fn remove_stale(parent: &OwnedFd, parent_path: &Path) -> Vec<String> {
         let raw = ent.file_name().to_bytes();
         let name = OsStr::from_bytes(raw).to_os_string();
         if let Some(pid) = dir_pid(raw) {
-            if pid == me || !gone(pid) {
+            if pid == me || !dbio_engine::target::process_gone(pid) {
                 continue;
             }
             match remove_stale_dir(parent, &name) {
@@ -528,7 +524,9 @@ pub fn remove_stale(parent: &OwnedFd, parent_path: &Path) -> Vec<String> {
                 }
                 Stale::NotOurs => {}
             }
-        } else if old_scheme_pid(raw).is_some_and(|pid| pid != me && gone(pid)) {
+        } else if old_scheme_pid(raw)
+            .is_some_and(|pid| pid != me && dbio_engine::target::process_gone(pid))
+        {
             old.push(name.to_string_lossy().into_owned());
         }
     }
