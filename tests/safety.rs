@@ -2,6 +2,7 @@
 //! signals mid-run, impossible options (block devices: safety_blockdev.rs).
 
 use crate::util::{dbio, dbio_files, dbio_path, json, scratch, wait_output_within, Tmpfs};
+use predicates::prelude::*;
 use predicates::str::contains;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -190,6 +191,38 @@ fn refuses_a_target_larger_than_the_free_space() {
         .code(2)
         .stderr(contains("is free on the filesystem"));
     assert!(dbio_files(t.path()).is_empty());
+}
+
+/// Growing a file that is already there asks the filesystem only for the
+/// part it does not hold yet: a 10 MiB file grown to 12 MiB on a 16 MiB
+/// tmpfs (6 MiB free) is fine, grown to 24 MiB (14 MiB more) is refused
+/// before anything is written.
+#[test]
+fn growing_an_existing_file_needs_free_space_only_for_the_growth() {
+    let t = or_skip!(Tmpfs::mount("16m"));
+    let file = t.path().join("datafile");
+    std::fs::write(&file, vec![7u8; 10 << 20]).unwrap();
+    let grow = |size: &str| {
+        dbio()
+            .args([
+                "bench",
+                "--rw",
+                "write",
+                "--ops",
+                "10",
+                "--overwrite",
+                "--quiet",
+            ])
+            .args(["--size", size])
+            .arg(&file)
+            .assert()
+    };
+    grow("24m")
+        .code(2)
+        .stderr(contains("needs 14.0 MiB but only").and(contains("is free on the filesystem")));
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 10 << 20);
+    grow("12m").success();
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 12 << 20);
 }
 
 /// Waits until a dbio temporary file appears in `dir`.
