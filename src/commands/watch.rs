@@ -433,6 +433,20 @@ fn stream_tick(
     t0: u64,
 ) -> u64 {
     wait_stream(watcher, TICK);
+    print_streamed(watcher, names, paths, to_stderr, t0)
+}
+
+/// Prints every streamed call waiting in the ring as a line; returns how
+/// many it printed. The last ones are printed too when the watch ends:
+/// on a loaded machine the command can exit with a tick's worth of calls
+/// still in the ring.
+fn print_streamed(
+    watcher: &mut Watcher,
+    names: &mut names::Names,
+    paths: &mut Paths,
+    to_stderr: bool,
+    t0: u64,
+) -> u64 {
     let mut lines = Vec::new();
     let n = watcher.drain_stream(|e| lines.push(e));
     names.drain(watcher, paths);
@@ -623,7 +637,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         }
     };
     if cfg.stream {
-        streamed += watcher.drain_stream(|_| {});
+        streamed += print_streamed(&mut watcher, &mut names, &mut paths, stream_to_stderr, t0);
     }
     names.drain(&mut watcher, &mut paths);
     let snap = watcher.snapshot()?;
