@@ -258,27 +258,22 @@ impl Paths {
         }
     }
 
-    /// The path of what `pid` holds as `fd` now (the stream's calls), read
-    /// again once per batch: a number cached from an earlier file would
-    /// name the wrong one.
-    fn refresh(&mut self, w: &Watcher, keys: impl Iterator<Item = (u32, i32)>) {
-        let mut seen = std::collections::BTreeSet::new();
-        for (pid, fd) in keys {
-            if seen.insert((pid, fd)) {
-                if let Some(now) = Self::resolve(pid, fd) {
-                    self.0
-                        .insert((pid, fd, w.fd_generation(pid, fd)), Some(now));
-                }
-            }
+    /// The path of what `pid` held as `fd` at a streamed call of
+    /// generation `generation`: the name learned for that file (its open,
+    /// or /proc while it was open), or /proc's now while the number still
+    /// holds it. A call printed after its process exited is named only
+    /// from what was learned.
+    fn at_call(&mut self, w: &Watcher, pid: u32, fd: i32, generation: u32) -> Option<String> {
+        let key = (pid, fd, generation);
+        if let Some(Some(p)) = self.0.get(&key) {
+            return Some(p.clone());
         }
-    }
-
-    fn get(&mut self, w: &Watcher, pid: u32, fd: i32) -> Option<String> {
-        let g = w.fd_generation(pid, fd);
-        self.0
-            .entry((pid, fd, g))
-            .or_insert_with(|| Self::resolve(pid, fd))
-            .clone()
+        if fd < 0 || w.fd_generation(pid, fd) != generation {
+            return None;
+        }
+        let now = Self::resolve(pid, fd)?;
+        self.0.insert(key, Some(now.clone()));
+        Some(now)
     }
 }
 
@@ -455,9 +450,8 @@ fn print_streamed(
     } else {
         Box::new(std::io::stdout().lock())
     };
-    paths.refresh(watcher, lines.iter().map(|e| (e.pid, e.fd)));
     for e in &lines {
-        let path = paths.get(watcher, e.pid, e.fd);
+        let path = paths.at_call(watcher, e.pid, e.fd, e.generation);
         // A path and a process name are outside text (see crate::say).
         let line = stream_line(e, path.as_deref(), t0);
         let _ = writeln!(out, "{}", dbio_model::visible::visible(&line));

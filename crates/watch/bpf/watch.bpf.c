@@ -137,6 +137,8 @@ struct event {
 	__u32 tid;
 	__s32 fd;
 	__u32 op;
+	__u32 gen;
+	__u32 pad;
 	char comm[16];
 };
 
@@ -531,6 +533,8 @@ static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 			e->tid = tid;
 			e->fd = s->fd;
 			e->op = s->op;
+			e->gen = k.gen;
+			e->pad = 0;
 			bpf_get_current_comm(e->comm, sizeof(e->comm));
 			bpf_ringbuf_submit(e, 0);
 		} else {

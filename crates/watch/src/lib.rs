@@ -166,6 +166,8 @@ struct RawEvent {
     tid: u32,
     fd: i32,
     op: u32,
+    gen: u32,
+    pad: u32,
     comm: [u8; 16],
 }
 
@@ -414,6 +416,9 @@ pub struct StreamEvent {
     pub op: SyscallOp,
     /// Descriptor (-1: none).
     pub fd: i32,
+    /// Which file the number held at the call: it counts the number's
+    /// closes and replacements, as a row's generation does.
+    pub generation: u32,
     /// Offset for positioned calls.
     pub offset: Option<i64>,
     /// Size asked for (bytes, or iocbs for io_submit).
@@ -1092,6 +1097,7 @@ impl Watcher {
                 comm: String::from_utf8_lossy(&r.comm[..end]).into_owned(),
                 op,
                 fd: r.fd,
+                generation: r.gen,
                 offset: (r.off >= 0).then_some(r.off),
                 size: r.size,
                 result: r.ret,

@@ -1,5 +1,7 @@
 //! File names captured when the watched processes open or duplicate a
 //! descriptor, as the kernel hands them over (`Watcher::drain_opens`).
+//! A reopen through the process's own descriptor link (`/proc/self/fd/N`,
+//! how dbio opens its own targets) is named as descriptor N is.
 //!
 //! Why: `/proc/PID/fd` names only what is open when it is read (every
 //! 50 ms tick), so a file opened, written and closed between two ticks,
@@ -35,6 +37,12 @@ pub struct Names {
     cwd: BTreeMap<u32, PathBuf>,
     /// Open flags by (pid, fd, generation).
     pub flags: BTreeMap<(u32, i32, u32), u32>,
+    /// What each (pid, fd) was last opened or copied as, in the order the
+    /// calls were made: the directory of an `openat` and the source of a
+    /// reopen are named as they were at that call, even when the events
+    /// are taken after the number was closed or reused, or after the
+    /// process exited (a short burst is over before the next tick).
+    latest: BTreeMap<(u32, i32), String>,
     /// Relative paths whose directory was unknown (kept as passed).
     pub unresolved: u64,
     /// Paths longer than the capture (kept cut).
@@ -112,6 +120,9 @@ impl Names {
             self.see(pid);
             return self.cwd.get(&pid).cloned();
         }
+        if let Some(p) = self.latest.get(&(pid, dfd)) {
+            return Some(PathBuf::from(p));
+        }
         let g = w.fd_generation(pid, dfd);
         if let Some(Some(p)) = paths.0.get(&(pid, dfd, g)) {
             return Some(PathBuf::from(p));
@@ -131,6 +142,15 @@ impl Names {
                 if truncated {
                     self.truncated += 1;
                 }
+                if let Some(src) = reopened_descriptor(&path, e.pid) {
+                    // Named as `src` was at this call; one opened before
+                    // the watch is named by /proc while it holds the same
+                    // file.
+                    let src_gen = w.fd_generation(e.pid, src);
+                    self.copy_name(key, (e.pid, src, src_gen), w, paths);
+                    self.flags.insert(key, flags);
+                    return;
+                }
                 let name = if path.starts_with('/') {
                     tidy(Path::new(&path))
                 } else if let Some(b) = self.base(e.pid, dfd, w, paths) {
@@ -139,27 +159,56 @@ impl Names {
                     self.unresolved += 1;
                     path
                 };
+                self.latest.insert((e.pid, e.fd), name.clone());
                 paths.0.insert(key, Some(name));
                 self.flags.insert(key, flags);
             }
             Opened::Dup { src, src_gen } => {
                 let from = (e.pid, src, src_gen);
-                let name = match paths.0.get(&from) {
-                    Some(Some(p)) => Some(p.clone()),
-                    // Opened before the watch: /proc names it while that
-                    // number still holds the same file.
-                    _ if w.fd_generation(e.pid, src) == src_gen => Paths::resolve(e.pid, src),
-                    _ => None,
-                };
-                if let Some(n) = name {
-                    paths.0.insert(key, Some(n));
-                }
+                self.copy_name(key, from, w, paths);
                 if let Some(&f) = self.flags.get(&from) {
                     self.flags.insert(key, f);
                 }
             }
         }
     }
+
+    /// Names descriptor `key` as `from` is named: a copy of it holds the
+    /// same file.
+    fn copy_name(
+        &mut self,
+        key: (u32, i32, u32),
+        from: (u32, i32, u32),
+        w: &Watcher,
+        paths: &mut Paths,
+    ) {
+        let (pid, src, src_gen) = from;
+        let name = match paths.0.get(&from) {
+            Some(Some(p)) => Some(p.clone()),
+            _ if self.latest.contains_key(&(pid, src)) => self.latest.get(&(pid, src)).cloned(),
+            // Opened before the watch: /proc names it while that
+            // number still holds the same file.
+            _ if w.fd_generation(pid, src) == src_gen => Paths::resolve(pid, src),
+            _ => None,
+        };
+        if let Some(n) = name {
+            self.latest.insert((key.0, key.1), n.clone());
+            paths.0.insert(key, Some(n));
+        }
+    }
+}
+
+/// The descriptor a process opened again through its own descriptor link
+/// (`/proc/self/fd/N`, `/proc/thread-self/fd/N` or `/proc/PID/fd/N` with
+/// its own PID), as dbio itself opens its targets: the path names no file,
+/// the new descriptor holds the file descriptor N holds.
+fn reopened_descriptor(path: &str, pid: u32) -> Option<i32> {
+    let (who, fd) = path.strip_prefix("/proc/")?.split_once("/fd/")?;
+    let own = who == "self" || who == "thread-self" || who.parse::<u32>() == Ok(pid);
+    if !own {
+        return None;
+    }
+    fd.parse().ok().filter(|&n: &i32| n >= 0)
 }
 
 #[cfg(test)]
@@ -178,5 +227,17 @@ mod tests {
             "O_RDWR|O_CLOEXEC|O_SYNC"
         );
         assert_eq!(tidy(Path::new("/a/./b/../c")), "/a/b/../c");
+    }
+
+    #[test]
+    fn a_reopen_through_the_own_descriptor_link_names_that_descriptor() {
+        assert_eq!(reopened_descriptor("/proc/self/fd/3", 42), Some(3));
+        assert_eq!(reopened_descriptor("/proc/thread-self/fd/17", 42), Some(17));
+        assert_eq!(reopened_descriptor("/proc/42/fd/5", 42), Some(5));
+        // Another process's descriptor, or not a descriptor at all.
+        assert_eq!(reopened_descriptor("/proc/43/fd/5", 42), None);
+        assert_eq!(reopened_descriptor("/proc/self/fdinfo/3", 42), None);
+        assert_eq!(reopened_descriptor("/proc/self/fd/3/x", 42), None);
+        assert_eq!(reopened_descriptor("/tmp/fd/3", 42), None);
     }
 }
