@@ -15,14 +15,12 @@
 pub mod bench;
 pub mod blockdev;
 pub mod buf;
-pub mod check;
 pub mod clock;
 pub mod commit_probe;
 pub mod engines;
 pub mod error;
 pub mod job;
 pub mod live;
-pub mod matrix;
 pub mod recorder;
 pub mod resolve;
 pub mod runner;
