@@ -312,7 +312,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         rep.environment = sysinfo::environment(&t.path);
     }
     if let Some(t) = prepared.target.iter().chain(&prepared.members).next() {
-        crate::run_context::fill_dio_alignment(&mut rep, t);
+        dbio_engine::lifecycle::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);

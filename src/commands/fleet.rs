@@ -14,19 +14,13 @@ use crate::cli::fleet::Fleet;
 use anyhow::bail;
 use dbio_model::clock::ClockStatus;
 use dbio_model::RunReport;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::AtomicBool;
 
 /// The farthest ahead a start may be: a day (a typo in the date is far
 /// likelier than a wait that long).
 pub const MAX_AHEAD_NS: u64 = 24 * 3600 * 1_000_000_000;
 
-/// Now on the wall clock, ns since the Unix epoch.
-pub fn now_unix_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
+pub use dbio_engine::wallclock::{now_unix_ns, wait_until};
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
 /// `days_from_civil`).
@@ -167,27 +161,6 @@ pub fn check_start(start_ns: Option<u64>) -> anyhow::Result<Option<u64>> {
         );
     }
     Ok(Some(t))
-}
-
-/// Waits until the wall clock reads `t` (ns since the epoch): sleeps in
-/// steps of at most 100 ms (so a signal's stop flag is seen) until 2 ms
-/// before, then polls the clock. False when `stop` was raised first.
-pub fn wait_until(t: u64, stop: &AtomicBool) -> bool {
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return false;
-        }
-        let now = now_unix_ns();
-        if now >= t {
-            return true;
-        }
-        let left = t - now;
-        if left > 2_000_000 {
-            std::thread::sleep(Duration::from_nanos((left - 2_000_000).min(100_000_000)));
-        } else {
-            std::hint::spin_loop();
-        }
-    }
 }
 
 /// Checks `--start-at` against this host's clock ([`check_start`]), then

@@ -7,8 +7,9 @@
 use crate::cli::matrix::LargePatternArg;
 use crate::cli::MatrixArgs;
 use crate::output::Sink;
-use crate::run_context::{fill_dio_alignment, io_error, new_report, RunContext};
+use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
+use dbio_engine::lifecycle::fill_dio_alignment;
 use dbio_engine::runner::Control;
 use dbio_engine::stripe::{self, StripePlan};
 use dbio_engine::target::{Target, TargetSpec};

@@ -20,6 +20,7 @@ pub mod commit_probe;
 pub mod engines;
 pub mod error;
 pub mod job;
+pub mod lifecycle;
 pub mod live;
 pub mod recorder;
 pub mod resolve;

@@ -10,6 +10,8 @@
 //! few hundred µs), which is what `dbio merge --max-skew` checks after.
 
 use dbio_model::clock::ClockStatus;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The kernel's "clock not synchronised" status bit (linux/timex.h).
 const STA_UNSYNC: i32 = 0x0040;
@@ -64,6 +66,34 @@ pub fn verdict(c: Option<&ClockStatus>, limit_us: Option<u64>) -> Result<(), Str
         ));
     }
     Ok(())
+}
+
+/// Now on the wall clock, ns since the Unix epoch.
+pub fn now_unix_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Waits until the wall clock reads `t` (ns since the epoch): sleeps in
+/// steps of at most 100 ms (so a signal's stop flag is seen) until 2 ms
+/// before, then polls the clock. False when `stop` was raised first.
+pub fn wait_until(t: u64, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = now_unix_ns();
+        if now >= t {
+            return true;
+        }
+        let left = t - now;
+        if left > 2_000_000 {
+            std::thread::sleep(Duration::from_nanos((left - 2_000_000).min(100_000_000)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
 }
 
 #[cfg(test)]
