@@ -6,7 +6,6 @@
 
 use crate::cli::matrix::LargePatternArg;
 use crate::cli::MatrixArgs;
-use crate::output::Sink;
 use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::lifecycle::fill_dio_alignment;
@@ -17,6 +16,7 @@ use dbio_engine::JobTarget;
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixResult};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, EngineKind, Prepare};
+use dbio_output::Sink;
 use dbio_sim::matrix::{self, default_ladders, parse_ladder};
 use std::process::ExitCode;
 
