@@ -16,21 +16,14 @@ use crate::output::Outputs;
 use crate::progress::Bar;
 use crate::signals::Signals;
 use anyhow::Context;
-use dbio_engine::bench::run_job_on;
-use dbio_engine::runner::{run_job, Control};
-use dbio_engine::stripe::{self, StripePlan};
-use dbio_engine::target::Target;
+use dbio_engine::lifecycle::{Jobs, NotStarted, Prepared};
+use dbio_engine::stripe::StripePlan;
 use dbio_engine::{Job, JobTarget};
 use dbio_model::JobConfig;
 use dbio_model::{PartialReason, RunReport, SCHEMA_VERSION};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-/// How long before `--start-at` a job stops waiting and starts its
-/// threads, which then wait for the start themselves: thread start-up
-/// took tens of ms on a loaded machine, and must not delay the start.
-const START_LEAD_NS: u64 = 300_000_000;
 
 /// A named job to run.
 pub struct NamedJob {
@@ -68,15 +61,6 @@ pub fn new_report(command: &str, target: &std::path::Path) -> RunReport {
             .map_or(0, |d| d.as_secs()),
         environment: dbio_engine::sysinfo::environment(target),
         ..Default::default()
-    }
-}
-
-/// Records the O_DIRECT alignment (statx) of the prepared file when the
-/// environment could not: statx reports it for regular files and block
-/// devices only, so a directory target gets it from dbio's file in it.
-pub fn fill_dio_alignment(report: &mut RunReport, t: &Target) {
-    if report.environment.dio_alignment.is_none() {
-        report.environment.dio_alignment = dbio_engine::sysinfo::dio_alignment_fd(&*t.file);
     }
 }
 
@@ -127,25 +111,13 @@ pub fn exit_status(partial: bool, written: bool) -> ExitCode {
 }
 
 /// One command's run: its outputs, its signal handlers and stop flag, and
-/// the scratch target shared by its jobs. Runs jobs in order on one
-/// target: the first job that uses a file prepares it; later jobs reuse it
-/// (it is dbio's, so reuse is allowed). Stops at the first interruption or
-/// I/O error and marks the report partial.
+/// the engine's jobs with the targets they share
+/// ([`dbio_engine::lifecycle`]). Runs jobs in order; stops at the first
+/// interruption or I/O error and marks the report partial.
 pub struct RunContext {
-    control: Control,
+    jobs: Jobs,
     signals: Option<Signals>,
     outputs: Outputs,
-    shared: Option<Target>,
-    /// The directory a scratch target is made in, opened once for the
-    /// run (`dbio check`); None: the job's path is looked up when its
-    /// target is prepared.
-    scratch_dir: Option<dbio_engine::scratch::ScratchDir>,
-    /// The members of a stripe, prepared by the first striped job and
-    /// reopened by later ones.
-    members: Vec<Target>,
-    /// `--start-at`: the wall-clock time the first job waits for after
-    /// preparing its target(s), ns since the epoch.
-    start_at: Option<u64>,
     quiet: bool,
 }
 
@@ -153,16 +125,13 @@ impl RunContext {
     /// A context for a command that measures: installs the signal
     /// handlers (SIGINT, SIGTERM, SIGHUP and SIGQUIT raise the stop flag).
     pub fn new(outputs: Outputs, quiet: bool) -> anyhow::Result<RunContext> {
-        let control = Control::default();
-        let signals = Signals::install(&control.stop).context("installing signal handlers")?;
+        let jobs = Jobs::default();
+        let signals =
+            Signals::install(&jobs.control().stop).context("installing signal handlers")?;
         Ok(RunContext {
-            control,
+            jobs,
             signals: Some(signals),
             outputs,
-            shared: None,
-            scratch_dir: None,
-            members: Vec::new(),
-            start_at: None,
             quiet,
         })
     }
@@ -172,13 +141,9 @@ impl RunContext {
     /// measured that a stop would have to keep.
     pub fn without_signals(outputs: Outputs) -> RunContext {
         RunContext {
-            control: Control::default(),
+            jobs: Jobs::default(),
             signals: None,
             outputs,
-            shared: None,
-            scratch_dir: None,
-            members: Vec::new(),
-            start_at: None,
             quiet: true,
         }
     }
@@ -186,13 +151,13 @@ impl RunContext {
     /// Makes every scratch target of the run in `dir` (opened once),
     /// whatever the job's path says.
     pub fn set_scratch_dir(&mut self, dir: dbio_engine::scratch::ScratchDir) {
-        self.scratch_dir = Some(dir);
+        self.jobs.set_scratch_dir(dir);
     }
 
     /// Makes the first job wait, once its target is prepared, until the
     /// wall clock reads `t` (ns since the epoch; `--start-at`).
     pub fn set_start_at(&mut self, t: Option<u64>) {
-        self.start_at = t;
+        self.jobs.set_start_at(t);
     }
 
     /// Runs one job striped over several targets (`plan`, checked by
@@ -207,72 +172,69 @@ impl RunContext {
         plan: &StripePlan,
         report: &mut RunReport,
     ) -> anyhow::Result<bool> {
-        self.control
+        self.reset_stop();
+        let prepared = self.jobs.prepare_striped(&nj.job, plan, report);
+        Self::run_prepared(
+            prepared,
+            self.signals.as_ref(),
+            &nj.name,
+            self.quiet,
+            report,
+        )
+        .and_then(|o| self.record(o, report))
+    }
+
+    /// The previous job's deadline raised the stop flag; a signal keeps
+    /// it raised.
+    fn reset_stop(&self) {
+        self.jobs
+            .control()
             .stop
             .store(self.signal().is_some(), Ordering::Relaxed);
-        let own: Vec<Target>;
-        let members: &[Target] = if self.members.is_empty() {
-            match stripe::prepare_members(&plan.members, &self.control.stop) {
-                Ok(ts) => self.members = ts,
-                Err(_) if self.interrupted(report) => return Ok(false),
-                Err(e) => return Err(e.into()),
+    }
+
+    /// Runs a job its target(s) are ready for, behind a progress bar;
+    /// None when it did not start because of a signal (the report is
+    /// marked: `signals` is asked once the preparation is over), an error
+    /// when its target could not be prepared.
+    fn run_prepared(
+        prepared: Result<Prepared<'_>, NotStarted>,
+        signals: Option<&Signals>,
+        name: &str,
+        quiet: bool,
+        report: &mut RunReport,
+    ) -> anyhow::Result<Option<Result<dbio_engine::runner::JobOutcome, dbio_engine::EngineError>>>
+    {
+        let signal = || signals.and_then(Signals::received);
+        let prepared = match prepared {
+            Ok(p) => p,
+            Err(NotStarted::Prepare(_)) if stopped_by(report, signal()) => return Ok(None),
+            Err(NotStarted::Prepare(e)) => return Err(e.into()),
+            Err(NotStarted::StoppedWaiting) => {
+                stopped_by(report, signal());
+                return Ok(None);
             }
-            for t in &self.members {
-                report.warnings.extend(t.notices.iter().cloned());
-            }
-            if let Some(t) = self.members.first() {
-                fill_dio_alignment(report, t);
-            }
-            &self.members
-        } else {
-            let reopened: Result<Vec<Target>, _> = self
-                .members
-                .iter()
-                .zip(&plan.members)
-                .map(|(t, spec)| t.reopen(spec, &self.control.stop))
-                .collect();
-            own = match reopened {
-                Ok(v) => v,
-                Err(_) if self.interrupted(report) => return Ok(false),
-                Err(e) => return Err(e.into()),
-            };
-            &own
         };
-        let mut job = nj.job.clone();
-        job.target_name = members
-            .iter()
-            .map(|t| t.path.display().to_string())
-            .collect::<Vec<_>>()
-            .join(",");
-        let refs: Vec<&Target> = members.iter().collect();
-        if let Some(t) = self.start_at.take() {
-            // Sleep (interruptibly) until shortly before the start; the
-            // run starts its threads and lets them go at the start itself.
-            let early = t.saturating_sub(START_LEAD_NS);
-            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
-                self.interrupted(report);
-                return Ok(false);
-            }
-            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
-        }
-        let bar = Bar::new(&nj.name, self.quiet);
-        let outcome = run_job_on(&nj.name, &job, &refs, Some(plan.map), &self.control, &bar);
+        let bar = Bar::new(name, quiet);
+        let outcome = prepared.run(name, &bar);
         bar.finish();
-        self.record(outcome, report)
+        Ok(Some(outcome))
     }
 
     /// Appends a job's outcome to `report`; false when the run must stop.
     fn record(
         &mut self,
-        outcome: Result<dbio_engine::runner::JobOutcome, dbio_engine::EngineError>,
+        outcome: Option<Result<dbio_engine::runner::JobOutcome, dbio_engine::EngineError>>,
         report: &mut RunReport,
     ) -> anyhow::Result<bool> {
         let outcome = match outcome {
-            Ok(o) => o,
+            // It did not start: a stop came first.
+            None => return Ok(false),
+            Some(Ok(o)) => o,
             // Nothing measured yet: an error (status 2).
-            Err(e) if report.jobs.is_empty() => return Err(e.into()),
+            Some(Err(e)) if report.jobs.is_empty() => return Err(e.into()),
             // Earlier jobs measured: keep them, as a partial result.
-            Err(e) => {
+            Some(Err(e)) => {
                 io_error(report, e.to_string());
                 return Ok(false);
             }
@@ -291,7 +253,7 @@ impl RunContext {
 
     /// The stop flag that SIGINT, SIGTERM, SIGHUP and SIGQUIT raise.
     pub fn stop_flag(&self) -> &Arc<AtomicBool> {
-        &self.control.stop
+        &self.jobs.control().stop
     }
 
     /// The signal that stopped the run, if one did.
@@ -307,7 +269,7 @@ impl RunContext {
     /// Removes the shared target file now (`dbio check` frees its space
     /// before the sections that make their own files).
     pub fn release_target(&mut self) {
-        self.shared = None;
+        self.jobs.release_target();
     }
 
     /// Saves the regular output files after a step: best effort, the
@@ -333,62 +295,16 @@ impl RunContext {
     /// Runs one job, appending its result to `report`. Returns false when
     /// the run must stop (signal or I/O error: the report is partial).
     pub fn run(&mut self, nj: &NamedJob, report: &mut RunReport) -> anyhow::Result<bool> {
-        // The previous job's deadline raised the stop flag; a signal keeps it raised.
-        self.control
-            .stop
-            .store(self.signal().is_some(), Ordering::Relaxed);
-        let mut job = nj.job.clone();
-        let own: Option<Target>;
-        let target = match job.target.as_mut() {
-            None => None,
-            Some(spec) => {
-                // Later jobs reuse the first job's file through its
-                // descriptor: its path is never looked up again. A block
-                // device stays claimed (O_EXCL) by the first job's
-                // descriptor; later jobs reopen it through that claim.
-                let prepared = match &self.shared {
-                    Some(shared) => {
-                        spec.path = shared.path.clone();
-                        shared.reopen(spec, &self.control.stop)
-                    }
-                    None => match &self.scratch_dir {
-                        Some(dir) => Target::prepare_in(spec, dir, &self.control.stop),
-                        None => Target::prepare(spec, &self.control.stop),
-                    },
-                };
-                let t = match prepared {
-                    Ok(t) => t,
-                    Err(_) if self.interrupted(report) => return Ok(false),
-                    Err(e) => return Err(e.into()),
-                };
-                report.warnings.extend(t.notices.iter().cloned());
-                fill_dio_alignment(report, &t);
-                if self.shared.is_none() {
-                    self.shared = Some(t);
-                    self.shared.as_ref()
-                } else {
-                    own = Some(t);
-                    own.as_ref()
-                }
-            }
-        };
-        if let Some(t) = target {
-            job.target_name = t.path.display().to_string();
-        }
-        if let Some(t) = self.start_at.take() {
-            // Sleep (interruptibly) until shortly before the start; the
-            // run starts its threads and lets them go at the start itself.
-            let early = t.saturating_sub(START_LEAD_NS);
-            if !crate::commands::fleet::wait_until(early, &self.control.stop) {
-                self.interrupted(report);
-                return Ok(false);
-            }
-            self.control.start_at_unix_ns.store(t, Ordering::Relaxed);
-        }
-        let bar = Bar::new(&nj.name, self.quiet);
-        let outcome = run_job(&nj.name, &job, target, &self.control, &bar);
-        bar.finish();
-        self.record(outcome, report)
+        self.reset_stop();
+        let prepared = self.jobs.prepare(&nj.job, report);
+        Self::run_prepared(
+            prepared,
+            self.signals.as_ref(),
+            &nj.name,
+            self.quiet,
+            report,
+        )
+        .and_then(|o| self.record(o, report))
     }
 }
 

@@ -53,7 +53,7 @@ fn encode(c: &Calibration) -> anyhow::Result<String> {
 fn save_destination(
     a: &CalibrateArgs,
     outputs: &crate::output::Outputs,
-) -> anyhow::Result<Option<(String, crate::output::Sink)>> {
+) -> anyhow::Result<Option<(String, dbio_output::Sink)>> {
     if a.no_save {
         return Ok(None);
     }
@@ -70,7 +70,7 @@ fn save_destination(
         }
     };
     let shown = path.display().to_string();
-    let (sink, id) = crate::output::Sink::open(&shown, &path)?;
+    let (sink, id) = dbio_output::Sink::open(&shown, &path)?;
     if outputs.names(&id) {
         anyhow::bail!(
             "--save names the same destination as --json or --csv ('{shown}'); give each its own"

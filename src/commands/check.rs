@@ -9,9 +9,9 @@
 use crate::cli::CheckArgs;
 use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
 use anyhow::Context;
-use dbio_engine::check::{battery, plan_space};
 use dbio_engine::scratch::ScratchDir;
 use dbio_model::PartialReason;
+use dbio_sim::check::{battery, plan_space};
 use std::process::ExitCode;
 
 /// A section of `dbio check` added by a model command: directory, time
@@ -54,7 +54,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         // Without O_DIRECT the first log test is O_DSYNC on buffered
         // writes: its name must not claim O_DIRECT.
         for (name, _) in specs.iter_mut() {
-            if name == dbio_engine::check::names::LOG_DIRECT_DSYNC {
+            if name == dbio_sim::check::names::LOG_DIRECT_DSYNC {
                 *name = "log write 8k buffered+O_DSYNC".to_string();
             }
         }

@@ -7,18 +7,17 @@ use crate::cli::DbwrArgs;
 use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::engines::probe_io_uring;
-use dbio_engine::stripe::{self, StripeMap, StripePlan};
+use dbio_engine::stripe::{self, StripePlan};
 use dbio_engine::sysinfo;
-use dbio_engine::target::{Target, TargetSpec};
 use dbio_engine::JobTarget;
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::dbwr::{DbwrConfig, Placement};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{EngineKind, Prepare};
+use dbio_model::EngineKind;
 use dbio_model::{JobConfig, Pattern};
 use dbio_sim::dbwr::config::validate;
+use dbio_sim::dbwr::datafile::{prepare, prepare_stripe, Prepared};
 use dbio_sim::dbwr::{report, standard_engines, striped_engines, Datafile, BLOCK_SIZE};
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -70,17 +69,6 @@ fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
         .collect()
 }
 
-/// The prepared datafile and the name of its disk; for a stripe, every
-/// member (the first is `target`) and its disk.
-struct Prepared {
-    target: Option<Target>,
-    datafile: Option<Datafile>,
-    disk: Option<String>,
-    members: Vec<Target>,
-    member_disks: Vec<Option<String>>,
-    map: Option<StripeMap>,
-}
-
 /// A stripe's plan (None without `--targets`), checked as `bench` checks
 /// one, with the stripe unit a whole number of 8 KiB blocks; the
 /// configurations' datafile size becomes the stripe's logical size.
@@ -117,103 +105,6 @@ fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<S
         validate(c)?;
     }
     Ok(Some(plan))
-}
-
-fn disk_name(t: &Target) -> Option<String> {
-    sysinfo::disk_of_fd(&*t.file)
-        .and_then(|(sys, _)| sys.file_name().map(|n| n.to_string_lossy().to_string()))
-}
-
-/// Prepares a stripe's members with the single datafile's rules (a member
-/// that fails removes what was made for the others).
-fn prepare_stripe(
-    plan: &StripePlan,
-    cfg: &DbwrConfig,
-    overwrite: bool,
-    keep: bool,
-    stop: &AtomicBool,
-) -> anyhow::Result<Prepared> {
-    let specs: Vec<TargetSpec> = plan
-        .members
-        .iter()
-        .map(|m| TargetSpec {
-            size: plan.map.member_size,
-            ..datafile_spec(&m.path, cfg, overwrite, keep)
-        })
-        .collect();
-    let members = stripe::prepare_members(&specs, stop)?;
-    let member_disks: Vec<Option<String>> = members.iter().map(disk_name).collect();
-    Ok(Prepared {
-        target: None,
-        datafile: None,
-        disk: member_disks.first().cloned().flatten(),
-        members,
-        member_disks,
-        map: Some(plan.map),
-    })
-}
-
-fn datafile_spec(path: &Path, cfg: &DbwrConfig, overwrite: bool, keep: bool) -> TargetSpec {
-    TargetSpec {
-        path: path.to_path_buf(),
-        size: cfg.datafile_bytes,
-        prepare: Prepare::Prewrite,
-        direct: cfg.direct,
-        bs: BLOCK_SIZE as u64,
-        sync: dbio_model::Durability::None,
-        writes: true,
-        overwrite,
-        block_device: BlockDevicePolicy::NotAccepted,
-        keep,
-    }
-}
-
-/// Makes (or checks) the datafile `cfg` runs on; `overwrite` and `keep`
-/// are the user's say over files, not part of the configuration.
-/// `scratch`: the directory `path` names, already opened for the run
-/// (`dbio check`): the datafile is made relative to it.
-fn prepare(
-    path: &Path,
-    scratch: Option<&dbio_engine::scratch::ScratchDir>,
-    cfg: &DbwrConfig,
-    overwrite: bool,
-    keep: bool,
-    stop: &AtomicBool,
-) -> anyhow::Result<Prepared> {
-    let engine = cfg.engine;
-    if engine == EngineKind::Null {
-        return Ok(Prepared {
-            target: None,
-            datafile: None,
-            disk: None,
-            members: Vec::new(),
-            member_disks: Vec::new(),
-            map: None,
-        });
-    }
-    if engine == EngineKind::IoUring {
-        if let Err(why) = probe_io_uring() {
-            anyhow::bail!("{why}; run with --engine psync");
-        }
-    }
-    let spec = datafile_spec(path, cfg, overwrite, keep);
-    let t = match scratch {
-        Some(dir) => Target::prepare_in(&spec, dir, stop)?,
-        None => Target::prepare(&spec, stop)?,
-    };
-    let disk = disk_name(&t);
-    let datafile = Datafile {
-        file: Arc::clone(&t.file),
-        path: t.path.clone(),
-    };
-    Ok(Prepared {
-        target: Some(t),
-        datafile: Some(datafile),
-        disk,
-        members: Vec::new(),
-        member_disks: Vec::new(),
-        map: None,
-    })
 }
 
 /// Runs one configuration; the result, and the error that cut it short.
@@ -302,7 +193,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         Err(_) if ctx.interrupted(&mut rep) => {
             return Ok(ctx.finish(&rep));
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     for t in prepared.target.iter().chain(&prepared.members) {
         rep.warnings.extend(t.notices.iter().cloned());
@@ -312,7 +203,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         rep.environment = sysinfo::environment(&t.path);
     }
     if let Some(t) = prepared.target.iter().chain(&prepared.members).next() {
-        crate::run_context::fill_dio_alignment(&mut rep, t);
+        dbio_engine::lifecycle::fill_dio_alignment(&mut rep, t);
     }
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);

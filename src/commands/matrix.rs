@@ -1,15 +1,14 @@
 //! `dbio matrix`: the ORION-style load matrix, or with `--max-latency`
 //! CALIBRATE_IO's search, on one target. The grid, the search and the
-//! point measurement are `dbio_engine::matrix`'s; this file turns the
+//! point measurement are `dbio_sim::matrix`'s; this file turns the
 //! arguments into the configuration, prepares the target under the same
 //! safety rules as `bench`, and writes the result (and ORION's CSV files).
 
 use crate::cli::matrix::LargePatternArg;
 use crate::cli::MatrixArgs;
-use crate::output::Sink;
-use crate::run_context::{fill_dio_alignment, io_error, new_report, RunContext};
+use crate::run_context::{io_error, new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
-use dbio_engine::matrix::{self, default_ladders, parse_ladder};
+use dbio_engine::lifecycle::fill_dio_alignment;
 use dbio_engine::runner::Control;
 use dbio_engine::stripe::{self, StripePlan};
 use dbio_engine::target::{Target, TargetSpec};
@@ -17,6 +16,8 @@ use dbio_engine::JobTarget;
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixResult};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, EngineKind, Prepare};
+use dbio_output::Sink;
+use dbio_sim::matrix::{self, default_ladders, parse_ladder};
 use std::process::ExitCode;
 
 /// Default bytes the I/Os spread over.

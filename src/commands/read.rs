@@ -11,14 +11,14 @@
 use crate::cli::ReadArgs;
 use crate::progress::Bar;
 use crate::run_context::{io_error, new_report, stopped_by, RunContext};
-use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::runner::Control;
-use dbio_engine::stripe::{self, StripeMap, StripePlan};
-use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::stripe::{StripeMap, StripePlan};
+use dbio_engine::target::Target;
 use dbio_engine::{EngineError, JobTarget};
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare, RunReport};
+use dbio_model::{EngineKind, JobConfig, Pattern, RunReport};
+use dbio_sim::read::datafile::{members, policy, target, target_name, target_spec};
 use dbio_sim::read::{CacheState, ReadRun};
 use std::path::Path;
 use std::process::ExitCode;
@@ -159,65 +159,6 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
     Ok(Some(plan))
 }
 
-fn policy(allow_block_device: bool) -> BlockDevicePolicy {
-    if allow_block_device {
-        BlockDevicePolicy::Allowed
-    } else {
-        BlockDevicePolicy::NeedsFlag
-    }
-}
-
-/// Prepares a stripe's members (every one under the rules of a single
-/// datafile; when one fails, what was made for the others is removed).
-fn members(
-    cfg: &ReadConfig,
-    plan: &StripePlan,
-    allow_block_device: bool,
-    keep: bool,
-    stop: &AtomicBool,
-) -> anyhow::Result<Vec<Target>> {
-    let specs: Vec<TargetSpec> = plan
-        .members
-        .iter()
-        .map(|m| TargetSpec {
-            size: plan.map.member_size,
-            ..target_spec(cfg, &m.path, allow_block_device, keep)
-        })
-        .collect();
-    Ok(stripe::prepare_members(&specs, stop)?)
-}
-
-/// Prepares the datafile (None for the null engine).
-fn target(
-    cfg: &ReadConfig,
-    path: &Path,
-    allow_block_device: bool,
-    keep: bool,
-    stop: &AtomicBool,
-) -> anyhow::Result<Option<Target>> {
-    if cfg.engine == EngineKind::Null {
-        return Ok(None);
-    }
-    let spec = target_spec(cfg, path, allow_block_device, keep);
-    Ok(Some(Target::prepare(&spec, stop)?))
-}
-
-/// The datafile's specification for `cfg`.
-fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bool) -> TargetSpec {
-    TargetSpec {
-        path: path.to_path_buf(),
-        size: cfg.size,
-        prepare: Prepare::Prewrite,
-        direct: cfg.direct,
-        bs: cfg.block_size,
-        sync: Durability::None,
-        writes: false,
-        overwrite: false,
-        block_device: policy(allow_block_device),
-        keep,
-    }
-}
-
 /// Runs every round of every state into `report`; stops early (partial
 /// report) on a signal or an I/O error. A thread that cannot be started
 /// before anything was measured is an error.
@@ -238,18 +179,6 @@ fn measure(
     )?;
     report.reads.extend(run.finish(&target_name(targets)));
     Ok(())
-}
-
-/// The name results give the datafile (a stripe's members, in order).
-fn target_name(targets: &[&Target]) -> String {
-    if targets.is_empty() {
-        return "null".to_string();
-    }
-    targets
-        .iter()
-        .map(|t| t.path.display().to_string())
-        .collect::<Vec<_>>()
-        .join(",")
 }
 
 /// [`measure`]'s rounds, without making the results: the caller decides
@@ -332,7 +261,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         Err(_) if ctx.interrupted(&mut report) => {
             return Ok(ctx.finish(&report));
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     for t in &ts {
         report.warnings.extend(t.notices.iter().cloned());

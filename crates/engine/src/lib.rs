@@ -15,14 +15,13 @@
 pub mod bench;
 pub mod blockdev;
 pub mod buf;
-pub mod check;
 pub mod clock;
 pub mod commit_probe;
 pub mod engines;
 pub mod error;
 pub mod job;
+pub mod lifecycle;
 pub mod live;
-pub mod matrix;
 pub mod recorder;
 pub mod resolve;
 pub mod runner;

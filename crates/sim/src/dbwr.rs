@@ -21,6 +21,7 @@
 pub mod block;
 pub mod cache;
 pub mod config;
+pub mod datafile;
 pub mod foreground;
 pub mod instance;
 pub mod placement;

@@ -24,6 +24,7 @@
 
 pub mod attribute;
 pub mod cache;
+pub mod datafile;
 pub mod mix;
 pub mod record;
 

@@ -52,7 +52,13 @@
 //! and keep the issuer's command name ([`Watcher::issuer_comm`]).
 #![deny(missing_docs)]
 
+mod block;
 pub mod cgroup;
+mod device;
+mod names;
+pub mod session;
+
+pub use session::{Observer, Session, SessionOptions};
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
 use aya::programs::TracePoint;

@@ -33,9 +33,9 @@
 //! waits [`EARLY_TICKS`] ticks for one to be mapped there, then is
 //! dropped as another device's (bounded by [`PENDING_MAX`] too).
 
+use crate::{dev_name, kernel_dev, BlockEvent, BlockRow, Watcher};
 use dbio_model::watch::{BlockOp, WatchDeviceIo, WatchFileBlock, WatchUnattributed, WatchUnmapped};
 use dbio_model::Log2Buckets;
-use dbio_watch::{dev_name, kernel_dev, BlockEvent, BlockRow, Watcher};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::time::{Duration, Instant};

@@ -11,7 +11,7 @@
 //! hand for each storage layout.
 //!
 //! Each point runs two jobs at once on one prepared target, through the
-//! same worker loop as `dbio bench` ([`crate::run_job`]): the small job
+//! same worker loop as `dbio bench` ([`dbio_engine::run_job`]): the small job
 //! (8 KiB random, reads or a write share) with N I/Os outstanding and the
 //! large job (1 MiB, M sequential streams or M random I/Os outstanding).
 //! An asynchronous engine keeps the outstanding I/Os on one thread's queue
@@ -19,22 +19,22 @@
 //! per outstanding I/O. Both jobs warm up for the same time, then measure
 //! for the point time; the device counters are the small job's window.
 //! With `--targets` both jobs run over a stripe's members
-//! ([`crate::stripe`]), and each point keeps what each member did.
+//! ([`dbio_engine::stripe`]), and each point keeps what each member did.
 //!
 //! The search ([`search`]) is generic over how a point is measured, so its
 //! arithmetic is tested on a modelled device without I/O.
 
-use crate::runner::{Control, NoProgress, Progress};
-use crate::stripe::StripeMap;
-use crate::target::Target;
-use crate::{EngineError, Job, JobTarget};
+use dbio_engine::runner::{Control, NoProgress, Progress};
+use dbio_engine::stripe::StripeMap;
+use dbio_engine::target::Target;
+use dbio_engine::{EngineError, Job, JobTarget};
 use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixPoint, MatrixSearch, PointLatency};
 use dbio_model::stripe::StripeResult;
 use dbio_model::{EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Pattern};
 
 /// Most outstanding I/Os of one kind at one point (the engine's queue
 /// depth limit, or one thread each for a synchronous engine).
-pub const MAX_OUTSTANDING: u32 = crate::job::MAX_IODEPTH;
+pub const MAX_OUTSTANDING: u32 = dbio_engine::job::MAX_IODEPTH;
 
 /// Longest point time, ns (an hour).
 pub const MAX_POINT_TIME_NS: u64 = 3_600_000_000_000;
@@ -202,7 +202,7 @@ pub fn large_job(c: &MatrixConfig, m: u32) -> JobConfig {
 
 /// (threads, iodepth) that keep `n` I/Os outstanding with `engine`.
 fn spread(engine: EngineKind, n: u32) -> (u32, u32) {
-    if crate::engines::Capabilities::of(engine).queue_depth {
+    if dbio_engine::engines::Capabilities::of(engine).queue_depth {
         (1, n)
     } else {
         (n, 1)
@@ -242,7 +242,7 @@ pub fn measure_point(
 ) -> Result<MatrixPoint, EngineError> {
     let run = |cfg: JobConfig, own: &Control, p: &dyn Progress| -> Result<JobResult, EngineError> {
         let job = Job::resolve(&cfg, place)?;
-        let out = crate::bench::run_job_on("matrix", &job, targets, stripe, own, p)?;
+        let out = dbio_engine::bench::run_job_on("matrix", &job, targets, stripe, own, p)?;
         match out.error {
             Some(e) => Err(e),
             None => Ok(out.result),

@@ -1,4 +1,4 @@
-//! `dbio watch --device`: every block request on one device, whoever
+//! A `--device` watch: every block request on one device, whoever
 //! issues it, per issuing process and request class, timed from issue to
 //! completion in the kernel; no system call is traced.
 //!
@@ -24,15 +24,13 @@
 //! use cannot make dbio watch something else; nothing is read from or
 //! written to the device.
 
-use super::block::{device_name, whole_device};
-use crate::cli::WatchArgs;
-use crate::run_context::{new_report, RunContext};
+use crate::block::{device_name, whole_device};
+use crate::session::{stopped_or_timed_out, Observer};
+use crate::{dev_name, LoadOptions, Snapshot, Watcher};
 use anyhow::Context;
 use dbio_model::watch::{
     WatchConfig, WatchDeviceIo, WatchEnd, WatchLosses, WatchResult, WatchedProcess,
 };
-use dbio_watch::{dev_name, LoadOptions, Snapshot, Watcher};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 /// How often the maps are read (for `--interval` and the stop checks).
@@ -40,7 +38,7 @@ const TICK: Duration = Duration::from_millis(50);
 
 /// The device `spec` names (a path to a block device node, or
 /// `MAJOR:MINOR`) as (major, minor), or the one sentence why not.
-pub fn resolve(spec: &str) -> anyhow::Result<(u32, u32)> {
+fn resolve(spec: &str) -> anyhow::Result<(u32, u32)> {
     if let Some((a, b)) = spec.split_once(':') {
         if let (Ok(major), Ok(minor)) = (a.parse::<u32>(), b.parse::<u32>()) {
             if !std::path::Path::new(&format!("/sys/dev/block/{major}:{minor}")).exists() {
@@ -131,69 +129,92 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
     }
 }
 
-/// Runs `dbio watch --device`.
-pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
-    let spec = cfg.device.clone().unwrap_or_default();
-    let (major, minor) = resolve(&spec)?;
-    let (dev, part_start) =
-        whole_device(major, minor).map_err(|e| anyhow::anyhow!("--device {spec}: {e}"))?;
-    cfg.block = true;
-    let watcher = Watcher::load(LoadOptions {
-        block: true,
-        device: Some(dev),
-        ..Default::default()
-    })?;
-    let outputs = crate::output::Outputs::for_run(&a.output)?;
-    let ctx = RunContext::new(outputs, a.output.quiet)?;
-    let stop = ctx.stop_flag().clone();
-    // The environment describes the device: its node (by path, or the
-    // kernel's /dev/block link for MAJOR:MINOR).
-    let node = if spec.contains('/') {
-        std::path::PathBuf::from(&spec)
-    } else {
-        std::path::PathBuf::from(format!("/dev/block/{major}:{minor}"))
-    };
-    let node = if node.exists() {
-        node
-    } else {
-        std::path::PathBuf::from("/")
-    };
-    let mut rep = new_report("watch", &node);
-    crate::commands::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
-    let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
-    if (major, minor) != (dev >> 20, dev & 0xfffff) || part_start > 0 {
-        rep.warnings.push(format!(
-            "{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"
-        ));
+/// The device a `--device` watch follows.
+pub(crate) struct Device {
+    /// As named on the command line.
+    spec: String,
+    major: u32,
+    minor: u32,
+    /// The whole disk (the kernel's dev_t) the tracepoints name.
+    dev: u32,
+}
+
+impl Device {
+    /// Resolves `spec` to its whole disk and loads the block programs on
+    /// it; also returns what the result should warn about (a partition).
+    pub(crate) fn load(spec: &str) -> anyhow::Result<(Self, Watcher, Vec<String>)> {
+        let (major, minor) = resolve(spec)?;
+        let (dev, part_start) =
+            whole_device(major, minor).map_err(|e| anyhow::anyhow!("--device {spec}: {e}"))?;
+        let watcher = Watcher::load(LoadOptions {
+            block: true,
+            device: Some(dev),
+            ..Default::default()
+        })?;
+        let mut warnings = Vec::new();
+        let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
+        if (major, minor) != (dev >> 20, dev & 0xfffff) || part_start > 0 {
+            warnings.push(format!(
+                "{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"
+            ));
+        }
+        let d = Self {
+            spec: spec.to_string(),
+            major,
+            minor,
+            dev,
+        };
+        Ok((d, watcher, warnings))
     }
-    if !a.output.quiet {
-        eprintln!(
+
+    /// The device's node (by path, or the kernel's /dev/block link for
+    /// MAJOR:MINOR), or `/` when there is none: the environment describes
+    /// the device.
+    pub(crate) fn node(&self) -> std::path::PathBuf {
+        let node = if self.spec.contains('/') {
+            std::path::PathBuf::from(&self.spec)
+        } else {
+            std::path::PathBuf::from(format!("/dev/block/{}:{}", self.major, self.minor))
+        };
+        if node.exists() {
+            node
+        } else {
+            std::path::PathBuf::from("/")
+        }
+    }
+
+    /// Watches every request on the device until `--duration` or a stop.
+    pub(crate) fn run(
+        &self,
+        cfg: &WatchConfig,
+        watcher: &Watcher,
+        observer: &mut dyn Observer,
+    ) -> anyhow::Result<WatchResult> {
+        let dev = self.dev;
+        let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
+        observer.note(&format!(
             "dbio watch: watching every request on {disk} ({}) (Ctrl-C prints the summary)",
             dev_name(dev)
-        );
-    }
-    let start = Instant::now();
-    let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
-    let ended = loop {
-        std::thread::sleep(TICK);
-        if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
-            if Instant::now() >= at {
-                let r = result(&cfg, &watcher.snapshot()?, &watcher, dev, start);
-                eprint!(
-                    "{}",
-                    dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(&r))
-                );
-                next_print = Some(at + Duration::from_nanos(i));
+        ));
+        let start = Instant::now();
+        let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
+        let ended = loop {
+            std::thread::sleep(TICK);
+            if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
+                if Instant::now() >= at {
+                    let r = result(cfg, &watcher.snapshot()?, watcher, dev, start);
+                    observer.so_far(&r);
+                    next_print = Some(at + Duration::from_nanos(i));
+                }
             }
-        }
-        if let Some(end) = super::stopped_or_timed_out(&stop, &ctx, &cfg, start) {
-            break end;
-        }
-    };
-    let mut w = result(&cfg, &watcher.snapshot()?, &watcher, dev, start);
-    w.ended = ended;
-    rep.watch.push(w);
-    Ok(ctx.finish(&rep))
+            if let Some(end) = stopped_or_timed_out(observer, cfg, start) {
+                break end;
+            }
+        };
+        let mut w = result(cfg, &watcher.snapshot()?, watcher, dev, start);
+        w.ended = ended;
+        Ok(w)
+    }
 }
 
 #[cfg(test)]

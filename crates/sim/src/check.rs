@@ -149,7 +149,7 @@ pub fn plan_space(requested: Option<u64>, free: Option<u64>) -> Result<SpacePlan
 
 /// The battery's jobs on a file of `size` bytes, each measured for
 /// `runtime_ns`; they run on a scratch file in the checked directory
-/// ([`crate::JobTarget::scratch`]). Without O_DIRECT support (tmpfs), every
+/// ([`dbio_engine::JobTarget::scratch`]). Without O_DIRECT support (tmpfs), every
 /// job runs buffered.
 pub fn battery(runtime_ns: u64, size: u64, direct_ok: bool) -> Vec<(String, JobConfig)> {
     let base = JobConfig {

@@ -7,7 +7,7 @@
 //! 50 ms tick), so a file opened, written and closed between two ticks,
 //! or by a process that exits within one, stayed unnamed. The BPF
 //! programs on `sys_enter_openat`/`openat2`/`open`/`creat` copy the path
-//! the process passed (at most [`dbio_watch::PATH_BYTES`] - 1 bytes) and
+//! the process passed (at most [`crate::PATH_BYTES`] - 1 bytes) and
 //! hand it over with the descriptor and its generation when the call
 //! returns one; dup, dup2, dup3 and fcntl(F_DUPFD) hand over the
 //! descriptor they copied, whose file the new one holds. `/proc` stays the
@@ -25,8 +25,8 @@
 //! symbolic links resolve to; `/proc` replaces it with the resolved one
 //! while the file is open.
 
-use super::Paths;
-use dbio_watch::{OpenEvent, Opened, Watcher, AT_FDCWD};
+use crate::session::Paths;
+use crate::{OpenEvent, Opened, Watcher, AT_FDCWD};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
