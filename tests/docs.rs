@@ -144,7 +144,7 @@ fn result_schema_names_every_field_of_every_command() {
             "1,2",
             "--large",
             "0,1",
-            "--point-time",
+            "--runtime",
             "0.1",
             "--warmup",
             "0",

@@ -16,7 +16,8 @@ pub enum EngineArg {
     #[value(name = "io_uring", alias = "uring")]
     IoUring,
     /// The kernel's native AIO (io_submit/io_getevents), as Oracle, ORION
-    /// and InnoDB issue it; needs --direct.
+    /// and InnoDB issue it; asynchronous only with O_DIRECT, which bench,
+    /// read and dbwr ask for with --direct.
     Libaio,
     /// No I/O: measures dbio's own cost.
     Null,

@@ -11,6 +11,11 @@
 //! `mut_arg` on its own struct, so the flag is still declared once and the
 //! difference is visible where the command is.
 //!
+//! [`command`] is the one clap command built from these definitions: it
+//! parses the command line (with the old names of [`renamed`] flags as
+//! hidden aliases), prints `--help`, and writes the man page and the
+//! shell completions (`dbio generate`).
+//!
 //! Sizes and durations go through the one parser of each in
 //! `dbio_model::units`: a bare size is bytes; a bare duration is seconds
 //! for spans of a run (`--runtime 10`) and refused for latencies, delays
@@ -33,6 +38,7 @@ pub mod matrix;
 pub mod merge;
 pub mod output;
 pub mod read;
+pub mod renamed;
 pub mod report;
 pub mod stripe;
 pub mod target;
@@ -56,8 +62,20 @@ pub use report::ReportArgs;
 pub use tracefile::TracefileArgs;
 pub use watch::WatchArgs;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dbio_model::units::{self, parse_duration};
+
+/// The command line's one definition: parsing, `--help`, the man page
+/// and the completions all come from it.
+pub fn command() -> clap::Command {
+    renamed::with_old_names(Cli::command())
+}
+
+/// Parses a command line (the program name first) with [`command`].
+pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+    let mut matches = command().try_get_matches_from(args)?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
 
 /// The database I/O lab: measure storage the way databases use it, and read
 /// the evidence databases leave behind.

@@ -22,6 +22,9 @@ use std::process::ExitCode;
 /// Default bytes the I/Os spread over.
 const DEFAULT_SIZE: u64 = 1 << 30;
 
+/// Default measured time per point, seconds.
+const DEFAULT_RUNTIME_S: f64 = 2.0;
+
 /// The one place the arguments become the configuration.
 fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
     // A stripe's ladders are sized to its first member's device.
@@ -54,7 +57,7 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
             LargePatternArg::Seq => LargePattern::Sequential,
             LargePatternArg::Rand => LargePattern::Random,
         },
-        point_time_ns: seconds_to_ns(a.point_time),
+        point_time_ns: seconds_to_ns(a.runtime.or(DEFAULT_RUNTIME_S)),
         warmup_ns: seconds_to_ns(a.warmup),
         size: a.target.size.unwrap_or(DEFAULT_SIZE),
         max_latency_ns: a.max_latency,

@@ -131,7 +131,9 @@ pub fn validate(c: &MatrixConfig) -> Result<(), String> {
         return Err("--write-pct must be between 0 and 100".into());
     }
     if c.point_time_ns == 0 || c.point_time_ns > MAX_POINT_TIME_NS {
-        return Err("--point-time must be a positive time of at most an hour".into());
+        return Err(
+            "--runtime (the time per point) must be a positive time of at most an hour".into(),
+        );
     }
     let streams = c.large_ladder.iter().copied().max().unwrap_or(0);
     if c.large_pattern == LargePattern::Sequential
