@@ -102,6 +102,7 @@ fn main() -> ExitCode {
         Command::Awr(a) => commands::awr::run(a),
         Command::Watch(a) => commands::watch::run(a),
         Command::Merge(a) => commands::merge::run(a),
+        Command::Generate(a) => commands::generate::run(a),
     };
     match result {
         Ok(code) => code,

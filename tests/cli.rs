@@ -62,3 +62,158 @@ fn matrix_help_names_no_flag_matrix_lacks() {
             == Some(2)
     );
 }
+
+/// `dbio generate man` writes one roff page to standard output, or the
+/// same page as DIR/dbio.1; every subcommand has its subsection, and man
+/// (where it is installed) formats it without a warning.
+#[test]
+fn generate_man_writes_one_page_naming_every_command() {
+    let out = dbio().args(["generate", "man"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(page.contains(".TH dbio 1"), "{page}");
+    let help = dbio().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Options"))
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{commands:?}");
+    for c in &commands {
+        assert!(page.contains(&format!(".SS \"dbio {c}\"")), "{c}");
+    }
+    for flag in [
+        "runtime", "bs", "seed", "rate", "ops", "json", "csv", "html",
+    ] {
+        assert!(page.contains(&format!("\\-\\-{flag}")), "--{flag}");
+    }
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let out = dbio().args(["generate", "man", dir]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        std::fs::read(d.path().join("dbio.1")).unwrap(),
+        page.as_bytes()
+    );
+    let formatted = crate::util::tool(
+        std::process::Command::new("sh")
+            .arg("-c")
+            .arg("man -l -Tutf8 \"$1\" 2>&1 >/dev/null")
+            .arg("sh")
+            .arg(d.path().join("dbio.1")),
+    );
+    match formatted {
+        Ok(o) if which("man") => assert!(
+            o.stdout.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&o.stdout)
+        ),
+        _ => crate::util::skip_this_test("man is not installed"),
+    }
+}
+
+/// Whether `program` is on PATH.
+fn which(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// The completion script for `shell`.
+fn completions(shell: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let out = dbio()
+        .args(["generate", "completions", shell])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.stdout.is_empty());
+    let path = dir.join(format!("dbio.{shell}"));
+    std::fs::write(&path, &out.stdout).unwrap();
+    path
+}
+
+/// The bash completion parses, registers `_dbio` for dbio when sourced,
+/// and completes a subcommand and a subcommand's flag (the new name, not
+/// a renamed flag's old one).
+#[test]
+fn generate_completions_bash_completes_commands_and_flags() {
+    let d = crate::util::scratch();
+    let script = completions("bash", d.path());
+    let check = r#"bash -n "$0" || exit 1
+source "$0"
+complete -p dbio
+COMP_WORDS=(dbio matr); COMP_CWORD=1; COMP_LINE="dbio matr"; COMP_POINT=9
+_dbio dbio matr dbio
+echo "sub: ${COMPREPLY[*]}"
+COMP_WORDS=(dbio matrix --run); COMP_CWORD=2; COMP_LINE="dbio matrix --run"; COMP_POINT=17
+_dbio dbio --run matrix
+echo "flag: ${COMPREPLY[*]}"
+COMP_WORDS=(dbio matrix --point); COMP_CWORD=2; COMP_LINE="dbio matrix --point"; COMP_POINT=19
+_dbio dbio --point matrix
+echo "old: ${COMPREPLY[*]}"
+"#;
+    let out = crate::util::tool(
+        std::process::Command::new("bash")
+            .args(["-c", check])
+            .arg(&script),
+    )
+    .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("complete -o bashdefault -o default -o nosort -F _dbio dbio"),
+        "{text}"
+    );
+    assert!(text.contains("sub: matrix\n"), "{text}");
+    assert!(text.contains("flag: --runtime\n"), "{text}");
+    assert!(text.contains("old: \n"), "{text}");
+}
+
+/// The zsh and fish completions parse (`zsh -n`, `fish -n`) where those
+/// shells are installed (scripts/test installs them).
+#[test]
+fn generate_completions_zsh_and_fish_parse() {
+    let d = crate::util::scratch();
+    for shell in ["zsh", "fish"] {
+        let script = completions(shell, d.path());
+        let text = std::fs::read_to_string(&script).unwrap();
+        assert!(
+            text.contains("matrix") && text.contains("runtime"),
+            "{shell}"
+        );
+        if !which(shell) {
+            crate::util::skip_this_test(&format!("{shell} is not installed"));
+            continue;
+        }
+        let out = std::process::Command::new(shell)
+            .arg("-n")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{shell} -n: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

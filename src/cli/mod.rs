@@ -31,6 +31,7 @@ pub mod compare;
 pub mod dbwr;
 pub mod engine;
 pub mod fleet;
+pub mod generate;
 pub mod lgwr;
 pub mod limits;
 pub mod load;
@@ -52,6 +53,7 @@ pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
 pub use compare::CompareArgs;
 pub use dbwr::DbwrArgs;
+pub use generate::GenerateArgs;
 pub use lgwr::LgwrArgs;
 pub use load::LoadArgs;
 pub use matrix::MatrixArgs;
@@ -130,6 +132,9 @@ pub enum Command {
     /// (`--start-at`) into one result: counts summed, histograms merged
     /// exactly, per-second series aligned, each host kept as a part.
     Merge(MergeArgs),
+    /// Write the man page or shell completions, made from the same
+    /// definitions as --help.
+    Generate(GenerateArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into
