@@ -217,3 +217,70 @@ fn generate_completions_zsh_and_fish_parse() {
         );
     }
 }
+
+/// Whether `v` holds `key: want` at any depth.
+fn holds(v: &serde_json::Value, key: &str, want: u64) -> bool {
+    match v {
+        serde_json::Value::Object(m) => m
+            .iter()
+            .any(|(k, x)| (k == key && x.as_u64() == Some(want)) || holds(x, key, want)),
+        serde_json::Value::Array(a) => a.iter().any(|x| holds(x, key, want)),
+        _ => false,
+    }
+}
+
+/// `--block-size` became `--bs` (fio's and bench's name) in read, lgwr,
+/// calibrate and tracefile: both names set the same block size (saved
+/// under the same JSON key), and the old one prints one notice.
+#[test]
+fn block_size_is_bs_and_the_old_name_still_works() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/oracle/tests/data/ninei-9201.trc"
+    );
+    let runs: [&[&str]; 4] = [
+        &["tracefile", trace, "--json", "-"],
+        &[
+            "lgwr",
+            "--null",
+            "--null-delay",
+            "1us",
+            "--sessions",
+            "1",
+            "--commits",
+            "10",
+            "--quiet",
+            "--json",
+            "-",
+        ],
+        &[
+            "read", dir, "--size", "1m", "--ops", "10", "--quiet", "--json", "-",
+        ],
+        &[
+            "calibrate",
+            dir,
+            "--size",
+            "1m",
+            "--samples",
+            "10",
+            "--runtime",
+            "0.1",
+            "--no-save",
+            "--quiet",
+            "--json",
+            "-",
+        ],
+    ];
+    for args in runs {
+        for (flag, want_err) in [
+            ("--bs", String::new()),
+            ("--block-size", notice("block-size", "bs")),
+        ] {
+            let (v, err) = run(&[args, &[flag, "16k"]].concat());
+            assert!(holds(&v, "block_size", 16384), "{args:?} {flag}: {v}");
+            assert_eq!(err, want_err, "{args:?} {flag}");
+        }
+    }
+}

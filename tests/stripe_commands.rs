@@ -213,7 +213,7 @@ fn read_refuses_a_bad_stripe_and_removes_what_it_made() {
     let d = scratch();
     let (dirs, list) = member_dirs(d.path(), 2);
     let e = refused(&["read", "--targets", &list, "--stripe", "12k"]);
-    assert!(e.contains("not a multiple of --block-size"), "{e}");
+    assert!(e.contains("not a multiple of --bs"), "{e}");
     let e = refused(&[
         "read",
         "--targets",

@@ -54,7 +54,7 @@ pub fn parse_method(s: &str) -> Result<Method, String> {
 #[command(mut_arg("runtime", |a| a.help(
     "Run time of each run (e.g. 10, 10s, 500ms; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
 )))]
-#[command(mut_arg("block_size", |a| a.default_value("512").help(
+#[command(mut_arg("bs", |a| a.default_value("512").help(
     "Redo block size: every write is padded to it (redo wastage)"
 )))]
 #[command(mut_arg("null_delay", |a| a.help(
@@ -105,7 +105,7 @@ pub struct LgwrArgs {
     pub max_write: u64,
     /// Redo block size.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
     /// (O_DIRECT write linked to fdatasync), aio-fdatasync (O_DIRECT write
@@ -206,7 +206,7 @@ pub struct LgwrArgs {
     /// Configurations to run side by side, comma-separated; each is `+`-joined
     /// overrides of the options above: a method name or `method=NAME`
     /// (--method, with the aliases direct, buffered, uring), `bs=4k`
-    /// (also `block=` or `block-size=`: --block-size), `protocol=leader`, `sessions=N`,
+    /// (also `block=` or `block-size=`: --bs), `protocol=leader`, `sessions=N`,
     /// `members=N`, `files=N`, `async=N` (--async-depth),
     /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
     /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),

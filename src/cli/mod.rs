@@ -212,7 +212,7 @@ mod tests {
             Command::Read(a) => {
                 // An existing file's own size, else 1 GiB (commands::read).
                 assert_eq!(a.target.size, None);
-                assert_eq!(a.block_size.block_size, 8192);
+                assert_eq!(a.bs.bs, 8192);
                 assert_eq!(a.tiers.page_cache_max, 100_000);
                 assert_eq!(a.tiers.storage_cache_max, 1_000_000);
             }
@@ -226,7 +226,7 @@ mod tests {
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "lgwr"]) {
-            Command::Lgwr(a) => assert_eq!(a.block_size.block_size, 512),
+            Command::Lgwr(a) => assert_eq!(a.bs.bs, 512),
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "calibrate"]) {

@@ -35,7 +35,7 @@ pub struct ReadArgs {
     pub stripe: super::stripe::Stripe,
     /// Database block size.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
     /// Blocks per multiblock read ('db file scattered read'; Oracle's
     /// db_file_multiblock_read_count).
     #[arg(long, default_value_t = 16, value_name = "N")]

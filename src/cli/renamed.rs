@@ -21,12 +21,20 @@ pub struct Renamed {
 }
 
 /// Every flag renamed in this release.
-pub const RENAMED: &[Renamed] = &[Renamed {
-    commands: &["matrix"],
-    old: "point-time",
-    new: "runtime",
-    id: "runtime",
-}];
+pub const RENAMED: &[Renamed] = &[
+    Renamed {
+        commands: &["matrix"],
+        old: "point-time",
+        new: "runtime",
+        id: "runtime",
+    },
+    Renamed {
+        commands: &["read", "lgwr", "calibrate", "tracefile"],
+        old: "block-size",
+        new: "bs",
+        id: "bs",
+    },
+];
 
 /// `cmd` with each renamed flag's old name added as a hidden alias of the
 /// new one.

@@ -70,13 +70,14 @@ pub struct BlockDevice {
     pub allow_block_device: bool,
 }
 
-/// `--block-size`: the database block (read, calibrate, tracefile; lgwr's
-/// redo block).
+/// `--bs`: the database block (read, calibrate, tracefile; lgwr's redo
+/// block), named as fio and `bench` name the size of one I/O (`--block-size`
+/// until this release, still accepted: see `renamed`).
 #[derive(Debug, Clone, Args)]
 pub struct BlockSize {
     /// Database block size: the size of a single-block read.
     #[arg(long, default_value = "8k", value_parser = parse_size)]
-    pub block_size: u64,
+    pub bs: u64,
 }
 
 /// `--prepare` values: how a new file is laid out before the run.

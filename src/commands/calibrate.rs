@@ -81,7 +81,7 @@ fn save_destination(
 
 /// Runs `dbio calibrate`.
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let bs = a.block_size.block_size;
+    let bs = a.bs.bs;
     // The one place the arguments become the configuration.
     let cfg = CalibrateConfig {
         block_size: bs,

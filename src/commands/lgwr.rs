@@ -45,7 +45,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         client_cpu_ns: seconds_to_ns(a.client_cpu),
         log_buffer_bytes: a.log_buffer,
         max_write_bytes: a.max_write,
-        block_size: a.block_size.block_size,
+        block_size: a.bs.bs,
         method: a.method,
         protocol: a.protocol.into(),
         null_delay_ns,

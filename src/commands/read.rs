@@ -98,13 +98,13 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
     if engine == EngineKind::IoUring {
         dbio_engine::engines::probe_io_uring().map_err(anyhow::Error::msg)?;
     }
-    let bs = a.block_size.block_size.max(1);
+    let bs = a.bs.bs.max(1);
     let cfg = ReadConfig {
         engine,
         direct,
         threads: a.queue.threads,
         iodepth,
-        block_size: a.block_size.block_size,
+        block_size: a.bs.bs,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
         size: if a.stripe.targets.is_empty() {
@@ -151,7 +151,7 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
         block_device: policy(a.block_device.allow_block_device),
         keep: a.keep.keep,
     };
-    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "--block-size", "a block")? else {
+    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "--bs", "a block")? else {
         return Ok(None);
     };
     cfg.size = plan.map.logical_size();

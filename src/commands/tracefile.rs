@@ -59,9 +59,9 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         }
         None => None,
     };
-    let block_size = a.block_size.block_size;
+    let block_size = a.bs.bs;
     if block_size == 0 {
-        bail!("--block-size must be above zero");
+        bail!("--bs must be above zero");
     }
     Ok(Options {
         units: match a.units {

@@ -58,10 +58,10 @@ pub fn page_cache_bytes(cfg: &CalibrateConfig) -> u64 {
 pub fn validate(cfg: &CalibrateConfig) -> Result<(), String> {
     let bs = cfg.block_size;
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
-        return Err("--block-size must be a power of two between 512 B and 1 MiB".into());
+        return Err("--bs must be a power of two between 512 B and 1 MiB".into());
     }
     if cfg.size < 8 * bs {
-        return Err("--size must hold at least 8 blocks of --block-size".into());
+        return Err("--size must hold at least 8 blocks of --bs".into());
     }
     if cfg.samples == 0 || cfg.samples > 1_000_000 {
         return Err("--samples must be between 1 and 1000000".into());

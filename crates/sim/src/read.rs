@@ -55,7 +55,7 @@ pub fn validate(cfg: &ReadConfig) -> Result<(), String> {
     let bs = cfg.block_size;
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
         return Err(format!(
-            "--block-size must be a power of two between 512 B and 1 MiB, not {}",
+            "--bs must be a power of two between 512 B and 1 MiB, not {}",
             format_bytes(bs)
         ));
     }
@@ -64,7 +64,7 @@ pub fn validate(cfg: &ReadConfig) -> Result<(), String> {
     }
     if bs * u64::from(cfg.multiblock_count) > MAX_MULTIBLOCK_BYTES {
         return Err(format!(
-            "--multiblock-count {} × --block-size {} exceeds the largest read, {}",
+            "--multiblock-count {} × --bs {} exceeds the largest read, {}",
             cfg.multiblock_count,
             format_bytes(bs),
             format_bytes(MAX_MULTIBLOCK_BYTES)
@@ -669,7 +669,7 @@ mod tests {
             block_size: 3000,
             ..cfg()
         };
-        assert!(validate(&c).unwrap_err().contains("--block-size"));
+        assert!(validate(&c).unwrap_err().contains("--bs"));
         let c = ReadConfig {
             runtime_ns: Some(0),
             ..cfg()

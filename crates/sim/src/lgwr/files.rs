@@ -59,7 +59,7 @@ pub fn preflight(run: &LgwrRun) -> Result<(), String> {
         if let Some(a) = probe.dio_alignment {
             if u64::from(a.offset_align) > cfg.block_size {
                 return Err(format!(
-                    "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --block-size {} or a buffered method",
+                    "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --bs {} or a buffered method",
                     cfg.block_size,
                     dir.display(),
                     a.offset_align,
