@@ -284,3 +284,36 @@ fn block_size_is_bs_and_the_old_name_still_works() {
         }
     }
 }
+
+/// Renamed Rust fields keep their saved JSON keys (dbwr's `ops_limit` and
+/// `rate_iops` are saved as `ops` and `rate_ops`), so saved results still
+/// read and re-render as they did.
+#[test]
+fn renamed_fields_keep_their_saved_keys() {
+    let d = crate::util::scratch();
+    let dir = d.path().to_str().unwrap();
+    let (v, err) = run(&[
+        "dbwr",
+        dir,
+        "--engine",
+        "null",
+        "--size",
+        "8m",
+        "--buffers",
+        "512",
+        "--ops",
+        "100",
+        "--rate",
+        "1000",
+        "--quiet",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(err, "");
+    let c = &v["dbwr"][0]["config"];
+    assert_eq!(
+        (&c["ops"], &c["rate_ops"]),
+        (&100.into(), &1000.into()),
+        "{c}"
+    );
+}

@@ -2,7 +2,7 @@
 //! flattened in.
 
 use super::engine::{Engine, NullDelay, Queue};
-use super::limits::{Ops, Runtime, Seed, Warmup};
+use super::limits::{Ops, Rate, Runtime, Seed, Warmup};
 use super::output::OutputArgs;
 use super::target::{BlockDevice, Keep, Overwrite, PrepareArg, Target};
 use clap::{Args, ValueEnum};
@@ -56,10 +56,9 @@ pub struct BenchArgs {
     /// Warm-up.
     #[command(flatten)]
     pub warmup: Warmup,
-    /// Rate limit in IOPS over all threads; latency counts from each I/O's
-    /// scheduled start, so stalls are not hidden (no coordinated omission).
-    #[arg(long, value_name = "IOPS")]
-    pub rate: Option<u64>,
+    /// Rate limit.
+    #[command(flatten)]
+    pub rate: Rate,
     /// Seed.
     #[command(flatten)]
     pub seed: Seed,

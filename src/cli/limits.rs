@@ -1,5 +1,5 @@
-//! How long a run lasts, how much it does, and which random sequence it
-//! follows. A span (`--runtime`, `--warmup`) takes a bare number as
+//! How long a run lasts, how much it does, how fast, and which random
+//! sequence it follows. A span (`--runtime`, `--warmup`) takes a bare number as
 //! seconds, the documented default in every command; the bounds (finite,
 //! at least 0, at most 30 days) are the units module's.
 
@@ -29,6 +29,16 @@ pub struct Ops {
     /// Stop after this many operations in total (split across threads).
     #[arg(long)]
     pub ops: Option<u64>,
+}
+
+/// `--rate` (bench, dbwr): fio's rate_iops.
+#[derive(Debug, Clone, Args)]
+pub struct Rate {
+    /// Rate limit in IOPS over all threads; latency counts from each I/O's
+    /// scheduled start, so stalls are not hidden (no coordinated omission).
+    /// Default: full speed.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<u64>,
 }
 
 /// `--warmup` (bench).

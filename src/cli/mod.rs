@@ -211,7 +211,7 @@ mod tests {
         match parse(&["dbio", "read"]) {
             Command::Read(a) => {
                 // An existing file's own size, else 1 GiB (commands::read).
-                assert_eq!(a.target.size, None);
+                assert_eq!(a.target.size.size, None);
                 assert_eq!(a.bs.bs, 8192);
                 assert_eq!(a.tiers.page_cache_max, 100_000);
                 assert_eq!(a.tiers.storage_cache_max, 1_000_000);
@@ -230,7 +230,7 @@ mod tests {
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "calibrate"]) {
-            Command::Calibrate(a) => assert_eq!(a.target.size, None),
+            Command::Calibrate(a) => assert_eq!(a.target.size.size, None),
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "bench"]) {

@@ -33,7 +33,7 @@ pub fn configs(a: &BenchArgs) -> Vec<(String, JobConfig)> {
                 runtime_ns: a.runtime.runtime.map(seconds_to_ns),
                 ops_limit: a.ops.ops,
                 warmup_ns: seconds_to_ns(a.warmup.warmup),
-                rate_iops: a.rate,
+                rate_iops: a.rate.rate,
                 seed: a.seed.seed,
                 null_delay_ns: a.null_delay.ns().unwrap_or(0),
             };

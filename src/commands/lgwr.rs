@@ -45,7 +45,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         client_cpu_ns: seconds_to_ns(a.client_cpu),
         log_buffer_bytes: a.log_buffer,
         max_write_bytes: a.max_write,
-        block_size: a.bs.bs,
+        bs: a.bs.bs,
         method: a.method,
         protocol: a.protocol.into(),
         null_delay_ns,
@@ -107,7 +107,7 @@ fn apply(base: &LgwrRun, item: &str) -> Result<LgwrRun, String> {
                 .map_err(|_| bad(format!("'{v}' is not a number")))
         };
         match k {
-            "bs" | "block" | "block-size" => c.block_size = parse_size(v).map_err(bad)?,
+            "bs" | "block" | "block-size" => c.bs = parse_size(v).map_err(bad)?,
             "sessions" => c.sessions = num(v)?,
             "members" => c.members = num(v)?,
             "async" => c.async_depth = num(v)?,
@@ -399,7 +399,7 @@ mod tests {
         let r = apply(&base, item).unwrap();
         let want = LgwrConfig {
             method: Method::BufferedDsync,
-            block_size: 4096,
+            bs: 4096,
             sessions: 3,
             members: 2,
             files: 4,

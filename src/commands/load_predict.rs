@@ -61,7 +61,7 @@ fn model_config(
         think_time_ns: cfg.think_time_ns,
         txn_cpu_ns: txn_cpu_ns.min(1_000_000_000),
         client_cpu_ns: client_cpu_ns.min(1_000_000_000),
-        block_size: bs,
+        bs,
         method: shape.method,
         files: MODEL_FILES,
         file_size: MODEL_FILE_SIZE,

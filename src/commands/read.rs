@@ -104,13 +104,13 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         direct,
         threads: a.queue.threads,
         iodepth,
-        block_size: a.bs.bs,
+        bs: a.bs.bs,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
         size: if a.stripe.targets.is_empty() {
-            default_size(&a.target.path, a.target.size)
+            default_size(&a.target.path, a.target.size.size)
         } else {
-            default_stripe_size(&a.stripe.targets, a.target.size)
+            default_stripe_size(&a.stripe.targets, a.target.size.size)
         } / bs
             * bs,
         distribution: Access::parse(&a.distribution)
@@ -138,7 +138,7 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
     let jc = JobConfig {
         engine: cfg.engine,
         rw: Pattern::Randread,
-        bs: cfg.block_size,
+        bs: cfg.bs,
         iodepth: cfg.iodepth,
         threads: cfg.threads,
         direct: cfg.direct,
@@ -209,7 +209,7 @@ fn target_spec(cfg: &ReadConfig, path: &Path, allow_block_device: bool, keep: bo
         size: cfg.size,
         prepare: Prepare::Prewrite,
         direct: cfg.direct,
-        bs: cfg.block_size,
+        bs: cfg.bs,
         sync: Durability::None,
         writes: false,
         overwrite: false,
@@ -449,13 +449,13 @@ pub fn check_section(
         )?);
         if let Some(td) = &td {
             let probe = CalibrateConfig {
-                block_size: cfg.block_size,
+                bs: cfg.bs,
                 size: cfg.size,
                 samples: 1000,
                 tier_time_ns: seconds_to_ns((runtime_s / 4.0).clamp(0.05, 0.5)),
                 ..CalibrateConfig::default()
             };
-            let blocks = cfg.size / cfg.block_size;
+            let blocks = cfg.size / cfg.bs;
             // The timed run above ends by raising `stop`, as each round
             // begins by clearing it (a signal is kept by the session).
             stop.store(false, Relaxed);

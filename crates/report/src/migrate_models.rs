@@ -183,7 +183,7 @@ mod tests {
             serde_json::from_value(v["dbwr"][0].take()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(d.config.checkpoint_interval_ns, Some(50_000_000));
         assert_eq!(d.config.placement, Placement::Set(vec![0, 1]));
-        assert_eq!((d.config.runtime_ns, d.config.ops), (None, None));
+        assert_eq!((d.config.runtime_ns, d.config.ops_limit), (None, None));
         assert_eq!(d.block_size, 8192);
     }
 }

@@ -150,7 +150,7 @@ fn leader_fits(c: &LgwrConfig) -> Result<(), String> {
 /// Checks everything that does not need the filesystem. The first
 /// problem comes back as one sentence.
 pub fn validate(c: &LgwrConfig) -> Result<(), String> {
-    let bs = c.block_size;
+    let bs = c.bs;
     if c.sessions == 0 {
         return Err("--sessions must be at least 1: a log writer needs someone to commit".into());
     }
@@ -335,7 +335,7 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("--sessions"), "{e}");
         let e = validate(&LgwrConfig {
-            block_size: 256,
+            bs: 256,
             ..ok.clone()
         })
         .unwrap_err();
