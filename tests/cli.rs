@@ -317,3 +317,23 @@ fn renamed_fields_keep_their_saved_keys() {
         "{c}"
     );
 }
+
+/// watch's `--duration` became `--runtime`, as in every command that runs
+/// for a time: the old name still parses and prints one notice before
+/// anything else (here the watch then finds no such process).
+#[test]
+fn watch_duration_is_runtime_and_the_old_name_still_works() {
+    for (flag, first) in [
+        ("--runtime", "dbio: error: no process".to_string()),
+        ("--duration", notice("duration", "runtime")),
+    ] {
+        let out = dbio()
+            .args(["watch", flag, "0.1", "--pid", "4194304"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.starts_with(first.as_str()), "{flag}: {err}");
+        assert!(err.contains("no process with id 4194304"), "{flag}: {err}");
+    }
+}

@@ -1,7 +1,7 @@
 //! `dbio lgwr`'s own flags.
 
 use super::engine::NullDelay;
-use super::limits::{Runtime, Seed};
+use super::limits::{Runtime, Seed, Sessions};
 use super::output::OutputArgs;
 use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, PrepareArg};
@@ -66,12 +66,9 @@ pub struct LgwrArgs {
     /// Directory for the log files.
     #[command(flatten)]
     pub dir: Dir,
-    /// Committing session threads, 1..4096.
-    #[arg(long, default_value_t = 10)]
-    pub sessions: u32,
-    /// Commits per session (instead of a run time).
-    #[arg(long)]
-    pub commits: Option<u64>,
+    /// Sessions, commits and think time.
+    #[command(flatten)]
+    pub sessions: Sessions,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
@@ -80,10 +77,6 @@ pub struct LgwrArgs {
     /// a fixed size (`8k`), or a uniform range (`512-8k`).
     #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
     pub redo_size: RedoSize,
-    /// Think time between a session's commits (e.g. 1ms; a unit is
-    /// required; at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub think_time: f64,
     /// CPU time each transaction spends before its commit (a database's
     /// parse, execute, redo generation and locking; e.g. 150us; a unit is
     /// required; at most 100 s). Spent on the session's own CPU clock, so

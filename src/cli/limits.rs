@@ -3,7 +3,7 @@
 //! seconds, the documented default in every command; the bounds (finite,
 //! at least 0, at most 30 days) are the units module's.
 
-use super::parse_duration_arg;
+use super::{parse_delay_arg, parse_duration_arg};
 use clap::Args;
 
 /// `--runtime` (every measuring command; check and calibrate state their
@@ -50,7 +50,23 @@ pub struct Warmup {
     pub warmup: f64,
 }
 
-/// `--seed` (bench, lgwr, read, dbwr).
+/// `--sessions`, `--commits`, `--think-time` (lgwr, load): who commits,
+/// how many times, and how far apart.
+#[derive(Debug, Clone, Args)]
+pub struct Sessions {
+    /// Committing sessions, each on a thread of its own, 1..4096.
+    #[arg(long, default_value_t = 10)]
+    pub sessions: u32,
+    /// Commits (transactions) per session, instead of a run time.
+    #[arg(long)]
+    pub commits: Option<u64>,
+    /// Think time between a session's commits (e.g. 1ms; a unit is
+    /// required; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub think_time: f64,
+}
+
+/// `--seed` (bench, lgwr, read, dbwr, matrix).
 #[derive(Debug, Clone, Args)]
 pub struct Seed {
     /// Seed of the random choices (same seed, same offsets and sizes).

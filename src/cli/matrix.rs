@@ -4,10 +4,10 @@
 //! for a time.
 
 use super::engine::{EngineArg, NullDelay};
-use super::limits::{Runtime, Seed};
+use super::limits::{Runtime, Seed, Warmup};
 use super::output::OutputArgs;
+use super::parse_threshold_arg;
 use super::target::{BlockDevice, Keep, Overwrite, Target};
-use super::{parse_duration_arg, parse_threshold_arg};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -15,6 +15,9 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(mut_arg("size", |a| a.help(
     "Size of the region the I/Os spread over (e.g. 1g). Default: 1 GiB"
+)))]
+#[command(mut_arg("warmup", |a| a.default_value("0.2").help(
+    "Warm-up before each point, excluded from its figures (a bare number is seconds)"
 )))]
 #[command(mut_arg("runtime", |a| a.help(
     "Measured time of each point of the matrix or the search (e.g. 2, 2s, 500ms; a bare number is seconds; at most an hour). Default 2 s"
@@ -53,9 +56,9 @@ pub struct MatrixArgs {
     /// Time per point.
     #[command(flatten)]
     pub runtime: Runtime,
-    /// Warm-up before each point, not measured (a bare number is seconds).
-    #[arg(long, default_value = "0.2", value_parser = parse_duration_arg)]
-    pub warmup: f64,
+    /// Warm-up before each point.
+    #[command(flatten)]
+    pub warmup: Warmup,
     /// I/O engine of the small and the large I/Os (libaio is ORION's and
     /// Oracle's). Every engine but null opens the target with O_DIRECT,
     /// always, so matrix takes no --direct.

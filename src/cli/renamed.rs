@@ -29,6 +29,12 @@ pub const RENAMED: &[Renamed] = &[
         id: "runtime",
     },
     Renamed {
+        commands: &["watch"],
+        old: "duration",
+        new: "runtime",
+        id: "runtime",
+    },
+    Renamed {
         commands: &["read", "lgwr", "calibrate", "tracefile"],
         old: "block-size",
         new: "bs",

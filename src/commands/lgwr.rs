@@ -33,14 +33,14 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         (false, None) => None,
     };
     let config = LgwrConfig {
-        sessions: a.sessions,
-        commits_per_session: a.commits,
-        runtime_ns: match a.commits {
+        sessions: a.sessions.sessions,
+        commits_per_session: a.sessions.commits,
+        runtime_ns: match a.sessions.commits {
             Some(_) => None,
             None => Some(seconds_to_ns(a.runtime.or(10.0))),
         },
         redo_size: a.redo_size,
-        think_time_ns: seconds_to_ns(a.think_time),
+        think_time_ns: seconds_to_ns(a.sessions.think_time),
         txn_cpu_ns: seconds_to_ns(a.txn_cpu),
         client_cpu_ns: seconds_to_ns(a.client_cpu),
         log_buffer_bytes: a.log_buffer,

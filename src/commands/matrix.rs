@@ -58,7 +58,7 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
             LargePatternArg::Rand => LargePattern::Random,
         },
         runtime_ns: seconds_to_ns(a.runtime.or(DEFAULT_RUNTIME_S)),
-        warmup_ns: seconds_to_ns(a.warmup),
+        warmup_ns: seconds_to_ns(a.warmup.warmup),
         size: a.target.size.size.unwrap_or(DEFAULT_SIZE),
         max_latency_ns: a.max_latency,
         null_delay_ns: a.null_delay.ns().unwrap_or(0),
