@@ -1,6 +1,6 @@
 //! `dbio dbwr`'s own flags.
 
-use super::engine::{Engine, NullDelay};
+use super::engine::{Direct, Engine, NullDelay};
 use super::limits::{Ops, Rate, Runtime, Seed};
 use super::output::OutputArgs;
 use super::parse_duration_arg;
@@ -63,6 +63,9 @@ pub struct DbwrArgs {
     /// The writers' engine and O_DIRECT.
     #[command(flatten)]
     pub engine: Engine,
+    /// `--direct`.
+    #[command(flatten)]
+    pub direct: Direct,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,

@@ -34,12 +34,17 @@ impl From<EngineArg> for EngineKind {
     }
 }
 
-/// `--engine` and `--direct` (bench, read, dbwr).
+/// `--engine` (bench, read, dbwr, matrix).
 #[derive(Debug, Clone, Args)]
 pub struct Engine {
     /// I/O engine.
     #[arg(long, value_enum, default_value = "psync")]
     pub engine: EngineArg,
+}
+
+/// `--direct` (bench, read, dbwr; matrix always opens with O_DIRECT).
+#[derive(Debug, Clone, Args)]
+pub struct Direct {
     /// Use O_DIRECT (bypass the page cache; buffers are 4 KiB aligned).
     #[arg(long)]
     pub direct: bool,

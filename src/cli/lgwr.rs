@@ -4,7 +4,7 @@ use super::engine::NullDelay;
 use super::limits::{Runtime, Seed, Sessions};
 use super::output::OutputArgs;
 use super::parse_delay_arg;
-use super::target::{BlockSize, Dir, Keep, PrepareArg};
+use super::target::{BlockSize, Dir, Keep, Layout};
 use clap::Args;
 use dbio_model::lgwr::{Method, Protocol, RedoSize};
 use dbio_model::units::parse_size;
@@ -61,6 +61,7 @@ pub fn parse_method(s: &str) -> Result<Method, String> {
     "No I/O, every write and every sync takes this long (e.g. 1ms; a unit is required; at most 100 s)"
 )))]
 #[command(mut_arg("seed", |a| a.help("Seed of the redo sizes and payloads")))]
+#[command(mut_arg("prepare", |a| a.help("How the log files are laid out before the run")))]
 #[command(mut_arg("keep", |a| a.help("Keep the log files after the run")))]
 pub struct LgwrArgs {
     /// Directory for the log files.
@@ -131,9 +132,9 @@ pub struct LgwrArgs {
     /// Mirrored members per log file, written in parallel.
     #[arg(long, default_value_t = 1)]
     pub members: u32,
-    /// How the log files are made before the run.
-    #[arg(long, value_enum, default_value = "prewrite")]
-    pub prepare: PrepareArg,
+    /// How the log files are laid out.
+    #[command(flatten)]
+    pub prepare: Layout,
     /// Log writes in flight (needs --method uring-fdatasync or
     /// aio-fdatasync, or --null-delay,
     /// whose writes then finish out of order).

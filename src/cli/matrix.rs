@@ -3,7 +3,7 @@
 //! the shared `--runtime` (per point here), as in every command that runs
 //! for a time.
 
-use super::engine::{EngineArg, NullDelay};
+use super::engine::{Engine, NullDelay};
 use super::limits::{Runtime, Seed, Warmup};
 use super::output::OutputArgs;
 use super::parse_threshold_arg;
@@ -15,6 +15,9 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(mut_arg("size", |a| a.help(
     "Size of the region the I/Os spread over (e.g. 1g). Default: 1 GiB"
+)))]
+#[command(mut_arg("engine", |a| a.default_value("libaio").help(
+    "I/O engine of the small and the large I/Os (libaio is ORION's and Oracle's). Every engine but null opens the target with O_DIRECT, always, so matrix takes no --direct"
 )))]
 #[command(mut_arg("warmup", |a| a.default_value("0.2").help(
     "Warm-up before each point, excluded from its figures (a bare number is seconds)"
@@ -59,11 +62,9 @@ pub struct MatrixArgs {
     /// Warm-up before each point.
     #[command(flatten)]
     pub warmup: Warmup,
-    /// I/O engine of the small and the large I/Os (libaio is ORION's and
-    /// Oracle's). Every engine but null opens the target with O_DIRECT,
-    /// always, so matrix takes no --direct.
-    #[arg(long, value_enum, default_value = "libaio")]
-    pub engine: EngineArg,
+    /// The engine.
+    #[command(flatten)]
+    pub engine: Engine,
     /// Write the matrix also in ORION's layout: NAME_iops.csv, NAME_mbps.csv
     /// and NAME_lat.csv in this directory (rows: large I/Os, columns: small
     /// I/Os; latency in microseconds).

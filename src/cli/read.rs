@@ -1,6 +1,6 @@
 //! `dbio read`'s own flags.
 
-use super::engine::{Engine, Queue};
+use super::engine::{Direct, Engine, Queue};
 use super::limits::{Ops, Runtime, Seed};
 use super::output::OutputArgs;
 use super::target::{BlockDevice, BlockSize, Keep, Target};
@@ -64,6 +64,9 @@ pub struct ReadArgs {
     /// Engine and O_DIRECT.
     #[command(flatten)]
     pub engine: Engine,
+    /// `--direct`.
+    #[command(flatten)]
+    pub direct: Direct,
     /// Queue depth and threads.
     #[command(flatten)]
     pub queue: Queue,

@@ -89,6 +89,14 @@ pub struct BlockSize {
     pub bs: u64,
 }
 
+/// `--prepare` (bench, lgwr).
+#[derive(Debug, Clone, Args)]
+pub struct Layout {
+    /// How a new file is laid out before the run.
+    #[arg(long, value_enum, default_value = "prewrite")]
+    pub prepare: PrepareArg,
+}
+
 /// `--prepare` values: how a new file is laid out before the run.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PrepareArg {

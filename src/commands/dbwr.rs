@@ -48,7 +48,7 @@ fn configs(a: &DbwrArgs) -> anyhow::Result<Vec<DbwrConfig>> {
         scan_depth_pct: a.scan_depth,
         datafile_bytes: a.target.size_or_default(),
         engine: a.engine.engine.into(),
-        direct: a.engine.direct,
+        direct: a.direct.direct,
         null_delay_ns: a.null_delay.ns().unwrap_or(0),
         runtime_ns,
         ops_limit: a.ops.ops,

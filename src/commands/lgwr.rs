@@ -52,7 +52,7 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         files: a.files,
         file_size: a.file_size,
         members: a.members,
-        prepare: a.prepare.into(),
+        prepare: a.prepare.prepare.into(),
         async_depth: a.async_depth,
         commit_delay_ns: seconds_to_ns(a.commit_delay),
         commit_siblings: a.commit_siblings,

@@ -43,7 +43,7 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
     if a.small.is_some() && a.large.is_some() {
         source = "given".into();
     }
-    let engine: EngineKind = a.engine.into();
+    let engine: EngineKind = a.engine.engine.into();
     if a.null_delay.null_delay.is_some() && engine != EngineKind::Null {
         anyhow::bail!("--null-delay applies to --engine null only");
     }

@@ -80,7 +80,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         .map(|s| CacheState::parse(s).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<_>>()?;
     let engine: EngineKind = a.engine.engine.into();
-    let (iodepth, direct) = (a.queue.iodepth, a.engine.direct);
+    let (iodepth, direct) = (a.queue.iodepth, a.direct.direct);
     if iodepth > 1 && !dbio_engine::engines::Capabilities::of(engine).queue_depth {
         anyhow::bail!(
             "--iodepth {} needs --engine io_uring or libaio (psync runs one read at a time per thread; use --threads)",
