@@ -59,8 +59,8 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         }
         None => None,
     };
-    let block_size = a.bs.bs;
-    if block_size == 0 {
+    let bs = a.bs.bs;
+    if bs == 0 {
         bail!("--bs must be above zero");
     }
     Ok(Options {
@@ -74,7 +74,7 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         thresholds_from: from,
         top: a.top,
         interval_s,
-        block_size,
+        bs,
         hot_blocks: !a.no_hot_blocks,
     })
 }
