@@ -70,6 +70,6 @@ pub struct Sessions {
 #[derive(Debug, Clone, Args)]
 pub struct Seed {
     /// Seed of the random choices (same seed, same offsets and sizes).
-    #[arg(long, default_value_t = 0x5eed)]
+    #[arg(long, default_value_t = dbio_model::DEFAULT_SEED)]
     pub seed: u64,
 }

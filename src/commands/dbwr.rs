@@ -388,7 +388,7 @@ pub fn check_section(
         rate_iops: None,
         checkpoint_interval_ns: None,
         placement: Placement::Free,
-        seed: 0x5eed,
+        seed: dbio_model::DEFAULT_SEED,
     };
     validate(&cfg)?;
     let prepared = prepare(dir.path(), Some(dir), &cfg, false, false, stop)?;

@@ -44,7 +44,7 @@ impl Default for CalibrateConfig {
             size: 1 << 30,
             samples: 2000,
             tier_time_ns: 2_000_000_000,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

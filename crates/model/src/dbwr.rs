@@ -123,7 +123,7 @@ impl Default for DbwrConfig {
             rate_iops: None,
             checkpoint_interval_ns: None,
             placement: Placement::Free,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

@@ -476,7 +476,7 @@ impl Default for LgwrConfig {
             pipeline: false,
             stage_append: false,
             cpu_includes_commit_path: false,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

@@ -80,7 +80,7 @@ impl Default for MatrixConfig {
             size: 1 << 30,
             max_latency_ns: None,
             null_delay_ns: 0,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

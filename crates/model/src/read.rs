@@ -389,7 +389,7 @@ impl Default for ReadConfig {
             runtime_ns: Some(10_000_000_000),
             ops_limit: None,
             rounds: 1,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }
