@@ -2,10 +2,15 @@
 //! once.
 //!
 //! Options that several commands take live in shared groups, flattened
-//! into each command that accepts them: [`target`] (where the I/O goes and
-//! what dbio may touch), [`limits`] (how long, how many, which seed),
-//! [`engine`] (how the I/O is issued), [`tiers`] (cache-tier thresholds)
-//! and [`output`] (`--json`, `--csv`, `--quiet`). Each command's own flags
+//! into each command that accepts them: [`target`] (where the I/O goes,
+//! `--size`, `--bs`, `--prepare`, and what dbio may touch), [`limits`]
+//! (`--runtime`, `--ops`, `--rate`, `--warmup`, `--seed`, and lgwr's and
+//! load's `--sessions`, `--commits`, `--think-time`), [`engine`] (how the
+//! I/O is issued), [`tiers`] (cache-tier thresholds), [`fleet`]
+//! (`--start-at`, `--label`) and [`output`] (`--json`, `--csv`, `--html`,
+//! `--quiet`). The names are fio's where fio has one (`--bs`, `--iodepth`,
+//! `--rw`, `--runtime`; `--rate` is its rate_iops), and one meaning has
+//! one name in every command. Each command's own flags
 //! are in the file named after it. A group states one help text and one
 //! default; a command whose meaning or default differs says so with
 //! `mut_arg` on its own struct, so the flag is still declared once and the

@@ -51,7 +51,7 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
     man.render_description_section(&mut page)?;
     man.render_options_section(&mut page)?;
     page.extend_from_slice(b".SH COMMANDS\n");
-    for sub in cmd.get_subcommands() {
+    for sub in subcommands(&cmd) {
         commands_section(sub, &mut page)?;
     }
     man.render_version_section(&mut page)?;
@@ -99,10 +99,21 @@ fn commands_section(cmd: &clap::Command, page: &mut Vec<u8>) -> std::io::Result<
         page.extend_from_slice(line.as_bytes());
         page.push(b'\n');
     }
-    for sub in cmd.get_subcommands() {
+    for sub in subcommands(cmd) {
         commands_section(sub, page)?;
     }
     Ok(())
+}
+
+/// `cmd`'s subcommands in the order `--help` lists them, without clap's
+/// `help` subcommand (its flags are every command's `--help`).
+fn subcommands(cmd: &clap::Command) -> Vec<&clap::Command> {
+    let mut subs: Vec<&clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .collect();
+    subs.sort_by_key(|s| s.get_display_order());
+    subs
 }
 
 #[cfg(test)]
@@ -118,7 +129,7 @@ mod tests {
             .replace("\\-", "-");
         assert!(page.contains("\n.TH dbio 1 "), "{}", &page[..200]);
         fn walk(cmd: &clap::Command, page: &str) {
-            for sub in cmd.get_subcommands() {
+            for sub in subcommands(cmd) {
                 let name = sub.get_bin_name().unwrap();
                 assert!(page.contains(&format!(".SS \"{name}\"")), "{name}");
                 for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
