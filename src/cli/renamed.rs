@@ -16,8 +16,13 @@ pub struct Renamed {
     pub old: &'static str,
     /// The new long name.
     pub new: &'static str,
-    /// The clap id of the new flag (its Rust field name).
-    pub id: &'static str,
+}
+
+impl Renamed {
+    /// The clap id of the new flag: its Rust field name.
+    fn id(&self) -> String {
+        self.new.replace('-', "_")
+    }
 }
 
 /// Every flag renamed in this release.
@@ -26,19 +31,16 @@ pub const RENAMED: &[Renamed] = &[
         commands: &["matrix"],
         old: "point-time",
         new: "runtime",
-        id: "runtime",
     },
     Renamed {
         commands: &["watch"],
         old: "duration",
         new: "runtime",
-        id: "runtime",
     },
     Renamed {
         commands: &["read", "lgwr", "calibrate", "tracefile"],
         old: "block-size",
         new: "bs",
-        id: "bs",
     },
 ];
 
@@ -47,7 +49,7 @@ pub const RENAMED: &[Renamed] = &[
 pub fn with_old_names(mut cmd: clap::Command) -> clap::Command {
     for r in RENAMED {
         for sub in r.commands {
-            cmd = cmd.mut_subcommand(sub, |s| s.mut_arg(r.id, |a| a.alias(r.old)));
+            cmd = cmd.mut_subcommand(sub, |s| s.mut_arg(r.id(), |a| a.alias(r.old)));
         }
     }
     cmd
@@ -100,8 +102,8 @@ mod tests {
                 let s = cmd.find_subcommand(sub).unwrap_or_else(|| panic!("{sub}"));
                 let arg = s
                     .get_arguments()
-                    .find(|a| a.get_id() == r.id)
-                    .unwrap_or_else(|| panic!("{sub} has no {}", r.id));
+                    .find(|a| a.get_id() == r.id().as_str())
+                    .unwrap_or_else(|| panic!("{sub} has no {}", r.id()));
                 assert_eq!(arg.get_long(), Some(r.new), "{sub}");
                 assert!(
                     s.get_arguments().all(|a| a.get_long() != Some(r.old)),
