@@ -19,8 +19,7 @@ mod run_context;
 mod say;
 mod signals;
 
-use clap::{CommandFactory, Parser};
-use cli::{Cli, Command};
+use cli::Command;
 use std::process::ExitCode;
 
 /// Allocation failure is one sentence and status 2, not an abort.
@@ -52,7 +51,7 @@ fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> String {
         }
     }
     // The subcommand named on the command line, if any, for the hint.
-    let cmd = Cli::command();
+    let cmd = cli::command();
     let sub = args
         .iter()
         .skip(1)
@@ -68,8 +67,13 @@ fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> String {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match Cli::try_parse_from(&args) {
-        Ok(cli) => cli,
+    let cli = match cli::parse(&args) {
+        Ok(cli) => {
+            for notice in cli::renamed::notices(&args) {
+                say::line(&notice);
+            }
+            cli
+        }
         Err(e) => {
             use clap::error::ErrorKind::*;
             if matches!(
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         Command::Awr(a) => commands::awr::run(a),
         Command::Watch(a) => commands::watch::run(a),
         Command::Merge(a) => commands::merge::run(a),
+        Command::Generate(a) => commands::generate::run(a),
     };
     match result {
         Ok(code) => code,

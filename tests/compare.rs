@@ -70,7 +70,7 @@ fn lgwr_runs_are_aligned_with_ratios_spreads_verdicts_and_differing_settings() {
                 "2",
                 "--runtime",
                 "3.3s",
-                "--block-size",
+                "--bs",
                 bs,
                 "--file-size",
                 "1m",

@@ -144,7 +144,7 @@ fn result_schema_names_every_field_of_every_command() {
             "1,2",
             "--large",
             "0,1",
-            "--point-time",
+            "--runtime",
             "0.1",
             "--warmup",
             "0",
@@ -215,4 +215,125 @@ fn result_schema_names_every_field_of_every_command() {
         undocumented.is_empty(),
         "fields missing from docs/result-schema.md: {undocumented:?}"
     );
+}
+
+/// The long flags `dbio CMD --help` lists (CMD empty: dbio's own).
+fn help_flags(cmd: &[&str]) -> BTreeSet<String> {
+    let out = dbio().args(cmd).arg("--help").output().unwrap();
+    assert!(out.status.success(), "{cmd:?} --help");
+    flags_in(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Every `--flag` written in `text`.
+fn flags_in(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("--") {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + 2..];
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-')
+            .collect();
+        let word_start = before.is_none_or(|c| !c.is_ascii_alphanumeric() && c != '-');
+        if word_start && name.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.insert(name.trim_end_matches('-').to_string());
+        }
+    }
+    out
+}
+
+/// The docs name only flags dbio has, in the command that has them: every
+/// `dbio CMD ...` line of a code block uses flags of `dbio CMD --help`,
+/// and every other `--flag` in README.md and docs/*.md is a flag of some
+/// command, another tool's (listed here), or a renamed flag's old name
+/// on a line that says it is the old name.
+#[test]
+fn docs_name_only_flags_the_help_lists() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let top = dbio().arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&top.stdout).into_owned();
+    let commands: Vec<String> = top
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    let per_command: std::collections::BTreeMap<&str, BTreeSet<String>> = commands
+        .iter()
+        .map(|c| (c.as_str(), help_flags(&[c])))
+        .collect();
+    let every: BTreeSet<String> = per_command.values().flatten().cloned().collect();
+    // Flags of other tools and of scripts/ that the docs quote.
+    let others = [
+        "before",
+        "check",
+        "command",
+        "ioengine",
+        "no-act",
+        "no-build",
+        "only",
+        "release",
+        "screenshot",
+        "tool",
+        "r",
+    ];
+    let mut files = vec![format!("{root}/README.md")];
+    for e in std::fs::read_dir(format!("{root}/docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            files.push(p.display().to_string());
+        }
+    }
+    let mut wrong = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut in_code = false;
+        let mut joined = String::new();
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                in_code = !in_code;
+                continue;
+            }
+            for f in flags_in(line) {
+                let old_name = line.contains("old name") || line.contains("still accepted");
+                if !every.contains(&f) && !others.contains(&f.as_str()) && !old_name {
+                    wrong.push(format!("{file}: --{f} is no flag of dbio: {line}"));
+                }
+            }
+            if !in_code {
+                continue;
+            }
+            // A command in a code block, with its continuation lines.
+            joined.push_str(line.trim_end_matches('\\'));
+            joined.push(' ');
+            if line.ends_with('\\') {
+                continue;
+            }
+            let cmdline = std::mem::take(&mut joined);
+            let cmdline = cmdline.split(" #").next().unwrap();
+            // Each `dbio CMD` on the line (`a && b`, `watch -- dbio ...`)
+            // owns the flags up to the next one.
+            let mut flags: Option<&BTreeSet<String>> = None;
+            let mut words = cmdline.split_whitespace();
+            while let Some(w) = words.next() {
+                if w == "dbio" {
+                    flags = words.next().and_then(|c| per_command.get(c));
+                    continue;
+                }
+                let Some(flags) = flags else { continue };
+                for f in flags_in(w) {
+                    if !flags.contains(&f) {
+                        wrong.push(format!("{file}: --{f} is no flag of: {cmdline}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -140,7 +140,7 @@ fn lgwr_refuses_bad_input_before_any_io() {
     for (args, want) in [
         (vec!["--sessions", "0"], "--sessions must be at least 1"),
         (
-            vec!["--block-size", "256"],
+            vec!["--bs", "256"],
             "O_DIRECT cannot write 256-byte redo blocks",
         ),
         (

@@ -32,7 +32,7 @@ fn matrix_measures_a_small_real_grid_on_its_own_scratch_file() {
         "1,2",
         "--large",
         "0,1",
-        "--point-time",
+        "--runtime",
         "0.3",
         "--warmup",
         "0.05",
@@ -114,7 +114,7 @@ fn matrix_search_on_the_null_engine_does_calibrate_ios_arithmetic() {
         "1,2,4",
         "--large",
         "0,1",
-        "--point-time",
+        "--runtime",
         "0.3",
         "--warmup",
         "0.05",
@@ -297,7 +297,7 @@ fn a_search_cut_short_by_sigint_keeps_its_points_and_gives_no_answer() {
             "--max-latency",
             "100ms",
         ])
-        .args(["--point-time", "1", "--warmup", "0.1", "--quiet", "--json"])
+        .args(["--runtime", "1", "--warmup", "0.1", "--quiet", "--json"])
         .arg(&json_path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -853,7 +853,7 @@ fn safety_outputs_links_into_proc_root_are_replaced_never_followed() {
         .arg("matrix")
         .arg(&data)
         .args(["--engine", "null", "--small", "1", "--large", "0"])
-        .args(["--point-time", "0.05", "--warmup", "0", "--size", "8m"])
+        .args(["--runtime", "0.05", "--warmup", "0", "--size", "8m"])
         .args(["--quiet", "--orion-csv"])
         .arg(&user)
         .output()

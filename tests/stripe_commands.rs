@@ -54,7 +54,7 @@ fn matrix_stripes_small_and_large_io_over_every_member() {
     let (dirs, list) = member_dirs(d.path(), 3);
     let out = dbio()
         .args(["matrix", "--targets", &list, "--size", "6m"])
-        .args(["--small", "0,4", "--large", "0,1", "--point-time", "0.3"])
+        .args(["--small", "0,4", "--large", "0,1", "--runtime", "0.3"])
         .args(["--warmup", "0.05", "--json", "-", "--quiet"])
         .succeeds();
     let v = json(&out.stdout);
@@ -98,7 +98,7 @@ fn matrix_stripes_small_and_large_io_over_every_member() {
     // The table says the points were striped.
     let out = dbio()
         .args(["matrix", "--targets", &list, "--size", "6m"])
-        .args(["--small", "2", "--large", "0", "--point-time", "0.1"])
+        .args(["--small", "2", "--large", "0", "--runtime", "0.1"])
         .args(["--warmup", "0", "--quiet"])
         .succeeds();
     let table = String::from_utf8_lossy(&out.stdout);
@@ -213,7 +213,7 @@ fn read_refuses_a_bad_stripe_and_removes_what_it_made() {
     let d = scratch();
     let (dirs, list) = member_dirs(d.path(), 2);
     let e = refused(&["read", "--targets", &list, "--stripe", "12k"]);
-    assert!(e.contains("not a multiple of --block-size"), "{e}");
+    assert!(e.contains("not a multiple of --bs"), "{e}");
     let e = refused(&[
         "read",
         "--targets",

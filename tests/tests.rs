@@ -10,6 +10,7 @@ mod awr_trend;
 mod bench;
 mod calibrate;
 mod check;
+mod cli;
 mod compare;
 mod dbwr;
 mod docs;

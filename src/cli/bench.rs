@@ -1,10 +1,10 @@
 //! `dbio bench`'s own flags (fio's vocabulary); the shared groups are
 //! flattened in.
 
-use super::engine::{Engine, NullDelay, Queue};
-use super::limits::{Ops, Runtime, Seed, Warmup};
+use super::engine::{Direct, Engine, NullDelay, Queue};
+use super::limits::{Ops, Rate, Runtime, Seed, Warmup};
 use super::output::OutputArgs;
-use super::target::{BlockDevice, Keep, Overwrite, PrepareArg, Target};
+use super::target::{BlockDevice, Keep, Layout, Overwrite, Target};
 use clap::{Args, ValueEnum};
 use dbio_model::units::parse_size;
 use dbio_model::{Durability, Pattern};
@@ -33,6 +33,9 @@ pub struct BenchArgs {
     /// Engine and O_DIRECT.
     #[command(flatten)]
     pub engine: Engine,
+    /// `--direct`.
+    #[command(flatten)]
+    pub direct: Direct,
     /// Queue depth and threads.
     #[command(flatten)]
     pub queue: Queue,
@@ -44,9 +47,9 @@ pub struct BenchArgs {
     /// fdatasync or fsync after each write (io_uring: a linked sync op).
     #[arg(long, value_enum, default_value = "none")]
     pub sync: SyncArg,
-    /// How a new file is laid out before the run.
-    #[arg(long, value_enum, default_value = "prewrite")]
-    pub prepare: PrepareArg,
+    /// How a new file is laid out.
+    #[command(flatten)]
+    pub prepare: Layout,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
@@ -56,10 +59,9 @@ pub struct BenchArgs {
     /// Warm-up.
     #[command(flatten)]
     pub warmup: Warmup,
-    /// Rate limit in IOPS over all threads; latency counts from each I/O's
-    /// scheduled start, so stalls are not hidden (no coordinated omission).
-    #[arg(long, value_name = "IOPS")]
-    pub rate: Option<u64>,
+    /// Rate limit.
+    #[command(flatten)]
+    pub rate: Rate,
     /// Seed.
     #[command(flatten)]
     pub seed: Seed,

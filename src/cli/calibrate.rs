@@ -16,7 +16,7 @@ pub const DEFAULT_RUNTIME_S: f64 = 2.0;
 #[command(mut_arg("size", |a| a.help(
     "Size of the region read. Device reads are first reads of distinct blocks, so a region larger than every cache below the OS (array, hypervisor host) keeps them off those caches. Default: an existing file's own size, else 1 GiB"
 )))]
-#[command(mut_arg("block_size", |a| a.help("Bytes per read")))]
+#[command(mut_arg("bs", |a| a.help("Bytes per read")))]
 #[command(mut_arg("runtime", |a| a.help(
     "Time per tier at most (e.g. 2, 2s, 500ms; a bare number is seconds; at most 30 days). Default 2 s"
 )))]
@@ -26,7 +26,7 @@ pub struct CalibrateArgs {
     pub target: Target,
     /// Bytes per read.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
     /// Reads per tier at most, 1..1000000.
     #[arg(long, default_value_t = 2000)]
     pub samples: u64,

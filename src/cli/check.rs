@@ -2,9 +2,8 @@
 
 use super::limits::Runtime;
 use super::output::OutputArgs;
-use super::target::Dir;
+use super::target::{Dir, Size};
 use clap::Args;
-use dbio_model::units::parse_size;
 
 /// check's measured time per test when `--runtime` is not given, seconds.
 pub const DEFAULT_RUNTIME_S: f64 = 3.0;
@@ -13,6 +12,9 @@ pub const DEFAULT_RUNTIME_S: f64 = 3.0;
 #[derive(Debug, Args)]
 #[command(mut_arg("dir", |a| a.help(
     "A directory on the storage to check (default: the current directory)"
+)))]
+#[command(mut_arg("size", |a| a.help(
+    "Scratch space for the whole battery (e.g. 256m, 1g). Default: 512 MiB, or half the free space when that is less; every section scales its files to fit within it and says so"
 )))]
 #[command(mut_arg("runtime", |a| a.help(
     "Measured time of each test (e.g. 3, 3s, 500ms; a bare number is seconds; at most 30 days). Default 3 s"
@@ -24,11 +26,9 @@ pub struct CheckArgs {
     /// Time per test.
     #[command(flatten)]
     pub runtime: Runtime,
-    /// Scratch space for the whole battery (default: 512m, or half the free
-    /// space when that is less); every section scales its files to fit
-    /// within it and says so.
-    #[arg(long, value_parser = parse_size)]
-    pub size: Option<u64>,
+    /// Scratch space.
+    #[command(flatten)]
+    pub size: Size,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

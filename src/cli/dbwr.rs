@@ -1,7 +1,7 @@
 //! `dbio dbwr`'s own flags.
 
-use super::engine::{Engine, NullDelay};
-use super::limits::{Ops, Runtime, Seed};
+use super::engine::{Direct, Engine, NullDelay};
+use super::limits::{Ops, Rate, Runtime, Seed};
 use super::output::OutputArgs;
 use super::parse_duration_arg;
 use super::target::{Keep, Overwrite, Target};
@@ -23,6 +23,9 @@ use dbio_model::dbwr::Placement;
 )))]
 #[command(mut_arg("ops", |a| a.help(
     "Buffer operations in total per configuration, split across foregrounds"
+)))]
+#[command(mut_arg("rate", |a| a.value_name("OPS").help(
+    "Foreground rate over all threads, buffer operations per second. Default: full speed"
 )))]
 #[command(mut_arg("seed", |a| a.help("Seed of the foregrounds' block choice")))]
 #[command(mut_arg("overwrite", |a| a.help("Allow writing to an existing file dbio did not create")))]
@@ -60,15 +63,18 @@ pub struct DbwrArgs {
     /// The writers' engine and O_DIRECT.
     #[command(flatten)]
     pub engine: Engine,
+    /// `--direct`.
+    #[command(flatten)]
+    pub direct: Direct,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
     /// Operation count.
     #[command(flatten)]
     pub ops: Ops,
-    /// Foreground rate over all threads, operations per second (default: full speed).
-    #[arg(long, value_name = "OPS")]
-    pub rate: Option<u64>,
+    /// Foreground rate limit.
+    #[command(flatten)]
+    pub rate: Rate,
     /// Force every dirty buffer out at this interval (e.g. 1s; a bare number
     /// is seconds).
     #[arg(long, value_parser = parse_duration_arg, value_name = "TIME")]

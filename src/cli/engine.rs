@@ -16,7 +16,8 @@ pub enum EngineArg {
     #[value(name = "io_uring", alias = "uring")]
     IoUring,
     /// The kernel's native AIO (io_submit/io_getevents), as Oracle, ORION
-    /// and InnoDB issue it; needs --direct.
+    /// and InnoDB issue it; asynchronous only with O_DIRECT, which bench,
+    /// read and dbwr ask for with --direct.
     Libaio,
     /// No I/O: measures dbio's own cost.
     Null,
@@ -33,12 +34,17 @@ impl From<EngineArg> for EngineKind {
     }
 }
 
-/// `--engine` and `--direct` (bench, read, dbwr).
+/// `--engine` (bench, read, dbwr, matrix).
 #[derive(Debug, Clone, Args)]
 pub struct Engine {
     /// I/O engine.
     #[arg(long, value_enum, default_value = "psync")]
     pub engine: EngineArg,
+}
+
+/// `--direct` (bench, read, dbwr; matrix always opens with O_DIRECT).
+#[derive(Debug, Clone, Args)]
+pub struct Direct {
     /// Use O_DIRECT (bypass the page cache; buffers are 4 KiB aligned).
     #[arg(long)]
     pub direct: bool,

@@ -1,10 +1,10 @@
 //! `dbio lgwr`'s own flags.
 
 use super::engine::NullDelay;
-use super::limits::{Runtime, Seed};
+use super::limits::{Runtime, Seed, Sessions};
 use super::output::OutputArgs;
 use super::parse_delay_arg;
-use super::target::{BlockSize, Dir, Keep, PrepareArg};
+use super::target::{BlockSize, Dir, Keep, Layout};
 use clap::Args;
 use dbio_model::lgwr::{Method, Protocol, RedoSize};
 use dbio_model::units::parse_size;
@@ -54,24 +54,22 @@ pub fn parse_method(s: &str) -> Result<Method, String> {
 #[command(mut_arg("runtime", |a| a.help(
     "Run time of each run (e.g. 10, 10s, 500ms; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
 )))]
-#[command(mut_arg("block_size", |a| a.default_value("512").help(
+#[command(mut_arg("bs", |a| a.default_value("512").help(
     "Redo block size: every write is padded to it (redo wastage)"
 )))]
 #[command(mut_arg("null_delay", |a| a.help(
     "No I/O, every write and every sync takes this long (e.g. 1ms; a unit is required; at most 100 s)"
 )))]
 #[command(mut_arg("seed", |a| a.help("Seed of the redo sizes and payloads")))]
+#[command(mut_arg("prepare", |a| a.help("How the log files are laid out before the run")))]
 #[command(mut_arg("keep", |a| a.help("Keep the log files after the run")))]
 pub struct LgwrArgs {
     /// Directory for the log files.
     #[command(flatten)]
     pub dir: Dir,
-    /// Committing session threads, 1..4096.
-    #[arg(long, default_value_t = 10)]
-    pub sessions: u32,
-    /// Commits per session (instead of a run time).
-    #[arg(long)]
-    pub commits: Option<u64>,
+    /// Sessions, commits and think time.
+    #[command(flatten)]
+    pub sessions: Sessions,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
@@ -80,10 +78,6 @@ pub struct LgwrArgs {
     /// a fixed size (`8k`), or a uniform range (`512-8k`).
     #[arg(long, default_value = "skewed", value_parser = RedoSize::parse)]
     pub redo_size: RedoSize,
-    /// Think time between a session's commits (e.g. 1ms; a unit is
-    /// required; at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub think_time: f64,
     /// CPU time each transaction spends before its commit (a database's
     /// parse, execute, redo generation and locking; e.g. 150us; a unit is
     /// required; at most 100 s). Spent on the session's own CPU clock, so
@@ -105,7 +99,7 @@ pub struct LgwrArgs {
     pub max_write: u64,
     /// Redo block size.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
     /// Durability: direct-dsync (O_DIRECT+O_DSYNC), direct-fdatasync,
     /// buffered-fdatasync, buffered-dsync, buffered-fsync, uring-fdatasync
     /// (O_DIRECT write linked to fdatasync), aio-fdatasync (O_DIRECT write
@@ -138,9 +132,9 @@ pub struct LgwrArgs {
     /// Mirrored members per log file, written in parallel.
     #[arg(long, default_value_t = 1)]
     pub members: u32,
-    /// How the log files are made before the run.
-    #[arg(long, value_enum, default_value = "prewrite")]
-    pub prepare: PrepareArg,
+    /// How the log files are laid out.
+    #[command(flatten)]
+    pub prepare: Layout,
     /// Log writes in flight (needs --method uring-fdatasync or
     /// aio-fdatasync, or --null-delay,
     /// whose writes then finish out of order).
@@ -206,7 +200,7 @@ pub struct LgwrArgs {
     /// Configurations to run side by side, comma-separated; each is `+`-joined
     /// overrides of the options above: a method name or `method=NAME`
     /// (--method, with the aliases direct, buffered, uring), `bs=4k`
-    /// (also `block=` or `block-size=`: --block-size), `protocol=leader`, `sessions=N`,
+    /// (also `block=` or `block-size=`: --bs), `protocol=leader`, `sessions=N`,
     /// `members=N`, `files=N`, `async=N` (--async-depth),
     /// `prepare=fallocate`, `dir=/other/path`, `redo=8k` (--redo-size),
     /// `delay=100us` (--commit-delay), `siblings=N` (--commit-siblings),

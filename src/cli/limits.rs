@@ -1,9 +1,9 @@
-//! How long a run lasts, how much it does, and which random sequence it
-//! follows. A span (`--runtime`, `--warmup`) takes a bare number as
+//! How long a run lasts, how much it does, how fast, and which random
+//! sequence it follows. A span (`--runtime`, `--warmup`) takes a bare number as
 //! seconds, the documented default in every command; the bounds (finite,
 //! at least 0, at most 30 days) are the units module's.
 
-use super::parse_duration_arg;
+use super::{parse_delay_arg, parse_duration_arg};
 use clap::Args;
 
 /// `--runtime` (every measuring command; check and calibrate state their
@@ -31,6 +31,16 @@ pub struct Ops {
     pub ops: Option<u64>,
 }
 
+/// `--rate` (bench, dbwr): fio's rate_iops.
+#[derive(Debug, Clone, Args)]
+pub struct Rate {
+    /// Rate limit in IOPS over all threads; latency counts from each I/O's
+    /// scheduled start, so stalls are not hidden (no coordinated omission).
+    /// Default: full speed.
+    #[arg(long, value_name = "IOPS")]
+    pub rate: Option<u64>,
+}
+
 /// `--warmup` (bench).
 #[derive(Debug, Clone, Args)]
 pub struct Warmup {
@@ -40,10 +50,26 @@ pub struct Warmup {
     pub warmup: f64,
 }
 
-/// `--seed` (bench, lgwr, read, dbwr).
+/// `--sessions`, `--commits`, `--think-time` (lgwr, load): who commits,
+/// how many times, and how far apart.
+#[derive(Debug, Clone, Args)]
+pub struct Sessions {
+    /// Committing sessions, each on a thread of its own, 1..4096.
+    #[arg(long, default_value_t = 10)]
+    pub sessions: u32,
+    /// Commits (transactions) per session, instead of a run time.
+    #[arg(long)]
+    pub commits: Option<u64>,
+    /// Think time between a session's commits (e.g. 1ms; a unit is
+    /// required; at most 100 s).
+    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
+    pub think_time: f64,
+}
+
+/// `--seed` (bench, lgwr, read, dbwr, matrix).
 #[derive(Debug, Clone, Args)]
 pub struct Seed {
     /// Seed of the random choices (same seed, same offsets and sizes).
-    #[arg(long, default_value_t = 0x5eed)]
+    #[arg(long, default_value_t = dbio_model::DEFAULT_SEED)]
     pub seed: u64,
 }

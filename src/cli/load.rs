@@ -1,8 +1,7 @@
 //! `dbio load`'s own flags.
 
-use super::limits::{Runtime, Warmup};
+use super::limits::{Runtime, Sessions, Warmup};
 use super::output::OutputArgs;
-use super::parse_delay_arg;
 use super::target::Keep;
 use clap::{Args, ValueEnum};
 use dbio_model::load::LoadMode;
@@ -32,6 +31,9 @@ impl From<ModeArg> for LoadMode {
 #[command(mut_arg("runtime", |a| a.conflicts_with("commits").help(
     "Measured run time (e.g. 10, 10s, 500ms, 2m; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
 )))]
+#[command(mut_arg("sessions", |a| a.help(
+    "Sessions: one connection and one thread each, 1..4096"
+)))]
 #[command(mut_arg("keep", |a| a.help(
     "Keep the table after the run (and, for SQLite, the private directory with the scratch database holding it)"
 )))]
@@ -47,12 +49,9 @@ pub struct LoadArgs {
     /// -wal and -shm files.
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
-    /// Sessions: one connection and one thread each, 1..4096.
-    #[arg(long, default_value_t = 10)]
-    pub sessions: u32,
-    /// Transactions per session (instead of a run time).
-    #[arg(long)]
-    pub commits: Option<u64>,
+    /// Sessions, commits and think time.
+    #[command(flatten)]
+    pub sessions: Sessions,
     /// Run time.
     #[command(flatten)]
     pub runtime: Runtime,
@@ -65,10 +64,6 @@ pub struct LoadArgs {
     /// Payload bytes per row (e.g. 100, 1k), at most 1 MiB.
     #[arg(long, default_value = "100", value_parser = parse_size)]
     pub row_size: u64,
-    /// Think time between a session's transactions (e.g. 1ms; a unit is
-    /// required; at most 100 s).
-    #[arg(long, default_value = "0", value_parser = parse_delay_arg)]
-    pub think_time: f64,
     /// How sessions commit.
     #[arg(long, value_enum, default_value = "autocommit")]
     pub mode: ModeArg,

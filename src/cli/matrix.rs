@@ -1,11 +1,13 @@
 //! `dbio matrix`'s own flags: the two ladders, the search's latency
-//! target, the point time and ORION's CSV layout.
+//! target and ORION's CSV layout. The time each point is measured for is
+//! the shared `--runtime` (per point here), as in every command that runs
+//! for a time.
 
-use super::engine::{EngineArg, NullDelay};
-use super::limits::Seed;
+use super::engine::{Engine, NullDelay};
+use super::limits::{Runtime, Seed, Warmup};
 use super::output::OutputArgs;
+use super::parse_threshold_arg;
 use super::target::{BlockDevice, Keep, Overwrite, Target};
-use super::{parse_duration_arg, parse_threshold_arg};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -13,6 +15,15 @@ use std::path::PathBuf;
 #[derive(Debug, Args)]
 #[command(mut_arg("size", |a| a.help(
     "Size of the region the I/Os spread over (e.g. 1g). Default: 1 GiB"
+)))]
+#[command(mut_arg("engine", |a| a.default_value("libaio").help(
+    "I/O engine of the small and the large I/Os (libaio is ORION's and Oracle's). Every engine but null opens the target with O_DIRECT, always, so matrix takes no --direct"
+)))]
+#[command(mut_arg("warmup", |a| a.default_value("0.2").help(
+    "Warm-up before each point, excluded from its figures (a bare number is seconds)"
+)))]
+#[command(mut_arg("runtime", |a| a.help(
+    "Measured time of each point of the matrix or the search (e.g. 2, 2s, 500ms; a bare number is seconds; at most an hour). Default 2 s"
 )))]
 pub struct MatrixArgs {
     /// Target and size.
@@ -45,16 +56,15 @@ pub struct MatrixArgs {
     /// DBMS_RESOURCE_MANAGER.CALIBRATE_IO reports them.
     #[arg(long, value_name = "TIME", value_parser = parse_threshold_arg)]
     pub max_latency: Option<u64>,
-    /// Measured time per point (a bare number is seconds).
-    #[arg(long, default_value = "2", value_parser = parse_duration_arg)]
-    pub point_time: f64,
-    /// Warm-up before each point, not measured (a bare number is seconds).
-    #[arg(long, default_value = "0.2", value_parser = parse_duration_arg)]
-    pub warmup: f64,
-    /// I/O engine (the small and the large I/Os). libaio is ORION's and
-    /// Oracle's; every engine but null opens the target with O_DIRECT.
-    #[arg(long, value_enum, default_value = "libaio")]
-    pub engine: EngineArg,
+    /// Time per point.
+    #[command(flatten)]
+    pub runtime: Runtime,
+    /// Warm-up before each point.
+    #[command(flatten)]
+    pub warmup: Warmup,
+    /// The engine.
+    #[command(flatten)]
+    pub engine: Engine,
     /// Write the matrix also in ORION's layout: NAME_iops.csv, NAME_mbps.csv
     /// and NAME_lat.csv in this directory (rows: large I/Os, columns: small
     /// I/Os; latency in microseconds).

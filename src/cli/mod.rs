@@ -2,14 +2,24 @@
 //! once.
 //!
 //! Options that several commands take live in shared groups, flattened
-//! into each command that accepts them: [`target`] (where the I/O goes and
-//! what dbio may touch), [`limits`] (how long, how many, which seed),
-//! [`engine`] (how the I/O is issued), [`tiers`] (cache-tier thresholds)
-//! and [`output`] (`--json`, `--csv`, `--quiet`). Each command's own flags
+//! into each command that accepts them: [`target`] (where the I/O goes,
+//! `--size`, `--bs`, `--prepare`, and what dbio may touch), [`limits`]
+//! (`--runtime`, `--ops`, `--rate`, `--warmup`, `--seed`, and lgwr's and
+//! load's `--sessions`, `--commits`, `--think-time`), [`engine`] (how the
+//! I/O is issued), [`tiers`] (cache-tier thresholds), [`fleet`]
+//! (`--start-at`, `--label`) and [`output`] (`--json`, `--csv`, `--html`,
+//! `--quiet`). The names are fio's where fio has one (`--bs`, `--iodepth`,
+//! `--rw`, `--runtime`; `--rate` is its rate_iops), and one meaning has
+//! one name in every command. Each command's own flags
 //! are in the file named after it. A group states one help text and one
 //! default; a command whose meaning or default differs says so with
 //! `mut_arg` on its own struct, so the flag is still declared once and the
 //! difference is visible where the command is.
+//!
+//! [`command`] is the one clap command built from these definitions: it
+//! parses the command line (with the old names of [`renamed`] flags as
+//! hidden aliases), prints `--help`, and writes the man page and the
+//! shell completions (`dbio generate`).
 //!
 //! Sizes and durations go through the one parser of each in
 //! `dbio_model::units`: a bare size is bytes; a bare duration is seconds
@@ -26,6 +36,7 @@ pub mod compare;
 pub mod dbwr;
 pub mod engine;
 pub mod fleet;
+pub mod generate;
 pub mod lgwr;
 pub mod limits;
 pub mod load;
@@ -33,6 +44,7 @@ pub mod matrix;
 pub mod merge;
 pub mod output;
 pub mod read;
+pub mod renamed;
 pub mod report;
 pub mod stripe;
 pub mod target;
@@ -46,6 +58,7 @@ pub use calibrate::CalibrateArgs;
 pub use check::CheckArgs;
 pub use compare::CompareArgs;
 pub use dbwr::DbwrArgs;
+pub use generate::GenerateArgs;
 pub use lgwr::LgwrArgs;
 pub use load::LoadArgs;
 pub use matrix::MatrixArgs;
@@ -56,8 +69,20 @@ pub use report::ReportArgs;
 pub use tracefile::TracefileArgs;
 pub use watch::WatchArgs;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dbio_model::units::{self, parse_duration};
+
+/// The command line's one definition: parsing, `--help`, the man page
+/// and the completions all come from it.
+pub fn command() -> clap::Command {
+    renamed::with_old_names(Cli::command())
+}
+
+/// Parses a command line (the program name first) with [`command`].
+pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
+    let mut matches = command().try_get_matches_from(args)?;
+    Cli::from_arg_matches_mut(&mut matches)
+}
 
 /// The database I/O lab: measure storage the way databases use it, and read
 /// the evidence databases leave behind.
@@ -112,6 +137,9 @@ pub enum Command {
     /// (`--start-at`) into one result: counts summed, histograms merged
     /// exactly, per-second series aligned, each host kept as a part.
     Merge(MergeArgs),
+    /// Write the man page or shell completions, made from the same
+    /// definitions as --help.
+    Generate(GenerateArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into
@@ -188,8 +216,8 @@ mod tests {
         match parse(&["dbio", "read"]) {
             Command::Read(a) => {
                 // An existing file's own size, else 1 GiB (commands::read).
-                assert_eq!(a.target.size, None);
-                assert_eq!(a.block_size.block_size, 8192);
+                assert_eq!(a.target.size.size, None);
+                assert_eq!(a.bs.bs, 8192);
                 assert_eq!(a.tiers.page_cache_max, 100_000);
                 assert_eq!(a.tiers.storage_cache_max, 1_000_000);
             }
@@ -203,11 +231,11 @@ mod tests {
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "lgwr"]) {
-            Command::Lgwr(a) => assert_eq!(a.block_size.block_size, 512),
+            Command::Lgwr(a) => assert_eq!(a.bs.bs, 512),
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "calibrate"]) {
-            Command::Calibrate(a) => assert_eq!(a.target.size, None),
+            Command::Calibrate(a) => assert_eq!(a.target.size.size, None),
             c => panic!("{c:?}"),
         }
         match parse(&["dbio", "bench"]) {

@@ -1,6 +1,6 @@
 //! `dbio read`'s own flags.
 
-use super::engine::{Engine, Queue};
+use super::engine::{Direct, Engine, Queue};
 use super::limits::{Ops, Runtime, Seed};
 use super::output::OutputArgs;
 use super::target::{BlockDevice, BlockSize, Keep, Target};
@@ -35,7 +35,7 @@ pub struct ReadArgs {
     pub stripe: super::stripe::Stripe,
     /// Database block size.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
     /// Blocks per multiblock read ('db file scattered read'; Oracle's
     /// db_file_multiblock_read_count).
     #[arg(long, default_value_t = 16, value_name = "N")]
@@ -64,6 +64,9 @@ pub struct ReadArgs {
     /// Engine and O_DIRECT.
     #[command(flatten)]
     pub engine: Engine,
+    /// `--direct`.
+    #[command(flatten)]
+    pub direct: Direct,
     /// Queue depth and threads.
     #[command(flatten)]
     pub queue: Queue,

@@ -10,24 +10,33 @@ use dbio_model::units::parse_size;
 use dbio_model::Prepare;
 use std::path::PathBuf;
 
-/// A storage target and its size (bench, read, calibrate, dbwr).
+/// A storage target and its size (bench, read, calibrate, dbwr, matrix).
 #[derive(Debug, Clone, Args)]
 pub struct Target {
     /// File, directory (a temporary file is made there and removed after) or
     /// block device. Default: a temporary file in the current directory.
     #[arg(id = "target", value_name = "TARGET", default_value = ".")]
     pub path: PathBuf,
-    /// Size of the target region (e.g. 256m, 1g). Default: 256 MiB.
-    #[arg(long, value_parser = parse_size)]
-    pub size: Option<u64>,
+    /// The target region's size.
+    #[command(flatten)]
+    pub size: Size,
 }
 
 impl Target {
     /// `--size` when given, else the 256 MiB that `bench` and `dbwr` use
     /// (`read` and `calibrate` default to an existing file's own size).
     pub fn size_or_default(&self) -> u64 {
-        self.size.unwrap_or(256 << 20)
+        self.size.size.unwrap_or(256 << 20)
     }
+}
+
+/// `--size`: how much storage a command uses (a target's region, in
+/// [`Target`]; check's scratch space for its whole battery).
+#[derive(Debug, Clone, Args)]
+pub struct Size {
+    /// Size of the target region (e.g. 256m, 1g). Default: 256 MiB.
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<u64>,
 }
 
 /// A directory for scratch files (check, lgwr).
@@ -70,13 +79,22 @@ pub struct BlockDevice {
     pub allow_block_device: bool,
 }
 
-/// `--block-size`: the database block (read, calibrate, tracefile; lgwr's
-/// redo block).
+/// `--bs`: the database block (read, calibrate, tracefile; lgwr's redo
+/// block), named as fio and `bench` name the size of one I/O (`--block-size`
+/// until this release, still accepted: see `renamed`).
 #[derive(Debug, Clone, Args)]
 pub struct BlockSize {
     /// Database block size: the size of a single-block read.
     #[arg(long, default_value = "8k", value_parser = parse_size)]
-    pub block_size: u64,
+    pub bs: u64,
+}
+
+/// `--prepare` (bench, lgwr).
+#[derive(Debug, Clone, Args)]
+pub struct Layout {
+    /// How a new file is laid out before the run.
+    #[arg(long, value_enum, default_value = "prewrite")]
+    pub prepare: PrepareArg,
 }
 
 /// `--prepare` values: how a new file is laid out before the run.

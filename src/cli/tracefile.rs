@@ -32,7 +32,7 @@ statements, objects, hot blocks, the slowest waits, sessions and a timeline."
 #[command(mut_arg("storage_cache_max", |a| a.help(
     "Waits faster than this (and not page cache) are counted as storage cache hits; slower ones as device reads (a unit is required, e.g. 1ms)"
 )))]
-#[command(mut_arg("block_size", |a| a.value_name("SIZE").help(
+#[command(mut_arg("bs", |a| a.value_name("SIZE").help(
     "Database block size, for sizes shown in bytes"
 )))]
 #[command(mut_arg("quiet", |a| a.help(
@@ -74,7 +74,7 @@ pub struct TracefileArgs {
 
     /// Database block size.
     #[command(flatten)]
-    pub block_size: BlockSize,
+    pub bs: BlockSize,
 
     /// Skip the per-block hot-spot table (faster on very large traces; the
     /// per-file and per-object tables stay).

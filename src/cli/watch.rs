@@ -1,10 +1,14 @@
 //! `dbio watch`'s own flags: whom to watch and how.
 
+use super::limits::Runtime;
 use super::output::OutputArgs;
 use clap::Args;
 
 /// Options of `dbio watch`.
 #[derive(Debug, Args)]
+#[command(mut_arg("runtime", |a| a.value_name("DURATION").help(
+    "Stop after this long (e.g. 30s, 1m; a bare number is seconds; at most 30 days). Default: when the watched processes have all exited, or at Ctrl-C, which prints the summary"
+)))]
 #[command(group = clap::ArgGroup::new("whom").required(true).multiple(false).args(["pid", "comm", "cgroup", "command", "device"]))]
 pub struct WatchArgs {
     /// Watch these processes, all their threads (repeat or comma-separate).
@@ -30,10 +34,9 @@ pub struct WatchArgs {
     /// partition's requests are counted on its whole disk.
     #[arg(long, value_name = "DEVICE", conflicts_with_all = ["follow", "stream", "no_block"])]
     pub device: Option<String>,
-    /// Stop after this long (default: when the watched processes have all
-    /// exited, or at Ctrl-C, which prints the summary).
-    #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]
-    pub duration: Option<f64>,
+    /// How long to watch.
+    #[command(flatten)]
+    pub runtime: Runtime,
     /// Print the per-file histograms on standard error every DURATION, as
     /// well as the summary at the end.
     #[arg(long, value_parser = super::parse_duration_arg, value_name = "DURATION")]

@@ -81,11 +81,11 @@ fn save_destination(
 
 /// Runs `dbio calibrate`.
 pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let bs = a.block_size.block_size;
+    let bs = a.bs.bs;
     // The one place the arguments become the configuration.
     let cfg = CalibrateConfig {
-        block_size: bs,
-        size: super::read::default_size(&a.target.path, a.target.size) / bs.max(1) * bs,
+        bs,
+        size: super::read::default_size(&a.target.path, a.target.size.size) / bs.max(1) * bs,
         samples: a.samples,
         tier_time_ns: seconds_to_ns(a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S)),
         ..CalibrateConfig::default()

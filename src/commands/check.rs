@@ -41,7 +41,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         )
     })?;
-    let plan = plan_space(a.size, free).map_err(anyhow::Error::msg)?;
+    let plan = plan_space(a.size.size, free).map_err(anyhow::Error::msg)?;
     let direct_ok = scratch
         .supports_direct()
         .with_context(|| format!("cannot create a file in {}", dir.display()))?;

@@ -33,26 +33,26 @@ fn base_config(a: &LgwrArgs) -> LgwrRun {
         (false, None) => None,
     };
     let config = LgwrConfig {
-        sessions: a.sessions,
-        commits_per_session: a.commits,
-        runtime_ns: match a.commits {
+        sessions: a.sessions.sessions,
+        commits_per_session: a.sessions.commits,
+        runtime_ns: match a.sessions.commits {
             Some(_) => None,
             None => Some(seconds_to_ns(a.runtime.or(10.0))),
         },
         redo_size: a.redo_size,
-        think_time_ns: seconds_to_ns(a.think_time),
+        think_time_ns: seconds_to_ns(a.sessions.think_time),
         txn_cpu_ns: seconds_to_ns(a.txn_cpu),
         client_cpu_ns: seconds_to_ns(a.client_cpu),
         log_buffer_bytes: a.log_buffer,
         max_write_bytes: a.max_write,
-        block_size: a.block_size.block_size,
+        bs: a.bs.bs,
         method: a.method,
         protocol: a.protocol.into(),
         null_delay_ns,
         files: a.files,
         file_size: a.file_size,
         members: a.members,
-        prepare: a.prepare.into(),
+        prepare: a.prepare.prepare.into(),
         async_depth: a.async_depth,
         commit_delay_ns: seconds_to_ns(a.commit_delay),
         commit_siblings: a.commit_siblings,
@@ -107,7 +107,7 @@ fn apply(base: &LgwrRun, item: &str) -> Result<LgwrRun, String> {
                 .map_err(|_| bad(format!("'{v}' is not a number")))
         };
         match k {
-            "bs" | "block" | "block-size" => c.block_size = parse_size(v).map_err(bad)?,
+            "bs" | "block" | "block-size" => c.bs = parse_size(v).map_err(bad)?,
             "sessions" => c.sessions = num(v)?,
             "members" => c.members = num(v)?,
             "async" => c.async_depth = num(v)?,
@@ -399,7 +399,7 @@ mod tests {
         let r = apply(&base, item).unwrap();
         let want = LgwrConfig {
             method: Method::BufferedDsync,
-            block_size: 4096,
+            bs: 4096,
             sessions: 3,
             members: 2,
             files: 4,

@@ -23,9 +23,9 @@ fn config(a: &LoadArgs) -> LoadConfig {
     LoadConfig {
         target: String::new(),
         engine: String::new(),
-        sessions: a.sessions,
-        commits_per_session: a.commits,
-        runtime_ns: if a.commits.is_some() {
+        sessions: a.sessions.sessions,
+        commits_per_session: a.sessions.commits,
+        runtime_ns: if a.sessions.commits.is_some() {
             None
         } else {
             Some(seconds_to_ns(a.runtime.or(10.0)))
@@ -33,7 +33,7 @@ fn config(a: &LoadArgs) -> LoadConfig {
         warmup_ns: seconds_to_ns(a.warmup.warmup),
         rows_per_commit: a.rows_per_commit,
         row_bytes: u32::try_from(a.row_size).unwrap_or(u32::MAX),
-        think_time_ns: seconds_to_ns(a.think_time),
+        think_time_ns: seconds_to_ns(a.sessions.think_time),
         mode: a.mode.into(),
         keep: a.keep.keep,
     }

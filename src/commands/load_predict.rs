@@ -51,7 +51,7 @@ fn model_config(
     (txn_cpu_ns, client_cpu_ns): (u64, u64),
 ) -> LgwrConfig {
     let d = LgwrConfig::default();
-    let bs = shape.block_size;
+    let bs = shape.bs;
     LgwrConfig {
         protocol: shape.protocol,
         sessions: shape.sessions,
@@ -61,7 +61,7 @@ fn model_config(
         think_time_ns: cfg.think_time_ns,
         txn_cpu_ns: txn_cpu_ns.min(1_000_000_000),
         client_cpu_ns: client_cpu_ns.min(1_000_000_000),
-        block_size: bs,
+        bs,
         method: shape.method,
         files: MODEL_FILES,
         file_size: MODEL_FILE_SIZE,
@@ -206,7 +206,7 @@ pub fn predict(plan: &Plan, r: &LoadResult, stop: &AtomicBool) -> anyhow::Result
         model_client_path_cpu_ns: m.writer.client_path_cpu_per_commit_ns,
         model_sessions: plan.shape.sessions,
         redo_bytes: redo,
-        block_size: plan.shape.block_size,
+        block_size: plan.shape.bs,
         txn_cpu_ns,
         model_client_cpu_ns: client_cpu_ns,
         client_cpu_ns: client,

@@ -23,6 +23,9 @@ use std::process::ExitCode;
 /// Default bytes the I/Os spread over.
 const DEFAULT_SIZE: u64 = 1 << 30;
 
+/// Default measured time per point, seconds.
+const DEFAULT_RUNTIME_S: f64 = 2.0;
+
 /// The one place the arguments become the configuration.
 fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
     // A stripe's ladders are sized to its first member's device.
@@ -41,7 +44,7 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
     if a.small.is_some() && a.large.is_some() {
         source = "given".into();
     }
-    let engine: EngineKind = a.engine.into();
+    let engine: EngineKind = a.engine.engine.into();
     if a.null_delay.null_delay.is_some() && engine != EngineKind::Null {
         anyhow::bail!("--null-delay applies to --engine null only");
     }
@@ -55,9 +58,9 @@ fn config(a: &MatrixArgs) -> anyhow::Result<MatrixConfig> {
             LargePatternArg::Seq => LargePattern::Sequential,
             LargePatternArg::Rand => LargePattern::Random,
         },
-        point_time_ns: seconds_to_ns(a.point_time),
-        warmup_ns: seconds_to_ns(a.warmup),
-        size: a.target.size.unwrap_or(DEFAULT_SIZE),
+        runtime_ns: seconds_to_ns(a.runtime.or(DEFAULT_RUNTIME_S)),
+        warmup_ns: seconds_to_ns(a.warmup.warmup),
+        size: a.target.size.size.unwrap_or(DEFAULT_SIZE),
         max_latency_ns: a.max_latency,
         null_delay_ns: a.null_delay.ns().unwrap_or(0),
         seed: a.seed.seed,

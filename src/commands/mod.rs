@@ -7,6 +7,7 @@ pub mod check;
 pub mod compare;
 pub mod dbwr;
 pub mod fleet;
+pub mod generate;
 pub mod lgwr;
 pub mod load;
 pub mod load_compare;

@@ -80,7 +80,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         .map(|s| CacheState::parse(s).map_err(anyhow::Error::msg))
         .collect::<anyhow::Result<_>>()?;
     let engine: EngineKind = a.engine.engine.into();
-    let (iodepth, direct) = (a.queue.iodepth, a.engine.direct);
+    let (iodepth, direct) = (a.queue.iodepth, a.direct.direct);
     if iodepth > 1 && !dbio_engine::engines::Capabilities::of(engine).queue_depth {
         anyhow::bail!(
             "--iodepth {} needs --engine io_uring or libaio (psync runs one read at a time per thread; use --threads)",
@@ -98,19 +98,19 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
     if engine == EngineKind::IoUring {
         dbio_engine::engines::probe_io_uring().map_err(anyhow::Error::msg)?;
     }
-    let bs = a.block_size.block_size.max(1);
+    let bs = a.bs.bs.max(1);
     let cfg = ReadConfig {
         engine,
         direct,
         threads: a.queue.threads,
         iodepth,
-        block_size: a.block_size.block_size,
+        bs: a.bs.bs,
         multiblock_count: a.multiblock_count,
         multiblock_pct: a.multiblock_pct,
         size: if a.stripe.targets.is_empty() {
-            default_size(&a.target.path, a.target.size)
+            default_size(&a.target.path, a.target.size.size)
         } else {
-            default_stripe_size(&a.stripe.targets, a.target.size)
+            default_stripe_size(&a.stripe.targets, a.target.size.size)
         } / bs
             * bs,
         distribution: Access::parse(&a.distribution)
@@ -138,7 +138,7 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
     let jc = JobConfig {
         engine: cfg.engine,
         rw: Pattern::Randread,
-        bs: cfg.block_size,
+        bs: cfg.bs,
         iodepth: cfg.iodepth,
         threads: cfg.threads,
         direct: cfg.direct,
@@ -151,7 +151,7 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
         block_device: policy(a.block_device.allow_block_device),
         keep: a.keep.keep,
     };
-    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "--block-size", "a block")? else {
+    let Some(plan) = super::stripe::plan(&a.stripe, &jc, &place, "--bs", "a block")? else {
         return Ok(None);
     };
     cfg.size = plan.map.logical_size();
@@ -378,13 +378,13 @@ pub fn check_section(
         )?);
         if let Some(td) = &td {
             let probe = CalibrateConfig {
-                block_size: cfg.block_size,
+                bs: cfg.bs,
                 size: cfg.size,
                 samples: 1000,
                 tier_time_ns: seconds_to_ns((runtime_s / 4.0).clamp(0.05, 0.5)),
                 ..CalibrateConfig::default()
             };
-            let blocks = cfg.size / cfg.block_size;
+            let blocks = cfg.size / cfg.bs;
             // The timed run above ends by raising `stop`, as each round
             // begins by clearing it (a signal is kept by the session).
             stop.store(false, Relaxed);

@@ -11,7 +11,7 @@ use dbio_model::JobConfig;
 
 /// The plan for `job` at `place` over `a`'s targets, or `None` without
 /// `--targets`. The stripe unit must hold the job's I/O (`jc.bs`) whole:
-/// `what` names that size as the command's options do ("--block-size",
+/// `what` names that size as the command's options do ("--bs",
 /// "the large I/O") and `one` names one such I/O ("a block"), so the
 /// refusal reads in the command's vocabulary. The caller makes its
 /// configuration's size the plan's logical size and validates it again.

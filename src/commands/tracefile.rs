@@ -59,9 +59,9 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         }
         None => None,
     };
-    let block_size = a.block_size.block_size;
-    if block_size == 0 {
-        bail!("--block-size must be above zero");
+    let bs = a.bs.bs;
+    if bs == 0 {
+        bail!("--bs must be above zero");
     }
     Ok(Options {
         units: match a.units {
@@ -74,7 +74,7 @@ fn options(a: &TracefileArgs) -> anyhow::Result<Options> {
         thresholds_from: from,
         top: a.top,
         interval_s,
-        block_size,
+        bs,
         hot_blocks: !a.no_hot_blocks,
     })
 }

@@ -41,7 +41,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         tid: a.tid,
         comm: a.comm.clone(),
         command: a.command.clone(),
-        duration_ns: a.duration.map(seconds_to_ns),
+        duration_ns: a.runtime.runtime.map(seconds_to_ns),
         interval_ns: a.interval.map(seconds_to_ns),
         stream: a.stream,
         min_latency_ns: a.min_latency.unwrap_or(0),

@@ -66,8 +66,8 @@ pub struct ModelShape {
     /// The later stages append through the page cache and fdatasync, as
     /// MariaDB's binary log is written.
     pub stage_append: bool,
-    /// Redo block, bytes.
-    pub block_size: u64,
+    /// Redo block, bytes (lgwr's `--bs`).
+    pub bs: u64,
     /// Sessions the model runs.
     pub sessions: u32,
     /// `commit_delay`, ns (PostgreSQL).
@@ -98,7 +98,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
         syncs_per_flush: 1,
         pipeline: false,
         stage_append: false,
-        block_size: 512,
+        bs: 512,
         sessions,
         commit_delay_ns: 0,
         commit_siblings: 5,
@@ -106,7 +106,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
     };
     match kind {
         DbKind::Postgres => {
-            s.block_size = PG_WAL_BLOCK;
+            s.bs = PG_WAL_BLOCK;
             let m = setting(settings, "wal_sync_method").unwrap_or("fdatasync");
             s.method = match m {
                 "fdatasync" => Method::BufferedFdatasync,
@@ -181,7 +181,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
             // InnoDB writes redo in its 512-byte log blocks, rounded to
             // the device's 4 KiB when it bypasses the page cache ("File
             // system buffers for log disabled (block size=4096 bytes)").
-            s.block_size = if direct { 4096 } else { 512 };
+            s.bs = if direct { 4096 } else { 512 };
             let binlog = on(setting(settings, "log_bin"));
             let synced_binlog = binlog && setting(settings, "sync_binlog") == Some("1");
             let flat = setting(settings, "innodb_flush_log_at_trx_commit");
@@ -216,7 +216,7 @@ pub fn shape(kind: DbKind, settings: &[(String, String)], sessions: u32) -> Mode
         }
         DbKind::Sqlite => {
             s.sessions = 1;
-            s.block_size = 4096;
+            s.bs = 4096;
             s.method = Method::BufferedFdatasync;
             s.notes.push(
                 "SQLite holds its write lock through the WAL sync, so commits never share one: \
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(s.protocol, Protocol::Leader);
         assert_eq!(s.method, Method::BufferedDsync);
         assert_eq!((s.commit_delay_ns, s.commit_siblings), (1_000_000, 3));
-        assert_eq!((s.block_size, s.syncs_per_flush, s.sessions), (8192, 1, 10));
+        assert_eq!((s.bs, s.syncs_per_flush, s.sessions), (8192, 1, 10));
         let s = shape(
             DbKind::Postgres,
             &set(&[("wal_sync_method", "fdatasync")]),
@@ -442,7 +442,7 @@ mod tests {
         );
         assert_eq!(s.protocol, Protocol::Leader);
         assert_eq!(s.method, Method::DirectFdatasync);
-        assert_eq!((s.syncs_per_flush, s.block_size), (2, 4096));
+        assert_eq!((s.syncs_per_flush, s.bs), (2, 4096));
         assert!(s.pipeline, "prepare and binary log are two group commits");
         assert!(s.stage_append, "the binary log is appended");
         // A binary log synced without a redo sync at prepare: one sync.

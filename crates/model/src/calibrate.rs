@@ -21,8 +21,9 @@ pub const INSEPARABLE_ERROR: f64 = 0.5;
 /// read section also provokes storage-cache hits with one.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CalibrateConfig {
-    /// Bytes per read.
-    pub block_size: u64,
+    /// Bytes per read (`--bs`; saved as `block_size`).
+    #[serde(rename = "block_size")]
+    pub bs: u64,
     /// Bytes of the file read (a whole number of blocks): the first part
     /// (a quarter, 64 MiB at most) for page-cache hits, the rest for
     /// storage-cache re-reads and device first reads.
@@ -39,11 +40,11 @@ impl Default for CalibrateConfig {
     /// 8 KiB reads over 1 GiB, 2000 reads or 2 s per tier.
     fn default() -> Self {
         Self {
-            block_size: 8192,
+            bs: 8192,
             size: 1 << 30,
             samples: 2000,
             tier_time_ns: 2_000_000_000,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

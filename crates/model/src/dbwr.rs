@@ -87,10 +87,14 @@ pub struct DbwrConfig {
     pub null_delay_ns: u64,
     /// Measured run time, ns (None: until `ops` touches are done).
     pub runtime_ns: Option<u64>,
-    /// Touches in total, split across foregrounds (None: until `runtime_ns`).
-    pub ops: Option<u64>,
-    /// Foreground rate over all threads, operations per second (None: full speed).
-    pub rate_ops: Option<u64>,
+    /// Touches in total, split across foregrounds (None: until
+    /// `runtime_ns`); `--ops`, saved as `ops`.
+    #[serde(rename = "ops")]
+    pub ops_limit: Option<u64>,
+    /// Foreground rate over all threads, operations per second (None: full
+    /// speed); `--rate`, saved as `rate_ops`.
+    #[serde(rename = "rate_ops")]
+    pub rate_iops: Option<u64>,
     /// Checkpoint interval, ns (None: no checkpoints during the run).
     pub checkpoint_interval_ns: Option<u64>,
     /// Writer CPU placement.
@@ -115,11 +119,11 @@ impl Default for DbwrConfig {
             direct: false,
             null_delay_ns: 0,
             runtime_ns: Some(10_000_000_000),
-            ops: None,
-            rate_ops: None,
+            ops_limit: None,
+            rate_iops: None,
             checkpoint_interval_ns: None,
             placement: Placement::Free,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

@@ -347,8 +347,10 @@ pub struct LgwrConfig {
     pub log_buffer_bytes: u64,
     /// Largest single log write, bytes (padding included).
     pub max_write_bytes: u64,
-    /// Redo block size, bytes: every write is padded to it.
-    pub block_size: u64,
+    /// Redo block size, bytes: every write is padded to it (`--bs`; saved
+    /// as `block_size`).
+    #[serde(rename = "block_size")]
+    pub bs: u64,
     /// Durability method.
     pub method: Method,
     /// `Some(delay)`: no I/O at all, every write (and every sync) takes
@@ -455,7 +457,7 @@ impl Default for LgwrConfig {
             client_cpu_ns: 0,
             log_buffer_bytes: 16 << 20,
             max_write_bytes: 1 << 20,
-            block_size: 512,
+            bs: 512,
             method: Method::DirectDsync,
             null_delay_ns: None,
             files: 3,
@@ -474,7 +476,7 @@ impl Default for LgwrConfig {
             pipeline: false,
             stage_append: false,
             cpu_includes_commit_path: false,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

@@ -43,8 +43,9 @@ pub struct MatrixConfig {
     pub write_pct: u8,
     /// Large-I/O pattern.
     pub large_pattern: LargePattern,
-    /// Measured time per point, ns.
-    pub point_time_ns: u64,
+    /// Measured time per point, ns (`--runtime`; saved as `point_time_ns`).
+    #[serde(rename = "point_time_ns")]
+    pub runtime_ns: u64,
     /// Warm-up before each point's measurement, ns (not measured).
     pub warmup_ns: u64,
     /// Bytes of the target used.
@@ -74,12 +75,12 @@ impl Default for MatrixConfig {
             ladder_source: "given".into(),
             write_pct: 0,
             large_pattern: LargePattern::Sequential,
-            point_time_ns: 2_000_000_000,
+            runtime_ns: 2_000_000_000,
             warmup_ns: 200_000_000,
             size: 1 << 30,
             max_latency_ns: None,
             null_delay_ns: 0,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }

@@ -350,8 +350,9 @@ pub struct ReadConfig {
     pub threads: u32,
     /// I/Os in flight per thread (io_uring and libaio).
     pub iodepth: u32,
-    /// Database block size, bytes.
-    pub block_size: u64,
+    /// Database block size, bytes (`--bs`; saved as `block_size`).
+    #[serde(rename = "block_size")]
+    pub bs: u64,
     /// Blocks per multiblock read.
     pub multiblock_count: u32,
     /// Share of reads that are multiblock reads, percent.
@@ -380,7 +381,7 @@ impl Default for ReadConfig {
             direct: false,
             threads: 1,
             iodepth: 1,
-            block_size: 8192,
+            bs: 8192,
             multiblock_count: 16,
             multiblock_pct: 10,
             size: 1 << 30,
@@ -388,7 +389,7 @@ impl Default for ReadConfig {
             runtime_ns: Some(10_000_000_000),
             ops_limit: None,
             rounds: 1,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
         }
     }
 }
@@ -396,12 +397,12 @@ impl Default for ReadConfig {
 impl ReadConfig {
     /// Bytes of the largest read.
     pub fn max_read(&self) -> u64 {
-        self.block_size * u64::from(self.multiblock_count)
+        self.bs * u64::from(self.multiblock_count)
     }
 
     /// Whole blocks in the file.
     pub fn blocks(&self) -> u64 {
-        self.size / self.block_size.max(1)
+        self.size / self.bs.max(1)
     }
 }
 

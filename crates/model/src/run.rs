@@ -303,7 +303,7 @@ impl Default for JobConfig {
             ops_limit: None,
             warmup_ns: 0,
             rate_iops: None,
-            seed: 0x5eed,
+            seed: crate::DEFAULT_SEED,
             null_delay_ns: 0,
         }
     }

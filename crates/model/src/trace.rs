@@ -75,8 +75,10 @@ pub struct TraceSettings {
     pub interval_s: u64,
     /// How many rows the top-N tables keep.
     pub top: usize,
-    /// Block size used to turn blocks into bytes.
-    pub block_size: u64,
+    /// Block size used to turn blocks into bytes (`--bs`; saved as
+    /// `block_size`).
+    #[serde(rename = "block_size")]
+    pub bs: u64,
     /// Events treated as idle when they occur between database calls.
     pub idle_events: Vec<String>,
 }

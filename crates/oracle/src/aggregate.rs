@@ -711,7 +711,7 @@ impl Analyzer {
                 thresholds_from: opts.thresholds_from.clone(),
                 interval_s: timeline.interval_s,
                 top: opts.top,
-                block_size: opts.block_size,
+                bs: opts.bs,
                 idle_events: IDLE_EVENTS.iter().map(|s| s.to_string()).collect(),
             },
             files,

@@ -64,8 +64,8 @@ pub struct Options {
     pub top: usize,
     /// Timeline interval in seconds; `None` picks 1 s, 1 min or 1 h by span.
     pub interval_s: Option<u64>,
-    /// Database block size in bytes (for sizes shown in bytes).
-    pub block_size: u64,
+    /// Database block size in bytes (for sizes shown in bytes; `--bs`).
+    pub bs: u64,
     /// Keep the per-block table (one hash-table slot per block-addressed
     /// wait, prefetched a wait ahead: about 8 % of the parse time of the
     /// I/O-heavy fixture family on a loaded machine).
@@ -81,7 +81,7 @@ impl Default for Options {
             thresholds_from: "default".into(),
             top: 20,
             interval_s: None,
-            block_size: 8192,
+            bs: 8192,
             hot_blocks: true,
         }
     }

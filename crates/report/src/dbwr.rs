@@ -60,7 +60,7 @@ fn describe(d: &DbwrResult) -> String {
             format_bytes(c.datafile_bytes)
         );
     }
-    if let Some(r) = c.rate_ops {
+    if let Some(r) = c.rate_iops {
         let _ = write!(s, ", rate {r} ops/s");
     }
     if let Some(i) = c.checkpoint_interval_ns {

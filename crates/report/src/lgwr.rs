@@ -70,7 +70,7 @@ pub fn describe(x: &LgwrResult) -> String {
         c.sessions,
         if c.sessions == 1 { "" } else { "s" },
         c.redo_size,
-        c.block_size,
+        c.bs,
         format_bytes(c.max_write_bytes),
         c.method,
         engine_name(c.engine())

@@ -34,7 +34,7 @@ pub fn render(r: &RunReport) -> String {
             LargePattern::Sequential => "sequential-stream",
             LargePattern::Random => "random",
         },
-        format_ns(c.point_time_ns as f64),
+        format_ns(c.runtime_ns as f64),
         format_ns(c.warmup_ns as f64),
         c.ladder_source
     );

@@ -19,10 +19,9 @@
 //!   `config.runtime_ns` and `config.ops`, which older results did not
 //!   record, are null.
 
+// The seed every `dbio lgwr` run used unless `--seed` was given.
+use dbio_model::DEFAULT_SEED;
 use serde_json::{Map, Value};
-
-/// The seed every `dbio lgwr` run used unless `--seed` was given.
-const DEFAULT_SEED: u64 = 0x5eed;
 
 /// Rewrites the `lgwr` and `dbwr` entries of a version 1 or 2 result `v`
 /// in place into their version 3 form. Entries already in that form (or
@@ -183,7 +182,7 @@ mod tests {
             serde_json::from_value(v["dbwr"][0].take()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(d.config.checkpoint_interval_ns, Some(50_000_000));
         assert_eq!(d.config.placement, Placement::Set(vec![0, 1]));
-        assert_eq!((d.config.runtime_ns, d.config.ops), (None, None));
+        assert_eq!((d.config.runtime_ns, d.config.ops_limit), (None, None));
         assert_eq!(d.block_size, 8192);
     }
 }

@@ -27,7 +27,7 @@ pub fn render(r: &RunReport) -> String {
     let _ = writeln!(
         out,
         "Datafile reads: {} blocks, {} % multiblock reads of {} blocks, {} single-block reads, {}{}, {} thread(s) at queue depth {}, file {}, {} round(s)",
-        format_bytes(s.block_size),
+        format_bytes(s.bs),
         s.multiblock_pct,
         s.multiblock_count,
         s.distribution,

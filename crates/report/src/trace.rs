@@ -376,7 +376,7 @@ fn size_histograms(r: &TraceReport) -> String {
     right_from(&mut t, 1);
     format!(
         "\nMultiblock latency by I/O size in blocks (columns: upper bucket edge, power-of-two µs; {} KiB blocks)\n{t}\n",
-        r.settings.block_size / 1024
+        r.settings.bs / 1024
     )
 }
 

@@ -56,12 +56,12 @@ pub fn page_cache_bytes(cfg: &CalibrateConfig) -> u64 {
 /// Checks a calibration configuration; one sentence naming the option on
 /// error.
 pub fn validate(cfg: &CalibrateConfig) -> Result<(), String> {
-    let bs = cfg.block_size;
+    let bs = cfg.bs;
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
-        return Err("--block-size must be a power of two between 512 B and 1 MiB".into());
+        return Err("--bs must be a power of two between 512 B and 1 MiB".into());
     }
     if cfg.size < 8 * bs {
-        return Err("--size must hold at least 8 blocks of --block-size".into());
+        return Err("--size must hold at least 8 blocks of --bs".into());
     }
     if cfg.samples == 0 || cfg.samples > 1_000_000 {
         return Err("--samples must be between 1 and 1000000".into());
@@ -146,13 +146,13 @@ fn timed_reads(
     stop: &AtomicBool,
 ) -> Result<Histogram<u64>, EngineError> {
     let mut h = new_histogram();
-    let bs = cfg.block_size as usize;
+    let bs = cfg.bs as usize;
     let deadline = now_ns() + cfg.tier_time_ns;
     for (i, b) in blocks.enumerate() {
         if i as u64 >= cfg.samples || stop.load(Relaxed) || now_ns() >= deadline {
             break;
         }
-        let off = b * cfg.block_size;
+        let off = b * cfg.bs;
         let slice = &mut buf.as_mut_slice()[..bs];
         if prime {
             pread_full(f, slice, off, path)?;
@@ -176,7 +176,7 @@ pub fn storage_cache_reads(
     cfg: &CalibrateConfig,
     stop: &AtomicBool,
 ) -> Result<Histogram<u64>, EngineError> {
-    let mut buf = AlignedBuf::new(cfg.block_size as usize);
+    let mut buf = AlignedBuf::new(cfg.bs as usize);
     let mut order = Scramble::new(0, blocks, cfg.seed);
     timed_reads(direct, path, &mut buf, &mut order, cfg, true, stop)
 }
@@ -196,7 +196,7 @@ pub fn measure(
     cfg: &CalibrateConfig,
     stop: &AtomicBool,
 ) -> Result<Calibration, EngineError> {
-    let bs = cfg.block_size;
+    let bs = cfg.bs;
     let blocks = cfg.size / bs;
     if blocks < 4 {
         return Err(EngineError::Invalid(format!(

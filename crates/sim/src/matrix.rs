@@ -130,8 +130,10 @@ pub fn validate(c: &MatrixConfig) -> Result<(), String> {
     if c.write_pct > 100 {
         return Err("--write-pct must be between 0 and 100".into());
     }
-    if c.point_time_ns == 0 || c.point_time_ns > MAX_POINT_TIME_NS {
-        return Err("--point-time must be a positive time of at most an hour".into());
+    if c.runtime_ns == 0 || c.runtime_ns > MAX_POINT_TIME_NS {
+        return Err(
+            "--runtime (the time per point) must be a positive time of at most an hour".into(),
+        );
     }
     let streams = c.large_ladder.iter().copied().max().unwrap_or(0);
     if c.large_pattern == LargePattern::Sequential
@@ -168,7 +170,7 @@ pub fn small_job(c: &MatrixConfig, n: u32) -> JobConfig {
         threads,
         direct: c.engine != EngineKind::Null,
         size: c.size,
-        runtime_ns: Some(c.point_time_ns),
+        runtime_ns: Some(c.runtime_ns),
         warmup_ns: c.warmup_ns,
         null_delay_ns: c.null_delay_ns,
         seed: c.seed,
@@ -192,7 +194,7 @@ pub fn large_job(c: &MatrixConfig, m: u32) -> JobConfig {
         threads,
         direct: c.engine != EngineKind::Null,
         size: c.size,
-        runtime_ns: Some(c.point_time_ns),
+        runtime_ns: Some(c.runtime_ns),
         warmup_ns: c.warmup_ns,
         null_delay_ns: c.null_delay_ns,
         seed: c.seed ^ 0x1a29e,

@@ -53,10 +53,10 @@ pub const MAX_MULTIBLOCK_BYTES: u64 = 8 << 20;
 
 /// Checks a read configuration; one sentence naming the options on error.
 pub fn validate(cfg: &ReadConfig) -> Result<(), String> {
-    let bs = cfg.block_size;
+    let bs = cfg.bs;
     if !(512..=(1 << 20)).contains(&bs) || !bs.is_power_of_two() {
         return Err(format!(
-            "--block-size must be a power of two between 512 B and 1 MiB, not {}",
+            "--bs must be a power of two between 512 B and 1 MiB, not {}",
             format_bytes(bs)
         ));
     }
@@ -65,7 +65,7 @@ pub fn validate(cfg: &ReadConfig) -> Result<(), String> {
     }
     if bs * u64::from(cfg.multiblock_count) > MAX_MULTIBLOCK_BYTES {
         return Err(format!(
-            "--multiblock-count {} × --block-size {} exceeds the largest read, {}",
+            "--multiblock-count {} × --bs {} exceeds the largest read, {}",
             cfg.multiblock_count,
             format_bytes(bs),
             format_bytes(MAX_MULTIBLOCK_BYTES)
@@ -243,7 +243,7 @@ impl ReadRun {
         progress: &dyn Progress,
     ) -> Result<(), EngineError> {
         let cfg = &self.cfg;
-        let page = 4096u64.max(cfg.block_size);
+        let page = 4096u64.max(cfg.bs);
         let bytes = cache::cached_bytes(cfg.size, self.accs[state].state.cached_pct, page);
         for (i, t) in targets.iter().enumerate() {
             let (size, share) = match stripe {
@@ -278,7 +278,7 @@ impl ReadRun {
             seed: cfg.seed,
         };
         let expected = [
-            (ReadKind::Single.class(), cfg.block_size as u32),
+            (ReadKind::Single.class(), cfg.bs as u32),
             (ReadKind::Multi.class(), cfg.max_read() as u32),
         ];
         let seed = cfg.seed.wrapping_add(u64::from(round));
@@ -286,7 +286,7 @@ impl ReadRun {
         let make = |i: u32| {
             let mix = ReadMix::new(
                 picker.clone(),
-                cfg.block_size,
+                cfg.bs,
                 cfg.multiblock_count,
                 cfg.multiblock_pct,
                 seed,
@@ -295,7 +295,7 @@ impl ReadRun {
             );
             (
                 match stripe {
-                    Some(m) => mix.with_unit(m.unit / cfg.block_size),
+                    Some(m) => mix.with_unit(m.unit / cfg.bs),
                     None => mix,
                 },
                 StripeRecorder::new(
@@ -576,7 +576,7 @@ fn build(
     cached_after: Option<PageCacheResidency>,
     att: Option<&TierAttribution>,
 ) -> ReadResult {
-    let bs = cfg.block_size;
+    let bs = cfg.bs;
     let groups = rec.nonempty();
     let by_size: Vec<ReadGroup> = groups
         .iter()
@@ -666,11 +666,8 @@ mod tests {
             ..cfg()
         };
         assert!(validate(&c).unwrap_err().contains("--multiblock-count"));
-        let c = ReadConfig {
-            block_size: 3000,
-            ..cfg()
-        };
-        assert!(validate(&c).unwrap_err().contains("--block-size"));
+        let c = ReadConfig { bs: 3000, ..cfg() };
+        assert!(validate(&c).unwrap_err().contains("--bs"));
         let c = ReadConfig {
             runtime_ns: Some(0),
             ..cfg()

@@ -263,8 +263,8 @@ fn config(engine: EngineKind, writers: u32, blocks: u64) -> DbwrConfig {
         direct: false,
         null_delay_ns: 0,
         runtime_ns: None,
-        ops: Some(20_000),
-        rate_ops: None,
+        ops_limit: Some(20_000),
+        rate_iops: None,
         checkpoint_interval_ns: Some(5_000_000),
         placement: Placement::Free,
         seed: 42,
@@ -423,9 +423,9 @@ fn bad_configurations_are_refused_in_one_sentence() {
 fn checkpoints_follow_the_interval_exactly() {
     const INTERVAL: u64 = 100_000_000;
     let cfg = DbwrConfig {
-        ops: None,
+        ops_limit: None,
         runtime_ns: Some(1_000_000_000),
-        rate_ops: Some(20_000),
+        rate_iops: Some(20_000),
         checkpoint_interval_ns: Some(INTERVAL),
         ..config(EngineKind::Null, 2, 4096)
     };

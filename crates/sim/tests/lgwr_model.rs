@@ -384,7 +384,7 @@ fn appended_files_grow_by_redo_plus_padding() {
     let d = scratch();
     let cfg = edit(real_cfg(d.path(), Method::BufferedFdatasync), |c| {
         c.prepare = Prepare::Append;
-        c.block_size = 4096;
+        c.bs = 4096;
         c.files = 24;
     });
     let (r, lens, records, _) = real_run(&cfg);
@@ -438,7 +438,7 @@ fn bad_input_fails_before_any_file_is_made() {
     for (cfg, want) in [
         (edit(base.clone(), |c| c.sessions = 0), "--sessions"),
         (
-            edit(base.clone(), |c| c.block_size = 256),
+            edit(base.clone(), |c| c.bs = 256),
             "O_DIRECT cannot write 256-byte",
         ),
         (
@@ -667,7 +667,7 @@ fn verify_catches_damaged_and_missing_records() {
             &m.writer.uses,
             cfg.config.seed,
             cfg.config.redo_size.max(),
-            cfg.config.block_size,
+            cfg.config.bs,
         )
     };
     assert_eq!(again().checked, 600, "reading back twice changes nothing");

@@ -145,13 +145,13 @@ pub fn validate(c: &DbwrConfig) -> Result<(), DbwrError> {
     if blocks > u64::from(u32::MAX - 1) * u64::from(c.lists) {
         return bad("the datafile has too many blocks for this many lists".into());
     }
-    if c.runtime_ns.is_none() && c.ops.is_none() {
+    if c.runtime_ns.is_none() && c.ops_limit.is_none() {
         return bad("give a run time or an operation count".into());
     }
-    if c.ops == Some(0) {
+    if c.ops_limit == Some(0) {
         return bad("--ops must be at least 1".into());
     }
-    if c.rate_ops == Some(0) {
+    if c.rate_iops == Some(0) {
         return bad("--rate must be at least 1 operation per second".into());
     }
     if c.checkpoint_interval_ns == Some(0) {

@@ -484,14 +484,14 @@ fn foreground_thread(
     match engine {
         Err(e) => fail(e.into()),
         Ok(engine) => {
-            let ops = cfg.ops.map(|n| {
+            let ops = cfg.ops_limit.map(|n| {
                 let f = u64::from(cfg.foregrounds);
                 n / f + u64::from(u64::from(i) < n % f)
             });
             let spec = LoadSpec {
                 ops,
                 interval_ns: cfg
-                    .rate_ops
+                    .rate_iops
                     .map(|r| (u64::from(cfg.foregrounds) * 1_000_000_000 / r).max(1)),
                 dirty_pct: cfg.dirty_pct,
                 start_ns: Some(t0),

@@ -150,7 +150,7 @@ fn leader_fits(c: &LgwrConfig) -> Result<(), String> {
 /// Checks everything that does not need the filesystem. The first
 /// problem comes back as one sentence.
 pub fn validate(c: &LgwrConfig) -> Result<(), String> {
-    let bs = c.block_size;
+    let bs = c.bs;
     if c.sessions == 0 {
         return Err("--sessions must be at least 1: a log writer needs someone to commit".into());
     }
@@ -165,12 +165,12 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     }
     if !bs.is_power_of_two() || bs > 65536 {
         return Err(format!(
-                "--block-size {bs} is not a power of two of at most 64 KiB (databases use 512 B or 4 KiB redo blocks)"
+                "--bs {bs} is not a power of two of at most 64 KiB (databases use 512 B or 4 KiB redo blocks)"
             ));
     }
     if c.real_io() && c.method.direct() && !bs.is_multiple_of(512) {
         return Err(format!(
-                "O_DIRECT cannot write {bs}-byte redo blocks: it needs multiples of 512 B; use --block-size 512 or 4k, or a buffered method"
+                "O_DIRECT cannot write {bs}-byte redo blocks: it needs multiples of 512 B; use --bs 512 or 4k, or a buffered method"
             ));
     }
     if c.max_write_bytes < bs
@@ -335,7 +335,7 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("--sessions"), "{e}");
         let e = validate(&LgwrConfig {
-            block_size: 256,
+            bs: 256,
             ..ok.clone()
         })
         .unwrap_err();

@@ -57,10 +57,10 @@ pub fn preflight(run: &LgwrRun) -> Result<(), String> {
             ));
         }
         if let Some(a) = probe.dio_alignment {
-            if u64::from(a.offset_align) > cfg.block_size {
+            if u64::from(a.offset_align) > cfg.bs {
                 return Err(format!(
-                    "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --block-size {} or a buffered method",
-                    cfg.block_size,
+                    "O_DIRECT cannot write {}-byte redo blocks on {}: it needs multiples of {} B (statx); use --bs {} or a buffered method",
+                    cfg.bs,
                     dir.display(),
                     a.offset_align,
                     a.offset_align
@@ -104,7 +104,7 @@ impl LogGroup {
             size: cfg.file_size,
             prepare: cfg.prepare,
             direct: false,
-            bs: cfg.block_size,
+            bs: cfg.bs,
             sync: Durability::None,
             writes: true,
             overwrite: false,

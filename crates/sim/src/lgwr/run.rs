@@ -359,7 +359,7 @@ pub fn run(
             &wrec.uses,
             cfg.seed,
             cfg.redo_size.max(),
-            cfg.block_size,
+            cfg.bs,
         )
     });
     let commits: u64 = recs.iter().map(|r| r.commits).sum();

@@ -135,7 +135,7 @@ impl Stage {
                 lat: dbio_engine::recorder::new_histogram(),
             }),
             record_bytes: record_bytes(&cfg.redo_size),
-            block: cfg.block_size,
+            block: cfg.bs,
             file_size: cfg.file_size,
             sync: if cfg.stage_append {
                 SyncOp::Fdatasync

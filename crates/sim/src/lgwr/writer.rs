@@ -410,7 +410,7 @@ impl<'a> Writer<'a> {
         rec: &mut WriterRec,
     ) -> Result<(), EngineError> {
         let cfg = self.cfg;
-        let bs = cfg.block_size;
+        let bs = cfg.bs;
         let sync = sync_op(cfg.method);
         let all_members = (1u32 << cfg.members) - 1;
         let mut closed = false;

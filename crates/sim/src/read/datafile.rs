@@ -70,7 +70,7 @@ pub fn target_spec(
         size: cfg.size,
         prepare: Prepare::Prewrite,
         direct: cfg.direct,
-        bs: cfg.block_size,
+        bs: cfg.bs,
         sync: Durability::None,
         writes: false,
         overwrite: false,

@@ -92,7 +92,7 @@ pub fn section(m: &MatrixResult) -> String {
         },
         esc(&m.target),
         esc(c.engine.name()),
-        esc(&format_ns(c.point_time_ns as f64)),
+        esc(&format_ns(c.runtime_ns as f64)),
         esc(&format_ns(c.warmup_ns as f64)),
     );
     if let Some(target) = c.max_latency_ns {
