@@ -13,6 +13,7 @@
 mod cli;
 mod commands;
 mod inputs;
+mod notes;
 mod output;
 mod progress;
 mod run_context;

@@ -218,7 +218,9 @@ impl RunContext {
                 Err(e) => return Err(e.into()),
             }
             for t in &self.members {
-                report.warnings.extend(t.notices.iter().cloned());
+                report
+                    .findings
+                    .extend(t.notices.iter().map(crate::notes::scratch));
             }
             if let Some(t) = self.members.first() {
                 fill_dio_alignment(report, t);
@@ -361,7 +363,9 @@ impl RunContext {
                     Err(_) if self.interrupted(report) => return Ok(false),
                     Err(e) => return Err(e.into()),
                 };
-                report.warnings.extend(t.notices.iter().cloned());
+                report
+                    .findings
+                    .extend(t.notices.iter().map(crate::notes::scratch));
                 fill_dio_alignment(report, &t);
                 if self.shared.is_none() {
                     self.shared = Some(t);

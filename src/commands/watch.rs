@@ -22,6 +22,7 @@ use dbio_model::units::seconds_to_ns;
 use dbio_model::watch::{
     WatchConfig, WatchEnd, WatchFileOp, WatchLosses, WatchResult, WatchedProcess,
 };
+use dbio_model::{Finding, Severity};
 use dbio_watch::{LoadOptions, Snapshot, StreamEvent, Watcher};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -394,22 +395,26 @@ fn check_processes(cfg: &WatchConfig) -> anyhow::Result<()> {
 
 /// Watches the processes matching `--comm` that are not watched yet. A
 /// full table of watched processes (4,096) skips the newcomer with a
-/// warning, it does not end the watch.
+/// warning finding, it does not end the watch.
 fn adopt_matching(
     pattern: &str,
     watcher: &mut Watcher,
     processes: &mut BTreeMap<u32, String>,
     names: &mut names::Names,
-    warnings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
     quiet: bool,
 ) {
     let me = std::process::id();
     for pid in matching(pattern, me) {
         if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
             if let Err(e) = watcher.watch(pid, None) {
-                let w = format!("some processes matching the pattern are not watched: {e}");
-                if !warnings.contains(&w) {
-                    warnings.push(w);
+                let w = Finding::note(
+                    "watch.not_watched",
+                    Severity::Warning,
+                    format!("some processes matching the pattern are not watched: {e}"),
+                );
+                if !findings.contains(&w) {
+                    findings.push(w);
                 }
                 continue;
             }
@@ -451,37 +456,55 @@ fn stream_tick(
     n
 }
 
-/// What the result should warn about once the watch is over: paths that
-/// could not be read or were cut.
-fn final_warnings(
+/// What the result should say once the watch is over: paths that could
+/// not be read or were cut (each a notice: the I/O figures stand, some
+/// of their file names do not).
+fn path_notes(
     w: &dbio_model::watch::WatchResult,
     processes: &BTreeMap<u32, String>,
     names: &names::Names,
-) -> Vec<String> {
-    let mut warnings = Vec::new();
+) -> Vec<Finding> {
+    let mut notes = Vec::new();
+    let mut note = |rule: &str, text: String, count: u64| {
+        let f = Finding::note(rule, Severity::Notice, text);
+        notes.push(match count {
+            0 => f,
+            n => f.with_evidence("paths", n as f64, "count"),
+        });
+    };
     let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
     if w.ops
         .iter()
         .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
     {
-        warnings.push(
+        note(
+            "watch.path_unread",
             "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
+            0,
         );
     }
     if names.unresolved > 0 {
-        warnings.push(format!(
-            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
-            names.unresolved
-        ));
+        note(
+            "watch.path_relative",
+            format!(
+                "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
+                names.unresolved
+            ),
+            names.unresolved,
+        );
     }
     if names.truncated > 0 {
-        warnings.push(format!(
-            "{} paths were longer than the {} bytes captured at open time and are cut there",
+        note(
+            "watch.path_cut",
+            format!(
+                "{} paths were longer than the {} bytes captured at open time and are cut there",
+                names.truncated,
+                dbio_watch::PATH_BYTES - 1
+            ),
             names.truncated,
-            dbio_watch::PATH_BYTES - 1
-        ));
+        );
     }
-    warnings
+    notes
 }
 
 /// Runs `dbio watch`.
@@ -553,7 +576,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                 &mut watcher,
                 &mut processes,
                 &mut names,
-                &mut rep.warnings,
+                &mut rep.findings,
                 a.output.quiet,
             );
         }
@@ -660,7 +683,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
             .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
             .collect();
     }
-    rep.warnings.extend(final_warnings(&w, &processes, &names));
+    rep.findings.extend(path_notes(&w, &processes, &names));
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
 }

@@ -156,6 +156,29 @@ impl<'de> Deserialize<'de> for Finding {
 }
 
 impl Finding {
+    /// What a command noticed while it ran, as opposed to what a rule draws
+    /// from the finished result: a scratch file it removed, a section that
+    /// could not run, a setting it had to change server-wide. `rule` names
+    /// where it was noticed (`scratch.target`, `load.table_not_dropped`).
+    /// Results written before these were findings carry them as the run
+    /// report's `warnings` strings.
+    pub fn note(rule: &str, severity: Severity, text: impl Into<String>) -> Finding {
+        Finding {
+            rule: rule.into(),
+            subject: None,
+            severity,
+            text: text.into(),
+            evidence: Vec::new(),
+            reference: None,
+        }
+    }
+
+    /// The finding with one more number it rests on.
+    pub fn with_evidence(mut self, what: &str, value: f64, unit: &str) -> Finding {
+        self.evidence.push(Evidence::new(what, value, unit));
+        self
+    }
+
     /// A conclusion written before findings existed: its text only.
     pub fn legacy(subject: Option<String>, text: String) -> Finding {
         Finding {

@@ -59,7 +59,11 @@ pub struct RunReport {
     pub findings: Vec<crate::Finding>,
     /// Set when the run stopped early: the jobs hold what was measured so far.
     pub partial: Option<PartialReason>,
-    /// Things the reader should know (noisy machine, page cache state, ...).
+    /// What results written before notes became findings had to say
+    /// beside their findings (a scratch file removed, a section that could
+    /// not run), as plain sentences: still read and printed as they were.
+    /// dbio now writes these as `findings` (see `Finding::note`) and
+    /// leaves this empty.
     pub warnings: Vec<String>,
     /// How the table shows the sections. A result written before this
     /// field reads back as `summary` when its command was `check`.

@@ -31,6 +31,7 @@ use anyhow::Context;
 use dbio_model::watch::{
     WatchConfig, WatchDeviceIo, WatchEnd, WatchLosses, WatchResult, WatchedProcess,
 };
+use dbio_model::{Finding, Severity};
 use dbio_watch::{dev_name, LoadOptions, Snapshot, Watcher};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -162,8 +163,10 @@ pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
     crate::commands::fleet::begin(&a.fleet, ctx.stop_flag(), &mut rep)?;
     let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
     if (major, minor) != (dev >> 20, dev & 0xfffff) || part_start > 0 {
-        rep.warnings.push(format!(
-            "{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"
+        rep.findings.push(Finding::note(
+            "watch.partition_is_whole_disk",
+            Severity::Notice,
+            format!("{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"),
         ));
     }
     if !a.output.quiet {
