@@ -228,10 +228,16 @@ fn shell_words(args: &[String]) -> String {
 /// The report with its findings drawn from what it holds now: every
 /// measuring command's result passes through here, so the table, JSON and
 /// CSV carry the same findings, and a save after each step carries those
-/// of the steps that ran. The commands themselves write no conclusions.
+/// of the steps that ran. The commands themselves write no conclusions,
+/// only notes of what they noticed while running ([`Finding::note`]):
+/// those follow the drawn findings.
+///
+/// [`Finding::note`]: dbio_model::Finding::note
 fn with_findings(r: &RunReport) -> RunReport {
     let mut r = r.clone();
+    let notes = std::mem::take(&mut r.findings);
     r.findings = dbio_report::findings::evaluate(&r);
+    r.findings.extend(notes);
     r
 }
 

@@ -63,11 +63,11 @@ fn calibrate_on_tmpfs_reports_no_device_tier() {
     assert_eq!(c["storage_cache_max_ns"].as_u64(), Some(u64::MAX));
     assert!(c["storage_device_boundary"].is_null());
     assert_eq!(c["fs_type"], "tmpfs");
-    assert!(v["warnings"]
+    assert!(v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|w| w.as_str().unwrap().contains("no block device")));
+        .any(|w| w["text"].as_str().unwrap().contains("no block device")));
     // The table says so too.
     let out = dbio()
         .arg("calibrate")

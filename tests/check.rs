@@ -238,7 +238,7 @@ fn check_on_ramfs_runs_buffered_and_warns() {
         assert!(!name.contains("O_DIRECT"), "{name} ran buffered");
     }
     assert_eq!(jobs[0]["name"], "log write 8k buffered+O_DSYNC");
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(
         warnings.contains("does not support O_DIRECT (ramfs)"),
         "{warnings}"

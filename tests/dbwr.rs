@@ -78,12 +78,14 @@ fn a_sweep_counts_every_operation_and_leaves_nothing_dirty() {
         let written = blocks + r["shutdown_writes"].as_u64().unwrap();
         assert!(written >= 1 && written <= changes, "{written} vs {changes}");
     }
-    // One finding per configuration, then the sweep's two.
+    // One finding per configuration, then the sweep's two; then the
+    // run's notes (more threads than CPUs on a small machine).
     let rules: Vec<&str> = v["findings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["rule"].as_str().unwrap())
+        .filter(|&r| r != "dbwr.cpu_oversubscribed")
         .collect();
     assert_eq!(rules.len(), 5, "{rules:?}");
     assert_eq!(&rules[3..], ["dbwr.sweep", "dbwr.sweep_first_cpu"]);

@@ -265,7 +265,7 @@ fn merge_refuses_parts_that_began_too_far_apart_and_shows_the_spread() {
         .args(["merge", a_s, near_s, "--json", "-", "--quiet"])
         .succeeds();
     let v = json(&out.stdout);
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(warnings.contains("within 5.000 ms"), "{warnings}");
     // 50 ms apart: refused in one sentence naming the spread and the parts.
     let e = refused(&["merge", a_s, far_s]);
@@ -284,7 +284,7 @@ fn merge_refuses_parts_that_began_too_far_apart_and_shows_the_spread() {
         .args(["merge", a_s, far_s, "--allow-skew", "--json", "-"])
         .succeeds();
     let v = json(&out.stdout);
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(
         warnings.contains("50.000 ms apart") && warnings.contains("merged anyway"),
         "{warnings}"
@@ -296,7 +296,7 @@ fn merge_refuses_parts_that_began_too_far_apart_and_shows_the_spread() {
     let out = dbio()
         .args(["merge", a_s, near_s, "--json", "-"])
         .succeeds();
-    let warnings = json(&out.stdout)["warnings"].to_string();
+    let warnings = json(&out.stdout)["findings"].to_string();
     assert!(
         warnings.contains("near: its clock was not synchronised"),
         "{warnings}"
@@ -424,7 +424,7 @@ fn the_ansible_playbook_runs_every_host_at_one_start_and_merges() {
     // Merge names a skew beyond its default --max-skew (20 ms) and
     // merges anyway; within it, it says nothing.
     let spread = starts.iter().max().unwrap() - starts.iter().min().unwrap();
-    let warnings = m["warnings"].to_string();
+    let warnings = m["findings"].to_string();
     assert_eq!(
         warnings.contains("merged anyway"),
         spread > 20_000_000,

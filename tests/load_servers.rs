@@ -526,11 +526,12 @@ fn restored_after_sigint(kind: Kind, name: &str, values: &str, changed: &str) ->
     assert_eq!(v["load_compare"]["settings"][0]["restored"], true);
     assert!(v["load"][0]["commits"].as_u64().unwrap() > 0);
     assert_eq!(show(kind, &u, name), before);
-    let warned = v["warnings"].as_array().unwrap().iter().any(|w| {
-        w.as_str()
+    let warned = v["findings"].as_array().unwrap().iter().any(|w| {
+        w["text"]
+            .as_str()
             .is_some_and(|w| w.contains("server-wide") && w.contains(name))
     });
-    assert!(warned, "{}", v["warnings"]);
+    assert!(warned, "{}", v["findings"]);
     assert_eq!(dbio_tables(kind, &u), "");
     v
 }

@@ -346,7 +346,7 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
         "the symlink was removed"
     );
     let v = json(&fs::read(&json_path).unwrap());
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(
         warnings.contains("removed 1 stale temporary file")
             && warnings.contains(&format!("dbio-{dead}-0.tmp")),
@@ -599,7 +599,7 @@ fn safety_files_ramfs_mark_warning() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v = json(&fs::read(&json_path).unwrap());
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(
         warnings.contains("could not mark") && warnings.contains("ramfs"),
         "{warnings}"

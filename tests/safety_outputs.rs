@@ -473,7 +473,7 @@ fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
         out.status.code() == Some(0) || (out.status.code() == Some(1) && v["partial"].is_object()),
         "{err}"
     );
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     assert!(
         warnings.contains("to fit within 32.0 MiB of scratch space")
             && warnings.contains("the read section a 32.0 MiB file"),
@@ -484,7 +484,7 @@ fn safety_outputs_check_on_a_small_filesystem_scales_its_sections() {
         v["lgwr"].as_array().is_some_and(|a| !a.is_empty()),
         "{} {}",
         v["partial"],
-        v["warnings"]
+        v["findings"]
     );
     assert_eq!(
         v["reads"][0]["config"]["size"].as_u64(),

@@ -276,7 +276,7 @@ fn after_sigkill_the_next_run_removes_or_names_every_leftover() {
                 "{what}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            let warnings = json(&out.stdout)["warnings"].to_string();
+            let warnings = json(&out.stdout)["findings"].to_string();
             for name in &left {
                 assert!(
                     warnings.contains(name.as_str()),

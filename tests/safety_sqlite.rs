@@ -527,7 +527,7 @@ fn safety_sqlite_a_killed_runs_files_are_removed_by_the_next_run() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v = json(&out.stdout);
-    let warnings = v["warnings"].to_string();
+    let warnings = v["findings"].to_string();
     // Everything the killed run left is gone, and named as removed.
     for (name, _) in &left {
         assert!(

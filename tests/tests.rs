@@ -35,6 +35,7 @@ mod safety_outputs;
 mod safety_scratch_race;
 mod safety_signals;
 mod safety_sqlite;
+mod schema;
 mod schema_v2;
 mod series;
 mod stripe;

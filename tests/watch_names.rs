@@ -107,11 +107,11 @@ fn watch_names_the_files_a_short_lived_command_opens_and_closes() {
         "{dd}"
     );
     assert!(
-        r["warnings"].as_array().is_none_or(|v| !v
+        r["findings"].as_array().is_none_or(|v| !v
             .iter()
-            .any(|x| x.as_str().unwrap().contains("closed before"))),
+            .any(|x| x["text"].as_str().unwrap().contains("closed before"))),
         "{}",
-        r["warnings"]
+        r["findings"]
     );
 }
 

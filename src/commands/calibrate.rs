@@ -11,6 +11,7 @@ use dbio_model::calibrate::{CalibrateConfig, Calibration};
 use dbio_model::read::TierThresholds;
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{Durability, Prepare};
+use dbio_model::{Finding, Severity};
 use dbio_sim::calibrate::measure;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -117,14 +118,20 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     report.environment = dbio_engine::sysinfo::environment(&t.path);
-    report.warnings.extend(t.notices.iter().cloned());
+    report
+        .findings
+        .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
     let mut c = measure(&t, &cfg, &stop)?;
     ctx.interrupted(&mut report);
     if a.target.path.is_dir() {
         c.target = format!("a temporary file in {}", a.target.path.display());
     }
     if let Some(why) = &c.no_device_tier {
-        report.warnings.push(why.clone());
+        report.findings.push(Finding::note(
+            "calibrate.no_device_tier",
+            Severity::Notice,
+            why.clone(),
+        ));
     }
     let mut save_error = None;
     if let (Some((shown, sink)), None) = (&save_to, &report.partial) {

@@ -10,7 +10,7 @@ use crate::cli::CheckArgs;
 use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
 use anyhow::Context;
 use dbio_engine::scratch::ScratchDir;
-use dbio_model::PartialReason;
+use dbio_model::{Finding, PartialReason, Severity};
 use dbio_sim::check::{battery, plan_space};
 use std::process::ExitCode;
 
@@ -67,13 +67,21 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     // One screen for every section: each shown as its summary table.
     report.layout = dbio_model::Layout::Summary;
     if !direct_ok {
-        report.warnings.push(format!(
-            "{} does not support O_DIRECT ({}): every test ran buffered, so the figures describe memory and the page cache, not a device",
-            dir.display(),
-            report.environment.fs_type
+        report.findings.push(Finding::note(
+            "check.no_direct_io",
+            Severity::Warning,
+            format!(
+                "{} does not support O_DIRECT ({}): every test ran buffered, so the figures describe memory and the page cache, not a device",
+                dir.display(),
+                report.environment.fs_type
+            ),
         ));
     }
-    report.warnings.extend(plan.notes.iter().cloned());
+    report.findings.extend(
+        plan.notes
+            .iter()
+            .map(|n| Finding::note("check.scratch_plan", Severity::Notice, n.clone())),
+    );
     let mut complete = true;
     for j in &jobs {
         if !ctx.run(j, &mut report)? {
@@ -105,7 +113,11 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             if let Err(e) = res {
                 // What the other sections measured is kept and printed.
                 let message = format!("the {what} section could not run: {e:#}");
-                report.warnings.push(message.clone());
+                report.findings.push(Finding::note(
+                    "check.section_failed",
+                    Severity::Warning,
+                    message.clone(),
+                ));
                 mark_partial(&mut report, PartialReason::Incomplete { message });
             }
             ctx.save(&report);

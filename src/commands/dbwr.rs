@@ -14,7 +14,7 @@ use dbio_model::dbwr::DbwrResult;
 use dbio_model::dbwr::{DbwrConfig, Placement};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::EngineKind;
-use dbio_model::{JobConfig, Pattern};
+use dbio_model::{Finding, JobConfig, Pattern, Severity};
 use dbio_sim::dbwr::config::validate;
 use dbio_sim::dbwr::datafile::{prepare, prepare_stripe, Prepared};
 use dbio_sim::dbwr::{report, standard_engines, striped_engines, Datafile, BLOCK_SIZE};
@@ -196,7 +196,8 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     for t in prepared.target.iter().chain(&prepared.members) {
-        rep.warnings.extend(t.notices.iter().cloned());
+        rep.findings
+            .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
     }
     if let Some(t) = prepared.members.first() {
         // A stripe's environment is its first member's.
@@ -208,10 +209,19 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let cpus = rep.environment.cpus;
     let most = cfgs.iter().map(|c| c.writers).max().unwrap_or(1);
     if cpus > 0 && (most + a.foregrounds) as usize > cpus {
-        rep.warnings.push(format!(
-            "{} foregrounds and up to {most} writers share {cpus} CPUs: when they are all runnable the scheduler, not the storage, sets the pace",
-            a.foregrounds
-        ));
+        rep.findings.push(
+            Finding::note(
+                "dbwr.cpu_oversubscribed",
+                Severity::Warning,
+                format!(
+                    "{} foregrounds and up to {most} writers share {cpus} CPUs: when they are all runnable the scheduler, not the storage, sets the pace",
+                    a.foregrounds
+                ),
+            )
+            .with_evidence("foreground threads", f64::from(a.foregrounds), "count")
+            .with_evidence("writer threads, at most", f64::from(most), "count")
+            .with_evidence("CPUs", cpus as f64, "count"),
+        );
     }
     for cfg in &cfgs {
         let name = format!("writers={}", cfg.writers);

@@ -11,8 +11,8 @@
 //! headings, so `man dbio` and a search in it find every flag.
 
 use crate::cli::generate::{GenerateArgs, Generated};
-use dbio_output::Sink;
 use clap_mangen::Man;
+use dbio_output::Sink;
 use std::path::Path;
 use std::process::ExitCode;
 

@@ -172,9 +172,9 @@ fn add_results(
     done: &[u32],
     notices: &[String],
 ) {
-    for w in notices {
-        if !report.warnings.contains(w) {
-            report.warnings.push(w.clone());
+    for w in notices.iter().map(dbio_engine::target::scratch_note) {
+        if !report.findings.contains(&w) {
+            report.findings.push(w);
         }
     }
     for ((name, cfg), (m, &n)) in configs.iter().zip(acc.iter().zip(done)) {

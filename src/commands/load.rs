@@ -13,6 +13,7 @@ use dbio_load::sqlite::SqliteDb;
 use dbio_load::Database;
 use dbio_model::load::LoadConfig;
 use dbio_model::units::seconds_to_ns;
+use dbio_model::{Finding, Severity};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,7 +73,9 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     };
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("load", &a.dir);
-    report.warnings.extend(notices);
+    report
+        .findings
+        .extend(notices.iter().map(dbio_engine::target::scratch_note));
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     if !a.compare.is_empty() {
         let code = super::load_compare::run(&a, &cfg, db.as_mut(), &mut ctx, report);
@@ -81,7 +84,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     }
     let stop = ctx.stop_flag();
     let mut base = (!a.no_baseline)
-        .then(|| super::load_compare::before(db.as_mut(), &a.dir, stop, &mut report.warnings))
+        .then(|| super::load_compare::before(db.as_mut(), &a.dir, stop, &mut report.findings))
         .flatten();
     let bar = crate::progress::Bar::new("load", a.output.quiet);
     let run = execute_with(db.as_mut(), &cfg, "load", stop, &|t| bar.load(t, ""));
@@ -96,9 +99,9 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    super::load_compare::after(&mut base, stop, &mut report.warnings);
+    super::load_compare::after(&mut base, stop, &mut report.findings);
     out.result.baseline = base;
-    report.warnings.extend(out.warnings);
+    report.findings.extend(out.findings);
     if let Some(e) = out.error {
         // A session the server ended: said at once, besides the partial result.
         crate::say::line(&format!(
@@ -108,31 +111,39 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     }
     ctx.interrupted(&mut report);
     if cfg.keep {
-        report.warnings.push(format!(
-            "the table {} was kept in {} (--keep){}",
-            out.result.table,
-            out.result.config.target,
-            match out.result.config.target.strip_prefix("sqlite:") {
-                Some(db) => format!(
-                    ", in dbio's private directory {}",
-                    Path::new(db).parent().unwrap_or(Path::new(db)).display()
-                ),
-                None => String::new(),
-            }
+        report.findings.push(Finding::note(
+            "load.table_kept",
+            Severity::Info,
+            format!(
+                "the table {} was kept in {} (--keep){}",
+                out.result.table,
+                out.result.config.target,
+                match out.result.config.target.strip_prefix("sqlite:") {
+                    Some(db) => format!(
+                        ", in dbio's private directory {}",
+                        Path::new(db).parent().unwrap_or(Path::new(db)).display()
+                    ),
+                    None => String::new(),
+                }
+            ),
         ));
     }
     let mut result = out.result;
     if let Some(plan) = &plan {
         if report.partial.is_some() {
-            report
-                .warnings
-                .push("--predict: the model was not run, because the load stopped early".into());
+            report.findings.push(Finding::note(
+                "load_predict.not_run",
+                Severity::Notice,
+                "--predict: the model was not run, because the load stopped early",
+            ));
         } else {
             match super::load_predict::predict(plan, &result, ctx.stop_flag()) {
                 Ok(p) => result.predict = Some(p),
-                Err(e) => report
-                    .warnings
-                    .push(format!("--predict: the model could not run: {e:#}")),
+                Err(e) => report.findings.push(Finding::note(
+                    "load_predict.failed",
+                    Severity::Warning,
+                    format!("--predict: the model could not run: {e:#}"),
+                )),
             }
             ctx.interrupted(&mut report);
         }
@@ -164,9 +175,13 @@ pub fn check_section(
             ..LoadConfig::default()
         };
         let mut db = SqliteDb::create_in(dir.fd(), dir.path(), false)?;
-        report.warnings.extend(db.take_notices());
+        report.findings.extend(
+            db.take_notices()
+                .iter()
+                .map(dbio_engine::target::scratch_note),
+        );
         let out = execute(&mut db, &cfg, name, stop)?;
-        report.warnings.extend(out.warnings);
+        report.findings.extend(out.findings);
         report.load.push(out.result);
         if let Some(e) = out.error {
             anyhow::bail!(e);

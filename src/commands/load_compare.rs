@@ -17,6 +17,7 @@ use dbio_load::{Database, DbKind};
 use dbio_model::load::LoadConfig;
 use dbio_model::load_compare::LoadBaseline;
 use dbio_model::RunReport;
+use dbio_model::{Finding, Severity};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,7 +57,7 @@ pub fn before(
     db: &mut dyn Database,
     dir: &Path,
     stop: &AtomicBool,
-    warnings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
 ) -> Option<LoadBaseline> {
     let (dir, place) = place(db, dir);
     match dbio_engine::commit_probe::probe(Path::new(&dir), BASELINE, stop) {
@@ -67,22 +68,28 @@ pub fn before(
             after: None,
         }),
         Err(e) => {
-            warnings.push(e);
+            findings.push(baseline_failed(e));
             None
         }
     }
 }
 
 /// The baseline after the load (skipped once a signal arrived).
-pub fn after(b: &mut Option<LoadBaseline>, stop: &AtomicBool, warnings: &mut Vec<String>) {
+pub fn after(b: &mut Option<LoadBaseline>, stop: &AtomicBool, findings: &mut Vec<Finding>) {
     let Some(b) = b else { return };
     if stop.load(Ordering::Relaxed) {
         return;
     }
     match dbio_engine::commit_probe::probe(Path::new(&b.dir), BASELINE, stop) {
         Ok(p) => b.after = Some(p),
-        Err(e) => warnings.push(e),
+        Err(e) => findings.push(baseline_failed(e)),
     }
+}
+
+/// Why a commit baseline is missing: the load's figures stand, without
+/// the storage's own commit latency beside them.
+fn baseline_failed(why: String) -> Finding {
+    Finding::note("load.baseline_failed", Severity::Notice, why)
 }
 
 /// Runs `dbio load --compare` on the opened target.
@@ -99,7 +106,7 @@ pub fn run(
     // only raises the stop flag (see src/signals.rs).
     let stop = ctx.stop_flag();
     let mut base = (!a.no_baseline)
-        .then(|| before(db, &a.dir, stop, &mut report.warnings))
+        .then(|| before(db, &a.dir, stop, &mut report.findings))
         .flatten();
     let bar = Bar::new("load --compare", a.output.quiet);
     let label = std::cell::RefCell::new(String::new());
@@ -112,11 +119,11 @@ pub fn run(
         &|t| bar.load(t, &label.borrow()),
     );
     bar.finish();
-    after(&mut base, stop, &mut report.warnings);
+    after(&mut base, stop, &mut report.findings);
     for s in &out.left_changed {
         crate::say::line(&format!("dbio: {s}"));
     }
-    report.warnings.extend(out.warnings);
+    report.findings.extend(out.findings);
     if let Some(e) = &out.error {
         crate::say::line(&format!("dbio: the comparison stopped early: {e}"));
         io_error(&mut report, e.clone());

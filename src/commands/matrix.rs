@@ -205,7 +205,9 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
         fill_dio_alignment(&mut report, t);
     }
     for t in &targets {
-        report.warnings.extend(t.notices.iter().cloned());
+        report
+            .findings
+            .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
     }
     let refs: Vec<&Target> = targets.iter().collect();
     let map = plan.as_ref().map(|p| p.map);

@@ -30,6 +30,9 @@ pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
         &a.output,
     )?);
     let mut merged = merged;
+    // The merge's own notes follow what the rules draw from the sums.
+    let notes = std::mem::take(&mut merged.findings);
     merged.findings = dbio_report::findings::evaluate(&merged);
+    merged.findings.extend(notes);
     Ok(ctx.finish_result(&Outcome::Run(merged)))
 }

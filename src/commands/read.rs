@@ -17,7 +17,7 @@ use dbio_engine::target::Target;
 use dbio_engine::{EngineError, JobTarget};
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{EngineKind, JobConfig, Pattern, RunReport};
+use dbio_model::{EngineKind, Finding, JobConfig, Pattern, RunReport, Severity};
 use dbio_sim::read::datafile::{members, policy, target, target_name, target_spec};
 use dbio_sim::read::{CacheState, ReadRun};
 use std::path::Path;
@@ -264,15 +264,21 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         Err(e) => return Err(e.into()),
     };
     for t in &ts {
-        report.warnings.extend(t.notices.iter().cloned());
+        report
+            .findings
+            .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
     }
     if let Some(t) = ts.first() {
         report.environment = dbio_engine::sysinfo::environment(&t.path);
         if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && thresholds.has_device_tier() {
-            report.warnings.push(format!(
-                "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
-                t.path.display(),
-                report.environment.fs_type
+            report.findings.push(Finding::note(
+                "read.no_block_device",
+                Severity::Warning,
+                format!(
+                    "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
+                    t.path.display(),
+                    report.environment.fs_type
+                ),
             ));
         }
     }

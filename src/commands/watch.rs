@@ -120,8 +120,8 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         quiet: a.output.quiet,
         stream_to_stderr,
     };
-    let (w, warnings) = session.run(&mut terminal)?;
-    rep.warnings.extend(warnings);
+    let (w, findings) = session.run(&mut terminal)?;
+    rep.findings.extend(findings);
     rep.watch.push(w);
     Ok(ctx.finish(&rep))
 }

@@ -137,7 +137,9 @@ impl Jobs {
                     },
                 };
                 let t = prepared.map_err(NotStarted::Prepare)?;
-                report.warnings.extend(t.notices.iter().cloned());
+                report
+                    .findings
+                    .extend(t.notices.iter().map(crate::target::scratch_note));
                 fill_dio_alignment(report, &t);
                 job.target_name = t.path.display().to_string();
                 if self.shared.is_none() {
@@ -174,7 +176,9 @@ impl Jobs {
             self.members = stripe::prepare_members(&plan.members, &self.control.stop)
                 .map_err(NotStarted::Prepare)?;
             for t in &self.members {
-                report.warnings.extend(t.notices.iter().cloned());
+                report
+                    .findings
+                    .extend(t.notices.iter().map(crate::target::scratch_note));
             }
             if let Some(t) = self.members.first() {
                 fill_dio_alignment(report, t);

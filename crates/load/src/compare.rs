@@ -21,6 +21,7 @@ use crate::run::{execute_with, Outcome, Tick};
 use crate::settings::{self, CompareArg, SavedSetting, Scope};
 use dbio_model::load::{LoadConfig, LoadResult};
 use dbio_model::load_compare::{ComparedSetting, LoadComparison, LoadRound};
+use dbio_model::{Finding, Severity};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The most rounds.
@@ -37,8 +38,9 @@ pub struct CompareOutcome {
     /// Why the comparison stopped before it was done (a failed round, a
     /// setting that could not be applied).
     pub error: Option<String>,
-    /// What the reader should know (server-wide changes, tables left).
-    pub warnings: Vec<String>,
+    /// What the reader should know, as notes (server-wide changes,
+    /// settings left changed).
+    pub findings: Vec<Finding>,
     /// One sentence per setting left changed, with the statement that
     /// restores it: for stderr as well as the warnings.
     pub left_changed: Vec<String>,
@@ -115,10 +117,14 @@ pub fn run_compare(
     let rounds = *rounds;
     let mut out = CompareOutcome::default();
     for s in saved.iter().filter(|s| s.scope == Scope::Server) {
-        out.warnings.push(format!(
-            "{} has no session form: dbio changed it server-wide for the comparison (every \
-             client of the server saw it) and restored it to {} afterwards",
-            s.name, s.value
+        out.findings.push(Finding::note(
+            "load_compare.changed_server_wide",
+            Severity::Notice,
+            format!(
+                "{} has no session form: dbio changed it server-wide for the comparison (every \
+                 client of the server saw it) and restored it to {} afterwards",
+                s.name, s.value
+            ),
         ));
     }
     // The value each server setting has now, for the message when it
@@ -146,7 +152,7 @@ pub fn run_compare(
                 Ok(Outcome {
                     mut result,
                     error,
-                    mut warnings,
+                    mut findings,
                 }) => {
                     // The engine's echo shows its own value of a session
                     // setting; the sessions ran with the round's.
@@ -169,7 +175,7 @@ pub fn run_compare(
                         round,
                     });
                     out.results.push(result);
-                    out.warnings.append(&mut warnings);
+                    out.findings.append(&mut findings);
                     if let Some(e) = error {
                         out.error = Some(format!("{label}, round {round}: {e}"));
                         break 'rounds;
@@ -191,7 +197,13 @@ pub fn run_compare(
         configs: LoadComparison::summarize(labels, &out.results),
         baseline: None,
     };
-    out.warnings.extend(left.iter().cloned());
+    out.findings.extend(left.iter().map(|l| {
+        Finding::note(
+            "load_compare.setting_left_changed",
+            Severity::Warning,
+            l.clone(),
+        )
+    }));
     out.left_changed = left;
     out
 }
@@ -421,7 +433,7 @@ mod tests {
             "{s}"
         );
         assert!(!s.contains('\n'));
-        assert!(out.warnings.contains(s));
+        assert!(out.findings.iter().any(|f| &f.text == s));
     }
 
     #[test]

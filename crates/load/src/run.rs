@@ -24,7 +24,7 @@ use dbio_model::load::{
     ServerEcho, Setting, WaitShare,
 };
 use dbio_model::series::{Series, SeriesUnit};
-use dbio_model::LatencySummary;
+use dbio_model::{Finding, LatencySummary, Severity};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -52,9 +52,9 @@ pub struct Outcome {
     pub result: LoadResult,
     /// Why the run stopped before it was done, when a session failed.
     pub error: Option<String>,
-    /// Things the reader should know (a table that could not be dropped,
-    /// counters that could not be read).
-    pub warnings: Vec<String>,
+    /// What the reader should know, as notes (a table that could not be
+    /// dropped, counters that could not be read).
+    pub findings: Vec<Finding>,
 }
 
 /// Checks a configuration before anything is created; the error is one
@@ -160,18 +160,19 @@ pub fn execute_with(
     let info = db.describe()?;
     let table = table_for_run(cfg.row_bytes);
     db.create_table(&table)?;
-    let mut warnings = Vec::new();
+    let mut findings = Vec::new();
     let run = measure(db, cfg, &table, stop, tick);
     if !cfg.keep {
         if let Err(e) = db.drop_table(&table) {
-            warnings.push(format!(
-                "the table {} could not be dropped: {e}",
-                table.name
+            findings.push(Finding::note(
+                "load.table_not_dropped",
+                Severity::Warning,
+                format!("the table {} could not be dropped: {e}", table.name),
             ));
         }
     }
     let mut out = run?;
-    out.warnings.append(&mut warnings);
+    out.findings.append(&mut findings);
     let r = &mut out.result;
     r.name = name.to_string();
     r.config = LoadConfig {
@@ -533,7 +534,7 @@ fn measure(
     };
     let sampling = AtomicBool::new(false);
     let sampler_done = AtomicBool::new(false);
-    let mut warnings = Vec::new();
+    let mut findings = Vec::new();
     let mut before: Option<Vec<Counter>> = None;
     let warmup = Duration::from_nanos(cfg.warmup_ns);
     let mut mon = Monitor::new(cfg);
@@ -619,9 +620,11 @@ fn measure(
             if window.is_none() && now >= warm_end {
                 match db.counters() {
                     Ok(c) => before = Some(c),
-                    Err(e) => {
-                        warnings.push(format!("the engine's counters could not be read: {e}"))
-                    }
+                    Err(e) => findings.push(Finding::note(
+                        "load.counters_unreadable",
+                        Severity::Notice,
+                        format!("the engine's counters could not be read: {e}"),
+                    )),
                 }
                 let w = open_window(&sh);
                 mon.window_opened(&sh, w);
@@ -650,7 +653,7 @@ fn measure(
             .unwrap_or_default();
         Ok((outs, tally))
     })?;
-    let flush = flush_over_run(db, before, &mut warnings);
+    let flush = flush_over_run(db, before, &mut findings);
     let mut result = summarize(cfg, sh.window.get().map(|w| w.start), &outs);
     result.per_second = per_second(&mon.series, &mon.lat);
     result.series = mon.series;
@@ -663,7 +666,7 @@ fn measure(
     Ok(Outcome {
         result,
         error,
-        warnings,
+        findings,
     })
 }
 
@@ -714,7 +717,7 @@ fn sample_waits(sdb: &mut dyn Database, sampling: &AtomicBool, done: &AtomicBool
 fn flush_over_run(
     db: &mut dyn Database,
     before: Option<Vec<Counter>>,
-    warnings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
 ) -> LoadFlush {
     match (before, db.counters()) {
         (Some(b), Ok(a)) => {
@@ -736,8 +739,10 @@ fn flush_over_run(
             }
         }
         (_, Err(e)) => {
-            warnings.push(format!(
-                "the engine's counters could not be read after the run: {e}"
+            findings.push(Finding::note(
+                "load.counters_unreadable",
+                Severity::Notice,
+                format!("the engine's counters could not be read after the run: {e}"),
             ));
             LoadFlush::default()
         }

@@ -17,10 +17,11 @@
 //! tracefile` and the benchmarks use.
 
 use crate::latency::Log2Buckets;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What kind of report the input was.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReportKind {
     /// A whole AWR text report (`WORKLOAD REPOSITORY report for`).
@@ -48,7 +49,7 @@ impl ReportKind {
 }
 
 /// The report's header: which database, where, when and for how long.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrHeader {
     /// DB name.
     pub db_name: Option<String>,
@@ -88,7 +89,7 @@ pub struct AwrHeader {
 }
 
 /// One line of the Load Profile.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadProfileRow {
     /// The line's name without its colon (`Redo size (bytes)`).
     pub name: String,
@@ -99,7 +100,7 @@ pub struct LoadProfileRow {
 }
 
 /// One wait event row (Top events, Foreground/Background Wait Events).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitEventRow {
     /// Event name as printed (reports cut long names at the column width).
     pub name: String,
@@ -117,7 +118,7 @@ pub struct WaitEventRow {
 }
 
 /// One Instance Activity statistic.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StatRow {
     /// Statistic name as printed (cut at the column width by the report).
     pub name: String,
@@ -130,7 +131,7 @@ pub struct StatRow {
 }
 
 /// One column of a printed wait event histogram.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistogramCell {
     /// Column heading (`<8us`, `<1ms`, `>=512`).
     pub label: String,
@@ -143,7 +144,7 @@ pub struct HistogramCell {
 }
 
 /// One event's wait histogram, merged over every bucket set printed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrHistogram {
     /// Event name (cut by the report at the column width).
     pub event: String,
@@ -161,7 +162,7 @@ pub struct AwrHistogram {
 
 /// A table dbio keeps as printed (IOStat, file I/O, file read histogram,
 /// init.ora parameters).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RawTable {
     /// Section title.
     pub section: String,
@@ -172,7 +173,7 @@ pub struct RawTable {
 }
 
 /// A section found in the report and whether dbio read it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SectionInfo {
     /// Title as printed.
     pub title: String,
@@ -181,7 +182,7 @@ pub struct SectionInfo {
 }
 
 /// Single-block read waits split into cache tiers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadTiers {
     /// The event (`db file sequential read`).
     pub event: String,
@@ -206,7 +207,7 @@ pub struct ReadTiers {
 
 /// Figures dbio derives from the parsed numbers (each one is absent when
 /// a number it needs is missing).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrDerived {
     /// redo size / redo writes, bytes.
     pub redo_write_size_bytes: Option<f64>,
@@ -251,7 +252,7 @@ pub struct AwrDerived {
 }
 
 /// Everything `dbio awr` read from one report.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrReport {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -307,7 +308,7 @@ pub struct AwrReport {
 }
 
 /// Where an event of [`TraceBeside`] was seen.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SeenIn {
     /// In the trace and in the report.
@@ -321,7 +322,7 @@ pub enum SeenIn {
 }
 
 /// One event of a trace beside the same event in a report.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceBesideRow {
     /// Event name (the trace's full name when both have it; reports cut
     /// long names at the column width).
@@ -348,7 +349,7 @@ pub struct TraceBesideRow {
 /// events. The trace covers the sessions it traced, the report the whole
 /// instance over its interval: counts and times are not comparable, the
 /// averages and the presence of an event are.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceBeside {
     /// The trace as given.
     pub trace: String,
@@ -361,7 +362,7 @@ pub struct TraceBeside {
 }
 
 /// One report's interval in a trend (`dbio awr A B C ...`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrInterval {
     /// The input as given.
     pub source: String,
@@ -389,7 +390,7 @@ pub struct AwrInterval {
 
 /// Several reports as a trend (`dbio awr FILE...`), ordered by begin
 /// snapshot time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrTrend {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -466,7 +467,7 @@ impl AwrReport {
 }
 
 /// Two reports side by side (`dbio awr --compare A B`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AwrComparison {
     /// [`crate::SCHEMA_VERSION`].
     pub schema_version: u32,

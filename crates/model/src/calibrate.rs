@@ -8,6 +8,7 @@
 
 use crate::read::TierThresholds;
 use crate::LatencySummary;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Equal-weight misclassification (the two shares of a [`Boundary`]
@@ -19,7 +20,7 @@ pub const INSEPARABLE_ERROR: f64 = 0.5;
 /// The one configuration of `dbio calibrate`: what it builds from its
 /// options and what the result records, in bytes and ns. (`dbio check`'s
 /// read section also provokes storage-cache hits with one.)
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CalibrateConfig {
     /// Bytes per read (`--bs`; saved as `block_size`).
     #[serde(rename = "block_size")]
@@ -50,7 +51,7 @@ impl Default for CalibrateConfig {
 }
 
 /// One measured tier: how it was provoked and what its reads took.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TierMeasurement {
     /// How the reads were made (one sentence).
     pub method: String,
@@ -59,7 +60,7 @@ pub struct TierMeasurement {
 }
 
 /// A boundary between two measured tiers.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Boundary {
     /// The threshold, ns (a latency equal to it goes to the slower tier).
     pub ns: u64,
@@ -79,7 +80,7 @@ impl Boundary {
 }
 
 /// The result of `dbio calibrate`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Calibration {
     /// Name of the configuration.
     #[serde(default)]

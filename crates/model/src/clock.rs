@@ -8,10 +8,11 @@
 //! sum of their bounds of each other: that is the figure that says whether
 //! a fleet's parts measured the same interval.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// This host's wall clock as adjtimex(2) reported it when the run began.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClockStatus {
     /// False when the kernel flags the clock unsynchronised (`STA_UNSYNC`:
     /// no NTP or chrony has disciplined it, or it lost its source).

@@ -9,13 +9,14 @@
 //! the first is larger than the run-to-run noise ([`NOISE_RULE`]).
 
 use crate::series::Spread;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How `dbio compare` decides that a difference is larger than the noise.
 pub const NOISE_RULE: &str = "a difference is beyond the noise when the inputs' round ranges (min..max) do not overlap, or, without rounds, when the medians of their per-second series differ by more than the larger of the two interquartile ranges (with at least 3 seconds each); with neither, no verdict";
 
 /// The unit of a compared figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MetricUnit {
     /// Nanoseconds.
@@ -37,7 +38,7 @@ pub enum MetricUnit {
 }
 
 /// What the spread of a row comes from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum SpreadSource {
     /// The figure of each round.
@@ -50,7 +51,7 @@ pub enum SpreadSource {
 }
 
 /// The difference of one input to the first, against the noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The difference is within the run-to-run noise.
@@ -60,7 +61,7 @@ pub enum Verdict {
 }
 
 /// One input of a comparison.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ComparedInput {
     /// How the tables name it (its file name, or `A`, `B`, ...).
     pub label: String,
@@ -76,7 +77,7 @@ pub struct ComparedInput {
 }
 
 /// A setting whose value differs between the inputs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SettingDifference {
     /// Where it is: `environment`, or a section and entry (`lgwr
     /// writer`, `job seq-write`).
@@ -89,7 +90,7 @@ pub struct SettingDifference {
 }
 
 /// One compared figure.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ComparedRow {
     /// The section (`job`, `lgwr`, `read`, `dbwr`, `load`, `event`,
     /// `profile`, `top_event`, `load_profile`, ...).
@@ -122,7 +123,7 @@ pub struct ComparedRow {
 }
 
 /// Saved results of one command, side by side.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Comparison {
     /// [`crate::SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,

@@ -9,10 +9,11 @@
 //! MySQL/InnoDB.
 
 use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, Log2Buckets};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The result of one `dbio dbwr` configuration (one row of a writer sweep).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DbwrResult {
     /// Name of the configuration (`writers=4`).
     pub name: String,
@@ -59,7 +60,7 @@ pub struct DbwrResult {
 /// user asked for and what the result records (`DbwrResult::config`), in
 /// bytes and nanoseconds. `dbio_sim::dbwr` resolves it into a run (the
 /// block count, the buffer cache, the writers' engines).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DbwrConfig {
     /// Buffers in the cache (8 KiB each).
     pub buffers: u32,
@@ -130,7 +131,7 @@ impl Default for DbwrConfig {
 
 /// Where writer threads may run. Serialised as the user writes it:
 /// `free`, `pin`, `pin:0,2`, `set:0-1`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(into = "String", try_from = "String")]
 pub enum Placement {
     /// Wherever the scheduler puts them.
@@ -237,7 +238,7 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
 }
 
 /// A wait event's count and time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitStats {
     /// Waits.
     pub count: u64,
@@ -248,7 +249,7 @@ pub struct WaitStats {
 }
 
 /// The foregrounds' work and waits.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ForegroundStats {
     /// Buffer touches ('session logical reads').
     pub ops: u64,
@@ -282,7 +283,7 @@ pub struct ForegroundStats {
 }
 
 /// The writers' I/O.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WriteStats {
     /// Buffers written ('physical writes'), checkpoints included.
     pub blocks_written: u64,
@@ -309,7 +310,8 @@ pub struct WriteStats {
 }
 
 /// One writer's share.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "DbwrWriterStats")]
 pub struct WriterStats {
     /// Writer number (0-based; Oracle's DBW0, DBW1, ...).
     pub index: u32,
@@ -333,7 +335,7 @@ pub struct WriterStats {
 }
 
 /// Checkpoints during the run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckpointStats {
     /// Checkpoints completed.
     pub count: u64,

@@ -1,10 +1,11 @@
 //! Where a measurement ran: recorded in every result, because a latency
 //! without its machine, filesystem, device and cache state is not a fact.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The machine and storage a run measured.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Environment {
     /// Host name.
     pub hostname: String,
@@ -35,7 +36,7 @@ pub struct Environment {
 }
 
 /// A block device's identity and queue settings from sysfs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BlockDevice {
     /// Kernel name of the whole disk (vda, nvme0n1, sda).
     pub name: String,
@@ -62,7 +63,7 @@ pub struct BlockDevice {
 }
 
 /// O_DIRECT alignment constraints reported by statx.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct DioAlignment {
     /// Required memory alignment of buffers, bytes.
     pub mem_align: u32,
@@ -71,7 +72,7 @@ pub struct DioAlignment {
 }
 
 /// Page-cache residency of a file, from mincore.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PageCacheResidency {
     /// Pages of the file in the page cache.
     pub resident_pages: u64,

@@ -11,11 +11,23 @@
 //! strings; such a string reads back as an `info` finding with the rule
 //! `legacy`, so an old result still renders with `dbio report --from`.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How much a finding matters to the reader.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
@@ -40,7 +52,7 @@ impl std::fmt::Display for Severity {
 }
 
 /// One number a finding rests on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Evidence {
     /// What the number is (`p99 commit latency`).
     pub what: String,
@@ -63,7 +75,7 @@ impl Evidence {
 }
 
 /// Where a rule comes from: a public article, or a file in `docs/`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Reference {
     /// The article's title, or the documentation file (`docs/dbwr.md`).
     pub title: String,
@@ -83,7 +95,7 @@ impl std::fmt::Display for Reference {
 }
 
 /// A plain-words conclusion with the numbers it rests on.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct Finding {
     /// The rule that drew it (`commit.single_session`); `legacy` for a
     /// conclusion read from a result written before findings existed.
@@ -144,6 +156,29 @@ impl<'de> Deserialize<'de> for Finding {
 }
 
 impl Finding {
+    /// What a command noticed while it ran, as opposed to what a rule draws
+    /// from the finished result: a scratch file it removed, a section that
+    /// could not run, a setting it had to change server-wide. `rule` names
+    /// where it was noticed (`scratch.target`, `load.table_not_dropped`).
+    /// Results written before these were findings carry them as the run
+    /// report's `warnings` strings.
+    pub fn note(rule: &str, severity: Severity, text: impl Into<String>) -> Finding {
+        Finding {
+            rule: rule.into(),
+            subject: None,
+            severity,
+            text: text.into(),
+            evidence: Vec::new(),
+            reference: None,
+        }
+    }
+
+    /// The finding with one more number it rests on.
+    pub fn with_evidence(mut self, what: &str, value: f64, unit: &str) -> Finding {
+        self.evidence.push(Evidence::new(what, value, unit));
+        self
+    }
+
     /// A conclusion written before findings existed: its text only.
     pub fn legacy(subject: Option<String>, text: String) -> Finding {
         Finding {

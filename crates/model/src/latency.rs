@@ -8,13 +8,14 @@
 //! ones DBAs already read.
 
 use hdrhistogram::Histogram;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Percentiles every latency summary reports (fio's default list plus p99.99).
 pub const REPORTED_PERCENTILES: [f64; 6] = [50.0, 90.0, 99.0, 99.9, 99.99, 100.0];
 
 /// One percentile of a distribution.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Percentile {
     /// The percentile, 0..=100.
     pub p: f64,
@@ -28,7 +29,7 @@ pub struct Percentile {
 /// Bucket 0 holds latencies below 1 µs; bucket `b >= 1` holds
 /// `2^(b-1) µs <= latency < 2^b µs`. This is parsetrc.pl's
 /// `int(log(ela)/log(2) + 1)` and AWR's `<1us <2us <4us ...` convention.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Log2Buckets {
     /// Count per bucket; trailing empty buckets are not stored.
     pub counts: Vec<u64>,
@@ -94,7 +95,7 @@ impl Log2Buckets {
 }
 
 /// Summary of one latency distribution.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LatencySummary {
     /// Number of samples.
     pub count: u64,

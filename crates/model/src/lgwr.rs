@@ -13,10 +13,11 @@
 
 use crate::units::parse_size;
 use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, Prepare};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The result of one `dbio lgwr` configuration (merged over its rounds).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LgwrResult {
     /// Name of the configuration.
     pub name: String,
@@ -76,7 +77,7 @@ pub struct LgwrResult {
 
 /// One later stage of a pipelined commit (`--pipeline`): its own leader
 /// flushes every commit queued behind it with one write and one sync.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StageStats {
     /// Durable writes the stage made.
     pub writes: u64,
@@ -95,7 +96,7 @@ pub struct StageStats {
 /// lock and flushes everything inserted so far, and the sessions queued
 /// behind the lock find their commit already durable (PostgreSQL's
 /// `XLogFlush`, waiting in `LWLock:WALWrite`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// A log-writer thread flushes for every session (Oracle).
@@ -117,7 +118,7 @@ impl Protocol {
 
 /// How the log writer makes a log write durable. Serialised with the
 /// names the command line takes (`direct-dsync`, ...).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     /// O_DIRECT + O_DSYNC: Oracle's LGWR with `filesystemio_options=setall`,
@@ -217,7 +218,7 @@ impl std::fmt::Display for Method {
 
 /// How big each commit's redo record is (header included). Serialised as
 /// the user writes it: `skewed`, `fixed:8192`, `uniform:512-8192` (bytes).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(into = "String", try_from = "String")]
 pub enum RedoSize {
     /// Every record has this size.
@@ -315,7 +316,7 @@ impl TryFrom<String> for RedoSize {
 /// (with its default below), its argument in `src/cli/lgwr.rs` and one line
 /// in `commands::lgwr::base_config`; the result and `report --from` carry
 /// it from then on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LgwrConfig {
     /// Who flushes a group of commits: a log-writer thread or the first
     /// waiting session (results written before the leader protocol
@@ -500,7 +501,7 @@ impl LgwrConfig {
 }
 
 /// The parts of 'log file sync', each a distribution over commits.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommitBreakdown {
     /// From the redo being in the log buffer until the writer took it
     /// (the writer was busy with an earlier write, asleep, or in commit_delay).
@@ -519,7 +520,7 @@ pub struct CommitBreakdown {
 }
 
 /// One session's line.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionLine {
     /// Session number, from 1.
     pub id: u32,
@@ -536,7 +537,8 @@ pub struct SessionLine {
 }
 
 /// The log writer's side of the run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "LgwrWriterStats")]
 pub struct WriterStats {
     /// Log writes ('redo writes'); a write to several members counts once.
     pub writes: u64,
@@ -594,7 +596,7 @@ pub struct WriterStats {
 }
 
 /// A bucket of the redo write size histogram.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SizeBucket {
     /// Sizes at least this many bytes ...
     pub from_bytes: u64,
@@ -605,7 +607,7 @@ pub struct SizeBucket {
 }
 
 /// One log switch.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LogSwitch {
     /// The log file that was full (index in the group, from 0).
     pub from_file: u32,
@@ -618,7 +620,7 @@ pub struct LogSwitch {
 }
 
 /// Evidence from the process and the disk over the measured run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IoEvidence {
     /// Bytes this process caused to be read from storage (/proc/self/io
     /// `read_bytes`): reads of the log files forced by partial-block
@@ -639,7 +641,7 @@ pub struct IoEvidence {
 }
 
 /// Read-back of committed records after the run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VerifyResult {
     /// Records read back at their recorded position and found intact (on
     /// every member).

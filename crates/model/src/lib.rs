@@ -5,9 +5,11 @@
 //! report --from` all read this structure and nothing else, so a result can
 //! be re-rendered without re-running the command. The schema is versioned
 //! by [`SCHEMA_VERSION`], one version for every kind of result, and
-//! documented in `docs/result-schema.md`.
+//! described by the JSON Schema in `docs/result-schema.json`
+//! (generated from these types by [`schema::result_schema`]) and the guide
+//! beside it, `docs/result-schema.md`.
 //!
-//! The crate depends only on serde and hdrhistogram: it is cheap to use from
+//! The crate depends only on serde, schemars and hdrhistogram: it is cheap to use from
 //! parsers (Oracle traces) as well as from the engines.
 #![deny(missing_docs)]
 
@@ -27,6 +29,7 @@ pub mod matrix;
 pub mod outcome;
 pub mod read;
 pub mod run;
+pub mod schema;
 pub mod series;
 pub mod stripe;
 pub mod trace;

@@ -8,10 +8,11 @@
 //! canonical units (ns, bytes).
 
 use crate::LatencySummary;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How a session commits.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LoadMode {
     /// Each insert is its own transaction; the timed span is the insert,
@@ -34,7 +35,7 @@ impl LoadMode {
 }
 
 /// A `dbio load` run as asked for and as it ran (the config is the echo).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadConfig {
     /// The database: `sqlite:` and the scratch file, or a server URL
     /// without its password. Empty until the target is opened.
@@ -81,7 +82,7 @@ impl Default for LoadConfig {
 }
 
 /// One `dbio load` run's result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadResult {
     /// Row label (`load`, or `1 session` in `dbio check`).
     pub name: String,
@@ -149,7 +150,7 @@ pub struct LoadResult {
 }
 
 /// The engine as recorded before the run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ServerEcho {
     /// Version as the engine reports it.
     pub version: String,
@@ -160,7 +161,7 @@ pub struct ServerEcho {
 }
 
 /// One setting.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Setting {
     /// Its name (`synchronous`, `wal_sync_method`).
     pub name: String,
@@ -170,7 +171,7 @@ pub struct Setting {
 
 /// One session's line (the per-thread lines of "Log File Sync wait event
 /// and SSD disks").
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadSession {
     /// Session number, from 1.
     pub id: u32,
@@ -191,7 +192,7 @@ pub struct LoadSession {
 }
 
 /// One second of the measured run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadSecond {
     /// Seconds since the start of the measured run (end of the interval).
     pub t_s: f64,
@@ -203,7 +204,7 @@ pub struct LoadSecond {
 
 /// The engine's log-flush path over the measured run, from its own
 /// counters (deltas); `None` where the engine does not count or time it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadFlush {
     /// Log flushes (SQLite: syncs of the WAL file; PostgreSQL
     /// `wal_sync`; InnoDB `Innodb_data_fsyncs`).
@@ -219,7 +220,7 @@ pub struct LoadFlush {
 }
 
 /// A named counter delta.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadCounter {
     /// The engine's name for it.
     pub name: String,
@@ -230,7 +231,7 @@ pub struct LoadCounter {
 }
 
 /// The share of samples in one state.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitShare {
     /// `wait_event_type:wait_event`, or `CPU`.
     pub state: String,
@@ -244,7 +245,7 @@ pub struct WaitShare {
 
 /// Figures derived from both sides, in the database's words and in
 /// Oracle's.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadDerived {
     /// Commits per log flush: the group-commit factor.
     pub commits_per_flush: Option<f64>,

@@ -16,10 +16,11 @@
 //! of it.
 
 use crate::LatencySummary;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Which configuration and round a load result belongs to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadRound {
     /// The configuration's label (`synchronous_commit=off`).
     pub config: String,
@@ -30,7 +31,8 @@ pub struct LoadRound {
 }
 
 /// A median with the minimum and maximum over the rounds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "LoadSpread")]
 pub struct Spread {
     /// Median over the rounds (the mean of the middle two for an even
     /// count).
@@ -69,7 +71,7 @@ impl Spread {
 }
 
 /// One setting a comparison changed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ComparedSetting {
     /// Its name.
     pub name: String,
@@ -83,7 +85,7 @@ pub struct ComparedSetting {
 }
 
 /// One configuration's rounds, summarised.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigSummary {
     /// The label (`synchronous_commit=off commit_delay=1000`).
     pub config: String,
@@ -112,7 +114,7 @@ pub struct ConfigSummary {
 }
 
 /// What `--compare` did and found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadComparison {
     /// Rounds asked for.
     pub rounds: u32,
@@ -168,7 +170,7 @@ impl LoadComparison {
 }
 
 /// The device baseline: a commit-latency probe before and after the load.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadBaseline {
     /// The directory probed.
     pub dir: String,
@@ -185,7 +187,7 @@ pub struct LoadBaseline {
 
 /// One probe: sequential 4 KiB writes, each followed by `fdatasync`, at
 /// queue depth 1 (the log writer's pattern).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BaselineProbe {
     /// Bytes per write.
     pub block_bytes: u64,

@@ -10,11 +10,12 @@
 //! of the measured rate that those explain, so a large one is a finding
 //! in itself, not a failure of the run.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The prediction for one `dbio load` run, side by side with the
 /// measurement.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoadPrediction {
     /// Directory the model's log files were written in.
     pub dir: String,

@@ -9,10 +9,11 @@
 //! whether the device (and not dbio) was the bottleneck.
 
 use crate::{DiskStatsDelta, EngineKind};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How the large I/Os move through the target.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LargePattern {
     /// Each outstanding large I/O is a sequential stream through its own
@@ -24,7 +25,7 @@ pub enum LargePattern {
 }
 
 /// The one configuration of `dbio matrix`, echoed into the result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MatrixConfig {
     /// Engine of both loads.
     pub engine: EngineKind,
@@ -88,7 +89,7 @@ impl Default for MatrixConfig {
 /// Small-I/O latency at one point (the I/O's total latency, fio's `lat`:
 /// from its intended start to its completion), ns. Percentiles come from an
 /// HDR histogram with 3 significant digits (≤ 0.1 % error).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PointLatency {
     /// Mean.
     pub mean_ns: f64,
@@ -101,7 +102,7 @@ pub struct PointLatency {
 }
 
 /// One point of the matrix.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MatrixPoint {
     /// Outstanding small I/Os.
     pub small: u32,
@@ -135,7 +136,7 @@ pub struct MatrixPoint {
 
 /// What the `--max-latency` search found (DBMS_RESOURCE_MANAGER.
 /// CALIBRATE_IO's three figures, measured without Oracle).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MatrixSearch {
     /// The p99 target for small I/Os, ns.
     pub max_latency_ns: u64,
@@ -161,7 +162,7 @@ pub struct MatrixSearch {
 }
 
 /// `dbio matrix`'s result.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct MatrixResult {
     /// Row label.
     pub name: String,

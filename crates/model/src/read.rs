@@ -10,10 +10,11 @@
 
 use crate::calibrate::Boundary;
 use crate::{CpuUsage, DiskStatsDelta, EngineKind, LatencySummary, PageCacheResidency};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where a read was (probably) served from, judged by its latency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Tier {
     /// The OS page cache: a memory copy, no I/O below the filesystem.
@@ -73,7 +74,7 @@ pub const DEFAULT_STORAGE_CACHE_MAX_NS: u64 = 1_000_000;
 /// read. A latency *equal* to a threshold therefore goes to the slower tier.
 /// `storage_cache_max_ns == u64::MAX` means "no device tier" (calibrated on
 /// a filesystem without a block device, such as tmpfs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TierThresholds {
     /// Page-cache hits are faster than this, ns.
     pub page_cache_max_ns: u64,
@@ -119,7 +120,7 @@ impl TierThresholds {
 }
 
 /// Where a tier boundary came from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BoundarySource {
     /// Derived in this run from reads of both tiers, provoked on purpose
@@ -146,7 +147,7 @@ impl BoundarySource {
 }
 
 /// One boundary as used to attribute reads.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UsedBoundary {
     /// The threshold, ns (a latency equal to it goes to the slower tier);
     /// `None` when the two tiers could not be told apart and count as one.
@@ -163,7 +164,7 @@ pub struct UsedBoundary {
 /// How the reads of a result were attributed when the boundaries come
 /// from the run itself (`dbio check`); absent where a result uses the
 /// given [`TierThresholds`] as they are (`dbio read`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TierAttribution {
     /// Page-cache hits are faster than this; other reads came from storage.
     pub page_cache_max: UsedBoundary,
@@ -209,7 +210,7 @@ impl TierAttribution {
 }
 
 /// Reads served by one tier.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TierTally {
     /// Reads.
     pub count: u64,
@@ -229,7 +230,7 @@ impl TierTally {
 }
 
 /// Reads split by tier, in [`Tier::ALL`] order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TierSplit {
     /// Page-cache hits.
     pub page_cache: TierTally,
@@ -301,7 +302,7 @@ impl TierSplit {
 }
 
 /// The two kinds of datafile read, by their Oracle wait-event names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReadKind {
     /// One block at a random place (an index lookup): 'db file sequential read'.
@@ -340,7 +341,7 @@ impl ReadKind {
 /// not in it: how reads are attributed is decided apart (a calibration,
 /// or `dbio check`'s own measurements) and recorded in
 /// [`ReadResult::thresholds`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadConfig {
     /// I/O engine (psync, io_uring or libaio; null for measuring dbio itself).
     pub engine: EngineKind,
@@ -411,7 +412,7 @@ impl ReadConfig {
 /// In JSON it is the string the command line takes (`uniform`,
 /// `zipf:1.2`, `hot:10/90`), written by its `Display` and read back by
 /// [`Access::parse`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(into = "String", try_from = "String")]
 pub enum Access {
     /// Every block equally likely.
@@ -504,7 +505,7 @@ impl TryFrom<String> for Access {
 }
 
 /// Reads of one kind (and, in `by_size`, one size).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadGroup {
     /// Read kind.
     pub kind: Option<ReadKind>,
@@ -523,7 +524,7 @@ pub struct ReadGroup {
 }
 
 /// The result of one `dbio read` configuration (e.g. `cold` or `warm`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadResult {
     /// Name of the configuration.
     pub name: String,

@@ -2,10 +2,11 @@
 //! `read`, `dbwr`, `calibrate`) measured.
 
 use crate::{Environment, LatencySummary, PageCacheResidency};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A whole invocation's result: one or more jobs on one machine.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RunReport {
     /// [`crate::SCHEMA_VERSION`] of the writer.
     pub schema_version: u32,
@@ -58,7 +59,11 @@ pub struct RunReport {
     pub findings: Vec<crate::Finding>,
     /// Set when the run stopped early: the jobs hold what was measured so far.
     pub partial: Option<PartialReason>,
-    /// Things the reader should know (noisy machine, page cache state, ...).
+    /// What results written before notes became findings had to say
+    /// beside their findings (a scratch file removed, a section that could
+    /// not run), as plain sentences: still read and printed as they were.
+    /// dbio now writes these as `findings` (see `Finding::note`) and
+    /// leaves this empty.
     pub warnings: Vec<String>,
     /// How the table shows the sections. A result written before this
     /// field reads back as `summary` when its command was `check`.
@@ -86,7 +91,7 @@ pub struct RunReport {
 /// How a report's sections are laid out in the terminal table: a property
 /// of the result, saved with it, so `dbio report --from` prints what the
 /// command printed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// Every entry of every section in full (a command that measures one
@@ -99,7 +104,7 @@ pub enum Layout {
 }
 
 /// Why a run stopped before it was done.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PartialReason {
     /// SIGINT, SIGTERM, SIGHUP or SIGQUIT arrived.
@@ -131,7 +136,7 @@ impl std::fmt::Display for PartialReason {
 }
 
 /// I/O engine names, in fio's vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EngineKind {
     /// pread/pwrite, one I/O at a time per thread.
@@ -157,7 +162,7 @@ impl EngineKind {
 }
 
 /// Access pattern (fio's `rw`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Pattern {
     /// Sequential reads.
@@ -193,7 +198,7 @@ impl Pattern {
 }
 
 /// How each write is made durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Durability {
     /// Nothing: the write may sit in the page cache or the device cache.
@@ -220,7 +225,7 @@ impl Durability {
 }
 
 /// How the target file is prepared before the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Prepare {
     /// Every block written once and synced: later writes overwrite
@@ -242,7 +247,7 @@ pub enum Prepare {
 /// Where the I/O goes and what dbio may do there (overwrite, block
 /// devices, keeping the file) is not part of a measurement's identity and
 /// travels beside it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JobConfig {
     /// I/O engine.
     pub engine: EngineKind,
@@ -314,7 +319,7 @@ fn one() -> u32 {
 }
 
 /// Statistics of one operation direction (reads or writes).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OpStats {
     /// Operations completed in the measured interval.
     pub ops: u64,
@@ -334,7 +339,7 @@ pub struct OpStats {
 }
 
 /// CPU used by the workers over the measured run (getrusage RUSAGE_THREAD).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CpuUsage {
     /// User time, ns.
     pub user_ns: u64,
@@ -353,7 +358,7 @@ pub struct CpuUsage {
 /// /proc/diskstats counters of the target's disk over the run.
 ///
 /// The counters are the whole disk's: other processes' I/O is included.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DiskStatsDelta {
     /// Disk name.
     pub device: String,
@@ -384,7 +389,7 @@ pub struct DiskStatsDelta {
 }
 
 /// One per-second sample of a run, taken by the reporter thread.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SecondSample {
     /// Seconds since the start of the run (end of the sampled interval).
     pub t_s: f64,
@@ -401,7 +406,7 @@ pub struct SecondSample {
 }
 
 /// One job's result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct JobResult {
     /// Job name (shown as the row label).
     pub name: String,

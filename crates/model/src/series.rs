@@ -13,10 +13,11 @@
 //! measured length of each interval; percentiles come from log-linear
 //! buckets and are within 12.5 % of the true value.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a series' values measure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SeriesUnit {
     /// Events per second (commits, reads, writes, waits).
@@ -39,7 +40,7 @@ impl SeriesUnit {
 }
 
 /// One per-second time series.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Series {
     /// What it is, e.g. `tps`, `log_file_sync_p99`, `device_p50`.
     pub name: String,
@@ -53,7 +54,8 @@ pub struct Series {
 }
 
 /// The spread of a series' values (the intervals that have one).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "SeriesSpread")]
 pub struct Spread {
     /// Intervals with a value.
     pub n: usize,

@@ -8,10 +8,11 @@
 //! its slowest member.
 
 use crate::{DiskStatsDelta, LatencySummary};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How logical offsets are laid over the targets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StripeLayout {
     /// RAID-0: stripe unit `n` goes to target `n mod K`, at unit `n / K`
@@ -32,7 +33,7 @@ impl StripeLayout {
 }
 
 /// A striped job's layout and each target's share.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StripeResult {
     /// The layout.
     pub layout: StripeLayout,
@@ -43,7 +44,7 @@ pub struct StripeResult {
 }
 
 /// What one member of a stripe did over the measured interval.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StripeTarget {
     /// The file or device, as resolved (dbio's temporary file for a
     /// directory).

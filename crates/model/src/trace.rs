@@ -10,10 +10,11 @@
 //! as it is rather than clamping it.
 
 use crate::latency::Log2Buckets;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Everything `dbio tracefile` learned from one group of trace files.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceReport {
     /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
     /// covered every result carry 1, their own).
@@ -63,7 +64,7 @@ pub struct TraceReport {
 }
 
 /// The knobs an analysis ran with, echoed so a JSON result explains itself.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceSettings {
     /// Waits shorter than this (ns) are attributed to the OS page cache.
     pub page_cache_max_ns: u64,
@@ -84,7 +85,7 @@ pub struct TraceSettings {
 }
 
 /// Time unit of `c`, `e`, `ela` and `tim` in a trace file.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TraceUnits {
     /// Microseconds (9i and later).
@@ -95,7 +96,7 @@ pub enum TraceUnits {
 }
 
 /// What dbio read from one trace file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceFileInfo {
     /// Path as given (`-` for standard input).
     pub path: String,
@@ -138,7 +139,7 @@ pub struct TraceFileInfo {
 }
 
 /// Values of one absurd kind in a trace file: counted, never silent.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceAnomaly {
     /// What was wrong, in words (`negative ela, e or c`, ...).
     pub kind: String,
@@ -149,7 +150,7 @@ pub struct TraceAnomaly {
 }
 
 /// Kind of a line of the response-time profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ProfileKind {
     /// CPU of the top-level calls.
@@ -163,7 +164,7 @@ pub enum ProfileKind {
 }
 
 /// One line of the response-time profile.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ProfileLine {
     /// `CPU`, the event name, or `unaccounted-for`.
     pub name: String,
@@ -178,7 +179,7 @@ pub struct ProfileLine {
 }
 
 /// The Millsap/Holt response-time profile of a set of database sessions.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResponseProfile {
     /// Response time R: top-level call elapsed plus waits between calls, µs.
     pub response_time_us: i64,
@@ -227,7 +228,7 @@ pub struct ResponseProfile {
 }
 
 /// Statistics of one wait event.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EventStats {
     /// Event name as in `nam='...'`.
     pub name: String,
@@ -262,7 +263,7 @@ pub struct EventStats {
 }
 
 /// Latency histogram of one I/O event.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IoHistogram {
     /// Event name.
     pub event: String,
@@ -273,7 +274,7 @@ pub struct IoHistogram {
 }
 
 /// Latency histogram of one multiblock event at one I/O size.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SizeHistogram {
     /// Event name.
     pub event: String,
@@ -286,7 +287,7 @@ pub struct SizeHistogram {
 }
 
 /// Waits of one event served by one tier.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TierCell {
     /// Waits.
     pub count: u64,
@@ -295,7 +296,7 @@ pub struct TierCell {
 }
 
 /// Tier attribution of one I/O event by latency thresholds.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TierRow {
     /// Event name.
     pub event: String,
@@ -308,7 +309,7 @@ pub struct TierRow {
 }
 
 /// Waits of one event within a statement or object.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct WaitAgg {
     /// Event name.
     pub event: String,
@@ -321,7 +322,7 @@ pub struct WaitAgg {
 }
 
 /// One statement, aggregated over cursors, sessions and files.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StatementStats {
     /// `sql_id`, else `hv=<hash value>`, else `cursor #<n>` (text unknown).
     pub key: String,
@@ -364,7 +365,7 @@ pub struct StatementStats {
 }
 
 /// Waits on one object (`obj#`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ObjectStats {
     /// Object id (`obj#`).
     pub obj: i64,
@@ -377,7 +378,7 @@ pub struct ObjectStats {
 }
 
 /// Block-addressed waits on one data file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FileHotSpot {
     /// Absolute file number (`file#`, `file number`).
     pub file: i64,
@@ -390,7 +391,7 @@ pub struct FileHotSpot {
 }
 
 /// Waits on one block.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BlockHotSpot {
     /// File number.
     pub file: i64,
@@ -403,7 +404,7 @@ pub struct BlockHotSpot {
 }
 
 /// One individual wait, for the skew (slowest waits) table.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SlowWait {
     /// Event name.
     pub event: String,
@@ -430,7 +431,7 @@ pub struct SlowWait {
 }
 
 /// The profile of one database session.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionProfile {
     /// Trace file.
     pub path: String,
@@ -462,7 +463,7 @@ pub struct SessionProfile {
 }
 
 /// One interval of the timeline.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimelinePoint {
     /// Start of the interval, local wall time of the trace
     /// (`YYYY-MM-DD HH:MM:SS`), or `+<seconds>` when the trace has no
@@ -481,7 +482,7 @@ pub struct TimelinePoint {
 }
 
 /// Wait latency over time.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Timeline {
     /// Interval width, seconds.
     pub interval_s: u64,
@@ -492,7 +493,7 @@ pub struct Timeline {
 }
 
 /// Two trace groups side by side (`dbio tracefile --compare A B`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TraceComparison {
     /// [`crate::SCHEMA_VERSION`] (trace reports written before one version
     /// covered every result carry 1, their own).

@@ -14,11 +14,12 @@
 //! the watch began is counted in [`WatchLosses::unmatched`] instead.
 
 use crate::Log2Buckets;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What `dbio watch` was asked to watch and how: the configuration and
 /// its echo in the result (durations in ns).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchConfig {
     /// Processes watched by id (`--pid`), all their threads.
     #[serde(default)]
@@ -67,7 +68,18 @@ pub struct WatchConfig {
 
 /// A traced system call.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SyscallOp {
@@ -178,7 +190,7 @@ impl std::fmt::Display for SyscallOp {
 }
 
 /// One operation on one file descriptor of one process.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchFileOp {
     /// Process id (tgid).
     pub pid: u32,
@@ -223,7 +235,7 @@ pub struct WatchFileOp {
 
 /// What the tracer could not record: always shown, so a missing call is
 /// never mistaken for one that did not happen.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchLosses {
     /// Exits without a recorded entry (calls already running when the
     /// watch began), per thread.
@@ -288,7 +300,18 @@ impl WatchLosses {
 
 /// The operation of a block-layer request, from its `rwbs` flags.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum BlockOp {
@@ -337,7 +360,7 @@ impl std::fmt::Display for BlockOp {
 /// Block requests of one class on one device, issued by one watched
 /// process or by anyone else: the device's service time (issue to
 /// completion), not the time a system call took.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchDeviceIo {
     /// `MAJOR:MINOR` of the whole device the requests went to.
     pub device: String,
@@ -374,7 +397,7 @@ pub struct WatchDeviceIo {
 /// Block requests of one class attributed to one watched file: their
 /// first sector lies in one of the file's extents (FIEMAP), whoever
 /// issued them (the process itself, or writeback on its behalf).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchFileBlock {
     /// The file.
     pub path: String,
@@ -398,7 +421,7 @@ pub struct WatchFileBlock {
 /// Requests on a device that holds watched files which fell in none of
 /// their extents: the journal, metadata, other processes' files, or a
 /// file whose extents moved since they were mapped.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchUnattributed {
     /// `MAJOR:MINOR` of the whole device.
     pub device: String,
@@ -416,7 +439,7 @@ pub struct WatchUnattributed {
 }
 
 /// A watched file whose extents could not be mapped, and why.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchUnmapped {
     /// The file.
     pub path: String,
@@ -425,7 +448,7 @@ pub struct WatchUnmapped {
 }
 
 /// Why a watch ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum WatchEnd {
     /// Every watched process exited.
@@ -450,7 +473,7 @@ impl std::fmt::Display for WatchEnd {
 }
 
 /// A process that was watched.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchedProcess {
     /// Process id.
     pub pid: u32,
@@ -459,7 +482,7 @@ pub struct WatchedProcess {
 }
 
 /// The result of one `dbio watch`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchResult {
     /// Name of the watch (what was watched, in words).
     pub name: String,
@@ -511,7 +534,7 @@ pub struct WatchResult {
 /// call of its system call by any process, watched or not (the unwatched
 /// ones return after the first check); the statistics' own two clock reads
 /// per run (about 20 to 40 ns) are inside `run_ns`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WatchProgramCost {
     /// Program name (`enter_pwrite64`, `exit_pwrite64`, `blk_issue`, ...).
     pub name: String,

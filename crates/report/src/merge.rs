@@ -18,8 +18,8 @@
 use dbio_model::stripe::{StripeResult, StripeTarget};
 use dbio_model::units::format_bytes;
 use dbio_model::{
-    CpuUsage, DiskStatsDelta, JobConfig, JobResult, LatencySummary, OpStats, PartialReason,
-    RunReport, SecondSample, SCHEMA_VERSION,
+    CpuUsage, DiskStatsDelta, Finding, JobConfig, JobResult, LatencySummary, OpStats,
+    PartialReason, RunReport, SecondSample, Severity, SCHEMA_VERSION,
 };
 use std::collections::BTreeMap;
 
@@ -38,7 +38,7 @@ pub fn part_label(r: &RunReport, i: usize) -> String {
 pub struct Skew {
     /// Largest spread of the parts' measured-interval starts, ns.
     pub max_ns: u64,
-    /// Merge a larger spread anyway, with a warning.
+    /// Merge a larger spread anyway, with a warning finding.
     pub allow: bool,
 }
 
@@ -81,9 +81,9 @@ pub fn start_spreads(parts: &[(String, RunReport)]) -> Vec<(String, u64, String,
 /// [`merge`], refusing parts whose measured intervals began further apart
 /// than `skew.max_ns` (they did not run together: a missing or
 /// misconfigured `--start-at`, or clocks that disagree), unless
-/// `skew.allow`, when the merged result says so in a warning. Parts whose
+/// `skew.allow`, when the merged result says so in a warning finding. Parts whose
 /// clocks were unsynchronised or beyond their limit when they started
-/// are named in a warning.
+/// are named in a notice finding.
 pub fn merge_checked(parts: Vec<(String, RunReport)>, skew: &Skew) -> Result<RunReport, String> {
     let ms = |ns: u64| ns as f64 / 1e6;
     let mut notes = Vec::new();
@@ -104,22 +104,28 @@ pub fn merge_checked(parts: Vec<(String, RunReport)>, skew: &Skew) -> Result<Run
                 "{what}: they did not run together; start every host with one --start-at on synchronised clocks, or pass --allow-skew to merge them anyway"
             ));
         }
-        notes.push(format!(
-            "{what}; merged anyway (--allow-skew): the rates are over the span from the first start to the last end"
-        ));
+        notes.push(Finding::note(
+            "merge.skew_allowed",
+            Severity::Warning,
+            format!("{what}; merged anyway (--allow-skew): the rates are over the span from the first start to the last end"),
+        ).with_evidence("start spread", spread as f64, "ns"));
     }
     for (i, p) in m.parts.iter().enumerate() {
         if let Some(c) = &p.clock {
             if !c.synchronised {
-                notes.push(format!(
-                    "{}: its clock was not synchronised when it started (maximum error {:.3} ms), so its start time is only as good as that",
-                    part_label(p, i),
-                    c.max_error_us as f64 / 1e3
-                ));
+                notes.push(Finding::note(
+                    "merge.clock_unsynchronised",
+                    Severity::Notice,
+                    format!(
+                        "{}: its clock was not synchronised when it started (maximum error {:.3} ms), so its start time is only as good as that",
+                        part_label(p, i),
+                        c.max_error_us as f64 / 1e3
+                    ),
+                ).with_evidence("maximum clock error", c.max_error_us as f64 * 1e3, "ns"));
             }
         }
     }
-    m.warnings.extend(notes);
+    m.findings.extend(notes);
     Ok(m)
 }
 
@@ -190,11 +196,11 @@ pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
         .enumerate()
         .map(|(i, (_, r))| part_label(r, i))
         .collect();
-    let mut warnings = Vec::new();
+    let mut notes = Vec::new();
     let jobs: Vec<JobResult> = (0..first.jobs.len())
         .map(|i| {
             let js: Vec<&JobResult> = flat.iter().map(|(_, r)| &r.jobs[i]).collect();
-            merge_job(&js, &labels, &mut warnings)
+            merge_job(&js, &labels, &mut notes)
         })
         .collect();
     let mut partial = None;
@@ -204,18 +210,27 @@ pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
                 message: format!("the part {label} is partial ({p})"),
             });
         }
+        // A part written before notes were findings: its warnings, named.
         for w in &r.warnings {
-            warnings.push(format!("{label}: {w}"));
+            notes.push(Finding::note(
+                "merge.part_warning",
+                Severity::Notice,
+                format!("{label}: {w}"),
+            ));
         }
     }
     let mut environment = first.environment.clone();
     environment.hostname = labels.join(", ");
-    warnings.insert(
+    notes.insert(
         0,
-        format!(
-            "merged from {} runs ({}); the environment shown is the first one's, each part keeps its own",
-            flat.len(),
-            labels.join(", ")
+        Finding::note(
+            "merge.parts",
+            Severity::Info,
+            format!(
+                "merged from {} runs ({}); the environment shown is the first one's, each part keeps its own",
+                flat.len(),
+                labels.join(", ")
+            ),
         ),
     );
     let (command, layout) = (first.command.clone(), first.layout);
@@ -235,7 +250,7 @@ pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
         environment,
         jobs,
         partial,
-        warnings,
+        findings: notes,
         layout,
         start_at_unix_ns: parts[0].start_at_unix_ns,
         parts,
@@ -354,7 +369,7 @@ fn sum_devices(ds: &[&DiskStatsDelta]) -> Option<DiskStatsDelta> {
     })
 }
 
-fn merge_job(js: &[&JobResult], labels: &[String], warnings: &mut Vec<String>) -> JobResult {
+fn merge_job(js: &[&JobResult], labels: &[String], notes: &mut Vec<Finding>) -> JobResult {
     let first = js[0];
     let starts: Option<Vec<u64>> = js.iter().map(|j| start_ns(j)).collect();
     // The span from the first start to the last end when every part knows
@@ -369,18 +384,29 @@ fn merge_job(js: &[&JobResult], labels: &[String], warnings: &mut Vec<String>) -
                 .max()
                 .unwrap_or(begin);
             let spread = s.iter().max().unwrap_or(&0) - begin;
-            warnings.push(format!(
-                "job '{}': the {} parts' measured intervals began within {:.3} ms of each other",
-                first.name,
-                js.len(),
-                spread as f64 / 1e6
-            ));
+            notes.push(
+                Finding::note(
+                    "merge.start_spread",
+                    Severity::Info,
+                    format!(
+                        "job '{}': the {} parts' measured intervals began within {:.3} ms of each other",
+                        first.name,
+                        js.len(),
+                        spread as f64 / 1e6
+                    ),
+                )
+                .with_evidence("start spread", spread as f64, "ns"),
+            );
             (end - begin).max(1)
         }
         None => {
-            warnings.push(format!(
-                "job '{}': a part does not record when its measurement began (written by an older dbio), so its rates are over the longest part and its series are not merged",
-                first.name
+            notes.push(Finding::note(
+                "merge.start_unknown",
+                Severity::Notice,
+                format!(
+                    "job '{}': a part does not record when its measurement began (written by an older dbio), so its rates are over the longest part and its series are not merged",
+                    first.name
+                ),
             ));
             js.iter().map(|j| j.runtime_ns).max().unwrap_or(1).max(1)
         }
@@ -396,10 +422,14 @@ fn merge_job(js: &[&JobResult], labels: &[String], warnings: &mut Vec<String>) -
     let sync = (!syncs.is_empty()).then(|| merge_lat(&syncs, "sync", &mut inexact));
     let commit = (!commits.is_empty()).then(|| merge_lat(&commits, "commit", &mut inexact));
     if !inexact.is_empty() {
-        warnings.push(format!(
-            "job '{}': a part carries no HDR histogram (written by an older dbio), so the merged {} percentiles are left out; counts, means and the power-of-two buckets are exact",
-            first.name,
-            inexact.join(", ")
+        notes.push(Finding::note(
+            "merge.percentiles_left_out",
+            Severity::Notice,
+            format!(
+                "job '{}': a part carries no HDR histogram (written by an older dbio), so the merged {} percentiles are left out; counts, means and the power-of-two buckets are exact",
+                first.name,
+                inexact.join(", ")
+            ),
         ));
     }
     let ops = read.as_ref().map_or(0, |o| o.ops) + write.as_ref().map_or(0, |o| o.ops);
@@ -564,7 +594,7 @@ mod tests {
         assert_eq!(t, vec![1.0, 2.0, 3.0]);
         // The span from the first start to the last end.
         assert_eq!(m.runtime_ns, 3_200_000_000);
-        assert!(w[0].contains("within 1200.000 ms"), "{w:?}");
+        assert!(w[0].text.contains("within 1200.000 ms"), "{w:?}");
     }
 
     #[test]

@@ -180,3 +180,36 @@ fn the_lgwr_section_follows_the_reports_layout_not_its_command() {
         }
     }
 }
+
+/// A result written before a command's notes became findings prints its
+/// `warnings` as it did, after the findings; a note written now is a
+/// finding with its severity. See: issue 22 §5.
+#[test]
+fn old_warnings_print_as_they_did_and_notes_print_as_findings() {
+    use dbio_model::{Finding, Severity};
+    let old = RunReport {
+        command: "lgwr".into(),
+        warnings: vec!["removed 1 stale temporary file".into()],
+        ..Default::default()
+    };
+    let text = dbio_report::table::render(&old);
+    assert!(
+        text.ends_with("\nwarning: removed 1 stale temporary file\n"),
+        "{text}"
+    );
+    let new = RunReport {
+        command: "lgwr".into(),
+        findings: vec![Finding::note(
+            "scratch.target",
+            Severity::Notice,
+            "removed 1 stale temporary file",
+        )],
+        ..Default::default()
+    };
+    let text = dbio_report::table::render(&new);
+    assert!(
+        text.ends_with("* removed 1 stale temporary file\n  (notice)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("warning:"), "{text}");
+}

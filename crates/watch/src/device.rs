@@ -31,6 +31,7 @@ use anyhow::Context;
 use dbio_model::watch::{
     WatchConfig, WatchDeviceIo, WatchEnd, WatchLosses, WatchResult, WatchedProcess,
 };
+use dbio_model::{Finding, Severity};
 use std::time::{Duration, Instant};
 
 /// How often the maps are read (for `--interval` and the stop checks).
@@ -142,7 +143,7 @@ pub(crate) struct Device {
 impl Device {
     /// Resolves `spec` to its whole disk and loads the block programs on
     /// it; also returns what the result should warn about (a partition).
-    pub(crate) fn load(spec: &str) -> anyhow::Result<(Self, Watcher, Vec<String>)> {
+    pub(crate) fn load(spec: &str) -> anyhow::Result<(Self, Watcher, Vec<Finding>)> {
         let (major, minor) = resolve(spec)?;
         let (dev, part_start) =
             whole_device(major, minor).map_err(|e| anyhow::anyhow!("--device {spec}: {e}"))?;
@@ -151,11 +152,13 @@ impl Device {
             device: Some(dev),
             ..Default::default()
         })?;
-        let mut warnings = Vec::new();
+        let mut findings = Vec::new();
         let disk = device_name(dev).unwrap_or_else(|| dev_name(dev));
         if (major, minor) != (dev >> 20, dev & 0xfffff) || part_start > 0 {
-            warnings.push(format!(
-                "{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"
+            findings.push(Finding::note(
+                "watch.partition_is_whole_disk",
+                Severity::Notice,
+                format!("{spec} is a partition: the block tracepoints name its disk, so every request on {disk} is shown"),
             ));
         }
         let d = Self {
@@ -164,7 +167,7 @@ impl Device {
             minor,
             dev,
         };
-        Ok((d, watcher, warnings))
+        Ok((d, watcher, findings))
     }
 
     /// The device's node (by path, or the kernel's /dev/block link for

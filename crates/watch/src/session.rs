@@ -24,6 +24,7 @@ use anyhow::Context;
 use dbio_model::watch::{
     WatchConfig, WatchEnd, WatchFileOp, WatchLosses, WatchResult, WatchedProcess,
 };
+use dbio_model::{Finding, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
@@ -351,22 +352,26 @@ fn check_processes(cfg: &WatchConfig) -> anyhow::Result<()> {
 
 /// Watches the processes matching `--comm` that are not watched yet. A
 /// full table of watched processes (4,096) skips the newcomer with a
-/// warning, it does not end the watch.
+/// warning finding, it does not end the watch.
 fn adopt_matching(
     pattern: &str,
     watcher: &mut Watcher,
     processes: &mut BTreeMap<u32, String>,
     names: &mut names::Names,
-    warnings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
     observer: &mut dyn Observer,
 ) {
     let me = std::process::id();
     for pid in matching(pattern, me) {
         if let std::collections::btree_map::Entry::Vacant(v) = processes.entry(pid) {
             if let Err(e) = watcher.watch(pid, None) {
-                let w = format!("some processes matching the pattern are not watched: {e}");
-                if !warnings.contains(&w) {
-                    warnings.push(w);
+                let w = Finding::note(
+                    "watch.not_watched",
+                    Severity::Warning,
+                    format!("some processes matching the pattern are not watched: {e}"),
+                );
+                if !findings.contains(&w) {
+                    findings.push(w);
                 }
                 continue;
             }
@@ -416,37 +421,55 @@ fn stream_waiting(
     n
 }
 
-/// What the result should warn about once the watch is over: paths that
-/// could not be read or were cut.
-fn final_warnings(
+/// What the result should say once the watch is over: paths that could
+/// not be read or were cut (each a notice: the I/O figures stand, some
+/// of their file names do not).
+fn path_notes(
     w: &WatchResult,
     processes: &BTreeMap<u32, String>,
     names: &names::Names,
-) -> Vec<String> {
-    let mut warnings = Vec::new();
+) -> Vec<Finding> {
+    let mut notes = Vec::new();
+    let mut note = |rule: &str, text: String, count: u64| {
+        let f = Finding::note(rule, Severity::Notice, text);
+        notes.push(match count {
+            0 => f,
+            n => f.with_evidence("paths", n as f64, "count"),
+        });
+    };
     let gone: BTreeSet<u32> = processes.keys().copied().filter(|&p| !alive(p)).collect();
     if w.ops
         .iter()
         .any(|o| o.path.is_none() && o.fd >= 0 && gone.contains(&o.pid))
     {
-        warnings.push(
+        note(
+            "watch.path_unread",
             "some descriptors were closed before their path could be read (opened before the watch, or their open was not captured, and closed within 50 ms of first use)".into(),
+            0,
         );
     }
     if names.unresolved > 0 {
-        warnings.push(format!(
-            "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
-            names.unresolved
-        ));
+        note(
+            "watch.path_relative",
+            format!(
+                "{} relative paths are shown as the process passed them: its working directory was not known (it came and went within one 50 ms tick)",
+                names.unresolved
+            ),
+            names.unresolved,
+        );
     }
     if names.truncated > 0 {
-        warnings.push(format!(
-            "{} paths were longer than the {} bytes captured at open time and are cut there",
+        note(
+            "watch.path_cut",
+            format!(
+                "{} paths were longer than the {} bytes captured at open time and are cut there",
+                names.truncated,
+                crate::PATH_BYTES - 1
+            ),
             names.truncated,
-            crate::PATH_BYTES - 1
-        ));
+        );
     }
-    warnings
+    notes
 }
 
 /// What a session tells the person watching, and asks of the command
@@ -485,7 +508,7 @@ pub struct Session {
     watcher: Watcher,
     bpf_stats: bool,
     /// What the result should warn about before the watch began.
-    warnings: Vec<String>,
+    findings: Vec<Finding>,
 }
 
 /// What a session watches.
@@ -513,14 +536,14 @@ impl Session {
             command_stdout_to_stderr,
         } = opts;
         if let Some(spec) = cfg.device.clone() {
-            let (dev, watcher, warnings) = device::Device::load(&spec)?;
+            let (dev, watcher, findings) = device::Device::load(&spec)?;
             cfg.block = true;
             return Ok(Self {
                 cfg,
                 target: Target::Device(dev),
                 watcher,
                 bpf_stats,
-                warnings,
+                findings,
             });
         }
         check_processes(&cfg)?;
@@ -544,7 +567,7 @@ impl Session {
             },
             watcher,
             bpf_stats,
-            warnings: Vec::new(),
+            findings: Vec::new(),
         })
     }
 
@@ -561,18 +584,18 @@ impl Session {
     /// Watches until the processes have exited (the cgroup was removed),
     /// the duration elapsed or the observer reports a stop, and returns
     /// the result with what it should warn about.
-    pub fn run(self, observer: &mut dyn Observer) -> anyhow::Result<(WatchResult, Vec<String>)> {
+    pub fn run(self, observer: &mut dyn Observer) -> anyhow::Result<(WatchResult, Vec<Finding>)> {
         let Self {
             cfg,
             target,
             watcher,
             bpf_stats,
-            mut warnings,
+            mut findings,
         } = self;
         match target {
             Target::Device(d) => {
                 let w = d.run(&cfg, &watcher, observer)?;
-                Ok((w, warnings))
+                Ok((w, findings))
             }
             Target::Processes {
                 cgroup,
@@ -587,9 +610,9 @@ impl Session {
                     command_stdout_to_stderr,
                     bpf_stats,
                     observer,
-                    &mut warnings,
+                    &mut findings,
                 )?;
-                Ok((w, warnings))
+                Ok((w, findings))
             }
         }
     }
@@ -605,7 +628,7 @@ fn watch_processes(
     command_stdout_to_stderr: bool,
     bpf_stats: bool,
     observer: &mut dyn Observer,
-    warnings: &mut Vec<String>,
+    findings: &mut Vec<Finding>,
 ) -> anyhow::Result<WatchResult> {
     let mut processes: BTreeMap<u32, String> = BTreeMap::new();
     let mut started = None;
@@ -645,7 +668,7 @@ fn watch_processes(
                 &mut watcher,
                 &mut processes,
                 &mut names,
-                warnings,
+                findings,
                 observer,
             );
         }
@@ -749,7 +772,7 @@ fn watch_processes(
             .map(|(name, runs, run_ns)| dbio_model::watch::WatchProgramCost { name, runs, run_ns })
             .collect();
     }
-    warnings.extend(final_warnings(&w, &processes, &names));
+    findings.extend(path_notes(&w, &processes, &names));
     Ok(w)
 }
 

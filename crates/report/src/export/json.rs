@@ -1,4 +1,4 @@
-//! JSON: the documented schema (`docs/result-schema.md`), pretty-printed,
+//! JSON: the documented schema (`docs/result-schema.json`), pretty-printed,
 //! one object per result with its `command` naming the variant.
 
 use super::{ExportError, Exporter};

@@ -108,7 +108,7 @@ fn compared(c: &LoadComparison, v: &mut Vec<Finding>) {
             Some(s.name.as_str()),
             Severity::Warning,
             format!(
-                "{} could not be put back to {}: the warnings name the statement that restores it.",
+                "{} could not be put back to {}: a warning below names the statement that restores it.",
                 s.name, s.original
             ),
             Vec::new(),
