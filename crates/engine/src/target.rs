@@ -1039,6 +1039,20 @@ fn lay_out(
     Ok(())
 }
 
+/// One of a target's notices as a finding. The targets say in plain words
+/// what they did or could not do to the scratch space (a stale temporary
+/// file of a killed run removed, a file that could not be marked as
+/// dbio's); every command that runs on targets hands them on as
+/// `scratch.target` notices, so that the result ranks them beside
+/// everything else it says.
+pub fn scratch_note(notice: impl AsRef<str>) -> dbio_model::Finding {
+    dbio_model::Finding::note(
+        "scratch.target",
+        dbio_model::Severity::Notice,
+        notice.as_ref(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1077,18 +1091,4 @@ mod tests {
         assert!(remove_if_same(&dir, OsStr::new("moved"), st.st_dev, st.st_ino).unwrap());
         assert!(!d.path().join("moved").exists());
     }
-}
-
-/// One of a target's notices as a finding. The targets say in plain words
-/// what they did or could not do to the scratch space (a stale temporary
-/// file of a killed run removed, a file that could not be marked as
-/// dbio's); every command that runs on targets hands them on as
-/// `scratch.target` notices, so that the result ranks them beside
-/// everything else it says.
-pub fn scratch_note(notice: impl AsRef<str>) -> dbio_model::Finding {
-    dbio_model::Finding::note(
-        "scratch.target",
-        dbio_model::Severity::Notice,
-        notice.as_ref(),
-    )
 }
