@@ -600,7 +600,9 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
                 );
                 eprint!(
                     "{}",
-                    dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(&r))
+                    dbio_model::visible::visible_lines(
+                        &dbio_report::sections::watch::table::render_so_far(&r)
+                    )
                 );
                 next_print = Some(at + Duration::from_nanos(i));
             }

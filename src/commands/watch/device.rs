@@ -181,7 +181,9 @@ pub fn run(a: WatchArgs, mut cfg: WatchConfig) -> anyhow::Result<ExitCode> {
                 let r = result(&cfg, &watcher.snapshot()?, &watcher, dev, start);
                 eprint!(
                     "{}",
-                    dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(&r))
+                    dbio_model::visible::visible_lines(
+                        &dbio_report::sections::watch::table::render_so_far(&r)
+                    )
                 );
                 next_print = Some(at + Duration::from_nanos(i));
             }

@@ -1,4 +1,4 @@
-//! CSV: rows of named columns from the model (`crate::csv_out`). The
+//! CSV: rows of named columns from the model (`crate::kit::csv`). The
 //! whole document passes through [`dbio_model::visible::visible_lines`], as
 //! the table does: a CSV file is read with `cat` and `less` as often as
 //! with a spreadsheet, and its fields carry trace and report text as
@@ -14,13 +14,13 @@ pub struct CsvExporter;
 impl Exporter for CsvExporter {
     fn export(&self, result: &Outcome) -> Result<String, ExportError> {
         let text = match result {
-            Outcome::Run(r) => crate::csv_out::to_csv(r)?,
-            Outcome::Trace(t) => crate::csv_out::trace_csv(t)?,
-            Outcome::TraceComparison(c) => crate::csv_out::trace_comparison_csv(c)?,
-            Outcome::Awr(r) => crate::csv_out::awr_csv(r)?,
-            Outcome::AwrComparison(c) => crate::csv_out::awr_comparison_csv(c)?,
-            Outcome::Comparison(c) => crate::compare::render::to_csv(c)?,
-            Outcome::AwrTrend(t) => crate::awr_trend::csv(t)?,
+            Outcome::Run(r) => crate::kit::csv::to_csv(r)?,
+            Outcome::Trace(t) => crate::kit::csv::trace_csv(t)?,
+            Outcome::TraceComparison(c) => crate::kit::csv::trace_comparison_csv(c)?,
+            Outcome::Awr(r) => crate::kit::csv::awr_csv(r)?,
+            Outcome::AwrComparison(c) => crate::kit::csv::awr_comparison_csv(c)?,
+            Outcome::Comparison(c) => crate::sections::compare::table::to_csv(c)?,
+            Outcome::AwrTrend(t) => crate::sections::awr::trend::csv(t)?,
         };
         Ok(dbio_model::visible::visible_lines(&text).into_owned())
     }

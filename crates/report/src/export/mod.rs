@@ -11,7 +11,7 @@
 mod csv;
 pub mod html;
 mod json;
-mod table;
+pub mod table;
 
 pub use self::csv::CsvExporter;
 pub use self::html::HtmlExporter;

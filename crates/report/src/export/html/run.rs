@@ -3,7 +3,7 @@
 //! writer, database writer, reads, calibration, load matrix, commit
 //! load, live traces), then where it ran.
 
-use super::page::{self, esc};
+use crate::kit::html::page::{self, esc};
 use dbio_model::RunReport;
 use std::fmt::Write;
 
@@ -29,7 +29,7 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
         None => b.push_str("<p id=\"complete\">Complete: every part of the run finished.</p>"),
     }
     b.push_str("</header>\n");
-    b.push_str(&super::provenance(&r.tool, invocation));
+    b.push_str(&crate::kit::html::page::provenance(&r.tool, invocation));
     b.push_str("<h2 id=\"h-findings\">Findings</h2>\n");
     b.push_str(&page::findings(&r.findings));
     if !r.warnings.is_empty() {
@@ -40,31 +40,31 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
         b.push_str("</ul>\n");
     }
     if !r.jobs.is_empty() {
-        b.push_str(&super::jobs::section(&r.jobs));
+        b.push_str(&crate::sections::jobs::html::section(&r.jobs));
     }
     if !r.lgwr.is_empty() {
-        b.push_str(&super::lgwr::section(&r.lgwr));
+        b.push_str(&crate::sections::lgwr::html::section(&r.lgwr));
     }
     if !r.dbwr.is_empty() {
-        b.push_str(&super::dbwr::section(&r.dbwr));
+        b.push_str(&crate::sections::dbwr::html::section(&r.dbwr));
     }
     if !r.reads.is_empty() {
-        b.push_str(&super::read::section(&r.reads));
+        b.push_str(&crate::sections::read::html::section(&r.reads));
     }
     if let Some(c) = &r.calibration {
-        b.push_str(&super::read::calibration(c));
+        b.push_str(&crate::sections::calibrate::html::calibration(c));
     }
     if let Some(c) = &r.load_compare {
-        b.push_str(&super::load_compare::section(c));
+        b.push_str(&crate::sections::load::compare_html::section(c));
     }
     if let Some(m) = &r.matrix {
-        b.push_str(&super::matrix::section(m));
+        b.push_str(&crate::sections::matrix::html::section(m));
     }
     if !r.load.is_empty() {
-        b.push_str(&super::load::section(&r.load));
+        b.push_str(&crate::sections::load::html::section(&r.load));
     }
     if !r.watch.is_empty() {
-        b.push_str(&super::watch::section(&r.watch));
+        b.push_str(&crate::sections::watch::html::section(&r.watch));
     }
     b.push_str("<h2 id=\"h-environment\">Environment</h2>\n");
     b.push_str(&page::environment(&r.environment));

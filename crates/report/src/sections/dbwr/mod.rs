@@ -1,0 +1,5 @@
+//! The database writers (`dbio dbwr`): table, page and findings.
+
+pub mod findings;
+pub mod html;
+pub mod table;

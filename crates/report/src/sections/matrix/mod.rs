@@ -1,0 +1,5 @@
+//! The ORION-style load matrix (`dbio matrix`): table, page and findings.
+
+pub mod findings;
+pub mod html;
+pub mod table;
