@@ -5,7 +5,9 @@
 //! written. A newline inside a field stays (the writer quotes that field).
 
 use super::{ExportError, Exporter};
-use dbio_model::Outcome;
+use crate::kit::csv::{finding_rows, LongRow, LongTable};
+use crate::sections::SECTIONS;
+use dbio_model::{Outcome, RunReport};
 
 /// CSV with a header line.
 #[derive(Debug, Clone, Copy, Default)]
@@ -14,14 +16,34 @@ pub struct CsvExporter;
 impl Exporter for CsvExporter {
     fn export(&self, result: &Outcome) -> Result<String, ExportError> {
         let text = match result {
-            Outcome::Run(r) => crate::kit::csv::to_csv(r)?,
-            Outcome::Trace(t) => crate::kit::csv::trace_csv(t)?,
-            Outcome::TraceComparison(c) => crate::kit::csv::trace_comparison_csv(c)?,
-            Outcome::Awr(r) => crate::kit::csv::awr_csv(r)?,
-            Outcome::AwrComparison(c) => crate::kit::csv::awr_comparison_csv(c)?,
+            Outcome::Run(r) => run(r)?,
+            Outcome::Trace(t) => crate::sections::trace::csv::trace_csv(t)?,
+            Outcome::TraceComparison(c) => crate::sections::trace::csv::trace_comparison_csv(c)?,
+            Outcome::Awr(r) => crate::sections::awr::csv::awr_csv(r)?,
+            Outcome::AwrComparison(c) => crate::sections::awr::csv::awr_comparison_csv(c)?,
             Outcome::Comparison(c) => crate::sections::compare::table::to_csv(c)?,
             Outcome::AwrTrend(t) => crate::sections::awr::trend::csv(t)?,
         };
         Ok(dbio_model::visible::visible_lines(&text).into_owned())
     }
+}
+
+/// Renders the report as CSV with a header line.
+pub fn run(r: &RunReport) -> Result<String, ExportError> {
+    let has_sections = SECTIONS.iter().any(|s| s.needs_long_csv(r)) || !r.findings.is_empty();
+    if has_sections {
+        LongTable::new(&["section", "name", "metric", "value"]).write(&[(None, run_rows(r)?)])
+    } else {
+        crate::sections::jobs::csv::wide_jobs(r)
+    }
+}
+
+/// The long-form rows of a measurement: each section's, then the findings.
+fn run_rows(r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
+    let mut rows = Vec::new();
+    for s in SECTIONS {
+        rows.extend(s.csv(r)?);
+    }
+    rows.extend(finding_rows(&r.findings));
+    Ok(rows)
 }

@@ -8,7 +8,7 @@
 //! Exporters render into memory: the binary writes the bytes (`src/output.rs`,
 //! atomically for regular files), so an exporter never touches a file.
 
-mod csv;
+pub mod csv;
 pub mod html;
 mod json;
 pub mod table;

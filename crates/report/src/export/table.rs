@@ -4,7 +4,8 @@
 //! renderers, and a terminal must print them, never obey them.
 
 use super::{ExportError, Exporter};
-use dbio_model::{Layout, Outcome, RunReport};
+use crate::sections::SECTIONS;
+use dbio_model::{Outcome, RunReport};
 use std::fmt::Write;
 
 /// The terminal tables of any result (what a command prints on standard
@@ -28,10 +29,9 @@ impl Exporter for TableExporter {
 }
 
 /// Renders a whole report for a terminal. Each section renders itself
-/// when present, laid out as the report's [`Layout`] says: in full, or
+/// when present, laid out as the report's `layout` says: in full, or
 /// (a composite result such as `dbio check`) as summary tables.
 pub fn run(r: &RunReport) -> String {
-    let detail = r.layout == Layout::Detail;
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", r.tool, r.command);
     out.push_str(&crate::kit::text::environment(&r.environment));
@@ -42,29 +42,8 @@ pub fn run(r: &RunReport) -> String {
             "\nPARTIAL RESULT: {p}. The figures below cover only what ran."
         );
     }
-    if detail {
-        for j in &r.jobs {
-            out.push('\n');
-            out.push_str(&crate::sections::jobs::table::job_detail(j));
-        }
-    }
-    if !r.jobs.is_empty() && (r.jobs.len() > 1 || !detail) {
-        out.push('\n');
-        out.push_str(&crate::sections::jobs::table::summary(&r.jobs));
-    }
-    if !r.parts.is_empty() {
-        out.push('\n');
-        out.push_str(&crate::sections::jobs::fleet::parts(r));
-    }
-    for section in [
-        crate::sections::calibrate::table::render(r),
-        crate::sections::matrix::table::render(r),
-        crate::sections::lgwr::table::render(r),
-        crate::sections::load::table::render(r),
-        crate::sections::read::table::render(r),
-        crate::sections::dbwr::table::render(r),
-        crate::sections::watch::table::render(r),
-    ] {
+    for s in SECTIONS {
+        let section = s.table(r);
         if !section.is_empty() {
             out.push('\n');
             out.push_str(&section);

@@ -12,12 +12,12 @@
 //! unit-tested on hand-made result values just below and just above it.
 //!
 //! Registration: a rule set is one file with a `pub const RULES: RuleSet<T>`
-//! for the result type `T` it reads, listed once in [`RUN_RULES`] (for the
-//! [`RunReport`] every measuring command writes) or [`TRACE_RULES`] (for
-//! `dbio tracefile`'s [`TraceReport`]). A rule set decides itself whether it
-//! applies (by `command`, or by the sections present); the order of the
-//! lists is the order findings are printed in. AWR/Statspack rules read
-//! their own result type and have their own list, [`AWR_RULES`].
+//! for the result type `T` it reads, in the folder of its kind
+//! (`sections/<kind>/findings.rs`). A measurement's rule sets are drawn by
+//! their section ([`crate::sections::Section::findings`]), in the order of
+//! [`SECTIONS`]; a trace analysis's are listed in [`TRACE_RULES`] and an
+//! AWR or Statspack analysis's in [`AWR_RULES`]. A rule set decides itself
+//! whether it applies (by `command`, or by the sections present).
 //!
 //! The [`Finding`] type itself lives in `dbio-model` (re-exported here):
 //! every result carries its findings, and the model cannot depend on this
@@ -38,30 +38,11 @@ pub use crate::sections::watch::findings as watch;
 
 pub use dbio_model::{Evidence, Finding, Reference, Severity};
 
+pub use crate::kit::findings::RuleSet;
+use crate::sections::SECTIONS;
 use dbio_model::awr::AwrReport;
 use dbio_model::trace::TraceReport;
 use dbio_model::RunReport;
-
-/// The findings one area draws from a result of type `T`.
-pub struct RuleSet<T: 'static> {
-    /// The area (`commit`, `read`, ...): the first part of its rules' names.
-    pub area: &'static str,
-    /// Draws the findings; returns none when the result is not this area's.
-    pub evaluate: fn(&T) -> Vec<Finding>,
-}
-
-/// The rule sets over a [`RunReport`], in the order their findings print.
-pub const RUN_RULES: &[RuleSet<RunReport>] = &[
-    check::RULES,
-    commit::RULES,
-    load::RULES,
-    load_compare::RULES,
-    read::RULES,
-    dbwr::RULES,
-    calibrate::RULES,
-    matrix::RULES,
-    watch::RULES,
-];
 
 /// The rule sets over a trace analysis.
 pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
@@ -69,9 +50,9 @@ pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
 /// The rule sets over an AWR or Statspack analysis.
 pub const AWR_RULES: &[RuleSet<AwrReport>] = &[awr::RULES];
 
-/// Every finding the registered rule sets draw from `r`.
+/// Every finding the sections draw from `r`, in [`SECTIONS`]' order.
 pub fn evaluate(r: &RunReport) -> Vec<Finding> {
-    RUN_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
+    SECTIONS.iter().flat_map(|s| s.findings(r)).collect()
 }
 
 /// Every finding the registered rule sets draw from a trace analysis.

@@ -61,3 +61,11 @@ fn show(v: f64, unit: &str) -> String {
         u => format!("{v} {u}"),
     }
 }
+
+/// The findings one area draws from a result of type `T`.
+pub struct RuleSet<T: 'static> {
+    /// The area (`commit`, `read`, ...): the first part of its rules' names.
+    pub area: &'static str,
+    /// Draws the findings; returns none when the result is not this area's.
+    pub evaluate: fn(&T) -> Vec<Finding>,
+}

@@ -8,6 +8,8 @@ pub mod csv;
 pub mod findings;
 pub mod histogram;
 pub mod html;
+pub mod metrics;
 pub mod references;
 pub mod series;
+pub mod settings;
 pub mod text;

@@ -39,32 +39,8 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
         }
         b.push_str("</ul>\n");
     }
-    if !r.jobs.is_empty() {
-        b.push_str(&crate::sections::jobs::html::section(&r.jobs));
-    }
-    if !r.lgwr.is_empty() {
-        b.push_str(&crate::sections::lgwr::html::section(&r.lgwr));
-    }
-    if !r.dbwr.is_empty() {
-        b.push_str(&crate::sections::dbwr::html::section(&r.dbwr));
-    }
-    if !r.reads.is_empty() {
-        b.push_str(&crate::sections::read::html::section(&r.reads));
-    }
-    if let Some(c) = &r.calibration {
-        b.push_str(&crate::sections::calibrate::html::calibration(c));
-    }
-    if let Some(c) = &r.load_compare {
-        b.push_str(&crate::sections::load::compare_html::section(c));
-    }
-    if let Some(m) = &r.matrix {
-        b.push_str(&crate::sections::matrix::html::section(m));
-    }
-    if !r.load.is_empty() {
-        b.push_str(&crate::sections::load::html::section(&r.load));
-    }
-    if !r.watch.is_empty() {
-        b.push_str(&crate::sections::watch::html::section(&r.watch));
+    for s in crate::sections::in_page_order() {
+        b.push_str(&s.html(r));
     }
     b.push_str("<h2 id=\"h-environment\">Environment</h2>\n");
     b.push_str(&page::environment(&r.environment));

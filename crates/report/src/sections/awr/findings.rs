@@ -19,7 +19,7 @@
 //! * 'log buffer space'; single-block read latency that the histogram
 //!   puts on the device.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::{
     lgwr_buffered_vs_direct, log_file_sync, over_configuring_dbwr, physical_io_not_always_physical,

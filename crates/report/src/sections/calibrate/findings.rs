@@ -5,7 +5,7 @@
 //! file's `notes`, because they explain the two numbers wherever the file
 //! goes.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use dbio_model::calibrate::{Boundary, Calibration, INSEPARABLE_ERROR};

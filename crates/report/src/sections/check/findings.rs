@@ -10,7 +10,7 @@
 //! read medians under 20 µs are a cache, under 300 µs solid state, under
 //! 2 ms network or virtualised storage, else a spinning disk.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use dbio_model::units::{format_ns, format_rate};

@@ -7,7 +7,7 @@
 //! he measured one DBWR at 62.6 TPM with 291 CPU s against eight at 57.9
 //! TPM with 256 CPU s (-7.5 %). `docs/dbwr.md` explains the model.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
 use crate::kit::references::over_configuring_dbwr;
 use dbio_model::dbwr::DbwrResult;

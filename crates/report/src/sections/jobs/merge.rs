@@ -147,15 +147,10 @@ pub fn merge(parts: Vec<(String, RunReport)>) -> Result<RunReport, String> {
                 r.command, first.command
             ));
         }
-        let other = [
-            (!r.lgwr.is_empty(), "lgwr"),
-            (!r.reads.is_empty(), "read"),
-            (!r.dbwr.is_empty(), "dbwr"),
-            (!r.load.is_empty(), "load"),
-            (!r.watch.is_empty(), "watch"),
-            (r.calibration.is_some(), "calibrate"),
-        ];
-        if let Some((_, what)) = other.iter().find(|(has, _)| *has) {
+        let other = crate::sections::in_comparison_order()
+            .into_iter()
+            .find_map(|s| s.merge_refusal(r));
+        if let Some(what) = other {
             return Err(format!(
                 "{name} holds {what} results; dbio merge combines raw I/O jobs (bench and the raw sections of check) only"
             ));

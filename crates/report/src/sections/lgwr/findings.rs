@@ -4,7 +4,7 @@
 //! did, reads a buffered log forced, lost records, and which configuration
 //! or durability method commits fastest.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
 use crate::kit::references::{doc, lgwr_buffered_vs_direct, log_file_sync};
 use dbio_model::lgwr::LgwrResult;

@@ -13,7 +13,7 @@
 //! Savvinov's "How not to troubleshoot log file sync waits", so only the
 //! single-session reading is drawn).
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::{doc, savvinov_log_file_sync};
 use dbio_model::load_compare::{LoadBaseline, LoadComparison};

@@ -13,7 +13,7 @@
 //! more bounds the commit rate. The consistency check flags a 25 %
 //! difference between measured TPS and sessions / mean transaction time.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
 use crate::kit::references::{doc, log_file_sync, savvinov_log_file_sync};
 use dbio_model::load::LoadResult;

@@ -10,7 +10,7 @@
 //! highest measured, provided a larger count was measured after it (else
 //! the curve may still be climbing past the ladder's end).
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use dbio_model::matrix::{MatrixPoint, MatrixResult};

@@ -7,7 +7,7 @@
 //! physical": two databases whose 'db file sequential read' averages
 //! differ only because the OS cached more of one of them.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::{doc, physical_io_not_always_physical};
 use dbio_model::read::{BoundarySource, ReadResult, Tier, TierAttribution};

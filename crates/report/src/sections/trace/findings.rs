@@ -7,7 +7,7 @@
 //! waits under about 100 µs. Such waits make an event's average a mix of
 //! memory and storage: comparing averages across systems then misleads.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::physical_io_not_always_physical;
 use dbio_model::trace::TraceReport;

@@ -12,7 +12,7 @@
 //! writing. Lost records are always a finding: a count that looks exact
 //! must not hide what the tracer missed.
 
-use crate::findings::RuleSet;
+use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
 use crate::kit::references::lgwr_buffered_vs_direct;
 use dbio_model::units::format_ns;
