@@ -12,6 +12,7 @@
 
 use dbio_model::units::format_bytes;
 use dbio_model::{Environment, Finding};
+use maud::{html, Markup, PreEscaped, Render, DOCTYPE};
 use std::fmt::Write;
 
 /// The policy in the page's `<meta>`: nothing may be fetched (no
@@ -19,25 +20,38 @@ use std::fmt::Write;
 /// own `<style>` and `style` attributes, no script.
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
-/// Escapes text for HTML text and attribute values (SVG included): the
-/// five characters that can end a text node or an attribute, so any
-/// string from outside (SQL text, file names, event names, host names)
-/// stays text.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Control characters other than tab and newline are not
-            // allowed in HTML text; show them as the replacement character.
-            c if c.is_control() && c != '\t' && c != '\n' => out.push('\u{fffd}'),
-            c => out.push(c),
+/// Text from outside (SQL text, file names, event names, host names) in
+/// a template: rendered with the five characters that can end a text node
+/// or an attribute escaped, so it stays text. maud escapes every
+/// interpolated string by itself; this wrapper keeps the bytes dbio has
+/// always written (`'` as `&#39;`, which maud leaves as it is, and control
+/// characters other than tab and newline, which HTML text may not hold,
+/// as the replacement character).
+#[derive(Debug, Clone, Copy)]
+pub struct Text<'a>(pub &'a str);
+
+impl Render for Text<'_> {
+    fn render_to(&self, out: &mut String) {
+        out.reserve(self.0.len());
+        for c in self.0.chars() {
+            match c {
+                '&' => out.push_str("&amp;"),
+                '<' => out.push_str("&lt;"),
+                '>' => out.push_str("&gt;"),
+                '"' => out.push_str("&quot;"),
+                '\'' => out.push_str("&#39;"),
+                c if c.is_control() && c != '\t' && c != '\n' => out.push('\u{fffd}'),
+                c => out.push(c),
+            }
         }
     }
+}
+
+/// Escapes text for HTML text and attribute values (SVG included), as
+/// [`Text`] renders it: for the hand-drawn SVG, which is written as text.
+pub fn esc(s: &str) -> String {
+    let mut out = String::new();
+    Text(s).render_to(&mut out);
     out
 }
 
@@ -107,56 +121,73 @@ const PATTERNS: &str = r#"<svg width="0" height="0" style="position:absolute" ar
 
 /// The whole document around `body` (already HTML).
 pub fn document(title: &str, body: &str) -> String {
-    let mut s = String::with_capacity(body.len() + CSS.len() + 1024);
-    let _ = write!(
-        s,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">\n\
-         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"dbio-report {}\">\n\
-         <title>{}</title><style>{CSS}</style></head>\n<body>\n{PATTERNS}\n{body}\n\
-         <footer class=\"muted\"><p>Rendered by dbio-report {} from the result model; one file, \
-         nothing fetched from anywhere. Hover over a bar or a line for its figures.</p></footer>\n\
-         </body></html>\n",
-        env!("CARGO_PKG_VERSION"),
-        esc(title),
-        env!("CARGO_PKG_VERSION"),
-    );
-    s
+    let version = env!("CARGO_PKG_VERSION");
+    let page: Markup = html! {
+        (DOCTYPE) "\n"
+        html lang="en" {
+            head {
+                meta charset="utf-8"; "\n"
+                meta http-equiv="Content-Security-Policy" content=(CSP); "\n"
+                meta name="viewport" content="width=device-width,initial-scale=1"; "\n"
+                meta name="generator" content={ "dbio-report " (version) }; "\n"
+                title { (Text(title)) }
+                style { (PreEscaped(CSS)) }
+            }
+            "\n"
+            body {
+                "\n" (PreEscaped(PATTERNS)) "\n" (PreEscaped(body)) "\n"
+                footer class="muted" {
+                    p {
+                        "Rendered by dbio-report " (version) " from the result model; one file, \
+                         nothing fetched from anywhere. Hover over a bar or a line for its figures."
+                    }
+                }
+                "\n"
+            }
+        }
+        "\n"
+    };
+    page.into_string()
 }
 
 /// A table of plain-text cells (every cell escaped); columns whose
 /// header starts with `#` are numeric (right-aligned, the `#` dropped).
 pub fn table(id: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut s = format!("<table id=\"{}\"><thead><tr>", esc(id));
     let numeric: Vec<bool> = headers.iter().map(|h| h.starts_with('#')).collect();
-    for h in headers {
-        match h.strip_prefix('#') {
-            Some(h) => {
-                let _ = write!(s, "<th class=\"n\">{}</th>", esc(h));
+    let class = |i: usize, c: &str| {
+        if numeric.get(i).copied().unwrap_or(false) {
+            Some("n")
+        } else if c.len() > 60 {
+            Some("sql")
+        } else {
+            None
+        }
+    };
+    let t = html! {
+        table id=(Text(id)) {
+            thead {
+                tr {
+                    @for h in headers {
+                        @match h.strip_prefix('#') {
+                            Some(h) => th class="n" { (Text(h)) },
+                            None => th { (Text(h)) },
+                        }
+                    }
+                }
             }
-            None => {
-                let _ = write!(s, "<th>{}</th>", esc(h));
+            tbody {
+                @for r in rows {
+                    tr {
+                        @for (i, c) in r.iter().enumerate() {
+                            td class=[class(i, c)] { (Text(c)) }
+                        }
+                    }
+                }
             }
         }
-    }
-    s.push_str("</tr></thead><tbody>");
-    for r in rows {
-        s.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            let class = if numeric.get(i).copied().unwrap_or(false) {
-                " class=\"n\""
-            } else if c.len() > 60 {
-                " class=\"sql\""
-            } else {
-                ""
-            };
-            let _ = write!(s, "<td{class}>{}</td>", esc(c));
-        }
-        s.push_str("</tr>");
-    }
-    s.push_str("</tbody></table>\n");
-    s
+        "\n"
+    };
+    t.into_string()
 }
 
 /// A two-column table of names and values.
@@ -204,41 +235,29 @@ pub fn findings(fs: &[Finding]) -> String {
     if fs.is_empty() {
         return "<p class=\"muted\">No findings.</p>\n".into();
     }
-    let mut s = String::from("<ul class=\"findings\" id=\"findings\">");
-    for f in fs {
-        let sev = f.severity.to_string();
-        let _ = write!(
-            s,
-            "<li data-rule=\"{}\"><span class=\"sev sev-{sev}\">{sev}</span>",
-            esc(&f.rule)
-        );
-        // Most rules name their subject in the text already.
-        if let Some(sub) = f
-            .subject
-            .as_ref()
-            .filter(|x| !f.text.starts_with(x.as_str()))
-        {
-            let _ = write!(s, "<b>{}</b>: ", esc(sub));
+    let list = html! {
+        ul.findings #findings {
+            @for f in fs {
+                @let sev = f.severity.to_string();
+                li data-rule=(Text(&f.rule)) {
+                    span class={ "sev sev-" (sev) } { (sev) }
+                    // Most rules name their subject in the text already.
+                    @if let Some(sub) = f.subject.as_ref().filter(|x| !f.text.starts_with(x.as_str())) {
+                        b { (Text(sub)) } ": "
+                    }
+                    (Text(&f.text))
+                    @if !f.evidence.is_empty() {
+                        span.ev { "evidence: " (Text(&crate::kit::findings::evidence_line(f))) }
+                    }
+                    @if let Some(r) = &f.reference {
+                        span.ev { "source: " (Text(&r.to_string())) }
+                    }
+                }
+            }
         }
-        s.push_str(&esc(&f.text));
-        if !f.evidence.is_empty() {
-            let _ = write!(
-                s,
-                "<span class=\"ev\">evidence: {}</span>",
-                esc(&crate::kit::findings::evidence_line(f))
-            );
-        }
-        if let Some(r) = &f.reference {
-            let _ = write!(
-                s,
-                "<span class=\"ev\">source: {}</span>",
-                esc(&r.to_string())
-            );
-        }
-        s.push_str("</li>");
-    }
-    s.push_str("</ul>\n");
-    s
+        "\n"
+    };
+    list.into_string()
 }
 
 /// The environment: host, kernel, filesystem and mount options, device
