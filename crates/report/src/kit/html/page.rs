@@ -212,6 +212,17 @@ pub fn settings<T: serde::Serialize>(id: &str, config: &T) -> String {
     table(id, &["setting", "value"], &rows)
 }
 
+/// A configuration's settings folded under "Settings of NAME".
+pub fn settings_details<T: serde::Serialize>(name: &str, id: &str, config: &T) -> String {
+    html! {
+        details {
+            summary { "Settings of " (Text(name)) }
+            (PreEscaped(settings(id, config)))
+        }
+    }
+    .into_string()
+}
+
 fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>) {
     match v {
         serde_json::Value::Object(o) => {

@@ -4,9 +4,10 @@
 //! the whole instance: counts and times do not compare, averages and the
 //! presence of an event do, so the averages are also drawn as pairs.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Pair};
 use dbio_model::awr::{SeenIn, TraceBeside};
+use maud::html;
 use std::fmt::Write;
 
 fn opt(v: Option<f64>, prec: usize) -> String {
@@ -18,12 +19,16 @@ pub fn section(t: Option<&TraceBeside>, k: &str) -> String {
     let Some(t) = t else {
         return String::new();
     };
-    let mut b = format!(
-        "<section class=\"with-trace\" id=\"awr-with-trace-{k}\"><h3>Beside a 10046 trace</h3><p>{} ({} sessions, {} wait lines). The trace covers its sessions, the report the whole instance: compare averages and presence, not counts or times.</p>",
-        esc(&t.trace),
-        t.trace_sessions,
-        t.trace_wait_lines
-    );
+    let mut b = format!("<section class=\"with-trace\" id=\"awr-with-trace-{k}\">");
+    let head = html! {
+        h3 { "Beside a 10046 trace" }
+        p {
+            (Text(&t.trace)) " (" (t.trace_sessions) " sessions, " (t.trace_wait_lines)
+            " wait lines). The trace covers its sessions, the report the whole instance: \
+             compare averages and presence, not counts or times."
+        }
+    };
+    b.push_str(&head.into_string());
     let rows: Vec<Vec<String>> = t
         .rows
         .iter()

@@ -3,13 +3,12 @@
 //! configuration, typically one per writer count), each writer's share of
 //! the writes, and the 'db file parallel write' distributions.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self};
 use crate::kit::html::persec::{self, Chart};
 use crate::kit::html::svg;
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::units::format_ns;
 use dbio_model::LatencySummary;
-use std::fmt::Write;
 
 /// The database writer's section.
 pub fn section(runs: &[DbwrResult]) -> String {
@@ -118,13 +117,11 @@ pub fn section(runs: &[DbwrResult]) -> String {
                 },
             ],
         ));
-        let _ = write!(
-            b,
-            "<details><summary>Settings of {}</summary>",
-            esc(&r.name)
-        );
-        b.push_str(&page::settings(&format!("settings-dbwr-{i}"), &r.config));
-        b.push_str("</details>");
+        b.push_str(&page::settings_details(
+            &r.name,
+            &format!("settings-dbwr-{i}"),
+            &r.config,
+        ));
     }
     b
 }

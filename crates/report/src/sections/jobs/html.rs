@@ -3,10 +3,11 @@
 //! per-second series (throughput, p50 and p99); several jobs also get one
 //! percentile chart with every job, side by side.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Hist, Line};
 use dbio_model::units::{format_ns, format_rate};
 use dbio_model::{JobResult, LatencySummary};
+use maud::html;
 use std::fmt::Write;
 
 /// The distributions of a job worth drawing, with their names.
@@ -84,16 +85,12 @@ pub fn section(jobs: &[JobResult]) -> String {
         ));
     }
     for (i, j) in jobs.iter().enumerate() {
-        let _ = write!(
-            b,
-            "<section class=\"job\" id=\"job-{i}\"><h3>Job {}</h3>",
-            esc(&j.name)
-        );
-        let _ = write!(
-            b,
-            "<p class=\"mono\">{}</p>",
-            esc(&crate::sections::jobs::table::describe(j))
-        );
+        let _ = write!(b, "<section class=\"job\" id=\"job-{i}\">");
+        let head = html! {
+            h3 { "Job " (Text(&j.name)) }
+            p.mono { (Text(&crate::sections::jobs::table::describe(j))) }
+        };
+        b.push_str(&head.into_string());
         let d = distributions(j);
         let hists: Vec<Hist> = d
             .iter()
@@ -160,13 +157,12 @@ pub fn section(jobs: &[JobResult]) -> String {
                 true,
             ));
         }
-        let _ = write!(
-            b,
-            "<details><summary>Settings of {}</summary>",
-            esc(&j.name)
-        );
-        b.push_str(&page::settings(&format!("settings-job-{i}"), &j.job));
-        b.push_str("</details></section>\n");
+        b.push_str(&page::settings_details(
+            &j.name,
+            &format!("settings-job-{i}"),
+            &j.job,
+        ));
+        b.push_str("</section>\n");
     }
     b
 }

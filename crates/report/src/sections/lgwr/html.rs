@@ -4,13 +4,12 @@
 //! spread, and 'log file sync' / 'log file parallel write' distributions,
 //! every configuration side by side.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self};
 use crate::kit::html::persec::{self, Chart};
 use crate::kit::html::svg::{self, Hist};
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::units::format_ns;
 use dbio_model::LatencySummary;
-use std::fmt::Write;
 
 /// The log writer's section.
 pub fn section(runs: &[LgwrResult]) -> String {
@@ -179,12 +178,10 @@ fn per_run(b: &mut String, runs: &[LgwrResult]) {
                 },
             ],
         ));
-        let _ = write!(
-            b,
-            "<details><summary>Settings of {}</summary>",
-            esc(&r.name)
-        );
-        b.push_str(&page::settings(&format!("settings-lgwr-{i}"), &r.config));
-        b.push_str("</details>");
+        b.push_str(&page::settings_details(
+            &r.name,
+            &format!("settings-lgwr-{i}"),
+            &r.config,
+        ));
     }
 }

@@ -10,11 +10,12 @@
 //! quartiles: with a handful of rounds they would mean nothing), so the
 //! whiskers here have a median tick and no box.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Whisker};
 use dbio_model::load_compare::{self as lc, LoadBaseline, LoadComparison};
 use dbio_model::series::Spread;
 use dbio_model::units::format_ns;
+use maud::html;
 use std::fmt::Write;
 
 /// A round spread as a whisker row: median tick, min–max line, no box.
@@ -197,11 +198,7 @@ pub fn storage_vs_database(id: &str, base: &LoadBaseline, db: &[(String, f64, f6
         &rows,
         svg::fmt_ns,
     );
-    let _ = write!(
-        b,
-        "<p class=\"muted\">{}</p>",
-        esc(&baseline_words(base, db))
-    );
+    b.push_str(&html! { p.muted { (Text(&baseline_words(base, db))) } }.into_string());
     b
 }
 

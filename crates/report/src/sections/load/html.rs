@@ -2,12 +2,13 @@
 //! second each second, commit latency (histogram and percentiles), where
 //! the server's sessions waited, and the server's own settings.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::persec::{self, Chart};
 use crate::kit::html::svg::{self, Hist, Line};
 use dbio_model::load::LoadResult;
 use dbio_model::units::format_ns;
 use dbio_model::LatencySummary;
+use maud::html;
 use std::fmt::Write;
 
 /// The commit load's section.
@@ -70,11 +71,8 @@ pub fn section(runs: &[LoadResult]) -> String {
     ));
     b.push_str("</section></div>");
     for (i, r) in runs.iter().enumerate() {
-        let _ = write!(
-            b,
-            "<section class=\"load\" id=\"load-{i}\"><h3>{}</h3>",
-            esc(&r.name)
-        );
+        let _ = write!(b, "<section class=\"load\" id=\"load-{i}\">");
+        b.push_str(&html! { h3 { (Text(&r.name)) } }.into_string());
         if !r.per_second.is_empty() {
             b.push_str(&persec::charts(
                 "load",

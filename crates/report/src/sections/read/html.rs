@@ -5,13 +5,13 @@
 //! with the page-cache, storage-cache and device tiers shaded, so a cold
 //! and a warm run show which tier served them.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::persec::{self, Chart};
 use crate::kit::html::svg::{self, Hist, Tiers};
 use dbio_model::read::ReadResult;
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::LatencySummary;
-use std::fmt::Write;
+use maud::html;
 
 pub(crate) fn tiers_label(ns: u64) -> String {
     if ns == u64::MAX {
@@ -60,13 +60,14 @@ pub fn section(runs: &[ReadResult]) -> String {
     ));
     if let Some(first) = runs.first() {
         let th = &first.thresholds;
-        let _ = write!(
-            b,
-            "<p id=\"read-thresholds\">Tiers: page cache below {}, storage cache below {}, device above; from {}.</p>",
-            esc(&tiers_label(th.page_cache_max_ns)),
-            esc(&tiers_label(th.storage_cache_max_ns)),
-            esc(&th.source)
-        );
+        let tiers = html! {
+            p #read-thresholds {
+                "Tiers: page cache below " (Text(&tiers_label(th.page_cache_max_ns)))
+                ", storage cache below " (Text(&tiers_label(th.storage_cache_max_ns)))
+                ", device above; from " (Text(&th.source)) "."
+            }
+        };
+        b.push_str(&tiers.into_string());
         let hists: Vec<Hist> = runs
             .iter()
             .map(|r| Hist {

@@ -1,10 +1,11 @@
 //! Live traces of running processes (`dbio watch`): time per file and
 //! system call as bars, and the latency histogram of the busiest ones.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Hist};
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::watch::WatchResult;
+use maud::html;
 use std::fmt::Write;
 
 /// How many (file, call) pairs get a chart.
@@ -19,14 +20,15 @@ pub fn section(runs: &[WatchResult]) -> String {
             .iter()
             .map(|p| format!("{} ({})", p.pid, p.comm))
             .collect();
-        let _ = write!(
-            b,
-            "<section class=\"watch\" id=\"watch-{i}\"><h3>{}</h3><p>Watched {} for {}; {}.</p>",
-            esc(&w.name),
-            esc(&procs.join(", ")),
-            esc(&format_ns(w.duration_ns as f64)),
-            esc(&w.ended.to_string())
-        );
+        let _ = write!(b, "<section class=\"watch\" id=\"watch-{i}\">");
+        let head = html! {
+            h3 { (Text(&w.name)) }
+            p {
+                "Watched " (Text(&procs.join(", "))) " for "
+                (Text(&format_ns(w.duration_ns as f64))) "; " (Text(&w.ended.to_string())) "."
+            }
+        };
+        b.push_str(&head.into_string());
         let mut ops: Vec<_> = w.ops.iter().collect();
         ops.sort_by_key(|o| std::cmp::Reverse(o.total_ns));
         let name = |o: &dbio_model::watch::WatchFileOp| {
