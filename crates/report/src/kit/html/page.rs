@@ -190,6 +190,11 @@ pub fn table(id: &str, headers: &[&str], rows: &[Vec<String>]) -> String {
     t.into_string()
 }
 
+/// A bulleted list of plain-text items (notes, warnings).
+pub fn list(id: Option<&str>, items: &[String]) -> String {
+    html! { ul id=[id] { @for x in items { li { (Text(x)) } } } }.into_string()
+}
+
 /// A two-column table of names and values.
 pub fn pairs(id: &str, rows: &[(&str, String)]) -> String {
     let rows: Vec<Vec<String>> = rows

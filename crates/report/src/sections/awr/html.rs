@@ -3,9 +3,10 @@
 //! profile and the derived figures. Two reports (`--compare`) get their
 //! panels side by side and one table of events with ratios.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Hist, Pair};
 use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
+use maud::html;
 use std::fmt::Write;
 
 fn opt(v: Option<f64>) -> String {
@@ -14,12 +15,15 @@ fn opt(v: Option<f64>) -> String {
 
 /// The page of one report.
 pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
-    let mut b = format!(
-        "<header><h1>dbio awr: {}</h1><p class=\"muted\" id=\"summary\">{:?} report; result schema version {}.</p></header>",
-        esc(&r.source),
-        r.kind,
-        r.schema_version
-    );
+    let mut b = html! {
+        header {
+            h1 { "dbio awr: " (Text(&r.source)) }
+            p.muted #summary {
+                (format!("{:?}", r.kind)) " report; result schema version " (r.schema_version) "."
+            }
+        }
+    }
+    .into_string();
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(r, "a"));
     page::document(&format!("dbio awr: {}", r.source), &b)
@@ -27,11 +31,13 @@ pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
 
 /// The page of two reports side by side.
 pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String {
-    let mut b = format!(
-        "<header><h1>dbio awr --compare</h1><p id=\"summary\">A: {} — B: {}</p></header>",
-        esc(&c.a.source),
-        esc(&c.b.source)
-    );
+    let mut b = html! {
+        header {
+            h1 { "dbio awr --compare" }
+            p #summary { "A: " (Text(&c.a.source)) " — B: " (Text(&c.b.source)) }
+        }
+    }
+    .into_string();
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     let mut names: Vec<&str> = c.a.top_events.iter().map(|e| e.name.as_str()).collect();
     for e in &c.b.top_events {
@@ -67,12 +73,8 @@ pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String 
     ));
     b.push_str("<div class=\"panels\">");
     for (k, r) in [("a", &c.a), ("b", &c.b)] {
-        let _ = write!(
-            b,
-            "<section class=\"panel\" id=\"panel-{k}\"><h2>{}: {}</h2>",
-            k.to_uppercase(),
-            esc(&r.source)
-        );
+        let _ = write!(b, "<section class=\"panel\" id=\"panel-{k}\">");
+        b.push_str(&html! { h2 { (k.to_uppercase()) ": " (Text(&r.source)) } }.into_string());
         b.push_str(&body(r, k));
         b.push_str("</section>");
     }
@@ -190,11 +192,9 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
     );
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     if !t.notes.is_empty() {
-        b.push_str("<h3>Notes</h3><ul id=\"notes\">");
-        for n in &t.notes {
-            let _ = write!(b, "<li>{}</li>", esc(n));
-        }
-        b.push_str("</ul>\n");
+        b.push_str("<h3>Notes</h3>");
+        b.push_str(&page::list(Some("notes"), &t.notes));
+        b.push('\n');
     }
     let rows: Vec<Vec<String>> = t
         .intervals

@@ -1,12 +1,11 @@
 //! The calibration's part of a page: the tier thresholds measured.
 
-use crate::kit::html::page::{self, Text};
+use crate::kit::html::page::{self};
 use crate::kit::html::svg::{self, Hist, Tiers};
 use crate::sections::read::html::tiers_label;
 use dbio_model::calibrate::Calibration;
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::LatencySummary;
-use maud::html;
 
 /// The calibration's section: each tier's measured latency histogram,
 /// overlaid, with the boundaries found between them shaded.
@@ -74,7 +73,7 @@ pub fn calibration(c: &Calibration) -> String {
         &refs,
     ));
     if !c.notes.is_empty() {
-        b.push_str(&html! { ul { @for n in &c.notes { li { (Text(n)) } } } }.into_string());
+        b.push_str(&page::list(None, &c.notes));
     }
     b
 }

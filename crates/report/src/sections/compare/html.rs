@@ -10,29 +10,26 @@
 //! per-second values) as whiskers where the inputs hold them, then the
 //! table with every figure.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Fmt, Ratio, Whisker};
 use dbio_model::compare::{Comparison, MetricUnit, SpreadSource, Verdict};
-use std::fmt::Write;
+use maud::html;
 
 /// The whole page of a comparison.
 pub fn render(c: &Comparison, invocation: Option<&str>) -> String {
-    let mut b = String::new();
-    let _ = writeln!(
-        b,
-        "<header><h1>dbio compare: {} results of <code>dbio {}</code></h1><p class=\"muted\" id=\"summary\">{}; result schema version {}.</p></header>",
-        c.inputs.len(),
-        esc(&c.compared_command),
-        esc(&c.tool),
-        c.schema_version
-    );
+    let mut b = html! {
+        header {
+            h1 { "dbio compare: " (c.inputs.len()) " results of " code { "dbio " (Text(&c.compared_command)) } }
+            p.muted #summary { (Text(&c.tool)) "; result schema version " (c.schema_version) "." }
+        }
+        "\n"
+    }
+    .into_string();
     b.push_str(&crate::kit::html::page::provenance(&c.tool, invocation));
     if !c.warnings.is_empty() {
-        b.push_str("<h3>Warnings</h3><ul id=\"warnings\">");
-        for w in &c.warnings {
-            let _ = write!(b, "<li>{}</li>", esc(w));
-        }
-        b.push_str("</ul>\n");
+        b.push_str("<h3>Warnings</h3>");
+        b.push_str(&page::list(Some("warnings"), &c.warnings));
+        b.push('\n');
     }
     if !c.settings.is_empty() {
         b.push_str("<h2 id=\"h-settings\">Settings that differ</h2>\n");
@@ -121,11 +118,8 @@ pub fn render(c: &Comparison, invocation: Option<&str>) -> String {
         })
         .collect();
     b.push_str(&page::table("figures", &headers, &rows));
-    let _ = writeln!(
-        b,
-        "<p class=\"muted\" id=\"noise-rule\">Noise rule: {}.</p>",
-        esc(&c.noise_rule)
-    );
+    let rule = html! { p.muted #noise-rule { "Noise rule: " (Text(&c.noise_rule)) "." } "\n" };
+    b.push_str(&rule.into_string());
     page::document(&format!("dbio compare ({})", c.compared_command), &b)
 }
 

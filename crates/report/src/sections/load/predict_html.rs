@@ -7,11 +7,11 @@
 //! (crates/report/src/load_predict.rs); within the model's own error
 //! bound (`error_bound_pct`) it says nothing about the database.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Pair};
 use dbio_model::load::LoadResult;
 use dbio_model::units::{format_bytes, format_ns};
-use std::fmt::Write;
+use maud::html;
 
 fn residual(pred: f64, meas: Option<f64>) -> String {
     match meas {
@@ -27,12 +27,16 @@ pub fn panel(i: usize, x: &LoadResult) -> String {
     let Some(p) = &x.predict else {
         return String::new();
     };
-    let mut b = format!(
-        "<section class=\"predict\" id=\"load-predict-{i}\"><h4>Model against measurement (--predict)</h4><p>The log-writer model on the same storage, in {} ({}). Residual = (predicted − measured) / measured; the model's own error bound is ±{:.0} %, beyond it the difference is the database's.</p>",
-        esc(&p.dir),
-        esc(&p.dir_reason),
-        p.error_bound_pct
-    );
+    let mut b = format!("<section class=\"predict\" id=\"load-predict-{i}\">");
+    let head = html! {
+        h4 { "Model against measurement (--predict)" }
+        p {
+            "The log-writer model on the same storage, in " (Text(&p.dir)) " (" (Text(&p.dir_reason))
+            "). Residual = (predicted − measured) / measured; the model's own error bound is ±"
+            (format!("{:.0}", p.error_bound_pct)) " %, beyond it the difference is the database's."
+        }
+    };
+    b.push_str(&head.into_string());
     let commit_meas = (x.commit.count > 0).then_some(x.commit.mean_ns);
     let flush_meas = x.derived.flush_latency_ns;
     let rows = [
@@ -134,12 +138,15 @@ pub fn panel(i: usize, x: &LoadResult) -> String {
         &["model input", "value"],
         &rows,
     ));
-    for n in &p.notes {
-        let _ = write!(b, "<p>Model: {}</p>", esc(n));
-    }
-    if let Some(e) = &p.error {
-        let _ = write!(b, "<p>The model run stopped early: {}</p>", esc(e));
-    }
+    let tail = html! {
+        @for n in &p.notes {
+            p { "Model: " (Text(n)) }
+        }
+        @if let Some(e) = &p.error {
+            p { "The model run stopped early: " (Text(e)) }
+        }
+    };
+    b.push_str(&tail.into_string());
     b.push_str("</section>");
     b
 }

@@ -7,11 +7,11 @@
 //! CALIBRATE_IO-style figures. The findings come through the page's
 //! findings section.
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Grid, Mark};
 use dbio_model::matrix::{LargePattern, MatrixPoint, MatrixResult, MatrixSearch};
 use dbio_model::units::{format_bytes, format_ns};
-use std::fmt::Write;
+use maud::html;
 
 /// MB/s as ORION writes them (10^6 bytes per second).
 fn fmt_mbps(v: f64) -> String {
@@ -79,22 +79,24 @@ fn heat(
 pub fn section(m: &MatrixResult) -> String {
     let c = &m.config;
     let mut b = String::from("<h2 id=\"h-matrix\">Load matrix</h2>\n");
-    let _ = writeln!(
-        b,
-        "<p>{} random {} I/Os ({} % writes) against {} {} I/Os on {}, {} engine, {} measured per point after {} warm-up. A cell the run did not measure is blank and says so (the search measures small and large I/Os each alone and skips the ladder past the knee; a run cut short stops where it was).</p>",
-        esc(&format_bytes(c.small_bs)),
-        if c.write_pct > 0 { "read/write" } else { "read" },
-        c.write_pct,
-        esc(&format_bytes(c.large_bs)),
-        match c.large_pattern {
-            LargePattern::Sequential => "sequential-stream",
-            LargePattern::Random => "random",
-        },
-        esc(&m.target),
-        esc(c.engine.name()),
-        esc(&format_ns(c.point_time_ns as f64)),
-        esc(&format_ns(c.warmup_ns as f64)),
-    );
+    let large = match c.large_pattern {
+        LargePattern::Sequential => "sequential-stream",
+        LargePattern::Random => "random",
+    };
+    let what = html! {
+        p {
+            (Text(&format_bytes(c.small_bs))) " random "
+            (if c.write_pct > 0 { "read/write" } else { "read" }) " I/Os (" (c.write_pct)
+            " % writes) against " (Text(&format_bytes(c.large_bs))) " " (large) " I/Os on "
+            (Text(&m.target)) ", " (Text(c.engine.name())) " engine, "
+            (Text(&format_ns(c.point_time_ns as f64))) " measured per point after "
+            (Text(&format_ns(c.warmup_ns as f64))) " warm-up. A cell the run did not measure is \
+             blank and says so (the search measures small and large I/Os each alone and skips \
+             the ladder past the knee; a run cut short stops where it was)."
+        }
+        "\n"
+    };
+    b.push_str(&what.into_string());
     if let Some(target) = c.max_latency_ns {
         b.push_str("<h3>Search for the highest load under the p99 target</h3>\n");
         match &m.search {

@@ -7,10 +7,11 @@
 //! Everything here came from a trace file (SQL text, event names, file
 //! paths), so every string passes through [`esc`].
 
-use crate::kit::html::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Hist, Line, Tiers};
 use dbio_model::trace::{TraceComparison, TraceReport};
 use dbio_model::units::format_ns;
+use maud::html;
 use std::fmt::Write;
 
 /// How many statements, files and histograms are drawn (the JSON has them all).
@@ -28,11 +29,15 @@ fn us(v: i64) -> String {
 
 /// The page of one trace analysis.
 pub fn render(t: &TraceReport, invocation: Option<&str>) -> String {
-    let mut b = format!(
-        "<header><h1>dbio tracefile: {}</h1><p class=\"muted\" id=\"summary\">Oracle extended SQL trace analysis; result schema version {}.</p></header>",
-        esc(&t.label),
-        t.schema_version
-    );
+    let mut b = html! {
+        header {
+            h1 { "dbio tracefile: " (Text(&t.label)) }
+            p.muted #summary {
+                "Oracle extended SQL trace analysis; result schema version " (t.schema_version) "."
+            }
+        }
+    }
+    .into_string();
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(t, "t"));
     page::document(&format!("dbio tracefile: {}", t.label), &b)
@@ -40,11 +45,13 @@ pub fn render(t: &TraceReport, invocation: Option<&str>) -> String {
 
 /// The page of two trace analyses side by side.
 pub fn render_comparison(c: &TraceComparison, invocation: Option<&str>) -> String {
-    let mut b = format!(
-        "<header><h1>dbio tracefile --compare</h1><p id=\"summary\">A: {} — B: {}</p></header>",
-        esc(&c.a.label),
-        esc(&c.b.label)
-    );
+    let mut b = html! {
+        header {
+            h1 { "dbio tracefile --compare" }
+            p #summary { "A: " (Text(&c.a.label)) " — B: " (Text(&c.b.label)) }
+        }
+    }
+    .into_string();
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str("<h2 id=\"h-compare\">Events side by side</h2>");
     let mut names: Vec<&str> = c.a.events.iter().map(|e| e.name.as_str()).collect();
@@ -87,12 +94,8 @@ pub fn render_comparison(c: &TraceComparison, invocation: Option<&str>) -> Strin
     ));
     b.push_str("<div class=\"panels\">");
     for (k, t) in [("a", &c.a), ("b", &c.b)] {
-        let _ = write!(
-            b,
-            "<section class=\"panel\" id=\"panel-{k}\"><h2>{}: {}</h2>",
-            k.to_uppercase(),
-            esc(&t.label)
-        );
+        let _ = write!(b, "<section class=\"panel\" id=\"panel-{k}\">");
+        b.push_str(&html! { h2 { (k.to_uppercase()) ": " (Text(&t.label)) } }.into_string());
         b.push_str(&body(t, k));
         b.push_str("</section>");
     }
@@ -168,11 +171,7 @@ fn profile(b: &mut String, t: &TraceReport, k: &str) {
         &rows,
     ));
     if !p.notes.is_empty() {
-        b.push_str("<ul>");
-        for n in &p.notes {
-            let _ = write!(b, "<li>{}</li>", esc(n));
-        }
-        b.push_str("</ul>");
+        b.push_str(&page::list(None, &p.notes));
     }
 }
 
@@ -180,17 +179,19 @@ fn profile(b: &mut String, t: &TraceReport, k: &str) {
 fn io_histograms(b: &mut String, t: &TraceReport, k: &str) {
     if !t.io_histograms.is_empty() {
         let s = &t.settings;
-        let _ = write!(
-            b,
-            "<h3>I/O wait histograms</h3><p>Tiers: page cache below {}, storage cache below {} ({}).</p>",
-            format_ns(s.page_cache_max_ns as f64),
-            if s.storage_cache_max_ns == u64::MAX {
-                "none".to_string()
-            } else {
-                format_ns(s.storage_cache_max_ns as f64)
-            },
-            esc(&s.thresholds_from)
-        );
+        let storage = if s.storage_cache_max_ns == u64::MAX {
+            "none".to_string()
+        } else {
+            format_ns(s.storage_cache_max_ns as f64)
+        };
+        let head = html! {
+            h3 { "I/O wait histograms" }
+            p {
+                "Tiers: page cache below " (format_ns(s.page_cache_max_ns as f64))
+                ", storage cache below " (storage) " (" (Text(&s.thresholds_from)) ")."
+            }
+        };
+        b.push_str(&head.into_string());
         for (i, h) in t.io_histograms.iter().take(TOP).enumerate() {
             b.push_str(&svg::histogram(
                 &format!("trace-hist-{k}-{i}"),

@@ -10,9 +10,10 @@
 //! (docs/watch.md); it leaves out the queueing before issue, so a call
 //! can take longer than its requests without the device being slow.
 
-use crate::kit::html::page::esc;
+use crate::kit::html::page::Text;
 use crate::kit::html::svg::{self, Hist, Pair};
 use dbio_model::watch::{BlockOp, WatchResult};
+use maud::html;
 use std::fmt::Write;
 
 /// Histograms per device at most (the busiest classes).
@@ -124,12 +125,14 @@ pub fn section(i: usize, w: &WatchResult) -> String {
                 "-".into()
             }
         };
-        lines.push(format!(
-            "<li>{}: {un_n} of {all_n} requests ({}), {} of the device time, lay in no watched file's extents (journal, metadata, flushes or other processes' files).</li>",
-            esc(dev),
-            share(un_n, all_n.max(un_n)),
-            share(un_t, all_t.max(un_t))
-        ));
+        let line = html! {
+            li {
+                (Text(dev)) ": " (un_n) " of " (all_n) " requests (" (share(un_n, all_n.max(un_n)))
+                "), " (share(un_t, all_t.max(un_t))) " of the device time, lay in no watched \
+                 file's extents (journal, metadata, flushes or other processes' files)."
+            }
+        };
+        lines.push(line.into_string());
     }
     if !lines.is_empty() {
         let _ = write!(
@@ -139,12 +142,8 @@ pub fn section(i: usize, w: &WatchResult) -> String {
         );
     }
     for u in &w.unmapped {
-        let _ = write!(
-            b,
-            "<p>Not mapped to the device: {}: {}</p>",
-            esc(&u.path),
-            esc(&u.reason)
-        );
+        let p = html! { p { "Not mapped to the device: " (Text(&u.path)) ": " (Text(&u.reason)) } };
+        b.push_str(&p.into_string());
     }
     let l = &w.losses;
     let _ = write!(
