@@ -5,7 +5,8 @@
 //! profiles side by side and one table of events with their ratios.
 //!
 //! Everything here came from a trace file (SQL text, event names, file
-//! paths), so every string passes through [`esc`].
+//! paths), so every string goes into the templates as [`Text`] or into a
+//! table cell, both escaped.
 
 use crate::kit::html::page::{self, Text};
 use crate::kit::html::svg::{self, Hist, Line, Tiers};
