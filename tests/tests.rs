@@ -25,6 +25,7 @@ mod load;
 mod load_servers;
 mod matrix;
 mod read;
+mod render_golden;
 mod safety;
 mod safety_blockdev;
 mod safety_blockdev_data;

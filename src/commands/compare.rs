@@ -1,5 +1,5 @@
 //! `dbio compare A.json B.json [C.json ...]`: saved results of one command
-//! side by side (`dbio_report::compare`), as a table, `--json` (a
+//! side by side (`dbio_report::sections::compare`), as a table, `--json` (a
 //! comparison that `dbio report --from` re-renders) and `--csv`.
 //!
 //! Every input is read and checked before anything is printed: an
@@ -25,6 +25,6 @@ pub fn run(a: CompareArgs) -> anyhow::Result<ExitCode> {
         inputs.push((name, result));
     }
     let tool = format!("dbio {}", env!("CARGO_PKG_VERSION"));
-    let c = dbio_report::compare::compare(&inputs, &tool).map_err(anyhow::Error::msg)?;
+    let c = dbio_report::sections::compare::compare(&inputs, &tool).map_err(anyhow::Error::msg)?;
     Ok(ctx.finish_result(&Outcome::Comparison(Box::new(c))))
 }

@@ -271,7 +271,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     }));
     let mut code = ctx.finish(&report);
     if let (Some(sinks), Some(m)) = (orion, &report.matrix) {
-        let texts = dbio_report::matrix::orion_csv(m);
+        let texts = dbio_report::sections::matrix::table::orion_csv(m);
         for ((shown, sink), text) in sinks.iter().zip(texts) {
             if let Err(e) = sink.write(text.as_bytes()) {
                 crate::say::line(&format!(

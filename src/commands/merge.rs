@@ -1,5 +1,5 @@
 //! `dbio merge RESULT.json...`: the results of one job run on many hosts
-//! at once, as one result (the library is `dbio_report::merge`).
+//! at once, as one result (the library is `dbio_report::sections::jobs::merge`).
 
 use crate::cli::MergeArgs;
 use dbio_model::Outcome;
@@ -18,9 +18,9 @@ pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    let merged = dbio_report::merge::merge_checked(
+    let merged = dbio_report::sections::jobs::merge::merge_checked(
         parts,
-        &dbio_report::merge::Skew {
+        &dbio_report::sections::jobs::merge::Skew {
             max_ns: a.max_skew,
             allow: a.allow_skew,
         },

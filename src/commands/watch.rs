@@ -78,7 +78,9 @@ impl Observer for Terminal<'_> {
     fn so_far(&mut self, r: &WatchResult) {
         eprint!(
             "{}",
-            dbio_model::visible::visible_lines(&dbio_report::watch::render_so_far(r))
+            dbio_model::visible::visible_lines(
+                &dbio_report::sections::watch::table::render_so_far(r)
+            )
         );
     }
 

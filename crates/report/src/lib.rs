@@ -3,29 +3,12 @@
 //! reproduces what the run printed.
 #![deny(missing_docs)]
 
-pub mod awr;
-pub mod awr_trend;
-pub mod calibrate;
-pub mod compare;
-pub mod csv_out;
-pub mod dbwr;
 pub mod export;
 pub mod findings;
-pub mod fleet;
-pub mod histogram;
-pub mod lgwr;
-pub mod load;
-pub mod load_compare;
-pub mod load_predict;
-pub mod matrix;
-pub mod merge;
+pub mod kit;
 mod migrate_io;
 mod migrate_models;
-pub mod read;
-pub mod series;
-pub mod table;
-pub mod trace;
-pub mod watch;
+pub mod sections;
 
 pub use export::{
     CsvExporter, ExportError, Exporter, Format, HtmlExporter, JsonExporter, TableExporter,

@@ -172,7 +172,7 @@ fn close(a: f64, b: f64) -> bool {
 fn bench_csv_columns_are_the_models_fields_in_their_units() {
     let r = report(vec![job()]);
     let j = &r.jobs[0];
-    let (header, rows) = parse_csv(&dbio_report::csv_out::to_csv(&r).unwrap());
+    let (header, rows) = parse_csv(&dbio_report::export::csv::run(&r).unwrap());
     let col = |row: &Vec<String>, name: &str| -> String {
         let i = header
             .iter()
@@ -361,7 +361,7 @@ fn sections_report() -> RunReport {
 #[test]
 fn long_csv_has_every_model_number_at_its_json_path() {
     let r = sections_report();
-    let (header, rows) = parse_csv(&dbio_report::csv_out::to_csv(&r).unwrap());
+    let (header, rows) = parse_csv(&dbio_report::export::csv::run(&r).unwrap());
     assert_eq!(header, ["section", "name", "metric", "value"]);
     let entries: Vec<(&str, Value)> = r
         .jobs
@@ -580,7 +580,9 @@ fn trace_csv_rows_are_the_reports_fields() {
     assert_eq!(header, ["group", "section", "item", "metric", "value"]);
     assert_eq!(
         parsed.len(),
-        dbio_report::csv_out::trace_rows(&t).unwrap().len()
+        dbio_report::sections::trace::csv::trace_rows(&t)
+            .unwrap()
+            .len()
     );
     let mut sections = std::collections::BTreeSet::new();
     for x in &parsed {

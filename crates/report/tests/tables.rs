@@ -36,7 +36,7 @@ fn dbwr_wait_rows_show_the_average_wait() {
         dbwr: vec![d],
         ..RunReport::default()
     };
-    let text = dbio_report::dbwr::render(&r);
+    let text = dbio_report::sections::dbwr::table::render(&r);
     let cells = row(&text, "free buffer waits");
     assert_eq!(cells[1], "4", "{cells:?}");
     assert_eq!(cells[2], "10.0 ms", "{cells:?}");
@@ -48,15 +48,15 @@ fn lgwr_description_names_writes_in_flight_only_when_there_are_several() {
     let mut x = LgwrResult::default();
     x.config.async_depth = 1;
     assert!(
-        !dbio_report::lgwr::describe(&x).contains("in flight"),
+        !dbio_report::sections::lgwr::table::describe(&x).contains("in flight"),
         "{}",
-        dbio_report::lgwr::describe(&x)
+        dbio_report::sections::lgwr::table::describe(&x)
     );
     x.config.async_depth = 4;
     assert!(
-        dbio_report::lgwr::describe(&x).contains("4 writes in flight"),
+        dbio_report::sections::lgwr::table::describe(&x).contains("4 writes in flight"),
         "{}",
-        dbio_report::lgwr::describe(&x)
+        dbio_report::sections::lgwr::table::describe(&x)
     );
 }
 
@@ -83,7 +83,7 @@ fn read_summary_shows_the_measured_residency_beside_the_asked_one() {
         reads: vec![measured, unmeasured],
         ..RunReport::default()
     };
-    let text = dbio_report::read::render(&r);
+    let text = dbio_report::sections::read::table::render(&r);
     assert_eq!(row(&text, "warm")[1], "37 % (asked 40 %)", "{text}");
     assert_eq!(row(&text, "cold")[1], "asked 0 %", "{text}");
 }
@@ -133,10 +133,10 @@ fn a_jobs_sync_row_is_named_after_its_sync_call() {
             stripe: None,
             block_device: false,
         };
-        let text = dbio_report::table::job_detail(&j);
+        let text = dbio_report::sections::jobs::table::job_detail(&j);
         // A file's preparation is named; a device has none.
         assert!(text.contains("1.00 MiB pre-written file"), "{text}");
-        let dev = dbio_report::table::job_detail(&JobResult {
+        let dev = dbio_report::sections::jobs::table::job_detail(&JobResult {
             block_device: true,
             ..j.clone()
         });
@@ -172,10 +172,10 @@ fn the_lgwr_section_follows_the_reports_layout_not_its_command() {
                 }],
                 ..Default::default()
             };
-            let text = dbio_report::table::render(&r);
+            let text = dbio_report::export::table::run(&r);
             let summary = text.contains("Commit path (log writer with group commit):");
             assert_eq!(summary, layout == Layout::Summary, "{command}: {text}");
-            let detail = text.contains(&dbio_report::lgwr::describe(&r.lgwr[0]));
+            let detail = text.contains(&dbio_report::sections::lgwr::table::describe(&r.lgwr[0]));
             assert_eq!(detail, layout == Layout::Detail, "{command}: {text}");
         }
     }
@@ -192,7 +192,7 @@ fn old_warnings_print_as_they_did_and_notes_print_as_findings() {
         warnings: vec!["removed 1 stale temporary file".into()],
         ..Default::default()
     };
-    let text = dbio_report::table::render(&old);
+    let text = dbio_report::export::table::run(&old);
     assert!(
         text.ends_with("\nwarning: removed 1 stale temporary file\n"),
         "{text}"
@@ -206,7 +206,7 @@ fn old_warnings_print_as_they_did_and_notes_print_as_findings() {
         )],
         ..Default::default()
     };
-    let text = dbio_report::table::render(&new);
+    let text = dbio_report::export::table::run(&new);
     assert!(
         text.ends_with("* removed 1 stale temporary file\n  (notice)\n"),
         "{text}"

@@ -8,10 +8,10 @@
 //! Exporters render into memory: the binary writes the bytes (`src/output.rs`,
 //! atomically for regular files), so an exporter never touches a file.
 
-mod csv;
+pub mod csv;
 pub mod html;
 mod json;
-mod table;
+pub mod table;
 
 pub use self::csv::CsvExporter;
 pub use self::html::HtmlExporter;

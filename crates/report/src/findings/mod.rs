@@ -12,57 +12,37 @@
 //! unit-tested on hand-made result values just below and just above it.
 //!
 //! Registration: a rule set is one file with a `pub const RULES: RuleSet<T>`
-//! for the result type `T` it reads, listed once in [`RUN_RULES`] (for the
-//! [`RunReport`] every measuring command writes) or [`TRACE_RULES`] (for
-//! `dbio tracefile`'s [`TraceReport`]). A rule set decides itself whether it
-//! applies (by `command`, or by the sections present); the order of the
-//! lists is the order findings are printed in. AWR/Statspack rules read
-//! their own result type and have their own list, [`AWR_RULES`].
+//! for the result type `T` it reads, in the folder of its kind
+//! (`sections/<kind>/findings.rs`). A measurement's rule sets are drawn by
+//! their section ([`crate::sections::Section::findings`]), in the order of
+//! [`SECTIONS`]; a trace analysis's are listed in [`TRACE_RULES`] and an
+//! AWR or Statspack analysis's in [`AWR_RULES`]. A rule set decides itself
+//! whether it applies (by `command`, or by the sections present).
 //!
 //! The [`Finding`] type itself lives in `dbio-model` (re-exported here):
 //! every result carries its findings, and the model cannot depend on this
 //! crate.
 
-pub mod awr;
-pub mod calibrate;
-pub mod check;
-pub mod commit;
-pub mod dbwr;
-pub mod load;
-pub mod load_compare;
-pub mod load_predict;
-pub mod matrix;
-pub mod read;
-pub mod references;
-pub mod trace;
-pub mod watch;
+pub use crate::sections::awr::findings as awr;
+pub use crate::sections::calibrate::findings as calibrate;
+pub use crate::sections::check::findings as check;
+pub use crate::sections::dbwr::findings as dbwr;
+pub use crate::sections::lgwr::findings as commit;
+pub use crate::sections::load::compare_findings as load_compare;
+pub use crate::sections::load::findings as load;
+pub use crate::sections::load::predict_findings as load_predict;
+pub use crate::sections::matrix::findings as matrix;
+pub use crate::sections::read::findings as read;
+pub use crate::sections::trace::findings as trace;
+pub use crate::sections::watch::findings as watch;
 
 pub use dbio_model::{Evidence, Finding, Reference, Severity};
 
+pub use crate::kit::findings::RuleSet;
+use crate::sections::SECTIONS;
 use dbio_model::awr::AwrReport;
 use dbio_model::trace::TraceReport;
 use dbio_model::RunReport;
-
-/// The findings one area draws from a result of type `T`.
-pub struct RuleSet<T: 'static> {
-    /// The area (`commit`, `read`, ...): the first part of its rules' names.
-    pub area: &'static str,
-    /// Draws the findings; returns none when the result is not this area's.
-    pub evaluate: fn(&T) -> Vec<Finding>,
-}
-
-/// The rule sets over a [`RunReport`], in the order their findings print.
-pub const RUN_RULES: &[RuleSet<RunReport>] = &[
-    check::RULES,
-    commit::RULES,
-    load::RULES,
-    load_compare::RULES,
-    read::RULES,
-    dbwr::RULES,
-    calibrate::RULES,
-    matrix::RULES,
-    watch::RULES,
-];
 
 /// The rule sets over a trace analysis.
 pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
@@ -70,9 +50,9 @@ pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
 /// The rule sets over an AWR or Statspack analysis.
 pub const AWR_RULES: &[RuleSet<AwrReport>] = &[awr::RULES];
 
-/// Every finding the registered rule sets draw from `r`.
+/// Every finding the sections draw from `r`, in [`SECTIONS`]' order.
 pub fn evaluate(r: &RunReport) -> Vec<Finding> {
-    RUN_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
+    SECTIONS.iter().flat_map(|s| s.findings(r)).collect()
 }
 
 /// Every finding the registered rule sets draw from a trace analysis.
@@ -86,68 +66,10 @@ pub fn evaluate_awr(r: &AwrReport) -> Vec<Finding> {
     AWR_RULES.iter().flat_map(|s| (s.evaluate)(r)).collect()
 }
 
-/// Builds a finding (the rule sets' shorthand).
-pub(crate) fn finding(
-    rule: &str,
-    subject: Option<&str>,
-    severity: Severity,
-    text: String,
-    evidence: Vec<Evidence>,
-    reference: Option<Reference>,
-) -> Finding {
-    Finding {
-        rule: rule.to_string(),
-        subject: subject.map(str::to_string),
-        severity,
-        text,
-        evidence,
-        reference,
-    }
-}
-
-/// One number with its unit (the rule sets' shorthand).
-pub(crate) fn ev(what: &str, value: f64, unit: &str) -> Evidence {
-    Evidence::new(what, value, unit)
-}
-
-/// `s` when `n` is not 1.
-pub(crate) fn plural(n: impl Into<u64>) -> &'static str {
-    if n.into() == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
-/// The evidence of a finding in one line: `what value unit; ...`.
-pub fn evidence_line(f: &Finding) -> String {
-    f.evidence
-        .iter()
-        .map(|e| format!("{} {}", e.what, show(e.value, &e.unit)))
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-/// A value in its unit, as the table prints it.
-fn show(v: f64, unit: &str) -> String {
-    use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
-    match unit {
-        "ns" => format_ns(v),
-        "bytes" => format_bytes(v.max(0.0) as u64),
-        "bytes/s" => format_rate(v),
-        "%" => format!("{v:.1} %"),
-        "x" => format!("{v:.2}x"),
-        "s" => format!("{v:.3} s"),
-        "count" if v.fract() == 0.0 => format!("{v:.0}"),
-        "count" => format!("{v:.2}"),
-        u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),
-        u => format!("{v} {u}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kit::findings::{ev, evidence_line, finding};
 
     #[test]
     fn an_empty_report_has_no_findings_and_evidence_prints_with_units() {

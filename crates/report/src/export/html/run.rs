@@ -3,68 +3,43 @@
 //! writer, database writer, reads, calibration, load matrix, commit
 //! load, live traces), then where it ran.
 
-use super::page::{self, esc};
+use crate::kit::html::page::{self, Text};
 use dbio_model::RunReport;
-use std::fmt::Write;
+use maud::html;
 
 /// The whole page of a measurement.
 pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
-    let mut b = String::new();
-    let _ = write!(
-        b,
-        "<header><h1>dbio {}</h1><p class=\"muted\" id=\"summary\">{}, started {}; result schema version {}.</p>",
-        esc(&r.command),
-        esc(&r.tool),
-        page::utc(r.started_at_unix),
-        r.schema_version
-    );
-    match &r.partial {
-        Some(p) => {
-            let _ = write!(
-                b,
-                "<p class=\"partial\" id=\"partial\">PARTIAL RESULT: {}. The figures below hold what was measured until then.</p>",
-                esc(&p.to_string())
-            );
+    let mut b = html! {
+        header {
+            h1 { "dbio " (Text(&r.command)) }
+            p.muted #summary {
+                (Text(&r.tool)) ", started " (page::utc(r.started_at_unix))
+                "; result schema version " (r.schema_version) "."
+            }
+            @match &r.partial {
+                Some(why) => p.partial #partial {
+                    "PARTIAL RESULT: " (Text(&why.to_string()))
+                    ". The figures below hold what was measured until then."
+                },
+                None => p #complete { "Complete: every part of the run finished." },
+            }
         }
-        None => b.push_str("<p id=\"complete\">Complete: every part of the run finished.</p>"),
+        "\n"
     }
-    b.push_str("</header>\n");
-    b.push_str(&super::provenance(&r.tool, invocation));
+    .into_string();
+    b.push_str(&crate::kit::html::page::provenance(&r.tool, invocation));
     b.push_str("<h2 id=\"h-findings\">Findings</h2>\n");
     b.push_str(&page::findings(&r.findings));
     if !r.warnings.is_empty() {
-        b.push_str("<h3>Warnings</h3><ul id=\"warnings\">");
-        for w in &r.warnings {
-            let _ = write!(b, "<li>{}</li>", esc(w));
-        }
-        b.push_str("</ul>\n");
+        let warnings = html! {
+            h3 { "Warnings" }
+            ul #warnings { @for w in &r.warnings { li { (Text(w)) } } }
+            "\n"
+        };
+        b.push_str(&warnings.into_string());
     }
-    if !r.jobs.is_empty() {
-        b.push_str(&super::jobs::section(&r.jobs));
-    }
-    if !r.lgwr.is_empty() {
-        b.push_str(&super::lgwr::section(&r.lgwr));
-    }
-    if !r.dbwr.is_empty() {
-        b.push_str(&super::dbwr::section(&r.dbwr));
-    }
-    if !r.reads.is_empty() {
-        b.push_str(&super::read::section(&r.reads));
-    }
-    if let Some(c) = &r.calibration {
-        b.push_str(&super::read::calibration(c));
-    }
-    if let Some(c) = &r.load_compare {
-        b.push_str(&super::load_compare::section(c));
-    }
-    if let Some(m) = &r.matrix {
-        b.push_str(&super::matrix::section(m));
-    }
-    if !r.load.is_empty() {
-        b.push_str(&super::load::section(&r.load));
-    }
-    if !r.watch.is_empty() {
-        b.push_str(&super::watch::section(&r.watch));
+    for s in crate::sections::in_page_order() {
+        b.push_str(&s.html(r));
     }
     b.push_str("<h2 id=\"h-environment\">Environment</h2>\n");
     b.push_str(&page::environment(&r.environment));

@@ -1,0 +1,71 @@
+//! The rule sets' shorthand: building a [`Finding`] and its evidence, and
+//! printing the evidence in one line as every format shows it.
+
+pub use dbio_model::{Evidence, Finding, Reference, Severity};
+
+/// Builds a finding (the rule sets' shorthand).
+pub fn finding(
+    rule: &str,
+    subject: Option<&str>,
+    severity: Severity,
+    text: String,
+    evidence: Vec<Evidence>,
+    reference: Option<Reference>,
+) -> Finding {
+    Finding {
+        rule: rule.to_string(),
+        subject: subject.map(str::to_string),
+        severity,
+        text,
+        evidence,
+        reference,
+    }
+}
+
+/// One number with its unit (the rule sets' shorthand).
+pub fn ev(what: &str, value: f64, unit: &str) -> Evidence {
+    Evidence::new(what, value, unit)
+}
+
+/// `s` when `n` is not 1.
+pub fn plural(n: impl Into<u64>) -> &'static str {
+    if n.into() == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The evidence of a finding in one line: `what value unit; ...`.
+pub fn evidence_line(f: &Finding) -> String {
+    f.evidence
+        .iter()
+        .map(|e| format!("{} {}", e.what, show(e.value, &e.unit)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A value in its unit, as the table prints it.
+fn show(v: f64, unit: &str) -> String {
+    use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
+    match unit {
+        "ns" => format_ns(v),
+        "bytes" => format_bytes(v.max(0.0) as u64),
+        "bytes/s" => format_rate(v),
+        "%" => format!("{v:.1} %"),
+        "x" => format!("{v:.2}x"),
+        "s" => format!("{v:.3} s"),
+        "count" if v.fract() == 0.0 => format!("{v:.0}"),
+        "count" => format!("{v:.2}"),
+        u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),
+        u => format!("{v} {u}"),
+    }
+}
+
+/// The findings one area draws from a result of type `T`.
+pub struct RuleSet<T: 'static> {
+    /// The area (`commit`, `read`, ...): the first part of its rules' names.
+    pub area: &'static str,
+    /// Draws the findings; returns none when the result is not this area's.
+    pub evaluate: fn(&T) -> Vec<Finding>,
+}

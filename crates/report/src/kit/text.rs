@@ -1,0 +1,111 @@
+//! The terminal's building blocks every section uses: a comfy-table with
+//! dbio's style, right-aligned figures, a latency summary's cells, the
+//! environment block and the findings with their evidence.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use dbio_model::units::{format_bytes, format_ns};
+use dbio_model::{Environment, LatencySummary};
+use std::fmt::Write;
+
+/// Findings, one bullet each, with the severity, the evidence and the
+/// source on an indented line below.
+pub fn findings(fs: &[dbio_model::Finding]) -> String {
+    let mut out = String::new();
+    for f in fs {
+        let _ = writeln!(out, "* {}", f.text);
+        let mut line = f.severity.to_string();
+        if !f.evidence.is_empty() {
+            let _ = write!(line, "; {}", crate::kit::findings::evidence_line(f));
+        }
+        if let Some(r) = &f.reference {
+            let _ = write!(line, "; source: {r}");
+        }
+        let _ = writeln!(out, "  ({line})");
+    }
+    out
+}
+
+/// The environment block.
+pub fn environment(e: &Environment) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "host {} | Linux {} | {} x {} | {} RAM | load {:.2} {:.2} {:.2}",
+        e.hostname,
+        e.kernel,
+        e.cpus,
+        e.cpu_model,
+        format_bytes(e.memory_bytes),
+        e.loadavg[0],
+        e.loadavg[1],
+        e.loadavg[2]
+    );
+    let _ = write!(s, "target {} on {}", e.target, nonempty(&e.fs_type, "?"));
+    if !e.mount_point.is_empty() {
+        let _ = write!(s, " mounted at {} [{}]", e.mount_point, e.mount_options);
+    }
+    s.push('\n');
+    if let Some(d) = &e.device {
+        let _ = write!(s, "device {}", d.name);
+        if let Some(p) = &d.partition {
+            let _ = write!(s, " (partition {p})");
+        }
+        if let Some(m) = &d.model {
+            let _ = write!(s, " \"{m}\"");
+        }
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "?".into());
+        let _ = writeln!(
+            s,
+            " | rotational {} | scheduler {} | sectors {}/{} B logical/physical | write cache {} | FUA {}",
+            opt(d.rotational.map(|r| if r { "yes".into() } else { "no".into() })),
+            opt(d.scheduler.clone()),
+            opt(d.logical_block_size.map(|v| v.to_string())),
+            opt(d.physical_block_size.map(|v| v.to_string())),
+            opt(d.write_cache.clone()),
+            opt(d.fua.map(|f| if f { "yes".into() } else { "no".into() })),
+        );
+    }
+    if let Some(a) = &e.dio_alignment {
+        let _ = writeln!(
+            s,
+            "O_DIRECT alignment: memory {} B, offsets {} B (statx)",
+            a.mem_align, a.offset_align
+        );
+    }
+    s
+}
+
+fn nonempty<'a>(s: &'a str, dflt: &'a str) -> &'a str {
+    if s.is_empty() {
+        dflt
+    } else {
+        s
+    }
+}
+
+/// A latency summary's cells: mean, p50, p90, p99, p99.9 and max.
+pub fn lat_cells(l: &LatencySummary) -> Vec<Cell> {
+    let mut v = vec![Cell::new(format_ns(l.mean_ns))];
+    for p in [50.0, 90.0, 99.0, 99.9] {
+        v.push(Cell::new(format_ns(l.percentile_ns(p).unwrap_or(0) as f64)));
+    }
+    v.push(Cell::new(format_ns(l.max_ns as f64)));
+    v
+}
+
+/// Right-aligns every column but the first (the figures).
+pub fn right_align(t: &mut Table) {
+    for i in 1..t.column_count() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+/// A table in dbio's style with this header.
+pub fn new_table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(header.iter().map(Cell::new));
+    t
+}

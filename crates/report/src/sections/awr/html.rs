@@ -1,0 +1,331 @@
+//! An AWR or Statspack report read (`dbio awr`): top events by share of
+//! DB time, their wait histograms on power-of-two buckets, the load
+//! profile and the derived figures. Two reports (`--compare`) get their
+//! panels side by side and one table of events with ratios.
+
+use crate::kit::html::page::{self, Text};
+use crate::kit::html::svg::{self, Hist, Pair};
+use dbio_model::awr::{AwrComparison, AwrReport, AwrTrend};
+use maud::html;
+use std::fmt::Write;
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2}"))
+}
+
+/// The page of one report.
+pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
+    let mut b = html! {
+        header {
+            h1 { "dbio awr: " (Text(&r.source)) }
+            p.muted #summary {
+                (format!("{:?}", r.kind)) " report; result schema version " (r.schema_version) "."
+            }
+        }
+    }
+    .into_string();
+    b.push_str(&crate::kit::html::page::provenance("", invocation));
+    b.push_str(&body(r, "a"));
+    page::document(&format!("dbio awr: {}", r.source), &b)
+}
+
+/// The page of two reports side by side.
+pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String {
+    let mut b = html! {
+        header {
+            h1 { "dbio awr --compare" }
+            p #summary { "A: " (Text(&c.a.source)) " — B: " (Text(&c.b.source)) }
+        }
+    }
+    .into_string();
+    b.push_str(&crate::kit::html::page::provenance("", invocation));
+    let mut names: Vec<&str> = c.a.top_events.iter().map(|e| e.name.as_str()).collect();
+    for e in &c.b.top_events {
+        if !names.contains(&e.name.as_str()) {
+            names.push(&e.name);
+        }
+    }
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .map(|n| {
+            let a =
+                c.a.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
+            let b =
+                c.b.top_events
+                    .iter()
+                    .find(|e| e.name == *n)
+                    .and_then(|e| e.avg_us);
+            let ratio = match (a, b) {
+                (Some(x), Some(y)) if x > 0.0 => format!("{:.2}×", y / x),
+                _ => "-".into(),
+            };
+            vec![n.to_string(), opt(a), opt(b), ratio]
+        })
+        .collect();
+    b.push_str("<h2 id=\"h-compare\">Top events side by side</h2>");
+    b.push_str(&page::table(
+        "compare-events",
+        &["event", "#A avg wait (µs)", "#B avg wait (µs)", "#B / A"],
+        &rows,
+    ));
+    b.push_str("<div class=\"panels\">");
+    for (k, r) in [("a", &c.a), ("b", &c.b)] {
+        let _ = write!(b, "<section class=\"panel\" id=\"panel-{k}\">");
+        b.push_str(&html! { h2 { (k.to_uppercase()) ": " (Text(&r.source)) } }.into_string());
+        b.push_str(&body(r, k));
+        b.push_str("</section>");
+    }
+    b.push_str("</div>");
+    page::document("dbio awr --compare", &b)
+}
+
+fn body(r: &AwrReport, k: &str) -> String {
+    let mut b = String::new();
+    let _ = write!(b, "<h2 id=\"h-findings-{k}\">Findings</h2>");
+    b.push_str(&page::findings(&r.findings));
+    let h = &r.header;
+    let s = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+    b.push_str(&page::pairs(
+        &format!("awr-header-{k}"),
+        &[
+            ("database", s(&h.db_name)),
+            ("instance", s(&h.instance)),
+            ("version", s(&h.version)),
+            ("host", s(&h.host)),
+            ("platform", s(&h.platform)),
+            ("CPUs", opt(h.cpus)),
+            (
+                "snapshots",
+                format!(
+                    "{} – {}",
+                    h.begin_snap.map_or("-".into(), |v| v.to_string()),
+                    h.end_snap.map_or("-".into(), |v| v.to_string())
+                ),
+            ),
+            ("elapsed (s)", opt(h.elapsed_s)),
+            ("DB time (s)", opt(h.db_time_s)),
+        ],
+    ));
+    let ev: Vec<(String, f64)> = r
+        .top_events
+        .iter()
+        .filter_map(|e| e.pct_db_time.map(|p| (e.name.clone(), p)))
+        .collect();
+    if !ev.is_empty() {
+        b.push_str(&svg::bars(
+            &format!("awr-top-{k}"),
+            "Top events by share of DB time (%)",
+            &ev,
+            svg::fmt_pct,
+        ));
+    }
+    let rows: Vec<Vec<String>> = r
+        .top_events
+        .iter()
+        .map(|e| {
+            vec![
+                e.name.clone(),
+                e.class.clone().unwrap_or_default(),
+                opt(e.waits),
+                opt(e.time_s),
+                opt(e.avg_us),
+                opt(e.pct_db_time),
+            ]
+        })
+        .collect();
+    b.push_str(&page::table(
+        &format!("awr-events-{k}"),
+        &[
+            "event",
+            "class",
+            "#waits",
+            "#time (s)",
+            "#avg (µs)",
+            "#% DB time",
+        ],
+        &rows,
+    ));
+    for (i, hg) in r.histograms.iter().take(12).enumerate() {
+        b.push_str(&svg::histogram(
+            &format!("awr-hist-{k}-{i}"),
+            &format!("'{}': {:.0} waits", hg.event, hg.total_waits),
+            &[Hist {
+                label: &hg.event,
+                buckets: &hg.buckets,
+            }],
+            None,
+        ));
+    }
+    if !r.load_profile.is_empty() {
+        let rows: Vec<Vec<String>> = r
+            .load_profile
+            .iter()
+            .map(|l| vec![l.name.clone(), opt(l.per_second), opt(l.per_transaction)])
+            .collect();
+        let _ = write!(b, "<h3>Load profile</h3>");
+        b.push_str(&page::table(
+            &format!("awr-load-{k}"),
+            &["", "#per second", "#per transaction"],
+            &rows,
+        ));
+    }
+    b.push_str(&super::html_trace::section(r.with_trace.as_ref(), k));
+    b.push_str("<h3>Derived figures</h3>");
+    b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
+    b
+}
+
+/// The page of several reports as a trend (`dbio awr A B C...`): per
+/// interval DB time and average active sessions, 'log file sync' against
+/// 'log file parallel write', and the trend's top events, as tables and
+/// as lines over the intervals (x axis: the interval's number, since a
+/// report's times may be missing or in a local language).
+pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
+    let mut b = format!(
+        "<header><h1>dbio awr: a trend of {} reports</h1><p class=\"muted\" id=\"summary\">ordered by begin time; result schema version {}{}.</p></header>",
+        t.intervals.len(),
+        t.schema_version,
+        if t.mixed { "; reports of different databases or instances (--allow-mixed)" } else { "" }
+    );
+    b.push_str(&crate::kit::html::page::provenance("", invocation));
+    if !t.notes.is_empty() {
+        b.push_str("<h3>Notes</h3>");
+        b.push_str(&page::list(Some("notes"), &t.notes));
+        b.push('\n');
+    }
+    let rows: Vec<Vec<String>> = t
+        .intervals
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| {
+            let h = &iv.header;
+            vec![
+                (i + 1).to_string(),
+                or_dash(h.begin_time.as_deref()),
+                or_dash(h.end_time.as_deref()),
+                opt(h.db_time_s),
+                opt(iv.average_active_sessions),
+                opt(iv.log_file_sync_us),
+                opt(iv.log_file_parallel_write_us),
+                opt(iv.lfs_lfpw_ratio),
+                iv.source.clone(),
+            ]
+        })
+        .collect();
+    b.push_str("<h2 id=\"h-intervals\">Intervals</h2>\n");
+    b.push_str(&page::table(
+        "intervals",
+        &[
+            "#",
+            "begin",
+            "end",
+            "#DB time s",
+            "#avg active sessions",
+            "#log file sync avg µs",
+            "#log file parallel write avg µs",
+            "#sync / write",
+            "report",
+        ],
+        &rows,
+    ));
+    let label = |i: usize, iv: &dbio_model::awr::AwrInterval| {
+        format!(
+            "#{} {}",
+            i + 1,
+            iv.header.begin_time.as_deref().unwrap_or("")
+        )
+    };
+    // Per interval, the wait of a committing session beside the log
+    // writer's write: their ratio says whether commits wait on the
+    // storage (near 1) or on something else (CPU, scheduling, the log
+    // writer's own work).
+    let commit: Vec<Pair> = t
+        .intervals
+        .iter()
+        .enumerate()
+        .filter(|(_, iv)| iv.log_file_sync_us.is_some() || iv.log_file_parallel_write_us.is_some())
+        .map(|(i, iv)| Pair {
+            label: label(i, iv),
+            a: iv.log_file_sync_us.unwrap_or(f64::NAN),
+            b: iv.log_file_parallel_write_us,
+            fmt: |v| format!("{v:.0} µs"),
+            note: iv
+                .lfs_lfpw_ratio
+                .map_or_else(String::new, |r| format!("sync / write {r:.1}×")),
+        })
+        .collect();
+    if !commit.is_empty() {
+        b.push_str(&svg::paired(
+            "trend-commit",
+            "'log file sync' beside 'log file parallel write', average µs, by interval",
+            ["log file sync", "log file parallel write"],
+            &commit,
+        ));
+    }
+    if !t.events.is_empty() {
+        // An event a report does not list is not known for that interval
+        // (below its top list): a dash here, never 0.
+        let rows: Vec<Vec<String>> = t
+            .events
+            .iter()
+            .map(|name| {
+                let mut row = vec![name.clone()];
+                row.extend(t.intervals.iter().map(|iv| {
+                    iv.events
+                        .iter()
+                        .find(|e| &e.name == name)
+                        .and_then(|e| e.time_s)
+                        .map_or_else(|| "-".into(), |v| format!("{v:.1}"))
+                }));
+                row
+            })
+            .collect();
+        let heads: Vec<String> = std::iter::once("event (time, s)".to_string())
+            .chain(
+                t.intervals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, iv)| format!("#{}", label(i, iv))),
+            )
+            .collect();
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+        b.push_str(&page::table("trend-events-table", &heads, &rows));
+    }
+    if !t.events.is_empty() {
+        let parts: Vec<&str> = t.events.iter().map(String::as_str).collect();
+        let rows: Vec<(String, Vec<f64>)> = t
+            .intervals
+            .iter()
+            .enumerate()
+            .map(|(i, iv)| {
+                let times = t
+                    .events
+                    .iter()
+                    .map(|name| {
+                        iv.events
+                            .iter()
+                            .find(|e| &e.name == name)
+                            .and_then(|e| e.time_s)
+                            .unwrap_or(0.0)
+                    })
+                    .collect();
+                (label(i, iv), times)
+            })
+            .collect();
+        b.push_str(&svg::stacked(
+            "trend-events",
+            "Top foreground wait events: time in each interval, s (an event a report does not list is drawn as 0: it was below that report's top list; the table shows it as a dash)",
+            &parts,
+            &rows,
+            |v| format!("{v:.1} s"),
+        ));
+    }
+    page::document("dbio awr trend", &b)
+}
+
+fn or_dash(v: Option<&str>) -> String {
+    v.unwrap_or("-").to_string()
+}

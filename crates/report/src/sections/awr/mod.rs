@@ -1,0 +1,9 @@
+//! AWR and Statspack reports, their comparison and trend (`dbio awr`): tables, pages and findings.
+
+pub mod compare;
+pub mod csv;
+pub mod findings;
+pub mod html;
+pub mod html_trace;
+pub mod table;
+pub mod trend;

@@ -1,0 +1,473 @@
+//! Terminal rendering of AWR and Statspack analyses (`dbio awr`): the
+//! header, the derived figures, the wait events, the merged histograms and
+//! the findings of one report, and two reports side by side with their
+//! differences and ratios (`--compare`).
+//!
+//! Everything is derived from [`AwrReport`] / [`AwrComparison`] alone, so
+//! a saved JSON result re-renders identically (`dbio report --from`).
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
+use dbio_model::awr::{AwrComparison, AwrReport, SeenIn, TraceBeside, WaitEventRow};
+use dbio_model::units::{format_bytes, format_ns};
+use std::fmt::Write;
+
+/// Wait events shown per list.
+const EVENT_ROWS: usize = 15;
+
+pub(crate) fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_header(header.to_vec());
+    t
+}
+
+pub(crate) fn right_from(t: &mut Table, first: usize) {
+    for i in first..t.column_count() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+}
+
+pub(crate) fn section(out: &mut String, title: &str, body: &str) {
+    let _ = writeln!(out, "\n{title}\n{body}");
+}
+
+pub(crate) fn us(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) if v < 0.0 => format!("-{}", format_ns(-v * 1000.0)),
+        Some(v) => format_ns(v * 1000.0),
+    }
+}
+
+pub(crate) fn num(v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v:.0}"),
+        Some(v) => format!("{v:.2}"),
+    }
+}
+
+pub(crate) fn opt(s: &Option<String>) -> &str {
+    s.as_deref().unwrap_or("-")
+}
+
+/// The derived figures as (name, value) lines.
+fn derived_rows(r: &AwrReport) -> Vec<(&'static str, String)> {
+    let d = &r.derived;
+    let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.1} %", 100.0 * v));
+    vec![
+        (
+            "redo write size (redo size / redo writes)",
+            d.redo_write_size_bytes.map_or("-".into(), |v| {
+                format!("{v:.0} B ({})", format_bytes(v as u64))
+            }),
+        ),
+        ("redo write time per write", us(d.redo_write_time_us)),
+        ("user commits per redo write", num(d.commits_per_redo_write)),
+        (
+            "redo synch writes per redo write",
+            num(d.synch_writes_per_redo_write),
+        ),
+        ("'log file sync' average", us(d.log_file_sync_us)),
+        (
+            "'log file parallel write' average",
+            us(d.log_file_parallel_write_us),
+        ),
+        (
+            "'log file sync' / 'log file parallel write'",
+            num(d.lfs_lfpw_ratio),
+        ),
+        (
+            "'log file sync' - 'log file parallel write'",
+            us(d.lfs_minus_lfpw_us),
+        ),
+        ("redo wastage share", pct(d.redo_wastage_share)),
+        ("transactions (commits + rollbacks)", num(d.transactions)),
+        (
+            "physical reads per transaction (blocks)",
+            num(d.physical_reads_per_txn),
+        ),
+        (
+            "physical reads per second (blocks)",
+            num(d.physical_reads_per_s),
+        ),
+        (
+            "physical writes per transaction (blocks)",
+            num(d.physical_writes_per_txn),
+        ),
+        (
+            "physical writes per second (blocks)",
+            num(d.physical_writes_per_s),
+        ),
+        (
+            "DBWR write batch (blocks per 'db file parallel write')",
+            num(d.dbwr_batch_blocks),
+        ),
+        ("log switches per hour", num(d.log_switches_per_hour)),
+        (
+            "host CPU busy",
+            d.host_cpu_busy_pct
+                .map_or("-".into(), |v| format!("{v:.1} %")),
+        ),
+    ]
+}
+
+fn events_table(rows: &[WaitEventRow]) -> String {
+    let mut t = table(&["event", "class", "waits", "time (s)", "avg", "% DB time"]);
+    for e in rows.iter().take(EVENT_ROWS) {
+        t.add_row(vec![
+            e.name.clone(),
+            e.class.clone().unwrap_or_default(),
+            num(e.waits),
+            num(e.time_s),
+            us(e.avg_us),
+            num(e.pct_db_time),
+        ]);
+    }
+    right_from(&mut t, 2);
+    let mut s = t.to_string();
+    if rows.len() > EVENT_ROWS {
+        let _ = write!(s, "\n({} more in the JSON result)", rows.len() - EVENT_ROWS);
+    }
+    s
+}
+
+/// Renders one report for a terminal.
+pub fn render(r: &AwrReport) -> String {
+    let mut out = String::new();
+    let h = &r.header;
+    let _ = writeln!(out, "dbio awr {} ({})", r.source, r.kind.describe());
+    if r.decimal_comma {
+        out.push_str(
+            "Numbers read with a decimal comma (the report's locale: 1,5 is 1.5, 1.234 is 1234)\n",
+        );
+    }
+    let mut t = table(&[
+        "database", "instance", "release", "host", "platform", "CPUs", "snaps", "elapsed",
+        "DB time",
+    ]);
+    t.add_row(vec![
+        opt(&h.db_name).to_string(),
+        if h.rac && h.instances > 1 {
+            format!("{} (RAC, {} instances)", opt(&h.instance), h.instances)
+        } else if h.rac {
+            format!("{} (RAC)", opt(&h.instance))
+        } else {
+            opt(&h.instance).to_string()
+        },
+        opt(&h.version).to_string(),
+        opt(&h.host).to_string(),
+        opt(&h.platform).to_string(),
+        num(h.cpus),
+        match (h.begin_snap, h.end_snap) {
+            (Some(a), Some(b)) => format!("{a}-{b}"),
+            _ => "-".into(),
+        },
+        h.elapsed_s
+            .map_or("-".into(), |s| format!("{:.2} min", s / 60.0)),
+        h.db_time_s
+            .map_or("-".into(), |s| format!("{:.2} min", s / 60.0)),
+    ]);
+    out.push_str(&t.to_string());
+    out.push('\n');
+    let mut t = table(&["derived figure", "value"]);
+    for (k, v) in derived_rows(r) {
+        if v != "-" {
+            t.add_row(vec![k.to_string(), v]);
+        }
+    }
+    right_from(&mut t, 1);
+    section(&mut out, "Derived", &t.to_string());
+    if let Some(tr) = &r.derived.read_tiers {
+        let n = tr.page_cache + tr.storage_cache + tr.device + tr.unresolved;
+        let share = |v: f64| {
+            if n > 0.0 {
+                format!("{:.1} %", 100.0 * v / n)
+            } else {
+                "-".into()
+            }
+        };
+        let mut t = table(&["tier", "below", "waits", "share"]);
+        t.add_row(vec![
+            "page cache".into(),
+            format_ns(tr.page_cache_max_ns as f64),
+            num(Some(tr.page_cache)),
+            share(tr.page_cache),
+        ]);
+        t.add_row(vec![
+            "storage cache".into(),
+            format_ns(tr.storage_cache_max_ns as f64),
+            num(Some(tr.storage_cache)),
+            share(tr.storage_cache),
+        ]);
+        t.add_row(vec![
+            "unresolved (bucket straddles a threshold)".into(),
+            "".into(),
+            num(Some(tr.unresolved)),
+            share(tr.unresolved),
+        ]);
+        t.add_row(vec![
+            "device".into(),
+            "".into(),
+            num(Some(tr.device)),
+            share(tr.device),
+        ]);
+        right_from(&mut t, 1);
+        section(
+            &mut out,
+            &format!(
+                "'{}' by tier (thresholds: {})",
+                tr.event, tr.thresholds_from
+            ),
+            &t.to_string(),
+        );
+    }
+    for (title, rows) in [
+        ("Top events", &r.top_events),
+        ("Foreground wait events", &r.foreground_events),
+        ("Background wait events", &r.background_events),
+    ] {
+        if !rows.is_empty() {
+            section(&mut out, title, &events_table(rows));
+        }
+    }
+    for name in [
+        "db file sequential read",
+        "log file sync",
+        "log file parallel write",
+        "db file parallel write",
+    ] {
+        if let Some(hg) = r.histogram(name) {
+            if hg.buckets.total() > 0 {
+                section(
+                    &mut out,
+                    &format!(
+                        "'{}' wait histogram (from {} waits, power-of-two buckets)",
+                        hg.event,
+                        num(Some(hg.total_waits))
+                    ),
+                    crate::kit::histogram::render(&hg.buckets).trim_end(),
+                );
+            }
+        }
+    }
+    if let Some(w) = &r.with_trace {
+        with_trace(&mut out, w);
+    }
+    let skipped: Vec<&str> = r
+        .sections
+        .iter()
+        .filter(|s| !s.parsed)
+        .map(|s| s.title.as_str())
+        .collect();
+    let _ = write!(
+        out,
+        "\nSections read: {}; listed and skipped: {}",
+        r.sections.iter().filter(|s| s.parsed).count(),
+        skipped.len()
+    );
+    if !skipped.is_empty() {
+        let mut names = skipped.clone();
+        names.dedup();
+        let _ = write!(out, " ({})", names.join(", "));
+    }
+    out.push('\n');
+    if !r.findings.is_empty() {
+        section(
+            &mut out,
+            "Findings",
+            crate::kit::text::findings(&r.findings).trim_end(),
+        );
+    }
+    out
+}
+
+/// A trace's waits beside the report's foreground wait events.
+fn with_trace(out: &mut String, w: &TraceBeside) {
+    let mut t = table(&[
+        "event",
+        "seen in",
+        "trace waits",
+        "trace time (s)",
+        "trace avg",
+        "report waits",
+        "report time (s)",
+        "report avg",
+    ]);
+    for e in &w.rows {
+        let seen = match e.seen_in {
+            SeenIn::Both => "both",
+            SeenIn::TraceOnly => "trace only (!)",
+            SeenIn::ReportOnly => "report only (!)",
+        };
+        t.add_row(vec![
+            if e.idle {
+                format!("{} (idle)", e.event)
+            } else {
+                e.event.clone()
+            },
+            seen.to_string(),
+            num(e.trace_waits.map(|v| v as f64)),
+            num(e.trace_time_s),
+            us(e.trace_avg_us),
+            num(e.report_waits),
+            num(e.report_time_s),
+            us(e.report_avg_us),
+        ]);
+    }
+    right_from(&mut t, 2);
+    let mut body = format!(
+        "The trace covers {} traced session{} ({} WAIT lines); the report covers the whole instance \
+over its interval: compare averages and which events occur, not counts or times.\n",
+        w.trace_sessions,
+        if w.trace_sessions == 1 { "" } else { "s" },
+        w.trace_wait_lines
+    );
+    body.push_str(&t.to_string());
+    let only = |s: SeenIn| {
+        w.rows
+            .iter()
+            .filter(|e| e.seen_in == s && !e.idle)
+            .map(|e| format!("'{}'", e.event))
+            .collect::<Vec<_>>()
+    };
+    let (to, ro) = (only(SeenIn::TraceOnly), only(SeenIn::ReportOnly));
+    if !to.is_empty() {
+        let _ = write!(
+            body,
+            "\nIn the trace, not among the report's foreground wait events: {}",
+            to.join(", ")
+        );
+    }
+    if !ro.is_empty() {
+        let _ = write!(body, "\nIn the report, not in the trace: {}", ro.join(", "));
+    }
+    section(
+        out,
+        &format!(
+            "Trace {} beside the report's foreground wait events",
+            w.trace
+        ),
+        &body,
+    );
+}
+
+pub(crate) fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if a != 0.0 => format!("{:.2}x", b / a),
+        _ => "-".into(),
+    }
+}
+
+fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    a.zip(b).map(|(a, b)| b - a)
+}
+
+/// Two reports side by side: derived figures, events aligned by name,
+/// statistics aligned by name, with B − A and B / A.
+pub fn render_comparison(c: &AwrComparison) -> String {
+    let (a, b) = (&c.a, &c.b);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "dbio awr --compare\n  A = {} ({})\n  B = {} ({})",
+        a.source,
+        a.kind.describe(),
+        b.source,
+        b.kind.describe()
+    );
+    let mut t = table(&["derived figure", "A", "B"]);
+    for ((k, x), (_, y)) in derived_rows(a).into_iter().zip(derived_rows(b)) {
+        if x != "-" || y != "-" {
+            t.add_row(vec![k.to_string(), x, y]);
+        }
+    }
+    right_from(&mut t, 1);
+    section(&mut out, "Derived", &t.to_string());
+
+    let mut names: Vec<&str> = Vec::new();
+    for e in a
+        .top_events
+        .iter()
+        .chain(&a.foreground_events)
+        .chain(&a.background_events)
+        .chain(&b.top_events)
+        .chain(&b.foreground_events)
+        .chain(&b.background_events)
+    {
+        if !names.contains(&e.name.as_str()) {
+            names.push(&e.name);
+        }
+    }
+    let mut rows: Vec<(&str, Option<&WaitEventRow>, Option<&WaitEventRow>)> =
+        names.iter().map(|n| (*n, a.event(n), b.event(n))).collect();
+    let time = |e: Option<&WaitEventRow>| e.and_then(|e| e.time_s).unwrap_or(0.0);
+    rows.sort_by(|x, y| (time(y.1) + time(y.2)).total_cmp(&(time(x.1) + time(x.2))));
+    let mut t = table(&[
+        "event",
+        "A waits",
+        "B waits",
+        "B/A waits",
+        "A avg",
+        "B avg",
+        "B-A avg",
+        "B/A avg",
+        "A time (s)",
+        "B time (s)",
+    ]);
+    for (n, x, y) in rows.iter().take(2 * EVENT_ROWS) {
+        let w = |e: &Option<&WaitEventRow>| e.and_then(|e| e.waits);
+        let av = |e: &Option<&WaitEventRow>| e.and_then(|e| e.avg_us);
+        let ts = |e: &Option<&WaitEventRow>| e.and_then(|e| e.time_s);
+        let d = diff(av(x), av(y));
+        t.add_row(vec![
+            n.to_string(),
+            num(w(x)),
+            num(w(y)),
+            ratio(w(x), w(y)),
+            us(av(x)),
+            us(av(y)),
+            us(d),
+            ratio(av(x), av(y)),
+            num(ts(x)),
+            num(ts(y)),
+        ]);
+    }
+    right_from(&mut t, 1);
+    section(&mut out, "Wait events (aligned by name)", &t.to_string());
+
+    let mut t = table(&["statistic", "A", "B", "B-A", "B/A"]);
+    for s in &a.statistics {
+        let y = b.stat(&s.name);
+        if y.is_none() || y == Some(s.total) {
+            continue;
+        }
+        t.add_row(vec![
+            s.name.clone(),
+            num(Some(s.total)),
+            num(y),
+            num(diff(Some(s.total), y)),
+            ratio(Some(s.total), y),
+        ]);
+    }
+    if t.row_count() > 0 {
+        right_from(&mut t, 1);
+        section(
+            &mut out,
+            "Statistics that differ (aligned by name)",
+            &t.to_string(),
+        );
+    }
+    for (g, r) in [("A", a), ("B", b)] {
+        if !r.findings.is_empty() {
+            section(
+                &mut out,
+                &format!("Findings, {g}"),
+                crate::kit::text::findings(&r.findings).trim_end(),
+            );
+        }
+    }
+    out
+}

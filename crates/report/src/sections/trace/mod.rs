@@ -1,0 +1,7 @@
+//! Oracle 10046 trace analyses and their comparison (`dbio tracefile`): table, page and findings.
+
+pub mod compare;
+pub mod csv;
+pub mod findings;
+pub mod html;
+pub mod table;

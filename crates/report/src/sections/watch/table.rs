@@ -1,0 +1,528 @@
+//! The `watch` section: per process, descriptor and call, the counts,
+//! bytes and latency of a live process's I/O, with its histogram, and what
+//! the tracer could not record.
+
+use comfy_table::{Cell, CellAlignment};
+use dbio_model::units::{format_bytes, format_ns};
+use dbio_model::watch::{BlockOp, WatchResult};
+use dbio_model::RunReport;
+use std::fmt::Write;
+
+/// Every watch of the report, in full.
+pub fn render(r: &RunReport) -> String {
+    r.watch
+        .iter()
+        .map(render_one)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One finished watch: a heading, the table, one histogram per row, the
+/// losses.
+pub fn render_one(w: &WatchResult) -> String {
+    let head = format!(
+        "watch {}: {} watched, ended because {}",
+        w.name,
+        format_ns(w.duration_ns as f64),
+        w.ended
+    );
+    body(head, w)
+}
+
+/// A watch still running (`--interval`): the same, headed by the time so
+/// far.
+pub fn render_so_far(w: &WatchResult) -> String {
+    let head = format!(
+        "watch {}: {} so far",
+        w.name,
+        format_ns(w.duration_ns as f64)
+    );
+    body(head, w)
+}
+
+fn body(head: String, w: &WatchResult) -> String {
+    let mut out = head;
+    out.push('\n');
+    if let Some(s) = w.command_status {
+        let _ = writeln!(out, "  command exit status {s}");
+    }
+    // --device traces no system call: no table of calls.
+    let calls = w.config.device.is_none();
+    let mut t = crate::kit::text::new_table(&[
+        "pid", "fd", "file", "call", "count", "bytes", "errors", "mean", "total",
+    ]);
+    for o in &w.ops {
+        let mean = if o.count > 0 {
+            format_ns(o.total_ns as f64 / o.count as f64)
+        } else {
+            "-".into()
+        };
+        t.add_row([
+            Cell::new(o.pid).set_alignment(CellAlignment::Right),
+            Cell::new(if o.generation > 0 {
+                // The number held another file before: this row is the
+                // file it held after `generation` closes or dup2s.
+                format!("{} #{}", o.fd, o.generation)
+            } else {
+                o.fd.to_string()
+            })
+            .set_alignment(CellAlignment::Right),
+            Cell::new(o.path.as_deref().unwrap_or("?")),
+            Cell::new(o.op.name()),
+            Cell::new(o.count).set_alignment(CellAlignment::Right),
+            Cell::new(if o.op.moves_data() {
+                format_bytes(o.bytes)
+            } else {
+                "-".into()
+            })
+            .set_alignment(CellAlignment::Right),
+            Cell::new(o.errors).set_alignment(CellAlignment::Right),
+            Cell::new(mean).set_alignment(CellAlignment::Right),
+            Cell::new(format_ns(o.total_ns as f64)).set_alignment(CellAlignment::Right),
+        ]);
+    }
+    if calls {
+        let _ = writeln!(out, "{t}");
+    }
+    for o in &w.ops {
+        if o.count == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "{} on {} (pid {}, fd {}): latency",
+            o.op,
+            o.path.as_deref().unwrap_or("?"),
+            o.pid,
+            o.fd
+        );
+        out.push_str(&crate::kit::histogram::render(&o.latency));
+    }
+    block(&mut out, w);
+    let l = &w.losses;
+    if w.config.device.is_none() {
+        let _ = writeln!(
+            out,
+            "not recorded: {} exits without an entry (calls in progress at the start), {} entries (start table full), {} calls (histogram table full), {} stream records (ring buffer full)",
+            l.unmatched, l.start_table_full, l.histogram_table_full, l.ring_drops
+        );
+    }
+    if l.open_drops > 0 {
+        let _ = writeln!(
+            out,
+            "not named at open time: {} opens (their ring buffer or table was full; those files are named from /proc while open)",
+            l.open_drops
+        );
+    }
+    if w.config.block {
+        let _ = writeln!(
+            out,
+            "block layer not recorded: {} completions without an issue (issued before the watch, or merged at the front), {} requests (in-flight table full), {} (device table full), {} not attributed to files (ring buffer full)",
+            l.block_unmatched, l.block_table_full, l.block_histogram_full, l.block_ring_drops
+        );
+    }
+    if w.config.stream {
+        let _ = writeln!(out, "streamed: {} calls", w.streamed);
+    }
+    if !w.unavailable.is_empty() {
+        let _ = writeln!(
+            out,
+            "unavailable on this kernel (those calls are not seen): {}",
+            w.unavailable.join(", ")
+        );
+    }
+    if !w.bpf_programs.is_empty() {
+        let runs: u64 = w.bpf_programs.iter().map(|p| p.runs).sum();
+        let ns: u64 = w.bpf_programs.iter().map(|p| p.run_ns).sum();
+        let traced: u64 = w.ops.iter().map(|o| o.count).sum();
+        let per_call = if traced > 0 {
+            format!("{:.0} ns", ns as f64 / traced as f64)
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            out,
+            "tracer cost (kernel run-time statistics): {per_call} in its BPF programs per traced call ({traced} calls traced; {runs} program runs in all processes, {} in all)",
+            format_ns(ns as f64)
+        );
+    }
+    out
+}
+
+/// Who issued a device row's requests: a watched process, a named
+/// issuer (`--device`), or nobody watched.
+pub fn issuer(w: &WatchResult, d: &dbio_model::watch::WatchDeviceIo) -> String {
+    match (d.pid, &d.comm) {
+        (Some(p), Some(c)) => format!("pid {p} ({c})"),
+        (Some(p), None) => format!("pid {p}"),
+        // --device names every issuer; pid 0 is the kernel itself.
+        (None, _) if w.config.device.is_some() => "kernel (no process)".into(),
+        (None, _) => "writeback/other".into(),
+    }
+}
+
+fn mean(total_ns: u64, count: u64) -> String {
+    if count > 0 {
+        format_ns(total_ns as f64 / count as f64)
+    } else {
+        "-".into()
+    }
+}
+
+/// The syscall side of a file, next to its device time: each call's
+/// mean and count (`pwrite64 1.43 ms x504`).
+fn syscalls_on(w: &WatchResult, path: &str, op: BlockOp) -> String {
+    let mut parts = Vec::new();
+    for o in w.ops.iter().filter(|o| o.path.as_deref() == Some(path)) {
+        let relevant = match op {
+            BlockOp::Read => o.op.is_read(),
+            BlockOp::Write => o.op.is_write() || o.op.is_sync(),
+            _ => o.op.is_sync(),
+        };
+        if relevant && o.count > 0 {
+            parts.push(format!(
+                "{} {} x{}",
+                o.op,
+                mean(o.total_ns, o.count),
+                o.count
+            ));
+        }
+    }
+    if parts.is_empty() {
+        "-".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The block layer: per device, class and issuer; per file; what no
+/// file holds; the files that could not be mapped.
+fn block(out: &mut String, w: &WatchResult) {
+    if !w.block.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}",
+            if w.config.device.is_some() {
+                "block layer: device service time (issue to completion) of every request on the device, by issuing process"
+            } else {
+                "block layer: device service time (issue to completion) on the devices holding the watched files"
+            }
+        );
+        let mut t = crate::kit::text::new_table(&[
+            "device",
+            "op",
+            "issued by",
+            "requests",
+            "bytes",
+            "mean",
+            "total",
+            "FUA",
+            "preflush",
+        ]);
+        for d in &w.block {
+            let dev = match &d.name {
+                Some(n) => format!("{n} ({})", d.device),
+                None => d.device.clone(),
+            };
+            t.add_row([
+                Cell::new(dev),
+                Cell::new(d.op.name()),
+                Cell::new(issuer(w, d)),
+                Cell::new(d.count).set_alignment(CellAlignment::Right),
+                Cell::new(format_bytes(d.bytes)).set_alignment(CellAlignment::Right),
+                Cell::new(mean(d.total_ns, d.count)).set_alignment(CellAlignment::Right),
+                Cell::new(format_ns(d.total_ns as f64)).set_alignment(CellAlignment::Right),
+                Cell::new(d.fua).set_alignment(CellAlignment::Right),
+                Cell::new(d.preflush).set_alignment(CellAlignment::Right),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+        // --device: the rows are the result; each has its histogram.
+        if w.config.device.is_some() {
+            for d in &w.block {
+                let _ = writeln!(out, "{} requests by {}: device time", d.op, issuer(w, d));
+                out.push_str(&crate::kit::histogram::render(&d.latency));
+            }
+        }
+    }
+    if !w.file_block.is_empty() {
+        let _ = writeln!(
+            out,
+            "device time by file (requests whose first sector lies in the file's extents), next to the time of the calls on it"
+        );
+        let mut t = crate::kit::text::new_table(&[
+            "file",
+            "op",
+            "requests",
+            "bytes",
+            "by watched",
+            "device mean",
+            "calls: mean x count",
+        ]);
+        for f in &w.file_block {
+            t.add_row([
+                Cell::new(&f.path),
+                Cell::new(f.op.name()),
+                Cell::new(f.count).set_alignment(CellAlignment::Right),
+                Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
+                Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
+                Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
+                Cell::new(syscalls_on(w, &f.path, f.op)),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+        for f in &w.file_block {
+            let _ = writeln!(out, "{} requests on {}: device time", f.op, f.path);
+            out.push_str(&crate::kit::histogram::render(&f.latency));
+        }
+    }
+    for u in &w.block_unattributed {
+        let _ = writeln!(
+            out,
+            "not in any watched file's extents on {}: {} {} requests ({}, {} issued by a watched process, device mean {}): journal, metadata, flushes or other processes' files",
+            u.device,
+            u.count,
+            u.op,
+            format_bytes(u.bytes),
+            u.by_watched,
+            mean(u.total_ns, u.count)
+        );
+    }
+    for u in &w.unmapped {
+        let _ = writeln!(out, "not mapped to the device: {}: {}", u.path, u.reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::watch::{
+        SyscallOp, WatchConfig, WatchEnd, WatchFileOp, WatchLosses, WatchProgramCost,
+    };
+
+    #[test]
+    fn a_watch_renders_its_rows_histograms_and_losses() {
+        let mut latency = dbio_model::Log2Buckets::default();
+        latency.record_us_n(5, 10);
+        let w = WatchResult {
+            name: "pid 7".into(),
+            config: WatchConfig::default(),
+            duration_ns: 2_000_000_000,
+            ended: WatchEnd::Signal {
+                signal: "SIGINT".into(),
+            },
+            command_status: None,
+            processes: vec![],
+            ops: vec![WatchFileOp {
+                pid: 7,
+                fd: 3,
+                path: Some("/redo01.log".into()),
+                op: SyscallOp::Pwrite64,
+                count: 10,
+                bytes: 5120,
+                total_ns: 50_000,
+                latency,
+                ..Default::default()
+            }],
+            losses: WatchLosses {
+                unmatched: 2,
+                ring_drops: 4,
+                ..Default::default()
+            },
+            streamed: 0,
+            unavailable: vec!["syscalls:sys_enter_preadv2".into()],
+            block: vec![],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
+            bpf_programs: vec![
+                WatchProgramCost {
+                    name: "enter_pwrite64".into(),
+                    runs: 10,
+                    run_ns: 1000,
+                },
+                WatchProgramCost {
+                    name: "exit_pwrite64".into(),
+                    runs: 12,
+                    run_ns: 2000,
+                },
+            ],
+        };
+        let s = render_one(&w);
+        assert!(
+            s.contains("tracer cost (kernel run-time statistics): 300 ns in its BPF programs per traced call (10 calls traced; 22 program runs"),
+            "{s}"
+        );
+        assert!(
+            s.starts_with("watch pid 7: 2.00 s watched, ended because SIGINT arrived"),
+            "{s}"
+        );
+        assert!(
+            s.contains("/redo01.log") && s.contains("pwrite64") && s.contains("5.00 KiB"),
+            "{s}"
+        );
+        assert!(
+            s.contains("pwrite64 on /redo01.log (pid 7, fd 3): latency"),
+            "{s}"
+        );
+        assert!(
+            s.contains("2 exits without an entry") && s.contains("4 stream records"),
+            "{s}"
+        );
+        assert!(
+            s.contains(
+                "unavailable on this kernel (those calls are not seen): syscalls:sys_enter_preadv2"
+            ),
+            "{s}"
+        );
+        assert!(render_so_far(&w).starts_with("watch pid 7: 2.00 s so far"));
+        assert!(!s.contains("block layer"), "{s}");
+    }
+
+    #[test]
+    fn block_rows_show_device_time_next_to_the_calls() {
+        use dbio_model::watch::{WatchDeviceIo, WatchFileBlock, WatchUnattributed, WatchUnmapped};
+        let mut lat = dbio_model::Log2Buckets::default();
+        lat.record_us_n(100, 4);
+        let w = WatchResult {
+            name: "pid 7".into(),
+            config: WatchConfig {
+                block: true,
+                ..Default::default()
+            },
+            duration_ns: 1_000_000_000,
+            ended: WatchEnd::Exited,
+            command_status: None,
+            processes: vec![],
+            ops: vec![WatchFileOp {
+                pid: 7,
+                fd: 3,
+                path: Some("/redo".into()),
+                op: SyscallOp::Fdatasync,
+                count: 4,
+                total_ns: 4_000_000,
+                ..Default::default()
+            }],
+            losses: WatchLosses {
+                block_unmatched: 3,
+                ..Default::default()
+            },
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![WatchDeviceIo {
+                device: "254:0".into(),
+                name: Some("vda".into()),
+                op: BlockOp::Flush,
+                pid: None,
+                count: 4,
+                total_ns: 400_000,
+                latency: lat.clone(),
+                ..Default::default()
+            }],
+            file_block: vec![WatchFileBlock {
+                path: "/redo".into(),
+                device: "254:0".into(),
+                op: BlockOp::Write,
+                count: 4,
+                bytes: 16384,
+                total_ns: 400_000,
+                by_watched: 4,
+                latency: lat,
+            }],
+            block_unattributed: vec![WatchUnattributed {
+                device: "254:0".into(),
+                op: BlockOp::Write,
+                count: 2,
+                bytes: 8192,
+                by_watched: 0,
+                total_ns: 10,
+            }],
+            unmapped: vec![WatchUnmapped {
+                path: "/tmpfile".into(),
+                reason: "not on a block device".into(),
+            }],
+            bpf_programs: vec![],
+        };
+        let s = render_one(&w);
+        assert!(
+            s.contains("vda (254:0)") && s.contains("writeback/other"),
+            "{s}"
+        );
+        assert!(s.contains("fdatasync 1.00 ms x4"), "{s}");
+        assert!(s.contains("write requests on /redo: device time"), "{s}");
+        assert!(
+            s.contains("on 254:0: 2 write requests (8.00 KiB, 0 issued"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not mapped to the device: /tmpfile: not on a block device"),
+            "{s}"
+        );
+        assert!(s.contains("3 completions without an issue"), "{s}");
+    }
+
+    #[test]
+    fn a_device_watch_names_each_issuer_with_its_histogram() {
+        use dbio_model::watch::WatchDeviceIo;
+        let mut lat = dbio_model::Log2Buckets::default();
+        lat.record_us_n(40, 37);
+        let w = WatchResult {
+            name: "device /dev/loop3".into(),
+            config: WatchConfig {
+                block: true,
+                device: Some("/dev/loop3".into()),
+                ..Default::default()
+            },
+            duration_ns: 1_000_000_000,
+            ended: WatchEnd::Duration,
+            command_status: None,
+            processes: vec![],
+            ops: vec![],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![
+                WatchDeviceIo {
+                    device: "7:3".into(),
+                    name: Some("loop3".into()),
+                    op: BlockOp::Write,
+                    pid: Some(42),
+                    comm: Some("dd".into()),
+                    count: 37,
+                    bytes: 37 * 4096,
+                    total_ns: 37 * 40_000,
+                    latency: lat,
+                    ..Default::default()
+                },
+                WatchDeviceIo {
+                    device: "7:3".into(),
+                    op: BlockOp::Read,
+                    count: 1,
+                    ..Default::default()
+                },
+            ],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
+            bpf_programs: vec![],
+        };
+        let s = render_one(&w);
+        assert!(
+            s.contains("every request on the device, by issuing process"),
+            "{s}"
+        );
+        assert!(
+            s.contains("pid 42 (dd)") && s.contains("kernel (no process)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("write requests by pid 42 (dd): device time"),
+            "{s}"
+        );
+        assert!(!s.contains("writeback/other"), "{s}");
+        assert!(
+            !s.contains("call") && !s.contains("exits without an entry"),
+            "{s}"
+        );
+    }
+}
