@@ -235,9 +235,7 @@ fn shell_words(args: &[String]) -> String {
 /// [`Finding::note`]: dbio_model::Finding::note
 fn with_findings(r: &RunReport) -> RunReport {
     let mut r = r.clone();
-    let notes = std::mem::take(&mut r.findings);
-    r.findings = dbio_report::findings::evaluate(&r);
-    r.findings.extend(notes);
+    dbio_report::verdict::conclude_run(&mut r);
     r
 }
 

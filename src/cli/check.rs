@@ -35,4 +35,9 @@ pub struct CheckArgs {
     /// `--start-at`, `--label`.
     #[command(flatten)]
     pub fleet: super::fleet::Fleet,
+    /// Print every section's tables, histograms and per-second series and
+    /// every finding, not only the answer and the headline table (the
+    /// JSON, CSV and HTML outputs always hold everything).
+    #[arg(long)]
+    pub detail: bool,
 }

@@ -16,4 +16,8 @@ pub struct ReportArgs {
     /// does).
     #[command(flatten)]
     pub output: OutputArgs,
+    /// For a `dbio check` result: every section's tables and every
+    /// finding, as `dbio check --detail` prints them.
+    #[arg(long)]
+    pub detail: bool,
 }

@@ -71,7 +71,7 @@ pub fn analyze(path: &str, t: &Thresholds) -> anyhow::Result<AwrReport> {
     let mut r = dbio_awr::parse(&bytes, name).map_err(|e| anyhow::anyhow!("{e}"))?;
     r.source = path.to_string();
     derive(&mut r, t);
-    r.findings = dbio_report::findings::evaluate_awr(&r);
+    dbio_report::verdict::conclude_awr(&mut r);
     Ok(r)
 }
 

@@ -64,8 +64,13 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     ctx.set_scratch_dir(scratch.clone());
     let mut report = new_report("check", dir);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
-    // One screen for every section: each shown as its summary table.
-    report.layout = dbio_model::Layout::Summary;
+    // One screen: the answer and a headline table; each section's summary
+    // tables with --detail.
+    report.layout = if a.detail {
+        dbio_model::Layout::Summary
+    } else {
+        dbio_model::Layout::Brief
+    };
     if !direct_ok {
         report.findings.push(Finding::note(
             "check.no_direct_io",

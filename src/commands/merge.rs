@@ -30,9 +30,7 @@ pub fn run(a: MergeArgs) -> anyhow::Result<ExitCode> {
         &a.output,
     )?);
     let mut merged = merged;
-    // The merge's own notes follow what the rules draw from the sums.
-    let notes = std::mem::take(&mut merged.findings);
-    merged.findings = dbio_report::findings::evaluate(&merged);
-    merged.findings.extend(notes);
+    // The merge's own notes are ranked with what the rules draw from the sums.
+    dbio_report::verdict::conclude_run(&mut merged);
     Ok(ctx.finish_result(&Outcome::Run(merged)))
 }

@@ -13,7 +13,12 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
         &a.output,
     )?);
     let (name, text) = crate::inputs::read_text(&a.from, "a dbio result")?;
-    let result = dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let mut result = dbio_report::from_json(&text).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    if let (true, dbio_model::Outcome::Run(r)) = (a.detail, &mut result) {
+        if r.layout == dbio_model::Layout::Brief {
+            r.layout = dbio_model::Layout::Summary;
+        }
+    }
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.
     Ok(ctx.finish_result(&result))

@@ -102,7 +102,7 @@ fn analyze(
         *failed = true;
     }
     let mut r = a.report;
-    r.findings = dbio_report::findings::evaluate_trace(&r);
+    dbio_report::verdict::conclude_trace(&mut r);
     Ok(r)
 }
 

@@ -296,6 +296,10 @@ pub struct AwrReport {
     /// (`dbio_report::findings::awr`).
     #[serde(default)]
     pub findings: Vec<crate::Finding>,
+    /// The answer to "is it the storage?" for this report's DB time;
+    /// absent in results written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
     /// The report writes the decimal separator as a comma (`1,234` is
     /// 1.234, `1.234` is 1234): judged from the numbers only one locale
     /// can print (`crate` `dbio-awr`'s `num::Locale`).

@@ -94,6 +94,18 @@ impl std::fmt::Display for Reference {
     }
 }
 
+/// The share of a total a finding explains: Oracle ADDM ranks findings by
+/// their share of DB time, Method R by their share of response time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Impact {
+    /// The share, in percent (0 to 100).
+    pub share_pct: f64,
+    /// The total it is a share of: `response time` (R of a trace), `DB
+    /// time` (a report), `commit time` (lgwr, load), `traced time`
+    /// (watch), `read time` (read), `run time` (a check section).
+    pub of: String,
+}
+
 /// A plain-words conclusion with the numbers it rests on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 pub struct Finding {
@@ -114,6 +126,9 @@ pub struct Finding {
     /// Where the rule comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,
+    /// The share of the relevant total it explains, when it explains one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impact: Option<Impact>,
 }
 
 /// The fields of a finding as JSON writes them.
@@ -129,6 +144,8 @@ struct Fields {
     evidence: Vec<Evidence>,
     #[serde(default)]
     reference: Option<Reference>,
+    #[serde(default)]
+    impact: Option<Impact>,
 }
 
 /// A finding, or a conclusion string from before findings.
@@ -149,6 +166,7 @@ impl<'de> Deserialize<'de> for Finding {
                 text: f.text,
                 evidence: f.evidence,
                 reference: f.reference,
+                impact: f.impact,
             },
             Stored::Legacy(text) => Finding::legacy(None, text),
         })
@@ -170,7 +188,25 @@ impl Finding {
             text: text.into(),
             evidence: Vec::new(),
             reference: None,
+            impact: None,
         }
+    }
+
+    /// The finding with the share of `of` it explains (percent, clamped
+    /// to 0..=100; a share that is not a number is left out).
+    pub fn with_impact(mut self, share_pct: f64, of: &str) -> Finding {
+        if share_pct.is_finite() {
+            self.impact = Some(Impact {
+                share_pct: share_pct.clamp(0.0, 100.0),
+                of: of.to_string(),
+            });
+        }
+        self
+    }
+
+    /// The share it explains, percent (0 when it explains none).
+    pub fn share(&self) -> f64 {
+        self.impact.as_ref().map_or(0.0, |i| i.share_pct)
     }
 
     /// The finding with one more number it rests on.
@@ -188,6 +224,7 @@ impl Finding {
             text,
             evidence: Vec::new(),
             reference: None,
+            impact: None,
         }
     }
 }
@@ -207,6 +244,10 @@ mod tests {
             reference: Some(Reference {
                 title: "docs/lgwr.md".into(),
                 author: None,
+            }),
+            impact: Some(Impact {
+                share_pct: 62.5,
+                of: "commit time".into(),
             }),
         };
         let text = serde_json::to_string(&f).unwrap();

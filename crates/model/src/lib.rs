@@ -34,17 +34,19 @@ pub mod series;
 pub mod stripe;
 pub mod trace;
 pub mod units;
+pub mod verdict;
 pub mod visible;
 pub mod watch;
 
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
-pub use finding::{Evidence, Finding, Reference, Severity};
+pub use finding::{Evidence, Finding, Impact, Reference, Severity};
 pub use latency::{LatencySummary, Log2Buckets, Percentile, REPORTED_PERCENTILES};
 pub use outcome::Outcome;
 pub use run::{
     CpuUsage, DiskStatsDelta, Durability, EngineKind, JobConfig, JobResult, Layout, OpStats,
     PartialReason, Pattern, Prepare, RunReport, SecondSample,
 };
+pub use verdict::{Verdict, VerdictClass};
 
 /// Version of the JSON result schema. Bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 3;

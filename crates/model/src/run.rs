@@ -57,6 +57,11 @@ pub struct RunReport {
     /// back here, one `legacy` finding per string.
     #[serde(default, alias = "conclusions")]
     pub findings: Vec<crate::Finding>,
+    /// The answer to "is it the storage?" (or, for a measurement of the
+    /// storage itself, what it gives a database), drawn from the ranked
+    /// findings; absent in results written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
     /// Set when the run stopped early: the jobs hold what was measured so far.
     pub partial: Option<PartialReason>,
     /// What results written before notes became findings had to say
@@ -99,8 +104,12 @@ pub enum Layout {
     #[default]
     Detail,
     /// Each section as one summary table (a composite result such as
-    /// `dbio check`, where one screen covers every section).
+    /// `dbio check --detail`).
     Summary,
+    /// The answer and one headline table of every section's first
+    /// figures, fitting one screen (`dbio check` by default); `--detail`
+    /// shows the [`Layout::Summary`] tables.
+    Brief,
 }
 
 /// Why a run stopped before it was done.

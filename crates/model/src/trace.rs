@@ -61,6 +61,10 @@ pub struct TraceReport {
     /// (`dbio_report::findings::trace`).
     #[serde(default)]
     pub findings: Vec<crate::Finding>,
+    /// The answer to "is it the storage?" for this trace's response time;
+    /// absent in results written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }
 
 /// The knobs an analysis ran with, echoed so a JSON result explains itself.

@@ -729,6 +729,7 @@ impl Analyzer {
             sessions,
             timeline,
             findings: Vec::new(),
+            verdict: None,
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod kit;
 mod migrate_io;
 mod migrate_models;
 pub mod sections;
+pub mod verdict;
 
 pub use export::{
     CsvExporter, ExportError, Exporter, Format, HtmlExporter, JsonExporter, TableExporter,

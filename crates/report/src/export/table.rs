@@ -5,7 +5,7 @@
 
 use super::{ExportError, Exporter};
 use crate::sections::SECTIONS;
-use dbio_model::{Outcome, RunReport};
+use dbio_model::{Layout, Outcome, RunReport};
 use std::fmt::Write;
 
 /// The terminal tables of any result (what a command prints on standard
@@ -34,6 +34,17 @@ impl Exporter for TableExporter {
 pub fn run(r: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} {}", r.tool, r.command);
+    let brief = r.layout == Layout::Brief;
+    let detail = if brief {
+        crate::sections::check::brief::DETAIL
+    } else {
+        crate::kit::text::DETAIL_BELOW
+    };
+    out.push_str(&crate::kit::text::opening(
+        r.verdict.as_ref(),
+        &r.findings,
+        detail,
+    ));
     out.push_str(&crate::kit::text::environment(&r.environment));
     out.push_str(&crate::sections::jobs::fleet::start_line(r));
     if let Some(p) = &r.partial {
@@ -42,16 +53,22 @@ pub fn run(r: &RunReport) -> String {
             "\nPARTIAL RESULT: {p}. The figures below cover only what ran."
         );
     }
-    for s in SECTIONS {
-        let section = s.table(r);
-        if !section.is_empty() {
-            out.push('\n');
-            out.push_str(&section);
-        }
-    }
-    if !r.findings.is_empty() {
+    if brief {
         out.push('\n');
-        out.push_str(&crate::kit::text::findings(&r.findings));
+        out.push_str(&crate::sections::check::brief::table(r));
+    } else {
+        for s in SECTIONS {
+            let section = s.table(r);
+            if !section.is_empty() {
+                out.push('\n');
+                out.push_str(&section);
+            }
+        }
+        let rest = crate::kit::text::other_findings(r.verdict.as_ref(), &r.findings);
+        if !rest.is_empty() {
+            out.push('\n');
+            out.push_str(&rest);
+        }
     }
     if !r.warnings.is_empty() {
         out.push('\n');

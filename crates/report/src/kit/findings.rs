@@ -19,6 +19,7 @@ pub fn finding(
         text,
         evidence,
         reference,
+        impact: None,
     }
 }
 

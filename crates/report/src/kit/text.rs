@@ -13,10 +13,7 @@ pub fn findings(fs: &[dbio_model::Finding]) -> String {
     let mut out = String::new();
     for f in fs {
         let _ = writeln!(out, "* {}", f.text);
-        let mut line = f.severity.to_string();
-        if !f.evidence.is_empty() {
-            let _ = write!(line, "; {}", crate::kit::findings::evidence_line(f));
-        }
+        let mut line = weight_line(f);
         if let Some(r) = &f.reference {
             let _ = write!(line, "; source: {r}");
         }
@@ -24,6 +21,81 @@ pub fn findings(fs: &[dbio_model::Finding]) -> String {
     }
     out
 }
+
+/// The width the answer block wraps its sentences at (a terminal of 100
+/// columns shows each of its lines as one line).
+pub const WIDTH: usize = 100;
+
+/// `text` wrapped at [`WIDTH`], the first line after `first`, the others
+/// after `rest` (both counted in the width).
+pub fn wrapped(first: &str, rest: &str, text: &str) -> String {
+    let opts = textwrap::Options::new(WIDTH)
+        .initial_indent(first)
+        .subsequent_indent(rest);
+    let mut out = textwrap::fill(text, opts);
+    out.push('\n');
+    out
+}
+
+/// The answer block a command's terminal output opens with: the question,
+/// the answer with its class, the top findings with their impact and
+/// evidence, then where the detail is (`detail`, one sentence).
+pub fn verdict(v: &dbio_model::Verdict, fs: &[dbio_model::Finding], detail: &str) -> String {
+    let mut out = wrapped("", "  ", &v.question);
+    out.push_str(&wrapped(
+        "=> ",
+        "   ",
+        &format!("{} ({})", v.answer, v.class.label()),
+    ));
+    for (n, f) in v.top.iter().filter_map(|&i| fs.get(i)).enumerate() {
+        out.push_str(&wrapped(&format!("  {}. ", n + 1), "     ", &f.text));
+        out.push_str(&wrapped("     ", "     ", &weight_line(f)));
+    }
+    if !detail.is_empty() {
+        out.push_str(&wrapped("", "", detail));
+    }
+    out
+}
+
+/// A finding's weight and evidence in one sentence: severity, its share
+/// of the total when it explains one, the numbers it rests on.
+pub fn weight_line(f: &dbio_model::Finding) -> String {
+    let mut line = f.severity.to_string();
+    if let Some(i) = &f.impact {
+        let _ = write!(line, ", {:.1} % of {}", i.share_pct, i.of);
+    }
+    if !f.evidence.is_empty() {
+        let _ = write!(line, "; {}", crate::kit::findings::evidence_line(f));
+    }
+    line
+}
+
+/// The answer block of a result with verdict `v` followed by a blank
+/// line (nothing for a result written before verdicts).
+pub fn opening(
+    v: Option<&dbio_model::Verdict>,
+    fs: &[dbio_model::Finding],
+    detail: &str,
+) -> String {
+    v.map(|v| verdict(v, fs, detail) + "\n").unwrap_or_default()
+}
+
+/// The findings the answer block did not show, as [`findings`] prints
+/// them (all of them for a result written before verdicts).
+pub fn other_findings(v: Option<&dbio_model::Verdict>, fs: &[dbio_model::Finding]) -> String {
+    let shown = v.map(|v| v.top.as_slice()).unwrap_or_default();
+    let rest: Vec<dbio_model::Finding> = fs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !shown.contains(i))
+        .map(|(_, f)| f.clone())
+        .collect();
+    findings(&rest)
+}
+
+/// Where the detail is, for a result whose tables follow its answer.
+pub const DETAIL_BELOW: &str =
+    "The tables and the other findings follow; --html FILE draws them, --json FILE keeps the result.";
 
 /// The environment block.
 pub fn environment(e: &Environment) -> String {

@@ -60,6 +60,12 @@ pub trait Section: Sync {
     fn findings(&self, _r: &RunReport) -> Vec<Finding> {
         Vec::new()
     }
+    /// The answer `r` gives when this section is what it measured
+    /// (`findings` are `r`'s, ranked: [`crate::verdict`]); None leaves
+    /// the answer to a later section or to the top finding.
+    fn verdict(&self, _r: &RunReport, _findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        None
+    }
     /// Its figures side by side across `runs` (`dbio compare`), with a
     /// warning for what is not compared.
     fn compare(

@@ -7,3 +7,4 @@ pub mod html;
 pub mod html_trace;
 pub mod table;
 pub mod trend;
+pub mod verdict;

@@ -139,6 +139,11 @@ pub fn render(r: &AwrReport) -> String {
     let mut out = String::new();
     let h = &r.header;
     let _ = writeln!(out, "dbio awr {} ({})", r.source, r.kind.describe());
+    out.push_str(&crate::kit::text::opening(
+        r.verdict.as_ref(),
+        &r.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
     if r.decimal_comma {
         out.push_str(
             "Numbers read with a decimal comma (the report's locale: 1,5 is 1.5, 1.234 is 1234)\n",
@@ -274,12 +279,9 @@ pub fn render(r: &AwrReport) -> String {
         let _ = write!(out, " ({})", names.join(", "));
     }
     out.push('\n');
-    if !r.findings.is_empty() {
-        section(
-            &mut out,
-            "Findings",
-            crate::kit::text::findings(&r.findings).trim_end(),
-        );
+    let rest = crate::kit::text::other_findings(r.verdict.as_ref(), &r.findings);
+    if !rest.is_empty() {
+        section(&mut out, "Findings", rest.trim_end());
     }
     out
 }

@@ -5,3 +5,4 @@ pub mod csv;
 pub mod findings;
 pub mod html;
 pub mod table;
+pub mod verdict;

@@ -77,6 +77,11 @@ pub fn bucket_range(b: usize) -> String {
 pub fn render(r: &TraceReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "dbio tracefile {}", r.label);
+    out.push_str(&crate::kit::text::opening(
+        r.verdict.as_ref(),
+        &r.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
     out.push_str(&files(r));
     out.push_str(&profile(r));
     out.push_str(&events(r));
@@ -90,9 +95,10 @@ pub fn render(r: &TraceReport) -> String {
         out.push_str(&sessions(r));
     }
     out.push_str(&timeline(r));
-    if !r.findings.is_empty() {
+    let rest = crate::kit::text::other_findings(r.verdict.as_ref(), &r.findings);
+    if !rest.is_empty() {
         out.push('\n');
-        out.push_str(&crate::kit::text::findings(&r.findings));
+        out.push_str(&rest);
     }
     out
 }
