@@ -35,6 +35,68 @@ pub struct Environment {
     pub cached_before: Option<PageCacheResidency>,
 }
 
+impl Environment {
+    /// Why the target cannot keep what it acknowledges, when its own
+    /// description says so: a memory filesystem (tmpfs, ramfs: gone at a
+    /// reboot), or a mount that tells the filesystem not to send cache
+    /// flushes (`nobarrier`, `barrier=0`) to a device with a write-back
+    /// cache. A device whose volatile cache ignores the flushes it is
+    /// sent cannot be seen from here; the commit tests judge that from
+    /// the flushes the device counted (`dbio_report`'s check rules).
+    pub fn non_durable_reason(&self) -> Option<String> {
+        match self.fs_type.as_str() {
+            "tmpfs" | "ramfs" | "devtmpfs" | "hugetlbfs" => {
+                return Some(format!(
+                    "{} is on {} (memory): a commit acknowledged here is lost at a power loss or reboot",
+                    self.target, self.fs_type
+                ))
+            }
+            _ => {}
+        }
+        let no_barrier = self
+            .mount_options
+            .split([',', ';', ' '])
+            .any(|o| o == "nobarrier" || o == "barrier=0");
+        let write_back = self
+            .device
+            .as_ref()
+            .and_then(|d| d.write_cache.as_deref())
+            .is_some_and(|c| c == "write back");
+        (no_barrier && write_back).then(|| {
+            format!(
+                "{} is mounted without cache flushes ({}) on a device with a write-back cache: a commit can be acknowledged from the cache and lost at a power loss",
+                self.mount_point,
+                if self.mount_options.contains("nobarrier") { "nobarrier" } else { "barrier=0" }
+            )
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_filesystems_and_mounts_without_flushes_are_not_durable() {
+        let mut e = Environment {
+            target: "/dev/shm/x".into(),
+            fs_type: "tmpfs".into(),
+            ..Environment::default()
+        };
+        assert!(e.non_durable_reason().unwrap().contains("tmpfs (memory)"));
+        e.fs_type = "ext4".into();
+        e.mount_options = "rw,relatime,nobarrier".into();
+        assert_eq!(e.non_durable_reason(), None, "no device: no cache to lose");
+        e.device = Some(BlockDevice {
+            write_cache: Some("write back".into()),
+            ..BlockDevice::default()
+        });
+        assert!(e.non_durable_reason().unwrap().contains("nobarrier"));
+        e.mount_options = "rw,relatime".into();
+        assert_eq!(e.non_durable_reason(), None);
+    }
+}
+
 /// A block device's identity and queue settings from sysfs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BlockDevice {

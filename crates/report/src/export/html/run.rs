@@ -27,6 +27,7 @@ pub fn render(r: &RunReport, invocation: Option<&str>) -> String {
         "\n"
     }
     .into_string();
+    b.push_str(&page::verdict(r.verdict.as_ref(), &r.findings));
     b.push_str(&crate::kit::html::page::provenance(&r.tool, invocation));
     b.push_str("<h2 id=\"h-findings\">Findings</h2>\n");
     b.push_str(&page::findings(&r.findings));

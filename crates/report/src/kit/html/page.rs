@@ -86,6 +86,7 @@ th,td{border-bottom:1px solid var(--rule);padding:.2em .6em;text-align:left;vert
 td.n,th.n{text-align:right}td.sql{max-width:40em;word-break:break-word}
 .muted{color:var(--muted)}.partial{border:2px solid var(--warn);padding:.5em 1em;font-weight:600}
 ul.findings{padding-left:1.2em}ul.findings li{margin:.4em 0}
+section.verdict{border-left:4px solid var(--notice);padding:.2em 1em;margin:.8em 0}section.verdict h2{margin:.2em 0}p.answer{font-size:1.15em;font-weight:600}ol.top li{margin:.4em 0}
 .sev{font-weight:700;text-transform:uppercase;font-size:.8em;border:1px solid currentColor;padding:0 .3em;margin-right:.4em}
 .sev-warning{color:var(--warn)}.sev-notice{color:var(--notice)}.sev-info{color:var(--muted)}
 .ev{color:var(--muted);font-size:.9em;display:block}
@@ -244,6 +245,31 @@ fn flatten(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, String)>)
         serde_json::Value::String(s) => out.push((prefix.to_string(), s.clone())),
         other => out.push((prefix.to_string(), other.to_string())),
     }
+}
+
+/// The answer a page opens with: the question, the answer and its class,
+/// and the findings that carry it with their share of the total and
+/// evidence (nothing for a result written before verdicts).
+pub fn verdict(v: Option<&dbio_model::Verdict>, fs: &[Finding]) -> String {
+    let Some(v) = v else {
+        return String::new();
+    };
+    let block = html! {
+        section.verdict #verdict data-class=(Text(&format!("{:?}", v.class))) {
+            h2 #h-verdict { (Text(&v.question)) }
+            p.answer #answer { (Text(&v.answer)) " " span.muted { "(" (v.class.label()) ")" } }
+            ol.top #top-findings {
+                @for f in v.top.iter().filter_map(|&i| fs.get(i)) {
+                    li data-rule=(Text(&f.rule)) {
+                        (Text(&f.text))
+                        span.ev { (Text(&crate::kit::text::weight_line(f))) }
+                    }
+                }
+            }
+        }
+        "\n"
+    };
+    block.into_string()
 }
 
 /// The findings with their evidence and source, severity in words.

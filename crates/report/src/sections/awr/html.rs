@@ -24,6 +24,7 @@ pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
         }
     }
     .into_string();
+    b.push_str(&page::verdict(r.verdict.as_ref(), &r.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(r, "a"));
     page::document(&format!("dbio awr: {}", r.source), &b)

@@ -39,6 +39,7 @@ pub fn render(t: &TraceReport, invocation: Option<&str>) -> String {
         }
     }
     .into_string();
+    b.push_str(&page::verdict(t.verdict.as_ref(), &t.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(t, "t"));
     page::document(&format!("dbio tracefile: {}", t.label), &b)
