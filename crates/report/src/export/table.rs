@@ -45,7 +45,11 @@ pub fn run(r: &RunReport) -> String {
         &r.findings,
         detail,
     ));
-    out.push_str(&crate::kit::text::environment(&r.environment));
+    if brief {
+        out.push_str(&crate::kit::text::environment_brief(&r.environment));
+    } else {
+        out.push_str(&crate::kit::text::environment(&r.environment));
+    }
     out.push_str(&crate::sections::jobs::fleet::start_line(r));
     if let Some(p) = &r.partial {
         let _ = writeln!(

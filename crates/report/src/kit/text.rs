@@ -42,18 +42,39 @@ pub fn wrapped(first: &str, rest: &str, text: &str) -> String {
 /// evidence, then where the detail is (`detail`, one sentence).
 pub fn verdict(v: &dbio_model::Verdict, fs: &[dbio_model::Finding], detail: &str) -> String {
     let mut out = wrapped("", "  ", &v.question);
-    out.push_str(&wrapped(
-        "=> ",
-        "   ",
-        &format!("{} ({})", v.answer, v.class.label()),
-    ));
+    let answer = match v.class {
+        // The question already says what a measurement of storage answers.
+        dbio_model::VerdictClass::Capability => v.answer.clone(),
+        c => format!("{} [{}]", v.answer, c.label()),
+    };
+    out.push_str(&wrapped("=> ", "   ", &answer));
     for (n, f) in v.top.iter().filter_map(|&i| fs.get(i)).enumerate() {
         out.push_str(&wrapped(&format!("  {}. ", n + 1), "     ", &f.text));
-        out.push_str(&wrapped("     ", "     ", &weight_line(f)));
+        out.push_str(&one_line("     ", &weight_line(f)));
     }
     if !detail.is_empty() {
         out.push_str(&wrapped("", "", detail));
     }
+    out
+}
+
+/// `prefix` and as many of `line`'s `; `-separated items as fit in
+/// [`WIDTH`], with `…` when some were left out (every item is in the
+/// findings list of `--detail`, the JSON and the HTML page).
+fn one_line(prefix: &str, line: &str) -> String {
+    let mut out = prefix.to_string();
+    let mut first = true;
+    for item in line.split("; ") {
+        let sep = if first { "" } else { "; " };
+        if !first && out.chars().count() + sep.len() + item.chars().count() > WIDTH - 2 {
+            out.push_str(" …");
+            break;
+        }
+        out.push_str(sep);
+        out.push_str(item);
+        first = false;
+    }
+    out.push('\n');
     out
 }
 
@@ -96,6 +117,41 @@ pub fn other_findings(v: Option<&dbio_model::Verdict>, fs: &[dbio_model::Finding
 /// Where the detail is, for a result whose tables follow its answer.
 pub const DETAIL_BELOW: &str =
     "The tables and the other findings follow; --html FILE draws them, --json FILE keeps the result.";
+
+/// The environment in two sentences wrapped at [`WIDTH`] (a one-screen
+/// layout): the target, its filesystem and device with the settings that
+/// decide durability and latency, then the machine.
+pub fn environment_brief(e: &Environment) -> String {
+    let mut target = format!("target {} on {}", e.target, nonempty(&e.fs_type, "?"));
+    if let Some(d) = &e.device {
+        let _ = write!(target, ", device {}", d.name);
+        let mut facts = Vec::new();
+        if let Some(r) = d.rotational {
+            facts.push(if r { "rotational" } else { "non-rotational" }.to_string());
+        }
+        if let Some(c) = &d.write_cache {
+            facts.push(format!("write cache {c}"));
+        }
+        if let Some(f) = d.fua {
+            facts.push(format!("FUA {}", if f { "yes" } else { "no" }));
+        }
+        if let Some(s) = &d.scheduler {
+            facts.push(format!("scheduler {s}"));
+        }
+        if !facts.is_empty() {
+            let _ = write!(target, " ({})", facts.join(", "));
+        }
+    }
+    let host = format!(
+        "host {}, Linux {}, {} CPUs, {} RAM, load {:.2}",
+        e.hostname,
+        e.kernel,
+        e.cpus,
+        format_bytes(e.memory_bytes),
+        e.loadavg[0]
+    );
+    wrapped("", "  ", &format!("{target}; {host}"))
+}
 
 /// The environment block.
 pub fn environment(e: &Environment) -> String {

@@ -14,7 +14,8 @@ pub const DETAIL: &str =
     "Every table and the other findings: --detail (or dbio report --from FILE \
 --detail); a page to mail: --html FILE; the result to keep: --json FILE.";
 
-/// One row: what ran, what it measured, its rate, median and p99.
+/// One row: what ran (the latency's name first: a commit's, 'log file
+/// sync', a read's), its rate, median and p99.
 struct Row {
     test: String,
     rate: String,
@@ -44,14 +45,14 @@ pub fn table(r: &RunReport) -> String {
     log_writer(r, &mut rows);
     for x in &r.load {
         rows.push(Row::new(
-            format!("{}: commit", short(&x.name)),
+            format!("SQLite commit, {}", short(&x.name)),
             format!("{} commits/s", format_count_rate(x.tps)),
             Some(&x.commit),
         ));
     }
     for x in &r.reads {
         rows.push(Row::new(
-            x.name.trim_start_matches("check ").to_string(),
+            format!("read 8k, {}", x.name.trim_start_matches("check ")),
             format!("{} reads/s", format_count_rate(x.iops)),
             Some(&x.lat),
         ));
@@ -59,7 +60,7 @@ pub fn table(r: &RunReport) -> String {
     for x in &r.dbwr {
         rows.push(Row::new(
             format!(
-                "{} database writer{}: 'db file parallel write'",
+                "db file parallel write, {} writer{}",
                 x.config.writers,
                 if x.config.writers == 1 { "" } else { "s" }
             ),
@@ -91,7 +92,7 @@ fn jobs(r: &RunReport, rows: &mut Vec<Row>) {
         let secs = j.runtime_ns.max(1) as f64 / 1e9;
         if let Some(c) = j.commit.as_ref().filter(|c| c.count > 0) {
             rows.push(Row::new(
-                format!("{}: commit", j.name),
+                format!("commit {}", j.name.trim_start_matches("log write ")),
                 format!("{} commits/s", format_count_rate(c.count as f64 / secs)),
                 Some(c),
             ));
@@ -114,7 +115,7 @@ fn log_writer(r: &RunReport, rows: &mut Vec<Row>) {
     };
     let row = |x: &dbio_model::lgwr::LgwrResult, what: &str| {
         Row::new(
-            format!("log writer, {}{what}: 'log file sync'", x.name),
+            format!("log file sync, {}{what}", x.name),
             format!("{} commits/s", format_count_rate(x.tps)),
             Some(&x.log_file_sync),
         )

@@ -2,6 +2,7 @@
 
 pub mod brief;
 pub mod findings;
+pub mod verdict;
 
 use crate::sections::Section;
 use dbio_model::{Finding, RunReport};
@@ -12,6 +13,10 @@ pub struct Check;
 impl Section for Check {
     fn findings(&self, r: &RunReport) -> Vec<Finding> {
         (findings::RULES.evaluate)(r)
+    }
+
+    fn verdict(&self, r: &RunReport, fs: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, fs)
     }
 
     fn page_rank(&self) -> u8 {

@@ -170,13 +170,14 @@ pub fn versus_first(xs: &[LgwrResult]) -> Vec<Finding> {
         .collect()
 }
 
-/// `dbio check`'s commit section: one session, ten sessions, then one
-/// run per other durability method at ten sessions.
+/// `dbio check`'s commit section: one session, then ten sessions (the
+/// methods compared at ten sessions are check's `check.commit_method`,
+/// beside the raw tests of the same methods).
 fn check_section(xs: &[LgwrResult]) -> Vec<Finding> {
     let (Some(one), Some(ten)) = (xs.first(), xs.get(1)) else {
         return Vec::new();
     };
-    let mut out = vec![finding(
+    vec![finding(
         "commit.check_sessions",
         None,
         Severity::Info,
@@ -196,31 +197,7 @@ fn check_section(xs: &[LgwrResult]) -> Vec<Finding> {
             ev("commits per write, 10 sessions", ten.writer.commits_per_write, "count"),
         ],
         Some(log_file_sync()),
-    )];
-    let methods = &xs[1..];
-    if let (Some(best), Some(worst)) = (
-        methods.iter().max_by(|a, b| a.tps.total_cmp(&b.tps)),
-        methods.iter().min_by(|a, b| a.tps.total_cmp(&b.tps)),
-    ) {
-        out.push(finding(
-            "commit.check_methods",
-            None,
-            Severity::Info,
-            format!(
-                "The fastest durability method for the log writer here is {} ({} commits/s at 10 sessions); the slowest is {} ({} commits/s).",
-                best.config.method,
-                format_count_rate(best.tps),
-                worst.config.method,
-                format_count_rate(worst.tps)
-            ),
-            vec![
-                ev(&format!("commits per second, {}", best.config.method), best.tps, "ops/s"),
-                ev(&format!("commits per second, {}", worst.config.method), worst.tps, "ops/s"),
-            ],
-            Some(doc("docs/lgwr.md")),
-        ));
-    }
-    out
+    )]
 }
 
 #[cfg(test)]
@@ -296,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn compare_and_check_sections_name_the_fastest() {
+    fn compare_names_the_fastest_and_check_compares_sessions() {
         let r = report("lgwr", vec![result("a", 100.0), result("b", 250.0)]);
         let f = evaluate(&r);
         let last = f.last().unwrap();
@@ -309,18 +286,13 @@ mod tests {
                 with_method(result("other", 300.0), Method::BufferedFsync),
             ],
         );
+        // The methods at ten sessions are compared by check's own rules,
+        // beside the raw tests of the same methods.
         let f = evaluate(&c);
-        assert_eq!(f.len(), 2);
+        assert_eq!(f.len(), 1);
         assert!(f[0]
             .text
             .contains("at 10 sessions this storage commits about 500 times"));
-        assert!(
-            f[1].text.starts_with(
-                "The fastest durability method for the log writer here is direct-dsync (500 commits/s at 10 sessions); the slowest is buffered-fsync (300"
-            ),
-            "{}",
-            f[1].text
-        );
         assert!(evaluate(&report("check", vec![result("one", 1.0)])).is_empty());
         assert!(evaluate(&report("dbwr", vec![result("one", 1.0)])).is_empty());
     }
