@@ -51,13 +51,13 @@ fn check_runs_every_section_and_concludes() {
     assert!(
         conclusions
             .iter()
-            .any(|c| c.contains("a single session can commit at most about")),
+            .any(|c| c.starts_with("One session commits up to")),
         "{conclusions:?}"
     );
     assert!(
         conclusions
             .iter()
-            .any(|c| c.starts_with("The fastest commit method here is")),
+            .any(|c| c.starts_with("Durability method for the log: ")),
         "{conclusions:?}"
     );
     let reads: Vec<&str> = v["reads"]
@@ -115,18 +115,23 @@ fn check_runs_every_section_and_concludes() {
     );
     // The warm buffered reads: page-cache hits below the measured boundary.
     assert!(count(&v["reads"][0], "page_cache") > 0);
-    // The table names the boundaries and their source; the storage row
+    // The detail names the boundaries and their source; the storage row
     // has no page-cache line.
-    let line = table
+    let detail = dbio()
+        .args(["report", "--detail", "--from"])
+        .arg(&file)
+        .succeeds();
+    let detail = String::from_utf8_lossy(&detail.stdout);
+    let line = detail
         .lines()
         .find(|l| l.starts_with("Tier boundaries: page cache < "))
         .unwrap_or_else(|| panic!("{table}"));
     assert!(line.contains("(measured in this run"), "{line}");
     assert!(
-        !table
+        !detail
             .lines()
             .any(|l| l.contains("check storage (O_DIRECT)") && l.contains("page cache ┆")),
-        "{table}"
+        "{detail}"
     );
     // The commit section: 1 and 10 sessions, then the other methods.
     let lgwr = v["lgwr"].as_array().unwrap();
@@ -143,7 +148,8 @@ fn check_runs_every_section_and_concludes() {
     assert!(
         conclusions
             .iter()
-            .any(|c| c.starts_with("The fastest durability method for the log writer here is")),
+            .any(|c| c.contains("under group commit (10 sessions)")
+                && c.contains("is fastest at")),
         "{conclusions:?}"
     );
     // The database section: embedded SQLite at 1 and 10 sessions.
@@ -183,13 +189,53 @@ fn check_runs_every_section_and_concludes() {
         "{conclusions:?}"
     );
     assert!(dbio_files(d.path()).is_empty(), "scratch file left behind");
-    // See: issue 10, item 4. The saved result re-renders to the table
-    // check printed: its sections as summaries (the result's `layout`),
-    // not the per-job detail of a bench.
-    assert_eq!(v["layout"], "summary");
+    // See: issue 10, item 4, and issue 23. The saved result re-renders to
+    // the screen check printed (the result's `layout`): the answer and one
+    // headline table; `--detail` gives each section's summary tables.
+    assert_eq!(v["layout"], "brief");
     let again = dbio().arg("report").arg("--from").arg(&file).succeeds();
     assert_eq!(String::from_utf8_lossy(&again.stdout), table);
-    assert!(table.contains("Commit path (log writer with group commit):"));
+    assert!(!table.contains("Commit path (log writer with group commit):"));
+    assert!(detail.contains("Commit path (log writer with group commit):"));
+    assert!(detail.lines().count() > 100, "{detail}");
+    // See: issue 23. One screen: at most 40 lines of at most 100 columns,
+    // the answer within the first 10, and the answer is in the result.
+    one_screen_with_the_answer_first(&table);
+    assert_eq!(v["verdict"]["class"], "capability", "{}", v["verdict"]);
+    let answer = v["verdict"]["answer"].as_str().unwrap();
+    assert!(answer.contains("one session commits"), "{answer}");
+    assert!(table.contains(&format!("=> {}", &answer[..40])), "{table}");
+}
+
+/// The default screen of `dbio check`: at most 40 lines of at most 100
+/// columns, the question on line 2 and the answer on line 3.
+fn one_screen_with_the_answer_first(table: &str) {
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines.len() <= 40, "{} lines:\n{table}", lines.len());
+    for l in &lines {
+        assert!(l.chars().count() <= 100, "{} columns: {l}", l.chars().count());
+    }
+    assert!(lines[1].starts_with("What does "), "{table}");
+    assert!(lines[2].starts_with("=> "), "{table}");
+}
+
+/// See: issue 23. tmpfs is memory: check names it, calls nothing good for
+/// a log, and answers "not durable" first.
+#[test]
+fn check_on_tmpfs_says_it_is_memory_and_not_durable() {
+    let fs = or_skip!(Tmpfs::mount("256m"));
+    let out = dbio()
+        .args(["check", "--runtime", "200ms", "--size", "32m", "--quiet"])
+        .arg(fs.path())
+        .succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    one_screen_with_the_answer_first(&table);
+    let answer = table.lines().nth(2).unwrap();
+    assert!(
+        answer.starts_with("=> Not durable storage: ") && answer.contains("tmpfs (memory)"),
+        "{table}"
+    );
+    assert!(!table.contains("good for"), "{table}");
 }
 
 #[test]
@@ -244,6 +290,9 @@ fn check_on_ramfs_runs_buffered_and_warns() {
         "{warnings}"
     );
     assert!(warnings.contains("could not mark"), "{warnings}");
+    // ramfs is memory: not durable, never good for a log.
+    assert_eq!(v["verdict"]["class"], "non_durable", "{}", v["verdict"]);
+    assert!(!warnings.contains("good for"), "{warnings}");
     assert!(!v["lgwr"].as_array().unwrap().is_empty());
     assert!(!v["reads"].as_array().unwrap().is_empty());
     assert!(!v["dbwr"].as_array().unwrap().is_empty());
