@@ -148,8 +148,7 @@ fn check_runs_every_section_and_concludes() {
     assert!(
         conclusions
             .iter()
-            .any(|c| c.contains("under group commit (10 sessions)")
-                && c.contains("is fastest at")),
+            .any(|c| c.contains("under group commit (10 sessions)") && c.contains("is fastest at")),
         "{conclusions:?}"
     );
     // The database section: embedded SQLite at 1 and 10 sessions.
@@ -213,7 +212,11 @@ fn one_screen_with_the_answer_first(table: &str) {
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines.len() <= 40, "{} lines:\n{table}", lines.len());
     for l in &lines {
-        assert!(l.chars().count() <= 100, "{} columns: {l}", l.chars().count());
+        assert!(
+            l.chars().count() <= 100,
+            "{} columns: {l}",
+            l.chars().count()
+        );
     }
     assert!(lines[1].starts_with("What does "), "{table}");
     assert!(lines[2].starts_with("=> "), "{table}");

@@ -65,13 +65,23 @@ pub fn notes(s: &Series) -> Vec<String> {
     out
 }
 
+/// Fewer seconds than this give no spread worth a table (one or two
+/// values are their own min, median and max).
+pub const MIN_SECONDS_FOR_SPREAD: usize = 3;
+
 /// The summary block of `per_second` under the heading `what` (empty when
-/// there are no series).
+/// there are no series; one line when too few seconds were sampled for a
+/// spread).
 pub fn summary(what: &str, per_second: &[Series]) -> String {
     if per_second.is_empty() {
         return String::new();
     }
     let seconds = per_second.iter().map(|s| s.values.len()).max().unwrap_or(0);
+    if seconds < MIN_SECONDS_FOR_SPREAD {
+        return format!(
+            "{what}: {seconds} second(s) sampled, too few for a per-second spread (the series is in the JSON and on the HTML page)\n"
+        );
+    }
     let mut t = new_table(&["per second", "min", "median", "max", "seconds"]);
     let mut notes_all = Vec::new();
     for s in per_second {
@@ -119,6 +129,9 @@ mod tests {
         );
         assert!(n[1].contains("first second ran at 51 %"), "{n:?}");
         assert!(notes(&rate(&[1000.0, 1000.0, 990.0, 1010.0])).is_empty());
+        let short = summary("read", &[rate(&[1000.0, 1000.0])]);
+        assert!(short.contains("too few for a per-second spread"), "{short}");
+        assert_eq!(short.lines().count(), 1, "{short}");
         let text = summary("lgwr", &[rate(&[1000.0, 2000.0, 3000.0])]);
         assert!(text.contains("3 second(s)"), "{text}");
         assert!(text.contains("2.00 k"), "{text}");
