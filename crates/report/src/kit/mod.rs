@@ -4,8 +4,11 @@
 //! here names a section: a section's folder imports the kit, never the
 //! other way round.
 
+pub mod classes;
 pub mod csv;
 pub mod findings;
+#[cfg(test)]
+pub mod fixtures;
 pub mod histogram;
 pub mod html;
 pub mod metrics;

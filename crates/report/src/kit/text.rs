@@ -48,7 +48,13 @@ pub fn verdict(v: &dbio_model::Verdict, fs: &[dbio_model::Finding], detail: &str
         c => format!("{} [{}]", v.answer, c.label()),
     };
     out.push_str(&wrapped("=> ", "   ", &answer));
-    for (n, f) in v.top.iter().filter_map(|&i| fs.get(i)).enumerate() {
+    // A finding that is the answer shows its evidence under it, once.
+    let top: Vec<&dbio_model::Finding> = v.top.iter().filter_map(|&i| fs.get(i)).collect();
+    if let Some(f) = top.iter().find(|f| f.text == v.answer) {
+        out.push_str(&one_line("   ", &weight_line(f)));
+    }
+    let others = top.iter().filter(|f| f.text != v.answer);
+    for (n, f) in others.enumerate() {
         out.push_str(&wrapped(&format!("  {}. ", n + 1), "     ", &f.text));
         out.push_str(&one_line("     ", &weight_line(f)));
     }

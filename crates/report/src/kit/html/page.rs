@@ -258,8 +258,11 @@ pub fn verdict(v: Option<&dbio_model::Verdict>, fs: &[Finding]) -> String {
         section.verdict #verdict data-class=(Text(&format!("{:?}", v.class))) {
             h2 #h-verdict { (Text(&v.question)) }
             p.answer #answer { (Text(&v.answer)) " " span.muted { "(" (v.class.label()) ")" } }
+            @if let Some(f) = v.top.iter().filter_map(|&i| fs.get(i)).find(|f| f.text == v.answer) {
+                p.ev { (Text(&crate::kit::text::weight_line(f))) }
+            }
             ol.top #top-findings {
-                @for f in v.top.iter().filter_map(|&i| fs.get(i)) {
+                @for f in v.top.iter().filter_map(|&i| fs.get(i)).filter(|f| f.text != v.answer) {
                     li data-rule=(Text(&f.rule)) {
                         (Text(&f.text))
                         span.ev { (Text(&crate::kit::text::weight_line(f))) }

@@ -1,15 +1,12 @@
-//! The `dbio check` battery's five raw jobs in words: how often one session
-//! can commit and whether the commit tail suits a database log, what class
-//! of storage the random-read latency points to, the streaming throughput,
-//! and the faster of the two commit methods.
-//!
-//! The thresholds are the ones `docs/GUIDE.md` states: a commit p99 up to
-//! 1 ms is good for a commit-heavy log, up to 10 ms usable, beyond that
-//! slow (Oracle counts 'log file parallel write' above about 1 ms as slow
-//! on a busy system; above 10 ms commits dominate response times); random
-//! read medians under 20 µs are a cache, under 300 µs solid state, under
-//! 2 ms network or virtualised storage, else a spinning disk.
+//! The `dbio check` battery in words: whether the storage keeps a commit
+//! at all, how often one session can commit and whether the commit tail
+//! suits a database log, whether the battery's two measurements of one
+//! session's commit agree, which durability method to put the log on,
+//! what class of storage the random-read latency points to, and the
+//! streaming throughput. The classes and their thresholds are the kit's
+//! ([`crate::kit::classes`], from `docs/GUIDE.md`).
 
+pub use crate::kit::classes::{commit_verdict, read_class};
 use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
@@ -22,49 +19,6 @@ pub const RULES: RuleSet<RunReport> = RuleSet {
     area: "check",
     evaluate,
 };
-
-/// Commit p99 up to this is good for a commit-heavy log, ns.
-pub const COMMIT_GOOD_P99_NS: u64 = 1_000_000;
-/// Commit p99 up to this is usable, ns; beyond, slow.
-pub const COMMIT_USABLE_P99_NS: u64 = 10_000_000;
-/// Random-read medians below this are a cache, ns.
-pub const READ_CACHE_P50_NS: u64 = 20_000;
-/// ... below this solid state, ns.
-pub const READ_SSD_P50_NS: u64 = 300_000;
-/// ... below this network or virtualised storage, ns; else spinning disk.
-pub const READ_NETWORK_P50_NS: u64 = 2_000_000;
-
-/// The verdict on commit latency from the p99, and its severity.
-pub fn commit_verdict(p99_ns: u64) -> (&'static str, Severity) {
-    if p99_ns <= COMMIT_GOOD_P99_NS {
-        ("good for a commit-heavy database log", Severity::Info)
-    } else if p99_ns <= COMMIT_USABLE_P99_NS {
-        (
-            "usable for a database log, but busy OLTP will notice the commit tail",
-            Severity::Notice,
-        )
-    } else {
-        (
-            "slow for a database log: commits will dominate response times",
-            Severity::Warning,
-        )
-    }
-}
-
-/// The storage class a random-read median points to.
-pub fn read_class(direct: bool, p50_ns: u64) -> &'static str {
-    if !direct {
-        "buffered reads: this measures the page cache or memory, not a device"
-    } else if p50_ns < READ_CACHE_P50_NS {
-        "fast enough to be a cache in front of the device (RAM, host or controller cache)"
-    } else if p50_ns < READ_SSD_P50_NS {
-        "solid-state class latency"
-    } else if p50_ns < READ_NETWORK_P50_NS {
-        "network or virtualised storage class latency"
-    } else {
-        "spinning-disk class latency"
-    }
-}
 
 /// Two measurements of one session's commit disagree when their rates
 /// differ by more than this factor beyond what the log writer's hand-off
@@ -455,48 +409,8 @@ fn streaming(r: &RunReport) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::{
-        CpuUsage, Durability, EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Prepare,
-    };
-
-    fn job(name: &str, rw: Pattern, direct: bool) -> JobResult {
-        JobResult {
-            name: name.into(),
-            job: JobConfig {
-                engine: EngineKind::Psync,
-                rw,
-                read_pct: 0,
-                bs: 8192,
-                iodepth: 1,
-                iodepth_batch: 1,
-                direct,
-                sync: Durability::None,
-                threads: 1,
-                size: 1 << 20,
-                prepare: Prepare::Prewrite,
-                runtime_ns: Some(1_000_000_000),
-                ops_limit: None,
-                warmup_ns: 0,
-                rate_iops: None,
-                seed: 0,
-                null_delay_ns: 0,
-            },
-            target: String::new(),
-            runtime_ns: 1_000_000_000,
-            read: None,
-            write: None,
-            sync: None,
-            commit: None,
-            cpu: CpuUsage::default(),
-            device: None,
-            cached_before: None,
-            cached_after: None,
-            series: Vec::new(),
-            started_at_unix_ns: None,
-            stripe: None,
-            block_device: false,
-        }
-    }
+    use crate::kit::fixtures::job;
+    use dbio_model::OpStats;
 
     fn lat(ns: u64) -> LatencySummary {
         let mut h = hdrhistogram::Histogram::<u64>::new(3).unwrap();

@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod findings;
 pub mod fleet;
 pub mod html;
 pub mod merge;
@@ -34,6 +35,50 @@ impl Section for Jobs {
             pieces.push(fleet::parts(r));
         }
         pieces.join("\n")
+    }
+
+    fn findings(&self, r: &RunReport) -> Vec<dbio_model::Finding> {
+        (findings::RULES.evaluate)(r)
+    }
+
+    /// A bench run's answer: what the target gives the jobs' workload (the
+    /// first job's rate and latency class), a non-durable target first.
+    fn verdict(&self, r: &RunReport, fs: &[dbio_model::Finding]) -> Option<dbio_model::Verdict> {
+        if r.command != "bench" {
+            return None;
+        }
+        const ANSWERS: [&str; 4] = [
+            "bench.non_durable",
+            "bench.commit",
+            "bench.latency",
+            "bench.throughput",
+        ];
+        let answer = ANSWERS
+            .iter()
+            .find_map(|rule| fs.iter().position(|f| f.rule == *rule))?;
+        let mut top = vec![answer];
+        top.extend(
+            crate::verdict::top(fs, crate::verdict::TOP)
+                .into_iter()
+                .filter(|&i| i != answer),
+        );
+        top.truncate(crate::verdict::TOP);
+        let class = if fs[answer].rule == "bench.non_durable" {
+            dbio_model::VerdictClass::NonDurable
+        } else {
+            dbio_model::VerdictClass::Capability
+        };
+        Some(dbio_model::Verdict {
+            question: format!(
+                "What does {} give this workload? ({} job{})",
+                r.environment.target,
+                r.jobs.len(),
+                if r.jobs.len() == 1 { "" } else { "s" }
+            ),
+            class,
+            answer: fs[answer].text.clone(),
+            top,
+        })
     }
 
     fn html(&self, r: &RunReport) -> String {
