@@ -138,26 +138,35 @@ fn tracefile_says_when_physical_reads_were_page_cache_hits() {
     );
     let out = dbio().args(["tracefile", trace, "--json", "-"]).succeeds();
     let v = json(&out.stdout);
-    let f = &v["findings"][0];
-    assert_eq!(f["rule"], "trace.page_cache_reads");
+    let fs = v["findings"].as_array().unwrap();
+    let f = fs
+        .iter()
+        .find(|f| f["rule"] == "trace.page_cache_reads")
+        .unwrap_or_else(|| panic!("{fs:?}"));
     assert_eq!(f["subject"], "db file sequential read");
     assert_eq!(f["reference"]["author"], "Kyle Hailey");
     // With a page-cache threshold of 0, no wait is under it: nothing is said.
     let out = dbio()
         .args(["tracefile", trace, "--page-cache-max", "0", "--json", "-"])
         .succeeds();
-    assert_eq!(json(&out.stdout)["findings"], serde_json::json!([]));
-    // The table's answer block prints the finding with its evidence.
+    let fs = json(&out.stdout)["findings"].clone();
+    assert!(
+        fs.as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"] != "trace.page_cache_reads"),
+        "{fs}"
+    );
+    // The table prints the finding with its evidence.
     let out = dbio().args(["tracefile", trace]).output().unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
-        table.contains(
-            "1. 'db file sequential read': 100.0 % of the waits (1 of 1) took under 100 µs"
-        ),
+        table
+            .contains("'db file sequential read': 100.0 % of the waits (1 of 1) took under 100 µs"),
         "{table}"
     );
     assert!(
-        table.contains("notice; waits under the page-cache threshold 100.0 %; waits 1;"),
+        table.contains("waits under the page-cache threshold 100.0 %; waits 1;"),
         "{table}"
     );
 }

@@ -512,3 +512,40 @@ pub struct TraceComparison {
     /// The second group.
     pub b: TraceReport,
 }
+
+/// Oracle's idle events: waits for work (the client, a timer, a queue),
+/// idle when they occur between database calls in a trace and never DB
+/// time in a report. dbio's list, documented in `docs/tracefile.md`;
+/// Statspack's own list goes stale between releases.
+pub const IDLE_EVENTS: &[&str] = &[
+    "SQL*Net message from client",
+    "SQL*Net more data from client",
+    "SQL*Net vector data from client",
+    "PL/SQL lock timer",
+    "pipe get",
+    "jobq slave wait",
+    "rdbms ipc message",
+    "pmon timer",
+    "smon timer",
+    "dispatcher timer",
+    "virtual circuit next request",
+    "virtual circuit wait",
+    "single-task message",
+    "Streams AQ: waiting for messages in the queue",
+    "Streams AQ: qmn coordinator idle wait",
+    "Streams AQ: qmn slave idle wait",
+    "wait for unread message on broadcast channel",
+    "watchdog main loop",
+    "LGWR worker group idle",
+    "AQPC idle",
+    "heartbeat redo informer",
+    "lreg timer",
+    "DIAG idle wait",
+    "Space Manager: slave idle wait",
+    "class slave wait",
+    "gcs remote message",
+    "ges remote message",
+    "PX Idle Wait",
+    "EMON slave idle wait",
+    "VKTM Logical Idle Wait",
+];

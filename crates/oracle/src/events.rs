@@ -7,39 +7,9 @@
 //! wait inside a call is response time whatever its name (`PL/SQL lock
 //! timer` inside a PL/SQL block's EXEC).
 
-/// Events that are idle when they occur between database calls.
-pub const IDLE_EVENTS: &[&str] = &[
-    "SQL*Net message from client",
-    "SQL*Net more data from client",
-    "SQL*Net vector data from client",
-    "PL/SQL lock timer",
-    "pipe get",
-    "jobq slave wait",
-    "rdbms ipc message",
-    "pmon timer",
-    "smon timer",
-    "dispatcher timer",
-    "virtual circuit next request",
-    "virtual circuit wait",
-    "single-task message",
-    "Streams AQ: waiting for messages in the queue",
-    "Streams AQ: qmn coordinator idle wait",
-    "Streams AQ: qmn slave idle wait",
-    "wait for unread message on broadcast channel",
-    "watchdog main loop",
-    "LGWR worker group idle",
-    "AQPC idle",
-    "heartbeat redo informer",
-    "lreg timer",
-    "DIAG idle wait",
-    "Space Manager: slave idle wait",
-    "class slave wait",
-    "gcs remote message",
-    "ges remote message",
-    "PX Idle Wait",
-    "EMON slave idle wait",
-    "VKTM Logical Idle Wait",
-];
+/// Events that are idle when they occur between database calls (the
+/// list lives in the model, where reports and traces both read it).
+pub use dbio_model::trace::IDLE_EVENTS;
 
 /// Events whose waits are client round trips or commit waits: when a trace
 /// has no `tim` on WAIT lines (9i), they are taken as between-call waits.

@@ -58,14 +58,22 @@ pub fn rank(fs: Vec<Finding>) -> Vec<Finding> {
 
 /// The positions of the first `n` findings of a ranked list that carry
 /// a conclusion (a `legacy` line or a note about the run itself, such as
-/// a scratch file removed, is not an answer).
+/// a scratch file removed, is not an answer) and weigh something: a
+/// notice or a warning, or a tenth of the total. When none does, the
+/// first conclusion alone.
 pub fn top(fs: &[Finding], n: usize) -> Vec<usize> {
-    fs.iter()
-        .enumerate()
-        .filter(|(_, f)| is_conclusion(f))
+    let weighty = |f: &Finding| f.severity >= Severity::Notice || f.share() >= 10.0;
+    let conclusions = || fs.iter().enumerate().filter(|(_, f)| is_conclusion(f));
+    let picked: Vec<usize> = conclusions()
+        .filter(|(_, f)| weighty(f))
         .map(|(i, _)| i)
         .take(n)
-        .collect()
+        .collect();
+    if picked.is_empty() {
+        conclusions().map(|(i, _)| i).take(1).collect()
+    } else {
+        picked
+    }
 }
 
 /// Whether a finding is a conclusion about the measured thing rather than

@@ -16,3 +16,4 @@ pub mod references;
 pub mod series;
 pub mod settings;
 pub mod text;
+pub mod wait_class;

@@ -59,6 +59,7 @@ fn us(v: f64) -> String {
 fn evaluate(r: &AwrReport) -> Vec<Finding> {
     let mut out = Vec::new();
     for rule in [
+        super::db_time::findings,
         commit_not_io,
         small_redo_writes,
         read_tiers,

@@ -292,11 +292,7 @@ fn events(r: &TraceReport) -> String {
         "event", "class", "count", "total", "mean", "min", "p50", "p90", "p99", "max", "ela=0",
     ]);
     for e in &r.events {
-        let class = match (e.idle, e.io) {
-            (true, _) => "idle",
-            (_, true) => "I/O",
-            _ => "",
-        };
+        let class = crate::kit::wait_class::wait_class(&e.name, e.idle).name();
         t.add_row(vec![
             e.name.clone(),
             class.into(),
