@@ -367,12 +367,17 @@ fn a_version_2_result_a_partial_one_and_standard_input_are_compared() {
     assert_eq!(c["inputs"][0]["file"], "standard input");
     assert_eq!(c["inputs"][0]["partial"], "interrupted by SIGINT");
     assert!(
-        c["warnings"][0]
-            .as_str()
+        c["findings"]
+            .as_array()
             .unwrap()
-            .contains("A (standard input) is partial"),
+            .iter()
+            .any(|f| f["rule"] == "compare.note"
+                && f["text"]
+                    .as_str()
+                    .unwrap()
+                    .contains("A (standard input) is partial")),
         "{}",
-        c["warnings"]
+        c["findings"]
     );
 }
 

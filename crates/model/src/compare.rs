@@ -146,9 +146,20 @@ pub struct Comparison {
     pub noise_rule: String,
     /// The figures.
     pub rows: Vec<ComparedRow>,
-    /// Things the reader should know (entries only some inputs have,
-    /// partial inputs).
+    /// What results written before notes became findings had to say
+    /// (entries only some inputs have, partial inputs), as plain
+    /// sentences; dbio now writes these as `findings` and leaves this
+    /// empty.
     pub warnings: Vec<String>,
+    /// What the comparison says: each input's difference to the first,
+    /// the settings besides the storage that differ, and the notes
+    /// (entries only some inputs have, partial inputs), ranked.
+    #[serde(default)]
+    pub findings: Vec<crate::Finding>,
+    /// The answer: how the inputs differ from the first; absent in
+    /// comparisons written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }
 
 /// The verdict on `b` against `a`, by [`NOISE_RULE`]: rounds by their

@@ -44,6 +44,9 @@ pub enum VerdictClass {
     Capability,
     /// Too little was measured or read to answer.
     Inconclusive,
+    /// Results side by side (`dbio compare`): how each differs from the
+    /// first, beyond the run-to-run noise or within it.
+    Comparison,
 }
 
 impl VerdictClass {
@@ -59,6 +62,7 @@ impl VerdictClass {
             VerdictClass::Mixed => "mixed",
             VerdictClass::Capability => "what this storage gives a database",
             VerdictClass::Inconclusive => "inconclusive",
+            VerdictClass::Comparison => "how the inputs differ",
         }
     }
 }

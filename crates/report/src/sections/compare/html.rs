@@ -25,7 +25,12 @@ pub fn render(c: &Comparison, invocation: Option<&str>) -> String {
         "\n"
     }
     .into_string();
+    b.push_str(&page::verdict(c.verdict.as_ref(), &c.findings));
     b.push_str(&crate::kit::html::page::provenance(&c.tool, invocation));
+    if !c.findings.is_empty() {
+        b.push_str("<h2 id=\"h-findings\">Findings</h2>\n");
+        b.push_str(&page::findings(&c.findings));
+    }
     if !c.warnings.is_empty() {
         b.push_str("<h3>Warnings</h3>");
         b.push_str(&page::list(Some("warnings"), &c.warnings));

@@ -16,14 +16,16 @@
 //! What changes from run to run by itself (load average, page-cache
 //! residency, dbio's temporary file names, seeds of nothing) is left out.
 
+pub mod findings;
 pub mod html;
 mod metrics;
 mod settings;
 pub mod table;
+pub mod verdict;
 
 use crate::kit::metrics::label;
 use dbio_model::compare::{ComparedInput, Comparison, NOISE_RULE};
-use dbio_model::Outcome;
+use dbio_model::{Finding, Outcome, Severity};
 
 /// The comparison of `inputs` (file name, result), ratios against the
 /// first; one sentence when they cannot be compared.
@@ -60,10 +62,11 @@ pub fn compare(inputs: &[(String, Outcome)], tool: &str) -> Result<Comparison, S
         noise_rule: NOISE_RULE.to_string(),
         ..Comparison::default()
     };
+    let mut notes = Vec::new();
     for (i, (file, o)) in inputs.iter().enumerate() {
         c.inputs.push(input(label(i), file, o));
         if let Some(p) = &c.inputs[i].partial {
-            c.warnings.push(format!(
+            notes.push(format!(
                 "{} ({file}) is partial ({p}): its figures cover what ran",
                 label(i)
             ));
@@ -71,7 +74,15 @@ pub fn compare(inputs: &[(String, Outcome)], tool: &str) -> Result<Comparison, S
     }
     let outcomes: Vec<&Outcome> = inputs.iter().map(|(_, o)| o).collect();
     c.settings = settings::differences(&outcomes);
-    metrics::rows(&outcomes, &mut c.rows, &mut c.warnings);
+    metrics::rows(&outcomes, &mut c.rows, &mut notes);
+    let mut fs = findings::evaluate(&c);
+    fs.extend(
+        notes
+            .into_iter()
+            .map(|n| Finding::note("compare.note", Severity::Notice, n)),
+    );
+    c.findings = crate::verdict::rank(fs);
+    c.verdict = verdict::verdict(&c);
     Ok(c)
 }
 

@@ -55,7 +55,11 @@ fn source_name(s: &SpreadSource) -> String {
 
 /// The terminal tables of a comparison.
 pub fn render(c: &Comparison) -> String {
-    let mut s = String::new();
+    let mut s = crate::kit::text::opening(
+        c.verdict.as_ref(),
+        &c.findings,
+        crate::kit::text::DETAIL_BELOW,
+    );
     let _ = writeln!(
         s,
         "Comparing {} '{}' results (ratios against A):",
@@ -172,6 +176,11 @@ pub fn render(c: &Comparison) -> String {
     }
     for w in &c.warnings {
         let _ = writeln!(s, "note: {w}");
+    }
+    let rest = crate::kit::text::other_findings(c.verdict.as_ref(), &c.findings);
+    if !rest.is_empty() {
+        s.push('\n');
+        s.push_str(&rest);
     }
     s
 }
