@@ -631,3 +631,42 @@ impl WatchResult {
         t
     }
 }
+
+#[cfg(test)]
+mod file_kind_tests {
+    use super::*;
+
+    #[test]
+    fn pseudo_files_and_libraries_are_told_from_files_on_storage() {
+        for p in [
+            "/proc/self/mountinfo",
+            "/sys/fs/cgroup/cpu.max",
+            "/dev/null",
+            "/dev/pts/3",
+            "/dev/tty",
+            "pipe:[4711]",
+            "socket:[12]",
+            "anon_inode:[eventfd]",
+            "/memfd:x (deleted)",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Pseudo, "{p}");
+        }
+        for p in [
+            "/lib/x86_64-linux-gnu/libc.so.6",
+            "/usr/lib/libaio.so.1.0.1",
+            "/opt/oracle/lib/libclntsh.so",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Library, "{p}");
+        }
+        for p in [
+            "/u01/oradata/redo01.log",
+            "/dev/nvme0n1",
+            "/dev/shm/ora_data",
+            "/data/so.so.x",
+            "/data/base.so.bak",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Data, "{p}");
+        }
+        assert_eq!(file_kind(None), FileKind::Data);
+    }
+}

@@ -165,13 +165,18 @@ pub fn device_share(w: &WatchResult, f: &FileTime) -> DeviceShare {
         }
         return d;
     }
+    // The requests the calls waited for: reads for the reads, writes,
+    // flushes and discards for the writes and syncs (writeback of pages
+    // written before the watch is no read's wait).
+    let own_ws = write_sync_ns(f);
     for b in w.file_block.iter().filter(|b| b.path == path) {
-        d.requests += b.count;
-        d.file_ns += b.total_ns;
+        if (b.op == BlockOp::Read && reads > 0) || (b.op != BlockOp::Read && own_ws > 0) {
+            d.requests += b.count;
+            d.file_ns += b.total_ns;
+        }
     }
     // Flushes and journal writes the watched processes issued outside
     // every file's extents belong to the files they wrote and synced.
-    let own_ws = write_sync_ns(f);
     if own_ws > 0 {
         let all_ws: u64 = files(w)
             .iter()

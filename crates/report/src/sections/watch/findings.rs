@@ -466,7 +466,11 @@ mod tests {
         use dbio_model::watch::{BlockOp, WatchFileBlock};
         let w = op(SyscallOp::Pwrite64, 10, 1_000_000);
         let s = op(SyscallOp::Fdatasync, 10, 8_000_000);
-        let mut r = result(vec![w, s]);
+        // Under a tenth of the traced time: no time finding of its own,
+        // this one says it.
+        let mut big = op(SyscallOp::Pread64, 10, 100_000_000);
+        big.path = Some("/data".into());
+        let mut r = result(vec![w, s, big]);
         // No block rows: nothing to compare.
         assert!(!rules(&r).iter().any(|x| x.contains("device")));
         r.file_block.push(WatchFileBlock {
@@ -483,6 +487,7 @@ mod tests {
             .find(|f| f.rule == "watch.calls_above_device")
             .unwrap();
         assert!(f.text.contains("(3.0x)"), "{}", f.text);
+        assert!((f.share() - 900.0 / 109.0).abs() < 0.01, "{f:?}");
         r.file_block[0].total_ns = 3_000_001;
         assert!(rules(&r).contains(&"watch.calls_vs_device".into()));
     }
