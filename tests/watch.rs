@@ -906,7 +906,10 @@ fn watch_folds_pseudo_files_and_says_which_file_took_the_time() {
     // The answer comes first and names the log file that took the time.
     let v = &r["verdict"];
     assert!(
-        v["question"].as_str().unwrap().starts_with("Is it the storage? (watch"),
+        v["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("Is it the storage? (watch"),
         "{v}"
     );
     let top = &r["findings"][v["top"][0].as_u64().unwrap() as usize];
@@ -914,7 +917,10 @@ fn watch_folds_pseudo_files_and_says_which_file_took_the_time() {
     let file = top["subject"].as_str().unwrap();
     assert!(file.starts_with(log.to_str().unwrap()), "{top}");
     assert!(v["answer"].as_str().unwrap().contains(file), "{v}");
-    assert!(top["impact"]["share_pct"].as_f64().unwrap() >= 50.0, "{top}");
+    assert!(
+        top["impact"]["share_pct"].as_f64().unwrap() >= 50.0,
+        "{top}"
+    );
     assert_eq!(top["impact"]["of"], "traced time", "{top}");
     assert!(text.find("Is it the storage?").unwrap() < text.find("other files (").unwrap());
     // `report --from` folds as the watch did; --detail shows every row.
@@ -923,19 +929,31 @@ fn watch_folds_pseudo_files_and_says_which_file_took_the_time() {
         .output()
         .unwrap();
     let again = String::from_utf8_lossy(&again.stdout);
-    assert!(again.contains("other files (") && !again.contains("on /proc/"), "{again}");
+    assert!(
+        again.contains("other files (") && !again.contains("on /proc/"),
+        "{again}"
+    );
     let detail = dbio()
         .args(["report", "--detail", "--from", saved.to_str().unwrap()])
         .output()
         .unwrap();
     let detail = String::from_utf8_lossy(&detail.stdout);
-    assert!(detail.contains("on /proc/") && !detail.contains("other files ("), "{detail}");
+    assert!(
+        detail.contains("on /proc/") && !detail.contains("other files ("),
+        "{detail}"
+    );
     assert!(detail.lines().count() > again.lines().count() + 20);
     // --all-files prints every row at the watch.
     let all = or_skip!(watch_text(
-        &args(&["--all-files"]).iter().map(String::as_str).collect::<Vec<_>>()
+        &args(&["--all-files"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
     ));
-    assert!(all.contains("on /proc/") && !all.contains("other files ("), "{all}");
+    assert!(
+        all.contains("on /proc/") && !all.contains("other files ("),
+        "{all}"
+    );
 }
 
 // See: issue 23.
@@ -975,8 +993,5 @@ fn watch_calls_reads_of_a_cached_file_the_page_cache() {
     let top = &r["findings"][v["top"][0].as_u64().unwrap() as usize];
     assert_eq!(top["subject"], f.to_str().unwrap(), "{top}");
     assert_eq!(v["class"], "page_cache", "{v}");
-    assert!(
-        v["answer"].as_str().unwrap().contains("page cache"),
-        "{v}"
-    );
+    assert!(v["answer"].as_str().unwrap().contains("page cache"), "{v}");
 }

@@ -144,7 +144,12 @@ pub fn device_share(w: &WatchResult, f: &FileTime) -> DeviceShare {
         d.explained = Explained::Pseudo;
         return d;
     }
-    let reads = f.rows.iter().filter(|o| o.op.is_read()).map(|o| o.count).sum::<u64>();
+    let reads = f
+        .rows
+        .iter()
+        .filter(|o| o.op.is_read())
+        .map(|o| o.count)
+        .sum::<u64>();
     let others = f.calls - reads;
     let mean = f.total_ns as f64 / f.calls.max(1) as f64;
     let Some(path) = f.path else {

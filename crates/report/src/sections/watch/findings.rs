@@ -12,9 +12,9 @@
 //! writing. Lost records are always a finding: a count that looks exact
 //! must not hide what the tracer missed.
 
+use super::files;
 use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
-use super::files;
 use crate::kit::references::lgwr_buffered_vs_direct;
 use dbio_model::units::format_ns;
 use dbio_model::watch::{WatchFileOp, WatchResult};
@@ -45,7 +45,12 @@ pub fn watch(w: &WatchResult) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(losses(w));
     let times = files::files(w);
-    let share = |file: &str| times.iter().find(|f| f.key == file).map_or(0.0, |f| f.share_pct);
+    let share = |file: &str| {
+        times
+            .iter()
+            .find(|f| f.key == file)
+            .map_or(0.0, |f| f.share_pct)
+    };
     for f in &times {
         if f.share_pct >= FILE_SHARE_PCT {
             out.push(file_time(w, f));
@@ -113,8 +118,16 @@ pub fn file_time(w: &WatchResult, f: &files::FileTime) -> Finding {
         ev("share of the traced time", f.share_pct, "%"),
     ];
     if d.requests > 0 || d.flush_ns > 0 {
-        evidence.push(ev("device requests in the file", d.requests as f64, "count"));
-        evidence.push(ev("device service time", (d.file_ns + d.flush_ns) as f64, "ns"));
+        evidence.push(ev(
+            "device requests in the file",
+            d.requests as f64,
+            "count",
+        ));
+        evidence.push(ev(
+            "device service time",
+            (d.file_ns + d.flush_ns) as f64,
+            "ns",
+        ));
         evidence.push(ev("device share of the calls' time", d.share_pct, "%"));
     }
     finding(

@@ -2,11 +2,11 @@
 //! bytes and latency of a live process's I/O, with its histogram, and what
 //! the tracer could not record.
 
+use crate::kit::findings::plural;
 use comfy_table::{Cell, CellAlignment};
 use dbio_model::units::{format_bytes, format_ns};
 use dbio_model::watch::{file_kind, BlockOp, FileKind, WatchFileOp, WatchResult, FOLD_SHARE_PCT};
 use dbio_model::RunReport;
-use crate::kit::findings::plural;
 use std::fmt::Write;
 
 /// Every watch of the report, in full.

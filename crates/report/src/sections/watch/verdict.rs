@@ -53,9 +53,8 @@ pub fn answer(w: &WatchResult, fs: &[Finding]) -> Verdict {
     let verdict = |class, answer: String, subject: Option<&str>| {
         let mut t: Vec<usize> = subject
             .and_then(|s| {
-                fs.iter().position(|f| {
-                    f.rule == "watch.file_time" && f.subject.as_deref() == Some(s)
-                })
+                fs.iter()
+                    .position(|f| f.rule == "watch.file_time" && f.subject.as_deref() == Some(s))
             })
             .into_iter()
             .collect();
@@ -241,7 +240,11 @@ mod tests {
         assert_eq!(first.rule, "watch.file_time");
         assert_eq!(first.subject.as_deref(), Some("/redo"));
         assert!((first.share() - 600.0 / 7.0).abs() < 0.01);
-        assert!(v.question.contains("700 ms in I/O calls over 1.00 s"), "{}", v.question);
+        assert!(
+            v.question.contains("700 ms in I/O calls over 1.00 s"),
+            "{}",
+            v.question
+        );
     }
 
     // The same calls, the device served them in 150 ms (25 %, under a
@@ -270,7 +273,11 @@ mod tests {
         });
         let (v, _) = judge(&w);
         assert_eq!(v.class, VerdictClass::Mixed, "{}", v.answer);
-        assert!(v.answer.contains("cache flushes and journal writes"), "{}", v.answer);
+        assert!(
+            v.answer.contains("cache flushes and journal writes"),
+            "{}",
+            v.answer
+        );
         // Without syncs, a wait far above the device is not the storage.
         let w = result(
             vec![op("/data", SyscallOp::Pread64, 100, 100_000_000)],
@@ -289,7 +296,11 @@ mod tests {
         );
         let (v, _) = judge(&w);
         assert_eq!(v.class, VerdictClass::PageCache, "{}", v.answer);
-        assert!(v.answer.contains("the page cache served the reads"), "{}", v.answer);
+        assert!(
+            v.answer.contains("the page cache served the reads"),
+            "{}",
+            v.answer
+        );
         // Without the block layer, the mean alone says memory below 10 µs.
         let mut nb = w.clone();
         nb.config.block = false;
@@ -324,7 +335,11 @@ mod tests {
         );
         let (v, _) = judge(&w);
         assert_eq!(v.class, VerdictClass::NotStorage, "{}", v.answer);
-        assert!(v.answer.contains("the busiest file on storage, /data"), "{}", v.answer);
+        assert!(
+            v.answer.contains("the busiest file on storage, /data"),
+            "{}",
+            v.answer
+        );
         let none = result(vec![], vec![]);
         assert_eq!(judge(&none).0.class, VerdictClass::Inconclusive);
     }
@@ -356,6 +371,8 @@ mod tests {
         assert_eq!(folded, ["/c", "/lib/libc.so.6"]);
         let mut every = w.clone();
         every.config.all_files = true;
-        assert!(!files::files(&every).iter().any(|f| files::folded(&every, f)));
+        assert!(!files::files(&every)
+            .iter()
+            .any(|f| files::folded(&every, f)));
     }
 }
