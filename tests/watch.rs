@@ -590,17 +590,32 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     assert_eq!(dev.len(), 1, "{w}");
     assert!(dev[0]["count"].as_u64().unwrap() >= count, "{}", dev[0]);
     assert!(dev[0]["name"].is_string(), "{}", dev[0]);
-    // Call time against device time, as a finding on the file.
+    // Call time against device time, as a finding on the file: the
+    // file's time finding (it is nearly all of the traced time), with the
+    // device's share of it as evidence.
     let f = r["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| {
-            (x["rule"] == "watch.calls_above_device" || x["rule"] == "watch.calls_vs_device")
-                && x["subject"] == path
-        })
+        .find(|x| x["rule"] == "watch.file_time" && x["subject"] == path)
         .unwrap_or_else(|| panic!("no call/device finding: {}", r["findings"]));
     assert!(f["text"].as_str().unwrap().contains("requests in"), "{f}");
+    assert!(
+        f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["what"] == "device share of the calls' time"),
+        "{f}"
+    );
+    // The answer names the file, whatever this machine's load made of it
+    // (storage-bound on an idle disk; above the device when the machine
+    // is busy).
+    assert!(
+        r["verdict"]["answer"].as_str().unwrap().starts_with(path),
+        "{}",
+        r["verdict"]
+    );
 
     // --no-block: no block layer at all.
     let a = args(&["--no-block"]);

@@ -4,7 +4,7 @@
 //! Left out, because they change from run to run by themselves and say
 //! nothing about the set-up: the load average, page-cache residency,
 //! dbio's own temporary target names and seeds, and `keep`. The
-//! environment's target is kept ([`flat_environment`]): it is the one the
+//! environment's target is kept (`flat_environment`): it is the one the
 //! user named.
 
 use dbio_model::compare::SettingDifference;
