@@ -441,3 +441,35 @@ fn bad_input_is_refused_in_one_sentence_before_anything_is_printed() {
     let err = fails(&["compare"], &[&cmp, &cmp]);
     assert!(err.contains("already a comparison"), "{err}");
 }
+
+// See: issue 23.
+#[test]
+fn two_runs_on_different_targets_say_the_target_differs() {
+    let d = scratch();
+    let mut saved = Vec::new();
+    for t in ["a", "b"] {
+        let dir = d.path().join(t);
+        std::fs::create_dir(&dir).unwrap();
+        let json = d.path().join(format!("{t}.json"));
+        let out = dbio()
+            .args(["lgwr", "--quiet", "--sessions", "1", "--commits", "50"])
+            .args(["--file-size", "1M", "--json", json.to_str().unwrap()])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        saved.push(json);
+    }
+    let out = dbio().arg("compare").args(&saved).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("No setting differs"), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.contains("environment") && l.contains(" target "))
+        .unwrap_or_else(|| panic!("no target row: {text}"));
+    assert!(row.contains("/a") && row.contains("/b"), "{row}");
+}

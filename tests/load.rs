@@ -404,3 +404,72 @@ fn a_predict_dir_that_cannot_be_written_is_refused_before_the_run() {
         assert!(load_files(d.path()).is_empty(), "{args:?}: nothing made");
     }
 }
+
+// See: issue 23.
+#[test]
+fn commits_that_wait_for_no_flush_are_named_not_durable_on_sqlite() {
+    let d = scratch();
+    let out = dbio()
+        .args([
+            "load",
+            "--quiet",
+            "--dir",
+            d.path().to_str().unwrap(),
+            "--sessions",
+            "2",
+            "--commits",
+            "100",
+            "--warmup",
+            "0",
+            "--rounds",
+            "1",
+            "--no-baseline",
+            "--compare",
+            "synchronous=off,full",
+            "--json",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = json(&out.stdout);
+    let fs = r["findings"].as_array().unwrap();
+    let not_durable: Vec<_> = fs
+        .iter()
+        .filter(|f| f["rule"] == "load.not_durable")
+        .collect();
+    assert_eq!(not_durable.len(), 1, "{fs:?}");
+    assert!(
+        not_durable[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("synchronous=off"),
+        "{}",
+        not_durable[0]
+    );
+    for f in fs {
+        let t = f["text"].as_str().unwrap();
+        assert!(!t.contains("Group commit put"), "{t}");
+        assert!(!t.contains("costs about one flush"), "{t}");
+    }
+    let v = &r["verdict"];
+    let a = v["answer"].as_str().unwrap();
+    assert!(
+        a.contains("synchronous=off: commits waited for no log flush"),
+        "{a}"
+    );
+    // synchronous=FULL waits for its WAL sync: its class is the answer's.
+    assert!(a.contains("synchronous=full: log flushes are"), "{a}");
+    assert_ne!(v["class"], "non_durable", "{v}");
+    assert!(
+        v["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("Is a commit the storage?"),
+        "{v}"
+    );
+}

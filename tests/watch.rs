@@ -590,17 +590,32 @@ fn watch_times_block_requests_and_attributes_them_to_the_file() {
     assert_eq!(dev.len(), 1, "{w}");
     assert!(dev[0]["count"].as_u64().unwrap() >= count, "{}", dev[0]);
     assert!(dev[0]["name"].is_string(), "{}", dev[0]);
-    // Call time against device time, as a finding on the file.
+    // Call time against device time, as a finding on the file: the
+    // file's time finding (it is nearly all of the traced time), with the
+    // device's share of it as evidence.
     let f = r["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|x| {
-            (x["rule"] == "watch.calls_above_device" || x["rule"] == "watch.calls_vs_device")
-                && x["subject"] == path
-        })
+        .find(|x| x["rule"] == "watch.file_time" && x["subject"] == path)
         .unwrap_or_else(|| panic!("no call/device finding: {}", r["findings"]));
     assert!(f["text"].as_str().unwrap().contains("requests in"), "{f}");
+    assert!(
+        f["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["what"] == "device share of the calls' time"),
+        "{f}"
+    );
+    // The answer names the file, whatever this machine's load made of it
+    // (storage-bound on an idle disk; above the device when the machine
+    // is busy).
+    assert!(
+        r["verdict"]["answer"].as_str().unwrap().starts_with(path),
+        "{}",
+        r["verdict"]
+    );
 
     // --no-block: no block layer at all.
     let a = args(&["--no-block"]);
@@ -834,4 +849,164 @@ fn watch_gives_a_reused_descriptor_number_a_row_per_file() {
     };
     assert_eq!(ra.0, rb.0, "the same number: {reads:?}");
     assert!(rb.1 > ra.1, "a later generation: {reads:?}");
+}
+
+/// `dbio watch ARGS` with the terminal table on standard output and the
+/// JSON result in `json`: the text, or why the test must be skipped.
+fn watch_text(args: &[&str]) -> Result<String, String> {
+    if !is_root() {
+        return Err("dbio watch needs root to load BPF programs".into());
+    }
+    let out = dbio().arg("watch").args(args).output().expect("dbio watch");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("the kernel refused") || err.contains("no syscall tracepoint") {
+        return Err(format!("BPF on tracepoints is unavailable here: {err}"));
+    }
+    assert!(out.status.success(), "dbio watch failed: {err}");
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+// See: issue 23.
+#[test]
+fn watch_folds_pseudo_files_and_says_which_file_took_the_time() {
+    let d = scratch();
+    let log = d.path().join("log");
+    std::fs::create_dir(&log).unwrap();
+    let saved = d.path().join("w.json");
+    let bin = dbio_path();
+    // A one-session log writer: dbio reads /proc, /sys and its shared
+    // libraries on the way, then writes and syncs its log.
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        v.push("--".into());
+        for a in [
+            bin.to_str().unwrap(),
+            "lgwr",
+            "--sessions",
+            "1",
+            "--commits",
+            "500",
+            "--file-size",
+            "4M",
+            "--quiet",
+            log.to_str().unwrap(),
+        ] {
+            v.push(a.into());
+        }
+        v
+    };
+    let a = args(&["--json", saved.to_str().unwrap()]);
+    let text = or_skip!(watch_text(
+        &a.iter().map(String::as_str).collect::<Vec<_>>()
+    ));
+    let r: Value = serde_json::from_slice(&std::fs::read(&saved).unwrap()).unwrap();
+    let w = &r["watch"][0];
+    // The result keeps every row; the table folds the pseudo-files and
+    // libraries into one row and says what it folded.
+    assert!(
+        w["ops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["path"].as_str().is_some_and(|p| p.starts_with("/proc/"))),
+        "{w}"
+    );
+    assert!(text.contains("other files ("), "{text}");
+    assert!(text.contains("--all-files shows every file"), "{text}");
+    assert!(!text.contains("on /proc/"), "no /proc histogram: {text}");
+    assert!(
+        !text.contains("not mapped to the device: /proc"),
+        "no mapping warning for a pseudo-file: {text}"
+    );
+    // The answer comes first and names the log file that took the time.
+    let v = &r["verdict"];
+    assert!(
+        v["question"]
+            .as_str()
+            .unwrap()
+            .starts_with("Is it the storage? (watch"),
+        "{v}"
+    );
+    let top = &r["findings"][v["top"][0].as_u64().unwrap() as usize];
+    assert_eq!(top["rule"], "watch.file_time", "{top}");
+    let file = top["subject"].as_str().unwrap();
+    assert!(file.starts_with(log.to_str().unwrap()), "{top}");
+    assert!(v["answer"].as_str().unwrap().contains(file), "{v}");
+    assert!(
+        top["impact"]["share_pct"].as_f64().unwrap() >= 50.0,
+        "{top}"
+    );
+    assert_eq!(top["impact"]["of"], "traced time", "{top}");
+    assert!(text.find("Is it the storage?").unwrap() < text.find("other files (").unwrap());
+    // `report --from` folds as the watch did; --detail shows every row.
+    let again = dbio()
+        .args(["report", "--from", saved.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let again = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again.contains("other files (") && !again.contains("on /proc/"),
+        "{again}"
+    );
+    let detail = dbio()
+        .args(["report", "--detail", "--from", saved.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let detail = String::from_utf8_lossy(&detail.stdout);
+    assert!(
+        detail.contains("on /proc/") && !detail.contains("other files ("),
+        "{detail}"
+    );
+    assert!(detail.lines().count() > again.lines().count() + 20);
+    // --all-files prints every row at the watch.
+    let all = or_skip!(watch_text(
+        &args(&["--all-files"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+    ));
+    assert!(
+        all.contains("on /proc/") && !all.contains("other files ("),
+        "{all}"
+    );
+}
+
+// See: issue 23.
+#[test]
+fn watch_calls_reads_of_a_cached_file_the_page_cache() {
+    let d = scratch();
+    let f = d.path().join("data");
+    // Written and synced before the watch: its pages are in the cache
+    // and nothing is left to write back.
+    {
+        use std::io::Write;
+        let mut h = std::fs::File::create(&f).unwrap();
+        h.write_all(&vec![7u8; 4 << 20]).unwrap();
+        h.sync_all().unwrap();
+    }
+    let bin = dbio_path();
+    let r = or_skip!(watch(&[
+        "--json",
+        "-",
+        "--",
+        bin.to_str().unwrap(),
+        "bench",
+        "--rw",
+        "read",
+        "--bs",
+        "4k",
+        "--size",
+        "4M",
+        "--ops",
+        "20000",
+        "--quiet",
+        "--csv",
+        "/dev/null",
+        f.to_str().unwrap(),
+    ]));
+    let v = &r["verdict"];
+    let top = &r["findings"][v["top"][0].as_u64().unwrap() as usize];
+    assert_eq!(top["subject"], f.to_str().unwrap(), "{top}");
+    assert_eq!(v["class"], "page_cache", "{v}");
+    assert!(v["answer"].as_str().unwrap().contains("page cache"), "{v}");
 }

@@ -17,7 +17,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// For a `dbio check` result: every section's tables and every
-    /// finding, as `dbio check --detail` prints them.
+    /// finding, as `dbio check --detail` prints them; for a `dbio watch`
+    /// result: every file's row, as `dbio watch --all-files` prints them.
     #[arg(long)]
     pub detail: bool,
 }

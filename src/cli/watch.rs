@@ -66,6 +66,13 @@ pub struct WatchArgs {
     /// ns) to every run of every BPF program on the machine meanwhile.
     #[arg(long)]
     pub bpf_stats: bool,
+    /// Print a row and a histogram for every file. By default pseudo-files
+    /// (/proc, /sys, terminals, /dev/null, pipes, sockets), shared
+    /// libraries and files under 1 % of the traced time are folded into
+    /// one "other files (N)" row; the saved result keeps every row either
+    /// way, and `dbio report --from` folds as the watch did.
+    #[arg(long)]
+    pub all_files: bool,
     /// Outputs (the table goes to standard output unless JSON or CSV does).
     #[command(flatten)]
     pub output: OutputArgs,

@@ -18,6 +18,10 @@ pub fn run(a: ReportArgs) -> anyhow::Result<ExitCode> {
         if r.layout == dbio_model::Layout::Brief {
             r.layout = dbio_model::Layout::Summary;
         }
+        // A watch: every file's row, as `dbio watch --all-files`.
+        for w in &mut r.watch {
+            w.config.all_files = true;
+        }
     }
     // Re-rendering a partial result is itself complete: status 0 unless an
     // output could not be written.

@@ -49,6 +49,7 @@ fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
         follow: a.follow,
         cgroup: a.cgroup.as_ref().map(|p| p.display().to_string()),
         device: a.device.clone(),
+        all_files: a.all_files,
     })
 }
 

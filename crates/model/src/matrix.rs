@@ -140,13 +140,17 @@ pub struct MatrixPoint {
 pub struct MatrixSearch {
     /// The p99 target for small I/Os, ns.
     pub max_latency_ns: u64,
-    /// The highest outstanding small-I/O count measured whose p99 stayed
-    /// under the target (None: not even one outstanding I/O did).
+    /// The outstanding small-I/O count of the point that reached
+    /// `max_iops` with its p99 under the target ([`max_iops_point`]; the
+    /// fewer outstanding on a tie); None: not even one outstanding I/O
+    /// kept under it. Results written before this was fixed hold the
+    /// highest count under the target instead, which may not be the point
+    /// of the maximum: renderers read the point from the points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_iops_outstanding: Option<u32>,
     /// Small IOPS at that load (0 when none met the target).
     pub max_iops: f64,
-    /// p99 of small I/Os at that load, ns.
+    /// p99 of small I/Os at that point, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_iops_p99_ns: Option<u64>,
     /// The highest large-I/O throughput measured without small I/Os, MB/s.
@@ -182,7 +186,35 @@ pub struct MatrixResult {
     pub no_answer: Option<String>,
 }
 
+/// Of `points`, the one without large I/Os whose small-I/O p99 stayed at
+/// or under `target_ns` with the most small IOPS (the fewer outstanding
+/// on a tie): where the search's max IOPS was measured.
+pub fn max_iops_point(points: &[MatrixPoint], target_ns: u64) -> Option<&MatrixPoint> {
+    points
+        .iter()
+        .filter(|p| p.large == 0 && p.small > 0)
+        .filter(|p| p.small_lat.is_some_and(|l| l.p99_ns <= target_ns))
+        .fold(None, |best: Option<&MatrixPoint>, p| match best {
+            Some(b) if b.small_iops > p.small_iops => Some(b),
+            Some(b) if b.small_iops == p.small_iops && b.small <= p.small => Some(b),
+            _ => Some(p),
+        })
+}
+
 impl MatrixResult {
+    /// The search's max IOPS as (IOPS, outstanding, p99 ns), read from the
+    /// point that reached it ([`max_iops_point`]), or from the saved
+    /// figures when the points do not hold it; None without a search or
+    /// when no load kept under the target.
+    pub fn search_max(&self) -> Option<(f64, u32, Option<u64>)> {
+        let s = self.search.as_ref()?;
+        let n = s.max_iops_outstanding?;
+        match max_iops_point(&self.points, s.max_latency_ns) {
+            Some(p) => Some((p.small_iops, p.small, p.small_lat.map(|l| l.p99_ns))),
+            None => Some((s.max_iops, n, s.max_iops_p99_ns)),
+        }
+    }
+
     /// The point at (`small`, `large`), if measured.
     pub fn point(&self, small: u32, large: u32) -> Option<&MatrixPoint> {
         self.points

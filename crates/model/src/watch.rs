@@ -64,6 +64,72 @@ pub struct WatchConfig {
     /// and no system calls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<String>,
+    /// Every file's rows are printed (`--all-files`); by default
+    /// pseudo-files, shared libraries and files under
+    /// [`FOLD_SHARE_PCT`] of the traced time are folded into one row
+    /// when the result is rendered (the saved rows are all kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_files: bool,
+}
+
+/// Files under this share of the traced time (percent) are folded into
+/// the "other files" row of the default output.
+pub const FOLD_SHARE_PCT: f64 = 1.0;
+
+/// What a watched path is, for folding the rows that say nothing about
+/// storage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A file that may live on storage (a datafile, a log, an unknown
+    /// path, a block device).
+    Data,
+    /// Not a file on storage: `/proc`, `/sys`, terminals, `/dev/null`
+    /// and its kin, pipes, sockets, anonymous inodes, memfds.
+    Pseudo,
+    /// A shared library (`*.so`, `*.so.N`), read once when loaded.
+    Library,
+}
+
+/// The kind of `path` (none: the path was not read, a [`FileKind::Data`]).
+pub fn file_kind(path: Option<&str>) -> FileKind {
+    let Some(p) = path else {
+        return FileKind::Data;
+    };
+    const PSEUDO_DEV: [&str; 10] = [
+        "/dev/null",
+        "/dev/zero",
+        "/dev/full",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/ptmx",
+        "/dev/console",
+        "/dev/kmsg",
+        "/dev/tty",
+        "/dev/stdin",
+    ];
+    let pseudo = p.starts_with("/proc/")
+        || p.starts_with("/sys/")
+        || p.starts_with("/dev/pts/")
+        || p.starts_with("/dev/tty")
+        || PSEUDO_DEV.contains(&p)
+        // Pipes, sockets, anonymous inodes: `type:[inode]` or
+        // `anon_inode:[eventfd]`; memfds are `/memfd:name (deleted)`.
+        || !p.starts_with('/')
+        || p.starts_with("/memfd:");
+    if pseudo {
+        return FileKind::Pseudo;
+    }
+    let name = p.rsplit('/').next().unwrap_or(p);
+    // libc.so.6, libaio.so.1.0.1, ld-linux-x86-64.so.2, libfoo.so
+    let library = name.ends_with(".so")
+        || name.split_once(".so.").is_some_and(|(_, v)| {
+            !v.is_empty() && v.split('.').all(|n| n.chars().all(|c| c.is_ascii_digit()))
+        });
+    if library {
+        FileKind::Library
+    } else {
+        FileKind::Data
+    }
 }
 
 /// A traced system call.
@@ -563,5 +629,44 @@ impl WatchResult {
             t.latency.merge(&o.latency);
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod file_kind_tests {
+    use super::*;
+
+    #[test]
+    fn pseudo_files_and_libraries_are_told_from_files_on_storage() {
+        for p in [
+            "/proc/self/mountinfo",
+            "/sys/fs/cgroup/cpu.max",
+            "/dev/null",
+            "/dev/pts/3",
+            "/dev/tty",
+            "pipe:[4711]",
+            "socket:[12]",
+            "anon_inode:[eventfd]",
+            "/memfd:x (deleted)",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Pseudo, "{p}");
+        }
+        for p in [
+            "/lib/x86_64-linux-gnu/libc.so.6",
+            "/usr/lib/libaio.so.1.0.1",
+            "/opt/oracle/lib/libclntsh.so",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Library, "{p}");
+        }
+        for p in [
+            "/u01/oradata/redo01.log",
+            "/dev/nvme0n1",
+            "/dev/shm/ora_data",
+            "/data/so.so.x",
+            "/data/base.so.bak",
+        ] {
+            assert_eq!(file_kind(Some(p)), FileKind::Data, "{p}");
+        }
+        assert_eq!(file_kind(None), FileKind::Data);
     }
 }

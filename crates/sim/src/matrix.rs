@@ -475,17 +475,15 @@ where
             }
         }
     }
-    let under = || {
-        points
-            .iter()
-            .filter(|p| p.large == 0 && p.small > 0 && !over(p))
-    };
-    let highest = under().max_by_key(|p| p.small);
+    // The point that reached the most IOPS under the target, with its own
+    // outstanding count and p99 (not the highest count under the target:
+    // past the knee IOPS can fall while the p99 still keeps under).
+    let best = dbio_model::matrix::max_iops_point(&points, target);
     let found = MatrixSearch {
         max_latency_ns: target,
-        max_iops_outstanding: highest.map(|p| p.small),
-        max_iops: under().map(|p| p.small_iops).fold(0.0, f64::max),
-        max_iops_p99_ns: highest.and_then(|p| p.small_lat.map(|l| l.p99_ns)),
+        max_iops_outstanding: best.map(|p| p.small),
+        max_iops: best.map_or(0.0, |p| p.small_iops),
+        max_iops_p99_ns: best.and_then(|p| p.small_lat.map(|l| l.p99_ns)),
         max_mbps,
         max_mbps_outstanding,
         latency_at_one_ns: points
@@ -539,16 +537,19 @@ mod tests {
     /// 1 ms service, 8 servers: p99 = 1.5 ms × max(1, n/8). A 6 ms target
     /// allows n ≤ 32; the ladder goes from 16 (3 ms) to 64 (12 ms), and
     /// four bisections measure 40 (7.5 ms, over), 28 (5.25), 34 (6.375,
-    /// over) and 31 (5.8125): 31 is the answer within the bisection's
-    /// budget.
+    /// over) and 31 (5.8125): 31 is the highest load under the target
+    /// within the bisection's budget, but 8 outstanding already reached
+    /// the 8000 IOPS of saturation (p99 1.5 ms): the maximum is reported
+    /// at the point that reached it.
     #[test]
     fn the_search_finds_the_highest_load_under_the_target_and_skips_the_rest() {
         let c = cfg(&[1, 2, 4, 8, 16, 64, 128, 256], &[0, 1, 2, 4, 8], 6.0);
         let (points, s) = search(&c, device(1e6, 8)).unwrap();
-        assert_eq!(s.max_iops_outstanding, Some(31));
+        assert!(points.iter().any(|p| p.small == 31 && p.large == 0));
+        assert_eq!(s.max_iops_outstanding, Some(8));
         // IOPS at saturation: 8 servers / 1 ms.
         assert!((s.max_iops - 8000.0).abs() < 1e-6, "{}", s.max_iops);
-        assert_eq!(s.max_iops_p99_ns, Some(5_812_500));
+        assert_eq!(s.max_iops_p99_ns, Some(1_500_000));
         assert_eq!(s.latency_at_one_ns, Some(1e6));
         // 128 and 256 skipped on the small side; large: 100, 200, 250
         // (+25 %), then 250 at 8 (flat: the end of the ladder anyway).
@@ -562,6 +563,38 @@ mod tests {
             .map(|p| p.small)
             .collect();
         assert_eq!(bisected, vec![40, 28, 34, 31]);
+    }
+
+    /// The case: past the knee IOPS fall (120,772 at 208
+    /// outstanding, 118,000 at 216) while the p99 still keeps under the
+    /// 5 ms target (4.78 ms at 216): max IOPS is 208's, with 208's p99.
+    #[test]
+    fn max_iops_is_reported_with_the_point_that_reached_it() {
+        let c = cfg(&[1, 208, 216], &[0], 5.0);
+        let (_, s) = search(&c, |n: u32, l: u32| {
+            let (iops, p99) = match n {
+                1 => (10_000.0, 200_000),
+                208 => (120_772.0, 4_600_000),
+                _ => (118_000.0, 4_780_000),
+            };
+            Ok(Some(MatrixPoint {
+                small: n,
+                large: l,
+                runtime_ns: 1_000_000_000,
+                small_iops: iops,
+                small_lat: Some(PointLatency {
+                    mean_ns: 1.0,
+                    p50_ns: 1,
+                    p99_ns: p99,
+                    p99_9_ns: p99,
+                }),
+                ..MatrixPoint::default()
+            }))
+        })
+        .unwrap();
+        assert_eq!(s.max_iops, 120_772.0);
+        assert_eq!(s.max_iops_outstanding, Some(208));
+        assert_eq!(s.max_iops_p99_ns, Some(4_600_000));
     }
 
     #[test]

@@ -267,7 +267,12 @@ impl Attribution {
         let mut fresh = false;
         for (pid, fd, path) in open {
             // Pipes, sockets and anonymous files are `type:[inode]`.
-            if !path.starts_with('/') || path.starts_with("/dev/") {
+            // /proc and /sys are not on a block device (and /proc/self
+            // names dbio's own files, not the watched process's).
+            if !path.starts_with('/')
+                || path.starts_with("/dev/")
+                || dbio_model::watch::file_kind(Some(&path)) == dbio_model::watch::FileKind::Pseudo
+            {
                 continue;
             }
             // A known path is checked again only when the files are

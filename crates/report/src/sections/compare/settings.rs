@@ -2,7 +2,7 @@
 //! each measurement section's configurations (`Section::settings`), a
 //! trace's settings, a report's kind and header.
 
-use crate::kit::settings::{differing, flat};
+use crate::kit::settings::{differing, flat, flat_environment};
 use dbio_model::compare::SettingDifference;
 use dbio_model::Outcome;
 
@@ -18,7 +18,10 @@ pub(crate) fn differences(outcomes: &[&Outcome]) -> Vec<SettingDifference> {
                     _ => None,
                 })
                 .collect();
-            let env: Vec<_> = runs.iter().map(|r| Some(flat(&r.environment))).collect();
+            let env: Vec<_> = runs
+                .iter()
+                .map(|r| Some(flat_environment(&r.environment)))
+                .collect();
             differing("environment", &env, &mut out);
             for s in crate::sections::in_comparison_order() {
                 s.settings(&runs, &mut out);

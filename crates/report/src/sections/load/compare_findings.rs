@@ -28,6 +28,9 @@ pub const RULES: RuleSet<RunReport> = RuleSet {
 
 /// Commit over storage write at or below which the storage is most of a commit.
 pub const STORAGE_BOUND: f64 = 1.5;
+/// Commit over storage write under which a commit cannot have waited for
+/// a durable write.
+pub const NO_WAIT: f64 = 0.5;
 /// Commit over storage write, at one session, from which most of a commit is elsewhere.
 pub const ELSEWHERE: f64 = 3.0;
 
@@ -139,7 +142,12 @@ fn baseline(
         return;
     }
     let ratio = commit_p50_ns / storage;
-    let (severity, reading) = if ratio <= STORAGE_BOUND {
+    let (severity, reading) = if ratio < NO_WAIT {
+        (
+            Severity::Warning,
+            "far less than one durable write: the commits did not wait for the storage (acknowledged before they were durable)",
+        )
+    } else if ratio <= STORAGE_BOUND {
         (
             Severity::Info,
             "the storage's durable write is most of a commit: faster commits need faster log storage (or fewer flushes: group commit, a commit delay)",
@@ -275,5 +283,15 @@ mod tests {
         assert_eq!(f.severity, Severity::Notice);
         assert!(f.text.contains("not the storage's flush"), "{}", f.text);
         assert_eq!(one(5e6, 10).severity, Severity::Info);
+        // Under half a durable write: the commit did not wait for one
+        // (synchronous=off); at half, the storage is most of it.
+        let f = one(0.49e6, 4);
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.text.contains("did not wait for the storage"),
+            "{}",
+            f.text
+        );
+        assert!(one(0.5e6, 4).text.contains("most of a commit"));
     }
 }

@@ -59,6 +59,7 @@ pub fn run(x: &LoadResult) -> Vec<Finding> {
     }
     for rule in [
         commit_rate,
+        not_durable,
         commit_against_flush,
         group_commit,
         flush_bound,
@@ -103,8 +104,13 @@ fn commit_against_flush(x: &LoadResult, v: &mut Vec<Finding>) {
     let name = Some(x.name.as_str());
     let c = &x.config;
     let d = &x.derived;
+    // A commit that waits for no flush is not compared with one: the
+    // not-durable finding says what it is.
+    if no_flush_wait(x).is_some() {
+        return;
+    }
     if let (Some(ratio), Some(flush)) = (d.sync_to_flush_ratio, d.flush_latency_ns) {
-        let no_grouping = c.sessions > 1 && d.commits_per_flush.is_some_and(|n| n < 1.05);
+        let no_grouping = no_grouping(x);
         let queue;
         let (severity, reading) = if no_grouping && ratio > RATIO_MORE_THAN_QUEUEING {
             queue = format!(
@@ -140,8 +146,134 @@ fn commit_against_flush(x: &LoadResult, v: &mut Vec<Finding>) {
                 ev("ratio", ratio, "x"),
             ],
             Some(savvinov_log_file_sync()),
+        )
+        .with_impact(flush_share_pct(x).unwrap_or(0.0), COMMIT_TIME));
+    }
+}
+
+/// What a load finding's impact is a share of.
+pub const COMMIT_TIME: &str = "commit time";
+
+/// The share of a commit's time that is log flushes, percent, from the
+/// 'log file sync' / 'log file parallel write' ratio: at one session a
+/// commit waits for one flush (1 / ratio); at several, for the flush in
+/// progress and then its own (2 / ratio); without group commit, for the
+/// flushes of every session queued ahead of it on the write lock
+/// (sessions / ratio). At most 100.
+pub fn flush_share_pct(x: &LoadResult) -> Option<f64> {
+    let ratio = x.derived.sync_to_flush_ratio.filter(|&r| r > 0.0)?;
+    x.derived.flush_latency_ns?;
+    let sessions = f64::from(x.config.sessions.max(1));
+    let flushes = if no_grouping(x) {
+        sessions
+    } else {
+        sessions.min(2.0)
+    };
+    Some((100.0 * flushes / ratio).min(100.0))
+}
+
+/// Several sessions, and each log flush carried about one commit: no
+/// group commit (SQLite's one writer at a time).
+pub fn no_grouping(x: &LoadResult) -> bool {
+    x.config.sessions > 1 && x.derived.commits_per_flush.is_some_and(|n| n < 1.05)
+}
+
+/// A commit that waits for its log flush shares the flush with at most
+/// one commit of each other session: more commits per flush than this
+/// many times the sessions means commits did not wait.
+pub const COMMITS_PER_FLUSH_SLACK: f64 = 1.5;
+
+/// A commit that waits for a flush cannot take less than the flush: a
+/// mean commit under this share of the mean flush did not wait.
+pub const COMMIT_UNDER_FLUSH: f64 = 0.5;
+
+/// Why the commits of `x` waited for no log flush, in words, when they
+/// did not: a setting that acknowledges commits before they are durable
+/// (PostgreSQL synchronous_commit=off or fsync=off, SQLite synchronous=OFF,
+/// or NORMAL in WAL mode), no flush at all in the run, more commits per
+/// flush than the sessions could have waiting, or commits far faster than
+/// a flush.
+pub fn no_flush_wait(x: &LoadResult) -> Option<String> {
+    let setting = |n: &str| {
+        x.server
+            .settings
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(n))
+            .map(|s| s.value.to_ascii_lowercase())
+    };
+    if setting("synchronous_commit").as_deref() == Some("off") {
+        return Some("synchronous_commit=off".into());
+    }
+    if setting("fsync").as_deref() == Some("off") {
+        return Some("fsync=off".into());
+    }
+    match setting("synchronous").as_deref() {
+        Some("off" | "0") => return Some("synchronous=off".into()),
+        Some("normal" | "1") if setting("journal_mode").as_deref() == Some("wal") => {
+            return Some(
+                "synchronous=normal in WAL mode: commits are synced at checkpoints only".into(),
+            )
+        }
+        _ => {}
+    }
+    let d = &x.derived;
+    if x.commits > 0 && x.flush.flushes == Some(0) {
+        return Some(format!("no log flush in {} commits", x.commits));
+    }
+    let sessions = f64::from(x.config.sessions.max(1));
+    if let Some(cpf) = d
+        .commits_per_flush
+        .filter(|&c| c > COMMITS_PER_FLUSH_SLACK * sessions)
+    {
+        return Some(format!(
+            "{cpf:.0} commits per log flush at {} session{}: a commit that waits for its flush shares it with at most one commit of each other session",
+            x.config.sessions,
+            plural(x.config.sessions)
         ));
     }
+    if let Some(r) = d
+        .sync_to_flush_ratio
+        .filter(|&r| r > 0.0 && r < COMMIT_UNDER_FLUSH)
+    {
+        return Some(format!(
+            "the mean commit took {r:.2}x the mean log flush: a commit that waits for a flush cannot be faster than it"
+        ));
+    }
+    None
+}
+
+/// Commits acknowledged before they are durable: named, never called
+/// group commit nor compared with a flush.
+fn not_durable(x: &LoadResult, v: &mut Vec<Finding>) {
+    let Some(why) = no_flush_wait(x) else {
+        return;
+    };
+    let mut evidence = vec![
+        ev("commits per second", x.tps, "ops/s"),
+        ev("median commit", x.commit.p50_ns() as f64, "ns"),
+    ];
+    if let Some(cpf) = x.derived.commits_per_flush {
+        evidence.push(ev("commits per flush", cpf, "count"));
+    }
+    if let Some(f) = x.derived.flush_latency_ns {
+        evidence.push(ev("mean flush", f, "ns"));
+    }
+    v.push(
+        finding(
+            "load.not_durable",
+            Some(x.name.as_str()),
+            Severity::Warning,
+            format!(
+                "{}: commits waited for no log flush ({why}): they were acknowledged before they were durable, so a crash can lose the last of them; {} commits per second (median {}) are not a durable commit's figures and say nothing about the log storage.",
+                x.name,
+                format_count_rate(x.tps),
+                format_ns(x.commit.p50_ns() as f64)
+            ),
+            evidence,
+            Some(doc("docs/load.md")),
+        )
+        .with_impact(100.0, COMMIT_TIME),
+    );
 }
 
 /// How many commits each flush carried.
@@ -149,6 +281,9 @@ fn group_commit(x: &LoadResult, v: &mut Vec<Finding>) {
     let name = Some(x.name.as_str());
     let c = &x.config;
     let d = &x.derived;
+    if no_flush_wait(x).is_some() {
+        return;
+    }
     if let Some(cpf) = d.commits_per_flush {
         let text = if cpf < 1.05 && c.sessions > 1 {
             format!(
@@ -428,5 +563,101 @@ mod tests {
             ..Default::default()
         })
         .is_empty());
+    }
+
+    fn setting(x: &mut LoadResult, name: &str, value: &str) {
+        x.server.settings.push(dbio_model::load::Setting {
+            name: name.into(),
+            value: value.into(),
+        });
+    }
+
+    /// PostgreSQL with synchronous_commit=off at 10 sessions: 3419.56
+    /// commits per flush, a mean commit of 50 µs against a 1 ms flush.
+    /// Not group commit, not "about one flush": not durable.
+    #[test]
+    fn commits_that_wait_for_no_flush_are_not_called_group_commit() {
+        let mut x = result(10, 200_000.0, 50_000.0, Some(1_000_000.0));
+        x.config.engine = "postgresql".into();
+        x.derived.commits_per_flush = Some(3419.56);
+        setting(&mut x, "synchronous_commit", "off");
+        let fs = run(&x);
+        assert!(rules(&fs).contains(&"load.not_durable"), "{:?}", rules(&fs));
+        assert!(
+            !rules(&fs).contains(&"load.group_commit"),
+            "{:?}",
+            rules(&fs)
+        );
+        assert!(
+            !rules(&fs).contains(&"load.sync_vs_flush"),
+            "{:?}",
+            rules(&fs)
+        );
+        let f = one(&fs, "load.not_durable");
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(f.text.contains("(synchronous_commit=off)"), "{}", f.text);
+        assert!(
+            f.text.contains("acknowledged before they were durable"),
+            "{}",
+            f.text
+        );
+        for f in &fs {
+            assert!(!f.text.contains("Group commit put"), "{}", f.text);
+            assert!(!f.text.contains("costs about one flush"), "{}", f.text);
+        }
+    }
+
+    /// Without the setting in the echo, the figures alone tell: more than
+    /// 1.5 commits per flush per session, or a mean commit under half
+    /// the mean flush.
+    #[test]
+    fn the_figures_alone_tell_commits_that_did_not_wait_at_their_thresholds() {
+        let mut x = result(10, 20_000.0, 1_000_000.0, Some(900_000.0));
+        x.derived.commits_per_flush = Some(15.01);
+        assert!(no_flush_wait(&x)
+            .unwrap()
+            .contains("15 commits per log flush at 10 sessions"));
+        x.derived.commits_per_flush = Some(15.0);
+        assert_eq!(no_flush_wait(&x), None);
+        assert!(rules(&run(&x)).contains(&"load.group_commit"));
+        x.derived.sync_to_flush_ratio = Some(0.49);
+        assert!(no_flush_wait(&x)
+            .unwrap()
+            .contains("0.49x the mean log flush"));
+        x.derived.sync_to_flush_ratio = Some(0.5);
+        assert_eq!(no_flush_wait(&x), None);
+        // No flush at all in the run; SQLite synchronous=OFF, NORMAL in WAL.
+        let mut y = result(1, 60_000.0, 8_000.0, None);
+        y.flush.flushes = Some(0);
+        assert!(no_flush_wait(&y)
+            .unwrap()
+            .starts_with("no log flush in 10000 commits"));
+        let mut z = result(1, 60_000.0, 8_000.0, None);
+        setting(&mut z, "journal_mode", "wal");
+        setting(&mut z, "synchronous", "normal");
+        assert!(no_flush_wait(&z)
+            .unwrap()
+            .starts_with("synchronous=normal in WAL mode"));
+        let mut full = result(1, 4_000.0, 250_000.0, Some(200_000.0));
+        setting(&mut full, "journal_mode", "wal");
+        setting(&mut full, "synchronous", "full");
+        assert_eq!(no_flush_wait(&full), None);
+    }
+
+    /// The flush's share of a commit: 1 / ratio at one session, 2 / ratio
+    /// at several, sessions / ratio without group commit; at most 100.
+    #[test]
+    fn the_flush_share_of_a_commit_follows_the_sessions() {
+        let one_session = result(1, 1.0, 400_000.0, Some(100_000.0));
+        assert_eq!(flush_share_pct(&one_session), Some(25.0));
+        let mut grouped = result(10, 1.0, 400_000.0, Some(100_000.0));
+        grouped.derived.commits_per_flush = Some(4.0);
+        assert_eq!(flush_share_pct(&grouped), Some(50.0));
+        let queued = result(4, 1.0, 500_000.0, Some(100_000.0));
+        assert_eq!(flush_share_pct(&queued), Some(80.0));
+        let f = one(&run(&queued), "load.sync_vs_flush");
+        assert_eq!(f.impact.as_ref().unwrap().of, "commit time");
+        assert!((f.share() - 80.0).abs() < 1e-9);
+        assert_eq!(flush_share_pct(&result(1, 1.0, 1.0, None)), None);
     }
 }

@@ -10,6 +10,7 @@ pub mod predict_findings;
 pub mod predict_html;
 pub mod predict_table;
 pub mod table;
+pub mod verdict;
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, series_rows, LongRow, SERIES_ITEM};
@@ -58,6 +59,10 @@ impl Section for Load {
         let mut out = (findings::RULES.evaluate)(r);
         out.extend((compare_findings::RULES.evaluate)(r));
         out
+    }
+
+    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, findings)
     }
 
     fn compare(

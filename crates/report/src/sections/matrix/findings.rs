@@ -91,17 +91,18 @@ fn knee(m: &MatrixResult) -> Vec<Finding> {
     let cost_ns = (ll.mean_ns - kl.mean_ns) / extra;
     let max_iops = curve.iter().map(|p| p.small_iops).fold(0.0, f64::max);
     let little_ns = 1e9 / max_iops;
+    let growth = 100.0 * (last.small_iops / k.small_iops - 1.0);
     vec![finding(
         "matrix.knee",
         None,
         Severity::Notice,
         format!(
-            "The knee is at {} outstanding small I/Os ({:.0} IOPS, p99 {}): from there to {} outstanding IOPS grow only {:.0} %, while each further outstanding I/O adds {} of mean latency (Little's law at {:.0} IOPS predicts {}): queue deeper than the knee only buys latency",
+            "The knee is at {} outstanding small I/Os ({:.0} IOPS, p99 {}): from there to {} outstanding IOPS {}, while each further outstanding I/O adds {} of mean latency (Little's law at {:.0} IOPS predicts {}): queue deeper than the knee only buys latency",
             k.small,
             k.small_iops,
             format_ns(kl.p99_ns as f64),
             last.small,
-            100.0 * (last.small_iops / k.small_iops - 1.0),
+            growth_words(growth),
             format_ns(cost_ns.max(0.0)),
             max_iops,
             format_ns(little_ns)
@@ -115,6 +116,18 @@ fn knee(m: &MatrixResult) -> Vec<Finding> {
         ],
         Some(doc("docs/matrix.md")),
     )]
+}
+
+/// How IOPS moved past the knee, in words: growth is never negative
+/// (`grow only 3 %`, `stay flat`, `fall 26 %`).
+pub fn growth_words(pct: f64) -> String {
+    if pct >= 0.5 {
+        format!("grow only {pct:.0} %")
+    } else if pct > -0.5 {
+        "stay flat".into()
+    } else {
+        format!("fall {:.0} %", -pct)
+    }
 }
 
 /// Small-I/O p99 with the most large I/Os against without, at the knee's
@@ -293,6 +306,27 @@ mod tests {
             None,
         );
         assert!(f[0].text.starts_with("The knee is at 16 "), "{}", f[0].text);
+    }
+
+    /// IOPS past the knee fall (8000 at 8, 5920 at 16: -26 %): said as a
+    /// fall, never as negative growth.
+    #[test]
+    fn iops_that_fall_past_the_knee_are_not_called_growth() {
+        let f = run(
+            vec![
+                p(1, 0, 1000.0, 1000.0, 1500),
+                p(8, 0, 8000.0, 1000.0, 1500),
+                p(16, 0, 5920.0, 2700.0, 4000),
+            ],
+            None,
+        );
+        let k = f.iter().find(|f| f.rule == "matrix.knee").unwrap();
+        assert!(k.text.contains("IOPS fall 26 %"), "{}", k.text);
+        assert!(!k.text.contains("grow"), "{}", k.text);
+        assert_eq!(growth_words(3.2), "grow only 3 %");
+        assert_eq!(growth_words(0.4), "stay flat");
+        assert_eq!(growth_words(-0.4), "stay flat");
+        assert_eq!(growth_words(-26.0), "fall 26 %");
     }
 
     #[test]

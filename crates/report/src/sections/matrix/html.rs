@@ -100,7 +100,7 @@ pub fn section(m: &MatrixResult) -> String {
     if let Some(target) = c.max_latency_ns {
         b.push_str("<h3>Search for the highest load under the p99 target</h3>\n");
         match &m.search {
-            Some(s) => b.push_str(&page::pairs("matrix-search", &search_rows(s))),
+            Some(s) => b.push_str(&page::pairs("matrix-search", &search_rows(s, m.search_max()))),
             None => b.push_str(
                 "<p class=\"partial\" id=\"matrix-search\">The search was cut short: it has no answer (the points it measured are drawn below).</p>\n",
             ),
@@ -117,13 +117,11 @@ pub fn section(m: &MatrixResult) -> String {
             .map(|(p, ns)| (p.small.to_string(), *ns as f64))
             .collect();
         let chosen = m
-            .search
-            .as_ref()
-            .and_then(|s| s.max_iops_outstanding)
-            .and_then(|n| line.iter().position(|(p, _)| p.small == n));
+            .search_max()
+            .and_then(|(_, n, _)| line.iter().position(|(p, _)| p.small == n));
         b.push_str(&svg::xy(
             "matrix-search-p99",
-            "Small-I/O p99 at each outstanding count without large I/Os, the target dashed, the highest load that kept under it circled",
+            "Small-I/O p99 at each outstanding count without large I/Os, the target dashed, the load under it that reached the most IOPS circled",
             &pts,
             ("outstanding small I/Os", "p99 of small I/Os"),
             svg::fmt_ns,
@@ -164,23 +162,23 @@ pub fn section(m: &MatrixResult) -> String {
 }
 
 /// CALIBRATE_IO's three figures and how the search got them.
-fn search_rows(s: &MatrixSearch) -> Vec<(&'static str, String)> {
+fn search_rows(
+    s: &MatrixSearch,
+    max: Option<(f64, u32, Option<u64>)>,
+) -> Vec<(&'static str, String)> {
     let mut rows = vec![(
         "p99 target of small I/Os",
         format_ns(s.max_latency_ns as f64),
     )];
     rows.push((
         "max IOPS",
-        match (s.max_iops_outstanding, s.max_iops_p99_ns) {
-            (Some(n), Some(p99)) => format!(
-                "{:.0} at {n} outstanding small I/Os (p99 {})",
-                s.max_iops,
+        match max {
+            Some((iops, n, Some(p99))) => format!(
+                "{iops:.0} at {n} outstanding small I/Os (p99 {})",
                 format_ns(p99 as f64)
             ),
-            (Some(n), None) => format!("{:.0} at {n} outstanding small I/Os", s.max_iops),
-            (None, _) => {
-                "none: not even one outstanding small I/O kept its p99 under the target".into()
-            }
+            Some((iops, n, None)) => format!("{iops:.0} at {n} outstanding small I/Os"),
+            None => "none: not even one outstanding small I/O kept its p99 under the target".into(),
         },
     ));
     rows.push((

@@ -3,6 +3,7 @@
 pub mod findings;
 pub mod html;
 pub mod table;
+pub mod verdict;
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, LongRow};
@@ -42,6 +43,10 @@ impl Section for Matrix {
 
     fn findings(&self, r: &RunReport) -> Vec<Finding> {
         (findings::RULES.evaluate)(r)
+    }
+
+    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, findings)
     }
 
     fn page_rank(&self) -> u8 {

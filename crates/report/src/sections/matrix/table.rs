@@ -60,14 +60,12 @@ pub fn render(r: &RunReport) -> String {
             "Search (CALIBRATE_IO's figures, small-I/O p99 under {}):",
             format_ns(s.max_latency_ns as f64)
         );
-        match s.max_iops_outstanding {
-            Some(n) => {
+        match m.search_max() {
+            Some((iops, n, p99)) => {
                 let _ = writeln!(
                     out,
-                    "  max IOPS {:.0} (the highest load under the target: {n} outstanding, p99 {})",
-                    s.max_iops,
-                    s.max_iops_p99_ns
-                        .map_or("-".into(), |x| format_ns(x as f64))
+                    "  max IOPS {iops:.0} at {n} outstanding, p99 {} (the load under the target that reached the most IOPS)",
+                    p99.map_or("-".into(), |x| format_ns(x as f64))
                 );
             }
             None => {

@@ -12,6 +12,7 @@
 //! writing. Lost records are always a finding: a count that looks exact
 //! must not hide what the tracer missed.
 
+use super::files;
 use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, plural, Finding, Severity};
 use crate::kit::references::lgwr_buffered_vs_direct;
@@ -37,18 +38,107 @@ fn evaluate(r: &RunReport) -> Vec<Finding> {
     r.watch.iter().flat_map(watch).collect()
 }
 
-/// The findings of one watch.
+/// The findings of one watch. Each finding about a file carries the
+/// file's share of the traced time (the time inside every traced call)
+/// as its impact.
 pub fn watch(w: &WatchResult) -> Vec<Finding> {
     let mut out = Vec::new();
     out.extend(losses(w));
+    let times = files::files(w);
+    let share = |file: &str| {
+        times
+            .iter()
+            .find(|f| f.key == file)
+            .map_or(0.0, |f| f.share_pct)
+    };
+    for f in &times {
+        if f.share_pct >= FILE_SHARE_PCT {
+            out.push(file_time(w, f));
+        }
+    }
     for (file, ops) in by_file(w) {
-        out.extend(same_block(&file, &ops));
-        out.extend(reads_of_written_file(&file, &ops));
-        out.extend(alignment(&file, &ops));
-        out.extend(sync_vs_write(&file, &ops));
-        out.extend(device_vs_calls(w, &file, &ops));
+        let pct = share(&file);
+        let mut fs = Vec::new();
+        fs.extend(same_block(&file, &ops));
+        fs.extend(reads_of_written_file(&file, &ops));
+        fs.extend(alignment(&file, &ops));
+        fs.extend(sync_vs_write(&file, &ops));
+        // A file with a share of its own says this in its time finding.
+        if pct < FILE_SHARE_PCT {
+            fs.extend(device_vs_calls(w, &file, &ops));
+        }
+        out.extend(fs.into_iter().map(|x| x.with_impact(pct, TRACED)));
     }
     out
+}
+
+/// What a watch finding's impact is a share of.
+pub const TRACED: &str = "traced time";
+
+/// A file at or above this share of the traced time (percent) gets a
+/// finding of its own that names it and says how much of its time the
+/// device explains.
+pub const FILE_SHARE_PCT: f64 = 10.0;
+
+/// One file's share of the traced time, and whether the storage
+/// explains it: the block-layer service time of the requests in its
+/// extents (with its part of the flushes and journal writes) against the
+/// time of its calls.
+pub fn file_time(w: &WatchResult, f: &files::FileTime) -> Finding {
+    let d = files::device_share(w, f);
+    let mut calls: Vec<String> = f
+        .rows
+        .iter()
+        .filter(|o| o.count > 0)
+        .take(3)
+        .map(|o| {
+            format!(
+                "{} x{} mean {}",
+                o.op,
+                o.count,
+                format_ns(o.total_ns as f64 / o.count as f64)
+            )
+        })
+        .collect();
+    if f.rows.len() > 3 {
+        calls.push("...".into());
+    }
+    let text = format!(
+        "{} took {:.0} % of the traced time ({} in {} calls: {}); {}",
+        f.key,
+        f.share_pct,
+        format_ns(f.total_ns as f64),
+        f.calls,
+        calls.join(", "),
+        files::device_clause(f, &d)
+    );
+    let mut evidence = vec![
+        ev("calls", f.calls as f64, "count"),
+        ev("time in the calls", f.total_ns as f64, "ns"),
+        ev("share of the traced time", f.share_pct, "%"),
+    ];
+    if d.requests > 0 || d.flush_ns > 0 {
+        evidence.push(ev(
+            "device requests in the file",
+            d.requests as f64,
+            "count",
+        ));
+        evidence.push(ev(
+            "device service time",
+            (d.file_ns + d.flush_ns) as f64,
+            "ns",
+        ));
+        evidence.push(ev("device share of the calls' time", d.share_pct, "%"));
+    }
+    finding(
+        "watch.file_time",
+        Some(&f.key),
+        crate::verdict::severity_of_share(f.share_pct),
+        text,
+        evidence,
+        None,
+    )
+    .with_impact(f.share_pct, TRACED)
 }
 
 /// The calls on a file take this many times the device's service time of
@@ -389,7 +479,11 @@ mod tests {
         use dbio_model::watch::{BlockOp, WatchFileBlock};
         let w = op(SyscallOp::Pwrite64, 10, 1_000_000);
         let s = op(SyscallOp::Fdatasync, 10, 8_000_000);
-        let mut r = result(vec![w, s]);
+        // Under a tenth of the traced time: no time finding of its own,
+        // this one says it.
+        let mut big = op(SyscallOp::Pread64, 10, 100_000_000);
+        big.path = Some("/data".into());
+        let mut r = result(vec![w, s, big]);
         // No block rows: nothing to compare.
         assert!(!rules(&r).iter().any(|x| x.contains("device")));
         r.file_block.push(WatchFileBlock {
@@ -406,6 +500,7 @@ mod tests {
             .find(|f| f.rule == "watch.calls_above_device")
             .unwrap();
         assert!(f.text.contains("(3.0x)"), "{}", f.text);
+        assert!((f.share() - 900.0 / 109.0).abs() < 0.01, "{f:?}");
         r.file_block[0].total_ns = 3_000_001;
         assert!(rules(&r).contains(&"watch.calls_vs_device".into()));
     }

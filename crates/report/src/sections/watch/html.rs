@@ -40,8 +40,14 @@ pub fn section(runs: &[WatchResult]) -> String {
                 o.fd
             )
         };
-        let rows: Vec<Vec<String>> = ops
+        // The table folds as the terminal does (pseudo-files, libraries,
+        // files under a small share of the traced time in one row).
+        let files = super::files::files(w);
+        let (shown, other): (Vec<_>, Vec<_>) =
+            files.iter().partition(|f| !super::files::folded(w, f));
+        let mut rows: Vec<Vec<String>> = shown
             .iter()
+            .flat_map(|f| f.rows.iter())
             .map(|o| {
                 vec![
                     o.path.clone().unwrap_or_else(|| "?".into()),
@@ -54,6 +60,26 @@ pub fn section(runs: &[WatchResult]) -> String {
                 ]
             })
             .collect();
+        if !other.is_empty() {
+            let folded = other.iter().flat_map(|f| f.rows.iter());
+            let (n, bytes, ns, errors) = folded.fold((0, 0, 0, 0), |a, o| {
+                (
+                    a.0 + o.count,
+                    a.1 + if o.op.moves_data() { o.bytes } else { 0 },
+                    a.2 + o.total_ns,
+                    a.3 + o.errors,
+                )
+            });
+            rows.push(vec![
+                format!("other files ({})", other.len()),
+                "-".into(),
+                "-".into(),
+                n.to_string(),
+                format_bytes(bytes),
+                format_ns(ns as f64),
+                errors.to_string(),
+            ]);
+        }
         b.push_str(&page::table(
             &format!("watch-ops-{i}"),
             &[

@@ -1,9 +1,11 @@
 //! Live traces (`dbio watch`) with the block layer: table, page, CSV and findings.
 
+pub mod files;
 pub mod findings;
 pub mod html;
 pub mod html_block;
 pub mod table;
+pub mod verdict;
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, LongRow};
@@ -76,6 +78,10 @@ impl Section for Watch {
 
     fn findings(&self, r: &RunReport) -> Vec<Finding> {
         (findings::RULES.evaluate)(r)
+    }
+
+    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, findings)
     }
 
     /// Live traces are not compared; a warning says so.

@@ -2,9 +2,10 @@
 //! bytes and latency of a live process's I/O, with its histogram, and what
 //! the tracer could not record.
 
+use crate::kit::findings::plural;
 use comfy_table::{Cell, CellAlignment};
 use dbio_model::units::{format_bytes, format_ns};
-use dbio_model::watch::{BlockOp, WatchResult};
+use dbio_model::watch::{file_kind, BlockOp, FileKind, WatchFileOp, WatchResult, FOLD_SHARE_PCT};
 use dbio_model::RunReport;
 use std::fmt::Write;
 
@@ -51,12 +52,12 @@ fn body(head: String, w: &WatchResult) -> String {
     let mut t = crate::kit::text::new_table(&[
         "pid", "fd", "file", "call", "count", "bytes", "errors", "mean", "total",
     ]);
-    for o in &w.ops {
-        let mean = if o.count > 0 {
-            format_ns(o.total_ns as f64 / o.count as f64)
-        } else {
-            "-".into()
-        };
+    // Files busiest first, each file's calls busiest first; pseudo-files,
+    // libraries and files under a small share fold into one row.
+    let files = super::files::files(w);
+    let (shown, other): (Vec<_>, Vec<_>) = files.iter().partition(|f| !super::files::folded(w, f));
+    let rows: Vec<&WatchFileOp> = shown.iter().flat_map(|f| f.rows.iter().copied()).collect();
+    for o in &rows {
         t.add_row([
             Cell::new(o.pid).set_alignment(CellAlignment::Right),
             Cell::new(if o.generation > 0 {
@@ -77,14 +78,60 @@ fn body(head: String, w: &WatchResult) -> String {
             })
             .set_alignment(CellAlignment::Right),
             Cell::new(o.errors).set_alignment(CellAlignment::Right),
-            Cell::new(mean).set_alignment(CellAlignment::Right),
+            Cell::new(mean(o.total_ns, o.count)).set_alignment(CellAlignment::Right),
             Cell::new(format_ns(o.total_ns as f64)).set_alignment(CellAlignment::Right),
         ]);
     }
-    if calls {
-        let _ = writeln!(out, "{t}");
+    if !other.is_empty() {
+        let folded: Vec<&WatchFileOp> = other.iter().flat_map(|f| f.rows.iter().copied()).collect();
+        let (count, bytes, errors, total) = folded.iter().fold((0, 0, 0, 0), |a, o| {
+            (
+                a.0 + o.count,
+                a.1 + if o.op.moves_data() { o.bytes } else { 0 },
+                a.2 + o.errors,
+                a.3 + o.total_ns,
+            )
+        });
+        t.add_row([
+            Cell::new("-").set_alignment(CellAlignment::Right),
+            Cell::new("-").set_alignment(CellAlignment::Right),
+            Cell::new(format!("other files ({})", other.len())),
+            Cell::new("-"),
+            Cell::new(count).set_alignment(CellAlignment::Right),
+            Cell::new(format_bytes(bytes)).set_alignment(CellAlignment::Right),
+            Cell::new(errors).set_alignment(CellAlignment::Right),
+            Cell::new(mean(total, count)).set_alignment(CellAlignment::Right),
+            Cell::new(format_ns(total as f64)).set_alignment(CellAlignment::Right),
+        ]);
     }
-    for o in &w.ops {
+    if calls {
+        let traced = super::files::traced_ns(w);
+        let n_calls: u64 = w.ops.iter().map(|o| o.count).sum();
+        let _ = writeln!(
+            out,
+            "I/O calls: {n_calls} in {} files, {} inside them (the traced time), files busiest first",
+            files.len(),
+            format_ns(traced as f64)
+        );
+        let _ = writeln!(out, "{t}");
+        if !other.is_empty() {
+            let count = |k: FileKind| other.iter().filter(|f| f.kind == k).count();
+            let (pseudo, libs, small) = (
+                count(FileKind::Pseudo),
+                count(FileKind::Library),
+                count(FileKind::Data),
+            );
+            let _ = writeln!(
+                out,
+                "other files ({}): {pseudo} pseudo-file{} (/proc, /sys, terminals, pipes, sockets), {libs} shared librar{}, {small} file{} under {FOLD_SHARE_PCT} % of the traced time each; --all-files shows every file",
+                other.len(),
+                plural(pseudo as u64),
+                if libs == 1 { "y" } else { "ies" },
+                plural(small as u64),
+            );
+        }
+    }
+    for o in &rows {
         if o.count == 0 {
             continue;
         }
@@ -288,7 +335,13 @@ fn block(out: &mut String, w: &WatchResult) {
             mean(u.total_ns, u.count)
         );
     }
-    for u in &w.unmapped {
+    // A pseudo-file (/proc/self/...) names another file for dbio than
+    // for the process: saying so is noise.
+    for u in w
+        .unmapped
+        .iter()
+        .filter(|u| file_kind(Some(&u.path)) != FileKind::Pseudo)
+    {
         let _ = writeln!(out, "not mapped to the device: {}: {}", u.path, u.reason);
     }
 }
