@@ -262,3 +262,55 @@ fn read_existing_file_defaults_to_its_own_size() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("use a smaller --size"));
     assert_eq!(std::fs::metadata(&f).unwrap().len(), (3 << 20) + 100);
 }
+
+/// See: issue 23. An O_DIRECT read bypasses the page cache: however fast
+/// (a warm storage cache, a virtual disk's host cache), `read --direct`
+/// counts none as a page-cache hit, with the default 100 µs boundary as
+/// with any other, and says so beside the thresholds.
+#[test]
+fn o_direct_reads_are_never_page_cache_hits() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    for (page_cache_max, storage_cache_max) in [("100us", "1ms"), ("1s", "2s")] {
+        let v = read_json(&[
+            dir,
+            "--direct",
+            "--size",
+            "4m",
+            "--ops",
+            "2000",
+            "--cached",
+            "0,100",
+            "--page-cache-max",
+            page_cache_max,
+            "--storage-cache-max",
+            storage_cache_max,
+        ]);
+        for r in v["reads"].as_array().unwrap() {
+            assert_eq!(r["config"]["direct"], true);
+            assert_eq!(
+                u(&r["tiers"]["page_cache"]["count"]),
+                0,
+                "{page_cache_max}: {r}"
+            );
+            let by_tier =
+                u(&r["tiers"]["storage_cache"]["count"]) + u(&r["tiers"]["device"]["count"]);
+            assert_eq!(
+                by_tier,
+                u(&r["ops"]),
+                "every read is in a tier below the OS: {r}"
+            );
+        }
+    }
+    let out = dbio()
+        .args([
+            "read", dir, "--direct", "--size", "4m", "--ops", "200", "--quiet",
+        ])
+        .succeeds();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("an O_DIRECT read is never counted as a page-cache hit"),
+        "{table}"
+    );
+    assert!(dbio_files(d.path()).is_empty());
+}

@@ -102,6 +102,17 @@ impl TierThresholds {
         Tier::of(ns, self.page_cache_max_ns, self.storage_cache_max_ns)
     }
 
+    /// The thresholds an O_DIRECT read is classed with: no page-cache tier.
+    /// An O_DIRECT read bypasses the page cache whatever its latency; one
+    /// faster than the page-cache boundary came from a cache below it
+    /// (the storage's), so it is counted there.
+    pub fn without_page_cache(&self) -> TierThresholds {
+        TierThresholds {
+            page_cache_max_ns: 0,
+            ..self.clone()
+        }
+    }
+
     /// False when the thresholds say no read can come from a device.
     pub fn has_device_tier(&self) -> bool {
         self.storage_cache_max_ns != u64::MAX

@@ -299,7 +299,14 @@ impl ReadRun {
                     None => mix,
                 },
                 StripeRecorder::new(
-                    ClassRecorder::new(self.thresholds.clone(), &expected),
+                    ClassRecorder::new(
+                        if self.cfg.direct {
+                            self.thresholds.without_page_cache()
+                        } else {
+                            self.thresholds.clone()
+                        },
+                        &expected,
+                    ),
                     stripe,
                 ),
             )

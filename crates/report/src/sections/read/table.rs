@@ -44,7 +44,17 @@ pub fn render(r: &RunReport) -> String {
         }
         None => {
             let th = &reads[0].thresholds;
-            let _ = writeln!(out, "Tier thresholds ({}): {}", th.source, describe(th));
+            let _ = writeln!(
+                out,
+                "Tier thresholds ({}): {}{}",
+                th.source,
+                describe(th),
+                if s.direct {
+                    "; an O_DIRECT read is never counted as a page-cache hit"
+                } else {
+                    ""
+                }
+            );
         }
     }
     out.push_str(&summary(reads));
