@@ -1488,3 +1488,67 @@ fn html_matrix_search_draws_the_target_and_marks_the_answer() {
         "{iops}"
     );
 }
+
+/// See: issue 23. The check page opens with the answer, and its commit
+/// rows show a commit's latency (write + sync: what a session waits for),
+/// not the write's alone.
+#[test]
+fn html_check_page_answers_first_and_its_commit_rows_show_commit_latency() {
+    let bin = or_skip!(browser());
+    let d = scratch();
+    let data = d.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let (r, v) = run_html(
+        &bin,
+        d.path(),
+        &[
+            "check",
+            "--runtime",
+            "200ms",
+            "--size",
+            "32m",
+            "--quiet",
+            data.to_str().unwrap(),
+        ],
+    );
+    r.offline_page();
+    let verdict = r
+        .dom
+        .find("id=\"verdict\"")
+        .expect("the answer on the page");
+    let findings = r.dom.find("id=\"h-findings\"").expect("the findings");
+    let jobs = r.dom.find("id=\"jobs-summary\"").expect("the jobs table");
+    assert!(
+        verdict < findings && findings < jobs,
+        "the answer comes first"
+    );
+    let answer = v["verdict"]["answer"].as_str().unwrap();
+    r.text(&answer.chars().take(30).collect::<String>());
+    for j in v["jobs"].as_array().unwrap() {
+        let Some(c) = j.get("commit").filter(|c| !c.is_null()) else {
+            continue;
+        };
+        let name = j["name"].as_str().unwrap();
+        let row = r
+            .dom
+            .split("<tr>")
+            .find(|row| {
+                row.contains(&format!("<td>{name}</td>")) && row.contains("commit (write + sync)")
+            })
+            .unwrap_or_else(|| panic!("no commit row for {name}"));
+        let p50 = dbio_model::units::format_ns(
+            c["percentiles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["p"] == 50.0)
+                .unwrap()["ns"]
+                .as_f64()
+                .unwrap(),
+        );
+        assert!(
+            row.contains(&format!("<td class=\"n\">{p50}</td>")),
+            "{name}: {row}"
+        );
+    }
+}

@@ -10,17 +10,19 @@ use dbio_model::{JobResult, LatencySummary};
 use maud::html;
 use std::fmt::Write;
 
-/// The distributions of a job worth drawing, with their names.
+/// The distributions of a job worth drawing, with their names, the one
+/// the job measures first: a commit job's commit (write + sync: what a
+/// session waits for), not its write alone.
 fn distributions(j: &JobResult) -> Vec<(&'static str, &LatencySummary)> {
     let mut v = Vec::new();
+    if let Some(c) = j.commit.as_ref().filter(|c| c.count > 0) {
+        v.push(("commit (write + sync)", c));
+    }
     if let Some(r) = &j.read {
         v.push(("read lat", &r.lat));
     }
     if let Some(w) = &j.write {
         v.push(("write lat", &w.lat));
-    }
-    if let Some(c) = &j.commit {
-        v.push(("commit (write + sync)", c));
     }
     v
 }
@@ -31,11 +33,16 @@ pub fn section(jobs: &[JobResult]) -> String {
     let rows: Vec<Vec<String>> = jobs
         .iter()
         .map(|j| {
-            let (p50, p99) = distributions(j)
-                .first()
-                .map_or(("-".into(), "-".into()), |(_, l)| {
-                    (format_ns(l.p50_ns() as f64), format_ns(l.p99_ns() as f64))
-                });
+            let (what, p50, p99) = distributions(j).first().map_or(
+                ("–".into(), "–".into(), "–".into()),
+                |(k, l)| {
+                    (
+                        k.to_string(),
+                        format_ns(l.p50_ns() as f64),
+                        format_ns(l.p99_ns() as f64),
+                    )
+                },
+            );
             let iops =
                 j.read.as_ref().map_or(0.0, |s| s.iops) + j.write.as_ref().map_or(0.0, |s| s.iops);
             let bw = j.read.as_ref().map_or(0.0, |s| s.bytes_per_sec)
@@ -46,6 +53,7 @@ pub fn section(jobs: &[JobResult]) -> String {
                 j.target.clone(),
                 format!("{:.0}", iops),
                 format_rate(bw),
+                what,
                 p50,
                 p99,
                 format_ns(j.runtime_ns as f64),
@@ -60,6 +68,7 @@ pub fn section(jobs: &[JobResult]) -> String {
             "target",
             "#IOPS",
             "#throughput",
+            "latency of",
             "#p50",
             "#p99",
             "#runtime",
@@ -80,7 +89,7 @@ pub fn section(jobs: &[JobResult]) -> String {
         b.push_str("<h3>All jobs side by side</h3>");
         b.push_str(&svg::percentiles(
             "pct-jobs",
-            "Latency percentiles of every job (each job's first distribution)",
+            "Latency percentiles of every job (each job's commit, else its reads or writes)",
             &refs,
         ));
     }
