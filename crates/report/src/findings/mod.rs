@@ -86,12 +86,13 @@ mod tests {
                 ev("ratio", 2.5, "x"),
                 ev("batch", 18.25, "count"),
                 ev("writes", 7.0, "count"),
+                ev("max IOPS", 109_709.668_952_910_17, "IOPS"),
             ],
             None,
         );
         assert_eq!(
             evidence_line(&f),
-            "median 1.50 ms; share 12.3 %; rate 1.23 k ops/s; ratio 2.50x; batch 18.25; writes 7"
+            "median 1.50 ms; share 12.3 %; rate 1.23 k ops/s; ratio 2.50x; batch 18.25; writes 7; max IOPS 110 k IOPS"
         );
     }
 }

@@ -59,7 +59,10 @@ fn show(v: f64, unit: &str) -> String {
         "count" if v.fract() == 0.0 => format!("{v:.0}"),
         "count" => format!("{v:.2}"),
         u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),
-        u => format!("{v} {u}"),
+        // Any other unit (`IOPS`, `I/Os`, `MB/s`): three significant
+        // figures, as the tables print rates.
+        "" => format_count_rate(v),
+        u => format!("{} {u}", format_count_rate(v)),
     }
 }
 
