@@ -241,7 +241,9 @@ fn watch_shows_a_buffered_log_writer_rewriting_the_same_block() {
     // block the previous one ended in.
     assert!(same * 8 >= log["count"].as_u64().unwrap() * 6, "{log}");
     // Buffered: no O_DIRECT among the descriptor's flags.
-    let flags = log["open_flags"].as_str().unwrap_or_else(|| panic!("{log}"));
+    let flags = log["open_flags"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{log}"));
     assert!(!flags.split('|').any(|f| f == "O_DIRECT"), "{log}");
     let path = log["path"].as_str().unwrap();
     let f = r["findings"]
@@ -288,7 +290,9 @@ fn watch_does_not_call_o_direct_log_writes_rewrites_through_the_page_cache() {
         .iter()
         .find(|o| o["op"] == "pwrite64" && o["count"].as_u64().unwrap() >= 200)
         .unwrap_or_else(|| panic!("no log-file writes: {w}"));
-    let flags = log["open_flags"].as_str().unwrap_or_else(|| panic!("{log}"));
+    let flags = log["open_flags"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{log}"));
     assert!(flags.split('|').any(|f| f == "O_DIRECT"), "{log}");
     assert!(flags.split('|').any(|f| f == "O_DSYNC"), "{log}");
     // The pattern is there: 7 of every 8 writes start in the block the
@@ -302,6 +306,14 @@ fn watch_does_not_call_o_direct_log_writes_rewrites_through_the_page_cache() {
         .map(|f| f["rule"].as_str().unwrap())
         .collect();
     assert!(!rules.contains(&"watch.same_block"), "{rules:?}");
+    // The environment is the busiest file's directory, not `/`.
+    let target = r["environment"]["target"].as_str().unwrap();
+    assert_eq!(
+        std::path::Path::new(target).file_name(),
+        d.path().file_name(),
+        "{target}"
+    );
+    assert!(!r["environment"]["fs_type"].as_str().unwrap().is_empty());
 }
 
 /// A 200-write bench watched with `--stream` and `extra` options: the

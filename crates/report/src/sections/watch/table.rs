@@ -832,7 +832,10 @@ mod tests {
             .lines()
             .find(|l| l.contains("other files (2)") && l.contains(" write "))
             .unwrap_or_else(|| panic!("{s}"));
-        assert!(other.contains(" 4 ") && other.contains("16.0 KiB"), "{other}");
+        assert!(
+            other.contains(" 4 ") && other.contains("16.0 KiB"),
+            "{other}"
+        );
         assert!(!s.contains("/small ┆"), "{s}");
         assert!(!s.contains("requests on /redo: device time"), "{s}");
         // One call histogram: the row at 10 % of the traced time or more.
