@@ -28,9 +28,17 @@ impl Exporter for CsvExporter {
     }
 }
 
-/// Renders the report as CSV with a header line.
+/// Renders the report as CSV with a header line. Raw jobs alone keep the
+/// wide table (one row per job and operation, as fio's terse output): the
+/// jobs' own findings (`bench.*`) are in the table, JSON and HTML; any
+/// other finding (a note of the run) makes the CSV the long form.
 pub fn run(r: &RunReport) -> Result<String, ExportError> {
-    let has_sections = SECTIONS.iter().any(|s| s.needs_long_csv(r)) || !r.findings.is_empty();
+    let jobs_area = crate::sections::jobs::findings::RULES.area;
+    let other_findings = r
+        .findings
+        .iter()
+        .any(|f| f.rule.split('.').next() != Some(jobs_area));
+    let has_sections = SECTIONS.iter().any(|s| s.needs_long_csv(r)) || other_findings;
     if has_sections {
         LongTable::new(&["section", "name", "metric", "value"]).write(&[(None, run_rows(r)?)])
     } else {

@@ -102,9 +102,10 @@ fn capability(r: &RunReport) -> Option<String> {
         .max_by(|a, b| a.tps.total_cmp(&b.tps))
     {
         parts.push(format!(
-            "group commit reaches {}/s at {} sessions",
+            "group commit reaches {}/s at {} sessions ({})",
             format_count_rate(best.tps),
-            best.config.sessions
+            best.config.sessions,
+            best.config.method
         ));
     }
     if let Some((j, rd)) = r.jobs.iter().find_map(|j| match (&j.read, j.job.rw) {
