@@ -15,6 +15,42 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// A watch of processes describes what it watched, not `/`: the
+/// directory of the busiest data file (by the time of the calls on it),
+/// with its filesystem and device, read now that the watch knows it; or,
+/// when no data file was seen (pseudo-files and libraries only), the
+/// watch itself, on no filesystem in particular. The host's facts stay
+/// those read at the start. A `--device` watch keeps its device.
+fn watched_place(env: &mut dbio_model::Environment, w: &WatchResult) {
+    if w.config.device.is_some() {
+        return;
+    }
+    let files = dbio_report::sections::watch::files::files(w);
+    let busiest = files
+        .iter()
+        .filter(|f| f.kind == dbio_model::watch::FileKind::Data && f.total_ns > 0)
+        .find_map(|f| f.path.filter(|p| p.starts_with('/')));
+    match busiest.and_then(|p| std::path::Path::new(p).parent()) {
+        Some(dir) => {
+            let at = dbio_engine::sysinfo::environment(dir);
+            env.target = at.target;
+            env.fs_type = at.fs_type;
+            env.mount_point = at.mount_point;
+            env.mount_options = at.mount_options;
+            env.device = at.device;
+            env.dio_alignment = at.dio_alignment;
+        }
+        None => {
+            env.target = w.name.clone();
+            env.fs_type.clear();
+            env.mount_point.clear();
+            env.mount_options.clear();
+            env.device = None;
+            env.dio_alignment = None;
+        }
+    }
+}
+
 /// The configuration the arguments ask for: the one place they become a
 /// [`WatchConfig`].
 fn config(a: &WatchArgs) -> anyhow::Result<WatchConfig> {
@@ -124,6 +160,7 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         stream_to_stderr,
     };
     let (w, findings) = session.run(&mut terminal)?;
+    watched_place(&mut rep.environment, &w);
     rep.findings.extend(findings);
     rep.watch.push(w);
     Ok(ctx.finish(&rep))

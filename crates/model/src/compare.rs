@@ -153,8 +153,9 @@ pub struct Comparison {
     pub warnings: Vec<String>,
     /// What the comparison says: each input's difference to the first,
     /// the settings besides the storage that differ, and the notes
-    /// (entries only some inputs have, partial inputs), ranked.
-    #[serde(default)]
+    /// (entries only some inputs have, partial inputs), ranked; absent in
+    /// comparisons written before notes became findings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<crate::Finding>,
     /// The answer: how the inputs differ from the first; absent in
     /// comparisons written before verdicts.

@@ -272,8 +272,9 @@ pub struct WatchFileOp {
     /// was gone by then.
     pub path: Option<String>,
     /// The flags the file was opened with (`O_WRONLY|O_DIRECT|O_DSYNC`),
-    /// when the open was seen (files opened before the watch began have
-    /// none).
+    /// with the status flags a later fcntl(F_SETFL) set (O_DIRECT switched
+    /// on after the open), when the open or the F_SETFL was seen (files
+    /// opened before the watch began and never changed have none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_flags: Option<String>,
     /// The system call.

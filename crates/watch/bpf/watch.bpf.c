@@ -21,8 +21,8 @@
 // unmatched completions are counted.
 //
 // Paths are captured at open time (openat/openat2/open/creat, and
-// dup/dup2/dup3/fcntl(F_DUPFD) for copies) and handed over through the
-// `opens` ring buffer; close_range and sched_process_exec start a new
+// dup/dup2/dup3/fcntl(F_DUPFD) for copies, fcntl(F_SETFL) for flags set
+// later) and handed over through the `opens` ring buffer; close_range and sched_process_exec start a new
 // generation for the descriptors they may have closed. With
 // `device_target` set, every request on that device is keyed by its
 // issuer, watched or not.
@@ -293,10 +293,14 @@ struct {
 
 // Paths captured at open time (openat, openat2, open, creat), and the
 // descriptors duplicated (dup, dup2, dup3, fcntl F_DUPFD), so that a file
-// opened and closed between two of user space's reads of /proc is named.
+// opened and closed between two of user space's reads of /proc is named;
+// and the status flags set by fcntl(F_SETFL) (O_DIRECT switched on after
+// the open, as dbio itself does), so that a descriptor's flags are the
+// ones its calls ran with.
 #define PATH_BYTES 256
 #define KIND_OPEN 0
 #define KIND_DUP 1
+#define KIND_SETFL 2
 
 struct opening {
 	__s32 dfd;
@@ -849,15 +853,19 @@ static __attribute__((always_inline)) int open_exit(__s64 ret)
 	if (!o)
 		return 0;
 	if (ret >= 0) {
-		struct fdkey gk = { .tgid = tgid, .fd = (__s32)ret };
-		__u32 zero = 0;
-		bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
+		// F_SETFL returns 0 and changes the descriptor it was given.
+		__s32 fd = o->kind == KIND_SETFL ? o->dfd : (__s32)ret;
+		if (o->kind != KIND_SETFL) {
+			struct fdkey gk = { .tgid = tgid, .fd = fd };
+			__u32 zero = 0;
+			bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
+		}
 		struct open_event *e = bpf_ringbuf_reserve(&opens, sizeof(*e), 0);
 		if (e) {
 			e->tgid = tgid;
 			e->kind = o->kind;
-			e->fd = (__s32)ret;
-			e->gen = gen_of(tgid, (__s32)ret);
+			e->fd = fd;
+			e->gen = gen_of(tgid, fd);
 			e->dfd = o->dfd;
 			e->src_gen = o->kind == KIND_DUP ? gen_of(tgid, o->dfd) : 0;
 			e->flags = o->flags;
@@ -927,13 +935,17 @@ int name_enter_dup3(struct sys_enter *ctx)
 { return open_enter((__s32)ctx->args[0], 0, (__u32)ctx->args[2], KIND_DUP); }
 OPEN_EXIT(dup3)
 
-// fcntl(fd, F_DUPFD or F_DUPFD_CLOEXEC, min): a dup too.
+// fcntl(fd, F_DUPFD or F_DUPFD_CLOEXEC, min): a dup too;
+// fcntl(fd, F_SETFL, flags): the descriptor's new status flags.
 #define F_DUPFD 0
+#define F_SETFL 4
 #define F_DUPFD_CLOEXEC 1030
 SEC("tracepoint/syscalls/sys_enter_fcntl")
 int name_enter_fcntl(struct sys_enter *ctx)
 {
 	__u64 cmd = ctx->args[1];
+	if (cmd == F_SETFL)
+		return open_enter((__s32)ctx->args[0], 0, (__u32)ctx->args[2], KIND_SETFL);
 	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC)
 		return 0;
 	return open_enter((__s32)ctx->args[0], 0, 0, KIND_DUP);

@@ -280,6 +280,13 @@ pub enum Opened {
         /// Its generation then.
         src_gen: u32,
     },
+    /// fcntl(F_SETFL) on the descriptor: its new status flags (O_APPEND,
+    /// O_ASYNC, O_DIRECT, O_NOATIME, O_NONBLOCK take effect; the rest of
+    /// the argument is ignored by the kernel).
+    SetFlags {
+        /// The argument.
+        flags: u32,
+    },
 }
 
 /// A descriptor a watched process got.
@@ -854,6 +861,8 @@ impl Watcher {
                     src: r.dfd,
                     src_gen: r.src_gen,
                 }
+            } else if r.kind == 2 {
+                Opened::SetFlags { flags: r.flags }
             } else {
                 let end = r.path.iter().position(|&b| b == 0).unwrap_or(PATH_BYTES);
                 Opened::Open {

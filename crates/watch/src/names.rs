@@ -61,6 +61,10 @@ fn tidy(p: &Path) -> String {
     out.to_string_lossy().into_owned()
 }
 
+/// The status flags fcntl(F_SETFL) changes (Linux's `SETFL_MASK`).
+pub const SETFL_MASK: u32 =
+    (libc::O_APPEND | libc::O_ASYNC | libc::O_DIRECT | libc::O_NOATIME | libc::O_NONBLOCK) as u32;
+
 /// The `O_*` names of open flags, as strace writes them.
 pub fn flag_names(flags: u32) -> String {
     let f = flags as i32;
@@ -162,6 +166,15 @@ impl Names {
                 self.latest.insert((e.pid, e.fd), name.clone());
                 paths.0.insert(key, Some(name));
                 self.flags.insert(key, flags);
+            }
+            Opened::SetFlags { flags } => {
+                let now = match self.flags.get(&key) {
+                    Some(&old) => (old & !SETFL_MASK) | (flags & SETFL_MASK),
+                    // Opened before the watch: the argument is, as a rule,
+                    // F_GETFL's answer with a flag added or removed.
+                    None => flags,
+                };
+                self.flags.insert(key, now);
             }
             Opened::Dup { src, src_gen } => {
                 let from = (e.pid, src, src_gen);

@@ -124,11 +124,22 @@ pub fn other_findings(v: Option<&dbio_model::Verdict>, fs: &[dbio_model::Finding
 pub const DETAIL_BELOW: &str =
     "The tables and the other findings follow; --html FILE draws them, --json FILE keeps the result.";
 
+/// `target X on FS`; a target on no filesystem in particular (a watch
+/// that saw no data file: the watch's name, with no mount and no
+/// device) is named alone.
+fn target_on(e: &Environment) -> String {
+    if e.fs_type.is_empty() && e.mount_point.is_empty() && e.device.is_none() {
+        format!("target {}", e.target)
+    } else {
+        format!("target {} on {}", e.target, nonempty(&e.fs_type, "?"))
+    }
+}
+
 /// The environment in two sentences wrapped at [`WIDTH`] (a one-screen
 /// layout): the target, its filesystem and device with the settings that
 /// decide durability and latency, then the machine.
 pub fn environment_brief(e: &Environment) -> String {
-    let mut target = format!("target {} on {}", e.target, nonempty(&e.fs_type, "?"));
+    let mut target = target_on(e);
     if let Some(d) = &e.device {
         let _ = write!(target, ", device {}", d.name);
         let mut facts = Vec::new();
@@ -174,7 +185,7 @@ pub fn environment(e: &Environment) -> String {
         e.loadavg[1],
         e.loadavg[2]
     );
-    let _ = write!(s, "target {} on {}", e.target, nonempty(&e.fs_type, "?"));
+    s.push_str(&target_on(e));
     if !e.mount_point.is_empty() {
         let _ = write!(s, " mounted at {} [{}]", e.mount_point, e.mount_options);
     }
@@ -242,4 +253,26 @@ pub fn new_table(header: &[&str]) -> Table {
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_header(header.iter().map(Cell::new));
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_target_on_no_filesystem_is_named_alone() {
+        let mut e = Environment {
+            target: "command true".into(),
+            ..Default::default()
+        };
+        assert!(
+            environment(&e).contains("\ntarget command true\n"),
+            "{}",
+            environment(&e)
+        );
+        assert!(environment_brief(&e).starts_with("target command true; host"));
+        e.target = "/data".into();
+        e.fs_type = "xfs".into();
+        assert!(environment(&e).contains("target /data on xfs"));
+    }
 }

@@ -313,11 +313,22 @@ fn group_commit(x: &LoadResult, v: &mut Vec<Finding>) {
 }
 
 /// A flush path busy nearly all the time: the storage bounds the rate.
+/// Its impact is the flushes' share of the commit time
+/// ([`flush_share_pct`]); commits that wait for no flush are not bound by
+/// it (the not-durable finding says what they are).
 fn flush_bound(x: &LoadResult, v: &mut Vec<Finding>) {
     let name = Some(x.name.as_str());
     let d = &x.derived;
+    if no_flush_wait(x).is_some() {
+        return;
+    }
     if let Some(u) = d.flush_utilisation.filter(|&u| u >= FLUSH_BOUND) {
-        v.push(finding(
+        let mut evidence = vec![ev("flush time over wall time", 100.0 * u, "%")];
+        let share = flush_share_pct(x);
+        if let Some(p) = share {
+            evidence.push(ev("flushes' share of the commit time", p, "%"));
+        }
+        let f = finding(
             "load.flush_bound",
             name,
             Severity::Notice,
@@ -328,9 +339,13 @@ fn flush_bound(x: &LoadResult, v: &mut Vec<Finding>) {
                     .map(|l| format!(" ({} per flush)", format_ns(l)))
                     .unwrap_or_default()
             ),
-            vec![ev("flush time over wall time", 100.0 * u, "%")],
+            evidence,
             Some(doc("docs/load.md")),
-        ));
+        );
+        v.push(match share {
+            Some(p) => f.with_impact(p, COMMIT_TIME),
+            None => f,
+        });
     }
 }
 
@@ -525,6 +540,15 @@ mod tests {
         let b = one(&run(&x), "load.flush_bound");
         assert_eq!(b.severity, Severity::Notice);
         assert!(b.text.contains("busy 80 %"), "{}", b.text);
+        // Its impact is the flushes' share of the commit time, as the
+        // commit-against-flush finding's.
+        let share = flush_share_pct(&x).unwrap();
+        let impact = b.impact.as_ref().unwrap_or_else(|| panic!("{b:?}"));
+        assert_eq!(impact.share_pct, share);
+        assert_eq!(impact.of, COMMIT_TIME);
+        // Commits that waited for no flush are not bound by it.
+        setting(&mut x, "synchronous_commit", "off");
+        assert!(!rules(&run(&x)).contains(&"load.flush_bound"));
     }
 
     #[test]

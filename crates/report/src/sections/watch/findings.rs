@@ -224,8 +224,20 @@ struct Sums {
     syncs: u64,
     sync_ns: u64,
     same_block: u64,
+    /// Writes on descriptors not known to be O_DIRECT, and their
+    /// same-block writes: direct I/O reads no block back.
+    buffered_writes: u64,
+    buffered_same_block: u64,
     unaligned_512: u64,
     unaligned_4k: u64,
+}
+
+/// The descriptor ran with O_DIRECT (opened with it, or switched on by
+/// fcntl(F_SETFL)).
+pub fn is_direct(o: &WatchFileOp) -> bool {
+    o.open_flags
+        .as_deref()
+        .is_some_and(|f| f.split('|').any(|x| x == "O_DIRECT"))
 }
 
 fn sums(ops: &[&WatchFileOp]) -> Sums {
@@ -237,6 +249,8 @@ fn sums(ops: &[&WatchFileOp]) -> Sums {
         syncs: 0,
         sync_ns: 0,
         same_block: 0,
+        buffered_writes: 0,
+        buffered_same_block: 0,
         unaligned_512: 0,
         unaligned_4k: 0,
     };
@@ -245,6 +259,10 @@ fn sums(ops: &[&WatchFileOp]) -> Sums {
             s.writes += o.count;
             s.write_ns += o.total_ns;
             s.same_block += o.same_block;
+            if !is_direct(o) {
+                s.buffered_writes += o.count;
+                s.buffered_same_block += o.same_block;
+            }
             s.unaligned_512 += o.unaligned_512;
             s.unaligned_4k += o.unaligned_4k;
         } else if o.op.is_read() {
@@ -287,10 +305,13 @@ fn losses(w: &WatchResult) -> Option<Finding> {
     ))
 }
 
-/// The same 4 KiB block written by consecutive writes.
+/// The same 4 KiB block written by consecutive buffered writes (an
+/// O_DIRECT write goes to the device as it is and reads nothing back, so
+/// its descriptors are left out).
 fn same_block(file: &str, ops: &[&WatchFileOp]) -> Option<Finding> {
     let s = sums(ops);
-    if s.writes < MIN_WRITES || (s.same_block as f64) < SAME_BLOCK_SHARE * s.writes as f64 {
+    let (writes, same) = (s.buffered_writes, s.buffered_same_block);
+    if writes < MIN_WRITES || (same as f64) < SAME_BLOCK_SHARE * writes as f64 {
         return None;
     }
     Some(finding(
@@ -298,17 +319,12 @@ fn same_block(file: &str, ops: &[&WatchFileOp]) -> Option<Finding> {
         Some(file),
         Severity::Notice,
         format!(
-            "{file}: {} of {} writes started in the 4 KiB block the previous write ended in: the same block is written again and again (partial-block writes); on a buffered filesystem each one may read the block back first, which direct I/O avoids",
-            s.same_block, s.writes
+            "{file}: {same} of {writes} buffered writes started in the 4 KiB block the previous write ended in: the same block is written again and again (partial-block writes); through the page cache each one may read the block back first, which direct I/O avoids",
         ),
         vec![
-            ev("writes", s.writes as f64, "count"),
-            ev("same-block writes", s.same_block as f64, "count"),
-            ev(
-                "same-block share",
-                100.0 * s.same_block as f64 / s.writes as f64,
-                "%",
-            ),
+            ev("buffered writes", writes as f64, "count"),
+            ev("same-block writes", same as f64, "count"),
+            ev("same-block share", 100.0 * same as f64 / writes as f64, "%"),
         ],
         Some(lgwr_buffered_vs_direct()),
     ))
@@ -439,6 +455,23 @@ mod tests {
         let mut few = op(SyscallOp::Pwrite64, MIN_WRITES - 1, 1000);
         few.same_block = MIN_WRITES - 1;
         assert!(!rules(&result(vec![few])).contains(&"watch.same_block".into()));
+    }
+
+    #[test]
+    fn same_block_is_not_said_of_o_direct_writes() {
+        let mut w = op(SyscallOp::Pwrite64, 100, 1000);
+        w.same_block = 90;
+        w.open_flags = Some("O_RDWR|O_DIRECT|O_DSYNC".into());
+        assert!(!rules(&result(vec![w.clone()])).contains(&"watch.same_block".into()));
+        // A buffered descriptor on the same file is still counted, alone.
+        let mut b = op(SyscallOp::Pwrite64, 20, 1000);
+        b.fd = 4;
+        b.same_block = 10;
+        b.open_flags = Some("O_RDWR|O_DSYNC".into());
+        let f = watch(&result(vec![w, b]));
+        let f = f.iter().find(|f| f.rule == "watch.same_block").unwrap();
+        assert!(f.text.contains("10 of 20 buffered writes"), "{}", f.text);
+        assert!(!is_direct(&op(SyscallOp::Pwrite64, 1, 1)));
     }
 
     #[test]

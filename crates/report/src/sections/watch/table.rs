@@ -131,10 +131,25 @@ fn body(head: String, w: &WatchResult) -> String {
             );
         }
     }
-    for o in &rows {
-        if o.count == 0 {
-            continue;
-        }
+    // The histograms: every shown row's with --all-files; by default
+    // those of the rows that hold a tenth of the traced time or more.
+    let traced = super::files::traced_ns(w).max(1);
+    let big = |o: &WatchFileOp| {
+        100.0 * o.total_ns as f64 / traced as f64 >= super::findings::FILE_SHARE_PCT
+    };
+    let drawn: Vec<&&WatchFileOp> = rows
+        .iter()
+        .filter(|o| o.count > 0 && (w.config.all_files || big(o)))
+        .collect();
+    let undrawn = rows.iter().filter(|o| o.count > 0).count() - drawn.len();
+    if undrawn > 0 {
+        let _ = writeln!(
+            out,
+            "latency histograms of the rows at {} % of the traced time or more; --all-files draws the other {undrawn}",
+            super::findings::FILE_SHARE_PCT
+        );
+    }
+    for o in drawn {
         let _ = writeln!(
             out,
             "{} on {} (pid {}, fd {}): latency",
@@ -242,9 +257,218 @@ fn syscalls_on(w: &WatchResult, path: &str, op: BlockOp) -> String {
     }
 }
 
-/// The block layer: per device, class and issuer; per file; what no
-/// file holds; the files that could not be mapped.
+/// The block layer: with `--all-files` (or `--device`), per device,
+/// class and issuer, per file with a histogram each, and what no file
+/// holds per class; by default folded as the file rows fold: per device
+/// and class, the files shown in the call table (the rest in one row per
+/// class), and what no file holds in one line per device.
 fn block(out: &mut String, w: &WatchResult) {
+    if w.config.all_files || w.config.device.is_some() {
+        block_full(out, w);
+    } else {
+        block_folded(out, w);
+    }
+    // A pseudo-file (/proc/self/...) names another file for dbio than
+    // for the process: saying so is noise.
+    for u in w
+        .unmapped
+        .iter()
+        .filter(|u| file_kind(Some(&u.path)) != FileKind::Pseudo)
+    {
+        let _ = writeln!(out, "not mapped to the device: {}: {}", u.path, u.reason);
+    }
+}
+
+/// One row of the folded device table: a device's requests of one class,
+/// every issuer together.
+#[derive(Default)]
+struct DeviceClass {
+    device: String,
+    op: Option<BlockOp>,
+    count: u64,
+    by_watched: u64,
+    bytes: u64,
+    total_ns: u64,
+    fua: u64,
+    preflush: u64,
+}
+
+/// A device as the tables name it: `vda (254:0)`, or its number.
+fn device_name(w: &WatchResult, device: &str) -> String {
+    match w
+        .block
+        .iter()
+        .find(|d| d.device == device)
+        .and_then(|d| d.name.as_ref())
+    {
+        Some(n) => format!("{n} ({device})"),
+        None => device.to_string(),
+    }
+}
+
+fn block_folded(out: &mut String, w: &WatchResult) {
+    if !w.block.is_empty() {
+        let mut rows: Vec<DeviceClass> = Vec::new();
+        for d in &w.block {
+            let i = match rows
+                .iter()
+                .position(|r| r.device == d.device && r.op == Some(d.op))
+            {
+                Some(i) => i,
+                None => {
+                    rows.push(DeviceClass {
+                        device: d.device.clone(),
+                        op: Some(d.op),
+                        ..Default::default()
+                    });
+                    rows.len() - 1
+                }
+            };
+            let r = &mut rows[i];
+            r.count += d.count;
+            if d.pid.is_some() {
+                r.by_watched += d.count;
+            }
+            r.bytes += d.bytes;
+            r.total_ns += d.total_ns;
+            r.fua += d.fua;
+            r.preflush += d.preflush;
+        }
+        let _ = writeln!(
+            out,
+            "block layer: device service time (issue to completion) on the devices holding the watched files; --all-files splits it by issuer and draws each file's histograms"
+        );
+        let mut t = crate::kit::text::new_table(&[
+            "device",
+            "op",
+            "requests",
+            "by watched",
+            "bytes",
+            "mean",
+            "total",
+            "FUA",
+            "preflush",
+        ]);
+        for r in &rows {
+            t.add_row([
+                Cell::new(device_name(w, &r.device)),
+                Cell::new(r.op.map_or("-", BlockOp::name)),
+                Cell::new(r.count).set_alignment(CellAlignment::Right),
+                Cell::new(r.by_watched).set_alignment(CellAlignment::Right),
+                Cell::new(format_bytes(r.bytes)).set_alignment(CellAlignment::Right),
+                Cell::new(mean(r.total_ns, r.count)).set_alignment(CellAlignment::Right),
+                Cell::new(format_ns(r.total_ns as f64)).set_alignment(CellAlignment::Right),
+                Cell::new(r.fua).set_alignment(CellAlignment::Right),
+                Cell::new(r.preflush).set_alignment(CellAlignment::Right),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    if !w.file_block.is_empty() {
+        // The files the call table shows, busiest first; the rest fold.
+        let files = super::files::files(w);
+        let shown: Vec<&str> = files
+            .iter()
+            .filter(|f| !super::files::folded(w, f))
+            .filter_map(|f| f.path)
+            .collect();
+        let _ = writeln!(
+            out,
+            "device time by file (requests whose first sector lies in the file's extents), next to the time of the calls on it"
+        );
+        let mut t = crate::kit::text::new_table(&[
+            "file",
+            "op",
+            "requests",
+            "bytes",
+            "by watched",
+            "device mean",
+            "calls: mean x count",
+        ]);
+        for p in &shown {
+            for f in w.file_block.iter().filter(|f| f.path == *p) {
+                t.add_row([
+                    Cell::new(&f.path),
+                    Cell::new(f.op.name()),
+                    Cell::new(f.count).set_alignment(CellAlignment::Right),
+                    Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
+                    Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
+                    Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
+                    Cell::new(syscalls_on(w, &f.path, f.op)),
+                ]);
+            }
+        }
+        let rest: Vec<_> = w
+            .file_block
+            .iter()
+            .filter(|f| !shown.contains(&f.path.as_str()))
+            .collect();
+        for op in BlockOp::ALL {
+            let of: Vec<_> = rest.iter().filter(|f| f.op == op).collect();
+            if of.is_empty() {
+                continue;
+            }
+            let mut paths: Vec<&str> = of.iter().map(|f| f.path.as_str()).collect();
+            paths.sort_unstable();
+            paths.dedup();
+            let (count, bytes, by, ns) = of.iter().fold((0, 0, 0, 0), |a, f| {
+                (
+                    a.0 + f.count,
+                    a.1 + f.bytes,
+                    a.2 + f.by_watched,
+                    a.3 + f.total_ns,
+                )
+            });
+            t.add_row([
+                Cell::new(format!("other files ({})", paths.len())),
+                Cell::new(op.name()),
+                Cell::new(count).set_alignment(CellAlignment::Right),
+                Cell::new(format_bytes(bytes)).set_alignment(CellAlignment::Right),
+                Cell::new(by).set_alignment(CellAlignment::Right),
+                Cell::new(mean(ns, count)).set_alignment(CellAlignment::Right),
+                Cell::new("-"),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    // What no watched file holds: one line per device.
+    let mut devices: Vec<&str> = Vec::new();
+    for u in &w.block_unattributed {
+        if !devices.contains(&u.device.as_str()) {
+            devices.push(&u.device);
+        }
+    }
+    for dev in devices {
+        let of: Vec<_> = w
+            .block_unattributed
+            .iter()
+            .filter(|u| u.device == dev)
+            .collect();
+        let classes: Vec<String> = of
+            .iter()
+            .map(|u| format!("{} {}", u.count, u.op.name()))
+            .collect();
+        let (count, bytes, by, ns) = of.iter().fold((0, 0, 0, 0), |a, u| {
+            (
+                a.0 + u.count,
+                a.1 + u.bytes,
+                a.2 + u.by_watched,
+                a.3 + u.total_ns,
+            )
+        });
+        let _ = writeln!(
+            out,
+            "not in any watched file's extents on {}: {} requests ({}; {}, {by} issued by a watched process, device mean {}): journal, metadata, flushes or other processes' files",
+            device_name(w, dev),
+            count,
+            classes.join(", "),
+            format_bytes(bytes),
+            mean(ns, count)
+        );
+    }
+}
+
+fn block_full(out: &mut String, w: &WatchResult) {
     if !w.block.is_empty() {
         let _ = writeln!(
             out,
@@ -334,15 +558,6 @@ fn block(out: &mut String, w: &WatchResult) {
             u.by_watched,
             mean(u.total_ns, u.count)
         );
-    }
-    // A pseudo-file (/proc/self/...) names another file for dbio than
-    // for the process: saying so is noise.
-    for u in w
-        .unmapped
-        .iter()
-        .filter(|u| file_kind(Some(&u.path)) != FileKind::Pseudo)
-    {
-        let _ = writeln!(out, "not mapped to the device: {}: {}", u.path, u.reason);
     }
 }
 
@@ -496,12 +711,32 @@ mod tests {
             }],
             bpf_programs: vec![],
         };
+        // By default: per device and class, every issuer together; the
+        // files of the call table without histograms; what no file
+        // holds in one line per device.
         let s = render_one(&w);
+        assert!(s.contains("vda (254:0)") && s.contains("by watched"), "{s}");
+        assert!(!s.contains("writeback/other"), "{s}");
+        assert!(s.contains("fdatasync 1.00 ms x4"), "{s}");
+        assert!(!s.contains("requests on /redo: device time"), "{s}");
+        assert!(
+            s.contains("not in any watched file's extents on vda (254:0): 2 requests (2 write; 8.00 KiB, 0 issued"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not mapped to the device: /tmpfile: not on a block device"),
+            "{s}"
+        );
+        assert!(s.contains("3 completions without an issue"), "{s}");
+        // --all-files (and `dbio report --detail`): by issuer, with each
+        // file's histogram and a line per class.
+        let mut all = w.clone();
+        all.config.all_files = true;
+        let s = render_one(&all);
         assert!(
             s.contains("vda (254:0)") && s.contains("writeback/other"),
             "{s}"
         );
-        assert!(s.contains("fdatasync 1.00 ms x4"), "{s}");
         assert!(s.contains("write requests on /redo: device time"), "{s}");
         assert!(
             s.contains("on 254:0: 2 write requests (8.00 KiB, 0 issued"),
@@ -511,7 +746,100 @@ mod tests {
             s.contains("not mapped to the device: /tmpfile: not on a block device"),
             "{s}"
         );
-        assert!(s.contains("3 completions without an issue"), "{s}");
+    }
+
+    #[test]
+    fn by_default_the_block_layer_folds_files_as_the_call_table_does() {
+        use dbio_model::watch::{WatchDeviceIo, WatchFileBlock};
+        let mut lat = dbio_model::Log2Buckets::default();
+        lat.record_us_n(100, 4);
+        let call = |path: &str, ns: u64| WatchFileOp {
+            pid: 7,
+            fd: 3,
+            path: Some(path.into()),
+            op: SyscallOp::Pwrite64,
+            count: 4,
+            total_ns: ns,
+            latency: lat.clone(),
+            ..Default::default()
+        };
+        let fb = |path: &str, op: BlockOp| WatchFileBlock {
+            path: path.into(),
+            device: "254:0".into(),
+            op,
+            count: 2,
+            bytes: 8192,
+            total_ns: 200_000,
+            by_watched: 2,
+            latency: lat.clone(),
+        };
+        let dev = |op: BlockOp, pid: Option<u32>| WatchDeviceIo {
+            device: "254:0".into(),
+            name: Some("vda".into()),
+            op,
+            pid,
+            count: 3,
+            total_ns: 300_000,
+            latency: lat.clone(),
+            ..Default::default()
+        };
+        let w = WatchResult {
+            name: "pid 7".into(),
+            config: WatchConfig {
+                block: true,
+                ..Default::default()
+            },
+            duration_ns: 1_000_000_000,
+            ended: WatchEnd::Exited,
+            command_status: None,
+            processes: vec![],
+            // /redo holds nearly all the time; /small and /tiny are under
+            // 1 % of it and fold.
+            ops: vec![
+                call("/redo", 10_000_000),
+                call("/small", 10_000),
+                call("/tiny", 10_000),
+            ],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![
+                dev(BlockOp::Write, Some(7)),
+                dev(BlockOp::Write, None),
+                dev(BlockOp::Discard, None),
+            ],
+            file_block: vec![
+                fb("/redo", BlockOp::Write),
+                fb("/redo", BlockOp::Discard),
+                fb("/small", BlockOp::Write),
+                fb("/tiny", BlockOp::Write),
+            ],
+            block_unattributed: vec![],
+            unmapped: vec![],
+            bpf_programs: vec![],
+        };
+        let s = render_one(&w);
+        // One device row per class: 6 write requests, 3 by the watched
+        // process.
+        let write = s
+            .lines()
+            .find(|l| l.contains("vda (254:0)") && l.contains(" write "))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(write.contains(" 6 ") && write.contains(" 3 "), "{write}");
+        assert_eq!(s.matches("vda (254:0)").count(), 2, "{s}");
+        // The busiest file's rows, the two small files in one row.
+        let other = s
+            .lines()
+            .find(|l| l.contains("other files (2)") && l.contains(" write "))
+            .unwrap_or_else(|| panic!("{s}"));
+        assert!(
+            other.contains(" 4 ") && other.contains("16.0 KiB"),
+            "{other}"
+        );
+        assert!(!s.contains("/small ┆"), "{s}");
+        assert!(!s.contains("requests on /redo: device time"), "{s}");
+        // One call histogram: the row at 10 % of the traced time or more.
+        assert_eq!(s.matches(": latency").count(), 1, "{s}");
     }
 
     #[test]
