@@ -292,11 +292,8 @@ fn events(r: &TraceReport) -> String {
         "event", "class", "count", "total", "mean", "min", "p50", "p90", "p99", "max", "ela=0",
     ]);
     for e in &r.events {
-        let class = match (e.idle, e.io) {
-            (true, _) => "idle",
-            (_, true) => "I/O",
-            _ => "",
-        };
+        // Oracle's wait class: 'log file sync' is Commit, not I/O.
+        let class = dbio_model::WaitClass::of(&e.name).label();
         t.add_row(vec![
             e.name.clone(),
             class.into(),
