@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod db_time;
 pub mod findings;
 pub mod html;
 pub mod html_trace;

@@ -125,7 +125,7 @@ pub fn is_read(event: &str) -> bool {
 }
 
 /// `a` or `an` before a wait class's name.
-fn article(class: WaitClass) -> &'static str {
+pub fn article(class: WaitClass) -> &'static str {
     if class.label().starts_with(['A', 'E', 'I', 'O', 'U']) {
         "an"
     } else {
