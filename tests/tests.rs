@@ -43,6 +43,7 @@ mod stripe;
 mod stripe_commands;
 mod tracefile;
 mod tracefile_published;
+mod verdict;
 mod watch;
 mod watch_cgroup;
 mod watch_cost;

@@ -246,11 +246,7 @@ pub fn charted(r: &AwrReport) -> Vec<&dbio_model::awr::AwrHistogram> {
             (rank, idle, time, h)
         })
         .collect();
-    hs.sort_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then(a.1.cmp(&b.1))
-            .then(b.2.total_cmp(&a.2))
-    });
+    hs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.total_cmp(&a.2)));
     hs.into_iter().map(|x| x.3).collect()
 }
 
@@ -404,4 +400,44 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
 
 fn or_dash(v: Option<&str>) -> String {
     v.unwrap_or("-").to_string()
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+    use dbio_model::awr::{AwrHistogram, WaitEventRow};
+
+    #[test]
+    fn charts_follow_the_time_and_derived_figures_are_labelled() {
+        let mut r = AwrReport::default();
+        for (name, t) in [
+            ("ADR block file read", 0.5),
+            ("pman timer", 3615.0),
+            ("db file sequential read", 39.5),
+        ] {
+            r.histograms.push(AwrHistogram {
+                event: name.into(),
+                ..Default::default()
+            });
+            r.foreground_events.push(WaitEventRow {
+                name: name.into(),
+                time_s: Some(t),
+                ..Default::default()
+            });
+        }
+        let order: Vec<&str> = charted(&r).iter().map(|h| h.event.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "db file sequential read",
+                "ADR block file read",
+                "pman timer"
+            ]
+        );
+        r.derived.host_cpu_busy_pct = Some(2.9000000000000057);
+        let page = render(&r, None);
+        assert!(page.contains("host CPU busy"), "labelled");
+        assert!(page.contains("2.9 %"), "rounded");
+        assert!(!page.contains("host_cpu_busy_pct") && !page.contains("2.9000000000000057"));
+    }
 }
