@@ -210,7 +210,15 @@ fn body(r: &AwrReport, k: &str) -> String {
             rows.extend(tier_rows.iter().map(|(k, v)| (k.as_str(), v.clone())));
         }
     }
-    b.push_str(&page::pairs(&format!("awr-derived-{k}"), &rows));
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(k, v)| vec![k.to_string(), v])
+        .collect();
+    b.push_str(&page::table(
+        &format!("awr-derived-{k}"),
+        &["derived figure", "#value"],
+        &rows,
+    ));
     b
 }
 

@@ -473,15 +473,20 @@ mod tests {
 /// profile built from (name, kind, count, µs) lines, R their sum.
 #[cfg(test)]
 pub mod synthetic {
-    use dbio_model::trace::{EventStats, ProfileKind, ProfileLine, TraceReport};
+    use dbio_model::trace::{EventStats, ProfileKind, ProfileLine, TraceReport, TraceSettings};
 
     /// A trace whose profile is `lines`, with the default thresholds.
     pub fn trace(lines: &[(&str, ProfileKind, u64, i64)]) -> TraceReport {
-        let mut t = TraceReport::default();
-        t.label = "synthetic.trc".into();
-        t.settings.page_cache_max_ns = 100_000;
-        t.settings.storage_cache_max_ns = 1_000_000;
-        t.settings.thresholds_from = "default".into();
+        let mut t = TraceReport {
+            label: "synthetic.trc".into(),
+            settings: TraceSettings {
+                page_cache_max_ns: 100_000,
+                storage_cache_max_ns: 1_000_000,
+                thresholds_from: "default".into(),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
         let r: i64 = lines.iter().map(|l| l.3).sum();
         t.profile.response_time_us = r;
         for &(name, kind, count, us) in lines {

@@ -65,7 +65,7 @@ pub fn shares(t: &TraceReport) -> Shares {
 }
 
 /// The largest profile line of a kind of time, by share of R.
-fn largest<'a>(t: &'a TraceReport, keep: impl Fn(&ProfileLine) -> bool) -> Option<&'a ProfileLine> {
+fn largest(t: &TraceReport, keep: impl Fn(&ProfileLine) -> bool) -> Option<&ProfileLine> {
     t.profile
         .lines
         .iter()
