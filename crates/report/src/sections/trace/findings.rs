@@ -126,7 +126,7 @@ pub fn is_read(event: &str) -> bool {
 
 /// `a` or `an` before a wait class's name.
 pub fn article(class: WaitClass) -> &'static str {
-    if class.label().starts_with(['A', 'E', 'I', 'O', 'U']) {
+    if class.label().starts_with(['A', 'E', 'I', 'O']) {
         "an"
     } else {
         "a"
@@ -569,6 +569,11 @@ mod component_tests {
         assert_eq!(f[0].subject.as_deref(), Some("db file sequential read"));
         assert!(
             f[0].text.contains("6.00 ms per read is device latency"),
+            "{}",
+            f[0].text
+        );
+        assert!(
+            f[0].text.contains("a User I/O wait; 6.00 ms"),
             "{}",
             f[0].text
         );
