@@ -36,6 +36,7 @@ pub mod trace;
 pub mod units;
 pub mod verdict;
 pub mod visible;
+pub mod wait_class;
 pub mod watch;
 
 pub use environment::{BlockDevice, DioAlignment, Environment, PageCacheResidency};
@@ -47,6 +48,7 @@ pub use run::{
     PartialReason, Pattern, Prepare, RunReport, SecondSample,
 };
 pub use verdict::{Verdict, VerdictClass};
+pub use wait_class::WaitClass;
 
 /// Version of the JSON result schema. Bump on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 3;

@@ -55,7 +55,7 @@ fn show(v: f64, unit: &str) -> String {
         "bytes/s" => format_rate(v),
         "%" => format!("{v:.1} %"),
         "x" => format!("{v:.2}x"),
-        "s" => format!("{v:.3} s"),
+        "s" => format_ns(v * 1e9),
         "count" if v.fract() == 0.0 => format!("{v:.0}"),
         "count" => format!("{v:.2}"),
         u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),

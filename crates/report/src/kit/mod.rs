@@ -16,4 +16,3 @@ pub mod references;
 pub mod series;
 pub mod settings;
 pub mod text;
-pub mod wait_class;

@@ -50,6 +50,15 @@ pub fn over_configuring_dbwr() -> Reference {
     )
 }
 
+/// Method R: a response time explained by its profile, each component by
+/// its share of R.
+pub fn method_r() -> Reference {
+    article(
+        Some("Cary Millsap and Jeff Holt"),
+        "Optimizing Oracle Performance",
+    )
+}
+
 /// A file in `docs/`.
 pub fn doc(path: &str) -> Reference {
     article(None, path)

@@ -42,10 +42,16 @@ pub fn wrapped(first: &str, rest: &str, text: &str) -> String {
 /// evidence, then where the detail is (`detail`, one sentence).
 pub fn verdict(v: &dbio_model::Verdict, fs: &[dbio_model::Finding], detail: &str) -> String {
     let mut out = wrapped("", "  ", &v.question);
+    // The class in brackets, unless the answer already opens with it or
+    // the question says it (what a measurement of storage gives).
+    let label = v.class.label();
+    let said = v.answer.to_lowercase().starts_with(&label.to_lowercase());
     let answer = match v.class {
-        // The question already says what a measurement of storage answers.
-        dbio_model::VerdictClass::Capability => v.answer.clone(),
-        c => format!("{} [{}]", v.answer, c.label()),
+        dbio_model::VerdictClass::Capability | dbio_model::VerdictClass::Comparison => {
+            v.answer.clone()
+        }
+        _ if said => v.answer.clone(),
+        _ => format!("{} [{label}]", v.answer),
     };
     out.push_str(&wrapped("=> ", "   ", &answer));
     // A finding that is the answer shows its evidence under it, once.

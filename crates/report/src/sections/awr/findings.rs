@@ -18,14 +18,26 @@
 //!   DBWR Processes").
 //! * 'log buffer space'; single-block read latency that the histogram
 //!   puts on the device.
+//! * Every component of DB time at or above a tenth of it (DB CPU, each
+//!   foreground wait, the time neither accounts for) by its share, as
+//!   ADDM ranks its findings, saying whether the storage explains it: an
+//!   I/O wait by its average latency against the tier thresholds, 'log
+//!   file sync' against 'log file parallel write', DB CPU is CPU. When no
+//!   I/O event reaches a tenth, one finding gives the I/O waits' share.
 
+use super::db_time::{self, DbTime, EventShare};
 use crate::kit::findings::RuleSet;
 use crate::kit::findings::{ev, finding, Finding, Severity};
+use crate::kit::references::method_r;
 use crate::kit::references::{
     lgwr_buffered_vs_direct, log_file_sync, over_configuring_dbwr, physical_io_not_always_physical,
 };
+use crate::sections::trace::findings::{article, LatencyTier, COMPONENT_SHARE};
+use crate::verdict::severity_of_share;
 use dbio_model::awr::AwrReport;
+use dbio_model::read::{DEFAULT_PAGE_CACHE_MAX_NS, DEFAULT_STORAGE_CACHE_MAX_NS};
 use dbio_model::units::format_ns;
+use dbio_model::WaitClass;
 
 /// The AWR rules.
 pub const RULES: RuleSet<AwrReport> = RuleSet {
@@ -56,10 +68,13 @@ fn us(v: f64) -> String {
     format_ns(v * 1000.0)
 }
 
+/// The total an AWR finding's impact is a share of.
+pub const OF_DB_TIME: &str = "DB time";
+
 fn evaluate(r: &AwrReport) -> Vec<Finding> {
     let mut out = Vec::new();
     for rule in [
-        super::db_time::findings,
+        db_time_components,
         commit_not_io,
         small_redo_writes,
         read_tiers,
@@ -94,10 +109,15 @@ fn commit_not_io(r: &AwrReport, out: &mut Vec<Finding>) {
                 }
                 None => String::new(),
             };
-            out.push(finding(
+            let share = db_time::of(r).map(|d| d.commit_pct());
+            let severity = match share {
+                Some(s) if s < COMPONENT_SHARE => Severity::Notice,
+                _ => Severity::Warning,
+            };
+            let f = finding(
                 "awr.commit_not_io",
                 Some("log file sync"),
-                Severity::Warning,
+                severity,
                 format!(
                     "'log file sync' averages {} against {} for 'log file parallel write' ({ratio:.1}x): {} of each commit is spent outside the log write, posting LGWR and waiting to be scheduled{cpu}; faster redo storage will not shorten it",
                     us(lfs),
@@ -106,9 +126,212 @@ fn commit_not_io(r: &AwrReport, out: &mut Vec<Finding>) {
                 ),
                 evidence,
                 Some(log_file_sync()),
-            ));
+            );
+            out.push(match share {
+                Some(s) => f.with_impact(s, OF_DB_TIME),
+                None => f,
+            });
         }
     }
+}
+
+/// The tier thresholds a report was read with, ns.
+fn thresholds(r: &AwrReport) -> (u64, u64) {
+    r.derived.read_tiers.as_ref().map_or(
+        (DEFAULT_PAGE_CACHE_MAX_NS, DEFAULT_STORAGE_CACHE_MAX_NS),
+        |t| (t.page_cache_max_ns, t.storage_cache_max_ns),
+    )
+}
+
+/// The tier an average wait of `avg_us` falls in.
+pub fn tier_of(r: &AwrReport, avg_us: f64) -> LatencyTier {
+    let (page, storage) = thresholds(r);
+    let ns = avg_us * 1000.0;
+    if ns < page as f64 {
+        LatencyTier::PageCache
+    } else if ns < storage as f64 {
+        LatencyTier::StorageCache
+    } else {
+        LatencyTier::Device
+    }
+}
+
+/// Every component of DB time from a tenth of it, and the I/O waits'
+/// share when no I/O event reaches a tenth.
+fn db_time_components(r: &AwrReport, out: &mut Vec<Finding>) {
+    let Some(d) = db_time::of(r) else {
+        return;
+    };
+    let db = d.db_time_s;
+    if let Some(cpu) = d.cpu_s.filter(|_| d.cpu_pct >= COMPONENT_SHARE) {
+        let share = d.cpu_pct;
+        let mut evidence = vec![ev("DB CPU", cpu, "s"), ev("DB time", db, "s")];
+        let host = match r.derived.host_cpu_busy_pct {
+            Some(b) => {
+                evidence.push(ev("host CPU busy", b, "%"));
+                if b < 50.0 {
+                    format!("; the host's CPUs were {b:.1} % busy, so the sessions worked on the CPU rather than queued for it")
+                } else {
+                    format!("; the host's CPUs were {b:.1} % busy")
+                }
+            }
+            None => String::new(),
+        };
+        out.push(
+            finding(
+                "awr.cpu",
+                Some("DB CPU"),
+                severity_of_share(share),
+                format!(
+                    "DB CPU is {share:.1} % of DB time ({cpu:.1} s of {db:.1} s): time on the CPU, which the storage does not explain{host}"
+                ),
+                evidence,
+                Some(method_r()),
+            )
+            .with_impact(share, OF_DB_TIME),
+        );
+    }
+    for e in d.events.iter().filter(|e| e.pct >= COMPONENT_SHARE) {
+        out.push(event_finding(r, &d, e));
+    }
+    let io = d.io_pct();
+    if d.events
+        .iter()
+        .all(|e| !(e.class.is_io() && e.pct >= COMPONENT_SHARE))
+    {
+        let largest = match d.top_io() {
+            Some(e) => format!(
+                "; the largest, '{}', is {:.1} % ({:.1} s{})",
+                e.name,
+                e.pct,
+                e.time_s,
+                e.avg_us
+                    .map_or_else(String::new, |a| format!(" at {} per wait", us(a)))
+            ),
+            None => String::new(),
+        };
+        out.push(
+            finding(
+                "awr.io_waits",
+                Some("I/O waits"),
+                severity_of_share(io),
+                format!(
+                    "I/O waits (User I/O and System I/O, foreground) are {io:.1} % of DB time{largest}: the storage explains little of this DB time"
+                ),
+                vec![
+                    ev("I/O waits", io * db / 100.0, "s"),
+                    ev("DB time", db, "s"),
+                ],
+                Some(method_r()),
+            )
+            .with_impact(io, OF_DB_TIME),
+        );
+    }
+    let rest = d.rest_pct();
+    if d.whole && d.cpu_s.is_some() && rest >= COMPONENT_SHARE {
+        let aix = if r
+            .header
+            .platform
+            .as_deref()
+            .is_some_and(|p| p.contains("AIX"))
+        {
+            "; on AIX, the accounting of SMT threads can also report less DB CPU than the sessions used"
+        } else {
+            ""
+        };
+        out.push(
+            finding(
+                "awr.uncaptured",
+                Some("DB time not in CPU or waits"),
+                severity_of_share(rest),
+                format!(
+                    "{rest:.1} % of DB time ({:.1} s) is neither DB CPU nor a foreground wait: sessions waiting for a CPU in the run queue, or code with no wait event{aix}; no wait says it was the storage",
+                    rest * db / 100.0
+                ),
+                vec![
+                    ev("DB CPU", d.cpu_s.unwrap_or(0.0), "s"),
+                    ev("foreground waits", d.waits_pct() * db / 100.0, "s"),
+                    ev("DB time", db, "s"),
+                ],
+                Some(method_r()),
+            )
+            .with_impact(rest, OF_DB_TIME),
+        );
+    }
+}
+
+/// The finding about one foreground wait event from a tenth of DB time.
+fn event_finding(r: &AwrReport, d: &DbTime, e: &EventShare) -> Finding {
+    let share = e.pct;
+    let per = e
+        .avg_us
+        .map_or_else(String::new, |a| format!(" at {} per wait", us(a)));
+    let head = format!(
+        "'{}' is {share:.1} % of DB time ({:.1} s{per})",
+        e.name, e.time_s
+    );
+    let mut evidence = vec![ev("time", e.time_s, "s"), ev("DB time", d.db_time_s, "s")];
+    if let Some(a) = e.avg_us {
+        evidence.push(ev("average wait", a * 1000.0, "ns"));
+    }
+    let (rule, text, reference) = if e.class.is_io() {
+        let reading = match e.avg_us {
+            Some(a) => match tier_of(r, a) {
+                LatencyTier::PageCache => format!(
+                    "{} per wait is {}: faster storage would not shorten it",
+                    us(a),
+                    LatencyTier::PageCache.words()
+                ),
+                t => format!(
+                    "{} per wait is {}: the storage explains this time",
+                    us(a),
+                    t.words()
+                ),
+            },
+            None => "the storage explains this time".to_string(),
+        };
+        (
+            "awr.io_wait",
+            format!("{head}: a {} wait; {reading}", e.class.label()),
+            Some(physical_io_not_always_physical()),
+        )
+    } else if e.class == WaitClass::Commit {
+        let reading = match (r.derived.log_file_parallel_write_us, r.derived.lfs_lfpw_ratio) {
+            (Some(w), Some(ratio)) if ratio >= LFS_LFPW_RATIO => format!(
+                "commits wait {ratio:.1}x as long as the log writer's write ({}): not the log device, but posting and scheduling the log writer",
+                us(w)
+            ),
+            (Some(w), Some(ratio)) => format!(
+                "the log writer's write ('log file parallel write', {}) is most of it ({ratio:.1}x): the log device's write latency explains it",
+                us(w)
+            ),
+            _ => "the report has no 'log file parallel write' to tell the log device from the log writer's scheduling".to_string(),
+        };
+        (
+            "awr.commit_wait",
+            format!("{head}: {reading}"),
+            Some(log_file_sync()),
+        )
+    } else {
+        (
+            "awr.wait",
+            format!(
+                "{head}: {} {} wait, not an I/O: the storage does not explain it",
+                article(e.class),
+                e.class.label()
+            ),
+            Some(method_r()),
+        )
+    };
+    finding(
+        rule,
+        Some(&e.name),
+        severity_of_share(share),
+        text,
+        evidence,
+        reference,
+    )
+    .with_impact(share, OF_DB_TIME)
 }
 
 /// Small redo writes that are slow: a buffered file system under the redo.

@@ -149,7 +149,7 @@ fn body(r: &AwrReport, k: &str) -> String {
         ],
         &rows,
     ));
-    for (i, hg) in r.histograms.iter().take(12).enumerate() {
+    for (i, hg) in charted(r).into_iter().take(CHARTS).enumerate() {
         b.push_str(&svg::histogram(
             &format!("awr-hist-{k}-{i}"),
             &format!("'{}': {:.0} waits", hg.event, hg.total_waits),
@@ -175,8 +175,87 @@ fn body(r: &AwrReport, k: &str) -> String {
     }
     b.push_str(&super::html_trace::section(r.with_trace.as_ref(), k));
     b.push_str("<h3>Derived figures</h3>");
-    b.push_str(&page::settings(&format!("awr-derived-{k}"), &r.derived));
+    let mut rows: Vec<(&str, String)> = super::table::derived_rows(r)
+        .into_iter()
+        .filter(|(_, v)| v != "-")
+        .collect();
+    let tier_rows;
+    if let Some(tr) = &r.derived.read_tiers {
+        let n = tr.page_cache + tr.storage_cache + tr.device + tr.unresolved;
+        if n > 0.0 {
+            let share = |v: f64| format!("{:.1} % ({v:.0} waits)", 100.0 * v / n);
+            tier_rows = [
+                (
+                    format!(
+                        "'{}' under {} (page cache)",
+                        tr.event,
+                        dbio_model::units::format_ns(tr.page_cache_max_ns as f64)
+                    ),
+                    share(tr.page_cache),
+                ),
+                (
+                    format!(
+                        "'{}' under {} (storage cache)",
+                        tr.event,
+                        dbio_model::units::format_ns(tr.storage_cache_max_ns as f64)
+                    ),
+                    share(tr.storage_cache),
+                ),
+                (
+                    format!("'{}' in buckets straddling a threshold", tr.event),
+                    share(tr.unresolved),
+                ),
+                (format!("'{}' on the device", tr.event), share(tr.device)),
+            ];
+            rows.extend(tier_rows.iter().map(|(k, v)| (k.as_str(), v.clone())));
+        }
+    }
+    let rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .map(|(k, v)| vec![k.to_string(), v])
+        .collect();
+    b.push_str(&page::table(
+        &format!("awr-derived-{k}"),
+        &["derived figure", "#value"],
+        &rows,
+    ));
     b
+}
+
+/// How many wait histograms a report's page draws.
+pub const CHARTS: usize = 12;
+
+/// The histograms a page draws, in order: the events the verdict's top
+/// findings name first, then by their time (foreground or background),
+/// largest first, idle events last.
+pub fn charted(r: &AwrReport) -> Vec<&dbio_model::awr::AwrHistogram> {
+    let named: Vec<&str> = r
+        .verdict
+        .as_ref()
+        .map(|v| {
+            v.top
+                .iter()
+                .filter_map(|&i| r.findings.get(i))
+                .filter_map(|f| f.subject.as_deref())
+                .collect()
+        })
+        .unwrap_or_default();
+    let same = |h: &str, n: &str| h == n || (h.len() >= 20 && n.starts_with(h));
+    let mut hs: Vec<(usize, bool, f64, &dbio_model::awr::AwrHistogram)> = r
+        .histograms
+        .iter()
+        .map(|h| {
+            let rank = named
+                .iter()
+                .position(|n| same(&h.event, n))
+                .unwrap_or(usize::MAX);
+            let idle = dbio_model::WaitClass::of(&h.event) == dbio_model::WaitClass::Idle;
+            let time = r.event(&h.event).and_then(|e| e.time_s).unwrap_or(0.0);
+            (rank, idle, time, h)
+        })
+        .collect();
+    hs.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(b.2.total_cmp(&a.2)));
+    hs.into_iter().map(|x| x.3).collect()
 }
 
 /// The page of several reports as a trend (`dbio awr A B C...`): per
@@ -329,4 +408,44 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
 
 fn or_dash(v: Option<&str>) -> String {
     v.unwrap_or("-").to_string()
+}
+
+#[cfg(test)]
+mod chart_tests {
+    use super::*;
+    use dbio_model::awr::{AwrHistogram, WaitEventRow};
+
+    #[test]
+    fn charts_follow_the_time_and_derived_figures_are_labelled() {
+        let mut r = AwrReport::default();
+        for (name, t) in [
+            ("ADR block file read", 0.5),
+            ("pman timer", 3615.0),
+            ("db file sequential read", 39.5),
+        ] {
+            r.histograms.push(AwrHistogram {
+                event: name.into(),
+                ..Default::default()
+            });
+            r.foreground_events.push(WaitEventRow {
+                name: name.into(),
+                time_s: Some(t),
+                ..Default::default()
+            });
+        }
+        let order: Vec<&str> = charted(&r).iter().map(|h| h.event.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "db file sequential read",
+                "ADR block file read",
+                "pman timer"
+            ]
+        );
+        r.derived.host_cpu_busy_pct = Some(2.9000000000000057);
+        let page = render(&r, None);
+        assert!(page.contains("host CPU busy"), "labelled");
+        assert!(page.contains("2.9 %"), "rounded");
+        assert!(!page.contains("host_cpu_busy_pct") && !page.contains("2.9000000000000057"));
+    }
 }

@@ -53,8 +53,9 @@ pub(crate) fn opt(s: &Option<String>) -> &str {
     s.as_deref().unwrap_or("-")
 }
 
-/// The derived figures as (name, value) lines.
-fn derived_rows(r: &AwrReport) -> Vec<(&'static str, String)> {
+/// The derived figures as (name, value) lines, labelled and rounded as
+/// the table prints them.
+pub(crate) fn derived_rows(r: &AwrReport) -> Vec<(&'static str, String)> {
     let d = &r.derived;
     let pct = |v: Option<f64>| v.map_or("-".into(), |v| format!("{:.1} %", 100.0 * v));
     vec![

@@ -292,7 +292,8 @@ fn events(r: &TraceReport) -> String {
         "event", "class", "count", "total", "mean", "min", "p50", "p90", "p99", "max", "ela=0",
     ]);
     for e in &r.events {
-        let class = crate::kit::wait_class::wait_class(&e.name, e.idle).name();
+        // Oracle's wait class: 'log file sync' is Commit, not I/O.
+        let class = dbio_model::WaitClass::of(&e.name).label();
         t.add_row(vec![
             e.name.clone(),
             class.into(),
