@@ -161,8 +161,7 @@ fn tracefile_says_when_physical_reads_were_page_cache_hits() {
     let out = dbio().args(["tracefile", trace]).output().unwrap();
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
-        table
-            .contains("'db file sequential read': 100.0 % of the waits (1 of 1) took under 100 µs"),
+        table.contains("'db file sequential read': its one wait took under 100 µs"),
         "{table}"
     );
     assert!(

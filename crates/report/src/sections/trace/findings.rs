@@ -386,8 +386,13 @@ pub fn page_cache_reads(r: &TraceReport) -> Vec<Finding> {
         );
         let text = if rest == 0 {
             format!(
-                "'{}': every one of its {n} waits took under {threshold}, as fast as the OS page cache answers ({} mean): those reads were not physical",
+                "'{}': {} took under {threshold}, as fast as the OS page cache answers ({} mean): those reads were not physical",
                 row.event,
+                if n == 1 {
+                    "its one wait".to_string()
+                } else {
+                    format!("every one of its {n} waits")
+                },
                 format_ns(fast_mean),
             )
         } else {
