@@ -55,7 +55,10 @@ fn show(v: f64, unit: &str) -> String {
         "bytes/s" => format_rate(v),
         "%" => format!("{v:.1} %"),
         "x" => format!("{v:.2}x"),
-        "s" => format_ns(v * 1e9),
+        // Seconds keep their unit (results of every version print alike):
+        // whole seconds from 100 s, else to the millisecond.
+        "s" if v.abs() >= 100.0 => format!("{v:.0} s"),
+        "s" => format!("{v:.3} s"),
         "count" if v.fract() == 0.0 => format!("{v:.0}"),
         "count" => format!("{v:.2}"),
         u if u.starts_with("ops/") => format!("{} {u}", format_count_rate(v)),
