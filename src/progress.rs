@@ -96,14 +96,18 @@ pub struct Bar {
 impl Bar {
     /// A bar for a job named `name`, shown when stderr is a terminal and not quiet.
     pub fn new(name: &str, quiet: bool) -> Bar {
-        if !visible(quiet) {
-            return Bar { bar: None };
-        }
+        Bar::with_template(name, quiet, "{prefix:.bold} [{bar:30}] {msg} (left {eta})")
+    }
+
+    /// A model run's bar (`lgwr`, `dbwr`, fed by a [`RateWatch`]): a
+    /// shorter bar, so that a long label and its message fit 80 columns.
+    pub fn for_model(name: &str, quiet: bool) -> Bar {
+        Bar::with_template(name, quiet, "{prefix:.bold} [{bar:20}] {msg} (left {eta})")
+    }
+
+    fn with_template(name: &str, quiet: bool, template: &str) -> Bar {
         Bar {
-            bar: Some(new_bar(
-                "{prefix:.bold} [{bar:30}] {msg} (left {eta})",
-                name,
-            )),
+            bar: visible(quiet).then(|| new_bar(template, name)),
         }
     }
 
@@ -159,7 +163,7 @@ pub struct RateWatch<'a> {
     pub bar: &'a Bar,
     /// Which probe counter to show.
     pub counter: usize,
-    /// What it counts ("commits", "blocks written").
+    /// What it counts ("commits", "blocks").
     pub unit: &'static str,
     /// The run's planned time, seconds (timed runs).
     pub planned_s: Option<f64>,
@@ -268,7 +272,7 @@ mod tests {
             rate_message(24_600, 2.0, "commits"),
             "12.3 k commits/s, 24600 commits"
         );
-        assert_eq!(rate_message(450, 1.0, "blocks written"), "450 blocks written/s, 450 blocks written");
+        assert_eq!(rate_message(450, 1.0, "blocks"), "450 blocks/s, 450 blocks");
         // Before the first tick: no division by zero.
         assert_eq!(rate_message(0, 0.0, "commits"), "0 commits/s, 0 commits");
         assert_eq!(time_message(1.23, 5.0), "1.2 s of about 5.0 s");

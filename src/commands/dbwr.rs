@@ -108,7 +108,7 @@ fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<S
 }
 
 /// Runs one configuration; the result, and the error that cut it short.
-/// Behind a progress bar (blocks written per second so far, against the
+/// Behind a progress bar (blocks the writers wrote per second so far, against the
 /// planned time or touches) unless `quiet` or stderr is not a terminal.
 fn run_one(
     name: &str,
@@ -144,11 +144,11 @@ fn run_one(
         .iter()
         .map(|d| d.as_deref().and_then(sysinfo::disk_counters))
         .collect();
-    let bar = crate::progress::Bar::new(&format!("dbwr {name}"), quiet);
+    let bar = crate::progress::Bar::for_model(&format!("dbwr {name}"), quiet);
     let watch = crate::progress::RateWatch {
         bar: &bar,
         counter: dbio_sim::dbwr::PROBE_WRITES,
-        unit: "blocks written",
+        unit: "blocks",
         planned_s: cfg.runtime_ns.map(|ns| ns as f64 / 1e9),
         planned: cfg.ops_limit.map(|n| (dbio_sim::dbwr::PROBE_OPS, n)),
     };

@@ -203,7 +203,7 @@ fn run_one(
     (label, quiet): (&str, bool),
 ) -> Result<model::Outcome, model::LgwrError> {
     let c = &cfg.config;
-    let bar = crate::progress::Bar::new(label, quiet);
+    let bar = crate::progress::Bar::for_model(label, quiet);
     let watch = crate::progress::RateWatch {
         bar: &bar,
         counter: model::PROBE_COMMITS,

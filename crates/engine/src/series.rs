@@ -312,6 +312,34 @@ pub fn series_of(
 mod tests {
     use super::*;
 
+    /// The sampler tells its watch the summed counters every 100 ms, well
+    /// before its first one-second sample.
+    #[test]
+    fn the_watch_is_told_the_counts_between_samples() {
+        struct Seen(std::sync::Mutex<Vec<(f64, u64)>>);
+        impl Watch for Seen {
+            fn update(&self, elapsed_s: f64, counts: &[u64; COUNTS]) {
+                self.0.lock().unwrap().push((elapsed_s, counts[1]));
+            }
+        }
+        let probes = Probes::new(2);
+        probes.get(0).unwrap().add(1, 3);
+        probes.get(1).unwrap().add(1, 4);
+        assert_eq!(probes.counts(), [0, 7, 0, 0]);
+        let done = AtomicBool::new(false);
+        let seen = Seen(Default::default());
+        std::thread::scope(|s| {
+            let h = s.spawn(|| sample(&probes, &done, now_ns(), &seen));
+            std::thread::sleep(std::time::Duration::from_millis(350));
+            done.store(true, Relaxed);
+            h.join().unwrap();
+        });
+        let seen = seen.0.into_inner().unwrap();
+        assert!(seen.len() >= 3, "{seen:?}");
+        assert!(seen.iter().all(|&(_, n)| n == 7), "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[1].0 >= w[0].0 + 0.09), "{seen:?}");
+    }
+
     #[test]
     fn the_sampler_sees_what_the_threads_counted_and_stops_when_told() {
         let probes = Probes::new(2);
