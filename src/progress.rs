@@ -36,12 +36,7 @@ pub fn visible(quiet: bool) -> bool {
 
 /// The position of a bar, 0 to 1: elapsed against the planned time for
 /// a timed run, else done against the planned count, else 0.
-pub fn fraction(
-    elapsed_s: f64,
-    planned_s: Option<f64>,
-    done: u64,
-    planned: Option<u64>,
-) -> f64 {
+pub fn fraction(elapsed_s: f64, planned_s: Option<f64>, done: u64, planned: Option<u64>) -> f64 {
     let f = match (planned_s, planned) {
         (Some(t), _) if t > 0.0 => elapsed_s / t,
         (_, Some(n)) if n > 0 => done as f64 / n as f64,
@@ -216,9 +211,7 @@ impl Timed {
                 .spawn(move || {
                     while !done.load(Ordering::Relaxed) {
                         let e = t0.elapsed().as_secs_f64();
-                        bar.set_position(
-                            (fraction(e, Some(planned_s), 0, None) * 1000.0) as u64,
-                        );
+                        bar.set_position((fraction(e, Some(planned_s), 0, None) * 1000.0) as u64);
                         bar.set_message(time_message(e, planned_s));
                         std::thread::sleep(Duration::from_millis(100));
                     }

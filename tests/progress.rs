@@ -191,10 +191,7 @@ fn on_a_terminal_dbwr_shows_its_bar_with_blocks_per_second() {
     let Some(shown) = on_a_terminal(&dbwr_args(d.path(), &out_dir.path().join("r.json"))) else {
         return;
     };
-    assert!(
-        bar_shown(&shown, "dbwr writers=1", "blocks"),
-        "{shown}"
-    );
+    assert!(bar_shown(&shown, "dbwr writers=1", "blocks"), "{shown}");
 }
 
 #[test]

@@ -123,9 +123,8 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     wait_for_space(&scratch, need);
     if complete {
         let stop = ctx.stop_flag().clone();
-        for (i, (what, label, (section, planned), bytes)) in model_sections(&plan)
-            .into_iter()
-            .enumerate()
+        for (i, (what, label, (section, planned), bytes)) in
+            model_sections(&plan).into_iter().enumerate()
         {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
             let bar = crate::progress::Timed::start(
