@@ -119,6 +119,8 @@ pub struct RunContext {
     signals: Option<Signals>,
     outputs: Outputs,
     quiet: bool,
+    /// Put before each job's name on its progress bar.
+    bar_prefix: String,
 }
 
 impl RunContext {
@@ -133,6 +135,7 @@ impl RunContext {
             signals: Some(signals),
             outputs,
             quiet,
+            bar_prefix: String::new(),
         })
     }
 
@@ -145,7 +148,14 @@ impl RunContext {
             signals: None,
             outputs,
             quiet: true,
+            bar_prefix: String::new(),
         }
+    }
+
+    /// Puts `prefix` before each job's name on its progress bar (`dbio
+    /// check` names its section).
+    pub fn set_bar_prefix(&mut self, prefix: impl Into<String>) {
+        self.bar_prefix = prefix.into();
     }
 
     /// Makes every scratch target of the run in `dir` (opened once),
@@ -177,7 +187,7 @@ impl RunContext {
         Self::run_prepared(
             prepared,
             self.signals.as_ref(),
-            &nj.name,
+            (&nj.name, &format!("{}{}", self.bar_prefix, nj.name)),
             self.quiet,
             report,
         )
@@ -193,14 +203,15 @@ impl RunContext {
             .store(self.signal().is_some(), Ordering::Relaxed);
     }
 
-    /// Runs a job its target(s) are ready for, behind a progress bar;
+    /// Runs a job its target(s) are ready for, behind a progress bar
+    /// labelled `label`;
     /// None when it did not start because of a signal (the report is
     /// marked: `signals` is asked once the preparation is over), an error
     /// when its target could not be prepared.
     fn run_prepared(
         prepared: Result<Prepared<'_>, NotStarted>,
         signals: Option<&Signals>,
-        name: &str,
+        (name, label): (&str, &str),
         quiet: bool,
         report: &mut RunReport,
     ) -> anyhow::Result<Option<Result<dbio_engine::runner::JobOutcome, dbio_engine::EngineError>>>
@@ -215,7 +226,7 @@ impl RunContext {
                 return Ok(None);
             }
         };
-        let bar = Bar::new(name, quiet);
+        let bar = Bar::new(label, quiet);
         let outcome = prepared.run(name, &bar);
         bar.finish();
         Ok(Some(outcome))
@@ -300,7 +311,7 @@ impl RunContext {
         Self::run_prepared(
             prepared,
             self.signals.as_ref(),
-            &nj.name,
+            (&nj.name, &format!("{}{}", self.bar_prefix, nj.name)),
             self.quiet,
             report,
         )

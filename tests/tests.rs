@@ -24,6 +24,7 @@ mod libaio;
 mod load;
 mod load_servers;
 mod matrix;
+mod progress;
 mod read;
 mod render_golden;
 mod safety;

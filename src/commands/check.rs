@@ -5,6 +5,13 @@
 //! measurement), output files are checked before anything runs, and a
 //! section that cannot run marks the result partial without losing what
 //! the others measured.
+//!
+//! Progress: on a terminal (and without `--quiet`) each of the five
+//! sections has its bar, labelled "check N/5: what it measures". The
+//! storage tests of the first show each job's IOPS (the engine's reporter
+//! thread); the model sections show the time elapsed against their planned
+//! time (a ticker that reads only the clock), so nothing in their
+//! measurement loops does any more work for it.
 
 use crate::cli::CheckArgs;
 use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
@@ -13,6 +20,16 @@ use dbio_engine::scratch::ScratchDir;
 use dbio_model::{Finding, PartialReason, Severity};
 use dbio_sim::check::{battery, plan_space};
 use std::process::ExitCode;
+
+/// How many sections `dbio check` has: the storage tests and four models.
+const SECTIONS: usize = 5;
+
+/// What the first section measures, on its bars.
+const FIRST_SECTION: &str = "storage tests";
+
+/// The planned seconds of a model section of `dbio check`: directory,
+/// time per test, the bytes it may use.
+type Planned = fn(&ScratchDir, f64, u64) -> anyhow::Result<f64>;
 
 /// A section of `dbio check` added by a model command: directory, time
 /// per test, the bytes it may use, the stop flag, the report.
@@ -62,6 +79,10 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let jobs = resolve_all(specs, &dbio_engine::JobTarget::scratch(dir))?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     ctx.set_scratch_dir(scratch.clone());
+    ctx.set_bar_prefix(format!(
+        "{}: ",
+        crate::progress::section_label(1, SECTIONS, FIRST_SECTION)
+    ));
     let mut report = new_report("check", dir);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     // One screen: the answer and a headline table; each section's summary
@@ -101,17 +122,20 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         .max(plan.writer_size);
     wait_for_space(&scratch, need);
     if complete {
-        // The model sections: commit path, datafile reads, database writers.
-        let sections: [(&str, Section, u64); 4] = [
-            ("commit", super::lgwr::check_section, 2 * plan.log_file_size),
-            ("database", super::load::check_section, 16 << 20),
-            ("read", super::read::check_section, plan.read_size),
-            ("writer", super::dbwr::check_section, plan.writer_size),
-        ];
         let stop = ctx.stop_flag().clone();
-        for (what, section, bytes) in sections {
+        for (i, (what, label, (section, planned), bytes)) in
+            model_sections(&plan).into_iter().enumerate()
+        {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
+            let bar = crate::progress::Timed::start(
+                &crate::progress::section_label(i + 2, SECTIONS, label),
+                // Only the bar's length: a section that cannot plan fails
+                // when it runs, with its reason.
+                planned(&scratch, runtime, bytes).unwrap_or(runtime),
+                a.output.quiet,
+            );
             let res = section(&scratch, runtime, bytes, &stop, &mut report);
+            drop(bar);
             if ctx.interrupted(&mut report) {
                 break;
             }
@@ -131,6 +155,39 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(ctx.finish(&report))
 }
 
+/// The model sections, in order: the name a failure gives, what the bar
+/// says, the section and its planned time, and the bytes it may use.
+fn model_sections(
+    plan: &dbio_sim::check::SpacePlan,
+) -> [(&'static str, &'static str, (Section, Planned), u64); SECTIONS - 1] {
+    [
+        (
+            "commit",
+            "commit path (log writer)",
+            (super::lgwr::check_section, super::lgwr::check_planned_s),
+            2 * plan.log_file_size,
+        ),
+        (
+            "database",
+            "database commits (SQLite)",
+            (super::load::check_section, super::load::check_planned_s),
+            16 << 20,
+        ),
+        (
+            "read",
+            "datafile reads",
+            (super::read::check_section, super::read::check_planned_s),
+            plan.read_size,
+        ),
+        (
+            "writer",
+            "database writer",
+            (super::dbwr::check_section, super::dbwr::check_planned_s),
+            plan.writer_size,
+        ),
+    ]
+}
+
 /// Waits, 5 s at most, until `need` bytes are free on the filesystem
 /// holding `dir`: a removed file's space can come back late when the
 /// kernel still holds the file (an io_uring ring closing in a kernel
@@ -143,6 +200,56 @@ fn wait_for_space(dir: &ScratchDir, need: u64) {
                 std::thread::sleep(std::time::Duration::from_millis(10))
             }
             _ => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::section_label;
+
+    /// The bars name the five sections in the order they run.
+    #[test]
+    fn every_section_has_its_numbered_label() {
+        let plan = plan_space(None, Some(1 << 40)).unwrap();
+        let mut labels = vec![section_label(1, SECTIONS, FIRST_SECTION)];
+        labels.extend(
+            model_sections(&plan)
+                .iter()
+                .enumerate()
+                .map(|(i, (_, what, _, _))| section_label(i + 2, SECTIONS, what)),
+        );
+        assert_eq!(
+            labels,
+            [
+                "check 1/5: storage tests",
+                "check 2/5: commit path (log writer)",
+                "check 3/5: database commits (SQLite)",
+                "check 4/5: datafile reads",
+                "check 5/5: database writer",
+            ]
+        );
+    }
+
+    /// Each model section plans about the time its documentation gives at
+    /// the default 3 s per test (the bar's length).
+    #[test]
+    fn the_sections_plan_their_documented_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = ScratchDir::open(dir.path()).unwrap();
+        let plan = plan_space(None, Some(1 << 40)).unwrap();
+        for (what, _, (_, planned), bytes) in model_sections(&plan) {
+            let s = planned(&scratch, 3.0, bytes).unwrap();
+            let (lo, hi) = match what {
+                // 0.8 s for 1 and 10 sessions, 0.5 s per other method.
+                "commit" => (1.6, 5.0),
+                "database" => (1.0, 1.0),
+                "read" => (2.0, 4.5),
+                "writer" => (3.5, 3.5),
+                _ => unreachable!(),
+            };
+            assert!((lo..=hi).contains(&s), "{what}: {s} s");
         }
     }
 }

@@ -108,11 +108,14 @@ fn stripe_plan(a: &DbwrArgs, cfgs: &mut [DbwrConfig]) -> anyhow::Result<Option<S
 }
 
 /// Runs one configuration; the result, and the error that cut it short.
+/// Behind a progress bar (blocks the writers wrote per second so far, against the
+/// planned time or touches) unless `quiet` or stderr is not a terminal.
 fn run_one(
     name: &str,
     cfg: &DbwrConfig,
     p: &Prepared,
     stop: &AtomicBool,
+    quiet: bool,
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
     for t in p.target.iter().chain(&p.members) {
@@ -141,7 +144,17 @@ fn run_one(
         .iter()
         .map(|d| d.as_deref().and_then(sysinfo::disk_counters))
         .collect();
-    let (out, _inst) = dbio_sim::dbwr::run(cfg, &engines, stop, p.disk.as_deref(), verify)?;
+    let bar = crate::progress::Bar::for_model(&format!("dbwr {name}"), quiet);
+    let watch = crate::progress::RateWatch {
+        bar: &bar,
+        counter: dbio_sim::dbwr::PROBE_WRITES,
+        unit: "blocks",
+        planned_s: cfg.runtime_ns.map(|ns| ns as f64 / 1e9),
+        planned: cfg.ops_limit.map(|n| (dbio_sim::dbwr::PROBE_OPS, n)),
+    };
+    let ran = dbio_sim::dbwr::run_watched(cfg, &engines, stop, p.disk.as_deref(), verify, &watch);
+    bar.finish();
+    let (out, _inst) = ran?;
     drop(engines);
     let devices: Vec<_> = p
         .member_disks
@@ -225,7 +238,7 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     }
     for cfg in &cfgs {
         let name = format!("writers={}", cfg.writers);
-        let (r, err) = match run_one(&name, cfg, &prepared, &stop) {
+        let (r, err) = match run_one(&name, cfg, &prepared, &stop, a.output.quiet) {
             Ok(x) => x,
             // What earlier configurations measured is kept: a partial result.
             Err(e) if !rep.dbwr.is_empty() => {
@@ -247,6 +260,16 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     let code = ctx.finish(&rep);
     drop(prepared);
     Ok(code)
+}
+
+/// The planned time of [`check_section`], seconds (its run, and about
+/// half a second to make the datafile and checkpoint it).
+pub fn check_planned_s(
+    _dir: &dbio_engine::scratch::ScratchDir,
+    runtime_s: f64,
+    _space: u64,
+) -> anyhow::Result<f64> {
+    Ok(runtime_s.max(0.1) + 0.5)
 }
 
 /// Adds this command's section to `dbio check` (its results go into
@@ -293,7 +316,8 @@ pub fn check_section(
     };
     validate(&cfg)?;
     let prepared = prepare(dir.path(), Some(dir), &cfg, false, false, stop)?;
-    let (r, err) = run_one("writer check", &cfg, &prepared, stop)?;
+    // `dbio check` shows a bar per section.
+    let (r, err) = run_one("writer check", &cfg, &prepared, stop, true)?;
     if let Some(message) = err {
         io_error(report, message);
     }

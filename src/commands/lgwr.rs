@@ -184,12 +184,50 @@ fn add_results(
     }
 }
 
+/// The label of a run's progress bar: its configuration's name, and its
+/// round when there are several.
+fn bar_label(name: &str, round: u32, rounds: u32) -> String {
+    match rounds {
+        1 => name.to_string(),
+        _ => format!("{name} (round {round}/{rounds})"),
+    }
+}
+
+/// Runs `cfg` once behind a progress bar (commits per second so far,
+/// against the planned time or commit count) unless `quiet` or stderr is
+/// not a terminal.
+fn run_one(
+    cfg: &LgwrRun,
+    group: Option<&mut LogGroup>,
+    stop: &AtomicBool,
+    (label, quiet): (&str, bool),
+) -> Result<model::Outcome, model::LgwrError> {
+    let c = &cfg.config;
+    let bar = crate::progress::Bar::for_model(label, quiet);
+    let watch = crate::progress::RateWatch {
+        bar: &bar,
+        counter: model::PROBE_COMMITS,
+        unit: "commits",
+        planned_s: c.runtime_ns.map(|ns| ns as f64 / 1e9),
+        planned: c.commits_per_session.map(|n| {
+            (
+                model::PROBE_COMMITS,
+                n.saturating_mul(u64::from(c.sessions)),
+            )
+        }),
+    };
+    let out = model::run_watched(cfg, group, stop, &watch);
+    bar.finish();
+    out
+}
+
 /// Runs named configurations in `rounds` interleaved rounds. Stops early
 /// on a signal or an I/O error and marks the report partial. `save` gets
 /// the results so far after each run (what a later SIGKILL would lose).
+/// Each run shows a progress bar unless `quiet`.
 fn run_all(
     configs: &[(String, LgwrRun)],
-    rounds: u32,
+    (rounds, quiet): (u32, bool),
     stop: &Arc<AtomicBool>,
     signal: &dyn Fn() -> Option<&'static str>,
     save: &dyn Fn(&RunReport),
@@ -201,8 +239,8 @@ fn run_all(
     let mut groups = Groups::default();
     let mut acc: Vec<Option<Measured>> = vec![None; configs.len()];
     let mut done = vec![0u32; configs.len()];
-    'rounds: for _ in 0..rounds {
-        for (i, (_, cfg)) in configs.iter().enumerate() {
+    'rounds: for round in 1..=rounds {
+        for (i, (name, cfg)) in configs.iter().enumerate() {
             let group = match groups.for_config(cfg, stop) {
                 Ok(g) => g,
                 Err(e) => {
@@ -217,7 +255,8 @@ fn run_all(
                     return Err(e);
                 }
             };
-            let out = match model::run(cfg, group, stop) {
+            let label = bar_label(name, round, rounds);
+            let out = match run_one(cfg, group, stop, (&label, quiet)) {
                 Ok(out) => out,
                 Err(e) if done.iter().any(|&n| n > 0) => {
                     io_error(report, format!("{e:#}"));
@@ -305,7 +344,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     }
     run_all(
         &configs,
-        a.rounds,
+        (a.rounds, a.output.quiet),
         ctx.stop_flag(),
         &|| ctx.signal(),
         &|r| ctx.save(r),
@@ -314,7 +353,6 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
     Ok(ctx.finish(&report))
 }
 
-/// Whether files in `dir` accept O_DIRECT.
 /// Adds this command's section to `dbio check` (its results go into
 /// `report`; `dbio_report::findings::commit` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
@@ -330,6 +368,20 @@ pub fn check_section(
     stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
+    let configs = check_configs(dir, runtime_s, space)?;
+    let flag = stop.clone();
+    let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
+    // `dbio check` saves after each section, and shows a bar per section.
+    run_all(&configs, (1, true), stop, &signal, &|_| {}, report)?;
+    Ok(())
+}
+
+/// The runs of the commit section of `dbio check` (see [`check_section`]).
+fn check_configs(
+    dir: &dbio_engine::scratch::ScratchDir,
+    runtime_s: f64,
+    space: u64,
+) -> anyhow::Result<Vec<(String, LgwrRun)>> {
     let scale = runtime_s / 3.0;
     let main_method = if dir.supports_direct()? {
         Method::DirectDsync
@@ -379,11 +431,21 @@ pub fn check_section(
             }),
         ));
     }
-    let flag = stop.clone();
-    let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
-    // `dbio check` saves after each section.
-    run_all(&configs, 1, stop, &signal, &|_| {}, report)?;
-    Ok(())
+    Ok(configs)
+}
+
+/// The planned time of [`check_section`]'s runs, seconds (making the log
+/// files adds to it).
+pub fn check_planned_s(
+    dir: &dbio_engine::scratch::ScratchDir,
+    runtime_s: f64,
+    space: u64,
+) -> anyhow::Result<f64> {
+    Ok(check_configs(dir, runtime_s, space)?
+        .iter()
+        .filter_map(|(_, c)| c.config.runtime_ns)
+        .map(|ns| ns as f64 / 1e9)
+        .sum())
 }
 
 #[cfg(test)]

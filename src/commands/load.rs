@@ -154,6 +154,20 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     Ok(ctx.finish(&report))
 }
 
+/// The planned time of [`check_section`]'s runs, seconds.
+pub fn check_planned_s(
+    _dir: &dbio_engine::scratch::ScratchDir,
+    runtime_s: f64,
+    _space: u64,
+) -> anyhow::Result<f64> {
+    Ok(2.0 * check_each_s(runtime_s))
+}
+
+/// How long each of [`check_section`]'s two runs lasts, seconds.
+fn check_each_s(runtime_s: f64) -> f64 {
+    (runtime_s / 6.0).max(0.1)
+}
+
 /// Adds the database section to `dbio check`: embedded SQLite at 1 and at
 /// 10 sessions, each for a sixth of check's per-test time (0.5 s at the
 /// default 3 s), in a scratch database of a few MiB (the WAL is
@@ -166,7 +180,7 @@ pub fn check_section(
     stop: &Arc<AtomicBool>,
     report: &mut dbio_model::RunReport,
 ) -> anyhow::Result<()> {
-    let each = (runtime_s / 6.0).max(0.1);
+    let each = check_each_s(runtime_s);
     for (name, sessions) in [("1 session", 1), ("10 sessions", 10)] {
         let cfg = LoadConfig {
             sessions,

@@ -297,6 +297,20 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     Ok(ctx.finish(&report))
 }
 
+/// The planned time of [`check_section`], seconds: its timed reads, the
+/// storage-cache re-reads and about a second to prepare and warm the file.
+pub fn check_planned_s(
+    dir: &dbio_engine::scratch::ScratchDir,
+    runtime_s: f64,
+    _space: u64,
+) -> anyhow::Result<f64> {
+    let each = (runtime_s / 2.0).max(0.2);
+    Ok(match dir.supports_direct()? {
+        true => 2.0 * each + (runtime_s / 4.0).clamp(0.05, 0.5) + 1.0,
+        false => each + 1.0,
+    })
+}
+
 /// Adds this command's section to `dbio check` (its results go into
 /// `report`; `dbio_report::findings::read` reads them); `runtime_s` is check's per-test time, `stop` is
 /// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.

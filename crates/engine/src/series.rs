@@ -12,6 +12,13 @@
 //! second and keeps the differences: it alone allocates, and nothing waits
 //! for it.
 //!
+//! Progress on a terminal rides on the same sampler: every 100 ms it sums
+//! the probes' counters (a handful of relaxed loads into an array on its
+//! stack) and hands them to a [`Watch`] (`dbio lgwr`'s and `dbio dbwr`'s
+//! bars). The measuring threads do nothing more for it: the counters they
+//! already bump for the series are the progress, and drawing happens on
+//! the sampler's thread, never on theirs.
+//!
 //! Error bounds: counts are exact, but a snapshot is not atomic across
 //! threads, so an event that completes while the sampler reads may land in
 //! the next second (rates per second can move by one event per thread
@@ -117,6 +124,17 @@ impl Probes {
         }
     }
 
+    /// Every probe's counters, summed (relaxed loads; no allocation).
+    pub fn counts(&self) -> [u64; COUNTS] {
+        let mut counts = [0; COUNTS];
+        for p in &self.probes {
+            for (a, c) in counts.iter_mut().zip(&p.counts) {
+                *a += c.load(Relaxed);
+            }
+        }
+        counts
+    }
+
     fn snapshot(&self, counts: &mut [u64; COUNTS], buckets: &mut [u64]) {
         *counts = [0; COUNTS];
         buckets.iter_mut().for_each(|b| *b = 0);
@@ -192,22 +210,53 @@ pub fn sparse_diff(now: &[u64], before: &[u64]) -> Vec<(u16, u64)> {
         .collect()
 }
 
+/// Where a run is, told a few times a second by the sampler thread (a
+/// progress bar, or nothing).
+pub trait Watch: Sync {
+    /// `elapsed_s` since the measuring threads were released, and every
+    /// probe's counters summed so far. Called from the sampler's thread:
+    /// it must not block for long.
+    fn update(&self, elapsed_s: f64, counts: &[u64; COUNTS]);
+}
+
+/// A [`Watch`] that shows nothing.
+pub struct NoWatch;
+
+impl Watch for NoWatch {
+    fn update(&self, _: f64, _: &[u64; COUNTS]) {}
+}
+
+/// How often the sampler tells its [`Watch`], ns.
+const WATCH_NS: u64 = 100_000_000;
+
 /// Samples `probes` once a second from `t0_ns` (monotonic, when the
 /// measuring threads were released) until `done` is raised; run it on a
 /// thread of its own. The first interval counts everything since the
 /// probes were made (fresh probes: the run), however late this thread
 /// starts. The interval in progress when `done` rises is kept when it is
-/// at least half a second long.
-pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64) -> Vec<Tick> {
+/// at least half a second long. `watch` is told the counters every 100 ms.
+pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64, watch: &dyn Watch) -> Vec<Tick> {
     let mut ticks = Vec::new();
     let (mut c0, mut b0) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
     let (mut c1, mut b1) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
     let t0 = t0_ns;
     let mut from = t0;
+    let mut next_watch = t0;
     loop {
         let next = from + 1_000_000_000;
-        while !done.load(Relaxed) && now_ns() < next {
-            let left = next.saturating_sub(now_ns()).clamp(1, 10_000_000);
+        loop {
+            let now = now_ns();
+            if done.load(Relaxed) || now >= next {
+                break;
+            }
+            if now >= next_watch {
+                watch.update(now.saturating_sub(t0) as f64 / 1e9, &probes.counts());
+                next_watch = now + WATCH_NS;
+            }
+            let left = next
+                .min(next_watch)
+                .saturating_sub(now_ns())
+                .clamp(1, 10_000_000);
             std::thread::sleep(std::time::Duration::from_nanos(left));
         }
         let finished = done.load(Relaxed);
@@ -263,13 +312,41 @@ pub fn series_of(
 mod tests {
     use super::*;
 
+    /// The sampler tells its watch the summed counters every 100 ms, well
+    /// before its first one-second sample.
+    #[test]
+    fn the_watch_is_told_the_counts_between_samples() {
+        struct Seen(std::sync::Mutex<Vec<(f64, u64)>>);
+        impl Watch for Seen {
+            fn update(&self, elapsed_s: f64, counts: &[u64; COUNTS]) {
+                self.0.lock().unwrap().push((elapsed_s, counts[1]));
+            }
+        }
+        let probes = Probes::new(2);
+        probes.get(0).unwrap().add(1, 3);
+        probes.get(1).unwrap().add(1, 4);
+        assert_eq!(probes.counts(), [0, 7, 0, 0]);
+        let done = AtomicBool::new(false);
+        let seen = Seen(Default::default());
+        std::thread::scope(|s| {
+            let h = s.spawn(|| sample(&probes, &done, now_ns(), &seen));
+            std::thread::sleep(std::time::Duration::from_millis(350));
+            done.store(true, Relaxed);
+            h.join().unwrap();
+        });
+        let seen = seen.0.into_inner().unwrap();
+        assert!(seen.len() >= 3, "{seen:?}");
+        assert!(seen.iter().all(|&(_, n)| n == 7), "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[1].0 >= w[0].0 + 0.09), "{seen:?}");
+    }
+
     #[test]
     fn the_sampler_sees_what_the_threads_counted_and_stops_when_told() {
         let probes = Probes::new(2);
         let done = AtomicBool::new(false);
         let t0 = now_ns();
         let ticks = std::thread::scope(|s| {
-            let h = s.spawn(|| sample(&probes, &done, t0));
+            let h = s.spawn(|| sample(&probes, &done, t0, &NoWatch));
             let a = probes.claim(2).unwrap();
             let b = probes.claim(2).unwrap();
             assert!(probes.claim(2).is_none());

@@ -34,8 +34,10 @@ pub use cache::{BufferCache, CachedBlock};
 pub use config::{DbwrConfig, DbwrError, MAX_BATCH};
 pub use foreground::{Foreground, LoadSpec, Touch};
 pub use instance::Instance;
+pub use instance::{PROBE_OPS, PROBE_WRITES};
 pub use placement::Placement;
 pub use run::{
-    run, run_on, standard_engines, striped_engines, Datafile, EngineFactory, Outcome, Role, RunData,
+    run, run_on, run_watched, standard_engines, striped_engines, Datafile, EngineFactory, Outcome,
+    Role, RunData,
 };
 pub use writer::Writer;

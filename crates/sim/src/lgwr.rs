@@ -40,5 +40,6 @@ pub mod writer;
 
 pub use config::{LgwrConfig, LgwrRun, Method, RedoSize};
 pub use files::LogGroup;
-pub use run::{check, run, LgwrError, Outcome};
+pub use run::{check, run, run_watched, LgwrError, Outcome};
+pub use session::PROBE_COMMITS;
 pub use stats::Measured;

@@ -202,6 +202,7 @@ pub fn run_on(
     engines: &EngineFactory<'_>,
     stop: &AtomicBool,
     disk: Option<&str>,
+    watch: &dyn series::Watch,
 ) -> Result<Outcome, DbwrError> {
     let k = cfg.writers;
     let f = cfg.foregrounds;
@@ -279,7 +280,7 @@ pub fn run_on(
                 .name("dbwr-sampler".into())
                 .spawn_scoped(s, {
                     let sampling = &sampling;
-                    move || series::sample(p, sampling, t0)
+                    move || series::sample(p, sampling, t0, watch)
                 })
                 .ok(),
             _ => None,
@@ -337,6 +338,21 @@ pub fn run(
     disk: Option<&str>,
     verify_reads: bool,
 ) -> Result<(Outcome, Instance), DbwrError> {
+    run_watched(cfg, engines, stop, disk, verify_reads, &series::NoWatch)
+}
+
+/// [`run()`], telling `watch` every 100 ms the load's counters so far
+/// ([`super::instance::PROBE_OPS`], [`super::instance::PROBE_WRITES`],
+/// summed over the threads) from the sampler thread: the foregrounds and
+/// writers do nothing more for it.
+pub fn run_watched(
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    stop: &AtomicBool,
+    disk: Option<&str>,
+    verify_reads: bool,
+    watch: &dyn series::Watch,
+) -> Result<(Outcome, Instance), DbwrError> {
     super::config::validate(cfg)?;
     let inst = Instance::try_new(
         cfg.buffers,
@@ -346,7 +362,7 @@ pub fn run(
         verify_reads,
     )
     .map_err(DbwrError::Invalid)?;
-    let out = run_on(&inst, cfg, engines, stop, disk)?;
+    let out = run_on(&inst, cfg, engines, stop, disk, watch)?;
     Ok((out, inst))
 }
 

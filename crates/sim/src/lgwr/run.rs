@@ -166,7 +166,7 @@ fn run_threads(
     shared: &Shared,
     (files, paths): (&[Vec<Arc<File>>], &[Vec<PathBuf>]),
     (leader, stages): (Option<&FlushLock>, &[Stage]),
-    stop: &AtomicBool,
+    (stop, watch): (&AtomicBool, &dyn series::Watch),
     error: &Mutex<Option<EngineError>>,
 ) -> Result<Threads, SpawnError> {
     let cfg = &run.config;
@@ -248,7 +248,7 @@ fn run_threads(
             .name("lgwr-sampler".into())
             .spawn_scoped(s, {
                 let (probes, sampling) = (&shared.probes, &sampling);
-                move || series::sample(probes, sampling, t0)
+                move || series::sample(probes, sampling, t0, watch)
             })
             .ok();
         let recs: Vec<SessionRec> = sessions
@@ -282,6 +282,18 @@ pub fn run(
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
 ) -> Result<Outcome, LgwrError> {
+    run_watched(run, group, stop, &series::NoWatch)
+}
+
+/// [`run()`], telling `watch` every 100 ms the commits so far (probe
+/// counter [`super::session::PROBE_COMMITS`], summed over the sessions)
+/// from the sampler thread: the sessions do nothing more for it.
+pub fn run_watched(
+    run: &LgwrRun,
+    group: Option<&mut LogGroup>,
+    stop: &AtomicBool,
+    watch: &dyn series::Watch,
+) -> Result<Outcome, LgwrError> {
     // Only the options: the storage was checked when the group was
     // prepared, and a free-space check now would count the group's own
     // files against it.
@@ -311,7 +323,7 @@ pub fn run(
         &shared,
         (&files, &paths),
         (leader.as_ref(), &stages),
-        stop,
+        (stop, watch),
         &error,
     )
     .map_err(EngineError::from)?;
