@@ -184,7 +184,11 @@ fn findings(out: &mut String, t: &AwrTrend) {
 
 /// Renders a trend for a terminal.
 pub fn render(t: &AwrTrend) -> String {
-    let mut out = String::new();
+    let mut out = crate::kit::text::opening(
+        t.verdict.as_ref(),
+        &t.findings,
+        crate::kit::text::DETAIL_BELOW,
+    );
     let _ = writeln!(
         out,
         "dbio awr: {} reports as a trend, by begin snapshot time",
@@ -192,6 +196,10 @@ pub fn render(t: &AwrTrend) -> String {
     );
     for part in [intervals, commit_path, wait_events, load_profile, findings] {
         part(&mut out, t);
+    }
+    let rest = crate::kit::text::other_findings(t.verdict.as_ref(), &t.findings);
+    if !rest.is_empty() {
+        section(&mut out, "Findings of the trend", rest.trim_end());
     }
     if !t.notes.is_empty() {
         out.push_str("\nNotes\n");
