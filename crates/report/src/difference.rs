@@ -349,6 +349,15 @@ fn part_text(p: &Part, share: f64, t: &Totals) -> (VerdictClass, String) {
     )
 }
 
+/// A part's name without its quotes and gloss (`'PL/SQL lock timer' (a
+/// sleep ...)` is `PL/SQL lock timer`), as a finding's subject.
+fn plain(name: &str) -> &str {
+    match name.strip_prefix('\'') {
+        Some(rest) => rest.split('\'').next().unwrap_or(rest),
+        None => name,
+    }
+}
+
 /// The parts that explain a tenth of the difference or more, as findings
 /// (unranked), each with the class its change earns.
 pub fn findings(parts: &[Part], t: &Totals) -> Vec<(VerdictClass, Finding)> {
@@ -384,7 +393,7 @@ pub fn findings(parts: &[Part], t: &Totals) -> Vec<(VerdictClass, Finding)> {
             }
             let f = finding(
                 &t.rule,
-                Some(p.name.trim_matches('\'')),
+                Some(plain(&p.name)),
                 severity_of_share(share),
                 text,
                 evidence,

@@ -184,16 +184,17 @@ fn findings(out: &mut String, t: &AwrTrend) {
 
 /// Renders a trend for a terminal.
 pub fn render(t: &AwrTrend) -> String {
-    let mut out = crate::kit::text::opening(
-        t.verdict.as_ref(),
-        &t.findings,
-        crate::kit::text::DETAIL_BELOW,
-    );
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "dbio awr: {} reports as a trend, by begin snapshot time",
         t.intervals.len()
     );
+    out.push_str(&crate::kit::text::opening(
+        t.verdict.as_ref(),
+        &t.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
     for part in [intervals, commit_path, wait_events, load_profile, findings] {
         part(&mut out, t);
     }

@@ -203,6 +203,15 @@ pub fn conclude(t: &mut AwrTrend) {
     fs.extend(b);
     fs.extend(moved(t));
     t.findings = rank(fs);
+    // The finding that is the answer leads.
+    if let Some(i) = t
+        .findings
+        .iter()
+        .position(|f| f.rule == "awr.trend.busiest")
+    {
+        let f = t.findings.remove(i);
+        t.findings.insert(0, f);
+    }
     let busiest = t.findings.iter().find(|f| f.rule == "awr.trend.busiest");
     let class = busiest
         .and_then(|f| f.subject.as_ref())

@@ -676,16 +676,13 @@ fn timeline(r: &TraceReport) -> String {
 /// the wait events, each I/O event's histogram, the tier attribution and
 /// each group's findings.
 pub fn render_comparison(c: &TraceComparison) -> String {
-    let mut out = crate::kit::text::opening(
+    let mut out = String::from("dbio tracefile --compare\n");
+    out.push_str(&crate::kit::text::opening(
         c.verdict.as_ref(),
         &c.findings,
         crate::kit::text::DETAIL_BELOW,
-    );
-    let _ = writeln!(
-        out,
-        "dbio tracefile --compare\n  A = {}\n  B = {}",
-        c.a.label, c.b.label
-    );
+    ));
+    let _ = writeln!(out, "  A = {}\n  B = {}", c.a.label, c.b.label);
     compare_profiles(&mut out, c);
     compare_events(&mut out, c);
     compare_histograms(&mut out, c);
