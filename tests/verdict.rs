@@ -182,3 +182,153 @@ fn the_statspack_report_is_cpu() {
     );
     assert_eq!((rule.as_str(), subject.as_str()), ("awr.cpu", "DB CPU"));
 }
+
+/// The verdict's class and answer and its top finding's rule and subject
+/// for `dbio ARGS --json -`.
+fn verdict_of(args: &[String]) -> (String, String, String, String) {
+    let out = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(args)
+        .args(["--json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let verdict = &v["verdict"];
+    let first = verdict["top"][0].as_u64().expect("a top finding") as usize;
+    let top = &v["findings"][first];
+    (
+        verdict["class"].as_str().unwrap().to_string(),
+        verdict["answer"].as_str().unwrap().to_string(),
+        top["rule"].as_str().unwrap().to_string(),
+        top["subject"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+fn args(head: &[&str], files: &[PathBuf]) -> Vec<String> {
+    head.iter()
+        .map(|s| s.to_string())
+        .chain(files.iter().map(|f| f.display().to_string()))
+        .collect()
+}
+
+fn trend_fixture(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/awr")).join(name)
+}
+
+#[test]
+fn two_jkstill_traces_differ_by_the_sleep_not_the_storage() {
+    // R 5.42 s against 10.8 s; 'PL/SQL lock timer' 5.01 s against
+    // 10.00 s: +4.99 s of the +5.40 s, 92 %; I/O waits are 1 % to 2 %
+    // of either R.
+    let (Some(a), Some(b)) = (
+        shared("jkstill-122-rac-9850.trc"),
+        shared("jkstill-122-trcsess-main.trc"),
+    ) else {
+        return;
+    };
+    let (class, answer, rule, subject) = verdict_of(&args(&["tracefile", "--compare"], &[a, b]));
+    assert_eq!(class, "not_storage");
+    assert!(
+        answer.starts_with("B's R is 2.00x A's (10.8 s against 5.42 s): 'PL/SQL lock timer'"),
+        "{answer}"
+    );
+    assert_eq!(
+        (rule.as_str(), subject.as_str()),
+        ("trace.compare.part", "PL/SQL lock timer")
+    );
+}
+
+#[test]
+fn a_short_trace_against_the_seqread_trace_is_slower_storage() {
+    // A (trctools mixed execs): R 13.3 ms, 7 single-block reads at
+    // 1.12 ms. B (pylatencymap): R 178 s, 29.2 k reads at 5.98 ms, 175 s.
+    // Of B's +175 s of reads, 29.2 k x 4.86 ms = 142 s is the latency and
+    // 29.2 k x 1.12 ms = 33 s the count: the storage got slower.
+    let (Some(a), Some(b)) = (
+        shared("trctools-19c-mixed-execs.trc"),
+        shared("pylatencymap-12101-seqread.trc"),
+    ) else {
+        return;
+    };
+    let (class, answer, rule, subject) = verdict_of(&args(&["tracefile", "--compare"], &[a, b]));
+    assert_eq!(class, "storage_bound");
+    assert!(
+        answer.contains("per wait 1.12 ms in A, 5.98 ms in B")
+            && answer.ends_with("the storage got slower."),
+        "{answer}"
+    );
+    assert_eq!(
+        (rule.as_str(), subject.as_str()),
+        ("trace.compare.part", "db file sequential read")
+    );
+}
+
+#[test]
+fn the_statspack_report_against_the_aix_report_is_not_the_storage() {
+    // Different databases (CLINPRD, BPSC), same elapsed length. DB time
+    // 920 s against 3,974 s (+3,054 s): the AIX report's 2,641 s that is
+    // neither DB CPU nor a listed wait is 86 % of it, DB CPU (861 s to
+    // 1,235 s) 12 %; I/O waits are 4.5 % and 1.2 % of either.
+    let (Some(a), Some(b)) = (
+        shared("jasmin-statspack-12102.txt"),
+        shared("jasmin-awr-12201-aix.txt"),
+    ) else {
+        return;
+    };
+    let (class, answer, rule, subject) = verdict_of(&args(&["awr", "--compare"], &[a, b]));
+    assert_eq!(class, "not_storage");
+    assert!(answer.starts_with("B's DB time is 4.32x A's"), "{answer}");
+    assert_eq!(
+        (rule.as_str(), subject.as_str()),
+        ("awr.compare.part", "time neither DB CPU nor a listed wait")
+    );
+}
+
+#[test]
+fn the_trend_fixtures_compared_and_as_a_trend_are_the_commit_path() {
+    // 09:00 against 10:00: DB time 30 to 90 min; 'log file sync' 1.00 ms
+    // to 4.00 ms per commit (900 s to 10,800 s) while 'log file parallel
+    // write' went 200 to 300 µs: the commit path, not the log device.
+    let files: Vec<PathBuf> = ["trend-0900.txt", "trend-1000.txt", "trend-1100.txt"]
+        .iter()
+        .map(|f| trend_fixture(f))
+        .collect();
+    let (class, answer, rule, subject) = verdict_of(&args(&["awr", "--compare"], &files[..2]));
+    assert_eq!(class, "commit_path");
+    assert!(
+        answer.contains("'log file sync' per commit 1.00 ms in A, 4.00 ms in B, 'log file parallel write' 200 µs in A, 300 µs in B: not the log device"),
+        "{answer}"
+    );
+    assert_eq!(
+        (rule.as_str(), subject.as_str()),
+        ("awr.compare.part", "Commit")
+    );
+    // The trend: 10:00 is the busiest (1.50 average active sessions
+    // against 0.50 and 0.52), and there the commit path.
+    let (class, answer, rule, _) = verdict_of(&args(&["awr"], &files));
+    assert_eq!(class, "commit_path");
+    assert!(
+        answer.starts_with("#2 (02-Mar-25 10:00:00) is the busiest of 3 intervals: 1.50 average active sessions, 3.00x the quietest"),
+        "{answer}"
+    );
+    assert_eq!(rule, "awr.trend.busiest");
+    // The terminal opens with the answer.
+    let out = Command::cargo_bin("dbio")
+        .unwrap()
+        .args(args(&["awr"], &files))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("Which interval is worst, and is it the storage?")),
+        "{text}"
+    );
+}

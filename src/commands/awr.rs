@@ -91,12 +91,15 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let result = if let Some(pair) = &args.compare {
-        Outcome::AwrComparison(Box::new(AwrComparison {
+        let mut c = AwrComparison {
             schema_version: SCHEMA_VERSION,
             invocation: None,
             a: analyze(&pair[0], &t)?,
             b: analyze(&pair[1], &t)?,
-        }))
+            ..Default::default()
+        };
+        dbio_report::verdict::conclude_awr_comparison(&mut c);
+        Outcome::AwrComparison(Box::new(c))
     } else {
         match args.inputs.as_slice() {
             [] => bail!(
@@ -114,10 +117,10 @@ pub fn run(args: AwrArgs) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|p| analyze(p, &t))
                     .collect::<anyhow::Result<Vec<_>>>()?;
-                Outcome::AwrTrend(Box::new(
-                    dbio_awr::trend::trend(reports, args.allow_mixed)
-                        .map_err(|e| anyhow::anyhow!("{e}"))?,
-                ))
+                let mut t = dbio_awr::trend::trend(reports, args.allow_mixed)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                dbio_report::verdict::conclude_awr_trend(&mut t);
+                Outcome::AwrTrend(Box::new(t))
             }
         }
     };

@@ -146,12 +146,15 @@ pub fn run(args: TracefileArgs) -> anyhow::Result<ExitCode> {
     let result = if let Some(pair) = &args.compare {
         let a = analyze(&opts, &pair[..1], threads, &pair[0], &mut failed)?;
         let b = analyze(&opts, &pair[1..2], threads, &pair[1], &mut failed)?;
-        Outcome::TraceComparison(TraceComparison {
+        let mut c = TraceComparison {
             schema_version: SCHEMA_VERSION,
             invocation: None,
             a,
             b,
-        })
+            ..Default::default()
+        };
+        dbio_report::verdict::conclude_trace_comparison(&mut c);
+        Outcome::TraceComparison(c)
     } else {
         if args.inputs.is_empty() {
             bail!("give at least one trace file, directory or glob, or - for standard input (see dbio tracefile --help)");

@@ -199,6 +199,7 @@ pub fn trend(mut reports: Vec<AwrReport>, allow_mixed: bool) -> Result<AwrTrend,
                 header: r.header,
                 load_profile: r.load_profile,
                 findings: r.findings,
+                verdict: r.verdict,
             }
         })
         .collect();
@@ -209,5 +210,7 @@ pub fn trend(mut reports: Vec<AwrReport>, allow_mixed: bool) -> Result<AwrTrend,
         events,
         intervals,
         notes,
+        findings: Vec::new(),
+        verdict: None,
     })
 }

@@ -390,6 +390,10 @@ pub struct AwrInterval {
     /// Findings of this report (their titles and severities; the whole
     /// finding is in the single report's result).
     pub findings: Vec<crate::Finding>,
+    /// This report's own verdict (its `top` points into `findings`);
+    /// absent in trends written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }
 
 /// Several reports as a trend (`dbio awr FILE...`), ordered by begin
@@ -413,6 +417,15 @@ pub struct AwrTrend {
     pub intervals: Vec<AwrInterval>,
     /// What the reader should know (gaps, overlaps, missing times).
     pub notes: Vec<String>,
+    /// What the trend says: the busiest interval and what its DB time is
+    /// made of, the wait events whose average moved, ranked; absent in
+    /// trends written before verdicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::Finding>,
+    /// The answer: which interval is the worst and what dominates it;
+    /// absent in trends written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }
 
 impl AwrReport {
@@ -484,4 +497,14 @@ pub struct AwrComparison {
     pub a: AwrReport,
     /// The second report.
     pub b: AwrReport,
+    /// What changed between the two: each part of DB time (DB CPU, a
+    /// wait class) that explains a tenth or more of the difference, with
+    /// its share of it, ranked; absent in comparisons written before
+    /// verdicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::Finding>,
+    /// The answer: what changed between A and B and whether the storage
+    /// explains it; absent in comparisons written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }

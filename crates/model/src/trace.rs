@@ -511,6 +511,15 @@ pub struct TraceComparison {
     pub a: TraceReport,
     /// The second group.
     pub b: TraceReport,
+    /// What changed between the two: each component of the response time
+    /// that explains a tenth or more of the difference, with its share of
+    /// it, ranked; absent in comparisons written before verdicts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::Finding>,
+    /// The answer: what changed between A and B and whether the storage
+    /// explains it; absent in comparisons written before verdicts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<crate::Verdict>,
 }
 
 /// Oracle's idle events: waits for work (the client, a timer, a queue),

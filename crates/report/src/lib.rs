@@ -3,6 +3,7 @@
 //! reproduces what the run printed.
 #![deny(missing_docs)]
 
+pub mod difference;
 pub mod export;
 pub mod findings;
 pub mod kit;
@@ -241,6 +242,7 @@ mod tests {
                 label: "y.trc".into(),
                 ..t.clone()
             },
+            ..Default::default()
         };
         let r = RunReport {
             schema_version: dbio_model::SCHEMA_VERSION,
@@ -257,6 +259,7 @@ mod tests {
             invocation: None,
             a: w.clone(),
             b: w.clone(),
+            ..Default::default()
         };
         for (o, command) in [
             (Outcome::Awr(w), "awr"),

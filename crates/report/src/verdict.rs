@@ -135,6 +135,22 @@ pub fn conclude_awr(a: &mut AwrReport) {
     a.verdict = crate::sections::awr::verdict::verdict(a);
 }
 
+/// Draws and answers a trace comparison: what changed between A and B.
+pub fn conclude_trace_comparison(c: &mut dbio_model::trace::TraceComparison) {
+    crate::sections::trace::difference::conclude_comparison(c);
+}
+
+/// Draws and answers a report comparison: what changed between A and B.
+pub fn conclude_awr_comparison(c: &mut dbio_model::awr::AwrComparison) {
+    crate::sections::awr::difference::conclude_comparison(c);
+}
+
+/// Draws and answers a trend of reports: the busiest interval and what
+/// dominates it.
+pub fn conclude_awr_trend(t: &mut dbio_model::awr::AwrTrend) {
+    crate::sections::awr::trend_verdict::conclude(t);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,7 +136,7 @@ fn commit_not_io(r: &AwrReport, out: &mut Vec<Finding>) {
 }
 
 /// The tier thresholds a report was read with, ns.
-fn thresholds(r: &AwrReport) -> (u64, u64) {
+pub(crate) fn thresholds(r: &AwrReport) -> (u64, u64) {
     r.derived.read_tiers.as_ref().map_or(
         (DEFAULT_PAGE_CACHE_MAX_NS, DEFAULT_STORAGE_CACHE_MAX_NS),
         |t| (t.page_cache_max_ns, t.storage_cache_max_ns),

@@ -39,7 +39,12 @@ pub fn render_comparison(c: &AwrComparison, invocation: Option<&str>) -> String 
         }
     }
     .into_string();
+    b.push_str(&page::verdict(c.verdict.as_ref(), &c.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
+    if !c.findings.is_empty() {
+        b.push_str("<h2 id=\"h-findings\">Findings, B against A</h2>\n");
+        b.push_str(&page::findings(&c.findings));
+    }
     let mut names: Vec<&str> = c.a.top_events.iter().map(|e| e.name.as_str()).collect();
     for e in &c.b.top_events {
         if !names.contains(&e.name.as_str()) {
@@ -270,7 +275,12 @@ pub fn render_trend(t: &AwrTrend, invocation: Option<&str>) -> String {
         t.schema_version,
         if t.mixed { "; reports of different databases or instances (--allow-mixed)" } else { "" }
     );
+    b.push_str(&page::verdict(t.verdict.as_ref(), &t.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
+    if !t.findings.is_empty() {
+        b.push_str("<h2 id=\"h-findings\">Findings of the trend</h2>\n");
+        b.push_str(&page::findings(&t.findings));
+    }
     if !t.notes.is_empty() {
         b.push_str("<h3>Notes</h3>");
         b.push_str(&page::list(Some("notes"), &t.notes));

@@ -3,9 +3,11 @@
 pub mod compare;
 pub mod csv;
 pub mod db_time;
+pub mod difference;
 pub mod findings;
 pub mod html;
 pub mod html_trace;
 pub mod table;
 pub mod trend;
+pub mod trend_verdict;
 pub mod verdict;

@@ -372,10 +372,15 @@ fn diff(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 /// statistics aligned by name, with B − A and B / A.
 pub fn render_comparison(c: &AwrComparison) -> String {
     let (a, b) = (&c.a, &c.b);
-    let mut out = String::new();
+    let mut out = String::from("dbio awr --compare\n");
+    out.push_str(&crate::kit::text::opening(
+        c.verdict.as_ref(),
+        &c.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
     let _ = writeln!(
         out,
-        "dbio awr --compare\n  A = {} ({})\n  B = {} ({})",
+        "  A = {} ({})\n  B = {} ({})",
         a.source,
         a.kind.describe(),
         b.source,
@@ -462,6 +467,10 @@ pub fn render_comparison(c: &AwrComparison) -> String {
             "Statistics that differ (aligned by name)",
             &t.to_string(),
         );
+    }
+    let rest = crate::kit::text::other_findings(c.verdict.as_ref(), &c.findings);
+    if !rest.is_empty() {
+        section(&mut out, "Findings, B against A", rest.trim_end());
     }
     for (g, r) in [("A", a), ("B", b)] {
         if !r.findings.is_empty() {

@@ -190,8 +190,17 @@ pub fn render(t: &AwrTrend) -> String {
         "dbio awr: {} reports as a trend, by begin snapshot time",
         t.intervals.len()
     );
+    out.push_str(&crate::kit::text::opening(
+        t.verdict.as_ref(),
+        &t.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
     for part in [intervals, commit_path, wait_events, load_profile, findings] {
         part(&mut out, t);
+    }
+    let rest = crate::kit::text::other_findings(t.verdict.as_ref(), &t.findings);
+    if !rest.is_empty() {
+        section(&mut out, "Findings of the trend", rest.trim_end());
     }
     if !t.notes.is_empty() {
         out.push_str("\nNotes\n");

@@ -54,7 +54,12 @@ pub fn render_comparison(c: &TraceComparison, invocation: Option<&str>) -> Strin
         }
     }
     .into_string();
+    b.push_str(&page::verdict(c.verdict.as_ref(), &c.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
+    if !c.findings.is_empty() {
+        b.push_str("<h2 id=\"h-findings\">Findings, B against A</h2>\n");
+        b.push_str(&page::findings(&c.findings));
+    }
     b.push_str("<h2 id=\"h-compare\">Events side by side</h2>");
     let mut names: Vec<&str> = c.a.events.iter().map(|e| e.name.as_str()).collect();
     for e in &c.b.events {

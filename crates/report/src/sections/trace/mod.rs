@@ -2,6 +2,7 @@
 
 pub mod compare;
 pub mod csv;
+pub mod difference;
 pub mod findings;
 pub mod html;
 pub mod table;

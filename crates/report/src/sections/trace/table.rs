@@ -676,16 +676,21 @@ fn timeline(r: &TraceReport) -> String {
 /// the wait events, each I/O event's histogram, the tier attribution and
 /// each group's findings.
 pub fn render_comparison(c: &TraceComparison) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "dbio tracefile --compare\n  A = {}\n  B = {}",
-        c.a.label, c.b.label
-    );
+    let mut out = String::from("dbio tracefile --compare\n");
+    out.push_str(&crate::kit::text::opening(
+        c.verdict.as_ref(),
+        &c.findings,
+        crate::kit::text::DETAIL_BELOW,
+    ));
+    let _ = writeln!(out, "  A = {}\n  B = {}", c.a.label, c.b.label);
     compare_profiles(&mut out, c);
     compare_events(&mut out, c);
     compare_histograms(&mut out, c);
     compare_tiers(&mut out, c);
+    let rest = crate::kit::text::other_findings(c.verdict.as_ref(), &c.findings);
+    if !rest.is_empty() {
+        section(&mut out, "Findings, B against A", rest.trim_end());
+    }
     for (g, r) in [("A", &c.a), ("B", &c.b)] {
         if !r.findings.is_empty() {
             section(
@@ -895,6 +900,7 @@ mod tests {
             invocation: None,
             a: sample(),
             b: TraceReport::default(),
+            ..Default::default()
         };
         let s = render_comparison(&c);
         assert!(s.contains("A count"), "{s}");

@@ -78,7 +78,7 @@ fn is_io(l: &ProfileLine) -> bool {
 }
 
 /// A line named as the answer names it.
-fn named(l: &ProfileLine) -> String {
+pub(crate) fn named(l: &ProfileLine) -> String {
     match l.kind {
         ProfileKind::Cpu => "CPU".into(),
         ProfileKind::Unaccounted => "unaccounted-for time".into(),
