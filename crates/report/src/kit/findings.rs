@@ -50,6 +50,9 @@ pub fn evidence_line(f: &Finding) -> String {
 fn show(v: f64, unit: &str) -> String {
     use dbio_model::units::{format_bytes, format_count_rate, format_ns, format_rate};
     match unit {
+        // A time of nothing is 0, not "0.00 ns" (a measured figure, not a
+        // resolution).
+        "ns" if v == 0.0 => "0".into(),
         "ns" => format_ns(v),
         "bytes" => format_bytes(v.max(0.0) as u64),
         "bytes/s" => format_rate(v),
