@@ -5,7 +5,7 @@
 //! or durability method commits fastest.
 
 use crate::kit::findings::RuleSet;
-use crate::kit::findings::{ev, finding, plural, Finding, Severity};
+use crate::kit::findings::{ev, finding, pct, plural, Finding, Severity};
 use crate::kit::references::{doc, lgwr_buffered_vs_direct, log_file_sync};
 use crate::verdict::severity_of_share;
 use dbio_model::lgwr::LgwrResult;
@@ -292,15 +292,6 @@ pub fn breakdown(x: &LgwrResult) -> Vec<Finding> {
             .with_impact(share, "commit time")
         })
         .collect()
-}
-
-/// A share in words: one decimal under 10 %, none above.
-pub fn pct(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.1} %")
-    } else {
-        format!("{v:.0} %")
-    }
 }
 
 /// Each configuration after the first against the first (`--compare`).

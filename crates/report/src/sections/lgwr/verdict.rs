@@ -15,8 +15,8 @@
 //! log. Under `--compare` each configuration answers; the class is the
 //! first's.
 
-use super::findings::{pct, Part};
-use crate::kit::findings::plural;
+use super::findings::Part;
+use crate::kit::findings::{pct, plural};
 use crate::verdict::{top, TOP};
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::units::format_ns;
