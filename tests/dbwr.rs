@@ -275,3 +275,28 @@ fn version_2_dbwr_results_render_as_they_did() {
     assert_eq!(x["config"]["datafile_bytes"], 16 << 20);
     assert!(x["target"].as_str().unwrap().ends_with("df"), "{x}");
 }
+
+/// See: issue 23. A real run answers by Kevin Closson's rule: a CPU-bound
+/// writer, a writer held up by its writes, or one writer is enough; the
+/// free buffer waits, when any, carry their share of foreground time.
+#[test]
+fn dbwr_answers_whether_the_writer_is_held_up_by_the_storage() {
+    let d = scratch();
+    let mut args = SMALL.to_vec();
+    args.extend(["--engine", "psync", "--ops", "2000"]);
+    let v = dbwr_json(d.path(), &args);
+    let verdict = &v["verdict"];
+    let class = verdict["class"].as_str().unwrap();
+    assert!(
+        ["cpu", "storage_bound", "capability"].contains(&class),
+        "{verdict}"
+    );
+    let answer = verdict["answer"].as_str().unwrap();
+    assert!(answer.contains("1 writer wrote"), "{answer}");
+    for f in v["findings"].as_array().unwrap() {
+        if f["rule"] == "dbwr.free_buffer_waits" {
+            assert_eq!(f["impact"]["of"], "foreground time", "{f}");
+        }
+    }
+    assert!(dbio_files(d.path()).is_empty());
+}
