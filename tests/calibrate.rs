@@ -229,3 +229,19 @@ fn calibrate_existing_file_defaults_to_its_own_size() {
     );
     assert_eq!(std::fs::read(&f).unwrap(), vec![7u8; 4 << 20]);
 }
+
+/// See: issue 23. The answer states the boundaries measured.
+#[test]
+fn calibrate_answers_with_the_boundaries_it_measured() {
+    let d = scratch();
+    let v = calibrate(d.path(), &d.path().join("c.json"));
+    let verdict = &v["verdict"];
+    assert_eq!(verdict["class"], "capability", "{verdict}");
+    assert!(
+        verdict["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("Measured here: page-cache hits under "),
+        "{verdict}"
+    );
+}

@@ -79,13 +79,14 @@ fn a_sweep_counts_every_operation_and_leaves_nothing_dirty() {
         assert!(written >= 1 && written <= changes, "{written} vs {changes}");
     }
     // One finding per configuration, then the sweep's two; then the
-    // run's notes (more threads than CPUs on a small machine).
+    // run's notes (more threads than CPUs on a small machine) and the free
+    // buffer waits of the configurations that had any (issue 23).
     let rules: Vec<&str> = v["findings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["rule"].as_str().unwrap())
-        .filter(|&r| r != "dbwr.cpu_oversubscribed")
+        .filter(|&r| r != "dbwr.cpu_oversubscribed" && r != "dbwr.free_buffer_waits")
         .collect();
     assert_eq!(rules.len(), 5, "{rules:?}");
     assert_eq!(&rules[3..], ["dbwr.sweep", "dbwr.sweep_first_cpu"]);
@@ -274,4 +275,29 @@ fn version_2_dbwr_results_render_as_they_did() {
     assert_eq!(x["config"]["engine"], "psync");
     assert_eq!(x["config"]["datafile_bytes"], 16 << 20);
     assert!(x["target"].as_str().unwrap().ends_with("df"), "{x}");
+}
+
+/// See: issue 23. A real run answers by Kevin Closson's rule: a CPU-bound
+/// writer, a writer held up by its writes, or one writer is enough; the
+/// free buffer waits, when any, carry their share of foreground time.
+#[test]
+fn dbwr_answers_whether_the_writer_is_held_up_by_the_storage() {
+    let d = scratch();
+    let mut args = SMALL.to_vec();
+    args.extend(["--engine", "psync", "--ops", "2000"]);
+    let v = dbwr_json(d.path(), &args);
+    let verdict = &v["verdict"];
+    let class = verdict["class"].as_str().unwrap();
+    assert!(
+        ["cpu", "storage_bound", "capability"].contains(&class),
+        "{verdict}"
+    );
+    let answer = verdict["answer"].as_str().unwrap();
+    assert!(answer.contains("1 writer wrote"), "{answer}");
+    for f in v["findings"].as_array().unwrap() {
+        if f["rule"] == "dbwr.free_buffer_waits" {
+            assert_eq!(f["impact"]["of"], "foreground time", "{f}");
+        }
+    }
+    assert!(dbio_files(d.path()).is_empty());
 }

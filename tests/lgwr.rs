@@ -453,3 +453,58 @@ fn version_2_lgwr_results_render_as_they_did() {
     assert_eq!(x["target"], "logs");
     assert_eq!(x["verify"]["bad"], 0);
 }
+
+/// See: issue 23. One session, a 2 ms write through the null engine and
+/// no queue: the write is nearly all of a commit, so the answer is the
+/// (simulated) log device; on tmpfs the answer names memory, never a
+/// good log.
+#[test]
+fn lgwr_answers_whether_a_commit_is_the_log_device() {
+    let out = dbio()
+        .args([
+            "lgwr",
+            "--null-delay",
+            "2ms",
+            "--sessions",
+            "1",
+            "--commits",
+            "50",
+            "--quiet",
+            "--json",
+            "-",
+        ])
+        .succeeds();
+    let v = json(&out.stdout);
+    let verdict = &v["verdict"];
+    assert_eq!(verdict["class"], "storage_bound", "{verdict}");
+    let answer = verdict["answer"].as_str().unwrap();
+    assert!(answer.contains("'log file parallel write'"), "{answer}");
+    let first = &v["findings"][verdict["top"][0].as_u64().unwrap() as usize];
+    assert_eq!(first["rule"], "commit.breakdown", "{first}");
+    assert_eq!(first["impact"]["of"], "commit time");
+    let t = match crate::util::Tmpfs::mount("64m") {
+        Ok(t) => t,
+        Err(why) => {
+            eprintln!("SKIP the tmpfs half: {why}");
+            return;
+        }
+    };
+    let out = dbio()
+        .args([
+            "lgwr",
+            "--sessions",
+            "2",
+            "--commits",
+            "50",
+            "--file-size",
+            "1m",
+            "--quiet",
+            "--json",
+            "-",
+        ])
+        .arg(t.dir.path())
+        .succeeds();
+    let v = json(&out.stdout);
+    assert_eq!(v["verdict"]["class"], "non_durable", "{}", v["verdict"]);
+    assert!(!v["verdict"]["answer"].as_str().unwrap().contains("good"));
+}

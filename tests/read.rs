@@ -314,3 +314,33 @@ fn o_direct_reads_are_never_page_cache_hits() {
     );
     assert!(dbio_files(d.path()).is_empty());
 }
+
+/// See: issue 23. O_DIRECT reads answer what the storage gives (never
+/// page-cache hits), each tier with its share of the read time; on a
+/// memory filesystem the answer is memory.
+#[test]
+fn read_answers_whether_the_reads_measured_the_storage() {
+    let d = scratch();
+    let dir = d.path().to_str().unwrap();
+    let v = read_json(&[dir, "--direct", "--size", "4m", "--ops", "300"]);
+    let verdict = &v["verdict"];
+    let memory = matches!(
+        v["environment"]["fs_type"].as_str(),
+        Some("tmpfs" | "ramfs")
+    );
+    assert_eq!(
+        verdict["class"],
+        if memory { "page_cache" } else { "capability" },
+        "{verdict}"
+    );
+    if !memory {
+        assert!(verdict["answer"]
+            .as_str()
+            .unwrap()
+            .ends_with("an O_DIRECT read is never a page-cache hit"));
+    }
+    let first = &v["findings"][verdict["top"][0].as_u64().unwrap() as usize];
+    assert_eq!(first["rule"], "read.tier_time", "{first}");
+    assert_eq!(first["impact"]["of"], "read time");
+    assert!(!first["text"].as_str().unwrap().contains("page cache reads"));
+}

@@ -37,6 +37,15 @@ pub fn plural(n: impl Into<u64>) -> &'static str {
     }
 }
 
+/// A share (percent) in words: one decimal under 10 %, none from 10 %.
+pub fn pct(v: f64) -> String {
+    if v < 10.0 {
+        format!("{v:.1} %")
+    } else {
+        format!("{v:.0} %")
+    }
+}
+
 /// The evidence of a finding in one line: `what value unit; ...`.
 pub fn evidence_line(f: &Finding) -> String {
     f.evidence

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod findings;
 pub mod html;
 pub mod table;
+pub mod verdict;
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, LongRow};
@@ -40,6 +41,10 @@ impl Section for Calibrate {
 
     fn findings(&self, r: &RunReport) -> Vec<Finding> {
         (findings::RULES.evaluate)(r)
+    }
+
+    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, findings)
     }
 
     fn compare(

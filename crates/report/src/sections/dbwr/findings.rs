@@ -8,10 +8,11 @@
 //! TPM with 256 CPU s (-7.5 %). `docs/dbwr.md` explains the model.
 
 use crate::kit::findings::RuleSet;
-use crate::kit::findings::{ev, finding, plural, Finding, Severity};
+use crate::kit::findings::{ev, finding, pct, plural, Finding, Severity};
 use crate::kit::references::over_configuring_dbwr;
+use crate::verdict::severity_of_share;
 use dbio_model::dbwr::DbwrResult;
-use dbio_model::units::{format_bytes, format_count_rate};
+use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::{CpuUsage, EngineKind, RunReport};
 
 /// The writer rules (the `dbwr` section of `dbwr` and `check`).
@@ -30,12 +31,14 @@ fn evaluate(r: &RunReport) -> Vec<Finding> {
     match r.command.as_str() {
         "dbwr" => {
             out.extend(r.dbwr.iter().map(configuration));
+            out.extend(r.dbwr.iter().filter_map(free_buffer_waits));
             if r.partial.is_none() {
                 out.extend(sweep(&r.dbwr));
             }
         }
+        // One writer finding: `check_writer` says what `configuration`
+        // would, in check's words (the two were near-identical).
         "check" => {
-            out.extend(r.dbwr.iter().map(configuration));
             out.extend(r.dbwr.first().map(check_writer));
         }
         _ => {}
@@ -121,6 +124,57 @@ pub fn configuration(r: &DbwrResult) -> Finding {
             ev("free buffer waits", fbw.count as f64, "count"),
         ],
         Some(over_configuring_dbwr()),
+    )
+}
+
+/// The foregrounds' time, ns: each foreground over the whole run.
+pub fn foreground_ns(r: &DbwrResult) -> f64 {
+    r.config.foregrounds as f64 * r.runtime_ns as f64
+}
+
+/// The share of the foregrounds' time spent waiting for a free buffer
+/// (the writers not keeping up), percent; 0 without a run time.
+pub fn free_buffer_share_pct(r: &DbwrResult) -> f64 {
+    let t = foreground_ns(r);
+    if t > 0.0 {
+        (100.0 * r.foreground.free_buffer_waits.total_ns as f64 / t).min(100.0)
+    } else {
+        0.0
+    }
+}
+
+/// Free buffer waits with their share of the foregrounds' time: what the
+/// writers falling behind cost the sessions.
+pub fn free_buffer_waits(r: &DbwrResult) -> Option<Finding> {
+    let w = &r.foreground.free_buffer_waits;
+    if w.count == 0 || foreground_ns(r) <= 0.0 {
+        return None;
+    }
+    let share = free_buffer_share_pct(r);
+    Some(
+        finding(
+            "dbwr.free_buffer_waits",
+            Some(&r.name),
+            severity_of_share(share),
+            format!(
+                "{}: 'free buffer waits' are {} of the foregrounds' time ({} waits, {} in all over {} foreground{} and {}): the writer{} fell behind the foregrounds' changes",
+                r.name,
+                pct(share),
+                w.count,
+                format_ns(w.total_ns as f64),
+                r.config.foregrounds,
+                plural(r.config.foregrounds),
+                format_ns(r.runtime_ns as f64),
+                plural(r.config.writers)
+            ),
+            vec![
+                ev("free buffer waits", w.count as f64, "count"),
+                ev("time in free buffer waits", w.total_ns as f64, "ns"),
+                ev("share of the foregrounds' time", share, "%"),
+            ],
+            Some(over_configuring_dbwr()),
+        )
+        .with_impact(share, "foreground time"),
     )
 }
 
@@ -315,7 +369,7 @@ mod tests {
             dbwr: vec![result(1, 62.6, 0.5), result(2, 60.0, 0.5)],
             ..Default::default()
         };
-        assert_eq!(evaluate(&r).len(), 4);
+        assert_eq!(evaluate(&r).len(), 4, "no free buffer waits, none named");
         r.partial = Some(dbio_model::PartialReason::Signal {
             signal: "SIGINT".into(),
         });
@@ -327,6 +381,7 @@ mod tests {
         r.command = "check".into();
         r.dbwr.truncate(1);
         let f = evaluate(&r);
-        assert_eq!(f[1].rule, "dbwr.check_writer");
+        assert_eq!(f.len(), 1, "one writer finding in check");
+        assert_eq!(f[0].rule, "dbwr.check_writer");
     }
 }

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod findings;
 pub mod html;
 pub mod table;
+pub mod verdict;
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, series_rows, LongRow, SERIES_ITEM};
@@ -43,6 +44,10 @@ impl Section for Dbwr {
 
     fn findings(&self, r: &RunReport) -> Vec<Finding> {
         (findings::RULES.evaluate)(r)
+    }
+
+    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
+        verdict::verdict(r, findings)
     }
 
     fn compare(

@@ -5,8 +5,9 @@
 //! or durability method commits fastest.
 
 use crate::kit::findings::RuleSet;
-use crate::kit::findings::{ev, finding, plural, Finding, Severity};
+use crate::kit::findings::{ev, finding, pct, plural, Finding, Severity};
 use crate::kit::references::{doc, lgwr_buffered_vs_direct, log_file_sync};
+use crate::verdict::severity_of_share;
 use dbio_model::lgwr::LgwrResult;
 use dbio_model::units::{format_bytes, format_count_rate, format_ns};
 use dbio_model::RunReport;
@@ -20,7 +21,8 @@ pub const RULES: RuleSet<RunReport> = RuleSet {
 fn evaluate(r: &RunReport) -> Vec<Finding> {
     match r.command.as_str() {
         "lgwr" => {
-            let mut out: Vec<Finding> = r.lgwr.iter().flat_map(run).collect();
+            let mut out: Vec<Finding> = non_durable(r).into_iter().collect();
+            out.extend(r.lgwr.iter().flat_map(run));
             out.extend(versus_first(&r.lgwr));
             out
         }
@@ -61,40 +63,7 @@ pub fn run(x: &LgwrResult) -> Vec<Finding> {
         ],
         Some(log_file_sync()),
     ));
-    let b = &x.breakdown;
-    let total = x.log_file_sync.mean_ns.max(1.0);
-    let parts = [
-        (
-            "waiting for the log writer to take the redo",
-            b.wait_for_writer.mean_ns,
-        ),
-        ("the log writer's I/O", b.writer_io.mean_ns),
-        ("the writer posting other sessions first", b.posting.mean_ns),
-        (
-            "getting the CPU back after the writer's post (scheduling, not the disk)",
-            b.wake_up.mean_ns,
-        ),
-    ];
-    let (what, most) = parts
-        .iter()
-        .copied()
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .expect("four parts");
-    v.push(finding(
-        "commit.breakdown",
-        name,
-        Severity::Info,
-        format!(
-            "{}: most of a commit's time ({:.0} %) is {what}.",
-            x.name,
-            100.0 * most / total
-        ),
-        vec![
-            ev("mean 'log file sync'", x.log_file_sync.mean_ns, "ns"),
-            ev("mean of the largest part", most, "ns"),
-        ],
-        Some(doc("docs/lgwr.md")),
-    ));
+    v.extend(breakdown(x));
     if x.io.proc_read_bytes > 0 {
         v.push(finding(
             "commit.log_reads",
@@ -134,6 +103,195 @@ pub fn run(x: &LgwrResult) -> Vec<Finding> {
         }
     }
     v
+}
+
+/// Storage that does not keep what it acknowledges, as `dbio lgwr` sees
+/// it: a memory filesystem or a mount without flushes on a write-back
+/// cache ([`dbio_model::Environment::non_durable_reason`]), a write-back
+/// device without FUA that counted no cache flush in a real run's 100
+/// commits or more, or committed records missing when read back. Such a
+/// commit rate is memory's, never "good for a commit log".
+pub fn non_durable(r: &RunReport) -> Option<Finding> {
+    let x = r.lgwr.iter().find(|x| x.commits > 0)?;
+    let why = r.environment.non_durable_reason().or_else(|| {
+        let dev = r.environment.device.as_ref()?;
+        let dropped = r.lgwr.iter().find(|x| {
+            x.config.real_io() && x.commits >= 100 && x.io.device_flushes_per_commit == Some(0.0)
+        })?;
+        (dev.write_cache.as_deref() == Some("write back") && dev.fua == Some(false)).then(|| {
+            format!(
+                "{} has a write-back cache and no FUA, yet it counted no cache flush in {} commits ({}): the flushes are dropped before the device, so a commit is acknowledged from a volatile cache",
+                dev.name, dropped.commits, dropped.name
+            )
+        })
+    });
+    let lost = r
+        .lgwr
+        .iter()
+        .find(|x| x.verify.as_ref().is_some_and(|v| v.bad > 0));
+    let (why, so) = match (why, lost) {
+        (Some(w), _) => (w, "are memory's speed, not a database log's"),
+        (None, Some(l)) => (
+            format!(
+                "{} committed records of {} were missing or damaged when read back",
+                l.verify.as_ref().map_or(0, |v| v.bad),
+                l.name
+            ),
+            "were acknowledged for records the storage did not keep",
+        ),
+        (None, None) => return None,
+    };
+    Some(finding(
+        "commit.non_durable",
+        None,
+        Severity::Warning,
+        format!(
+            "Not durable storage: {why}; its {} commits/s (mean 'log file sync' {}) {so}",
+            format_count_rate(x.tps),
+            format_ns(x.log_file_sync.mean_ns)
+        ),
+        vec![
+            ev("commits per second", x.tps, "ops/s"),
+            ev("mean 'log file sync'", x.log_file_sync.mean_ns, "ns"),
+        ],
+        Some(doc("docs/GUIDE.md")),
+    ))
+}
+
+/// A part of a commit's time ('log file sync'), as the breakdown splits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Waiting for the writer to take the redo.
+    WaitForWriter,
+    /// The writer's write and sync (the device's time).
+    WriterIo,
+    /// The writer posting sessions ahead of this one.
+    Posting,
+    /// From the writer's post until the session ran again.
+    WakeUp,
+}
+
+impl Part {
+    /// The four parts, in the order a commit passes them.
+    pub const ALL: [Part; 4] = [
+        Part::WaitForWriter,
+        Part::WriterIo,
+        Part::Posting,
+        Part::WakeUp,
+    ];
+
+    /// The part in words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::WaitForWriter => "waiting for the log writer to take the redo",
+            Part::WriterIo => "the log writer's write and sync",
+            Part::Posting => "the writer posting other sessions first",
+            Part::WakeUp => "getting the CPU back after the writer's post",
+        }
+    }
+
+    /// Its mean in `x`, ns.
+    pub fn mean_ns(self, x: &LgwrResult) -> f64 {
+        let b = &x.breakdown;
+        match self {
+            Part::WaitForWriter => b.wait_for_writer.mean_ns,
+            Part::WriterIo => b.writer_io.mean_ns,
+            Part::Posting => b.posting.mean_ns,
+            Part::WakeUp => b.wake_up.mean_ns,
+        }
+    }
+
+    /// Its share of the mean 'log file sync' in `x`, percent.
+    pub fn share_pct(self, x: &LgwrResult) -> f64 {
+        let total = x.log_file_sync.mean_ns;
+        if total > 0.0 {
+            100.0 * self.mean_ns(x) / total
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether the part is the log device's time in `x`: the writer's
+    /// I/O always; the wait for the writer when it is at most one write
+    /// (a session that arrives during a write waits for it to end, then
+    /// for its own: Nikolay Savvinov's queueing); posting and waking never.
+    pub fn is_storage(self, x: &LgwrResult) -> bool {
+        match self {
+            Part::WriterIo => true,
+            Part::WaitForWriter => {
+                self.mean_ns(x)
+                    <= x.writer
+                        .log_file_parallel_write
+                        .mean_ns
+                        .max(Part::WriterIo.mean_ns(x))
+            }
+            Part::Posting | Part::WakeUp => false,
+        }
+    }
+
+    /// What the part is, for the reader: the device's time or not.
+    fn reading(self, x: &LgwrResult) -> &'static str {
+        let null = !x.config.real_io();
+        match self {
+            Part::WriterIo if null => "the null engine's injected write time (no storage)",
+            Part::WriterIo => "the log device's time",
+            Part::WaitForWriter if self.is_storage(x) => {
+                "at most one log write: queueing behind the write in progress, the log device's time again"
+            }
+            Part::WaitForWriter => {
+                "longer than a log write: the writer was not running (CPU, scheduling, commit_delay), not the disk"
+            }
+            Part::Posting => "CPU, not the disk",
+            Part::WakeUp => "scheduling, not the disk",
+        }
+    }
+}
+
+/// A commit's time split into its parts, each with its share of commit
+/// time: every part at or above a tenth, and the largest always. Each
+/// names whether the log device explains it ("Log File Sync wait event
+/// and SSD disks": 20.8 ms of 'log file sync' against 0.1 ms of 'log file
+/// parallel write' was scheduling).
+pub fn breakdown(x: &LgwrResult) -> Vec<Finding> {
+    if x.log_file_sync.mean_ns <= 0.0 {
+        return Vec::new();
+    }
+    let largest = Part::ALL
+        .into_iter()
+        .max_by(|a, b| a.mean_ns(x).total_cmp(&b.mean_ns(x)))
+        .expect("four parts");
+    Part::ALL
+        .into_iter()
+        .filter(|p| *p == largest || p.share_pct(x) >= 10.0)
+        .map(|p| {
+            let share = p.share_pct(x);
+            finding(
+                "commit.breakdown",
+                Some(&x.name),
+                severity_of_share(share),
+                format!(
+                    "{}: {} is {} of a commit's time ({} of a mean 'log file sync' of {}): {}.",
+                    x.name,
+                    p.label(),
+                    pct(share),
+                    format_ns(p.mean_ns(x)),
+                    format_ns(x.log_file_sync.mean_ns),
+                    p.reading(x)
+                ),
+                vec![
+                    ev("mean 'log file sync'", x.log_file_sync.mean_ns, "ns"),
+                    ev(&format!("mean of {}", p.label()), p.mean_ns(x), "ns"),
+                    ev("share of commit time", share, "%"),
+                ],
+                Some(if p == Part::WriterIo {
+                    doc("docs/lgwr.md")
+                } else {
+                    log_file_sync()
+                }),
+            )
+            .with_impact(share, "commit time")
+        })
+        .collect()
 }
 
 /// Each configuration after the first against the first (`--compare`).
@@ -232,6 +390,8 @@ mod tests {
     #[test]
     fn log_reads_and_lost_records_appear_from_the_first_one() {
         let mut x = result("lgwr", 100.0);
+        x.log_file_sync.mean_ns = 100.0;
+        x.breakdown.writer_io.mean_ns = 100.0;
         let rules = |x: &LgwrResult| run(x).into_iter().map(|f| f.rule).collect::<Vec<_>>();
         assert_eq!(rules(&x), ["commit.sync_vs_write", "commit.breakdown"]);
         x.verify = Some(VerifyResult::default());
@@ -252,24 +412,45 @@ mod tests {
     }
 
     #[test]
-    fn the_largest_part_of_a_commit_is_named() {
+    fn each_part_of_a_commit_from_a_tenth_carries_its_share() {
         let mut x = result("lgwr", 100.0);
         x.log_file_sync.mean_ns = 100.0;
+        x.writer.log_file_parallel_write.mean_ns = 50.0;
         x.breakdown.writer_io.mean_ns = 50.0;
-        x.breakdown.wake_up.mean_ns = 49.0;
-        let f = run(&x);
+        x.breakdown.wake_up.mean_ns = 40.0;
+        x.breakdown.posting.mean_ns = 9.9;
+        let f = breakdown(&x);
+        assert_eq!(f.len(), 2, "posting, under a tenth, is left out");
+        assert_eq!(
+            f[0].text,
+            "lgwr: the log writer's write and sync is 50 % of a commit's time (50.0 ns of a mean 'log file sync' of 100 ns): the log device's time."
+        );
+        assert_eq!(f[0].severity, Severity::Warning);
+        assert_eq!(f[0].impact.as_ref().unwrap().share_pct, 50.0);
+        assert_eq!(f[0].impact.as_ref().unwrap().of, "commit time");
+        assert!(f[1]
+            .text
+            .contains("getting the CPU back after the writer's post is 40 %"));
         assert!(
-            f[1].text.contains("(50 %) is the log writer's I/O"),
+            f[1].text.ends_with("scheduling, not the disk."),
             "{}",
             f[1].text
         );
-        x.breakdown.wake_up.mean_ns = 51.0;
-        let f = run(&x);
-        assert!(
-            f[1].text.contains("(51 %) is getting the CPU back"),
-            "{}",
-            f[1].text
-        );
+        assert_eq!(f[1].severity, Severity::Notice);
+        // The largest part is named even under a tenth.
+        x.breakdown.writer_io.mean_ns = 5.0;
+        x.breakdown.wake_up.mean_ns = 9.9;
+        x.breakdown.posting.mean_ns = 5.0;
+        let f = breakdown(&x);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].text.contains("post is 9.9 % of"), "{}", f[0].text);
+        // Waiting for the writer: at most one write is the device's queue,
+        // longer is the writer not running.
+        x.breakdown.wait_for_writer.mean_ns = 50.0;
+        assert!(Part::WaitForWriter.is_storage(&x));
+        x.breakdown.wait_for_writer.mean_ns = 51.0;
+        assert!(!Part::WaitForWriter.is_storage(&x));
+        assert!(breakdown(&x)[0].text.contains("longer than a log write"));
     }
 
     #[test]

@@ -8,8 +8,9 @@
 //! differ only because the OS cached more of one of them.
 
 use crate::kit::findings::RuleSet;
-use crate::kit::findings::{ev, finding, Finding, Severity};
+use crate::kit::findings::{ev, finding, pct, Finding, Severity};
 use crate::kit::references::{doc, physical_io_not_always_physical};
+use crate::verdict::severity_of_share;
 use dbio_model::read::{BoundarySource, ReadResult, Tier, TierAttribution};
 use dbio_model::units::format_ns;
 use dbio_model::RunReport;
@@ -34,7 +35,10 @@ pub const FAST_STORAGE_SHARE: f64 = 0.5;
 fn evaluate(r: &RunReport) -> Vec<Finding> {
     let mut out: Vec<Finding> = r.reads.iter().flat_map(cache_notes).collect();
     match r.command.as_str() {
-        "read" => out.extend(compare(&r.reads)),
+        "read" => {
+            out.extend(r.reads.iter().flat_map(tier_time));
+            out.extend(compare(&r.reads));
+        }
         // The battery's jobs ran with O_DIRECT where the filesystem took it.
         "check" => out.extend(check_section(&r.reads, r.jobs.iter().any(|j| j.job.direct))),
         _ => {}
@@ -76,6 +80,62 @@ pub fn cache_notes(r: &ReadResult) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Each tier's share of one state's read time: every tier at or above a
+/// tenth, and the largest always, each saying whether the storage served
+/// it (an O_DIRECT read is never a page-cache hit: its tiers are the
+/// storage's cache and the device).
+pub fn tier_time(r: &ReadResult) -> Vec<Finding> {
+    let t = &r.tiers;
+    if t.count() == 0 {
+        return Vec::new();
+    }
+    let largest = Tier::ALL
+        .into_iter()
+        .max_by(|a, b| t.time_share(*a).total_cmp(&t.time_share(*b)))
+        .expect("three tiers");
+    Tier::ALL
+        .into_iter()
+        .filter(|&k| t.get(k).count > 0 && (k == largest || t.time_share(k) >= 0.1))
+        .map(|k| {
+            let share = 100.0 * t.time_share(k);
+            let tally = t.get(k);
+            let reading = match k {
+                Tier::PageCache => "memory, not the storage",
+                Tier::StorageCache => {
+                    "a cache below the OS (the array's, the controller's or the hypervisor's): the storage, not its media"
+                }
+                Tier::Device => "the device's latency",
+            };
+            finding(
+                "read.tier_time",
+                Some(&r.name),
+                severity_of_share(share),
+                format!(
+                    "{}: {} reads are {} of the read time ({} reads, {} of them, mean {}): {reading}",
+                    r.name,
+                    k.label(),
+                    pct(share),
+                    tally.count,
+                    pct(100.0 * t.share(k)),
+                    format_ns(tally.mean_ns()),
+                ),
+                vec![
+                    ev("share of the read time", share, "%"),
+                    ev("reads", tally.count as f64, "count"),
+                    ev("share of the reads", 100.0 * t.share(k), "%"),
+                    ev("mean read", tally.mean_ns(), "ns"),
+                ],
+                Some(if k == Tier::PageCache {
+                    physical_io_not_always_physical()
+                } else {
+                    doc("docs/read.md")
+                }),
+            )
+            .with_impact(share, "read time")
+        })
+        .collect()
 }
 
 fn thresholds_text(r: &ReadResult) -> String {
