@@ -15,11 +15,11 @@ use dbio_engine::runner::Control;
 use dbio_engine::stripe::{StripeMap, StripePlan};
 use dbio_engine::target::Target;
 use dbio_engine::{EngineError, JobTarget};
-use dbio_model::read::{Access, ReadConfig, TierThresholds};
+use dbio_model::read::{Access, BoundarySource, ReadConfig, TierAttribution, TierThresholds};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{EngineKind, Finding, JobConfig, Pattern, RunReport, Severity};
 use dbio_sim::read::datafile::{members, policy, target, target_name, target_spec};
-use dbio_sim::read::{CacheState, ReadRun};
+use dbio_sim::read::{attribute, CacheState, ReadRun};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -162,10 +162,18 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
 /// Runs every round of every state into `report`; stops early (partial
 /// report) on a signal or an I/O error. A thread that cannot be started
 /// before anything was measured is an error.
+///
+/// O_DIRECT reads (`cfg.direct`) bypass the page cache, so none is
+/// counted as a page-cache hit whatever its latency, as in `dbio check`.
+/// Their storage-cache boundary is the one given (`given`: the options
+/// or a calibration file) or, by default, measured in the run as `dbio
+/// calibrate` and `check` measure it: O_DIRECT re-reads of a block just
+/// read against the reads of the least cached state ([`direct_boundaries`]).
 #[allow(clippy::too_many_arguments)]
 fn measure(
     cfg: ReadConfig,
     thresholds: TierThresholds,
+    given: bool,
     states: &[CacheState],
     targets: &[&Target],
     stripe: Option<StripeMap>,
@@ -174,11 +182,97 @@ fn measure(
     quiet: bool,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
+    let direct = cfg.direct;
     let run = measure_run(
-        cfg, thresholds, states, targets, stripe, stop, signal, quiet, report,
+        cfg,
+        thresholds.clone(),
+        states,
+        targets,
+        stripe,
+        stop,
+        signal,
+        quiet,
+        report,
     )?;
-    report.reads.extend(run.finish(&target_name(targets)));
+    let att = match () {
+        _ if !direct => None,
+        _ if given => Some(TierAttribution::direct_with(
+            &thresholds,
+            BoundarySource::Given,
+        )),
+        _ if signal().is_some() => Some(TierAttribution::direct_with(
+            &thresholds,
+            BoundarySource::Default,
+        )),
+        _ => Some(direct_boundaries(
+            &run,
+            &thresholds,
+            states,
+            targets,
+            stripe,
+            stop,
+        )),
+    };
+    report
+        .reads
+        .extend(run.finish_attributed(&target_name(targets), att.as_ref()));
     Ok(())
+}
+
+/// The boundaries of an O_DIRECT run measured in the run: up to 1000
+/// blocks of the first target re-read with O_DIRECT right after reading
+/// each (what a cache below the OS answers; a quarter of a round, 0.05 to
+/// 0.5 s) against the reads of the least cached state, derived with
+/// calibrate's rules ([`attribute::derive`]). The page-cache boundary is
+/// the default and counts for nothing: no O_DIRECT read is a page-cache
+/// hit. Where the re-reads cannot be made, the given thresholds stand,
+/// marked as defaults.
+fn direct_boundaries(
+    run: &ReadRun,
+    thresholds: &TierThresholds,
+    states: &[CacheState],
+    targets: &[&Target],
+    stripe: Option<StripeMap>,
+    stop: &Arc<AtomicBool>,
+) -> TierAttribution {
+    use dbio_model::calibrate::CalibrateConfig;
+    use dbio_sim::calibrate::storage_cache_reads;
+    let fallback = || TierAttribution::direct_with(thresholds, BoundarySource::Default);
+    let coldest = states
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.cached_pct.total_cmp(&b.1.cached_pct))
+        .map(|(i, _)| i);
+    let (Some(t), Some(reads)) = (targets.first(), coldest.and_then(|i| run.histogram(i))) else {
+        return fallback();
+    };
+    let cfg = run.config();
+    let size = stripe.map_or(cfg.size, |m| m.member_size);
+    let probe = CalibrateConfig {
+        bs: cfg.bs,
+        size,
+        samples: 1000,
+        tier_time_ns: run
+            .round_runtime_ns()
+            .map_or(250_000_000, |r| (r / 4).clamp(50_000_000, 500_000_000)),
+        ..CalibrateConfig::default()
+    };
+    // The timed rounds end by raising `stop`, as each round begins by
+    // clearing it (a signal was checked by the caller).
+    stop.store(false, Relaxed);
+    let Ok(rereads) = storage_cache_reads(&t.file, &t.path, size / cfg.bs.max(1), &probe, stop)
+    else {
+        return fallback();
+    };
+    let has_device = dbio_engine::sysinfo::disk_of_fd(&*t.file).is_some();
+    let mut att = attribute::derive(
+        &dbio_engine::recorder::new_histogram(),
+        &reads,
+        Some(&rereads),
+        has_device,
+    );
+    att.direct = true;
+    att
 }
 
 /// [`measure`]'s rounds, without making the results: the caller decides
@@ -283,9 +377,11 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let refs: Vec<&Target> = ts.iter().collect();
+    let given = a.tiers.calibration.is_some() || a.tiers.source() == "option";
     measure(
         cfg,
         thresholds,
+        given,
         &states,
         &refs,
         plan.as_ref().map(|p| p.map),
@@ -333,7 +429,6 @@ pub fn check_section(
 ) -> anyhow::Result<()> {
     use dbio_model::calibrate::CalibrateConfig;
     use dbio_sim::calibrate::storage_cache_reads;
-    use dbio_sim::read::attribute;
     let direct_ok = dir.supports_direct()?;
     let cfg = ReadConfig {
         multiblock_pct: 0,

@@ -144,6 +144,9 @@ pub enum BoundarySource {
     /// No block device under the file (tmpfs): every read is served from
     /// memory, so there is no device tier to draw a boundary to.
     NoDevice,
+    /// Given by the command line (`--page-cache-max`,
+    /// `--storage-cache-max`) or a `dbio calibrate` file.
+    Given,
 }
 
 impl BoundarySource {
@@ -153,6 +156,7 @@ impl BoundarySource {
             BoundarySource::Measured => "measured in this run",
             BoundarySource::Default => "default, not measured here",
             BoundarySource::NoDevice => "no block device under the file, so no device tier",
+            BoundarySource::Given => "given by the options or a calibration file",
         }
     }
 }
@@ -173,8 +177,10 @@ pub struct UsedBoundary {
 }
 
 /// How the reads of a result were attributed when the boundaries come
-/// from the run itself (`dbio check`); absent where a result uses the
-/// given [`TierThresholds`] as they are (`dbio read`).
+/// from the run itself (`dbio check`) or the reads are O_DIRECT (`dbio
+/// read --direct`: none is a page-cache hit, and the storage-cache
+/// boundary is measured in the run unless given); absent where a result
+/// uses the given [`TierThresholds`] as they are (buffered `dbio read`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TierAttribution {
     /// Page-cache hits are faster than this; other reads came from storage.
@@ -192,6 +198,31 @@ pub struct TierAttribution {
 }
 
 impl TierAttribution {
+    /// O_DIRECT reads attributed with given thresholds: none is a
+    /// page-cache hit; the storage-cache boundary is `t`'s (`source` says
+    /// whether it was given or is the default).
+    pub fn direct_with(t: &TierThresholds, source: BoundarySource) -> TierAttribution {
+        let used = |ns: u64| UsedBoundary {
+            ns: Some(ns),
+            source,
+            fit: None,
+        };
+        TierAttribution {
+            page_cache_max: used(t.page_cache_max_ns),
+            storage_cache_max: if t.has_device_tier() {
+                used(t.storage_cache_max_ns)
+            } else {
+                UsedBoundary {
+                    ns: Some(u64::MAX),
+                    source: BoundarySource::NoDevice,
+                    fit: None,
+                }
+            },
+            direct: true,
+            rereads: None,
+        }
+    }
+
     /// The tier of a read that took `ns` nanoseconds (the boundary
     /// convention of [`TierThresholds`]).
     pub fn tier(&self, ns: u64) -> Tier {
@@ -577,7 +608,8 @@ pub struct ReadResult {
     /// CPU of the reader threads.
     pub cpu: CpuUsage,
     /// The boundaries `tiers` was attributed with and where they came
-    /// from, when the run measured them itself (`dbio check`).
+    /// from, when the run measured them itself (`dbio check`) or its reads
+    /// are O_DIRECT (`dbio read --direct`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<TierAttribution>,
     /// Per-second series (see [`crate::series`]); empty in results

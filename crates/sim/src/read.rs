@@ -429,7 +429,7 @@ impl ReadRun {
 /// 12.5 %.
 fn per_second(
     seconds: &[(SecondSample, Vec<(u16, u64)>)],
-    thresholds: &TierThresholds,
+    tier_of: &dyn Fn(u64) -> Tier,
 ) -> Vec<Series> {
     if seconds.is_empty() {
         return Vec::new();
@@ -459,7 +459,7 @@ fn per_second(
         p99.push(s.t_s, any.then_some(s.p99_ns as f64));
         let total: u64 = buckets.iter().map(|b| b.1).sum();
         for (tier, out) in Tier::ALL.iter().zip(tiers.iter_mut()) {
-            let keep = |up: u64| thresholds.classify(up) == *tier;
+            let keep = |up: u64| tier_of(up) == *tier;
             let n: u64 = buckets
                 .iter()
                 .filter(|(b, _)| keep(live_bucket_upper(*b as usize)))
@@ -492,7 +492,11 @@ trait WithSeries {
 
 impl WithSeries for ReadResult {
     fn with_series(mut self, seconds: &[(SecondSample, Vec<(u16, u64)>)]) -> Self {
-        self.per_second = per_second(seconds, &self.thresholds);
+        // An O_DIRECT read is never a page-cache hit, whatever its speed.
+        self.per_second = match &self.attribution {
+            Some(a) => per_second(seconds, &|ns| a.tier(ns)),
+            None => per_second(seconds, &|ns| self.thresholds.classify(ns)),
+        };
         self
     }
 

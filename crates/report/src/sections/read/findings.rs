@@ -196,6 +196,10 @@ pub fn compare(results: &[ReadResult]) -> Vec<Finding> {
         if std::ptr::eq(r, fast) {
             continue;
         }
+        if r.config.direct {
+            out.push(direct_states(r, fast));
+            continue;
+        }
         let (rs, fs) = (
             r.tiers.share(Tier::PageCache),
             fast.tiers.share(Tier::PageCache),
@@ -244,6 +248,38 @@ pub fn compare(results: &[ReadResult]) -> Vec<Finding> {
         ));
     }
     out
+}
+
+/// Two O_DIRECT states compared: neither read from the page cache, so a
+/// difference is the storage's own cache (by latency) or the device.
+fn direct_states(r: &ReadResult, fast: &ReadResult) -> Finding {
+    let ratio = r.lat.mean_ns / fast.lat.mean_ns;
+    let (rs, fs) = (
+        r.tiers.share(Tier::StorageCache),
+        fast.tiers.share(Tier::StorageCache),
+    );
+    finding(
+        "read.direct_states",
+        Some(&r.name),
+        Severity::Info,
+        format!(
+            "{} averages {ratio:.1}x the latency of {} ({} vs {}); with O_DIRECT neither read from the page cache: by latency {:.1} % of its reads were storage-cache hits against {:.1} %",
+            r.name,
+            fast.name,
+            format_ns(r.lat.mean_ns),
+            format_ns(fast.lat.mean_ns),
+            100.0 * rs,
+            100.0 * fs,
+        ),
+        vec![
+            ev(&format!("mean read, {}", r.name), r.lat.mean_ns, "ns"),
+            ev(&format!("mean read, {}", fast.name), fast.lat.mean_ns, "ns"),
+            ev("ratio", ratio, "x"),
+            ev(&format!("storage-cache hits, {}", r.name), 100.0 * rs, "%"),
+            ev(&format!("storage-cache hits, {}", fast.name), 100.0 * fs, "%"),
+        ],
+        Some(doc("docs/read.md")),
+    )
 }
 
 /// `dbio check`'s read section: a warm buffered state, then (when the

@@ -60,11 +60,22 @@ pub fn section(runs: &[ReadResult]) -> String {
     ));
     if let Some(first) = runs.first() {
         let th = &first.thresholds;
-        let tiers = html! {
-            p #read-thresholds {
-                "Tiers: page cache below " (Text(&tiers_label(th.page_cache_max_ns)))
-                ", storage cache below " (Text(&tiers_label(th.storage_cache_max_ns)))
-                ", device above; from " (Text(&th.source)) "."
+        let direct = first.attribution.as_ref().is_some_and(|a| a.direct);
+        let tiers = if direct {
+            html! {
+                p #read-thresholds {
+                    "Tiers: O_DIRECT reads bypass the page cache, so none is a page-cache hit; storage cache below "
+                    (Text(&tiers_label(th.storage_cache_max_ns)))
+                    ", device above; from " (Text(&th.source)) "."
+                }
+            }
+        } else {
+            html! {
+                p #read-thresholds {
+                    "Tiers: page cache below " (Text(&tiers_label(th.page_cache_max_ns)))
+                    ", storage cache below " (Text(&tiers_label(th.storage_cache_max_ns)))
+                    ", device above; from " (Text(&th.source)) "."
+                }
             }
         };
         b.push_str(&tiers.into_string());

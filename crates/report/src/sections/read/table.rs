@@ -254,9 +254,14 @@ fn groups(reads: &[ReadResult]) -> String {
 /// The tier a bucket's latencies belong to, or "mixed" when a threshold
 /// falls inside it.
 fn bucket_tier(b: usize, th: &TierThresholds) -> &'static str {
+    bucket_tier_by(b, &|ns| th.classify(ns))
+}
+
+/// [`bucket_tier`] with the tier of a latency given.
+fn bucket_tier_by(b: usize, tier_of: &dyn Fn(u64) -> Tier) -> &'static str {
     let lo_ns = if b == 0 { 0 } else { (1u64 << (b - 1)) * 1000 };
     let hi_ns = Log2Buckets::upper_us(b).saturating_mul(1000); // exclusive
-    let (a, z) = (th.classify(lo_ns), th.classify(hi_ns - 1));
+    let (a, z) = (tier_of(lo_ns), tier_of(hi_ns - 1));
     if a == z {
         a.label()
     } else {
@@ -284,11 +289,17 @@ fn histogram(reads: &[ReadResult]) -> String {
     let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut t = new_table(&hdr);
     let th = &reads[0].thresholds;
+    // Reads that are all O_DIRECT (`dbio read --direct`) have no
+    // page-cache tier, however fast.
+    let all_direct = reads
+        .iter()
+        .all(|r| r.attribution.as_ref().is_some_and(|a| a.direct));
     for b in first..=last {
-        let mut row = vec![
-            Cell::new(Log2Buckets::label(b)),
-            Cell::new(bucket_tier(b, th)),
-        ];
+        let tier = match &reads[0].attribution {
+            Some(a) if all_direct => bucket_tier_by(b, &|ns| a.tier(ns)),
+            _ => bucket_tier(b, th),
+        };
+        let mut row = vec![Cell::new(Log2Buckets::label(b)), Cell::new(tier)];
         for r in reads {
             let c = r.lat.log2_us.counts.get(b).copied().unwrap_or(0);
             let n = r.lat.log2_us.total().max(1);
