@@ -236,12 +236,29 @@ fn nonempty<'a>(s: &'a str, dflt: &'a str) -> &'a str {
 
 /// A latency summary's cells: mean, p50, p90, p99, p99.9 and max.
 pub fn lat_cells(l: &LatencySummary) -> Vec<Cell> {
+    if is_absent(l) {
+        return (0..6).map(|_| Cell::new(ABSENT)).collect();
+    }
     let mut v = vec![Cell::new(format_ns(l.mean_ns))];
     for p in [50.0, 90.0, 99.0, 99.9] {
-        v.push(Cell::new(format_ns(l.percentile_ns(p).unwrap_or(0) as f64)));
+        v.push(Cell::new(ns_or_absent(l.percentile_ns(p))));
     }
     v.push(Cell::new(format_ns(l.max_ns as f64)));
     v
+}
+
+/// What a table or a sentence prints for a value that was not measured
+/// (no waits, no reads): a dash, never "0.00 ns".
+pub const ABSENT: &str = "–";
+
+/// A latency summary of nothing (no waits recorded).
+pub fn is_absent(l: &LatencySummary) -> bool {
+    l.count == 0 && l.max_ns == 0 && l.mean_ns == 0.0
+}
+
+/// A latency, or [`ABSENT`] when there is none.
+pub fn ns_or_absent(ns: Option<u64>) -> String {
+    ns.map_or_else(|| ABSENT.to_string(), |v| format_ns(v as f64))
 }
 
 /// Right-aligns every column but the first (the figures).

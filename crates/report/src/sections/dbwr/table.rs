@@ -73,11 +73,13 @@ fn describe(d: &DbwrResult) -> String {
 }
 
 fn wait_row(name: &str, w: &WaitStats) -> Vec<Cell> {
-    let avg = if w.count == 0 {
-        0.0
-    } else {
-        w.total_ns as f64 / w.count as f64
-    };
+    if w.count == 0 {
+        // No waits: nothing was measured, so no time is shown.
+        let mut row = vec![Cell::new(name), Cell::new(0)];
+        row.extend((0..4).map(|_| Cell::new(crate::kit::text::ABSENT)));
+        return row;
+    }
+    let avg = w.total_ns as f64 / w.count as f64;
     vec![
         Cell::new(name),
         Cell::new(w.count),

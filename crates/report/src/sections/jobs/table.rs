@@ -239,7 +239,9 @@ pub fn summary(jobs: &[JobResult]) -> String {
                 row.push(Cell::new(format_count_rate(rate)));
                 row.push(Cell::new(format_rate(j.total_bytes() as f64 / secs)));
                 for p in [50.0, 99.0, 99.9] {
-                    row.push(Cell::new(format_ns(l.percentile_ns(p).unwrap_or(0) as f64)));
+                    row.push(Cell::new(crate::kit::text::ns_or_absent(
+                        l.percentile_ns(p),
+                    )));
                 }
                 row.push(Cell::new(format_ns(l.max_ns as f64)));
             }
