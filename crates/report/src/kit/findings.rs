@@ -107,6 +107,14 @@ fn plain(v: f64) -> String {
     }
 }
 
+/// The findings one area draws from a result of type `T`.
+pub struct RuleSet<T: 'static> {
+    /// The area (`commit`, `read`, ...): the first part of its rules' names.
+    pub area: &'static str,
+    /// Draws the findings; returns none when the result is not this area's.
+    pub evaluate: fn(&T) -> Vec<Finding>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,12 +132,4 @@ mod tests {
         assert_eq!(show(45287.947563802794, "1/s"), "45.3 k/s");
         assert_eq!(show(1.0, ""), "1");
     }
-}
-
-/// The findings one area draws from a result of type `T`.
-pub struct RuleSet<T: 'static> {
-    /// The area (`commit`, `read`, ...): the first part of its rules' names.
-    pub area: &'static str,
-    /// Draws the findings; returns none when the result is not this area's.
-    pub evaluate: fn(&T) -> Vec<Finding>,
 }
