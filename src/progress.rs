@@ -35,6 +35,13 @@ impl Bar {
     }
 }
 
+impl Drop for Bar {
+    /// A bar leaves the screen when its job is over.
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
 impl Bar {
     /// Shows where a `dbio load` run is, in commits per second (a commit
     /// is not an I/O). `label` names the comparison's configuration and

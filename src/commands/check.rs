@@ -7,22 +7,20 @@
 //! the others measured.
 
 use crate::cli::CheckArgs;
-use crate::run_context::{mark_partial, new_report, resolve_all, RunContext};
+use crate::run_context::{new_report, resolve_all, RunContext};
 use anyhow::Context;
 use dbio_engine::scratch::ScratchDir;
 use dbio_model::{Finding, PartialReason, Severity};
-use dbio_sim::check::{battery, plan_space};
+use dbio_sim::check::{self, battery, plan_space, Section};
 use std::process::ExitCode;
 
-/// A section of `dbio check` added by a model command: directory, time
-/// per test, the bytes it may use, the stop flag, the report.
-type Section = fn(
-    &ScratchDir,
-    f64,
-    u64,
-    &std::sync::Arc<std::sync::atomic::AtomicBool>,
-    &mut dbio_model::RunReport,
-) -> anyhow::Result<()>;
+/// A model section of `dbio check`: what it is given, the report.
+type Run = fn(&Section<'_>, &mut dbio_model::RunReport) -> anyhow::Result<()>;
+
+/// The database section (`dbio_load::check`), as a model section.
+fn database(s: &Section<'_>, report: &mut dbio_model::RunReport) -> anyhow::Result<()> {
+    dbio_load::check::section(s.dir, s.runtime_s, s.stop, report)
+}
 
 /// Runs `dbio check`.
 pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
@@ -97,16 +95,22 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     wait_for_space(&scratch, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
-        let sections: [(&str, Section, u64); 4] = [
-            ("commit", super::lgwr::check_section, 2 * plan.log_file_size),
-            ("database", super::load::check_section, 16 << 20),
-            ("read", super::read::check_section, plan.read_size),
-            ("writer", super::dbwr::check_section, plan.writer_size),
+        let sections: [(&str, Run, u64); 4] = [
+            ("commit", check::commit::run, 2 * plan.log_file_size),
+            ("database", database, 16 << 20),
+            ("read", check::read::run, plan.read_size),
+            ("writer", check::writer::run, plan.writer_size),
         ];
         let stop = ctx.stop_flag().clone();
         for (what, section, bytes) in sections {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
-            let res = section(&scratch, runtime, bytes, &stop, &mut report);
+            let given = Section {
+                dir: &scratch,
+                runtime_s: runtime,
+                space: bytes,
+                stop: &stop,
+            };
+            let res = section(&given, &mut report);
             if ctx.interrupted(&mut report) {
                 break;
             }
@@ -118,7 +122,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
                     Severity::Warning,
                     message.clone(),
                 ));
-                mark_partial(&mut report, PartialReason::Incomplete { message });
+                report.mark_partial(PartialReason::Incomplete { message });
             }
             ctx.save(&report);
         }

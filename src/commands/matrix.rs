@@ -6,7 +6,7 @@
 
 use crate::cli::matrix::LargePatternArg;
 use crate::cli::MatrixArgs;
-use crate::run_context::{io_error, new_report, RunContext};
+use crate::run_context::{new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
 use dbio_engine::lifecycle::fill_dio_alignment;
 use dbio_engine::runner::Control;
@@ -241,7 +241,7 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     };
     let stopped = ctx.interrupted(&mut report);
     if let Some(e) = failed {
-        io_error(&mut report, e);
+        report.io_error(e);
     }
     let complete = !stopped && report.partial.is_none();
     let no_answer = match (&search, &report.partial) {

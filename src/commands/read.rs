@@ -10,20 +10,18 @@
 
 use crate::cli::ReadArgs;
 use crate::progress::Bar;
-use crate::run_context::{io_error, new_report, stopped_by, RunContext};
-use dbio_engine::runner::Control;
-use dbio_engine::stripe::{StripeMap, StripePlan};
+use crate::run_context::{new_report, RunContext};
+use dbio_engine::stripe::StripePlan;
 use dbio_engine::target::Target;
-use dbio_engine::{EngineError, JobTarget};
+use dbio_engine::JobTarget;
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{EngineKind, Finding, JobConfig, Pattern, RunReport, Severity};
-use dbio_sim::read::datafile::{members, policy, target, target_name, target_spec};
-use dbio_sim::read::{CacheState, ReadRun};
+use dbio_model::{EngineKind, Finding, JobConfig, Pattern, Severity};
+use dbio_sim::read::datafile::{members, policy, target};
+use dbio_sim::read::rounds::{measure, Rounds};
+use dbio_sim::read::CacheState;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
 
 /// The size to use when `--size` is not given: an existing regular file's
 /// own size (it is only read, so all of it is the datafile), else 1 GiB.
@@ -159,75 +157,6 @@ fn stripe_plan(a: &ReadArgs, cfg: &mut ReadConfig) -> anyhow::Result<Option<Stri
     Ok(Some(plan))
 }
 
-/// Runs every round of every state into `report`; stops early (partial
-/// report) on a signal or an I/O error. A thread that cannot be started
-/// before anything was measured is an error.
-#[allow(clippy::too_many_arguments)]
-fn measure(
-    cfg: ReadConfig,
-    thresholds: TierThresholds,
-    states: &[CacheState],
-    targets: &[&Target],
-    stripe: Option<StripeMap>,
-    stop: &Arc<AtomicBool>,
-    signal: &dyn Fn() -> Option<&'static str>,
-    quiet: bool,
-    report: &mut RunReport,
-) -> anyhow::Result<()> {
-    let run = measure_run(
-        cfg, thresholds, states, targets, stripe, stop, signal, quiet, report,
-    )?;
-    report.reads.extend(run.finish(&target_name(targets)));
-    Ok(())
-}
-
-/// [`measure`]'s rounds, without making the results: the caller decides
-/// how their reads are attributed. Marks `report` partial on a signal or
-/// an I/O error.
-#[allow(clippy::too_many_arguments)]
-fn measure_run(
-    cfg: ReadConfig,
-    thresholds: TierThresholds,
-    states: &[CacheState],
-    targets: &[&Target],
-    stripe: Option<StripeMap>,
-    stop: &Arc<AtomicBool>,
-    signal: &dyn Fn() -> Option<&'static str>,
-    quiet: bool,
-    report: &mut RunReport,
-) -> anyhow::Result<ReadRun> {
-    let rounds = cfg.rounds;
-    let mut run = ReadRun::new(cfg, thresholds, states);
-    let control = Control {
-        stop: stop.clone(),
-        ..Default::default()
-    };
-    'rounds: for r in 0..rounds {
-        for (i, s) in states.iter().enumerate() {
-            stop.store(signal().is_some(), Relaxed);
-            let label = if rounds > 1 {
-                format!("{} {}/{rounds}", s.name, r + 1)
-            } else {
-                s.name.clone()
-            };
-            let bar = Bar::new(&label, quiet);
-            let res = run.round(i, r, targets, stripe, &control, &bar);
-            bar.finish();
-            if stopped_by(report, signal()) {
-                break 'rounds;
-            }
-            if let Err(e) = res {
-                if matches!(e, EngineError::Threads(_)) && r == 0 && i == 0 {
-                    return Err(e.into());
-                }
-                io_error(report, e.to_string());
-                break 'rounds;
-            }
-        }
-    }
-    Ok(run)
-}
-
 /// Runs `dbio read`.
 pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
     a.stripe.check().map_err(anyhow::Error::msg)?;
@@ -283,144 +212,14 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let refs: Vec<&Target> = ts.iter().collect();
-    measure(
-        cfg,
-        thresholds,
-        &states,
-        &refs,
-        plan.as_ref().map(|p| p.map),
-        &stop,
-        &|| ctx.signal(),
-        a.output.quiet,
-        &mut report,
-    )?;
+    let quiet = a.output.quiet;
+    let at = Rounds {
+        targets: &refs,
+        stripe: plan.as_ref().map(|p| p.map),
+        stop: &stop,
+        signal: &|| ctx.signal(),
+        progress: &|label| Box::new(Bar::new(label, quiet)),
+    };
+    measure(cfg, thresholds, &states, &at, &mut report)?;
     Ok(ctx.finish(&report))
-}
-
-/// Adds this command's section to `dbio check` (its results go into
-/// `report`; `dbio_report::findings::read` reads them); `runtime_s` is check's per-test time, `stop` is
-/// raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
-///
-/// The section reads a file of `space` bytes (256 MiB at most) with 8 KiB
-/// single-block reads for `runtime_s / 2` twice: buffered with the file
-/// warm (page-cache hits) and with O_DIRECT (storage reads), then re-reads
-/// up to 1000 blocks with O_DIRECT right after reading each (storage-cache
-/// hits, as `dbio calibrate` provokes them; `runtime_s / 4`, 0.5 s at
-/// most). The tiers are attributed with the boundaries derived from these
-/// reads (an O_DIRECT read is never a page-cache hit), and the section says
-/// how far apart the tiers are on this storage and where they overlap.
-/// Preparing the file and warming it add about a second.
-pub fn check_section(
-    dir: &dbio_engine::scratch::ScratchDir,
-    runtime_s: f64,
-    space: u64,
-    stop: &std::sync::Arc<std::sync::atomic::AtomicBool>,
-    report: &mut dbio_model::RunReport,
-) -> anyhow::Result<()> {
-    use dbio_model::calibrate::CalibrateConfig;
-    use dbio_sim::calibrate::storage_cache_reads;
-    use dbio_sim::read::attribute;
-    let direct_ok = dir.supports_direct()?;
-    let cfg = ReadConfig {
-        multiblock_pct: 0,
-        size: space.min(256 << 20),
-        runtime_ns: Some(seconds_to_ns((runtime_s / 2.0).max(0.2))),
-        ..ReadConfig::default()
-    };
-    // Page-cache hits: buffered reads of a warm file. Storage reads:
-    // O_DIRECT reads of the same file (a buffered "cold" file warms up as
-    // it is read, so its median soon measures memory, not storage).
-    let t = match cfg.engine {
-        EngineKind::Null => None,
-        // Made in the directory check opened once for the whole run.
-        _ => Some(Target::prepare_in(
-            &target_spec(&cfg, dir.path(), false, false),
-            dir,
-            stop,
-        )?),
-    };
-    let name = target_name(t.as_slice().iter().collect::<Vec<_>>().as_slice());
-    let before = report.reads.len();
-    let never = || None;
-    let warm = CacheState::parse("warm").expect("static state");
-    let mut runs = vec![measure_run(
-        cfg.clone(),
-        TierThresholds::default(),
-        &[warm],
-        t.iter().collect::<Vec<_>>().as_slice(),
-        None,
-        stop,
-        &never,
-        true,
-        report,
-    )?];
-    let mut rereads = None;
-    // What failed after the buffered reads is returned once their results
-    // (and the O_DIRECT ones, if any) are in the report.
-    let storage_part = (|| -> anyhow::Result<()> {
-        if !direct_ok {
-            return Ok(());
-        }
-        let dcfg = ReadConfig {
-            direct: true,
-            ..cfg.clone()
-        };
-        let td = match &t {
-            // The same file, through its descriptor (never its path again).
-            Some(t) => Some(t.reopen(&target_spec(&dcfg, &t.path, false, false), stop)?),
-            None => None,
-        };
-        let cold = CacheState::parse("cold").expect("static state");
-        runs.push(measure_run(
-            dcfg,
-            TierThresholds::default(),
-            &[cold],
-            td.iter().collect::<Vec<_>>().as_slice(),
-            None,
-            stop,
-            &never,
-            true,
-            report,
-        )?);
-        if let Some(td) = &td {
-            let probe = CalibrateConfig {
-                bs: cfg.bs,
-                size: cfg.size,
-                samples: 1000,
-                tier_time_ns: seconds_to_ns((runtime_s / 4.0).clamp(0.05, 0.5)),
-                ..CalibrateConfig::default()
-            };
-            let blocks = cfg.size / cfg.bs;
-            // The timed run above ends by raising `stop`, as each round
-            // begins by clearing it (a signal is kept by the session).
-            stop.store(false, Relaxed);
-            rereads = Some(storage_cache_reads(
-                &td.file, &td.path, blocks, &probe, stop,
-            )?);
-        }
-        Ok(())
-    })();
-    // The boundaries come from this run's own reads of each tier.
-    let hist = |i: usize| runs.get(i).and_then(|r| r.histogram(0));
-    let has_device = t
-        .as_ref()
-        .is_some_and(|t| dbio_engine::sysinfo::disk_of_fd(&*t.file).is_some());
-    let att = hist(0).map(|page| {
-        let storage = hist(1).unwrap_or_else(dbio_engine::recorder::new_histogram);
-        attribute::derive(&page, &storage, rereads.as_ref(), has_device)
-    });
-    for run in runs {
-        report
-            .reads
-            .extend(run.finish_attributed(&name, att.as_ref()));
-    }
-    let names = [
-        "check page cache (buffered, warm)",
-        "check storage (O_DIRECT)",
-    ];
-    for (r, name) in report.reads[before..].iter_mut().zip(names) {
-        r.name = name.to_string();
-    }
-    // What the section found is drawn by `dbio_report::findings::read`.
-    storage_part
 }

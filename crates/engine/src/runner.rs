@@ -87,6 +87,10 @@ pub trait Progress: Sync {
     fn update(&self, info: &ProgressInfo);
 }
 
+/// Makes a progress display for a step named by its argument (a job, a
+/// round); the display is dropped when the step ends.
+pub type MakeProgress<'a> = dyn Fn(&str) -> Box<dyn Progress + 'a> + 'a;
+
 /// A progress sink that shows nothing.
 pub struct NoProgress;
 

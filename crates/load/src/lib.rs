@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod check;
 pub mod compare;
 #[cfg(feature = "mysql")]
 pub mod mysql;

@@ -9,9 +9,33 @@
 //! throughput (backups, full scans, checkpoints). What the results mean
 //! in words is drawn from the report by `dbio_report::findings::check`:
 //! this crate measures and does not write prose about the measurement.
+//!
+//! After the battery come the model sections, one module each: the commit
+//! path ([`commit`]), datafile reads ([`read`]) and the database writer
+//! ([`writer`]); the binary runs them in turn and only keeps the result.
 
+use dbio_engine::scratch::ScratchDir;
 use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+pub mod commit;
+pub mod read;
+pub mod writer;
+
+/// What `dbio check` gives each of its model sections ([`commit`],
+/// [`read`], [`writer`], and `dbio_load`'s database section).
+pub struct Section<'a> {
+    /// The checked directory, opened once for the whole run.
+    pub dir: &'a ScratchDir,
+    /// `dbio check`'s time per test, seconds.
+    pub runtime_s: f64,
+    /// The bytes the section may use (from the [`SpacePlan`]).
+    pub space: u64,
+    /// Raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
+    pub stop: &'a Arc<AtomicBool>,
+}
 
 /// Names of the battery's jobs.
 pub mod names {

@@ -27,6 +27,7 @@ pub mod instance;
 pub mod placement;
 pub mod report;
 pub mod run;
+pub mod sweep;
 pub mod writer;
 
 pub use block::{StampError, BLOCK_SIZE};

@@ -31,6 +31,7 @@ pub mod files;
 pub mod io;
 pub mod logbuf;
 pub mod record;
+pub mod rounds;
 pub mod run;
 pub mod session;
 pub mod stage;

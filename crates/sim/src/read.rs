@@ -27,6 +27,7 @@ pub mod cache;
 pub mod datafile;
 pub mod mix;
 pub mod record;
+pub mod rounds;
 
 use dbio_engine::live::live_bucket_upper;
 use dbio_engine::runner::{cpu_usage, run_workers_on, Control, Progress, RunParams};
