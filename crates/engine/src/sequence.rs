@@ -68,9 +68,10 @@ impl Jobs {
     ) -> Result<bool, EngineError> {
         // The previous job's deadline raised the stop flag; a signal
         // keeps it raised.
-        self.control()
-            .stop
-            .store((hooks.signal)().is_some(), std::sync::atomic::Ordering::Relaxed);
+        self.control().stop.store(
+            (hooks.signal)().is_some(),
+            std::sync::atomic::Ordering::Relaxed,
+        );
         let prepared = match plan {
             Some(plan) => self.prepare_striped(&nj.job, plan, report),
             None => self.prepare(&nj.job, report),
