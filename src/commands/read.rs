@@ -16,8 +16,8 @@ use dbio_engine::target::Target;
 use dbio_engine::JobTarget;
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{EngineKind, Finding, JobConfig, Pattern, Severity};
-use dbio_sim::read::datafile::{members, policy, target};
+use dbio_model::{EngineKind, JobConfig, Pattern};
+use dbio_sim::read::datafile::{adopt, members, policy, target};
 use dbio_sim::read::rounds::{measure, Rounds};
 use dbio_sim::read::CacheState;
 use std::path::Path;
@@ -192,25 +192,7 @@ pub fn run(a: ReadArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    for t in &ts {
-        report
-            .findings
-            .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
-    }
-    if let Some(t) = ts.first() {
-        report.environment = dbio_engine::sysinfo::environment(&t.path);
-        if dbio_engine::sysinfo::disk_of_fd(&*t.file).is_none() && thresholds.has_device_tier() {
-            report.findings.push(Finding::note(
-                "read.no_block_device",
-                Severity::Warning,
-                format!(
-                    "{} has no block device under it ({}): every read is served from memory, so reads the thresholds call storage-cache hits or device reads are slow memory reads",
-                    t.path.display(),
-                    report.environment.fs_type
-                ),
-            ));
-        }
-    }
+    adopt(&mut report, &ts, &thresholds);
     let refs: Vec<&Target> = ts.iter().collect();
     let quiet = a.output.quiet;
     let at = Rounds {
