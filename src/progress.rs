@@ -1,7 +1,9 @@
-//! The progress bar on stderr, fed by the engine's reporter thread. Hidden
-//! when stderr is not a terminal or with `--quiet`.
+//! The progress bar on stderr, fed by the engine's reporter thread (or a
+//! model's: `dbio_engine::series::report_progress`). Hidden when stderr
+//! is not a terminal or with `--quiet`; a bar leaves the screen when it
+//! is dropped.
 
-use dbio_engine::runner::{Progress, ProgressInfo};
+use dbio_engine::runner::{Counted, Progress, ProgressInfo};
 use dbio_model::units::{format_count_rate, format_rate};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -66,17 +68,79 @@ impl Bar {
 impl Progress for Bar {
     fn update(&self, p: &ProgressInfo) {
         let Some(b) = &self.bar else { return };
-        let frac = match (p.planned_s, p.ops_planned) {
-            (Some(t), _) if t > 0.0 => p.elapsed_s / t,
-            (_, Some(n)) if n > 0 => p.ops_done as f64 / n as f64,
-            _ => 0.0,
+        b.set_position((fraction(p) * 1000.0) as u64);
+        b.set_message(message(p));
+    }
+}
+
+/// How far a run is, 0 to 1: by time for a timed run, by operations for
+/// a count-based one.
+fn fraction(p: &ProgressInfo) -> f64 {
+    let frac = match (p.planned_s, p.ops_planned) {
+        (Some(t), _) if t > 0.0 => p.elapsed_s / t,
+        (_, Some(n)) if n > 0 => p.ops_done as f64 / n as f64,
+        _ => 0.0,
+    };
+    frac.clamp(0.0, 1.0)
+}
+
+/// The bar's message: the rate of what the run counts (I/Os with their
+/// byte rate, commits, buffer operations).
+fn message(p: &ProgressInfo) -> String {
+    let warm = if p.warming_up { "warm-up " } else { "" };
+    let rate = format_count_rate(p.iops);
+    match p.counted {
+        Counted::Ios => format!("{warm}{rate} IOPS {}", format_rate(p.bytes_per_sec)),
+        Counted::Commits => format!("{warm}{rate} commits/s, {} commits", p.ops_done),
+        Counted::BufferOps => format!("{warm}{rate} buffer ops/s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(counted: Counted) -> ProgressInfo {
+        ProgressInfo {
+            elapsed_s: 1.5,
+            planned_s: Some(3.0),
+            ops_done: 1200,
+            ops_planned: None,
+            iops: 800.0,
+            bytes_per_sec: 0.0,
+            warming_up: false,
+            counted,
+        }
+    }
+
+    #[test]
+    fn the_message_names_what_the_run_counts() {
+        assert!(message(&info(Counted::Ios)).contains(" IOPS "));
+        let commits = message(&info(Counted::Commits));
+        assert!(commits.ends_with(" commits/s, 1200 commits"), "{commits}");
+        assert!(message(&info(Counted::BufferOps)).ends_with(" buffer ops/s"));
+    }
+
+    #[test]
+    fn the_position_follows_time_then_operations_and_stays_in_range() {
+        assert_eq!(fraction(&info(Counted::Ios)), 0.5);
+        let counted = ProgressInfo {
+            planned_s: None,
+            ops_planned: Some(4800),
+            ..info(Counted::Ios)
         };
-        b.set_position((frac.clamp(0.0, 1.0) * 1000.0) as u64);
-        b.set_message(format!(
-            "{}{} IOPS {}",
-            if p.warming_up { "warm-up " } else { "" },
-            format_count_rate(p.iops),
-            format_rate(p.bytes_per_sec)
-        ));
+        assert_eq!(fraction(&counted), 0.25);
+        let late = ProgressInfo {
+            elapsed_s: 9.0,
+            ..info(Counted::Ios)
+        };
+        assert_eq!(fraction(&late), 1.0);
+    }
+
+    #[test]
+    fn no_bar_is_drawn_when_quiet() {
+        let b = Bar::new("x", true);
+        assert!(b.bar.is_none());
+        b.update(&info(Counted::Commits));
     }
 }

@@ -7,6 +7,7 @@
 //! the others measured.
 
 use crate::cli::CheckArgs;
+use crate::progress::Bar;
 use crate::run_context::{new_report, resolve_all, RunContext};
 use anyhow::Context;
 use dbio_engine::scratch::ScratchDir;
@@ -19,7 +20,15 @@ type Run = fn(&Section<'_>, &mut dbio_model::RunReport) -> anyhow::Result<()>;
 
 /// The database section (`dbio_load::check`), as a model section.
 fn database(s: &Section<'_>, report: &mut dbio_model::RunReport) -> anyhow::Result<()> {
-    dbio_load::check::section(s.dir, s.runtime_s, s.stop, report)
+    dbio_load::check::section(s.dir, s.runtime_s, s.stop, s.progress, report)
+}
+
+/// The model sections after the battery's jobs.
+const SECTIONS: usize = 4;
+
+/// The progress bar's label of step `i` of `n`.
+fn step_label(i: usize, n: usize, name: &str) -> String {
+    format!("check {i}/{n}: {name}")
 }
 
 /// Runs `dbio check`.
@@ -80,9 +89,12 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|n| Finding::note("check.scratch_plan", Severity::Notice, n.clone())),
     );
+    // One progress bar per step: the battery's jobs, then the sections.
+    let steps = jobs.len() + SECTIONS;
     let mut complete = true;
-    for j in &jobs {
-        if !ctx.run(j, &mut report)? {
+    for (i, j) in jobs.iter().enumerate() {
+        let label = |name: &str| step_label(i + 1, steps, name);
+        if !ctx.run_job(j, None, &mut report, &label)? {
             complete = false;
             break;
         }
@@ -95,22 +107,38 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     wait_for_space(&scratch, need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
-        let sections: [(&str, Run, u64); 4] = [
-            ("commit", check::commit::run, 2 * plan.log_file_size),
-            ("database", database, 16 << 20),
-            ("read", check::read::run, plan.read_size),
-            ("writer", check::writer::run, plan.writer_size),
+        let sections: [(&str, &str, Run, u64); SECTIONS] = [
+            (
+                "commit",
+                "commit path (log writer)",
+                check::commit::run,
+                2 * plan.log_file_size,
+            ),
+            ("database", "commits in SQLite", database, 16 << 20),
+            ("read", "datafile reads", check::read::run, plan.read_size),
+            (
+                "writer",
+                "database writer",
+                check::writer::run,
+                plan.writer_size,
+            ),
         ];
         let stop = ctx.stop_flag().clone();
-        for (what, section, bytes) in sections {
+        for (i, (what, shown, section, bytes)) in sections.into_iter().enumerate() {
             stop.store(false, std::sync::atomic::Ordering::Relaxed);
+            let bar = Bar::new(
+                &step_label(jobs.len() + i + 1, steps, shown),
+                a.output.quiet,
+            );
             let given = Section {
                 dir: &scratch,
                 runtime_s: runtime,
                 space: bytes,
                 stop: &stop,
+                progress: &bar,
             };
             let res = section(&given, &mut report);
+            drop(bar);
             if ctx.interrupted(&mut report) {
                 break;
             }
@@ -143,5 +171,16 @@ fn wait_for_space(dir: &ScratchDir, need: u64) {
             }
             _ => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_step_is_labelled_with_its_place_and_name() {
+        assert_eq!(
+            super::step_label(7, 9, "datafile reads"),
+            "check 7/9: datafile reads"
+        );
     }
 }

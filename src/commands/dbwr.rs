@@ -15,7 +15,7 @@ use dbio_model::EngineKind;
 use dbio_model::{JobConfig, Pattern};
 use dbio_sim::dbwr::config::validate;
 use dbio_sim::dbwr::datafile::{prepare, prepare_stripe};
-use dbio_sim::dbwr::sweep::{adopt, oversubscribed, sweep};
+use dbio_sim::dbwr::sweep::{adopt, oversubscribed, sweep, Hooks};
 use dbio_sim::dbwr::BLOCK_SIZE;
 use std::process::ExitCode;
 
@@ -135,14 +135,14 @@ pub fn run(a: DbwrArgs) -> anyhow::Result<ExitCode> {
     };
     adopt(&mut rep, &prepared);
     oversubscribed(&mut rep, &cfgs, a.foregrounds);
-    sweep(
-        &cfgs,
-        &prepared,
-        &stop,
-        &|| ctx.signal(),
-        &|r| ctx.save(r),
-        &mut rep,
-    )?;
+    let quiet = a.output.quiet;
+    let hooks = Hooks {
+        stop: &stop,
+        signal: &|| ctx.signal(),
+        save: &|r| ctx.save(r),
+        progress: &|name| Box::new(crate::progress::Bar::new(name, quiet)),
+    };
+    sweep(&cfgs, &prepared, &hooks, &mut rep)?;
     let code = ctx.finish(&rep);
     drop(prepared);
     Ok(code)

@@ -17,7 +17,7 @@ use dbio_model::lgwr::{LgwrConfig, RedoSize};
 use dbio_model::units::parse_size;
 use dbio_model::units::seconds_to_ns;
 use dbio_model::Prepare;
-use dbio_sim::lgwr::rounds::{open_dirs, run_all};
+use dbio_sim::lgwr::rounds::{open_dirs, run_all, Hooks};
 use dbio_sim::lgwr::{self as model, LgwrRun};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -169,14 +169,14 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
             .and_then(|d| d.probe().ok())
             .and_then(|p| p.dio_alignment);
     }
-    run_all(
-        &configs,
-        a.rounds,
-        ctx.stop_flag(),
-        &|| ctx.signal(),
-        &|r| ctx.save(r),
-        &mut report,
-    )?;
+    let quiet = a.output.quiet;
+    let hooks = Hooks {
+        stop: ctx.stop_flag(),
+        signal: &|| ctx.signal(),
+        save: &|r| ctx.save(r),
+        progress: &|label| Box::new(crate::progress::Bar::new(label, quiet)),
+    };
+    run_all(&configs, a.rounds, &hooks, &mut report)?;
     Ok(ctx.finish(&report))
 }
 

@@ -26,6 +26,7 @@
 
 use crate::clock::now_ns;
 use crate::live::{live_bucket, live_bucket_upper, LIVE_BUCKETS};
+use crate::runner::{Counted, Progress, ProgressInfo};
 use dbio_model::series::{Series, SeriesUnit};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
@@ -104,6 +105,15 @@ impl Probes {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.probes.is_empty()
+    }
+
+    /// Counter `i` summed over every probe (relaxed reads: it may lag by
+    /// an event per thread).
+    pub fn total(&self, i: usize) -> u64 {
+        self.probes
+            .iter()
+            .filter_map(|p| p.counts.get(i))
+            .fold(0u64, |a, c| a.wrapping_add(c.load(Relaxed)))
     }
 
     /// Sums every probe's latency buckets into `out` (length
@@ -236,6 +246,56 @@ pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64) -> Vec<Tick> {
     ticks
 }
 
+/// What a model's run plans, for its progress display.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Plan {
+    /// Planned seconds, for a timed run.
+    pub planned_s: Option<f64>,
+    /// Planned operations, for a count-based run.
+    pub ops_planned: Option<u64>,
+    /// The probe counter that counts the operations.
+    pub counter: usize,
+    /// What they are.
+    pub counted: Counted,
+}
+
+/// Tells `progress` ten times a second where a model's run is, from
+/// counter `plan.counter` of `probes` (fresh probes: everything they
+/// counted is the run's), from `t0_ns` until `done` rises; run it on a
+/// thread of its own. Only this thread reads the counters
+/// for it and formats nothing: the measuring threads do no more than
+/// for the series.
+pub fn report_progress(
+    probes: &Probes,
+    done: &AtomicBool,
+    t0_ns: u64,
+    plan: Plan,
+    progress: &dyn Progress,
+) {
+    const TICK_NS: u64 = 100_000_000;
+    let (mut last_ops, mut last_t) = (0u64, t0_ns);
+    while !done.load(Relaxed) {
+        let next = last_t + TICK_NS;
+        while !done.load(Relaxed) && now_ns() < next {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let now = now_ns();
+        let ops = probes.total(plan.counter);
+        let dt = now.saturating_sub(last_t).max(1) as f64 / 1e9;
+        progress.update(&ProgressInfo {
+            elapsed_s: now.saturating_sub(t0_ns) as f64 / 1e9,
+            planned_s: plan.planned_s,
+            ops_done: ops,
+            ops_planned: plan.ops_planned,
+            iops: ops.saturating_sub(last_ops) as f64 / dt,
+            bytes_per_sec: 0.0,
+            warming_up: false,
+            counted: plan.counted,
+        });
+        (last_ops, last_t) = (ops, now);
+    }
+}
+
 /// Appends `more` to `ticks`, shifted to start `offset_s` seconds later
 /// (rounds of one configuration, end to end).
 pub fn append(ticks: &mut Vec<Tick>, more: &[Tick], offset_s: f64) {
@@ -262,6 +322,69 @@ pub fn series_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records every report it is given.
+    struct Seen(std::sync::Mutex<Vec<ProgressInfo>>);
+
+    impl Progress for Seen {
+        fn update(&self, info: &ProgressInfo) {
+            self.0.lock().unwrap().push(*info);
+        }
+    }
+
+    #[test]
+    fn progress_counts_what_the_run_s_probes_counted() {
+        let probes = Probes::new(2);
+        probes.get(0).unwrap().add(0, 5);
+        let done = AtomicBool::new(false);
+        let seen = Seen(Default::default());
+        let plan = Plan {
+            planned_s: Some(10.0),
+            counter: 0,
+            counted: Counted::Commits,
+            ..Plan::default()
+        };
+        std::thread::scope(|s| {
+            s.spawn(|| report_progress(&probes, &done, now_ns(), plan, &seen));
+            probes.get(1).unwrap().add(0, 3);
+            probes.get(1).unwrap().add(1, 100);
+            std::thread::sleep(std::time::Duration::from_millis(250));
+            done.store(true, Relaxed);
+        });
+        let seen = seen.0.into_inner().unwrap();
+        let last = seen.last().expect("reported at least once");
+        assert_eq!(last.ops_done, 8);
+        assert_eq!(last.counted, Counted::Commits);
+        assert_eq!(last.planned_s, Some(10.0));
+        assert!(last.elapsed_s > 0.1, "{}", last.elapsed_s);
+    }
+
+    #[test]
+    fn a_step_is_placed_within_the_whole() {
+        let whole = Seen(Default::default());
+        let step = crate::runner::Spanned {
+            inner: &whole,
+            done_s: 2.0,
+            total_s: 8.0,
+        };
+        let info = |elapsed_s| ProgressInfo {
+            elapsed_s,
+            planned_s: Some(2.0),
+            ops_done: 0,
+            ops_planned: None,
+            iops: 0.0,
+            bytes_per_sec: 0.0,
+            warming_up: false,
+            counted: Counted::Ios,
+        };
+        step.update(&info(1.0));
+        // A step that runs over its plan is counted at its plan.
+        step.update(&info(5.0));
+        let seen = whole.0.into_inner().unwrap();
+        assert_eq!(seen[0].elapsed_s, 3.0);
+        assert_eq!(seen[0].planned_s, Some(8.0));
+        assert_eq!(seen[1].elapsed_s, 4.0);
+    }
 
     #[test]
     fn the_sampler_sees_what_the_threads_counted_and_stops_when_told() {

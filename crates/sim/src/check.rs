@@ -14,6 +14,7 @@
 //! path ([`commit`]), datafile reads ([`read`]) and the database writer
 //! ([`writer`]); the binary runs them in turn and only keeps the result.
 
+use dbio_engine::runner::Progress;
 use dbio_engine::scratch::ScratchDir;
 use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare};
 use std::path::Path;
@@ -35,6 +36,9 @@ pub struct Section<'a> {
     pub space: u64,
     /// Raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
     pub stop: &'a Arc<AtomicBool>,
+    /// The section's one progress display (its runs are placed on it with
+    /// `dbio_engine::runner::Spanned`).
+    pub progress: &'a dyn Progress,
 }
 
 /// Names of the battery's jobs.

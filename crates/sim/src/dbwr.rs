@@ -37,6 +37,7 @@ pub use foreground::{Foreground, LoadSpec, Touch};
 pub use instance::Instance;
 pub use placement::Placement;
 pub use run::{
-    run, run_on, standard_engines, striped_engines, Datafile, EngineFactory, Outcome, Role, RunData,
+    run, run_on, run_on_shown, run_shown, standard_engines, striped_engines, Datafile,
+    EngineFactory, Outcome, Role, RunData,
 };
 pub use writer::Writer;

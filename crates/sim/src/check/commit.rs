@@ -8,8 +8,9 @@
 //! `dbio_report::findings::commit`.
 
 use super::Section;
-use crate::lgwr::rounds::run_all;
+use crate::lgwr::rounds::{run_all, Hooks};
 use crate::lgwr::{LgwrConfig, LgwrRun, Method};
+use dbio_engine::runner::{Progress, Spanned};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::RunReport;
 use std::sync::atomic::Ordering;
@@ -73,7 +74,28 @@ pub fn run(s: &Section<'_>, report: &mut RunReport) -> anyhow::Result<()> {
     }
     let flag = s.stop.clone();
     let signal = move || flag.load(Ordering::Relaxed).then_some("SIGINT");
-    // `dbio check` saves after each section.
-    run_all(&configs, 1, s.stop, &signal, &|_| {}, report)?;
+    // One display for the section: each run is placed after the planned
+    // time of the runs before it.
+    let planned: Vec<f64> = configs
+        .iter()
+        .map(|(_, c)| c.config.runtime_ns.unwrap_or(0) as f64 / 1e9)
+        .collect();
+    let next = std::cell::Cell::new(0);
+    let progress = |_: &str| -> Box<dyn Progress + '_> {
+        let i = next.replace(next.get() + 1);
+        Box::new(Spanned {
+            inner: s.progress,
+            done_s: planned[..i.min(planned.len())].iter().sum(),
+            total_s: planned.iter().sum(),
+        })
+    };
+    let hooks = Hooks {
+        stop: s.stop,
+        signal: &signal,
+        // `dbio check` saves after each section.
+        save: &|_| {},
+        progress: &progress,
+    };
+    run_all(&configs, 1, &hooks, report)?;
     Ok(())
 }

@@ -13,7 +13,7 @@ use crate::read::attribute;
 use crate::read::datafile::{target_name, target_spec};
 use crate::read::rounds::{measure_run, Rounds};
 use crate::read::CacheState;
-use dbio_engine::runner::{NoProgress, Progress};
+use dbio_engine::runner::{Progress, Spanned};
 use dbio_engine::target::Target;
 use dbio_model::calibrate::CalibrateConfig;
 use dbio_model::read::{ReadConfig, TierThresholds};
@@ -56,7 +56,24 @@ pub fn run(s: &Section<'_>, report: &mut RunReport) -> anyhow::Result<()> {
     let name = target_name(t.as_slice().iter().collect::<Vec<_>>().as_slice());
     let before = report.reads.len();
     let never = || None;
-    let quiet = |_: &str| Box::new(NoProgress) as Box<dyn Progress>;
+    // One display for the section: the buffered reads, then the O_DIRECT
+    // ones (the re-reads after them are short and shown as done).
+    let each_s = cfg.runtime_ns.unwrap_or(0) as f64 / 1e9;
+    let total_s = if direct_ok { 2.0 * each_s } else { each_s };
+    let first = |_: &str| -> Box<dyn Progress + '_> {
+        Box::new(Spanned {
+            inner: s.progress,
+            done_s: 0.0,
+            total_s,
+        })
+    };
+    let second = |_: &str| -> Box<dyn Progress + '_> {
+        Box::new(Spanned {
+            inner: s.progress,
+            done_s: each_s,
+            total_s,
+        })
+    };
     let warm = CacheState::parse("warm").expect("static state");
     let targets: Vec<&Target> = t.iter().collect();
     let at = Rounds {
@@ -64,7 +81,7 @@ pub fn run(s: &Section<'_>, report: &mut RunReport) -> anyhow::Result<()> {
         stripe: None,
         stop,
         signal: &never,
-        progress: &quiet,
+        progress: &first,
     };
     let mut runs = vec![measure_run(
         cfg.clone(),
@@ -100,7 +117,7 @@ pub fn run(s: &Section<'_>, report: &mut RunReport) -> anyhow::Result<()> {
                 stripe: None,
                 stop,
                 signal: &never,
-                progress: &quiet,
+                progress: &second,
             },
             report,
         )?);

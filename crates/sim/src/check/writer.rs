@@ -51,7 +51,7 @@ pub fn run(s: &Section<'_>, report: &mut RunReport) -> anyhow::Result<()> {
     };
     validate(&cfg)?;
     let prepared = prepare(dir.path(), Some(dir), &cfg, false, false, s.stop)?;
-    let (r, err) = run_one("writer check", &cfg, &prepared, s.stop)?;
+    let (r, err) = run_one("writer check", &cfg, &prepared, s.stop, s.progress)?;
     if let Some(message) = err {
         report.io_error(message);
     }

@@ -9,18 +9,21 @@
 
 use super::datafile::Prepared;
 use super::{report, standard_engines, striped_engines, Datafile, DbwrConfig};
+use dbio_engine::runner::{MakeProgress, Progress};
 use dbio_engine::{stripe, sysinfo};
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::{EngineKind, Finding, RunReport, Severity};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// Runs one configuration; the result, and the error that cut it short.
+/// Runs one configuration, its progress shown on `progress`; the result,
+/// and the error that cut it short.
 pub fn run_one(
     name: &str,
     cfg: &DbwrConfig,
     p: &Prepared,
     stop: &AtomicBool,
+    progress: &dyn Progress,
 ) -> anyhow::Result<(DbwrResult, Option<String>)> {
     // Each configuration starts from a cold page cache, as the first did.
     for t in p.target.iter().chain(&p.members) {
@@ -49,7 +52,7 @@ pub fn run_one(
         .iter()
         .map(|d| d.as_deref().and_then(sysinfo::disk_counters))
         .collect();
-    let (out, _inst) = super::run(cfg, &engines, stop, p.disk.as_deref(), verify)?;
+    let (out, _inst) = super::run_shown(cfg, &engines, stop, p.disk.as_deref(), verify, progress)?;
     drop(engines);
     let devices: Vec<_> = p
         .member_disks
@@ -111,20 +114,35 @@ pub fn oversubscribed(rep: &mut RunReport, cfgs: &[DbwrConfig], foregrounds: u32
     }
 }
 
+/// How a sweep is stopped, kept and shown.
+pub struct Hooks<'a> {
+    /// The stop flag signals raise.
+    pub stop: &'a AtomicBool,
+    /// The signal that arrived, if one did.
+    pub signal: &'a dyn Fn() -> Option<&'static str>,
+    /// Gets the result after each configuration.
+    pub save: &'a dyn Fn(&RunReport),
+    /// A progress display per configuration, by its name.
+    pub progress: &'a MakeProgress<'a>,
+}
+
 /// Runs every configuration on `prepared`, in order, into `rep`. Stops
-/// at a signal or an I/O error (the report is marked partial); `save`
-/// gets the result after each configuration.
+/// at a signal or an I/O error (the report is marked partial).
 pub fn sweep(
     cfgs: &[DbwrConfig],
     prepared: &Prepared,
-    stop: &AtomicBool,
-    signal: &dyn Fn() -> Option<&'static str>,
-    save: &dyn Fn(&RunReport),
+    hooks: &Hooks<'_>,
     rep: &mut RunReport,
 ) -> anyhow::Result<()> {
+    let Hooks {
+        stop, signal, save, ..
+    } = *hooks;
     for cfg in cfgs {
         let name = format!("writers={}", cfg.writers);
-        let (r, err) = match run_one(&name, cfg, prepared, stop) {
+        let bar = (hooks.progress)(&name);
+        let done = run_one(&name, cfg, prepared, stop, &*bar);
+        drop(bar);
+        let (r, err) = match done {
             Ok(x) => x,
             // What earlier configurations measured is kept: a partial result.
             Err(e) if !rep.dbwr.is_empty() => {

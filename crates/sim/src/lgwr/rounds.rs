@@ -9,8 +9,10 @@
 //! pre-written group, never a fallocated or appended one) is the model's
 //! knowledge, not the command line's.
 
-use super::{check, run, LgwrRun, LogGroup, Measured};
+use super::run::run_shown;
+use super::{check, LgwrRun, LogGroup, Measured};
 use anyhow::Context;
+use dbio_engine::runner::MakeProgress;
 use dbio_model::{Prepare, RunReport};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -66,25 +68,39 @@ fn add_results(
     }
 }
 
+/// How a run of rounds is stopped, kept and shown.
+pub struct Hooks<'a> {
+    /// The stop flag signals raise.
+    pub stop: &'a Arc<AtomicBool>,
+    /// The signal that arrived, if one did.
+    pub signal: &'a dyn Fn() -> Option<&'static str>,
+    /// Gets the results so far after each run (what a later SIGKILL
+    /// would lose).
+    pub save: &'a dyn Fn(&RunReport),
+    /// A progress display for each run, by its label (the configuration's
+    /// name, and the round when there are several).
+    pub progress: &'a MakeProgress<'a>,
+}
+
 /// Runs named configurations in `rounds` interleaved rounds. Stops early
-/// on a signal or an I/O error and marks the report partial. `save` gets
-/// the results so far after each run (what a later SIGKILL would lose).
+/// on a signal or an I/O error and marks the report partial.
 pub fn run_all(
     configs: &[(String, LgwrRun)],
     rounds: u32,
-    stop: &Arc<AtomicBool>,
-    signal: &dyn Fn() -> Option<&'static str>,
-    save: &dyn Fn(&RunReport),
+    hooks: &Hooks<'_>,
     report: &mut RunReport,
 ) -> anyhow::Result<()> {
+    let Hooks {
+        stop, signal, save, ..
+    } = *hooks;
     for (_, c) in configs {
         check(c)?;
     }
     let mut groups = Groups::default();
     let mut acc: Vec<Option<Measured>> = vec![None; configs.len()];
     let mut done = vec![0u32; configs.len()];
-    'rounds: for _ in 0..rounds {
-        for (i, (_, cfg)) in configs.iter().enumerate() {
+    'rounds: for r in 0..rounds {
+        for (i, (name, cfg)) in configs.iter().enumerate() {
             let group = match groups.for_config(cfg, stop) {
                 Ok(g) => g,
                 Err(e) => {
@@ -99,7 +115,15 @@ pub fn run_all(
                     return Err(e);
                 }
             };
-            let out = match run(cfg, group, stop) {
+            let label = if rounds > 1 {
+                format!("{name} {}/{rounds}", r + 1)
+            } else {
+                name.clone()
+            };
+            let bar = (hooks.progress)(&label);
+            let out = run_shown(cfg, group, stop, &*bar);
+            drop(bar);
+            let out = match out {
                 Ok(out) => out,
                 Err(e) if done.iter().any(|&n| n > 0) => {
                     report.io_error(format!("{e:#}"));

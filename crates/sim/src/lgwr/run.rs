@@ -12,6 +12,7 @@ use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
 use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
+use dbio_engine::runner::{Counted, NoProgress, Progress};
 use dbio_engine::series::{self, Tick};
 use dbio_engine::threads::{spawn_scoped, SpawnError, StartGate};
 use dbio_engine::{sysinfo, EngineError};
@@ -168,6 +169,7 @@ fn run_threads(
     (leader, stages): (Option<&FlushLock>, &[Stage]),
     stop: &AtomicBool,
     error: &Mutex<Option<EngineError>>,
+    progress: &dyn Progress,
 ) -> Result<Threads, SpawnError> {
     let cfg = &run.config;
     let gate = StartGate::new();
@@ -251,6 +253,23 @@ fn run_threads(
                 move || series::sample(probes, sampling, t0)
             })
             .ok();
+        // The progress display reads the commits counted for the series,
+        // ten times a second, on its own thread.
+        let plan = series::Plan {
+            planned_s: cfg.runtime_ns.map(|r| r as f64 / 1e9),
+            ops_planned: cfg
+                .commits_per_session
+                .map(|n| n.saturating_mul(u64::from(cfg.sessions))),
+            counter: super::session::PROBE_COMMITS,
+            counted: Counted::Commits,
+        };
+        let reporter = std::thread::Builder::new()
+            .name("lgwr-progress".into())
+            .spawn_scoped(s, {
+                let (probes, sampling) = (&shared.probes, &sampling);
+                move || series::report_progress(probes, sampling, t0, plan, progress)
+            })
+            .ok();
         let recs: Vec<SessionRec> = sessions
             .into_iter()
             .map(|h| h.join().expect("a session thread panicked"))
@@ -259,6 +278,9 @@ fn run_threads(
         let ticks = sampler
             .map(|h| h.join().expect("the sampler panicked"))
             .unwrap_or_default();
+        if let Some(r) = reporter {
+            r.join().expect("the progress reporter panicked");
+        }
         let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
         // Every session stopped its client; these are the clients of
         // sessions that never started.
@@ -281,6 +303,16 @@ pub fn run(
     run: &LgwrRun,
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
+) -> Result<Outcome, LgwrError> {
+    run_shown(run, group, stop, &NoProgress)
+}
+
+/// [`run()`], its progress shown on `progress`.
+pub fn run_shown(
+    run: &LgwrRun,
+    group: Option<&mut LogGroup>,
+    stop: &AtomicBool,
+    progress: &dyn Progress,
 ) -> Result<Outcome, LgwrError> {
     // Only the options: the storage was checked when the group was
     // prepared, and a free-space check now would count the group's own
@@ -313,6 +345,7 @@ pub fn run(
         (leader.as_ref(), &stages),
         stop,
         &error,
+        progress,
     )
     .map_err(EngineError::from)?;
     let mut error = error.into_inner().unwrap_or_else(|p| p.into_inner());
