@@ -135,7 +135,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
                 "--predict: the model was not run, because the load stopped early",
             ));
         } else {
-            match super::load_predict::predict(plan, &result, ctx.stop_flag()) {
+            match dbio_load::predict_run::predict(plan, &result, ctx.stop_flag()) {
                 Ok(p) => result.predict = Some(p),
                 Err(e) => report.findings.push(Finding::note(
                     "load_predict.failed",

@@ -21,6 +21,7 @@ mod pgwire;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod predict;
+pub mod predict_run;
 pub mod private_dir;
 pub mod run;
 pub mod settings;
