@@ -143,7 +143,8 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
             .collect::<Result<_, _>>()
             .map_err(anyhow::Error::msg)?
     };
-    if a.rounds == 0 || a.rounds > MAX_ROUNDS {
+    let rounds = a.rounds.or(1);
+    if rounds == 0 || rounds > MAX_ROUNDS {
         anyhow::bail!("--rounds must be between 1 and {MAX_ROUNDS}");
     }
     open_dirs(&mut configs)?;
@@ -176,7 +177,7 @@ pub fn run(a: LgwrArgs) -> anyhow::Result<ExitCode> {
         save: &|r| ctx.save(r),
         progress: &|label| Box::new(crate::progress::Bar::new(label, quiet)),
     };
-    run_all(&configs, a.rounds, &hooks, &mut report)?;
+    run_all(&configs, rounds, &hooks, &mut report)?;
     Ok(ctx.finish(&report))
 }
 

@@ -101,7 +101,7 @@ pub fn run(
     mut report: RunReport,
 ) -> anyhow::Result<ExitCode> {
     // Refusals come before anything is changed or measured (exit 2).
-    let p = prepare(db, &a.compare, a.rounds)?;
+    let p = prepare(db, &a.compare, a.rounds.or(3))?;
     // The settings are put back however many stop signals come: each
     // only raises the stop flag (see src/signals.rs).
     let stop = ctx.stop_flag();

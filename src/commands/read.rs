@@ -118,7 +118,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
             (r, _) => r,
         },
         ops_limit: a.ops.ops,
-        rounds: a.rounds.unwrap_or(if states.len() > 1 { 3 } else { 1 }),
+        rounds: a.rounds.or(if states.len() > 1 { 3 } else { 1 }),
         seed: a.seed.seed,
     };
     dbio_sim::read::validate(&cfg).map_err(anyhow::Error::msg)?;
