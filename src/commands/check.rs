@@ -52,20 +52,11 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let direct_ok = scratch
         .supports_direct()
         .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    let mut specs = battery(
+    let specs = battery(
         dbio_model::units::seconds_to_ns(runtime),
         plan.size,
         direct_ok,
     );
-    if !direct_ok {
-        // Without O_DIRECT the first log test is O_DSYNC on buffered
-        // writes: its name must not claim O_DIRECT.
-        for (name, _) in specs.iter_mut() {
-            if name == dbio_sim::check::names::LOG_DIRECT_DSYNC {
-                *name = "log write 8k buffered+O_DSYNC".to_string();
-            }
-        }
-    }
     let jobs = resolve_all(specs, &dbio_engine::JobTarget::scratch(dir))?;
     let mut ctx = RunContext::new(outputs, a.output.quiet)?;
     ctx.set_scratch_dir(scratch.clone());
@@ -73,22 +64,8 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
     // One screen for every section: each shown as its summary table.
     report.layout = dbio_model::Layout::Summary;
-    if !direct_ok {
-        report.findings.push(Finding::note(
-            "check.no_direct_io",
-            Severity::Warning,
-            format!(
-                "{} does not support O_DIRECT ({}): every test ran buffered, so the figures describe memory and the page cache, not a device",
-                dir.display(),
-                report.environment.fs_type
-            ),
-        ));
-    }
-    report.findings.extend(
-        plan.notes
-            .iter()
-            .map(|n| Finding::note("check.scratch_plan", Severity::Notice, n.clone())),
-    );
+    let notes = check::notes(dir, &report.environment.fs_type, direct_ok, &plan);
+    report.findings.extend(notes);
     // One progress bar per step: the battery's jobs, then the sections.
     let steps = jobs.len() + SECTIONS;
     let mut complete = true;
@@ -104,7 +81,7 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
     let need = (2 * plan.log_file_size)
         .max(plan.read_size)
         .max(plan.writer_size);
-    wait_for_space(&scratch, need);
+    scratch.wait_for_space(need);
     if complete {
         // The model sections: commit path, datafile reads, database writers.
         let sections: [(&str, &str, Run, u64); SECTIONS] = [
@@ -156,22 +133,6 @@ pub fn run(a: CheckArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ctx.finish(&report))
-}
-
-/// Waits, 5 s at most, until `need` bytes are free on the filesystem
-/// holding `dir`: a removed file's space can come back late when the
-/// kernel still holds the file (an io_uring ring closing in a kernel
-/// worker).
-fn wait_for_space(dir: &ScratchDir, need: u64) {
-    let t0 = std::time::Instant::now();
-    while t0.elapsed() < std::time::Duration::from_secs(5) {
-        match dir.free_space() {
-            Ok(Some(free)) if free < need => {
-                std::thread::sleep(std::time::Duration::from_millis(10))
-            }
-            _ => return,
-        }
-    }
 }
 
 #[cfg(test)]
