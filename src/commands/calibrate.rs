@@ -83,7 +83,9 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     // The one place the arguments become the configuration.
     let cfg = CalibrateConfig {
         bs,
-        size: super::read::default_size(&a.target.path, a.target.size.size) / bs.max(1) * bs,
+        size: dbio_sim::read::datafile::default_size(&a.target.path, a.target.size.size)
+            / bs.max(1)
+            * bs,
         samples: a.samples,
         tier_time_ns: seconds_to_ns(a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S)),
         ..CalibrateConfig::default()

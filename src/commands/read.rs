@@ -17,21 +17,11 @@ use dbio_engine::JobTarget;
 use dbio_model::read::{Access, ReadConfig, TierThresholds};
 use dbio_model::units::seconds_to_ns;
 use dbio_model::{EngineKind, JobConfig, Pattern};
-use dbio_sim::read::datafile::{adopt, members, policy, target};
+use dbio_sim::read::check_engine;
+use dbio_sim::read::datafile::{adopt, default_size, default_stripe_size, members, policy, target};
 use dbio_sim::read::rounds::{measure, Rounds};
 use dbio_sim::read::CacheState;
-use std::path::Path;
 use std::process::ExitCode;
-
-/// The size to use when `--size` is not given: an existing regular file's
-/// own size (it is only read, so all of it is the datafile), else 1 GiB.
-/// `Target::prepare` checks the size again on the descriptor it opens.
-pub(super) fn default_size(target: &Path, asked: Option<u64>) -> u64 {
-    asked.unwrap_or_else(|| match std::fs::metadata(target) {
-        Ok(m) if m.is_file() => m.len(),
-        _ => 1 << 30,
-    })
-}
 
 /// The thresholds the options ask for.
 fn thresholds(a: &ReadArgs) -> anyhow::Result<TierThresholds> {
@@ -47,28 +37,6 @@ fn thresholds(a: &ReadArgs) -> anyhow::Result<TierThresholds> {
     Ok(t)
 }
 
-/// The logical size of a stripe when `--size` is not given: each member's
-/// share is the smallest existing member file's size (they are only
-/// read), else 1 GiB in all.
-fn default_stripe_size(members: &[std::path::PathBuf], asked: Option<u64>) -> u64 {
-    if let Some(s) = asked {
-        return s;
-    }
-    let sizes: Option<Vec<u64>> = members
-        .iter()
-        .map(|p| {
-            std::fs::metadata(p)
-                .ok()
-                .filter(|m| m.is_file())
-                .map(|m| m.len())
-        })
-        .collect();
-    match sizes.and_then(|v| v.into_iter().min()) {
-        Some(min) => min * members.len() as u64,
-        None => 1 << 30,
-    }
-}
-
 /// The validated configuration, tier thresholds and cache states of an
 /// invocation: the one place the arguments become a [`ReadConfig`].
 fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<CacheState>)> {
@@ -79,23 +47,7 @@ fn config(a: &ReadArgs) -> anyhow::Result<(ReadConfig, TierThresholds, Vec<Cache
         .collect::<anyhow::Result<_>>()?;
     let engine: EngineKind = a.engine.engine.into();
     let (iodepth, direct) = (a.queue.iodepth, a.direct.direct);
-    if iodepth > 1 && !dbio_engine::engines::Capabilities::of(engine).queue_depth {
-        anyhow::bail!(
-            "--iodepth {} needs --engine io_uring or libaio (psync runs one read at a time per thread; use --threads)",
-            iodepth
-        );
-    }
-    if engine == EngineKind::Libaio && !direct {
-        anyhow::bail!(
-            "the libaio engine needs --direct: the kernel's native AIO is asynchronous only for O_DIRECT, and a buffered io_submit completes the read inside the call"
-        );
-    }
-    if engine == EngineKind::Null && direct {
-        anyhow::bail!("the null engine does no I/O, so --direct has no meaning with it");
-    }
-    if engine == EngineKind::IoUring {
-        dbio_engine::engines::probe_io_uring().map_err(anyhow::Error::msg)?;
-    }
+    check_engine(engine, iodepth, direct).map_err(anyhow::Error::msg)?;
     let bs = a.bs.bs.max(1);
     let cfg = ReadConfig {
         engine,

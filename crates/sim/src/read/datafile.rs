@@ -24,6 +24,38 @@ pub fn policy(allow_block_device: bool) -> BlockDevicePolicy {
     }
 }
 
+/// The size to use when `--size` is not given: an existing regular file's
+/// own size (it is only read, so all of it is the datafile), else 1 GiB.
+/// `Target::prepare` checks the size again on the descriptor it opens.
+pub fn default_size(target: &Path, asked: Option<u64>) -> u64 {
+    asked.unwrap_or_else(|| match std::fs::metadata(target) {
+        Ok(m) if m.is_file() => m.len(),
+        _ => 1 << 30,
+    })
+}
+
+/// The logical size of a stripe when `--size` is not given: each member's
+/// share is the smallest existing member file's size (they are only
+/// read), else 1 GiB in all.
+pub fn default_stripe_size(members: &[std::path::PathBuf], asked: Option<u64>) -> u64 {
+    if let Some(s) = asked {
+        return s;
+    }
+    let sizes: Option<Vec<u64>> = members
+        .iter()
+        .map(|p| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+        })
+        .collect();
+    match sizes.and_then(|v| v.into_iter().min()) {
+        Some(min) => min * members.len() as u64,
+        None => 1 << 30,
+    }
+}
+
 /// Prepares a stripe's members (every one under the rules of a single
 /// datafile; when one fails, what was made for the others is removed).
 pub fn members(
