@@ -71,6 +71,10 @@ impl Progress for Bar {
         b.set_position((fraction(p) * 1000.0) as u64);
         b.set_message(message(p));
     }
+
+    fn shown(&self) -> bool {
+        self.bar.is_some()
+    }
 }
 
 /// How far a run is, 0 to 1: by time for a timed run, by operations for

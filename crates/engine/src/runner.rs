@@ -131,12 +131,22 @@ impl Progress for Spanned<'_> {
     fn update(&self, info: &ProgressInfo) {
         self.inner.update(&self.place(info));
     }
+
+    fn shown(&self) -> bool {
+        self.inner.shown()
+    }
 }
 
 /// A sink for progress (a terminal bar, or nothing).
 pub trait Progress: Sync {
     /// Called from the reporter thread; must not block for long.
     fn update(&self, info: &ProgressInfo);
+
+    /// Whether anything is shown: a model starts no reporter thread for a
+    /// display that shows nothing (quiet, or not a terminal).
+    fn shown(&self) -> bool {
+        true
+    }
 }
 
 /// Makes a progress display for a step named by its argument (a job, a
@@ -148,6 +158,10 @@ pub struct NoProgress;
 
 impl Progress for NoProgress {
     fn update(&self, _: &ProgressInfo) {}
+
+    fn shown(&self) -> bool {
+        false
+    }
 }
 
 /// How workers run, independent of what they do: engine, concurrency,

@@ -277,7 +277,7 @@ pub fn report_progress(
     while !done.load(Relaxed) {
         let next = last_t + TICK_NS;
         while !done.load(Relaxed) && now_ns() < next {
-            std::thread::sleep(std::time::Duration::from_millis(10));
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let now = now_ns();
         let ops = probes.total(plan.counter);
@@ -380,6 +380,15 @@ mod tests {
         step.update(&info(1.0));
         // A step that runs over its plan is counted at its plan.
         step.update(&info(5.0));
+        // A step is shown where its whole is; nothing is started for a
+        // whole that shows nothing.
+        assert!(step.shown());
+        let hidden = crate::runner::Spanned {
+            inner: &crate::runner::NoProgress,
+            done_s: 0.0,
+            total_s: 1.0,
+        };
+        assert!(!hidden.shown());
         let seen = whole.0.into_inner().unwrap();
         assert_eq!(seen[0].elapsed_s, 3.0);
         assert_eq!(seen[0].planned_s, Some(8.0));

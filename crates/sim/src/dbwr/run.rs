@@ -302,20 +302,24 @@ pub fn run_on_shown(
         let shown = &shown;
         // Fresh probes only, as for the series: a reused instance's count
         // the runs before this one.
-        let reporter = inst.probes.get().filter(|_| fresh).and_then(|p| {
-            let plan = series::Plan {
-                planned_s: cfg.runtime_ns.map(|r| r as f64 / 1e9),
-                ops_planned: cfg.ops_limit,
-                counter: PROBE_OPS,
-                counted: Counted::BufferOps,
-            };
-            std::thread::Builder::new()
-                .name("dbwr-progress".into())
-                .spawn_scoped(s, move || {
-                    series::report_progress(p, shown, t0, plan, progress)
-                })
-                .ok()
-        });
+        let reporter = inst
+            .probes
+            .get()
+            .filter(|_| fresh && progress.shown())
+            .and_then(|p| {
+                let plan = series::Plan {
+                    planned_s: cfg.runtime_ns.map(|r| r as f64 / 1e9),
+                    ops_planned: cfg.ops_limit,
+                    counter: PROBE_OPS,
+                    counted: Counted::BufferOps,
+                };
+                std::thread::Builder::new()
+                    .name("dbwr-progress".into())
+                    .spawn_scoped(s, move || {
+                        series::report_progress(p, shown, t0, plan, progress)
+                    })
+                    .ok()
+            });
         let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
         shown.store(true, Ordering::Relaxed);
         if let Some(r) = reporter {

@@ -263,13 +263,15 @@ fn run_threads(
             counter: super::session::PROBE_COMMITS,
             counted: Counted::Commits,
         };
-        let reporter = std::thread::Builder::new()
-            .name("lgwr-progress".into())
-            .spawn_scoped(s, {
-                let (probes, sampling) = (&shared.probes, &sampling);
-                move || series::report_progress(probes, sampling, t0, plan, progress)
-            })
-            .ok();
+        let reporter = progress.shown().then(|| {
+            std::thread::Builder::new()
+                .name("lgwr-progress".into())
+                .spawn_scoped(s, {
+                    let (probes, sampling) = (&shared.probes, &sampling);
+                    move || series::report_progress(probes, sampling, t0, plan, progress)
+                })
+                .ok()
+        });
         let recs: Vec<SessionRec> = sessions
             .into_iter()
             .map(|h| h.join().expect("a session thread panicked"))
@@ -278,7 +280,7 @@ fn run_threads(
         let ticks = sampler
             .map(|h| h.join().expect("the sampler panicked"))
             .unwrap_or_default();
-        if let Some(r) = reporter {
+        if let Some(r) = reporter.flatten() {
             r.join().expect("the progress reporter panicked");
         }
         let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
