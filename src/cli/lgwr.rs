@@ -1,7 +1,7 @@
 //! `dbio lgwr`'s own flags.
 
 use super::engine::NullDelay;
-use super::limits::{Runtime, Seed, Sessions};
+use super::limits::{Rounds, Runtime, Seed, Sessions};
 use super::output::OutputArgs;
 use super::parse_delay_arg;
 use super::target::{BlockSize, Dir, Keep, Layout};
@@ -59,6 +59,9 @@ pub fn parse_method(s: &str) -> Result<Method, String> {
 )))]
 #[command(mut_arg("null_delay", |a| a.help(
     "No I/O, every write and every sync takes this long (e.g. 1ms; a unit is required; at most 100 s)"
+)))]
+#[command(mut_arg("rounds", |a| a.default_value("1").help(
+    "Interleaved rounds of the configurations (A B A B ...), 1..1000"
 )))]
 #[command(mut_arg("seed", |a| a.help("Seed of the redo sizes and payloads")))]
 #[command(mut_arg("prepare", |a| a.help("How the log files are laid out before the run")))]
@@ -208,9 +211,9 @@ pub struct LgwrArgs {
     /// Example: `--compare direct,buffered` or `--compare bs=512,bs=4k`.
     #[arg(long, value_delimiter = ',')]
     pub compare: Vec<String>,
-    /// Interleaved rounds of the configurations (A B A B ...), 1..1000.
-    #[arg(long, default_value_t = 1)]
-    pub rounds: u32,
+    /// Rounds.
+    #[command(flatten)]
+    pub rounds: Rounds,
     /// Seed.
     #[command(flatten)]
     pub seed: Seed,

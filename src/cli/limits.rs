@@ -23,6 +23,23 @@ impl Runtime {
     }
 }
 
+/// `--rounds` (lgwr, load, read): configurations or cache states run in
+/// interleaved rounds (A B A B ...). Each command states its default and
+/// bound in its help (`mut_arg`); the value is checked where it is used.
+#[derive(Debug, Clone, Args)]
+pub struct Rounds {
+    /// Interleaved rounds, 1..1000 (default: 1 for one state, 3 for several).
+    #[arg(long)]
+    pub rounds: Option<u32>,
+}
+
+impl Rounds {
+    /// The rounds, `default` when not given.
+    pub fn or(&self, default: u32) -> u32 {
+        self.rounds.unwrap_or(default)
+    }
+}
+
 /// `--ops` (bench, read, dbwr).
 #[derive(Debug, Clone, Args)]
 pub struct Ops {

@@ -1,6 +1,6 @@
 //! `dbio load`'s own flags.
 
-use super::limits::{Runtime, Sessions, Warmup};
+use super::limits::{Rounds, Runtime, Sessions, Warmup};
 use super::output::OutputArgs;
 use super::target::Keep;
 use clap::{Args, ValueEnum};
@@ -28,6 +28,9 @@ impl From<ModeArg> for LoadMode {
 
 /// Arguments of `dbio load`.
 #[derive(Debug, Args)]
+#[command(mut_arg("rounds", |a| a.default_value("3").requires("compare").help(
+    "Rounds of the --compare configurations, interleaved (A B A B ...), 1..100"
+)))]
 #[command(mut_arg("runtime", |a| a.conflicts_with("commits").help(
     "Measured run time (e.g. 10, 10s, 500ms, 2m; a bare number is seconds; at most 30 days). Default 10 s unless --commits is given"
 )))]
@@ -78,9 +81,9 @@ pub struct LoadArgs {
     /// the end, also after an error, SIGINT or a lost connection.
     #[arg(long, value_name = "SETTING=V1,V2", value_parser = dbio_load::settings::parse_compare)]
     pub compare: Vec<dbio_load::settings::CompareArg>,
-    /// Rounds of the --compare configurations, interleaved (A B A B ...), 1..100.
-    #[arg(long, default_value_t = 3, requires = "compare")]
-    pub rounds: u32,
+    /// Rounds.
+    #[command(flatten)]
+    pub rounds: Rounds,
     /// Skip the device baseline (4 KiB write + fdatasync at queue depth 1
     /// for about 1 s before and after the load, on the storage holding the
     /// database's log when it is on this machine, else in --dir).

@@ -1,7 +1,7 @@
 //! `dbio read`'s own flags.
 
 use super::engine::{Direct, Engine, Queue};
-use super::limits::{Ops, Runtime, Seed};
+use super::limits::{Ops, Rounds, Runtime, Seed};
 use super::output::OutputArgs;
 use super::target::{BlockDevice, BlockSize, Keep, Target};
 use super::tiers::Tiers;
@@ -76,9 +76,9 @@ pub struct ReadArgs {
     /// Read count.
     #[command(flatten)]
     pub ops: Ops,
-    /// Interleaved rounds, 1..1000 (default: 1 for one state, 3 for several).
-    #[arg(long)]
-    pub rounds: Option<u32>,
+    /// Rounds.
+    #[command(flatten)]
+    pub rounds: Rounds,
     /// Seed.
     #[command(flatten)]
     pub seed: Seed,

@@ -5,14 +5,11 @@
 use crate::cli::CalibrateArgs;
 use crate::run_context::{exit_status, new_report, RunContext};
 use anyhow::Context;
-use dbio_engine::blockdev::BlockDevicePolicy;
-use dbio_engine::target::{Target, TargetSpec};
 use dbio_model::calibrate::{CalibrateConfig, Calibration};
 use dbio_model::read::TierThresholds;
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{Durability, Prepare};
 use dbio_model::{Finding, Severity};
-use dbio_sim::calibrate::measure;
+use dbio_sim::calibrate::{measure, prepare_target};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -86,7 +83,9 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     // The one place the arguments become the configuration.
     let cfg = CalibrateConfig {
         bs,
-        size: super::read::default_size(&a.target.path, a.target.size.size) / bs.max(1) * bs,
+        size: dbio_sim::read::datafile::default_size(&a.target.path, a.target.size.size)
+            / bs.max(1)
+            * bs,
         samples: a.samples,
         tier_time_ns: seconds_to_ns(a.runtime.or(crate::cli::calibrate::DEFAULT_RUNTIME_S)),
         ..CalibrateConfig::default()
@@ -98,19 +97,7 @@ pub fn run(a: CalibrateArgs) -> anyhow::Result<ExitCode> {
     let stop = ctx.stop_flag().clone();
     let mut report = new_report("calibrate", &a.target.path);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
-    let spec = TargetSpec {
-        path: a.target.path.clone(),
-        size: cfg.size,
-        prepare: Prepare::Prewrite,
-        direct: false,
-        bs,
-        sync: Durability::None,
-        writes: false,
-        overwrite: false,
-        block_device: BlockDevicePolicy::NotAccepted,
-        keep: a.keep.keep,
-    };
-    let t = match Target::prepare(&spec, &stop) {
+    let t = match prepare_target(&a.target.path, &cfg, a.keep.keep, &stop) {
         Ok(t) => t,
         Err(_) if ctx.interrupted(&mut report) => {
             return Ok(ctx.finish(&report));

@@ -1,5 +1,5 @@
-//! `dbio load [URL]`: commit load on a real database engine, and the
-//! database section of `dbio check`.
+//! `dbio load [URL]`: commit load on a real database engine (the database
+//! section of `dbio check` is `dbio_load::check`).
 //!
 //! The loop, the engines and the derived figures live in `dbio_load`;
 //! this file turns options into a [`LoadConfig`], checks it and the
@@ -7,8 +7,8 @@
 //! it through the [`RunContext`] (signals, partial marking, exit status).
 
 use crate::cli::LoadArgs;
-use crate::run_context::{io_error, new_report, RunContext};
-use dbio_load::run::{execute, execute_with, validate};
+use crate::run_context::{new_report, RunContext};
+use dbio_load::run::{execute_with, validate};
 use dbio_load::sqlite::SqliteDb;
 use dbio_load::Database;
 use dbio_model::load::LoadConfig;
@@ -16,8 +16,6 @@ use dbio_model::units::seconds_to_ns;
 use dbio_model::{Finding, Severity};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 /// The run as asked for (the config is the echo).
 fn config(a: &LoadArgs) -> LoadConfig {
@@ -107,7 +105,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
         crate::say::line(&format!(
             "dbio: {e} (the result is partial: what was measured until then)"
         ));
-        io_error(&mut report, e);
+        report.io_error(e);
     }
     ctx.interrupted(&mut report);
     if cfg.keep {
@@ -137,7 +135,7 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
                 "--predict: the model was not run, because the load stopped early",
             ));
         } else {
-            match super::load_predict::predict(plan, &result, ctx.stop_flag()) {
+            match dbio_load::predict_run::predict(plan, &result, ctx.stop_flag()) {
                 Ok(p) => result.predict = Some(p),
                 Err(e) => report.findings.push(Finding::note(
                     "load_predict.failed",
@@ -152,57 +150,4 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     // The scratch database goes before the outputs are written.
     drop(db);
     Ok(ctx.finish(&report))
-}
-
-/// The planned time of [`check_section`]'s runs, seconds.
-pub fn check_planned_s(
-    _dir: &dbio_engine::scratch::ScratchDir,
-    runtime_s: f64,
-    _space: u64,
-) -> anyhow::Result<f64> {
-    Ok(2.0 * check_each_s(runtime_s))
-}
-
-/// How long each of [`check_section`]'s two runs lasts, seconds.
-fn check_each_s(runtime_s: f64) -> f64 {
-    (runtime_s / 6.0).max(0.1)
-}
-
-/// Adds the database section to `dbio check`: embedded SQLite at 1 and at
-/// 10 sessions, each for a sixth of check's per-test time (0.5 s at the
-/// default 3 s), in a scratch database of a few MiB (the WAL is
-/// checkpointed every 1,000 pages). `stop` is raised by SIGINT, SIGTERM,
-/// SIGHUP or SIGQUIT.
-pub fn check_section(
-    dir: &dbio_engine::scratch::ScratchDir,
-    runtime_s: f64,
-    _space: u64,
-    stop: &Arc<AtomicBool>,
-    report: &mut dbio_model::RunReport,
-) -> anyhow::Result<()> {
-    let each = check_each_s(runtime_s);
-    for (name, sessions) in [("1 session", 1), ("10 sessions", 10)] {
-        let cfg = LoadConfig {
-            sessions,
-            runtime_ns: Some(seconds_to_ns(each)),
-            commits_per_session: None,
-            ..LoadConfig::default()
-        };
-        let mut db = SqliteDb::create_in(dir.fd(), dir.path(), false)?;
-        report.findings.extend(
-            db.take_notices()
-                .iter()
-                .map(dbio_engine::target::scratch_note),
-        );
-        let out = execute(&mut db, &cfg, name, stop)?;
-        report.findings.extend(out.findings);
-        report.load.push(out.result);
-        if let Some(e) = out.error {
-            anyhow::bail!(e);
-        }
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-    }
-    Ok(())
 }

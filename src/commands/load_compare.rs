@@ -11,7 +11,7 @@
 
 use crate::cli::LoadArgs;
 use crate::progress::Bar;
-use crate::run_context::{io_error, RunContext};
+use crate::run_context::RunContext;
 use dbio_load::compare::{prepare, run_compare};
 use dbio_load::{Database, DbKind};
 use dbio_model::load::LoadConfig;
@@ -101,7 +101,7 @@ pub fn run(
     mut report: RunReport,
 ) -> anyhow::Result<ExitCode> {
     // Refusals come before anything is changed or measured (exit 2).
-    let p = prepare(db, &a.compare, a.rounds)?;
+    let p = prepare(db, &a.compare, a.rounds.or(3))?;
     // The settings are put back however many stop signals come: each
     // only raises the stop flag (see src/signals.rs).
     let stop = ctx.stop_flag();
@@ -126,10 +126,10 @@ pub fn run(
     report.findings.extend(out.findings);
     if let Some(e) = &out.error {
         crate::say::line(&format!("dbio: the comparison stopped early: {e}"));
-        io_error(&mut report, e.clone());
+        report.io_error(e.clone());
     }
     if let (None, Some(first)) = (&out.error, out.left_changed.first()) {
-        io_error(&mut report, first.clone());
+        report.io_error(first.clone());
     }
     ctx.interrupted(&mut report);
     let mut c = out.comparison;

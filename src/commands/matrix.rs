@@ -1,23 +1,21 @@
 //! `dbio matrix`: the ORION-style load matrix, or with `--max-latency`
 //! CALIBRATE_IO's search, on one target. The grid, the search and the
-//! point measurement are `dbio_sim::matrix`'s; this file turns the
-//! arguments into the configuration, prepares the target under the same
-//! safety rules as `bench`, and writes the result (and ORION's CSV files).
+//! point measurement are `dbio_sim::matrix`'s, and so is the run on its
+//! prepared target (`dbio_sim::matrix::session`); this file turns the
+//! arguments into the configuration and writes the result (and ORION's
+//! CSV files).
 
 use crate::cli::matrix::LargePatternArg;
 use crate::cli::MatrixArgs;
-use crate::run_context::{io_error, new_report, RunContext};
+use crate::run_context::{new_report, RunContext};
 use dbio_engine::blockdev::BlockDevicePolicy;
-use dbio_engine::lifecycle::fill_dio_alignment;
-use dbio_engine::runner::Control;
-use dbio_engine::stripe::{self, StripePlan};
-use dbio_engine::target::{Target, TargetSpec};
+use dbio_engine::stripe::StripePlan;
 use dbio_engine::JobTarget;
-use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixResult};
+use dbio_model::matrix::{LargePattern, MatrixConfig};
 use dbio_model::units::seconds_to_ns;
-use dbio_model::{Durability, EngineKind, Prepare};
+use dbio_model::EngineKind;
 use dbio_output::Sink;
-use dbio_sim::matrix::{self, default_ladders, parse_ladder};
+use dbio_sim::matrix::{self, default_ladders, parse_ladder, session};
 use std::process::ExitCode;
 
 /// Default bytes the I/Os spread over.
@@ -165,110 +163,22 @@ pub fn run(a: MatrixArgs) -> anyhow::Result<ExitCode> {
     let ctx = RunContext::new(outputs, a.output.quiet)?;
     let mut report = new_report("matrix", &a.target.path);
     super::fleet::begin(&a.fleet, ctx.stop_flag(), &mut report)?;
-    let targets: Vec<Target> = if cfg.engine == EngineKind::Null {
-        Vec::new()
-    } else {
-        let spec = TargetSpec {
-            path: place.path.clone(),
-            size: cfg.size,
-            prepare: Prepare::Prewrite,
-            direct: true,
-            bs: cfg.small_bs,
-            sync: Durability::None,
-            writes: cfg.write_pct > 0,
-            overwrite: place.overwrite,
-            block_device: place.block_device,
-            keep: place.keep,
-        };
-        // Every member is prepared under the same rules as one target;
-        // when one fails, what was made for the others is removed.
-        let specs: Vec<TargetSpec> = match &plan {
-            Some(p) => p
-                .members
-                .iter()
-                .map(|m| TargetSpec {
-                    path: m.path.clone(),
-                    size: p.map.member_size,
-                    ..spec.clone()
-                })
-                .collect(),
-            None => vec![spec],
-        };
-        match stripe::prepare_members(&specs, ctx.stop_flag()) {
-            Ok(ts) => ts,
-            Err(_) if ctx.interrupted(&mut report) => return Ok(ctx.finish(&report)),
-            Err(e) => return Err(e.into()),
-        }
+    let targets = match session::prepare_targets(&cfg, &place, plan.as_ref(), ctx.stop_flag()) {
+        Ok(ts) => ts,
+        Err(_) if ctx.interrupted(&mut report) => return Ok(ctx.finish(&report)),
+        Err(e) => return Err(e.into()),
     };
-    if let Some(t) = targets.first() {
-        report.environment = dbio_engine::sysinfo::environment(&t.path);
-        fill_dio_alignment(&mut report, t);
-    }
-    for t in &targets {
-        report
-            .findings
-            .extend(t.notices.iter().map(dbio_engine::target::scratch_note));
-    }
-    let refs: Vec<&Target> = targets.iter().collect();
-    let map = plan.as_ref().map(|p| p.map);
-    let control = Control {
-        stop: ctx.stop_flag().clone(),
-        ..Default::default()
+    session::adopt(&mut report, &targets);
+    let quiet = a.output.quiet;
+    let at = session::At {
+        place: &place,
+        targets: &targets,
+        plan: plan.as_ref(),
+        stop: ctx.stop_flag(),
+        signal: &|| ctx.signal(),
+        progress: &|label| Box::new(crate::progress::Bar::new(label, quiet)),
     };
-    let mut failed = None;
-    let measure = |s: u32, l: u32| {
-        if control.stopped() || failed.is_some() {
-            return Ok(None);
-        }
-        let bar = crate::progress::Bar::new(&format!("small {s} large {l}"), a.output.quiet);
-        let measured = matrix::measure_point(&cfg, &place, &refs, map, s, l, &control, &bar);
-        bar.finish();
-        match measured {
-            // A point cut short by a signal is not a point.
-            Ok(_) if control.stopped() => Ok(None),
-            Ok(p) => Ok(Some(p)),
-            Err(e) => {
-                failed = Some(e.to_string());
-                Ok(None)
-            }
-        }
-    };
-    let (points, search) = if cfg.max_latency_ns.is_some() {
-        let (p, s) = matrix::search(&cfg, measure)?;
-        (p, Some(s))
-    } else {
-        (matrix::grid(&cfg, measure)?, None)
-    };
-    let stopped = ctx.interrupted(&mut report);
-    if let Some(e) = failed {
-        io_error(&mut report, e);
-    }
-    let complete = !stopped && report.partial.is_none();
-    let no_answer = match (&search, &report.partial) {
-        (Some(_), Some(why)) if !complete => Some(format!(
-            "the search was cut short ({why}): the {} point{} measured so far are kept, but an unfinished search has not found the highest load under the target",
-            points.len(),
-            if points.len() == 1 { "" } else { "s" }
-        )),
-        _ => None,
-    };
-    report.matrix = Some(Box::new(MatrixResult {
-        name: "matrix".into(),
-        target: if targets.is_empty() {
-            "none (null engine)".to_string()
-        } else {
-            targets
-                .iter()
-                .map(|t| t.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        },
-        config: cfg,
-        points,
-        // A search cut short is not an answer.
-        search: search.filter(|_| complete),
-        no_answer,
-    }));
+    session::run(cfg, &at, &mut report)?;
     let mut code = ctx.finish(&report);
     if let (Some(sinks), Some(m)) = (orion, &report.matrix) {
         let texts = dbio_report::sections::matrix::table::orion_csv(m);

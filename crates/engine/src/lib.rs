@@ -27,6 +27,7 @@ pub mod resolve;
 pub mod runner;
 pub mod rusage;
 pub mod scratch;
+pub mod sequence;
 pub mod series;
 pub mod stripe;
 pub mod sysinfo;

@@ -79,19 +79,89 @@ pub struct ProgressInfo {
     pub bytes_per_sec: f64,
     /// True while in the warm-up.
     pub warming_up: bool,
+    /// What `ops_done` and `iops` count.
+    pub counted: Counted,
+}
+
+/// What a progress report's operations are: I/Os (shown with their byte
+/// rate), commits (a commit is not an I/O) or buffer operations (the
+/// database-writer model's foregrounds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Counted {
+    /// I/Os.
+    #[default]
+    Ios,
+    /// Commits.
+    Commits,
+    /// Buffer operations.
+    BufferOps,
+}
+
+/// Shows a run that is one step of a longer whole (a section of `dbio
+/// check`) on the whole's display: the step's elapsed time is placed
+/// after the `done_s` seconds of earlier steps, out of `total_s` planned
+/// seconds for the whole.
+pub struct Spanned<'a> {
+    /// The whole's display.
+    pub inner: &'a dyn Progress,
+    /// Planned seconds of the steps before this one.
+    pub done_s: f64,
+    /// Planned seconds of the whole.
+    pub total_s: f64,
+}
+
+impl Spanned<'_> {
+    /// `info` as a report on the whole: elapsed time from the whole's
+    /// start (this step counted at most to its plan), the whole's plan.
+    pub fn place(&self, info: &ProgressInfo) -> ProgressInfo {
+        let step = match info.planned_s {
+            Some(p) => info.elapsed_s.min(p),
+            None => info.elapsed_s,
+        };
+        ProgressInfo {
+            elapsed_s: self.done_s + step,
+            planned_s: Some(self.total_s),
+            ops_planned: None,
+            ..*info
+        }
+    }
+}
+
+impl Progress for Spanned<'_> {
+    fn update(&self, info: &ProgressInfo) {
+        self.inner.update(&self.place(info));
+    }
+
+    fn shown(&self) -> bool {
+        self.inner.shown()
+    }
 }
 
 /// A sink for progress (a terminal bar, or nothing).
 pub trait Progress: Sync {
     /// Called from the reporter thread; must not block for long.
     fn update(&self, info: &ProgressInfo);
+
+    /// Whether anything is shown: a model starts no reporter thread for a
+    /// display that shows nothing (quiet, or not a terminal).
+    fn shown(&self) -> bool {
+        true
+    }
 }
+
+/// Makes a progress display for a step named by its argument (a job, a
+/// round); the display is dropped when the step ends.
+pub type MakeProgress<'a> = dyn Fn(&str) -> Box<dyn Progress + 'a> + 'a;
 
 /// A progress sink that shows nothing.
 pub struct NoProgress;
 
 impl Progress for NoProgress {
     fn update(&self, _: &ProgressInfo) {}
+
+    fn shown(&self) -> bool {
+        false
+    }
 }
 
 /// How workers run, independent of what they do: engine, concurrency,
@@ -784,6 +854,7 @@ fn reporter(
                 iops: (ops - tick_base.reads - tick_base.writes) as f64 / dt,
                 bytes_per_sec: (snap.bytes - tick_base.bytes) as f64 / dt,
                 warming_up: now < warmup_end_ns,
+                counted: Counted::Ios,
             });
             tick_base = snap;
             tick_t = now;

@@ -64,6 +64,22 @@ impl ScratchDir {
         let st = rustix::fs::fstatvfs(&*self.fd)?;
         Ok((st.f_blocks > 0).then_some(st.f_bavail * st.f_frsize))
     }
+
+    /// Waits, 5 s at most, until `need` bytes are free on the filesystem
+    /// holding it: a removed file's space can come back late when the
+    /// kernel still holds the file (an io_uring ring closing in a kernel
+    /// worker).
+    pub fn wait_for_space(&self, need: u64) {
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < std::time::Duration::from_secs(5) {
+            match self.free_space() {
+                Ok(Some(free)) if free < need => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                _ => return,
+            }
+        }
+    }
 }
 
 #[cfg(test)]

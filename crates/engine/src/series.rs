@@ -12,13 +12,6 @@
 //! second and keeps the differences: it alone allocates, and nothing waits
 //! for it.
 //!
-//! Progress on a terminal rides on the same sampler: every 100 ms it sums
-//! the probes' counters (a handful of relaxed loads into an array on its
-//! stack) and hands them to a [`Watch`] (`dbio lgwr`'s and `dbio dbwr`'s
-//! bars). The measuring threads do nothing more for it: the counters they
-//! already bump for the series are the progress, and drawing happens on
-//! the sampler's thread, never on theirs.
-//!
 //! Error bounds: counts are exact, but a snapshot is not atomic across
 //! threads, so an event that completes while the sampler reads may land in
 //! the next second (rates per second can move by one event per thread
@@ -33,6 +26,7 @@
 
 use crate::clock::now_ns;
 use crate::live::{live_bucket, live_bucket_upper, LIVE_BUCKETS};
+use crate::runner::{Counted, Progress, ProgressInfo};
 use dbio_model::series::{Series, SeriesUnit};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
@@ -113,6 +107,15 @@ impl Probes {
         self.probes.is_empty()
     }
 
+    /// Counter `i` summed over every probe (relaxed reads: it may lag by
+    /// an event per thread).
+    pub fn total(&self, i: usize) -> u64 {
+        self.probes
+            .iter()
+            .filter_map(|p| p.counts.get(i))
+            .fold(0u64, |a, c| a.wrapping_add(c.load(Relaxed)))
+    }
+
     /// Sums every probe's latency buckets into `out` (length
     /// [`LIVE_BUCKETS`]), for a caller that samples on its own schedule.
     pub fn buckets_into(&self, out: &mut [u64]) {
@@ -122,17 +125,6 @@ impl Probes {
                 *a += b.load(Relaxed);
             }
         }
-    }
-
-    /// Every probe's counters, summed (relaxed loads; no allocation).
-    pub fn counts(&self) -> [u64; COUNTS] {
-        let mut counts = [0; COUNTS];
-        for p in &self.probes {
-            for (a, c) in counts.iter_mut().zip(&p.counts) {
-                *a += c.load(Relaxed);
-            }
-        }
-        counts
     }
 
     fn snapshot(&self, counts: &mut [u64; COUNTS], buckets: &mut [u64]) {
@@ -210,53 +202,22 @@ pub fn sparse_diff(now: &[u64], before: &[u64]) -> Vec<(u16, u64)> {
         .collect()
 }
 
-/// Where a run is, told a few times a second by the sampler thread (a
-/// progress bar, or nothing).
-pub trait Watch: Sync {
-    /// `elapsed_s` since the measuring threads were released, and every
-    /// probe's counters summed so far. Called from the sampler's thread:
-    /// it must not block for long.
-    fn update(&self, elapsed_s: f64, counts: &[u64; COUNTS]);
-}
-
-/// A [`Watch`] that shows nothing.
-pub struct NoWatch;
-
-impl Watch for NoWatch {
-    fn update(&self, _: f64, _: &[u64; COUNTS]) {}
-}
-
-/// How often the sampler tells its [`Watch`], ns.
-const WATCH_NS: u64 = 100_000_000;
-
 /// Samples `probes` once a second from `t0_ns` (monotonic, when the
 /// measuring threads were released) until `done` is raised; run it on a
 /// thread of its own. The first interval counts everything since the
 /// probes were made (fresh probes: the run), however late this thread
 /// starts. The interval in progress when `done` rises is kept when it is
-/// at least half a second long. `watch` is told the counters every 100 ms.
-pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64, watch: &dyn Watch) -> Vec<Tick> {
+/// at least half a second long.
+pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64) -> Vec<Tick> {
     let mut ticks = Vec::new();
     let (mut c0, mut b0) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
     let (mut c1, mut b1) = ([0u64; COUNTS], vec![0u64; LIVE_BUCKETS]);
     let t0 = t0_ns;
     let mut from = t0;
-    let mut next_watch = t0;
     loop {
         let next = from + 1_000_000_000;
-        loop {
-            let now = now_ns();
-            if done.load(Relaxed) || now >= next {
-                break;
-            }
-            if now >= next_watch {
-                watch.update(now.saturating_sub(t0) as f64 / 1e9, &probes.counts());
-                next_watch = now + WATCH_NS;
-            }
-            let left = next
-                .min(next_watch)
-                .saturating_sub(now_ns())
-                .clamp(1, 10_000_000);
+        while !done.load(Relaxed) && now_ns() < next {
+            let left = next.saturating_sub(now_ns()).clamp(1, 10_000_000);
             std::thread::sleep(std::time::Duration::from_nanos(left));
         }
         let finished = done.load(Relaxed);
@@ -283,6 +244,56 @@ pub fn sample(probes: &Probes, done: &AtomicBool, t0_ns: u64, watch: &dyn Watch)
         }
     }
     ticks
+}
+
+/// What a model's run plans, for its progress display.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Plan {
+    /// Planned seconds, for a timed run.
+    pub planned_s: Option<f64>,
+    /// Planned operations, for a count-based run.
+    pub ops_planned: Option<u64>,
+    /// The probe counter that counts the operations.
+    pub counter: usize,
+    /// What they are.
+    pub counted: Counted,
+}
+
+/// Tells `progress` ten times a second where a model's run is, from
+/// counter `plan.counter` of `probes` (fresh probes: everything they
+/// counted is the run's), from `t0_ns` until `done` rises; run it on a
+/// thread of its own. Only this thread reads the counters
+/// for it and formats nothing: the measuring threads do no more than
+/// for the series.
+pub fn report_progress(
+    probes: &Probes,
+    done: &AtomicBool,
+    t0_ns: u64,
+    plan: Plan,
+    progress: &dyn Progress,
+) {
+    const TICK_NS: u64 = 100_000_000;
+    let (mut last_ops, mut last_t) = (0u64, t0_ns);
+    while !done.load(Relaxed) {
+        let next = last_t + TICK_NS;
+        while !done.load(Relaxed) && now_ns() < next {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let now = now_ns();
+        let ops = probes.total(plan.counter);
+        let dt = now.saturating_sub(last_t).max(1) as f64 / 1e9;
+        progress.update(&ProgressInfo {
+            elapsed_s: now.saturating_sub(t0_ns) as f64 / 1e9,
+            planned_s: plan.planned_s,
+            ops_done: ops,
+            ops_planned: plan.ops_planned,
+            iops: ops.saturating_sub(last_ops) as f64 / dt,
+            bytes_per_sec: 0.0,
+            warming_up: false,
+            counted: plan.counted,
+        });
+        (last_ops, last_t) = (ops, now);
+    }
 }
 
 /// Appends `more` to `ticks`, shifted to start `offset_s` seconds later
@@ -312,32 +323,76 @@ pub fn series_of(
 mod tests {
     use super::*;
 
-    /// The sampler tells its watch the summed counters every 100 ms, well
-    /// before its first one-second sample.
-    #[test]
-    fn the_watch_is_told_the_counts_between_samples() {
-        struct Seen(std::sync::Mutex<Vec<(f64, u64)>>);
-        impl Watch for Seen {
-            fn update(&self, elapsed_s: f64, counts: &[u64; COUNTS]) {
-                self.0.lock().unwrap().push((elapsed_s, counts[1]));
-            }
+    /// Records every report it is given.
+    struct Seen(std::sync::Mutex<Vec<ProgressInfo>>);
+
+    impl Progress for Seen {
+        fn update(&self, info: &ProgressInfo) {
+            self.0.lock().unwrap().push(*info);
         }
+    }
+
+    #[test]
+    fn progress_counts_what_the_run_s_probes_counted() {
         let probes = Probes::new(2);
-        probes.get(0).unwrap().add(1, 3);
-        probes.get(1).unwrap().add(1, 4);
-        assert_eq!(probes.counts(), [0, 7, 0, 0]);
+        probes.get(0).unwrap().add(0, 5);
         let done = AtomicBool::new(false);
         let seen = Seen(Default::default());
+        let plan = Plan {
+            planned_s: Some(10.0),
+            counter: 0,
+            counted: Counted::Commits,
+            ..Plan::default()
+        };
         std::thread::scope(|s| {
-            let h = s.spawn(|| sample(&probes, &done, now_ns(), &seen));
-            std::thread::sleep(std::time::Duration::from_millis(350));
+            s.spawn(|| report_progress(&probes, &done, now_ns(), plan, &seen));
+            probes.get(1).unwrap().add(0, 3);
+            probes.get(1).unwrap().add(1, 100);
+            std::thread::sleep(std::time::Duration::from_millis(250));
             done.store(true, Relaxed);
-            h.join().unwrap();
         });
         let seen = seen.0.into_inner().unwrap();
-        assert!(seen.len() >= 3, "{seen:?}");
-        assert!(seen.iter().all(|&(_, n)| n == 7), "{seen:?}");
-        assert!(seen.windows(2).all(|w| w[1].0 >= w[0].0 + 0.09), "{seen:?}");
+        let last = seen.last().expect("reported at least once");
+        assert_eq!(last.ops_done, 8);
+        assert_eq!(last.counted, Counted::Commits);
+        assert_eq!(last.planned_s, Some(10.0));
+        assert!(last.elapsed_s > 0.1, "{}", last.elapsed_s);
+    }
+
+    #[test]
+    fn a_step_is_placed_within_the_whole() {
+        let whole = Seen(Default::default());
+        let step = crate::runner::Spanned {
+            inner: &whole,
+            done_s: 2.0,
+            total_s: 8.0,
+        };
+        let info = |elapsed_s| ProgressInfo {
+            elapsed_s,
+            planned_s: Some(2.0),
+            ops_done: 0,
+            ops_planned: None,
+            iops: 0.0,
+            bytes_per_sec: 0.0,
+            warming_up: false,
+            counted: Counted::Ios,
+        };
+        step.update(&info(1.0));
+        // A step that runs over its plan is counted at its plan.
+        step.update(&info(5.0));
+        // A step is shown where its whole is; nothing is started for a
+        // whole that shows nothing.
+        assert!(step.shown());
+        let hidden = crate::runner::Spanned {
+            inner: &crate::runner::NoProgress,
+            done_s: 0.0,
+            total_s: 1.0,
+        };
+        assert!(!hidden.shown());
+        let seen = whole.0.into_inner().unwrap();
+        assert_eq!(seen[0].elapsed_s, 3.0);
+        assert_eq!(seen[0].planned_s, Some(8.0));
+        assert_eq!(seen[1].elapsed_s, 4.0);
     }
 
     #[test]
@@ -346,7 +401,7 @@ mod tests {
         let done = AtomicBool::new(false);
         let t0 = now_ns();
         let ticks = std::thread::scope(|s| {
-            let h = s.spawn(|| sample(&probes, &done, t0, &NoWatch));
+            let h = s.spawn(|| sample(&probes, &done, t0));
             let a = probes.claim(2).unwrap();
             let b = probes.claim(2).unwrap();
             assert!(probes.claim(2).is_none());

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod backend;
+pub mod check;
 pub mod compare;
 #[cfg(feature = "mysql")]
 pub mod mysql;
@@ -20,6 +21,7 @@ mod pgwire;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod predict;
+pub mod predict_run;
 pub mod private_dir;
 pub mod run;
 pub mod settings;

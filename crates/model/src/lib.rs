@@ -27,6 +27,7 @@ pub mod load_compare;
 pub mod load_predict;
 pub mod matrix;
 pub mod outcome;
+pub mod partial;
 pub mod read;
 pub mod run;
 pub mod schema;

@@ -53,6 +53,30 @@ pub fn page_cache_bytes(cfg: &CalibrateConfig) -> u64 {
     (64u64 << 20).min(cfg.size / 4)
 }
 
+/// Prepares the file `dbio calibrate` reads: `path` (a directory gets a
+/// scratch file in it), written once in full, opened buffered and read
+/// only; no block device.
+pub fn prepare_target(
+    path: &Path,
+    cfg: &CalibrateConfig,
+    keep: bool,
+    stop: &AtomicBool,
+) -> Result<Target, EngineError> {
+    let spec = dbio_engine::target::TargetSpec {
+        path: path.to_path_buf(),
+        size: cfg.size,
+        prepare: dbio_model::Prepare::Prewrite,
+        direct: false,
+        bs: cfg.bs,
+        sync: Durability::None,
+        writes: false,
+        overwrite: false,
+        block_device: dbio_engine::blockdev::BlockDevicePolicy::NotAccepted,
+        keep,
+    };
+    Target::prepare(&spec, stop)
+}
+
 /// Checks a calibration configuration; one sentence naming the option on
 /// error.
 pub fn validate(cfg: &CalibrateConfig) -> Result<(), String> {

@@ -9,14 +9,45 @@
 //! throughput (backups, full scans, checkpoints). What the results mean
 //! in words is drawn from the report by `dbio_report::findings::check`:
 //! this crate measures and does not write prose about the measurement.
+//!
+//! After the battery come the model sections, one module each: the commit
+//! path ([`commit`]), datafile reads ([`read`]) and the database writer
+//! ([`writer`]); the binary runs them in turn and only keeps the result.
 
-use dbio_model::{Durability, EngineKind, JobConfig, Pattern, Prepare};
+use dbio_engine::runner::Progress;
+use dbio_engine::scratch::ScratchDir;
+use dbio_model::{Durability, EngineKind, Finding, JobConfig, Pattern, Prepare, Severity};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+pub mod commit;
+pub mod read;
+pub mod writer;
+
+/// What `dbio check` gives each of its model sections ([`commit`],
+/// [`read`], [`writer`], and `dbio_load`'s database section).
+pub struct Section<'a> {
+    /// The checked directory, opened once for the whole run.
+    pub dir: &'a ScratchDir,
+    /// `dbio check`'s time per test, seconds.
+    pub runtime_s: f64,
+    /// The bytes the section may use (from the [`SpacePlan`]).
+    pub space: u64,
+    /// Raised by SIGINT, SIGTERM, SIGHUP or SIGQUIT.
+    pub stop: &'a Arc<AtomicBool>,
+    /// The section's one progress display (its runs are placed on it with
+    /// `dbio_engine::runner::Spanned`).
+    pub progress: &'a dyn Progress,
+}
 
 /// Names of the battery's jobs.
 pub mod names {
     /// Log writes, O_DIRECT + O_DSYNC.
     pub const LOG_DIRECT_DSYNC: &str = "log write 8k O_DIRECT+O_DSYNC";
+    /// The same job where O_DIRECT is not supported (tmpfs): its name
+    /// must not claim O_DIRECT.
+    pub const LOG_BUFFERED_DSYNC: &str = "log write 8k buffered+O_DSYNC";
     /// Log writes, buffered + fdatasync.
     pub const LOG_BUFFERED_FDATASYNC: &str = "log write 8k buffered+fdatasync";
     /// Random 8 KiB reads.
@@ -147,10 +178,35 @@ pub fn plan_space(requested: Option<u64>, free: Option<u64>) -> Result<SpacePlan
     Ok(plan)
 }
 
+/// What the battery says about where it ran before it measures: that the
+/// directory (`fs_type`) takes no O_DIRECT, so every test ran buffered,
+/// and what the space plan scaled down.
+pub fn notes(dir: &Path, fs_type: &str, direct_ok: bool, plan: &SpacePlan) -> Vec<Finding> {
+    let no_direct = (!direct_ok).then(|| {
+        Finding::note(
+            "check.no_direct_io",
+            Severity::Warning,
+            format!(
+                "{} does not support O_DIRECT ({fs_type}): every test ran buffered, so the figures describe memory and the page cache, not a device",
+                dir.display(),
+            ),
+        )
+    });
+    no_direct
+        .into_iter()
+        .chain(
+            plan.notes
+                .iter()
+                .map(|n| Finding::note("check.scratch_plan", Severity::Notice, n.clone())),
+        )
+        .collect()
+}
+
 /// The battery's jobs on a file of `size` bytes, each measured for
 /// `runtime_ns`; they run on a scratch file in the checked directory
 /// ([`dbio_engine::JobTarget::scratch`]). Without O_DIRECT support (tmpfs), every
-/// job runs buffered.
+/// job runs buffered, and the first is named for what it does
+/// ([`names::LOG_BUFFERED_DSYNC`]).
 pub fn battery(runtime_ns: u64, size: u64, direct_ok: bool) -> Vec<(String, JobConfig)> {
     let base = JobConfig {
         size,
@@ -165,7 +221,11 @@ pub fn battery(runtime_ns: u64, size: u64, direct_ok: bool) -> Vec<(String, JobC
     };
     let mut jobs = vec![
         (
-            names::LOG_DIRECT_DSYNC,
+            if direct_ok {
+                names::LOG_DIRECT_DSYNC
+            } else {
+                names::LOG_BUFFERED_DSYNC
+            },
             JobConfig {
                 direct: direct_ok,
                 sync: Durability::Dsync,
@@ -250,5 +310,23 @@ mod tests {
         assert!(plan_space(Some(8 << 20), None)
             .unwrap_err()
             .contains("at least"));
+    }
+
+    #[test]
+    fn without_o_direct_the_first_log_test_and_the_notes_say_so() {
+        let jobs = battery(1, MIN_SIZE, false);
+        assert_eq!(jobs[0].0, names::LOG_BUFFERED_DSYNC);
+        assert!(jobs.iter().all(|(_, j)| !j.direct));
+        assert_eq!(battery(1, MIN_SIZE, true)[0].0, names::LOG_DIRECT_DSYNC);
+        let plan = plan_space(None, Some(64 << 20)).unwrap();
+        let n = notes(Path::new("/dev/shm/x"), "tmpfs", false, &plan);
+        assert_eq!(n.len(), 1 + plan.notes.len());
+        assert_eq!(n[0].rule, "check.no_direct_io");
+        assert!(n[0]
+            .text
+            .starts_with("/dev/shm/x does not support O_DIRECT (tmpfs)"));
+        assert!(notes(Path::new("/x"), "xfs", true, &plan)
+            .iter()
+            .all(|f| f.rule == "check.scratch_plan"));
     }
 }

@@ -27,6 +27,7 @@ pub mod instance;
 pub mod placement;
 pub mod report;
 pub mod run;
+pub mod sweep;
 pub mod writer;
 
 pub use block::{StampError, BLOCK_SIZE};
@@ -34,10 +35,9 @@ pub use cache::{BufferCache, CachedBlock};
 pub use config::{DbwrConfig, DbwrError, MAX_BATCH};
 pub use foreground::{Foreground, LoadSpec, Touch};
 pub use instance::Instance;
-pub use instance::{PROBE_OPS, PROBE_WRITES};
 pub use placement::Placement;
 pub use run::{
-    run, run_on, run_watched, standard_engines, striped_engines, Datafile, EngineFactory, Outcome,
-    Role, RunData,
+    run, run_on, run_on_shown, run_shown, standard_engines, striped_engines, Datafile,
+    EngineFactory, Outcome, Role, RunData,
 };
 pub use writer::Writer;

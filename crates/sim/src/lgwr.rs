@@ -31,6 +31,7 @@ pub mod files;
 pub mod io;
 pub mod logbuf;
 pub mod record;
+pub mod rounds;
 pub mod run;
 pub mod session;
 pub mod stage;
@@ -40,6 +41,5 @@ pub mod writer;
 
 pub use config::{LgwrConfig, LgwrRun, Method, RedoSize};
 pub use files::LogGroup;
-pub use run::{check, run, run_watched, LgwrError, Outcome};
-pub use session::PROBE_COMMITS;
+pub use run::{check, run, LgwrError, Outcome};
 pub use stats::Measured;

@@ -32,6 +32,8 @@ use dbio_model::matrix::{LargePattern, MatrixConfig, MatrixPoint, MatrixSearch, 
 use dbio_model::stripe::StripeResult;
 use dbio_model::{EngineKind, JobConfig, JobResult, LatencySummary, OpStats, Pattern};
 
+pub mod session;
+
 /// Most outstanding I/Os of one kind at one point (the engine's queue
 /// depth limit, or one thread each for a synchronous engine).
 pub const MAX_OUTSTANDING: u32 = dbio_engine::job::MAX_IODEPTH;

@@ -27,6 +27,7 @@ pub mod cache;
 pub mod datafile;
 pub mod mix;
 pub mod record;
+pub mod rounds;
 
 use dbio_engine::live::live_bucket_upper;
 use dbio_engine::runner::{cpu_usage, run_workers_on, Control, Progress, RunParams};
@@ -42,6 +43,7 @@ use dbio_model::read::{
 };
 use dbio_model::series::{Series, SeriesUnit};
 use dbio_model::units::format_bytes;
+use dbio_model::EngineKind;
 use dbio_model::{DiskStatsDelta, Durability, LatencySummary, PageCacheResidency, SecondSample};
 use hdrhistogram::Histogram;
 use mix::ReadMix;
@@ -636,6 +638,30 @@ fn build(
         per_second: Vec::new(),
         stripe: None,
     }
+}
+
+/// Checks that `engine` can read as asked (`iodepth` reads in flight per
+/// thread, O_DIRECT or not) before anything is made; the refusal is one
+/// sentence naming the options.
+pub fn check_engine(engine: EngineKind, iodepth: u32, direct: bool) -> Result<(), String> {
+    if iodepth > 1 && !dbio_engine::engines::Capabilities::of(engine).queue_depth {
+        return Err(format!(
+            "--iodepth {} needs --engine io_uring or libaio (psync runs one read at a time per thread; use --threads)",
+            iodepth
+        ));
+    }
+    if engine == EngineKind::Libaio && !direct {
+        return Err(
+            "the libaio engine needs --direct: the kernel's native AIO is asynchronous only for O_DIRECT, and a buffered io_submit completes the read inside the call".into()
+        );
+    }
+    if engine == EngineKind::Null && direct {
+        return Err("the null engine does no I/O, so --direct has no meaning with it".into());
+    }
+    if engine == EngineKind::IoUring {
+        dbio_engine::engines::probe_io_uring()?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

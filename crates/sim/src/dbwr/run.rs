@@ -11,11 +11,12 @@
 
 use super::config::DbwrConfig;
 use super::foreground::{Foreground, ForegroundCounters, LoadSpec};
-use super::instance::Instance;
+use super::instance::{Instance, PROBE_OPS};
 use super::writer::{Writer, WriterCounters};
 use super::DbwrError;
 use dbio_engine::clock::now_ns;
 use dbio_engine::engines::{self, Capabilities, Engine, EngineFile, EngineOptions};
+use dbio_engine::runner::{Counted, NoProgress, Progress};
 use dbio_engine::rusage::{thread_usage, Usage};
 use dbio_engine::series::{self, Probes, Tick};
 use dbio_engine::stripe::{MemberTally, StripeMap, StripedEngine};
@@ -202,7 +203,19 @@ pub fn run_on(
     engines: &EngineFactory<'_>,
     stop: &AtomicBool,
     disk: Option<&str>,
-    watch: &dyn series::Watch,
+) -> Result<Outcome, DbwrError> {
+    run_on_shown(inst, cfg, engines, stop, disk, &NoProgress)
+}
+
+/// [`run_on`], its progress (the foregrounds' buffer operations) shown
+/// on `progress` by a thread of its own.
+pub fn run_on_shown(
+    inst: &Instance,
+    cfg: &DbwrConfig,
+    engines: &EngineFactory<'_>,
+    stop: &AtomicBool,
+    disk: Option<&str>,
+    progress: &dyn Progress,
 ) -> Result<Outcome, DbwrError> {
     let k = cfg.writers;
     let f = cfg.foregrounds;
@@ -226,6 +239,7 @@ pub fn run_on(
     // A reused instance keeps its first run's probes (and no series).
     let fresh = inst.probes.set(Probes::new(total)).is_ok();
     let sampling = AtomicBool::new(false);
+    let shown = AtomicBool::new(false);
 
     std::thread::scope(|s| {
         let mut spawn_error = None;
@@ -280,12 +294,37 @@ pub fn run_on(
                 .name("dbwr-sampler".into())
                 .spawn_scoped(s, {
                     let sampling = &sampling;
-                    move || series::sample(p, sampling, t0, watch)
+                    move || series::sample(p, sampling, t0)
                 })
                 .ok(),
             _ => None,
         };
+        let shown = &shown;
+        // Fresh probes only, as for the series: a reused instance's count
+        // the runs before this one.
+        let reporter = inst
+            .probes
+            .get()
+            .filter(|_| fresh && progress.shown())
+            .and_then(|p| {
+                let plan = series::Plan {
+                    planned_s: cfg.runtime_ns.map(|r| r as f64 / 1e9),
+                    ops_planned: cfg.ops_limit,
+                    counter: PROBE_OPS,
+                    counted: Counted::BufferOps,
+                };
+                std::thread::Builder::new()
+                    .name("dbwr-progress".into())
+                    .spawn_scoped(s, move || {
+                        series::report_progress(p, shown, t0, plan, progress)
+                    })
+                    .ok()
+            });
         let checkpoints_ns = coordinate(inst, cfg, stop, &active, t0);
+        shown.store(true, Ordering::Relaxed);
+        if let Some(r) = reporter {
+            r.join().expect("the progress reporter panicked");
+        }
         // The end is read after the foregrounds are told, so that every
         // touch they start falls inside the measured time.
         inst.load_over.store(true, Ordering::Release);
@@ -338,20 +377,27 @@ pub fn run(
     disk: Option<&str>,
     verify_reads: bool,
 ) -> Result<(Outcome, Instance), DbwrError> {
-    run_watched(cfg, engines, stop, disk, verify_reads, &series::NoWatch)
+    super::config::validate(cfg)?;
+    let inst = Instance::try_new(
+        cfg.buffers,
+        cfg.lists,
+        super::config::blocks(cfg),
+        cfg.writers,
+        verify_reads,
+    )
+    .map_err(DbwrError::Invalid)?;
+    let out = run_on(&inst, cfg, engines, stop, disk)?;
+    Ok((out, inst))
 }
 
-/// [`run()`], telling `watch` every 100 ms the load's counters so far
-/// ([`super::instance::PROBE_OPS`], [`super::instance::PROBE_WRITES`],
-/// summed over the threads) from the sampler thread: the foregrounds and
-/// writers do nothing more for it.
-pub fn run_watched(
+/// [`run()`] with a fresh instance, its progress shown on `progress`.
+pub fn run_shown(
     cfg: &DbwrConfig,
     engines: &EngineFactory<'_>,
     stop: &AtomicBool,
     disk: Option<&str>,
     verify_reads: bool,
-    watch: &dyn series::Watch,
+    progress: &dyn Progress,
 ) -> Result<(Outcome, Instance), DbwrError> {
     super::config::validate(cfg)?;
     let inst = Instance::try_new(
@@ -362,7 +408,7 @@ pub fn run_watched(
         verify_reads,
     )
     .map_err(DbwrError::Invalid)?;
-    let out = run_on(&inst, cfg, engines, stop, disk, watch)?;
+    let out = run_on_shown(&inst, cfg, engines, stop, disk, progress)?;
     Ok((out, inst))
 }
 

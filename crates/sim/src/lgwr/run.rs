@@ -12,6 +12,7 @@ use super::stats::{Measured, SessionRec, WriterRec};
 use super::verify::verify;
 use super::writer::{writer_main, FlushLock, Leader};
 use dbio_engine::clock::now_ns;
+use dbio_engine::runner::{Counted, NoProgress, Progress};
 use dbio_engine::series::{self, Tick};
 use dbio_engine::threads::{spawn_scoped, SpawnError, StartGate};
 use dbio_engine::{sysinfo, EngineError};
@@ -166,8 +167,9 @@ fn run_threads(
     shared: &Shared,
     (files, paths): (&[Vec<Arc<File>>], &[Vec<PathBuf>]),
     (leader, stages): (Option<&FlushLock>, &[Stage]),
-    (stop, watch): (&AtomicBool, &dyn series::Watch),
+    stop: &AtomicBool,
     error: &Mutex<Option<EngineError>>,
+    progress: &dyn Progress,
 ) -> Result<Threads, SpawnError> {
     let cfg = &run.config;
     let gate = StartGate::new();
@@ -248,9 +250,28 @@ fn run_threads(
             .name("lgwr-sampler".into())
             .spawn_scoped(s, {
                 let (probes, sampling) = (&shared.probes, &sampling);
-                move || series::sample(probes, sampling, t0, watch)
+                move || series::sample(probes, sampling, t0)
             })
             .ok();
+        // The progress display reads the commits counted for the series,
+        // ten times a second, on its own thread.
+        let plan = series::Plan {
+            planned_s: cfg.runtime_ns.map(|r| r as f64 / 1e9),
+            ops_planned: cfg
+                .commits_per_session
+                .map(|n| n.saturating_mul(u64::from(cfg.sessions))),
+            counter: super::session::PROBE_COMMITS,
+            counted: Counted::Commits,
+        };
+        let reporter = progress.shown().then(|| {
+            std::thread::Builder::new()
+                .name("lgwr-progress".into())
+                .spawn_scoped(s, {
+                    let (probes, sampling) = (&shared.probes, &sampling);
+                    move || series::report_progress(probes, sampling, t0, plan, progress)
+                })
+                .ok()
+        });
         let recs: Vec<SessionRec> = sessions
             .into_iter()
             .map(|h| h.join().expect("a session thread panicked"))
@@ -259,6 +280,9 @@ fn run_threads(
         let ticks = sampler
             .map(|h| h.join().expect("the sampler panicked"))
             .unwrap_or_default();
+        if let Some(r) = reporter.flatten() {
+            r.join().expect("the progress reporter panicked");
+        }
         let t_end = recs.iter().map(|r| r.end_ns).max().unwrap_or(t0);
         // Every session stopped its client; these are the clients of
         // sessions that never started.
@@ -282,17 +306,15 @@ pub fn run(
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
 ) -> Result<Outcome, LgwrError> {
-    run_watched(run, group, stop, &series::NoWatch)
+    run_shown(run, group, stop, &NoProgress)
 }
 
-/// [`run()`], telling `watch` every 100 ms the commits so far (probe
-/// counter [`super::session::PROBE_COMMITS`], summed over the sessions)
-/// from the sampler thread: the sessions do nothing more for it.
-pub fn run_watched(
+/// [`run()`], its progress shown on `progress`.
+pub fn run_shown(
     run: &LgwrRun,
     group: Option<&mut LogGroup>,
     stop: &AtomicBool,
-    watch: &dyn series::Watch,
+    progress: &dyn Progress,
 ) -> Result<Outcome, LgwrError> {
     // Only the options: the storage was checked when the group was
     // prepared, and a free-space check now would count the group's own
@@ -323,8 +345,9 @@ pub fn run_watched(
         &shared,
         (&files, &paths),
         (leader.as_ref(), &stages),
-        (stop, watch),
+        stop,
         &error,
+        progress,
     )
     .map_err(EngineError::from)?;
     let mut error = error.into_inner().unwrap_or_else(|p| p.into_inner());

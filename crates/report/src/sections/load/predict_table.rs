@@ -12,7 +12,7 @@ use std::fmt::Write;
 /// The `dbio lgwr` command line that runs the same model.
 pub fn lgwr_command(p: &LoadPrediction, x: &LoadResult) -> String {
     let mut s = format!(
-        "dbio lgwr --protocol {} --method {} --sessions {} --txn-cpu {}us --redo-size {} --block-size {} --files 2 --file-size 64m",
+        "dbio lgwr --protocol {} --method {} --sessions {} --txn-cpu {}us --redo-size {} --bs {} --files 2 --file-size 64m",
         p.protocol,
         p.method,
         p.model_sessions,
@@ -186,4 +186,22 @@ pub fn render(x: &LoadResult) -> String {
         let _ = writeln!(s, "  the model run stopped early: {e}");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The suggested command uses today's flag names: a renamed flag
+    /// would print a deprecation line when pasted.
+    #[test]
+    fn the_suggested_command_names_the_block_size_bs() {
+        let p = LoadPrediction {
+            block_size: 4096,
+            ..LoadPrediction::default()
+        };
+        let c = lgwr_command(&p, &LoadResult::default());
+        assert!(c.contains(" --bs 4096 "), "{c}");
+        assert!(!c.contains("--block-size"), "{c}");
+    }
 }
