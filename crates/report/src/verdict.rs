@@ -82,6 +82,18 @@ fn is_conclusion(f: &Finding) -> bool {
     f.rule != "legacy" && f.rule != "scratch.target" && !f.rule.ends_with("section_failed")
 }
 
+/// `first` (the findings that carry an answer, in order), then the ranked
+/// top findings ([`top`]) that are not among them, [`TOP`] in all.
+pub fn top_after(mut first: Vec<usize>, fs: &[Finding]) -> Vec<usize> {
+    first.truncate(TOP);
+    for i in top(fs, TOP) {
+        if first.len() < TOP && !first.contains(&i) {
+            first.push(i);
+        }
+    }
+    first
+}
+
 /// A verdict whose answer is the top finding's text, for a result no
 /// section answers.
 pub fn from_top_finding(question: String, class: VerdictClass, fs: &[Finding]) -> Option<Verdict> {

@@ -39,7 +39,7 @@ pub struct Rounds<'a, 'p> {
 /// Their storage-cache boundary is the one `given` (the options or a
 /// calibration file) or, by default, measured in the run as `dbio
 /// calibrate` and `check` measure it: O_DIRECT re-reads of a block just
-/// read against the reads of the least cached state ([`direct_boundaries`]).
+/// read against the reads of the least cached state.
 pub fn measure(
     cfg: ReadConfig,
     thresholds: TierThresholds,

@@ -16,7 +16,7 @@
 
 use super::findings::{busiest_writer, free_buffer_share_pct, CPU_BOUND_SHARE};
 use crate::kit::findings::{pct, plural};
-use crate::verdict::{top, TOP};
+
 use dbio_model::dbwr::DbwrResult;
 use dbio_model::units::{format_count_rate, format_ns};
 use dbio_model::{EngineKind, Finding, RunReport, Verdict, VerdictClass};
@@ -58,16 +58,12 @@ pub fn verdict(r: &RunReport, fs: &[Finding]) -> Option<Verdict> {
             first.config.writers, last.config.writers
         ));
     }
-    let mut t: Vec<usize> = fs
+    let t: Vec<usize> = fs
         .iter()
         .position(|f| f.rule == rule && f.subject.as_deref() == Some(&first.name))
         .into_iter()
         .collect();
-    for i in top(fs, TOP) {
-        if t.len() < TOP && !t.contains(&i) {
-            t.push(i);
-        }
-    }
+    let t = crate::verdict::top_after(t, fs);
     Some(Verdict {
         question,
         class,

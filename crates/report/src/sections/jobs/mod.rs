@@ -56,13 +56,7 @@ impl Section for Jobs {
         let answer = ANSWERS
             .iter()
             .find_map(|rule| fs.iter().position(|f| f.rule == *rule))?;
-        let mut top = vec![answer];
-        top.extend(
-            crate::verdict::top(fs, crate::verdict::TOP)
-                .into_iter()
-                .filter(|&i| i != answer),
-        );
-        top.truncate(crate::verdict::TOP);
+        let top = crate::verdict::top_after(vec![answer], fs);
         let class = if fs[answer].rule == "bench.non_durable" {
             dbio_model::VerdictClass::NonDurable
         } else {

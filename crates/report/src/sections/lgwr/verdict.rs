@@ -75,18 +75,14 @@ pub fn verdict(r: &RunReport, fs: &[Finding]) -> Option<Verdict> {
     };
     // The first configuration's parts of a commit, largest first, then
     // the ranked rest.
-    let mut t: Vec<usize> = fs
+    let t: Vec<usize> = fs
         .iter()
         .enumerate()
         .filter(|(_, f)| f.rule == "commit.breakdown" && f.subject.as_deref() == Some(&first.name))
         .map(|(i, _)| i)
         .take(2)
         .collect();
-    for i in top(fs, TOP) {
-        if t.len() < TOP && !t.contains(&i) {
-            t.push(i);
-        }
-    }
+    let t = crate::verdict::top_after(t, fs);
     Some(Verdict {
         question,
         class,

@@ -17,7 +17,7 @@
 //! mixed (the contrast is the answer).
 
 use crate::kit::findings::pct;
-use crate::verdict::{top, TOP};
+use crate::verdict::TOP;
 use dbio_model::read::{ReadResult, Tier};
 use dbio_model::units::format_ns;
 use dbio_model::{Finding, RunReport, Verdict, VerdictClass};
@@ -68,11 +68,7 @@ pub fn verdict(r: &RunReport, fs: &[Finding]) -> Option<Verdict> {
         }
     }
     t.truncate(TOP);
-    for i in top(fs, TOP) {
-        if t.len() < TOP && !t.contains(&i) {
-            t.push(i);
-        }
-    }
+    let t = crate::verdict::top_after(t, fs);
     Some(Verdict {
         question,
         class,

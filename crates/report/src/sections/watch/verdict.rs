@@ -14,7 +14,7 @@
 //! says so already).
 
 use super::files::{self, Explained};
-use crate::verdict::{top, TOP};
+
 use dbio_model::units::format_ns;
 use dbio_model::watch::{FileKind, WatchResult};
 use dbio_model::{Finding, RunReport, Verdict, VerdictClass};
@@ -51,18 +51,14 @@ pub fn answer(w: &WatchResult, fs: &[Finding]) -> Verdict {
         format_ns(w.duration_ns as f64)
     );
     let verdict = |class, answer: String, subject: Option<&str>| {
-        let mut t: Vec<usize> = subject
+        let t: Vec<usize> = subject
             .and_then(|s| {
                 fs.iter()
                     .position(|f| f.rule == "watch.file_time" && f.subject.as_deref() == Some(s))
             })
             .into_iter()
             .collect();
-        for i in top(fs, TOP) {
-            if t.len() < TOP && !t.contains(&i) {
-                t.push(i);
-            }
-        }
+        let t = crate::verdict::top_after(t, fs);
         Verdict {
             question: question.clone(),
             class,
