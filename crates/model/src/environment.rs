@@ -70,6 +70,22 @@ impl Environment {
             )
         })
     }
+
+    /// Why commits the device counted no cache flush for (`commits` of
+    /// them, in the run named `what`) were not kept: a write-back cache
+    /// without FUA needs a flush for every durable write, so none arriving
+    /// means they are dropped on the way (a virtual disk in an unsafe cache
+    /// mode, a controller cache without a battery). None when the device
+    /// writes through or honours FUA, where no flush is needed.
+    pub fn dropped_flushes_reason(&self, commits: u64, what: &str) -> Option<String> {
+        let dev = self.device.as_ref()?;
+        (dev.write_cache.as_deref() == Some("write back") && dev.fua == Some(false)).then(|| {
+            format!(
+                "{} has a write-back cache and no FUA, yet it counted no cache flush in {commits} commits ({what}): the flushes are dropped before the device, so a commit is acknowledged from a volatile cache",
+                dev.name
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +110,14 @@ mod tests {
         assert!(e.non_durable_reason().unwrap().contains("nobarrier"));
         e.mount_options = "rw,relatime".into();
         assert_eq!(e.non_durable_reason(), None);
+        // No flush counted: dropped on a write-back cache without FUA only.
+        e.device.as_mut().unwrap().fua = Some(false);
+        assert!(e
+            .dropped_flushes_reason(100, "lgwr")
+            .unwrap()
+            .contains("no cache flush in 100 commits (lgwr)"));
+        e.device.as_mut().unwrap().fua = Some(true);
+        assert_eq!(e.dropped_flushes_reason(100, "lgwr"), None);
     }
 }
 

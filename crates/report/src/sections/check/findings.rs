@@ -101,28 +101,24 @@ fn non_durable(r: &RunReport, commits: &[CommitJob]) -> Option<Finding> {
             guide,
         ));
     }
-    let dev = r.environment.device.as_ref()?;
-    let write_back = dev.write_cache.as_deref() == Some("write back");
     let dropped = commits
         .iter()
         .filter(|c| c.job.job.direct || c.job.job.sync != Durability::None)
         .find(|c| c.flushes_per_commit == Some(0.0) && c.commit.count >= 100)?;
-    (write_back && dev.fua == Some(false)).then(|| {
-        finding(
-            "check.non_durable",
-            Some(&dropped.job.name),
-            Severity::Warning,
-            format!(
-                "Not durable storage: {} has a write-back cache and no FUA, yet it counted no cache flush in {} commits ({}): the flushes are dropped before the device, so a commit is acknowledged from a volatile cache",
-                dev.name, dropped.commit.count, dropped.method
-            ),
-            vec![
-                ev("commits", dropped.commit.count as f64, "count"),
-                ev("cache flushes per commit", 0.0, "count"),
-            ],
-            Some(doc("docs/GUIDE.md")),
-        )
-    })
+    let why = r
+        .environment
+        .dropped_flushes_reason(dropped.commit.count, dropped.method)?;
+    Some(finding(
+        "check.non_durable",
+        Some(&dropped.job.name),
+        Severity::Warning,
+        format!("Not durable storage: {why}"),
+        vec![
+            ev("commits", dropped.commit.count as f64, "count"),
+            ev("cache flushes per commit", 0.0, "count"),
+        ],
+        Some(doc("docs/GUIDE.md")),
+    ))
 }
 
 /// One session's commit rate and tail for every raw commit method, in one

@@ -114,16 +114,11 @@ pub fn run(x: &LgwrResult) -> Vec<Finding> {
 pub fn non_durable(r: &RunReport) -> Option<Finding> {
     let x = r.lgwr.iter().find(|x| x.commits > 0)?;
     let why = r.environment.non_durable_reason().or_else(|| {
-        let dev = r.environment.device.as_ref()?;
         let dropped = r.lgwr.iter().find(|x| {
             x.config.real_io() && x.commits >= 100 && x.io.device_flushes_per_commit == Some(0.0)
         })?;
-        (dev.write_cache.as_deref() == Some("write back") && dev.fua == Some(false)).then(|| {
-            format!(
-                "{} has a write-back cache and no FUA, yet it counted no cache flush in {} commits ({}): the flushes are dropped before the device, so a commit is acknowledged from a volatile cache",
-                dev.name, dropped.commits, dropped.name
-            )
-        })
+        r.environment
+            .dropped_flushes_reason(dropped.commits, &dropped.name)
     });
     let lost = r
         .lgwr
