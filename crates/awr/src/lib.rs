@@ -494,6 +494,7 @@ fn events_of(t: &Table, out: &mut Vec<WaitEventRow>, stats: &mut Vec<StatRow>) {
             waits: w,
             time_s: ts,
             avg_us,
+            avg_error_us: None,
             pct_db_time: cell(row, pct).and_then(|c| num::count(&c)),
         });
     }

@@ -113,6 +113,12 @@ pub struct WaitEventRow {
     pub time_s: Option<f64>,
     /// Average wait, µs (as printed, or time / waits when not printed).
     pub avg_us: Option<f64>,
+    /// How far the true average can be from `avg_us`, µs (±): half a unit
+    /// of the printed precision it came from (a whole-millisecond `2` is
+    /// 2 ms ± 0.5 ms; time / waits is bounded by the precision of the
+    /// printed time). Absent when finer than 1 % of the average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_error_us: Option<f64>,
     /// % of DB time (or of call time, bg time).
     pub pct_db_time: Option<f64>,
 }
