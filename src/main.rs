@@ -10,7 +10,7 @@
 //! sentence on standard error and status 2 (`dbio_input::alloc`), never
 //! with Rust's abort.
 
-mod cli;
+use dbio_cli as cli;
 mod commands;
 mod inputs;
 mod output;

@@ -17,8 +17,6 @@ use dbio_model::clock::ClockStatus;
 use dbio_model::RunReport;
 use std::sync::atomic::AtomicBool;
 
-/// `--start-at`'s parser, for the flag's definition.
-pub use dbio_engine::wallclock::parse_time;
 use dbio_engine::wallclock::{check_start, wait_until};
 
 /// Checks `--start-at` against this host's clock ([`check_start`]), then

@@ -313,7 +313,7 @@ impl TryFrom<String> for RedoSize {
 /// command line builds it, `--compare` edits it by key, and
 /// `dbio_sim::lgwr` resolves it into a run (log directory, open files,
 /// verification) without copying its fields. A new option is a field here
-/// (with its default below), its argument in `src/cli/lgwr.rs` and one line
+/// (with its default below), its argument in `crates/cli/src/lgwr.rs` and one line
 /// in `commands::lgwr::base_config`; the result and `report --from` carry
 /// it from then on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -96,7 +96,7 @@ mod tests {
     /// name is not a flag of its own anywhere it is an alias.
     #[test]
     fn every_rename_names_a_real_flag() {
-        let cmd = with_old_names(crate::cli::Cli::command());
+        let cmd = with_old_names(crate::Cli::command());
         for r in RENAMED {
             for sub in r.commands {
                 let s = cmd.find_subcommand(sub).unwrap_or_else(|| panic!("{sub}"));

@@ -51,5 +51,5 @@ pub fn parse_clock_limit(s: &str) -> Result<ClockLimit, String> {
 /// `--start-at`'s value into ns since the Unix epoch (only the form is
 /// checked here; the distance from now when the command starts).
 pub fn parse_start_at(s: &str) -> Result<u64, String> {
-    crate::commands::fleet::parse_time(s)
+    dbio_engine::wallclock::parse_time(s)
 }

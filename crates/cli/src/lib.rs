@@ -19,7 +19,13 @@
 //! [`command`] is the one clap command built from these definitions: it
 //! parses the command line (with the old names of [`renamed`] flags as
 //! hidden aliases), prints `--help`, and writes the man page and the
-//! shell completions (`dbio generate`).
+//! shell completions (`dbio generate`; [`man`], [`completions`]).
+//!
+//! The definitions are a library, not part of the binary, so that they
+//! are data any build step can use: packaging writes the man page and
+//! the completions on the build host for a binary cross-built for
+//! another architecture (which the host cannot run), and the binary
+//! itself stays glue.
 //!
 //! Sizes and durations go through the one parser of each in
 //! `dbio_model::units`: a bare size is bytes; a bare duration is seconds
@@ -40,6 +46,7 @@ pub mod generate;
 pub mod lgwr;
 pub mod limits;
 pub mod load;
+pub mod man;
 pub mod matrix;
 pub mod merge;
 pub mod output;
@@ -78,6 +85,13 @@ pub fn command() -> clap::Command {
     renamed::with_old_names(Cli::command())
 }
 
+/// The completions of `shell` for `dbio`, from [`command`].
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut command(), "dbio", &mut out);
+    out
+}
+
 /// Parses a command line (the program name first) with [`command`].
 pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
     let mut matches = command().try_get_matches_from(args)?;
@@ -87,7 +101,7 @@ pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
 /// The database I/O lab: measure storage the way databases use it, and read
 /// the evidence databases leave behind.
 #[derive(Debug, Parser)]
-#[command(name = "dbio", version, about, max_term_width = 100)]
+#[command(name = "dbio", version, max_term_width = 100)]
 pub struct Cli {
     /// The subcommand.
     #[command(subcommand)]
