@@ -27,23 +27,9 @@ impl From<ProtocolArg> for Protocol {
     }
 }
 
-/// `--compare`'s `protocol=` values.
-pub fn parse_protocol(s: &str) -> Result<Protocol, String> {
-    match s {
-        "writer" => Ok(Protocol::Writer),
-        "leader" => Ok(Protocol::Leader),
-        _ => Err(format!("unknown protocol '{s}' (use writer or leader)")),
-    }
-}
-
-/// `--method` (and `--compare`'s method names).
+/// `--method`'s values.
 pub fn parse_method(s: &str) -> Result<Method, String> {
-    Method::parse(s).ok_or_else(|| {
-        format!(
-            "unknown method '{s}' (use direct, buffered, {})",
-            Method::ALL.map(Method::name).join(", ")
-        )
-    })
+    Method::from_name(s)
 }
 
 /// Arguments of `dbio lgwr`.

@@ -114,6 +114,16 @@ impl Protocol {
             Protocol::Leader => "leader",
         }
     }
+
+    /// A protocol from its [`Protocol::name`], or the one sentence that
+    /// says which names there are.
+    pub fn from_name(s: &str) -> Result<Self, String> {
+        match s {
+            "writer" => Ok(Protocol::Writer),
+            "leader" => Ok(Protocol::Leader),
+            _ => Err(format!("unknown protocol '{s}' (use writer or leader)")),
+        }
+    }
 }
 
 /// How the log writer makes a log write durable. Serialised with the
@@ -180,6 +190,16 @@ impl Method {
             "aio" | "libaio" => Some(Method::AioFdatasync),
             _ => Method::ALL.into_iter().find(|m| m.name() == s),
         }
+    }
+
+    /// [`Method::parse`], or the one sentence that lists the names.
+    pub fn from_name(s: &str) -> Result<Method, String> {
+        Method::parse(s).ok_or_else(|| {
+            format!(
+                "unknown method '{s}' (use direct, buffered, {})",
+                Method::ALL.map(Method::name).join(", ")
+            )
+        })
     }
 
     /// Whether the log files are opened with O_DIRECT.

@@ -249,6 +249,25 @@ pub enum Prepare {
     Append,
 }
 
+impl Prepare {
+    /// A preparation from its name as the command line writes it
+    /// (`prewrite`, `fallocate`, `sparse`, `append`), or the one sentence
+    /// that lists them.
+    pub fn from_name(v: &str) -> Result<Prepare, String> {
+        Ok(match v {
+            "prewrite" => Prepare::Prewrite,
+            "fallocate" => Prepare::Fallocate,
+            "sparse" => Prepare::Sparse,
+            "append" => Prepare::Append,
+            _ => {
+                return Err(format!(
+                    "unknown preparation '{v}' (prewrite, fallocate, sparse, append)"
+                ))
+            }
+        })
+    }
+}
+
 /// One raw I/O job (`dbio bench`, the raw sections of `dbio check`): what
 /// the user asked, in canonical units (bytes, ns), and what the result
 /// records. The engine checks it and resolves it into its run-time form

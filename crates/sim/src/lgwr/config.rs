@@ -310,6 +310,54 @@ pub fn validate(c: &LgwrConfig) -> Result<(), String> {
     Ok(())
 }
 
+impl LgwrRun {
+    /// This run with one `--compare` item applied (`direct+bs=4k`): a bare
+    /// word is a method, every `key=value` edits the configuration, except
+    /// `dir`, which says where the run goes. The error is one sentence that
+    /// names the item.
+    pub fn with_compare_item(&self, item: &str) -> Result<LgwrRun, String> {
+        use dbio_model::units::{parse_duration, parse_size, seconds_to_ns, DELAY};
+        let bad = |e: String| format!("--compare item '{item}': {e}");
+        let num = |v: &str| {
+            v.parse::<u32>()
+                .map_err(|_| bad(format!("'{v}' is not a number")))
+        };
+        let delay_ns = |v: &str| parse_duration(v, DELAY).map(seconds_to_ns).map_err(bad);
+        let mut c = self.config.clone();
+        let mut dir = self.dir.clone();
+        for tok in item.split('+').map(str::trim).filter(|t| !t.is_empty()) {
+            let Some((k, v)) = tok.split_once('=') else {
+                c.method = Method::from_name(tok).map_err(bad)?;
+                continue;
+            };
+            match k {
+                "bs" | "block" | "block-size" => c.bs = parse_size(v).map_err(bad)?,
+                "sessions" => c.sessions = num(v)?,
+                "members" => c.members = num(v)?,
+                "async" => c.async_depth = num(v)?,
+                "files" => c.files = num(v)?,
+                "method" => c.method = Method::from_name(v).map_err(bad)?,
+                "protocol" => c.protocol = Protocol::from_name(v).map_err(bad)?,
+                "prepare" => c.prepare = dbio_model::Prepare::from_name(v).map_err(bad)?,
+                "dir" => dir = PathBuf::from(v),
+                "redo" => c.redo_size = RedoSize::parse(v).map_err(bad)?,
+                "delay" => c.commit_delay_ns = delay_ns(v)?,
+                "siblings" => c.commit_siblings = num(v)?,
+                "spin" => c.post_spin_ns = delay_ns(v)?,
+                "null-delay" => c.null_delay_ns = Some(delay_ns(v)?),
+                _ => return Err(bad(format!("unknown key '{k}'"))),
+            }
+        }
+        Ok(LgwrRun {
+            config: c,
+            dir,
+            // Opened for the run once every configuration is known.
+            scratch: None,
+            ..self.clone()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,5 +400,40 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.contains("uring"), "{e}");
+    }
+
+    /// Every `--compare` key edits its field of the configuration (and
+    /// nothing else); `dir` says where the run goes instead.
+    #[test]
+    fn compare_items_edit_the_configuration_by_key() {
+        let base = LgwrRun::default();
+        let item = "buffered+bs=4k+sessions=3+members=2+files=4+async=2+prepare=fallocate+redo=8k+delay=100us+siblings=2+spin=5us+null-delay=1ms+dir=/elsewhere";
+        let r = base.with_compare_item(item).unwrap();
+        let want = LgwrConfig {
+            method: Method::BufferedDsync,
+            bs: 4096,
+            sessions: 3,
+            members: 2,
+            files: 4,
+            async_depth: 2,
+            prepare: dbio_model::Prepare::Fallocate,
+            redo_size: RedoSize::Fixed(8192),
+            commit_delay_ns: 100_000,
+            commit_siblings: 2,
+            post_spin_ns: 5_000,
+            null_delay_ns: Some(1_000_000),
+            ..base.config.clone()
+        };
+        assert_eq!(r.config, want);
+        assert_eq!(r.dir, PathBuf::from("/elsewhere"));
+        assert_eq!(
+            base.with_compare_item("method=uring")
+                .unwrap()
+                .config
+                .method,
+            Method::UringFdatasync
+        );
+        let e = base.with_compare_item("bs=4k+colour=red").unwrap_err();
+        assert_eq!(e, "--compare item 'bs=4k+colour=red': unknown key 'colour'");
     }
 }
