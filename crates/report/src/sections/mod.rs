@@ -21,6 +21,7 @@ pub mod jobs;
 pub mod lgwr;
 pub mod load;
 pub mod matrix;
+mod named_runs;
 pub mod read;
 pub mod trace;
 pub mod watch;
@@ -97,10 +98,10 @@ pub trait Section: Sync {
 pub static SECTIONS: &[&dyn Section] = &[
     &jobs::Jobs,
     &check::Check,
-    &lgwr::Lgwr,
+    &lgwr::LGWR,
     &load::Load,
-    &read::Read,
-    &dbwr::Dbwr,
+    &read::READ,
+    &dbwr::DBWR,
     &calibrate::Calibrate,
     &matrix::Matrix,
     &watch::Watch,

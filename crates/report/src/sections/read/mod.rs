@@ -6,79 +6,20 @@ pub mod html;
 pub mod table;
 pub mod verdict;
 
-use crate::export::ExportError;
-use crate::kit::csv::{entry_rows, series_rows, LongRow, SERIES_ITEM};
-use crate::kit::metrics::section_rows;
-use crate::kit::settings;
-use crate::sections::Section;
-use dbio_model::compare::{ComparedRow, SettingDifference};
-use dbio_model::{Finding, RunReport};
+use super::named_runs::NamedRuns;
+use dbio_model::read::ReadResult;
 
-/// Read's [`Section`].
-pub struct Read;
-
-impl Section for Read {
-    fn table(&self, r: &RunReport) -> String {
-        table::render(r)
-    }
-
-    fn html(&self, r: &RunReport) -> String {
-        if r.reads.is_empty() {
-            return String::new();
-        }
-        html::section(&r.reads)
-    }
-
-    fn csv(&self, r: &RunReport) -> Result<Vec<LongRow>, ExportError> {
-        let mut rows = Vec::new();
-        for x in &r.reads {
-            rows.extend(entry_rows("read", &x.name, x, &SERIES_ITEM)?);
-            rows.extend(series_rows("read", &x.name, &x.per_second));
-        }
-        Ok(rows)
-    }
-
-    fn is_in(&self, r: &RunReport) -> bool {
-        !r.reads.is_empty()
-    }
-
-    fn findings(&self, r: &RunReport) -> Vec<Finding> {
-        (findings::RULES.evaluate)(r)
-    }
-
-    fn verdict(&self, r: &RunReport, findings: &[Finding]) -> Option<dbio_model::Verdict> {
-        verdict::verdict(r, findings)
-    }
-
-    fn compare(
-        &self,
-        runs: &[&RunReport],
-        rows: &mut Vec<ComparedRow>,
-        warnings: &mut Vec<String>,
-    ) {
-        let per_input: Vec<Vec<_>> = runs.iter().map(|r| r.reads.iter().collect()).collect();
-        section_rows("read", &per_input, &compare::metrics(), rows, warnings);
-    }
-
-    fn settings(&self, runs: &[&RunReport], out: &mut Vec<SettingDifference>) {
-        settings::section(
-            "read",
-            &runs.iter().map(|r| r.reads.as_slice()).collect::<Vec<_>>(),
-            |x| &x.name,
-            |x| serde_json::json!({"config": x.config, "thresholds": x.thresholds}),
-            out,
-        );
-    }
-
-    fn merge_refusal(&self, r: &RunReport) -> Option<&'static str> {
-        self.is_in(r).then_some("read")
-    }
-
-    fn page_rank(&self) -> u8 {
-        3
-    }
-
-    fn comparison_rank(&self) -> u8 {
-        2
-    }
-}
+/// The read section.
+pub(crate) static READ: NamedRuns<ReadResult> = NamedRuns {
+    key: "read",
+    of: |r| &r.reads,
+    name: |x| &x.name,
+    table: table::render,
+    html: html::section,
+    rules: findings::RULES,
+    verdict: verdict::verdict,
+    metrics: compare::metrics,
+    settings: |x| serde_json::json!({"config": x.config, "thresholds": x.thresholds}),
+    page_rank: 3,
+    comparison_rank: 2,
+};
