@@ -125,6 +125,7 @@ golden! {
     awr => "awr",
     awr_compare => "awr-compare",
     awr_trend => "awr-trend",
+    awr_with_trace => "awr-with-trace",
     bench => "bench",
     bench_b => "bench-b",
     bench_multi => "bench-multi",
