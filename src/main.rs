@@ -11,6 +11,7 @@
 //! with Rust's abort.
 
 use dbio_cli as cli;
+mod build_info;
 mod commands;
 mod inputs;
 mod output;
@@ -67,7 +68,8 @@ fn usage_error(e: &clap::Error, args: &[std::ffi::OsString]) -> String {
 
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    let cli = match cli::parse(&args) {
+    let long_version: &'static str = Box::leak(build_info::long_version().into_boxed_str());
+    let cli = match cli::parse(&args, long_version) {
         Ok(cli) => {
             for notice in cli::renamed::notices(&args) {
                 say::line(&notice);
@@ -103,6 +105,7 @@ fn main() -> ExitCode {
         Command::Watch(a) => commands::watch::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Generate(a) => commands::generate::run(a),
+        Command::Version(a) => commands::version::run(a),
     };
     match result {
         Ok(code) => code,

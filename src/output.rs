@@ -90,7 +90,7 @@ impl Outputs {
     /// Saves a measurement's regular files only (after each step): best
     /// effort, the final [`Outputs::finish_run`] reports a failure.
     pub fn save(&self, r: &RunReport) {
-        let result = with_invocation(&Outcome::Run(with_findings(r)));
+        let result = with_provenance(&Outcome::Run(with_findings(r)));
         let html = html_exporter();
         for d in &self.dests {
             if let Sink::File(f) = &d.sink {
@@ -110,7 +110,7 @@ impl Outputs {
     /// after printing one sentence per output that could not be rendered
     /// or written.
     pub fn finish(&self, result: &Outcome) -> bool {
-        let result = &with_invocation(result);
+        let result = &with_provenance(result);
         let mut ok = true;
         let html = html_exporter();
         let mut put = |format: Format, name: Option<&str>, sink: &Sink| {
@@ -185,24 +185,28 @@ fn redacted(args: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The result with this process's command line recorded, unless it holds
-/// one already (a saved result re-rendered).
-fn with_invocation(result: &Outcome) -> Outcome {
+/// The result with this process's command line and build recorded,
+/// unless it holds them already (a saved result re-rendered keeps what
+/// its writer recorded, or lacks it as it did).
+fn with_provenance(result: &Outcome) -> Outcome {
     let mut r = result.clone();
     let Some(inv) = invocation() else {
         return r;
     };
-    let slot = match &mut r {
-        Outcome::Run(x) => &mut x.invocation,
-        Outcome::Trace(x) => &mut x.invocation,
-        Outcome::TraceComparison(x) => &mut x.invocation,
-        Outcome::Awr(x) => &mut x.invocation,
-        Outcome::AwrComparison(x) => &mut x.invocation,
-        Outcome::Comparison(x) => &mut x.invocation,
-        Outcome::AwrTrend(x) => &mut x.invocation,
+    let (invocation, build) = match &mut r {
+        Outcome::Run(x) => (&mut x.invocation, &mut x.build),
+        Outcome::Trace(x) => (&mut x.invocation, &mut x.build),
+        Outcome::TraceComparison(x) => (&mut x.invocation, &mut x.build),
+        Outcome::Awr(x) => (&mut x.invocation, &mut x.build),
+        Outcome::AwrComparison(x) => (&mut x.invocation, &mut x.build),
+        Outcome::Comparison(x) => (&mut x.invocation, &mut x.build),
+        Outcome::AwrTrend(x) => (&mut x.invocation, &mut x.build),
     };
-    if slot.is_none() {
-        *slot = Some(inv);
+    if invocation.is_none() {
+        *invocation = Some(inv);
+    }
+    if build.is_none() {
+        *build = Some(crate::build_info::current().clone());
     }
     r
 }

@@ -45,6 +45,7 @@ mod stripe_commands;
 mod tracefile;
 mod tracefile_published;
 mod verdict;
+mod version;
 mod watch;
 mod watch_cgroup;
 mod watch_cost;

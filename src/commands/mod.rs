@@ -18,4 +18,5 @@ pub mod read;
 pub mod report;
 pub mod stripe;
 pub mod tracefile;
+pub mod version;
 pub mod watch;

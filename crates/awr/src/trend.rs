@@ -206,6 +206,7 @@ pub fn trend(mut reports: Vec<AwrReport>, allow_mixed: bool) -> Result<AwrTrend,
     Ok(AwrTrend {
         schema_version: dbio_model::SCHEMA_VERSION,
         invocation: None,
+        build: None,
         mixed,
         events,
         intervals,

@@ -76,6 +76,14 @@ pub use report::ReportArgs;
 pub use tracefile::TracefileArgs;
 pub use watch::WatchArgs;
 
+/// `dbio version`'s flags.
+#[derive(Debug, clap::Args)]
+pub struct VersionArgs {
+    /// Print the build as JSON (the `build` record of every result).
+    #[arg(long)]
+    pub json: bool,
+}
+
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use dbio_model::units::{self, parse_duration};
 
@@ -93,8 +101,13 @@ pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
 }
 
 /// Parses a command line (the program name first) with [`command`].
-pub fn parse(args: &[std::ffi::OsString]) -> Result<Cli, clap::Error> {
-    let mut matches = command().try_get_matches_from(args)?;
+/// `long_version` is what `--version` prints after the name: the
+/// binary's build (revision, target, features), which only the binary
+/// knows.
+pub fn parse(args: &[std::ffi::OsString], long_version: &'static str) -> Result<Cli, clap::Error> {
+    let mut matches = command()
+        .long_version(long_version)
+        .try_get_matches_from(args)?;
     Cli::from_arg_matches_mut(&mut matches)
 }
 
@@ -154,6 +167,10 @@ pub enum Command {
     /// Write the man page or shell completions, made from the same
     /// definitions as --help.
     Generate(GenerateArgs),
+    /// What build this is: version, git revision, target, the glibc it
+    /// needs, features, the BPF object's hash and the result schema (as
+    /// `--version` prints; `--json` for the record every result keeps).
+    Version(VersionArgs),
 }
 
 /// Spans of a run: `10`, `10s`, `500ms`, `250us`, `2m`, `1.5e3ms` into

@@ -11,6 +11,19 @@
 //! load loop and its per-session recorders know nothing of any engine.
 #![deny(missing_docs)]
 
+/// The database clients compiled in (`postgres`, `mysql`; each is a
+/// default feature of this crate): `dbio --version` names them.
+pub fn clients() -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if cfg!(feature = "postgres") {
+        v.push("postgres");
+    }
+    if cfg!(feature = "mysql") {
+        v.push("mysql");
+    }
+    v
+}
+
 pub mod backend;
 pub mod check;
 pub mod compare;

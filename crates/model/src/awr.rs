@@ -267,6 +267,11 @@ pub struct AwrReport {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// The input as given (`-` for standard input).
     pub source: String,
     /// What the input was.
@@ -413,6 +418,11 @@ pub struct AwrTrend {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// The reports came from different databases or instances and
     /// `--allow-mixed` was given.
     pub mixed: bool,
@@ -499,6 +509,11 @@ pub struct AwrComparison {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// The first report.
     pub a: AwrReport,
     /// The second report.

@@ -132,6 +132,11 @@ pub struct Comparison {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// Tool name and version of the writer.
     pub tool: String,
     /// The command whose results are compared (`lgwr`, `bench`,

@@ -14,6 +14,7 @@
 #![deny(missing_docs)]
 
 pub mod awr;
+pub mod build;
 pub mod calibrate;
 pub mod clock;
 pub mod compare;

@@ -15,6 +15,11 @@ pub struct RunReport {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// Tool name and version, e.g. `dbio 0.1.0`.
     pub tool: String,
     /// The subcommand that produced it (`bench`, `check`).

@@ -24,6 +24,11 @@ pub struct TraceReport {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// Name of the group (the input as typed, or `A`/`B` in a comparison).
     pub label: String,
     /// Settings the analysis ran with (thresholds, idle list, ...).
@@ -507,6 +512,11 @@ pub struct TraceComparison {
     /// was recorded and in results built by a library caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub invocation: Option<String>,
+    /// The build of dbio that wrote it (revision, target, features);
+    /// absent in results written before it was recorded, in re-rendered
+    /// results that lacked it, and in results built by a library caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::build::BuildInfo>,
     /// The first group.
     pub a: TraceReport,
     /// The second group.

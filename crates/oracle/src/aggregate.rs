@@ -704,6 +704,7 @@ impl Analyzer {
         TraceReport {
             schema_version: dbio_model::SCHEMA_VERSION,
             invocation: None,
+            build: None,
             label: label.to_string(),
             settings: TraceSettings {
                 page_cache_max_ns: opts.page_cache_max_ns,
