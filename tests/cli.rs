@@ -64,8 +64,9 @@ fn matrix_help_names_no_flag_matrix_lacks() {
 }
 
 /// `dbio generate man` writes one roff page to standard output, or the
-/// same page as DIR/dbio.1; every subcommand has its subsection, and man
-/// (where it is installed) formats it without a warning.
+/// same page as DIR/dbio.1 with one page per command beside it
+/// (dbio-bench.1 ...); every subcommand has its subsection, and man
+/// (where it is installed) formats every page without a warning.
 #[test]
 fn generate_man_writes_one_page_naming_every_command() {
     let out = dbio().args(["generate", "man"]).output().unwrap();
@@ -111,20 +112,40 @@ fn generate_man_writes_one_page_naming_every_command() {
         std::fs::read(d.path().join("dbio.1")).unwrap(),
         page.as_bytes()
     );
-    let formatted = crate::util::tool(
-        std::process::Command::new("sh")
-            .arg("-c")
-            .arg("man -l -Tutf8 \"$1\" 2>&1 >/dev/null")
-            .arg("sh")
-            .arg(d.path().join("dbio.1")),
-    );
-    match formatted {
-        Ok(o) if which("man") => assert!(
+    // One page per command besides, each naming its own flags.
+    for c in &commands {
+        let sub = std::fs::read_to_string(d.path().join(format!("dbio-{c}.1"))).unwrap();
+        assert!(
+            sub.contains(&format!(".TH dbio-{c} 1")),
+            "{c}: {}",
+            &sub[..200.min(sub.len())]
+        );
+        assert!(
+            sub.contains("dbio (1)") || sub.contains("dbio\\fR(1)") || sub.contains(".BR dbio (1)"),
+            "{c}"
+        );
+    }
+    let bench = std::fs::read_to_string(d.path().join("dbio-bench.1")).unwrap();
+    assert!(bench.contains("\\-\\-iodepth"), "{bench}");
+    if !which("man") {
+        return crate::util::skip_this_test("man is not installed");
+    }
+    for page in
+        std::iter::once("dbio.1".to_string()).chain(commands.iter().map(|c| format!("dbio-{c}.1")))
+    {
+        let o = crate::util::tool(
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg("man -l -Tutf8 \"$1\" 2>&1 >/dev/null")
+                .arg("sh")
+                .arg(d.path().join(&page)),
+        )
+        .unwrap();
+        assert!(
             o.stdout.is_empty(),
-            "{}",
+            "{page}: {}",
             String::from_utf8_lossy(&o.stdout)
-        ),
-        _ => crate::util::skip_this_test("man is not installed"),
+        );
     }
 }
 

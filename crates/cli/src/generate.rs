@@ -16,10 +16,11 @@ pub struct GenerateArgs {
 #[derive(Debug, Subcommand)]
 pub enum Generated {
     /// The man page dbio(1) in roff: every command and every flag, from
-    /// the definitions --help prints. To standard output, or to
-    /// DIR/dbio.1.
+    /// the definitions --help prints. To standard output; or, with DIR,
+    /// DIR/dbio.1 and one page per command (dbio-bench.1, ...).
     Man {
-        /// A directory to write dbio.1 in (e.g. /usr/local/share/man/man1).
+        /// A directory to write dbio.1 and the commands' pages in (e.g.
+        /// /usr/local/share/man/man1).
         #[arg(value_name = "DIR")]
         dir: Option<PathBuf>,
     },

@@ -35,6 +35,42 @@ pub fn page() -> std::io::Result<Vec<u8>> {
     Ok(once_preamble(&page))
 }
 
+/// One page per subcommand, as git and cargo install them
+/// (`man dbio-bench`): `dbio-bench.1` with the command's description,
+/// synopsis and options, its own subcommands (`dbio generate man`) as
+/// subsections, and SEE ALSO dbio(1). In `--help` order, with their file
+/// names.
+pub fn subcommand_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    let mut cmd = crate::command();
+    cmd.build();
+    let version = cmd.get_version().unwrap_or_default().to_string();
+    let mut pages = Vec::new();
+    for sub in subcommands(&cmd) {
+        let name = format!("dbio-{}", sub.get_name());
+        let titled = sub.clone().name(name.clone()).version(version.clone());
+        let man = Man::new(titled.clone());
+        let mut page = Vec::new();
+        man.render_title(&mut page)?;
+        man.render_name_section(&mut page)?;
+        man.render_synopsis_section(&mut page)?;
+        man.render_description_section(&mut page)?;
+        if titled.get_arguments().any(|a| !a.is_hide_set()) {
+            man.render_options_section(&mut page)?;
+        }
+        let nested = subcommands(sub);
+        if !nested.is_empty() {
+            page.extend_from_slice(b".SH COMMANDS\n");
+            for n in nested {
+                commands_section(n, &mut page)?;
+            }
+        }
+        page.extend_from_slice(b".SH \"SEE ALSO\"\n.BR dbio (1)\n");
+        man.render_version_section(&mut page)?;
+        pages.push((format!("{name}.1"), once_preamble(&page)));
+    }
+    Ok(pages)
+}
+
 /// The page with clap_mangen's two-line preamble (which defines the
 /// apostrophe string, and which it writes before every section) kept
 /// only at the top.
