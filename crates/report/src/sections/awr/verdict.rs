@@ -2,23 +2,34 @@
 //! is made of?
 //!
 //! The answer reads DB time as ADDM does, by share, grouping the
-//! foreground waits by Oracle's wait classes ([`super::db_time`]):
+//! foreground waits by Oracle's wait classes ([`super::db_time`]), and
+//! looks at the CPU before any I/O wait ([`super::findings::cpu`]):
 //!
 //! * User I/O and System I/O waits at half of DB time or more:
 //!   storage-bound, unless their average is under the page-cache
-//!   threshold (then the reads were served from memory);
-//! * 'log file sync' at half or more: the commit path when it is far
-//!   above 'log file parallel write' (not the log device), the log device
-//!   when it is close to it, inconclusive without the log writer's figure;
-//! * DB CPU at half or more: CPU;
+//!   threshold (then the reads were served from memory); on a saturated
+//!   host the answer says the CPU comes first;
+//! * 'log file sync' at half or more, by what the commits wait on
+//!   ([`super::findings::commit::cause`]): slow log writes are
+//!   storage-bound, naming the log write latency; a fast log write that
+//!   is most of the commit, Data Guard's SYNC remote write (named, with
+//!   its average and count), or posting and scheduling are the commit
+//!   path; a saturated host or Resource Manager is CPU; without 'log file
+//!   parallel write', inconclusive;
+//! * 'resmgr:cpu quantum' at half or more, DB CPU at half or more, or a
+//!   saturated host with half of DB time neither CPU nor a wait: CPU;
 //! * I/O waits under a tenth, or any other component at half or more:
 //!   not the storage;
 //! * else mixed.
+//!
+//! The findings that carry the answer lead its top findings.
 
-use super::db_time;
-use super::findings::{tier_of, LFS_LFPW_RATIO};
+use super::db_time::{self, DbTime};
+use super::findings::commit::{self, CommitCause};
+use super::findings::cpu::{self, CpuPressure};
+use super::findings::tier_of;
 use crate::sections::trace::findings::{LatencyTier, COMPONENT_SHARE};
-use crate::verdict::{top, TOP};
+use crate::verdict::top_after;
 use dbio_model::awr::AwrReport;
 use dbio_model::units::format_ns;
 use dbio_model::{Verdict, VerdictClass};
@@ -39,24 +50,59 @@ fn us(v: f64) -> String {
     format_ns(v * 1000.0)
 }
 
+/// A report's answer: its class, its sentence, and the rules of the
+/// findings that carry it (they lead the top findings).
+struct Answer {
+    class: VerdictClass,
+    text: String,
+    carried_by: &'static [&'static str],
+}
+
+fn said(class: VerdictClass, text: String, carried_by: &'static [&'static str]) -> Answer {
+    Answer {
+        class,
+        text,
+        carried_by,
+    }
+}
+
 /// The class and answer sentence of a report: a pure function of its
 /// DB time split and derived figures.
 pub fn answer(a: &AwrReport) -> (VerdictClass, String) {
+    let x = reasoned(a);
+    (x.class, x.text)
+}
+
+fn reasoned(a: &AwrReport) -> Answer {
     let Some(d) = db_time::of(a) else {
-        return (
+        return said(
             VerdictClass::Inconclusive,
             "Inconclusive: the report gives no DB time to split into CPU and waits.".into(),
+            &[],
         );
     };
-    let io = d.io_pct();
-    let commit = d.commit_pct();
-    let cpu = d.cpu_pct;
-    let cpu_words = if d.cpu_s.is_some() {
-        format!("DB CPU {cpu:.1} %")
+    let pressure = cpu::pressure(a);
+    if d.io_pct() >= DOMINANT {
+        return io_bound(a, &d, pressure.as_ref());
+    }
+    if d.commit_pct() >= DOMINANT {
+        return commit_bound(a, &d);
+    }
+    elsewhere(a, &d, pressure.as_ref())
+}
+
+/// 'DB CPU 31.1 %' or 'DB CPU not given'.
+fn cpu_words(d: &DbTime) -> String {
+    if d.cpu_s.is_some() {
+        format!("DB CPU {:.1} %", d.cpu_pct)
     } else {
         "DB CPU not given".to_string()
-    };
-    let largest_io = d.top_io().map_or_else(String::new, |e| {
+    }
+}
+
+/// " ('db file sequential read' 80.0 % at 8.00 ms per wait)".
+fn largest_io(d: &DbTime) -> String {
+    d.top_io().map_or_else(String::new, |e| {
         format!(
             " ('{}' {:.1} %{})",
             e.name,
@@ -64,66 +110,147 @@ pub fn answer(a: &AwrReport) -> (VerdictClass, String) {
             e.avg_us
                 .map_or_else(String::new, |a| format!(" at {} per wait", us(a)))
         )
+    })
+}
+
+/// I/O waits at half of DB time or more.
+fn io_bound(a: &AwrReport, d: &DbTime, pressure: Option<&CpuPressure>) -> Answer {
+    let (io, largest, cpu) = (d.io_pct(), largest_io(d), cpu_words(d));
+    let cpu_first = pressure.map_or_else(String::new, |p| {
+        format!(
+            " But {}: a wait lasts until its process runs again, so the CPU comes first.",
+            p.words()
+        )
     });
-    if io >= DOMINANT {
-        let avg = d.io_avg_us();
-        return match avg.map(|v| (v, tier_of(a, v))) {
-            Some((v, LatencyTier::PageCache)) => (
-                VerdictClass::PageCache,
-                format!(
-                    "Served from memory: I/O waits are {io:.1} % of DB time{largest_io}, but at {} per wait on average they are as fast as the OS page cache, not the storage.",
-                    us(v)
-                ),
+    match d.io_avg_us().map(|v| (v, tier_of(a, v))) {
+        Some((v, LatencyTier::PageCache)) => said(
+            VerdictClass::PageCache,
+            format!(
+                "Served from memory: I/O waits are {io:.1} % of DB time{largest}, but at {} per wait on average they are as fast as the OS page cache, not the storage.{cpu_first}",
+                us(v)
             ),
-            Some((v, tier)) => (
+            &["awr.io_wait", "awr.page_cache_reads"],
+        ),
+        Some((v, tier)) => said(
+            VerdictClass::StorageBound,
+            format!(
+                "Storage-bound: I/O waits are {io:.1} % of DB time{largest}, {} per wait on average, {}; {cpu}.{cpu_first}",
+                us(v),
+                tier.words()
+            ),
+            &["awr.io_wait", "awr.host_cpu", "awr.resmgr"],
+        ),
+        None => said(
+            VerdictClass::StorageBound,
+            format!("Storage-bound: I/O waits are {io:.1} % of DB time{largest}; {cpu}.{cpu_first}"),
+            &["awr.io_wait", "awr.host_cpu", "awr.resmgr"],
+        ),
+    }
+}
+
+/// 'log file sync' at half of DB time or more: what the commits wait on.
+fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
+    let head = format!(
+        "'log file sync' is {:.1} % of DB time{}",
+        d.commit_pct(),
+        a.derived
+            .log_file_sync_us
+            .map_or_else(String::new, |v| format!(" at {} per commit", us(v)))
+    );
+    let Some(t) = commit::times(a) else {
+        return said(
+            VerdictClass::Inconclusive,
+            format!("Commits: {head}; the report has no 'log file parallel write' to tell the log device from the log writer's scheduling."),
+            &["awr.commit_wait"],
+        );
+    };
+    let (w, ratio) = (us(t.write_us), t.ratio);
+    match commit::cause(a, &t) {
+        CommitCause::SlowLogWrite(tier) => {
+            let queue = if ratio >= super::findings::LFS_LFPW_RATIO {
+                format!(", and commits wait {ratio:.1}x that, queued behind the slow writes")
+            } else {
+                format!(" ({ratio:.1}x)")
+            };
+            said(
                 VerdictClass::StorageBound,
                 format!(
-                    "Storage-bound: I/O waits are {io:.1} % of DB time{largest_io}, {} per wait on average, {}; {cpu_words}.",
-                    us(v),
+                    "Storage-bound on the log: {head}; the log writes themselves are slow, 'log file parallel write' averaging {w}, {}{queue}.",
                     tier.words()
                 ),
+                &["awr.slow_log_write", "awr.commit_wait"],
+            )
+        }
+        CommitCause::FastLogWrite(tier) => said(
+            VerdictClass::CommitPath,
+            format!(
+                "Commit path, not a slow log device: {head}; the log writer's write ('log file parallel write', {w}) is most of it ({ratio:.1}x) and fast, {}: the time is the number of commits.",
+                tier.words()
             ),
-            None => (
-                VerdictClass::StorageBound,
-                format!("Storage-bound: I/O waits are {io:.1} % of DB time{largest_io}; {cpu_words}."),
+            &["awr.commit_wait"],
+        ),
+        CommitCause::RemoteWrite(rw) => said(
+            VerdictClass::CommitPath,
+            format!(
+                "Commit path, the Data Guard SYNC remote write: {head}, {ratio:.1}x the local log write ({w}); '{}' averages {} over {:.0} waits: the standby's acknowledgement, not the local log device.",
+                rw.event,
+                us(rw.avg_us),
+                rw.waits
             ),
-        };
+            &["awr.sync_remote_write", "awr.commit_wait"],
+        ),
+        CommitCause::Cpu(p) => said(
+            VerdictClass::Cpu,
+            format!(
+                "CPU first: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {}: LGWR and the committing sessions queue for a CPU, not for the log device.",
+                p.words()
+            ),
+            &["awr.commit_not_io", "awr.host_cpu", "awr.resmgr"],
+        ),
+        CommitCause::Scheduling => said(
+            VerdictClass::CommitPath,
+            format!(
+                "Commit path, not the log device: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); the time is posting and scheduling the log writer."
+            ),
+            &["awr.commit_not_io", "awr.commit_wait"],
+        ),
     }
-    if commit >= DOMINANT {
-        let dv = &a.derived;
-        let head = format!(
-            "'log file sync' is {commit:.1} % of DB time{}",
-            dv.log_file_sync_us
-                .map_or_else(String::new, |v| format!(" at {} per commit", us(v)))
-        );
-        return match (dv.log_file_parallel_write_us, dv.lfs_lfpw_ratio) {
-            (Some(w), Some(ratio)) if ratio >= LFS_LFPW_RATIO => (
-                VerdictClass::CommitPath,
-                format!(
-                    "Commit path, not the log device: {head}, {ratio:.1}x the log writer's {} write ('log file parallel write'); the time is posting and scheduling the log writer.",
-                    us(w)
-                ),
-            ),
-            (Some(w), Some(ratio)) => (
-                VerdictClass::StorageBound,
-                format!(
-                    "Storage-bound on the log: {head}, and 'log file parallel write' takes {} of it ({ratio:.1}x): the log device's write latency.",
-                    us(w)
-                ),
-            ),
-            _ => (
-                VerdictClass::Inconclusive,
-                format!("Commits: {head}; the report has no 'log file parallel write' to tell the log device from the log writer's scheduling."),
-            ),
-        };
-    }
+}
+
+/// Neither I/O nor commits dominate: the CPU, or not the storage, or
+/// mixed.
+fn elsewhere(a: &AwrReport, d: &DbTime, pressure: Option<&CpuPressure>) -> Answer {
+    let (io, largest, cpu) = (d.io_pct(), largest_io(d), cpu_words(d));
     let host = a.derived.host_cpu_busy_pct.map_or_else(String::new, |b| {
         format!("; the host's CPUs were {b:.1} % busy")
     });
-    if cpu >= DOMINANT {
-        return (
+    if let Some(s) = cpu::resmgr_share(a).filter(|s| *s >= DOMINANT) {
+        return said(
             VerdictClass::Cpu,
-            format!("CPU: DB CPU is {cpu:.1} % of DB time; I/O waits {io:.1} %{largest_io}{host}."),
+            format!("CPU: Resource Manager held sessions off the CPU for {s:.1} % of DB time ('resmgr:cpu quantum'); I/O waits {io:.1} %{largest}{host}."),
+            &["awr.resmgr"],
+        );
+    }
+    if d.cpu_pct >= DOMINANT {
+        return said(
+            VerdictClass::Cpu,
+            format!(
+                "CPU: DB CPU is {:.1} % of DB time; I/O waits {io:.1} %{largest}{host}.",
+                d.cpu_pct
+            ),
+            &["awr.cpu", "awr.host_cpu"],
+        );
+    }
+    let rest = d.rest_pct();
+    let rest_counts = d.whole && d.cpu_s.is_some();
+    if let Some(p) = pressure.filter(|p| p.busy_pct.is_some() && rest_counts && rest >= DOMINANT) {
+        return said(
+            VerdictClass::Cpu,
+            format!(
+                "CPU: {rest:.1} % of DB time is neither CPU nor a wait, and {}: sessions queued for a CPU; I/O waits {io:.1} %{largest}; {cpu}.",
+                p.words()
+            ),
+            &["awr.uncaptured", "awr.host_cpu"],
         );
     }
     let other = d
@@ -132,34 +259,41 @@ pub fn answer(a: &AwrReport) -> (VerdictClass, String) {
         .find(|e| !e.class.is_io() && e.pct >= DOMINANT)
         .map(|e| format!("; '{}' is {:.1} %", e.name, e.pct))
         .unwrap_or_default();
-    let rest = d.rest_pct();
-    let rest_words = if d.whole && d.cpu_s.is_some() && rest >= COMPONENT_SHARE {
+    let rest_words = if rest_counts && rest >= COMPONENT_SHARE {
         format!("; {rest:.1} % is neither CPU nor a wait")
     } else {
         String::new()
     };
     if io < COMPONENT_SHARE || !other.is_empty() {
-        return (
+        return said(
             VerdictClass::NotStorage,
             format!(
-                "Not the storage: I/O waits are {io:.1} % of DB time{largest_io}; {cpu_words}{other}{rest_words}."
+                "Not the storage: I/O waits are {io:.1} % of DB time{largest}; {cpu}{other}{rest_words}."
             ),
+            &[],
         );
     }
-    (
+    said(
         VerdictClass::Mixed,
-        format!("Mixed: I/O waits are {io:.1} % of DB time{largest_io}; {cpu_words}{rest_words}."),
+        format!("Mixed: I/O waits are {io:.1} % of DB time{largest}; {cpu}{rest_words}."),
+        &[],
     )
 }
 
-/// The verdict of a ranked report analysis.
+/// The verdict of a ranked report analysis: the findings that carry the
+/// answer first, then the ranked top.
 pub fn verdict(a: &AwrReport) -> Option<Verdict> {
-    let (class, answer) = answer(a);
+    let x = reasoned(a);
+    let first: Vec<usize> = x
+        .carried_by
+        .iter()
+        .filter_map(|rule| a.findings.iter().position(|f| f.rule == *rule))
+        .collect();
     Some(Verdict {
         question: question(a),
-        class,
-        answer,
-        top: top(&a.findings, TOP),
+        class: x.class,
+        answer: x.text,
+        top: top_after(first, &a.findings),
     })
 }
 
