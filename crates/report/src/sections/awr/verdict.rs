@@ -396,6 +396,148 @@ mod tests {
     }
 
     #[test]
+    fn slow_log_writes_are_storage_bound_naming_their_latency() {
+        // 'log file parallel write' 120 ms, 'log file sync' 500 ms: 4.2x,
+        // and still the storage.
+        let d = AwrDerived {
+            log_file_sync_us: Some(500_000.0),
+            log_file_parallel_write_us: Some(120_000.0),
+            lfs_lfpw_ratio: Some(500.0 / 120.0),
+            ..Default::default()
+        };
+        let mut r = report(100.0, &[("log file sync", 1200.0, 600.0)], d);
+        r.background_events.push(WaitEventRow {
+            name: "log file parallel write".into(),
+            waits: Some(5000.0),
+            time_s: Some(600.0),
+            avg_us: Some(120_000.0),
+            ..Default::default()
+        });
+        let mut r2 = r.clone();
+        let v = concluded(r);
+        assert_eq!(v.class, VerdictClass::StorageBound);
+        assert_eq!(
+            v.answer,
+            "Storage-bound on the log: 'log file sync' is 60.0 % of DB time at 500 ms per commit; the log writes themselves are slow, 'log file parallel write' averaging 120 ms, device latency (no cache answered: the disk or remote storage itself), and commits wait 4.2x that, queued behind the slow writes."
+        );
+        crate::verdict::conclude_awr(&mut r2);
+        let first = &r2.findings[r2.verdict.unwrap().top[0]];
+        assert_eq!(first.rule, "awr.slow_log_write");
+        assert!(!first.text.contains("will not shorten"), "{}", first.text);
+    }
+
+    #[test]
+    fn a_fast_log_write_that_is_most_of_the_commit_is_the_number_of_commits() {
+        let d = AwrDerived {
+            log_file_sync_us: Some(500.0),
+            log_file_parallel_write_us: Some(400.0),
+            lfs_lfpw_ratio: Some(1.25),
+            ..Default::default()
+        };
+        let v = concluded(report(100.0, &[("log file sync", 1_200_000.0, 600.0)], d));
+        assert_eq!(v.class, VerdictClass::CommitPath);
+        assert!(
+            v.answer.ends_with("the time is the number of commits."),
+            "{}",
+            v.answer
+        );
+    }
+
+    #[test]
+    fn the_sync_remote_write_is_named_with_its_average_and_count() {
+        let d = AwrDerived {
+            log_file_sync_us: Some(3000.0),
+            log_file_parallel_write_us: Some(300.0),
+            lfs_lfpw_ratio: Some(10.0),
+            host_cpu_busy_pct: Some(30.0),
+            ..Default::default()
+        };
+        let mut r = report(100.0, &[("log file sync", 200_000.0, 600.0)], d);
+        r.background_events.push(WaitEventRow {
+            name: "SYNC Remote Write".into(),
+            waits: Some(210_000.0),
+            time_s: Some(525.0),
+            avg_us: Some(2500.0),
+            ..Default::default()
+        });
+        let v = concluded(r);
+        assert_eq!(v.class, VerdictClass::CommitPath);
+        assert!(
+            v.answer.starts_with("Commit path, the Data Guard SYNC remote write: 'log file sync' is 60.0 % of DB time at 3.00 ms per commit, 10.0x the local log write (300 µs); 'SYNC Remote Write' averages 2.50 ms over 210000 waits"),
+            "{}",
+            v.answer
+        );
+    }
+
+    #[test]
+    fn commits_on_a_saturated_host_are_the_cpu_first() {
+        let d = AwrDerived {
+            log_file_sync_us: Some(2000.0),
+            log_file_parallel_write_us: Some(200.0),
+            lfs_lfpw_ratio: Some(10.0),
+            host_cpu_busy_pct: Some(85.0),
+            ..Default::default()
+        };
+        let mut r = report(200.0, &[("log file sync", 300_000.0, 600.0)], d);
+        r.header.cpus = Some(16.0);
+        let mut calm = r.clone();
+        calm.derived.host_cpu_busy_pct = Some(80.0);
+        assert_eq!(concluded(calm).class, VerdictClass::CommitPath);
+        let v = concluded(r);
+        assert_eq!(v.class, VerdictClass::Cpu);
+        assert!(
+            v.answer.contains("the host's CPUs were 85.0 % busy, past the 81 % knee for 16 CPUs: LGWR and the committing sessions queue for a CPU"),
+            "{}",
+            v.answer
+        );
+    }
+
+    #[test]
+    fn resource_manager_or_a_run_queue_at_half_is_cpu() {
+        let v = concluded(report(
+            200.0,
+            &[("resmgr:cpu quantum", 50_000.0, 500.0)],
+            AwrDerived::default(),
+        ));
+        assert_eq!(v.class, VerdictClass::Cpu);
+        assert!(
+            v.answer.starts_with(
+                "CPU: Resource Manager held sessions off the CPU for 50.0 % of DB time"
+            ),
+            "{}",
+            v.answer
+        );
+        // 60 % neither CPU nor a wait on a host past its knee.
+        let busy = AwrDerived {
+            host_cpu_busy_pct: Some(95.0),
+            ..Default::default()
+        };
+        let mut r = report(300.0, &[("db file sequential read", 10_000.0, 100.0)], busy);
+        r.header.cpus = Some(8.0);
+        let mut idle = r.clone();
+        let v = concluded(r);
+        assert_eq!(v.class, VerdictClass::Cpu);
+        assert!(v.answer.starts_with("CPU: 60.0 % of DB time is neither CPU nor a wait, and the host's CPUs were 95.0 % busy"), "{}", v.answer);
+        idle.derived.host_cpu_busy_pct = Some(73.9);
+        assert_eq!(concluded(idle).class, VerdictClass::Mixed);
+    }
+
+    #[test]
+    fn io_on_a_saturated_host_is_still_storage_bound_but_the_cpu_comes_first() {
+        let busy = AwrDerived {
+            host_cpu_busy_pct: Some(99.0),
+            ..Default::default()
+        };
+        let v = concluded(report(
+            150.0,
+            &[("db file sequential read", 100_000.0, 800.0)],
+            busy,
+        ));
+        assert_eq!(v.class, VerdictClass::StorageBound);
+        assert!(v.answer.ends_with("But the host's CPUs were 99.0 % busy, past 90 %: a wait lasts until its process runs again, so the CPU comes first."), "{}", v.answer);
+    }
+
+    #[test]
     fn a_healthy_report_gets_a_verdict_too() {
         // The shared AIX fixture's shape: DB CPU 31 %, I/O waits 1.2 %.
         let v = concluded(report(
