@@ -164,13 +164,13 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
             &["awr.commit_wait"],
         );
     };
-    let (w, ratio) = (us(t.write_us), t.ratio);
+    let (w, ratio, slow) = (us(t.write_us), t.ratio, t.slow_too());
     match commit::cause(a, &t) {
         CommitCause::SlowLogWrite(tier) => {
-            let queue = if ratio >= super::findings::LFS_LFPW_RATIO {
+            let queue = if ratio > 1.0 {
                 format!(", and commits wait {ratio:.1}x that, queued behind the slow writes")
             } else {
-                format!(" ({ratio:.1}x)")
+                String::new()
             };
             said(
                 VerdictClass::StorageBound,
@@ -192,7 +192,7 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
         CommitCause::RemoteWrite(rw) => said(
             VerdictClass::CommitPath,
             format!(
-                "Commit path, the Data Guard SYNC remote write: {head}, {ratio:.1}x the local log write ({w}); '{}' averages {} over {:.0} waits: the standby's acknowledgement, not the local log device.",
+                "Commit path, the Data Guard SYNC remote write: {head}, {ratio:.1}x the local log write ({w}); {slow}'{}' averages {} over {:.0} waits: the standby's acknowledgement, not the local log device.",
                 rw.event,
                 us(rw.avg_us),
                 rw.waits
@@ -202,10 +202,17 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
         CommitCause::Cpu(p) => said(
             VerdictClass::Cpu,
             format!(
-                "CPU first: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {}: LGWR and the committing sessions queue for a CPU, not for the log device.",
+                "CPU first: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {slow}{}: LGWR and the committing sessions queue for a CPU, not for the log device.",
                 p.words()
             ),
             &["awr.commit_not_io", "awr.host_cpu", "awr.resmgr"],
+        ),
+        CommitCause::Scheduling if t.slow_writes() => said(
+            VerdictClass::CommitPath,
+            format!(
+                "Commit path more than the log device: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {slow}the rest is posting and scheduling the log writer."
+            ),
+            &["awr.commit_not_io", "awr.commit_wait"],
         ),
         CommitCause::Scheduling => said(
             VerdictClass::CommitPath,
@@ -397,15 +404,15 @@ mod tests {
 
     #[test]
     fn slow_log_writes_are_storage_bound_naming_their_latency() {
-        // 'log file parallel write' 120 ms, 'log file sync' 500 ms: 4.2x,
-        // and still the storage.
-        let d = AwrDerived {
-            log_file_sync_us: Some(500_000.0),
+        // 'log file parallel write' 120 ms, 'log file sync' 480 ms: the
+        // write in progress and a commit's own are half of it.
+        let d = |lfs: f64| AwrDerived {
+            log_file_sync_us: Some(lfs),
             log_file_parallel_write_us: Some(120_000.0),
-            lfs_lfpw_ratio: Some(500.0 / 120.0),
+            lfs_lfpw_ratio: Some(lfs / 120_000.0),
             ..Default::default()
         };
-        let mut r = report(100.0, &[("log file sync", 1200.0, 600.0)], d);
+        let mut r = report(100.0, &[("log file sync", 1200.0, 600.0)], d(480_000.0));
         r.background_events.push(WaitEventRow {
             name: "log file parallel write".into(),
             waits: Some(5000.0),
@@ -414,16 +421,28 @@ mod tests {
             ..Default::default()
         });
         let mut r2 = r.clone();
-        let v = concluded(r);
+        let v = concluded(r.clone());
         assert_eq!(v.class, VerdictClass::StorageBound);
         assert_eq!(
             v.answer,
-            "Storage-bound on the log: 'log file sync' is 60.0 % of DB time at 500 ms per commit; the log writes themselves are slow, 'log file parallel write' averaging 120 ms, device latency (no cache answered: the disk or remote storage itself), and commits wait 4.2x that, queued behind the slow writes."
+            "Storage-bound on the log: 'log file sync' is 60.0 % of DB time at 480 ms per commit; the log writes themselves are slow, 'log file parallel write' averaging 120 ms, device latency (no cache answered: the disk or remote storage itself), and commits wait 4.0x that, queued behind the slow writes."
         );
         crate::verdict::conclude_awr(&mut r2);
         let first = &r2.findings[r2.verdict.unwrap().top[0]];
         assert_eq!(first.rule, "awr.slow_log_write");
         assert!(!first.text.contains("will not shorten"), "{}", first.text);
+        // 500 ms: more than the two writes; the slow writes still named.
+        r.derived = d(500_000.0);
+        let v = concluded(r);
+        assert_eq!(v.class, VerdictClass::CommitPath);
+        assert!(
+            v.answer
+                .starts_with("Commit path more than the log device:")
+                && v.answer.contains("the log writes are slow too (120 ms")
+                && v.answer.contains("explaining up to 240 ms of a commit"),
+            "{}",
+            v.answer
+        );
     }
 
     #[test]
