@@ -507,7 +507,7 @@ pub fn small_redo_writes(r: &AwrReport, out: &mut Vec<Finding>) {
         us(t)
     );
     let text = if let Some(why) = setup::on_asm(r) {
-        format!("{head}; the redo is already on ASM ({why}), which writes without the file system's cache, so the device itself is slow for small writes")
+        format!("{head}; the redo is already on ASM ({why}), which writes without a file system's cache, so the device itself is slow for small writes")
     } else if let Some(v) = setup::direct_io(r) {
         format!("{head}; filesystemio_options is {v}, so the redo is already written with direct I/O: the device itself is slow for small writes")
     } else {

@@ -9,7 +9,7 @@
 //! 'resmgr:cpu quantum', the writer stalls) are left to it.
 
 use super::cpu::{self, CpuPressure};
-use super::{commit, tier_of, us, OF_DB_TIME};
+use super::{commit, setup, tier_of, us, OF_DB_TIME};
 use crate::kit::findings::{ev, finding, Finding};
 use crate::kit::references::{log_file_sync, method_r, physical_io_not_always_physical};
 use crate::sections::awr::db_time::{self, DbTime, EventShare};
@@ -224,10 +224,21 @@ fn event_finding(
             Some(log_file_sync()),
         )
     } else {
+        // RAC: another instance's LMS ships a block only after its LGWR
+        // wrote the redo ('gcs log flush sync').
+        let flush = match (e.class, setup::log_flush_for_lms(r)) {
+            (WaitClass::Cluster, Some(l)) => format!(
+                "; LMS ships blocks only after LGWR wrote their redo ('gcs log flush sync': {:.0} waits{}), so a slow log write lengthens it",
+                l.waits,
+                l.avg_us
+                    .map_or_else(String::new, |a| format!(" at {}", us(a)))
+            ),
+            _ => String::new(),
+        };
         (
             "awr.wait",
             format!(
-                "{head}: {} {} wait, not an I/O: the storage does not explain it",
+                "{head}: {} {} wait, not an I/O: the storage does not explain it{flush}",
                 article(e.class),
                 e.class.label()
             ),
@@ -332,6 +343,29 @@ mod tests {
         assert_eq!(
             rules,
             ["awr.cpu", "awr.wait", "awr.io_waits", "awr.uncaptured"]
+        );
+    }
+
+    #[test]
+    fn a_cluster_wait_names_the_log_flushes_lms_waits_for() {
+        let mut r = report(
+            200.0,
+            None,
+            &[("gc buffer busy acquire", 100_000.0, 240.0)],
+        );
+        let plain = texts(&r);
+        assert!(plain[1].1.ends_with("the storage does not explain it"), "{}", plain[1].1);
+        r.background_events.push(WaitEventRow {
+            name: "gcs log flush sync".into(),
+            waits: Some(400_000.0),
+            time_s: Some(200.0),
+            ..Default::default()
+        });
+        let rac = texts(&r);
+        assert!(
+            rac[1].1.ends_with("('gcs log flush sync': 400000 waits at 500 µs), so a slow log write lengthens it"),
+            "{}",
+            rac[1].1
         );
     }
 }

@@ -146,7 +146,15 @@ pub fn host_cpu(r: &AwrReport, out: &mut Vec<Finding>) {
                 f,
                 "count",
             ));
-            format!("; the foreground sessions alone kept {f:.1} of its {c:.0} CPUs busy")
+            let busy_cpus = busy / 100.0 * c;
+            let elsewhere = if f < busy_cpus / 2.0 {
+                format!(
+                    " of the {busy_cpus:.1} in use: most of the load is elsewhere (background processes, other instances or programs on the host)"
+                )
+            } else {
+                String::new()
+            };
+            format!("; this database's foreground sessions kept {f:.1} of its {c:.0} CPUs busy{elsewhere}")
         }
         _ => String::new(),
     };
@@ -259,6 +267,28 @@ mod tests {
         assert_eq!(out[0].rule, "awr.host_cpu");
         assert!(
             out[0].text.starts_with("The host's CPUs were 97.0 % busy"),
+            "{}",
+            out[0].text
+        );
+        // DB CPU 1000 s over 100 s: 10 of 16 CPUs, of 15.5 in use.
+        let mut r = report(Some(16.0), 97.0);
+        r.top_events.push(WaitEventRow {
+            name: "DB CPU".into(),
+            time_s: Some(1000.0),
+            ..Default::default()
+        });
+        let mut out = Vec::new();
+        host_cpu(&r, &mut out);
+        assert!(
+            out[0].text.contains("foreground sessions kept 10.0 of its 16 CPUs busy:"),
+            "{}",
+            out[0].text
+        );
+        r.top_events[0].time_s = Some(700.0);
+        let mut out = Vec::new();
+        host_cpu(&r, &mut out);
+        assert!(
+            out[0].text.contains("kept 7.0 of its 16 CPUs busy of the 15.5 in use: most of the load is elsewhere"),
             "{}",
             out[0].text
         );

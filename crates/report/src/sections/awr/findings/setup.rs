@@ -179,32 +179,42 @@ pub fn exadata(r: &AwrReport) -> Option<String> {
         .map(|_| "'cell flash cache read hits' above zero".to_string())
 }
 
-/// Whether a cell names an ASM file: `+DISKGROUP` at its start or after
-/// `=`, a quote or a blank.
-fn names_asm_file(cell: &str) -> bool {
+/// The ASM disk group a cell names (`+DATA` of `+DATA/orcl/redo01.log`
+/// or `LOCATION=+FRA`): a `+` at its start or after `=`, a quote, a
+/// blank or a comma, then a letter.
+fn asm_disk_group(cell: &str) -> Option<&str> {
     let b = cell.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| {
-        c == b'+'
+    let at = (0..b.len()).find(|&i| {
+        b[i] == b'+'
             && b.get(i + 1).is_some_and(|n| n.is_ascii_alphabetic())
             && (i == 0 || matches!(b[i - 1], b'=' | b'\'' | b'"' | b' ' | b','))
-    })
+    })?;
+    let rest = &cell[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '_'))
+        .unwrap_or(rest.len());
+    Some(&rest[..end])
 }
 
-/// Whether the database's files are on ASM, and the evidence.
+/// Whether the database's files are on ASM, and the evidence: Exadata
+/// first (always ASM), then a disk group in the file and parameter
+/// tables, then an 'ASM …' wait event.
 pub fn on_asm(r: &AwrReport) -> Option<String> {
-    if let Some(cell) = r
+    if let Some(why) = exadata(r) {
+        return Some(format!("Exadata: {why}"));
+    }
+    if let Some(group) = r
         .tables
         .iter()
         .flat_map(|t| &t.rows)
         .flatten()
-        .find(|c| names_asm_file(c.trim()))
+        .find_map(|c| asm_disk_group(c.trim()))
     {
-        return Some(format!("file names on an ASM disk group ({})", cell.trim()));
+        return Some(format!("the ASM disk group {group}"));
     }
-    if let Some(e) = all_rows(r).find(|e| e.name.starts_with("ASM ")) {
-        return Some(format!("the '{}' wait event", e.name));
-    }
-    exadata(r).map(|why| format!("Exadata ({why})"))
+    all_rows(r)
+        .find(|e| e.name.starts_with("ASM "))
+        .map(|e| format!("the '{}' wait event", e.name))
 }
 
 /// `filesystemio_options` when it asks for direct I/O (`SETALL`,
@@ -308,9 +318,12 @@ mod tests {
         assert!(exadata(&r).is_none(), "printed at zero off Exadata");
         r.foreground_events
             .push(row("cell single block physical read", 10.0, 400.0));
-        assert!(on_asm(&r).unwrap().starts_with("Exadata"));
-        assert!(!names_asm_file("5+3"));
-        assert!(names_asm_file("+DATA/orcl/redo01.log"));
+        assert_eq!(
+            on_asm(&r).unwrap(),
+            "Exadata: the 'cell single block physical read' wait event"
+        );
+        assert_eq!(asm_disk_group("5+3"), None);
+        assert_eq!(asm_disk_group("+DATA_C1/orcl/redo01.log"), Some("+DATA_C1"));
     }
 
     #[test]
