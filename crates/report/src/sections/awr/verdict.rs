@@ -88,7 +88,63 @@ fn reasoned(a: &AwrReport) -> Answer {
     if d.commit_pct() >= DOMINANT {
         return commit_bound(a, &d);
     }
+    if let Some(x) = io_and_slow_log_writes(a, &d, pressure.as_ref()) {
+        return x;
+    }
     elsewhere(a, &d, pressure.as_ref())
+}
+
+/// Neither I/O waits nor commits reach half of DB time, but I/O waits
+/// and commits waiting on slow log writes do together: the storage.
+fn io_and_slow_log_writes(
+    a: &AwrReport,
+    d: &DbTime,
+    pressure: Option<&CpuPressure>,
+) -> Option<Answer> {
+    let t = commit::times(a)?;
+    let CommitCause::SlowLogWrite(tier) = commit::cause(a, &t) else {
+        return None;
+    };
+    let (io, commits) = (d.io_pct(), d.commit_pct());
+    if io + commits < DOMINANT {
+        return None;
+    }
+    let cpu_first = pressure.map_or_else(String::new, |p| {
+        format!(
+            " But {}: a wait lasts until its process runs again, so the CPU comes first.",
+            p.words()
+        )
+    });
+    Some(said(
+        VerdictClass::StorageBound,
+        format!(
+            "Storage-bound: I/O waits ({io:.1} %{}) and commits waiting on slow log writes ('log file sync' {commits:.1} % at {} per commit, 'log file parallel write' {}, {}) are {:.1} % of DB time; {}.{cpu_first}",
+            largest_io(d),
+            us(t.sync_us),
+            us(t.write_us),
+            tier.words(),
+            io + commits,
+            cpu_words(d)
+        ),
+        &["awr.slow_log_write", "awr.io_wait", "awr.commit_wait"],
+    ))
+}
+
+/// 'log file sync' from a tenth of DB time, in a clause that says what
+/// the commits wait on, for an answer that is not about them.
+fn commits_words(a: &AwrReport, d: &DbTime) -> String {
+    let share = d.commit_pct();
+    if share < COMPONENT_SHARE {
+        return String::new();
+    }
+    let on = commit::times(a).map_or("", |t| match commit::cause(a, &t) {
+        CommitCause::SlowLogWrite(_) => ", on slow log writes",
+        CommitCause::FastLogWrite(_) => ", on fast log writes",
+        CommitCause::RemoteWrite(_) => ", on the Data Guard SYNC remote write",
+        CommitCause::Cpu(_) => ", queued for a CPU",
+        CommitCause::Scheduling => ", mostly outside the log writes",
+    });
+    format!("; 'log file sync' {share:.1} %{on}")
 }
 
 /// 'DB CPU 31.1 %' or 'DB CPU not given'.
@@ -271,18 +327,19 @@ fn elsewhere(a: &AwrReport, d: &DbTime, pressure: Option<&CpuPressure>) -> Answe
     } else {
         String::new()
     };
+    let commits = commits_words(a, d);
     if io < COMPONENT_SHARE || !other.is_empty() {
         return said(
             VerdictClass::NotStorage,
             format!(
-                "Not the storage: I/O waits are {io:.1} % of DB time{largest}; {cpu}{other}{rest_words}."
+                "Not the storage: I/O waits are {io:.1} % of DB time{largest}; {cpu}{commits}{other}{rest_words}."
             ),
             &[],
         );
     }
     said(
         VerdictClass::Mixed,
-        format!("Mixed: I/O waits are {io:.1} % of DB time{largest}; {cpu}{rest_words}."),
+        format!("Mixed: I/O waits are {io:.1} % of DB time{largest}; {cpu}{commits}{rest_words}."),
         &[],
     )
 }
@@ -554,6 +611,60 @@ mod tests {
         ));
         assert_eq!(v.class, VerdictClass::StorageBound);
         assert!(v.answer.ends_with("But the host's CPUs were 99.0 % busy, past 90 %: a wait lasts until its process runs again, so the CPU comes first."), "{}", v.answer);
+    }
+
+    #[test]
+    fn io_and_commits_on_slow_log_writes_are_the_storage_together() {
+        // 'db file sequential read' 13.1 %, 'log file sync' 48.1 % at
+        // 29 ms on 28 ms log writes (the XE report's shape).
+        let d = AwrDerived {
+            log_file_sync_us: Some(29_000.0),
+            log_file_parallel_write_us: Some(28_000.0),
+            lfs_lfpw_ratio: Some(29.0 / 28.0),
+            ..Default::default()
+        };
+        let ev = [
+            ("log file sync", 16_586.0, 481.0),
+            ("db file sequential read", 131_000.0, 131.0),
+        ];
+        let v = concluded(report(293.0, &ev, d.clone()));
+        assert_eq!(v.class, VerdictClass::StorageBound);
+        assert!(
+            v.answer.starts_with("Storage-bound: I/O waits (13.1 % ('db file sequential read' 13.1 % at 1.00 ms per wait)) and commits waiting on slow log writes ('log file sync' 48.1 % at 29.0 ms per commit, 'log file parallel write' 28.0 ms"),
+            "{}",
+            v.answer
+        );
+        // Under half together: mixed, the commits named.
+        let ev = [
+            ("log file sync", 16_586.0, 380.0),
+            ("db file sequential read", 131_000.0, 119.0),
+        ];
+        let v = concluded(report(293.0, &ev, d.clone()));
+        assert_eq!(v.class, VerdictClass::Mixed);
+        assert!(
+            v.answer
+                .contains("; 'log file sync' 38.0 %, on slow log writes"),
+            "{}",
+            v.answer
+        );
+        // Fast log writes do not count as the storage.
+        let fast = AwrDerived {
+            log_file_parallel_write_us: Some(900.0),
+            lfs_lfpw_ratio: Some(29.0 / 0.9),
+            ..d
+        };
+        let ev = [
+            ("log file sync", 16_586.0, 481.0),
+            ("db file sequential read", 131_000.0, 131.0),
+        ];
+        let v = concluded(report(293.0, &ev, fast));
+        assert_eq!(v.class, VerdictClass::Mixed);
+        assert!(
+            v.answer
+                .contains("'log file sync' 48.1 %, mostly outside the log writes"),
+            "{}",
+            v.answer
+        );
     }
 
     #[test]

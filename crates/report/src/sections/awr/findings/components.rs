@@ -348,13 +348,13 @@ mod tests {
 
     #[test]
     fn a_cluster_wait_names_the_log_flushes_lms_waits_for() {
-        let mut r = report(
-            200.0,
-            None,
-            &[("gc buffer busy acquire", 100_000.0, 240.0)],
-        );
+        let mut r = report(200.0, None, &[("gc buffer busy acquire", 100_000.0, 240.0)]);
         let plain = texts(&r);
-        assert!(plain[1].1.ends_with("the storage does not explain it"), "{}", plain[1].1);
+        assert!(
+            plain[1].1.ends_with("the storage does not explain it"),
+            "{}",
+            plain[1].1
+        );
         r.background_events.push(WaitEventRow {
             name: "gcs log flush sync".into(),
             waits: Some(400_000.0),
@@ -363,7 +363,9 @@ mod tests {
         });
         let rac = texts(&r);
         assert!(
-            rac[1].1.ends_with("('gcs log flush sync': 400000 waits at 500 µs), so a slow log write lengthens it"),
+            rac[1].1.ends_with(
+                "('gcs log flush sync': 400000 waits at 500 µs), so a slow log write lengthens it"
+            ),
             "{}",
             rac[1].1
         );

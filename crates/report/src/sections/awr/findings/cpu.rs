@@ -280,7 +280,9 @@ mod tests {
         let mut out = Vec::new();
         host_cpu(&r, &mut out);
         assert!(
-            out[0].text.contains("foreground sessions kept 10.0 of its 16 CPUs busy:"),
+            out[0]
+                .text
+                .contains("foreground sessions kept 10.0 of its 16 CPUs busy:"),
             "{}",
             out[0].text
         );
@@ -288,7 +290,9 @@ mod tests {
         let mut out = Vec::new();
         host_cpu(&r, &mut out);
         assert!(
-            out[0].text.contains("kept 7.0 of its 16 CPUs busy of the 15.5 in use: most of the load is elsewhere"),
+            out[0].text.contains(
+                "kept 7.0 of its 16 CPUs busy of the 15.5 in use: most of the load is elsewhere"
+            ),
             "{}",
             out[0].text
         );
