@@ -118,12 +118,18 @@ fn io_and_slow_log_writes(
     Some(said(
         VerdictClass::StorageBound,
         format!(
-            "Storage-bound: I/O waits ({io:.1} %{}) and commits waiting on slow log writes ('log file sync' {commits:.1} % at {} per commit, 'log file parallel write' {}, {}) are {:.1} % of DB time; {}.{cpu_first}",
-            largest_io(d),
+            "Storage-bound: I/O waits ({io:.1} %) and commits waiting on slow log writes ({commits:.1} %) are {:.1} % of DB time: 'log file sync' averages {} on 'log file parallel write' of {}, {}{}; {}.{cpu_first}",
+            io + commits,
             us(t.sync_us),
             us(t.write_us),
             tier.words(),
-            io + commits,
+            d.top_io().map_or_else(String::new, |e| format!(
+                "; the largest I/O wait, '{}', is {:.1} %{}",
+                e.name,
+                e.pct,
+                e.avg_us
+                    .map_or_else(String::new, |a| format!(" at {} per wait", us(a)))
+            )),
             cpu_words(d)
         ),
         &["awr.slow_log_write", "awr.io_wait", "awr.commit_wait"],
@@ -194,12 +200,24 @@ fn io_bound(a: &AwrReport, d: &DbTime, pressure: Option<&CpuPressure>) -> Answer
                 us(v),
                 tier.words()
             ),
-            &["awr.io_wait", "awr.host_cpu", "awr.resmgr"],
+            &[
+                "awr.io_wait",
+                "awr.host_cpu",
+                "awr.resmgr",
+                "awr.exadata_reads",
+                "awr.device_reads",
+            ],
         ),
         None => said(
             VerdictClass::StorageBound,
             format!("Storage-bound: I/O waits are {io:.1} % of DB time{largest}; {cpu}.{cpu_first}"),
-            &["awr.io_wait", "awr.host_cpu", "awr.resmgr"],
+            &[
+                "awr.io_wait",
+                "awr.host_cpu",
+                "awr.resmgr",
+                "awr.exadata_reads",
+                "awr.device_reads",
+            ],
         ),
     }
 }
@@ -630,7 +648,7 @@ mod tests {
         let v = concluded(report(293.0, &ev, d.clone()));
         assert_eq!(v.class, VerdictClass::StorageBound);
         assert!(
-            v.answer.starts_with("Storage-bound: I/O waits (13.1 % ('db file sequential read' 13.1 % at 1.00 ms per wait)) and commits waiting on slow log writes ('log file sync' 48.1 % at 29.0 ms per commit, 'log file parallel write' 28.0 ms"),
+            v.answer == "Storage-bound: I/O waits (13.1 %) and commits waiting on slow log writes (48.1 %) are 61.2 % of DB time: 'log file sync' averages 29.0 ms on 'log file parallel write' of 28.0 ms, device latency (no cache answered: the disk or remote storage itself); the largest I/O wait, 'db file sequential read', is 13.1 % at 1.00 ms per wait; DB CPU 29.3 %.",
             "{}",
             v.answer
         );
