@@ -6,6 +6,7 @@
 mod util;
 
 mod awr;
+mod awr_rules;
 mod awr_trend;
 mod bench;
 mod calibrate;

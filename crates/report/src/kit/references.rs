@@ -59,6 +59,63 @@ pub fn method_r() -> Reference {
     )
 }
 
+/// The knee of a queue: the utilisation past which response time climbs
+/// steeply, by the number of servers (table 1).
+pub fn thinking_clearly() -> Reference {
+    article(Some("Cary Millsap"), "Thinking Clearly About Performance")
+}
+
+/// Data Guard's transport wait events by release: 11g's LNS, 12c's NSS
+/// and 'SYNC Remote Write'.
+pub fn dataguard_wait_events() -> Reference {
+    article(
+        Some("Franck Pachot"),
+        "DataGuard wait events have changed in 12c",
+    )
+}
+
+/// Oracle MAA on SYNC transport: a commit waits for the local write and
+/// the standby's acknowledgement.
+pub fn synchronous_redo_transport() -> Reference {
+    article(
+        Some("Oracle MAA"),
+        "Best Practices for Synchronous Redo Transport: Data Guard and Active Data Guard",
+    )
+}
+
+/// RAC: LMS waits for LGWR's flush ('gcs log flush sync') before it
+/// ships a block.
+pub fn expert_oracle_rac() -> Reference {
+    article(
+        Some("Riyaj Shamsudeen, Syed Jaffar Hussain, Kai Yu, Tariq Farooq"),
+        "Expert Oracle RAC 12c, chapter 10 (GCS Log Flush Sync)",
+    )
+}
+
+/// The 12c scalable log writer: LGWR and its LGnn workers.
+pub fn scalable_log_writer() -> Reference {
+    article(
+        Some("Craig Shallahamer"),
+        "Changing The Number Of Oracle Database 12c Log Writers",
+    )
+}
+
+/// Exadata flash cache reads in a fraction of a millisecond.
+pub fn exadata_flash_cache_latency() -> Reference {
+    article(
+        Some("Bobby Durrett"),
+        "Exadata flash cache latency .4 milliseconds",
+    )
+}
+
+/// Redo log sizing: a switch at most every twenty minutes or so.
+pub fn sizing_redo_logs() -> Reference {
+    article(
+        Some("Oracle"),
+        "Database Performance Tuning Guide: Sizing Redo Log Files",
+    )
+}
+
 /// A file in `docs/`.
 pub fn doc(path: &str) -> Reference {
     article(None, path)

@@ -47,6 +47,8 @@ pub struct DbTime {
     pub whole: bool,
 }
 
+/// Shares are summed from +0.0 (`Iterator::sum` of no `f64` is −0.0,
+/// which prints as "-0.0 %").
 impl DbTime {
     /// Share of DB time in User I/O and System I/O waits, percent.
     pub fn io_pct(&self) -> f64 {
@@ -54,7 +56,7 @@ impl DbTime {
             .iter()
             .filter(|e| e.class.is_io())
             .map(|e| e.pct)
-            .sum()
+            .fold(0.0, |a, b| a + b)
     }
 
     /// Share of DB time in 'log file sync' (Commit), percent.
@@ -63,12 +65,12 @@ impl DbTime {
             .iter()
             .filter(|e| e.class == WaitClass::Commit)
             .map(|e| e.pct)
-            .sum()
+            .fold(0.0, |a, b| a + b)
     }
 
     /// Share of DB time in every listed wait, percent.
     pub fn waits_pct(&self) -> f64 {
-        self.events.iter().map(|e| e.pct).sum()
+        self.events.iter().map(|e| e.pct).fold(0.0, |a, b| a + b)
     }
 
     /// Share of DB time that is neither DB CPU nor a listed wait, percent
@@ -198,6 +200,11 @@ mod tests {
         assert_eq!(d.commit_pct(), 0.7);
         assert_eq!(d.events.len(), 3, "the idle client left out");
         assert!((d.rest_pct() - 67.06).abs() < 1e-9);
+        let none = DbTime {
+            events: Vec::new(),
+            ..d.clone()
+        };
+        assert_eq!(format!("{:.1}", none.io_pct()), "0.0", "not -0.0");
         assert_eq!(d.top_io().unwrap().avg_us, Some(104.0));
     }
 }
