@@ -4,7 +4,7 @@
 //! wait events' averages moved between intervals beyond their printed
 //! precision (by half again or more).
 
-use super::difference::avg_range;
+use super::difference::row_avg;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use crate::verdict::{rank, severity_of_share, top, TOP};
@@ -126,7 +126,7 @@ fn moved(t: &AwrTrend) -> Vec<Finding> {
             .enumerate()
             .filter_map(|(n, i)| {
                 let row = i.events.iter().find(|x| &x.name == e)?;
-                let a = avg_range(row.time_s, row.waits, row.avg_us)?;
+                let a = row_avg(row)?;
                 Some((n, row.clone(), a))
             })
             .collect();
