@@ -166,7 +166,7 @@ fn jas_min() -> dbio_model::Reference {
 
 const FIGURES: [Figure; 6] = [
     Figure {
-        name: "average active sessions (DB time / elapsed)",
+        name: "average active sessions",
         unit: Unit::Count,
         worse_up: true,
         read: |i| exact(i.average_active_sessions),
@@ -410,7 +410,7 @@ fn outliers_of(t: &AwrTrend, group: &[usize], f: &Figure, out: &mut Vec<Finding>
         }
         let found = finding(
             OUTLIER,
-            Some(&format!("{} {}", interval_name(t, *n), f.name)),
+            Some(&format!("{}{}", prefix(t, group), interval_name(t, *n))),
             severity,
             text,
             evidence,
@@ -421,6 +421,49 @@ fn outliers_of(t: &AwrTrend, group: &[usize], f: &Figure, out: &mut Vec<Finding>
             None => found,
         });
     }
+}
+
+/// The outliers in the worse direction (a latency or the load above its
+/// median), by interval, for the trend's answer: ` Outliers, beyond 7
+/// median absolute deviations of the median: #5 (…): 'log file sync'
+/// average 9.00 ms, average active sessions 1.20.`; `None` without one.
+pub fn in_words(fs: &[Finding]) -> Option<String> {
+    let mut by_interval: Vec<(&str, Vec<String>)> = Vec::new();
+    for f in fs
+        .iter()
+        .filter(|f| f.rule == OUTLIER && f.severity >= Severity::Notice)
+    {
+        let (Some(at), Some(e)) = (f.subject.as_deref(), f.evidence.first()) else {
+            continue;
+        };
+        let value = match e.unit.as_str() {
+            "ns" => format_ns(e.value),
+            "bytes/s" => format_rate(e.value),
+            "%" => format!("{:.1} %", e.value),
+            _ => format!("{:.2}", e.value),
+        };
+        let words = format!("{} {value}", e.what);
+        match by_interval.iter_mut().find(|(x, _)| *x == at) {
+            Some((_, v)) => v.push(words),
+            None => by_interval.push((at, vec![words])),
+        }
+    }
+    if by_interval.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = by_interval
+        .iter()
+        .take(3)
+        .map(|(at, v)| format!("{at}: {}", v.join(", ")))
+        .collect();
+    let more = match by_interval.len().saturating_sub(3) {
+        0 => String::new(),
+        n => format!(" and {n} more interval{}", if n == 1 { "" } else { "s" }),
+    };
+    Some(format!(
+        " Outliers, beyond {K} median absolute deviations of the median: {}{more}.",
+        shown.join("; ")
+    ))
 }
 
 /// The intervals of `group` beyond [`K`] MADs of any figure's median.
