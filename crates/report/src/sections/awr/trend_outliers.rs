@@ -376,7 +376,8 @@ fn outliers_of(t: &AwrTrend, group: &[usize], f: &Figure, out: &mut Vec<Finding>
         } else {
             Severity::Info
         };
-        let bound = if r.bound > 0.01 * r.value.abs() {
+        let coarse = r.bound > 0.01 * r.value.abs();
+        let bound = if coarse {
             format!(" (± {} as printed)", f.unit.show(r.bound))
         } else {
             String::new()
@@ -404,7 +405,7 @@ fn outliers_of(t: &AwrTrend, group: &[usize], f: &Figure, out: &mut Vec<Finding>
             ev("median absolute deviation", dv, u),
             ev("deviations from the median", s, "count"),
         ];
-        if r.bound > 0.0 {
+        if coarse {
             let (bv, _) = f.unit.evidence(r.bound);
             evidence.push(ev("± printed precision", bv, u));
         }

@@ -7,7 +7,7 @@
 //! read latency move with the load ([`super::trend_outliers`]).
 
 use super::difference::{ratio_range, ratio_words, row_avg};
-use super::trend_outliers::{self, OUTLIER};
+use super::trend_outliers;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use crate::verdict::{rank, severity_of_share, top, TOP};
@@ -249,6 +249,7 @@ pub fn conclude(t: &mut AwrTrend) {
 
 #[cfg(test)]
 mod tests {
+    use super::trend_outliers::OUTLIER;
     use super::*;
     use dbio_model::awr::WaitEventRow;
 
