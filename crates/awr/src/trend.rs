@@ -74,15 +74,27 @@ impl CutNames {
 
 /// Every event name a report prints (top, foreground, background).
 fn event_names(r: &AwrReport) -> impl Iterator<Item = &str> {
+    event_rows(r).map(|e| e.name.as_str())
+}
+
+/// Whether the report's parser gave its averages their ± bounds: it
+/// leaves out a bound finer than 1 % of the average, so in such a report
+/// an average without one is as good as exact (0), whatever round number
+/// its digits make; in a result written before the bounds, unknown.
+fn bounds_known(r: &AwrReport) -> bool {
+    event_rows(r).any(|e| e.avg_error_us.is_some())
+}
+
+fn event_rows(r: &AwrReport) -> impl Iterator<Item = &WaitEventRow> {
     r.top_events
         .iter()
         .chain(&r.foreground_events)
         .chain(&r.background_events)
-        .map(|e| e.name.as_str())
 }
 
 /// The report's foreground row of the event the trend calls `name`
-/// (else its top events' row), named so.
+/// (else its top events' row), named so, its bound as the parser means
+/// it ([`bounds_known`]).
 fn foreground(r: &AwrReport, names: &CutNames, name: &str) -> Option<WaitEventRow> {
     r.foreground_events
         .iter()
@@ -90,6 +102,7 @@ fn foreground(r: &AwrReport, names: &CutNames, name: &str) -> Option<WaitEventRo
         .find(|e| names.whole(&e.name) == name)
         .map(|e| WaitEventRow {
             name: name.to_string(),
+            avg_error_us: e.avg_error_us.or_else(|| bounds_known(r).then_some(0.0)),
             ..e.clone()
         })
 }
@@ -456,5 +469,26 @@ mod tests {
         });
         let t = trend(vec![r], false).unwrap();
         assert_eq!(t.intervals[0].commits_per_s, Some(10.0));
+    }
+
+    #[test]
+    fn a_report_with_bounds_gives_exact_averages_the_bound_they_lack() {
+        let mut r = report("09:00:00", vec![row("log file sync", 1000.0, 2.0)]);
+        let t = trend(vec![r.clone()], false).unwrap();
+        assert_eq!(
+            t.intervals[0].log_file_sync.as_ref().unwrap().avg_error_us,
+            None
+        );
+        r.foreground_events.push(WaitEventRow {
+            avg_error_us: Some(500.0),
+            ..row("db file sequential read", 1000.0, 1.0)
+        });
+        let t = trend(vec![r], false).unwrap();
+        let i = &t.intervals[0];
+        assert_eq!(i.log_file_sync.as_ref().unwrap().avg_error_us, Some(0.0));
+        assert_eq!(
+            i.single_block_read.as_ref().unwrap().avg_error_us,
+            Some(500.0)
+        );
     }
 }

@@ -9,7 +9,7 @@
 //! different. Idle events are not compared, and an event whose name one
 //! report cut at its column width is the same row as the whole name.
 
-use super::difference::{row_avg, CutNames};
+use super::difference::{avg_error_us, row_avg, CutNames};
 use crate::kit::metrics::{m, Entry, Metric, Spr, DOWN};
 use dbio_model::awr::{AwrReport, LoadProfileRow, WaitEventRow};
 use dbio_model::compare::MetricUnit;
@@ -52,7 +52,8 @@ fn is_idle(e: &WaitEventRow) -> bool {
 
 /// Each report's wait events of one list (`pick`) as `dbio compare`
 /// aligns them: idle events left out, a name cut at the column width
-/// replaced by the longer name of the same event another report printed.
+/// replaced by the longer name of the same event another report printed,
+/// each average's bound as the report's parser means it.
 pub(crate) fn event_lists(
     rs: &[&AwrReport],
     pick: fn(&AwrReport) -> &[WaitEventRow],
@@ -68,6 +69,7 @@ pub(crate) fn event_lists(
                 .filter(|e| !is_idle(e))
                 .map(|e| WaitEventRow {
                     name: names.whole(&e.name),
+                    avg_error_us: avg_error_us(r, e),
                     ..e.clone()
                 })
                 .collect()

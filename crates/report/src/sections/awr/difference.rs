@@ -101,6 +101,22 @@ pub fn row_avg(e: &WaitEventRow) -> Option<Avg> {
     avg_range(e.time_s, e.waits, e.avg_us, e.avg_error_us)
 }
 
+/// The ± bound of a row's average as the report's parser means it: its
+/// own, else 0 when the parser gave bounds to other rows of the report
+/// (it leaves out a bound finer than 1 % of the average: the average is
+/// then as good as exact, whatever round number its digits make), else
+/// unknown (a result written before the bounds: the digits tell).
+pub fn avg_error_us(r: &AwrReport, e: &WaitEventRow) -> Option<f64> {
+    e.avg_error_us.or_else(|| {
+        r.top_events
+            .iter()
+            .chain(&r.foreground_events)
+            .chain(&r.background_events)
+            .any(|x| x.avg_error_us.is_some())
+            .then_some(0.0)
+    })
+}
+
 /// `b` over `a`, with the range interval arithmetic gives it: (lowest,
 /// best, highest); the highest is infinite when `a` can be 0. `None`
 /// when `a`'s best estimate is 0.
@@ -185,7 +201,7 @@ impl Compared<'_> {
             .iter()
             .chain(&r.top_events)
             .find(|x| x.name == e.name)
-            .and_then(|x| x.avg_error_us)
+            .and_then(|x| avg_error_us(r, x))
     }
 
     fn event_side(&self, e: Option<&EventShare>) -> Side {
@@ -306,7 +322,8 @@ pub fn parts(a: &Compared, b: &Compared) -> Vec<Part> {
 /// 'log file parallel write' (the background row: the log writer's own
 /// write) with its range.
 fn log_write(r: &AwrReport) -> Option<Avg> {
-    row_avg(r.event("log file parallel write")?)
+    let e = r.event("log file parallel write")?;
+    avg_range(e.time_s, e.waits, e.avg_us, avg_error_us(r, e))
 }
 
 /// The question a report comparison answers.
@@ -782,5 +799,36 @@ mod tests {
         let (ev, sa, sb) = ps[1].event.clone().unwrap();
         assert_eq!(ev, full);
         assert_eq!((sa.time_s, sb.time_s), (10.0, 200.0));
+    }
+
+    #[test]
+    fn a_report_with_bounds_has_exact_averages_where_it_gives_none() {
+        // 2 waits in 4 ms, printed 2.00ms: read from its digits alone, a
+        // whole-millisecond average and a time to the millisecond (1.75
+        // to 2.25 ms); in a report whose parser gives bounds, a row
+        // without one is finer than 1 %: 2 ms.
+        let mut r = bounded(
+            10.0,
+            1.0,
+            &[("enq: TX - row lock contention", 2.0, 0.004, 2000.0, None)],
+        );
+        let e = r.foreground_events[0].clone();
+        assert_eq!(avg_error_us(&r, &e), None);
+        let a = avg_range(e.time_s, e.waits, e.avg_us, avg_error_us(&r, &e)).unwrap();
+        assert!(
+            (a.lo - 1750.0).abs() < 1e-6 && (a.hi - 2250.0).abs() < 1e-6,
+            "{a:?}"
+        );
+        r.foreground_events.push(WaitEventRow {
+            name: "db file sequential read".into(),
+            avg_error_us: Some(500.0),
+            ..Default::default()
+        });
+        assert_eq!(avg_error_us(&r, &e), Some(0.0));
+        let a = avg_range(e.time_s, e.waits, e.avg_us, avg_error_us(&r, &e)).unwrap();
+        assert!(
+            (a.lo - 2000.0).abs() < 1e-6 && (a.hi - 2000.0).abs() < 1e-6,
+            "{a:?}"
+        );
     }
 }
