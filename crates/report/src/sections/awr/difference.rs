@@ -58,7 +58,8 @@ fn step(v: f64, steps: &[f64]) -> f64 {
 /// digits: whole ms, 10 µs or 0.01 µs) and time over waits (time in whole
 /// seconds, or 0.1, 0.01, 0.001 s), intersected. Both ranges hold the
 /// true average (a bound read from the digits is never narrower than the
-/// printed precision), so their intersection does too.
+/// printed precision), so their intersection does too. A time printed as
+/// 0 over 4,765 waits is 0 to 105 µs, best estimated at 52 µs, not 0.
 pub fn avg_range(
     time_s: Option<f64>,
     waits: Option<f64>,
@@ -84,15 +85,22 @@ pub fn avg_range(
         }
         _ => None,
     };
-    let (lo, hi, us) = match (from_time, printed) {
-        (Some(t), Some(p)) if t.0.max(p.0) <= t.1.min(p.1) => {
-            let (lo, hi) = (t.0.max(p.0), t.1.min(p.1));
-            (lo, hi, t.2.clamp(lo, hi))
-        }
-        (Some(t), _) => t,
-        (None, Some(p)) => p,
+    let (lo, hi) = match (from_time, printed) {
+        (Some(t), Some(p)) if t.0.max(p.0) <= t.1.min(p.1) => (t.0.max(p.0), t.1.min(p.1)),
+        (Some(t), _) => (t.0, t.1),
+        (None, Some(p)) => (p.0, p.1),
         (None, None) => return None,
     };
+    // The best estimate: time over waits, else the printed average, the
+    // first that lies in the range (a time printed in whole seconds can
+    // say less than a printed average); a printed 0 only says "under half
+    // a unit", so then the middle of the range.
+    let us = [from_time.map(|t| t.2), printed.map(|p| p.2)]
+        .into_iter()
+        .flatten()
+        .filter(|v| *v > 0.0)
+        .find(|v| (lo..=hi).contains(v))
+        .unwrap_or((lo + hi) / 2.0);
     Some(Avg { us, lo, hi })
 }
 
@@ -456,6 +464,16 @@ mod tests {
         // Printed 5 ms with 1,000 waits, 5 s: 4.5 to 5.5 ms.
         let a = avg_range(Some(5.0), Some(1000.0), Some(5000.0), None).unwrap();
         assert_eq!((a.lo, a.hi, a.us), (4500.0, 5500.0, 5000.0));
+        // 167 waits in `2` s printed `10` ms: time over waits (12.0 ms,
+        // 9.0 to 15.0 ms) says less than the printed 9.5 to 10.5 ms; the
+        // printed 10 ms is the best estimate, not the edge 10.5 ms.
+        let a = avg_range(Some(2.0), Some(167.0), Some(10_000.0), None).unwrap();
+        assert_eq!((a.lo, a.us, a.hi), (9500.0, 10_000.0, 10_500.0));
+        // `0` s over 4,765 waits, printed `0` ms: under 105 µs, 52 µs in
+        // the middle rather than "0.00 ns".
+        let a = avg_range(Some(0.0), Some(4765.0), Some(0.0), None).unwrap();
+        assert_eq!(a.lo, 0.0);
+        assert!((a.us - 0.25e6 / 4765.0).abs() < 1e-9, "{a:?}");
         // 12c: 109.72us over 360,121 waits and 40 s.
         let a = avg_range(Some(40.0), Some(360_121.0), Some(109.72), None).unwrap();
         assert!((a.hi - a.lo) < 0.02, "{a:?}");
