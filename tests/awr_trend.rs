@@ -164,10 +164,20 @@ fn reports_of_different_databases_are_refused_unless_allowed() {
     let v = json(&out);
     assert_eq!(v["mixed"], true);
     assert_eq!(v["intervals"].as_array().unwrap().len(), 2);
-    assert!(v["notes"][0]
-        .as_str()
+    let notes: Vec<&str> = v["notes"]
+        .as_array()
         .unwrap()
-        .contains("different databases"));
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(notes[0].contains("different databases"), "{notes:?}");
+    // The outlier rule would run within each database: one report each.
+    assert!(
+        notes.contains(
+            &"the reports are of 2 databases or instances: the outlier and load rules run within each"
+        ) && notes.contains(&"SYNTR instance syntr1: 1 report of one database: no outlier or load rule (a median and its absolute deviations need 5 or more)"),
+        "{notes:?}"
+    );
 }
 
 #[test]
@@ -357,7 +367,8 @@ fn german_month_names_give_snapshot_times_and_order_the_trend() {
                 + &fixture("de-0000.txt")
                 + " and "
                 + &fixture("de-0200-latin1.txt")
-                + ")"
+                + ")",
+            "3 reports of one database: no outlier or load rule (a median and its absolute deviations need 5 or more)".to_string()
         ]
     );
     // 'log file sync' 2, 3, 4 ms in time order.
@@ -366,4 +377,181 @@ fn german_month_names_give_snapshot_times_and_order_the_trend() {
         .map(|i| i["log_file_sync_us"].as_f64().unwrap())
         .collect();
     assert_eq!(lfs, [2000.0, 3000.0, 4000.0]);
+}
+
+fn hourly(hours: &[u32]) -> Vec<String> {
+    hours
+        .iter()
+        .map(|h| fixture(&format!("hourly-{h:02}00.txt")))
+        .collect()
+}
+
+fn trend_of(files: &[String]) -> serde_json::Value {
+    let out = dbio()
+        .arg("awr")
+        .args(files)
+        .args(["--json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    json(&out)
+}
+
+fn findings_of<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a str> {
+    v["findings"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|f| f["rule"] == rule)
+                .map(|f| f["text"].as_str().unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn six_hourly_reports_flag_the_outlier_hour_and_latency_that_rises_with_load() {
+    // Six hours of SYNHR, given out of order; 12:00 has four times the
+    // load, 'log file sync' at 12 ms against about 2 ms, single-block
+    // reads at 2.4 ms against about 0.6 ms.
+    let v = trend_of(&hourly(&[13, 8, 12, 9, 11, 10]));
+    let outliers = findings_of(&v, "awr.trend.outlier");
+    assert_eq!(outliers.len(), 3, "{outliers:#?}");
+    for want in [
+        "#5 (04-Mar-25 12:00:00): 'log file sync' average 12.0 ms, 48.7 median absolute deviations above the median of 2.25 ms over 6 intervals (MAD 200 µs; an outlier beyond 7); 65.0 % of the DB time of #5",
+        "#5 (04-Mar-25 12:00:00): average active sessions 4.00, 11.4 median absolute deviations above the median of 1.15 over 6 intervals (MAD 0.25; an outlier beyond 7); 41.7 % of the DB time of the trend",
+        "#5 (04-Mar-25 12:00:00): single-block read average 2.40 ms, 24.0 median absolute deviations above the median of 600 µs over 6 intervals (MAD 75.0 µs; an outlier beyond 7); 10.0 % of the DB time of #5",
+    ] {
+        assert!(outliers.contains(&want), "{want}\nnot in {outliers:#?}");
+    }
+    let answer = v["verdict"]["answer"].as_str().unwrap();
+    assert!(
+        answer.starts_with("#5 (04-Mar-25 12:00:00) is the busiest of 6 intervals")
+            && answer.ends_with("Outliers, beyond 7 median absolute deviations of the median: #5 (04-Mar-25 12:00:00): 'log file sync' average 12.0 ms, average active sessions 4.00, single-block read average 2.40 ms."),
+        "{answer}"
+    );
+    // Both latencies follow the load hour by hour (ρ = 1); the log
+    // writer's write does not: the commit path, not the log device.
+    let load = findings_of(&v, "awr.trend.latency_with_load");
+    assert_eq!(load.len(), 2, "{load:#?}");
+    assert!(
+        load.iter().any(|t| t.starts_with(
+            "'log file sync' average rises with the load: Spearman ρ 1.00 over 6 intervals (strong from 0.83)"
+        ) && t.ends_with("the log writer's posting and scheduling under load (CPU), not the log device")),
+        "{load:#?}"
+    );
+    assert!(
+        load.iter()
+            .any(|t| t.starts_with("'db file sequential read' average rises with the load")),
+        "{load:#?}"
+    );
+    assert!(v["notes"].as_array().unwrap().is_empty(), "{}", v["notes"]);
+    // The log switch event, cut at 30 characters in the top events and at
+    // 26 in the foreground list, is one trend event.
+    let events: Vec<&str> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "log file sync",
+            "db file sequential read",
+            "log file switch (private stran"
+        ]
+    );
+    // Each interval keeps the figures the rule read.
+    let noon = &v["intervals"][4];
+    assert_eq!(noon["db_cpu_s"], 3000.0);
+    assert!((noon["commits_per_s"].as_f64().unwrap() - 780_000.0 / 3600.0).abs() < 1e-9);
+    assert_eq!(noon["single_block_read"]["avg_us"], 2400.0);
+}
+
+#[test]
+fn five_reports_are_enough_for_the_outlier_rule_four_are_not() {
+    let v = trend_of(&hourly(&[8, 9, 10, 11, 12]));
+    assert_eq!(findings_of(&v, "awr.trend.outlier").len(), 3);
+    assert!(v["notes"].as_array().unwrap().is_empty(), "{}", v["notes"]);
+    let v = trend_of(&hourly(&[8, 9, 11, 12]));
+    assert!(findings_of(&v, "awr.trend.outlier").is_empty());
+    assert!(findings_of(&v, "awr.trend.latency_with_load").is_empty());
+    // (After the gap where 10:00 is missing.)
+    assert_eq!(
+        v["notes"][1],
+        "4 reports of one database: no outlier or load rule (a median and its absolute deviations need 5 or more)"
+    );
+    // The busiest interval still answers.
+    assert!(v["verdict"]["answer"]
+        .as_str()
+        .unwrap()
+        .starts_with("#4 (04-Mar-25 12:00:00) is the busiest of 4 intervals"));
+}
+
+#[test]
+fn a_trend_table_names_its_outliers() {
+    let out = dbio()
+        .arg("awr")
+        .args(hourly(&[8, 9, 10, 11, 12, 13]))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = String::from_utf8(out).unwrap();
+    for want in [
+        "Outliers, beyond 7 median absolute deviations of the median",
+        "Findings of the trend",
+        "rises with the load: Spearman ρ 1.00 over 6 intervals",
+        "9360 / 12.0 ms",
+    ] {
+        assert!(table.contains(want), "missing {want:?} in:\n{table}");
+    }
+}
+
+#[test]
+fn compare_warns_first_when_the_reports_are_of_different_databases() {
+    let out = dbio()
+        .args(["awr", "--compare"])
+        .arg(fixture("trend-0900.txt"))
+        .arg(fixture("other-db.txt"))
+        .args(["--json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    let first = &v["findings"][0];
+    assert_eq!(first["rule"], "awr.compare.different_databases");
+    assert_eq!(first["severity"], "warning");
+    let text = first["text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "A and B are reports of different databases (SYNTR (DB Id 1111111111) and OTHERDB (DB Id 2222222222))"
+        ),
+        "{text}"
+    );
+    assert_eq!(v["verdict"]["top"][0], 0);
+    assert!(v["verdict"]["answer"].as_str().unwrap().starts_with(text));
+    // Two hours of one database: no warning.
+    let out = dbio()
+        .args(["awr", "--compare"])
+        .arg(fixture("hourly-0800.txt"))
+        .arg(fixture("hourly-1200.txt"))
+        .args(["--json", "-"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert!(v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["rule"] != "awr.compare.different_databases"));
 }

@@ -405,6 +405,23 @@ pub struct AwrInterval {
     /// absent in trends written before verdicts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<crate::Verdict>,
+    /// DB CPU, s (the top events' `DB CPU`, Statspack's `CPU time`);
+    /// absent in trends written before the outlier rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_cpu_s: Option<f64>,
+    /// User commits per second ('user commits' over the elapsed time;
+    /// the load profile's transactions per second when the report prints
+    /// no 'user commits').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commits_per_s: Option<f64>,
+    /// The foreground 'log file sync' row (its average and the bound of
+    /// its printed precision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_file_sync: Option<WaitEventRow>,
+    /// The single-block read row: 'db file sequential read', or on
+    /// Exadata 'cell single block physical read' when it has more waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub single_block_read: Option<WaitEventRow>,
 }
 
 /// Several reports as a trend (`dbio awr FILE...`), ordered by begin

@@ -13,7 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How `dbio compare` decides that a difference is larger than the noise.
-pub const NOISE_RULE: &str = "a difference is beyond the noise when the inputs' round ranges (min..max) do not overlap, or, without rounds, when the medians of their per-second series differ by more than the larger of the two interquartile ranges (with at least 3 seconds each); with neither, no verdict";
+pub const NOISE_RULE: &str = "a difference is beyond the noise when the inputs' round ranges (min..max) do not overlap, or, without rounds, when the medians of their per-second series differ by more than the larger of the two interquartile ranges (with at least 3 seconds each); a figure a report printed at a coarse precision (an average wait in whole milliseconds) is beyond it when the ranges its digits allow do not overlap; with none of these, no verdict";
 
 /// The unit of a compared figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -48,6 +48,11 @@ pub enum SpreadSource {
         /// The series' name.
         series: String,
     },
+    /// The range a figure's printed digits allow (an AWR or Statspack
+    /// average wait printed in whole milliseconds, narrowed by its time
+    /// over its waits): min and max are its bounds, the median its best
+    /// estimate.
+    PrintedPrecision,
 }
 
 /// The difference of one input to the first, against the noise.
@@ -168,11 +173,12 @@ pub struct Comparison {
     pub verdict: Option<crate::Verdict>,
 }
 
-/// The verdict on `b` against `a`, by [`NOISE_RULE`]: rounds by their
-/// ranges, per-second series by medians and interquartile ranges.
+/// The verdict on `b` against `a`, by [`NOISE_RULE`]: rounds and printed
+/// precision by their ranges, per-second series by medians and
+/// interquartile ranges.
 pub fn verdict(source: &SpreadSource, a: &Spread, b: &Spread) -> Option<Verdict> {
     let beyond = match source {
-        SpreadSource::Rounds => a.max < b.min || b.max < a.min,
+        SpreadSource::Rounds | SpreadSource::PrintedPrecision => a.max < b.min || b.max < a.min,
         SpreadSource::PerSecond { .. } => {
             if a.n < 3 || b.n < 3 {
                 return None;
@@ -206,6 +212,28 @@ mod tests {
         assert_eq!(
             verdict(&r, &a, &sp(&[109.0, 130.0])),
             Some(Verdict::WithinNoise)
+        );
+    }
+
+    #[test]
+    fn printed_precision_differs_when_the_ranges_do_not_overlap() {
+        let p = SpreadSource::PrintedPrecision;
+        let bound = |lo: f64, us: f64, hi: f64| Spread {
+            n: 1,
+            min: lo,
+            p25: lo,
+            median: us,
+            p75: hi,
+            max: hi,
+        };
+        let a = bound(650.0, 700.0, 750.0);
+        assert_eq!(
+            verdict(&p, &a, &bound(750.0, 800.0, 850.0)),
+            Some(Verdict::WithinNoise)
+        );
+        assert_eq!(
+            verdict(&p, &a, &bound(750.5, 800.0, 850.0)),
+            Some(Verdict::BeyondNoise)
         );
     }
 

@@ -532,39 +532,38 @@ pub struct TraceComparison {
     pub verdict: Option<crate::Verdict>,
 }
 
-/// Oracle's idle events: waits for work (the client, a timer, a queue),
-/// idle when they occur between database calls in a trace and never DB
-/// time in a report. dbio's list, documented in `docs/tracefile.md`;
-/// Statspack's own list goes stale between releases.
-pub const IDLE_EVENTS: &[&str] = &[
-    "SQL*Net message from client",
+/// Events idle when they occur between database calls in a trace:
+/// Oracle's idle events ([`crate::wait_class::IDLE_EVENTS`], the one
+/// list reports use too), and two Network events that between calls are
+/// the client's time, not the database's: the client sending the next
+/// call's data in pieces ('SQL*Net more data from client', 'SQL*Net
+/// vector data from client'). Documented in `docs/tracefile.md`.
+pub const IDLE_EVENTS: &[&str] = &BETWEEN_CALLS;
+
+/// The Network events a trace takes as idle between calls.
+const IDLE_NETWORK: [&str; 2] = [
     "SQL*Net more data from client",
     "SQL*Net vector data from client",
-    "PL/SQL lock timer",
-    "pipe get",
-    "jobq slave wait",
-    "rdbms ipc message",
-    "pmon timer",
-    "smon timer",
-    "dispatcher timer",
-    "virtual circuit next request",
-    "virtual circuit wait",
-    "single-task message",
-    "Streams AQ: waiting for messages in the queue",
-    "Streams AQ: qmn coordinator idle wait",
-    "Streams AQ: qmn slave idle wait",
-    "wait for unread message on broadcast channel",
-    "watchdog main loop",
-    "LGWR worker group idle",
-    "AQPC idle",
-    "heartbeat redo informer",
-    "lreg timer",
-    "DIAG idle wait",
-    "Space Manager: slave idle wait",
-    "class slave wait",
-    "gcs remote message",
-    "ges remote message",
-    "PX Idle Wait",
-    "EMON slave idle wait",
-    "VKTM Logical Idle Wait",
 ];
+
+const BETWEEN_CALLS: [&str; crate::wait_class::IDLE_COUNT + 2] =
+    joined(crate::wait_class::IDLE, IDLE_NETWORK);
+
+/// `a` then `b`, as one array (at compile time).
+const fn joined<const A: usize, const B: usize, const N: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; N] {
+    assert!(A + B == N);
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < A {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - A];
+        i += 1;
+    }
+    out
+}

@@ -95,13 +95,19 @@ impl WaitClass {
     /// column width is matched as a prefix of the full name).
     pub fn of(name: &str) -> WaitClass {
         let n = name.trim();
+        if IDLE_EVENTS.contains(&n) {
+            return Idle;
+        }
         if let Some((_, c)) = EXACT.iter().find(|(e, _)| *e == n) {
             return *c;
         }
         // A name cut by a report's column (`SQL*Net message from clien`).
-        if n.len() >= 20 {
+        if n.len() >= CUT_NAME_MIN {
             if let Some((_, c)) = EXACT.iter().find(|(e, _)| e.starts_with(n)) {
                 return *c;
+            }
+            if IDLE_EVENTS.iter().any(|e| e.starts_with(n)) {
+                return Idle;
             }
         }
         PREFIXES
@@ -110,6 +116,179 @@ impl WaitClass {
             .map_or(WaitClass::Other, |(_, c)| *c)
     }
 }
+
+/// Whether an event is idle: on [`IDLE_EVENTS`] (whole, or cut by a
+/// report's column), or of a family Oracle files as idle (`Streams AQ:
+/// ...`).
+pub fn is_idle_event(name: &str) -> bool {
+    WaitClass::of(name) == Idle
+}
+
+/// The shortest name taken for one a report cut at its column width
+/// (reports cut at 20 to 30 characters; shorter names are whole).
+const CUT_NAME_MIN: usize = 20;
+
+/// Oracle's idle events: waiting for work (the client, a timer, a queue,
+/// a parallel-query message), never DB time in a report, idle between
+/// database calls in a trace. One list for reports and traces (a trace
+/// adds two Network events between calls:
+/// `crate::trace::IDLE_EVENTS`).
+///
+/// Sources: Oracle's Idle class (`V$EVENT_NAME.WAIT_CLASS = 'Idle'`,
+/// 11.2 to 19c, as AWR reports print it) and Statspack's own list
+/// (`STATS$IDLE_EVENT`, filled by `spctab.sql`, 11.2, which Statspack
+/// reports print after the other events). Where the two disagree Oracle's
+/// class wins: Statspack's 'SQL*Net message to client' and 'SQL*Net more
+/// data from client' are Network (their time is DB time), 'null event'
+/// and 'PX Deq Credit: send blkd' Other.
+pub const IDLE_EVENTS: &[&str] = &IDLE;
+
+/// [`IDLE_EVENTS`] as an array, so that the trace's list can extend it.
+pub(crate) const IDLE: [&str; IDLE_COUNT] = [
+    // The client and the database links.
+    "SQL*Net message from client",
+    "SQL*Net vector message from client",
+    "SQL*Net vector message from dblink",
+    "client message",
+    "single-task message",
+    "HS message to agent",
+    // Sleeps and timers.
+    "PL/SQL lock timer",
+    "pipe get",
+    "pmon timer",
+    "pman timer",
+    "smon timer",
+    "dispatcher timer",
+    "lreg timer",
+    "fbar timer",
+    "cmon timer",
+    "pool server timer",
+    "ASM background timer",
+    "GCR sleep",
+    "Sleep for deferred IMCS task",
+    "JOX Jit Process Sleep",
+    "SGA: MMAN sleep for component shrink",
+    "heartbeat monitor sleep",
+    "heartbeat redo informer",
+    "wakeup time manager",
+    "watchdog main loop",
+    "VKTM Logical Idle Wait",
+    "VKTM Init Wait for GSGA",
+    "VKRM Idle",
+    "DBRM Logical Idle Wait",
+    "IORM Scheduler Slave Idle Wait",
+    "auto-sqltune: wait graph update",
+    "simulated log write delay",
+    "PING",
+    // Background processes and slaves waiting for work.
+    "rdbms ipc message",
+    "jobq slave wait",
+    "JS external job",
+    "class slave wait",
+    "slave wait",
+    "i/o slave wait",
+    "master wait",
+    "KSV master wait",
+    "DIAG idle wait",
+    "Space Manager: slave idle wait",
+    "LGWR worker group idle",
+    "AQPC idle",
+    "OFS idle",
+    "cell worker idle",
+    "EMON slave idle wait",
+    "EMON idle wait",
+    "Backup Appliance waiting for work",
+    // Shared servers.
+    "shared server idle wait",
+    "virtual circuit next request",
+    "virtual circuit wait",
+    "virtual circuit status",
+    // RAC.
+    "gcs remote message",
+    "ges remote message",
+    "gcs for action",
+    "lock manager wait for remote message",
+    "wait for unread message on broadcast channel",
+    "wait for unread message on multiple broadcast channels",
+    // Parallel query.
+    "PX Idle Wait",
+    "PX Deq: Execution Msg",
+    "PX Deq: Execute Reply",
+    "PX Deq: Table Q Normal",
+    "PX Deq: Table Q Sample",
+    "PX Deq: Join ACK",
+    "PX Deq: Parse Reply",
+    "PX Deq: Msg Fragment",
+    "PX Deq: Metadata Update",
+    "PX Deq: Index Merge Execute",
+    "PX Deq: Index Merge Reply",
+    "PX Deq: Index Merge Close",
+    "PX Deq: Txn Recovery Start",
+    "PX Deq: Txn Recovery Reply",
+    "PX Deq: Par Recov Execute",
+    "PX Deq: kdcph_mai",
+    "PX Deq: kdcphc_ack",
+    "PX Deque wait",
+    // Queues and Streams.
+    "queue messages",
+    "knlqdeq",
+    "Queue Monitor Wait",
+    "Queue Monitor Slave Wait",
+    "Queue Monitor Shutdown Wait",
+    "AQ Proxy Cleanup Wait",
+    "Streams AQ: waiting for messages in the queue",
+    "Streams AQ: qmn coordinator idle wait",
+    "Streams AQ: qmn slave idle wait",
+    "Streams AQ: RAC qmn coordinator idle wait",
+    "Streams AQ: emn coordinator idle wait",
+    "Streams AQ: waiting for time management or cleanup tasks",
+    "Streams AQ: deallocate messages from Streams Pool",
+    "Streams AQ: delete acknowledged messages",
+    "Streams: waiting for messages",
+    "Streams fetch slave: waiting for txns",
+    "Streams capture: waiting for archive log",
+    "STREAMS apply coord waiting for slave message",
+    "STREAMS apply slave waiting for coord message",
+    "STREAMS apply slave idle wait",
+    "STREAMS capture process filter callback wait for ruleset",
+    "STREAMS fetch slave waiting for txns",
+    "STREAMS waiting for subscribers to catch up",
+    "REPL Capture/Apply: RAC AQ qmn coordinator",
+    // Data Guard, LogMiner, recovery and replay.
+    "Data Guard: Gap Manager",
+    "Data Guard: Timer",
+    "LNS ASYNC end of log",
+    "LNS ASYNC archive log",
+    "LNS ASYNC dest activation",
+    "LGWR real time apply sync",
+    "MRP redo arrival",
+    "Logical Standby Apply Delay",
+    "LogMiner: client waiting for transaction",
+    "LogMiner: slave waiting for activate message",
+    "LogMiner: wakeup event for builder",
+    "LogMiner: wakeup event for preparer",
+    "LogMiner: wakeup event for reader",
+    "LogMiner: generic process sleep",
+    "LogMiner: reader waiting for more redo",
+    "LogMiner builder: idle",
+    "LogMiner preparer: idle",
+    "LogMiner reader: log (idle)",
+    "LogMiner reader: redo (idle)",
+    "wait for activate message",
+    "wakeup event for builder",
+    "wakeup event for preparer",
+    "wakeup event for reader",
+    "parallel recovery coordinator waits for slave cleanup",
+    "parallel recovery slave idle wait",
+    "parallel recovery slave next change",
+    "parallel recovery slave wait for change",
+    "WCR: replay client notify",
+    "WCR: replay clock",
+    "WCR: replay paused",
+];
+
+/// How many events [`IDLE_EVENTS`] names.
+pub(crate) const IDLE_COUNT: usize = 132;
 
 const ALL: [WaitClass; 13] = [
     WaitClass::UserIo,
@@ -219,63 +398,8 @@ const EXACT: &[(&str, WaitClass)] = &[
     ("SQL*Net more data from dblink", Network),
     ("SQL*Net message from dblink", Network),
     ("TCP Socket (KGAS)", Network),
-    // Idle.
-    ("SQL*Net message from client", Idle),
-    ("SQL*Net vector message from client", Idle),
-    ("SQL*Net vector message from dblink", Idle),
-    ("PL/SQL lock timer", Idle),
-    ("pipe get", Idle),
-    ("jobq slave wait", Idle),
-    ("rdbms ipc message", Idle),
-    ("pmon timer", Idle),
-    ("pman timer", Idle),
-    ("GCR sleep", Idle),
-    ("Sleep for deferred IMCS task", Idle),
-    ("smon timer", Idle),
-    ("dispatcher timer", Idle),
-    ("virtual circuit next request", Idle),
-    ("virtual circuit wait", Idle),
-    ("single-task message", Idle),
-    ("wait for unread message on broadcast channel", Idle),
-    ("watchdog main loop", Idle),
-    ("LGWR worker group idle", Idle),
-    ("AQPC idle", Idle),
-    ("heartbeat redo informer", Idle),
-    ("lreg timer", Idle),
-    ("DIAG idle wait", Idle),
-    ("Space Manager: slave idle wait", Idle),
-    ("class slave wait", Idle),
-    ("gcs remote message", Idle),
-    ("ges remote message", Idle),
-    ("PX Idle Wait", Idle),
-    ("PX Deq: Execution Msg", Idle),
-    ("PX Deq: Table Q Normal", Idle),
+    // Other, though Statspack lists it as idle.
     ("PX Deq Credit: send blkd", Other),
-    ("EMON slave idle wait", Idle),
-    ("VKTM Logical Idle Wait", Idle),
-    ("VKTM Init Wait for GSGA", Idle),
-    ("HS message to agent", Idle),
-    ("shared server idle wait", Idle),
-    ("fbar timer", Idle),
-    ("Data Guard: Gap Manager", Idle),
-    ("Data Guard: Timer", Idle),
-    ("LNS ASYNC end of log", Idle),
-    ("Streams AQ: waiting for messages in the queue", Idle),
-    ("Streams AQ: qmn coordinator idle wait", Idle),
-    ("Streams AQ: qmn slave idle wait", Idle),
-    (
-        "Streams AQ: waiting for time management or cleanup tasks",
-        Idle,
-    ),
-    ("Streams AQ: emn coordinator idle wait", Idle),
-    ("OFS idle", Idle),
-    ("pool server timer", Idle),
-    ("ASM background timer", Idle),
-    ("SGA: MMAN sleep for component shrink", Idle),
-    ("JOX Jit Process Sleep", Idle),
-    ("Backup Appliance waiting for work", Idle),
-    ("REPL Capture/Apply: RAC AQ qmn coordinator", Idle),
-    ("PING", Idle),
     // Scheduler.
     ("resmgr:cpu quantum", Scheduler),
     ("resmgr:become active", Scheduler),
@@ -345,6 +469,50 @@ mod tests {
         assert_eq!(WaitClass::of("control file sequential re"), SystemIo);
         assert_eq!(WaitClass::of("SQL*Net message from clien"), Idle);
         assert_eq!(WaitClass::of("SQL*Net more data to clien"), Network);
+    }
+
+    #[test]
+    fn one_idle_list_covers_statspack_and_oracles_idle_class() {
+        for e in [
+            "LGWR worker group idle",
+            "SQL*Net message from client",
+            "rdbms ipc message",
+            "Space Manager: slave idle wait",
+            "class slave wait",
+            "jobq slave wait",
+            "Streams AQ: qmn slave idle wait",
+            "Streams AQ: a family member the list does not name",
+            "watchdog main loop",
+            "pmon timer",
+            "smon timer",
+            "DIAG idle wait",
+            "shared server idle wait",
+            "PX Idle Wait",
+            "PX Deq: Execution Msg",
+            // Cut at 26 and 30 characters by a report's column.
+            "Space Manager: slave idle ",
+            "wait for unread message on bro",
+        ] {
+            assert!(is_idle_event(e), "{e}");
+        }
+        assert!(IDLE_EVENTS.iter().all(|e| WaitClass::of(e) == Idle));
+        // Statspack's list has these, Oracle's class does not: their time
+        // is DB time.
+        for e in [
+            "SQL*Net message to client",
+            "SQL*Net more data from client",
+            "PX Deq Credit: send blkd",
+        ] {
+            assert!(!is_idle_event(e), "{e}");
+        }
+        // The trace's between-call list is the same list and two Network
+        // events.
+        let trace = crate::trace::IDLE_EVENTS;
+        assert_eq!(trace.len(), IDLE_EVENTS.len() + 2);
+        assert!(IDLE_EVENTS.iter().all(|e| trace.contains(e)));
+        assert!(trace.contains(&"SQL*Net more data from client"));
+        // A short name is whole: `pipe` is not `pipe get`.
+        assert!(!is_idle_event("pipe"));
     }
 
     #[test]

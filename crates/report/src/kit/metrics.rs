@@ -28,6 +28,9 @@ pub(crate) enum Spr<T> {
     Series(&'static str),
     /// The rounds where every input has more than one, else the series.
     RoundsElse(fn(&T) -> Vec<f64>, &'static str),
+    /// The range the figure's printed digits allow: (lowest, best,
+    /// highest), None where the figure is exact or absent.
+    Precision(fn(&T) -> Option<(f64, f64, f64)>),
 }
 
 /// An entry that can be aligned by name and may hold per-second series.
@@ -67,6 +70,38 @@ pub(crate) fn p99(l: &LatencySummary) -> Option<f64> {
 
 pub(crate) fn mean(l: &LatencySummary) -> Option<f64> {
     (l.count > 0).then_some(l.mean_ns)
+}
+
+/// Each input's range from its printed digits, as a spread (min and max
+/// its bounds, the median its best estimate); none at all when every
+/// input's figure is exact to a hundredth (a range that narrow says
+/// nothing the values do not).
+fn precision_spreads<T>(
+    found: &[Option<&T>],
+    f: fn(&T) -> Option<(f64, f64, f64)>,
+) -> Vec<Option<Spread>> {
+    let spreads: Vec<Option<Spread>> = found
+        .iter()
+        .map(|e| {
+            e.and_then(f).map(|(lo, best, hi)| Spread {
+                n: 1,
+                min: lo,
+                p25: lo,
+                median: best,
+                p75: hi,
+                max: hi,
+            })
+        })
+        .collect();
+    let coarse = spreads
+        .iter()
+        .flatten()
+        .any(|s| s.max - s.min > 0.01 * s.median.abs());
+    if coarse {
+        spreads
+    } else {
+        vec![None; found.len()]
+    }
 }
 
 /// The label of input `i`: `A`, `B`, ... `Z`, `AA`, ...
@@ -141,6 +176,7 @@ pub(crate) fn section_rows<T: Entry>(
                 Spr::No => Spr::No,
                 Spr::Rounds(f) => Spr::Rounds(*f),
                 Spr::Series(n) => Spr::Series(n),
+                Spr::Precision(f) => Spr::Precision(*f),
             };
             let (source, spreads): (Option<SpreadSource>, Vec<Option<Spread>>) = match &spread {
                 Spr::No | Spr::RoundsElse(..) => (None, Vec::new()),
@@ -150,6 +186,10 @@ pub(crate) fn section_rows<T: Entry>(
                         .iter()
                         .map(|e| e.map(f).filter(|v| v.len() > 1).and_then(Spread::of))
                         .collect(),
+                ),
+                Spr::Precision(f) => (
+                    Some(SpreadSource::PrintedPrecision),
+                    precision_spreads(&found, *f),
                 ),
                 Spr::Series(n) => (
                     Some(SpreadSource::PerSecond {

@@ -9,5 +9,6 @@ pub mod html;
 pub mod html_trace;
 pub mod table;
 pub mod trend;
+pub mod trend_outliers;
 pub mod trend_verdict;
 pub mod verdict;

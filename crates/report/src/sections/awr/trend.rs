@@ -4,11 +4,16 @@
 //! to 'log file parallel write' gap moved, and by how much, without
 //! opening N reports side by side.
 //!
+//! An average wait is shown as its best estimate (time over waits where
+//! the printed average is coarser), with its ± bound where the printed
+//! precision leaves one wider than a hundredth of it.
+//!
 //! Rendered from [`AwrTrend`] alone, so a saved JSON result re-renders
 //! identically (`dbio report --from`).
 
 use crate::export::ExportError;
 use crate::kit::csv::{entry_rows, finding_rows, LongRow, LongTable};
+use crate::sections::awr::difference::row_avg;
 use crate::sections::awr::table::{num, opt, right_from, section, table, us};
 use dbio_model::awr::{AwrInterval, AwrTrend, WaitEventRow};
 use std::fmt::Write;
@@ -25,6 +30,20 @@ fn columns(first: &str, t: &AwrTrend) -> Vec<String> {
 
 fn event<'a>(i: &'a AwrInterval, name: &str) -> Option<&'a WaitEventRow> {
     i.events.iter().find(|e| e.name == name)
+}
+
+/// An average wait: its best estimate, `± bound` where the printed
+/// precision leaves a range wider than a hundredth of it.
+fn avg_cell(e: &WaitEventRow) -> String {
+    match row_avg(e) {
+        None => us(e.avg_us),
+        Some(a) if a.hi - a.lo <= 0.01 * a.us => us(Some(a.us)),
+        Some(a) => format!(
+            "{} ±{}",
+            us(Some(a.us)),
+            us(Some((a.us - a.lo).max(a.hi - a.us)))
+        ),
+    }
 }
 
 /// One row per report: its database, snapshots, times and load.
@@ -109,7 +128,7 @@ fn wait_events(out: &mut String, t: &AwrTrend) {
         for name in &t.events {
             let mut row = vec![name.clone()];
             row.extend(t.intervals.iter().map(|i| match event(i, name) {
-                Some(e) => format!("{} / {}", num(e.time_s), us(e.avg_us)),
+                Some(e) => format!("{} / {}", num(e.time_s), avg_cell(e)),
                 None => "-".into(),
             }));
             tb.add_row(row);
@@ -235,6 +254,17 @@ pub fn csv(t: &AwrTrend) -> Result<String, ExportError> {
             },
             &[],
         )?);
+        v.extend(entry_rows(
+            "outlier_figures",
+            &i.source,
+            &OutlierFigures {
+                db_cpu_s: i.db_cpu_s,
+                commits_per_s: i.commits_per_s,
+                single_block_read: i.single_block_read.as_ref().map(|e| e.name.clone()),
+                single_block_read_us: i.single_block_read.as_ref().and_then(row_avg).map(|a| a.us),
+            },
+            &[],
+        )?);
         for e in &i.events {
             v.extend(entry_rows("event", &e.name, e, &["name"])?);
         }
@@ -254,4 +284,18 @@ struct CommitPath {
     log_file_sync_us: Option<f64>,
     log_file_parallel_write_us: Option<f64>,
     lfs_lfpw_ratio: Option<f64>,
+}
+
+/// The per-interval figures only the outlier rule reads, for [`csv`]
+/// (absent in trends written before it).
+#[derive(serde::Serialize)]
+struct OutlierFigures {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    db_cpu_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    commits_per_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    single_block_read: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    single_block_read_us: Option<f64>,
 }

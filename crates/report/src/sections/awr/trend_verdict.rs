@@ -1,10 +1,13 @@
 //! A trend's answer (`dbio awr A B C ...`): which interval is the
 //! busiest (the most average active sessions, else the most DB time) and
-//! what its DB time is made of (that report's own verdict), and which
-//! wait events' averages moved between intervals beyond their printed
-//! precision (by half again or more).
+//! what its DB time is made of (that report's own verdict), which wait
+//! events' averages moved between intervals beyond their printed
+//! precision (by half again or more), and, with five reports or more of
+//! one database, the intervals that are outliers and whether commit and
+//! read latency move with the load ([`super::trend_outliers`]).
 
-use super::difference::avg_range;
+use super::difference::{ratio_range, ratio_words, row_avg};
+use super::trend_outliers;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use crate::verdict::{rank, severity_of_share, top, TOP};
@@ -126,7 +129,7 @@ fn moved(t: &AwrTrend) -> Vec<Finding> {
             .enumerate()
             .filter_map(|(n, i)| {
                 let row = i.events.iter().find(|x| &x.name == e)?;
-                let a = avg_range(row.time_s, row.waits, row.avg_us)?;
+                let a = row_avg(row)?;
                 Some((n, row.clone(), a))
             })
             .collect();
@@ -149,13 +152,14 @@ fn moved(t: &AwrTrend) -> Vec<Finding> {
         } else {
             ((*hi_n, hi), (*lo_n, lo))
         };
+        let ratio =
+            ratio_range(lo, hi).map_or_else(|| format!("{:.2}x", hi.us / lo.us), ratio_words);
         let mut text = format!(
-            "'{e}' averaged {} in {} and {} in {} ({:.2}x)",
+            "'{e}' averaged {} in {} and {} in {} ({ratio})",
             format_ns(first.1.us * 1e3),
             name(first.0, &t.intervals[first.0]),
             format_ns(then.1.us * 1e3),
             name(then.0, &t.intervals[then.0]),
-            hi.us / lo.us
         );
         if let Some(s) = share {
             text.push_str(&format!(
@@ -202,7 +206,14 @@ pub fn conclude(t: &mut AwrTrend) {
     let busiest_text = b.as_ref().map(|f| f.text.clone());
     fs.extend(b);
     fs.extend(moved(t));
+    fs.extend(trend_outliers::outliers(t));
+    fs.extend(trend_outliers::with_load(t));
     t.findings = rank(fs);
+    for n in trend_outliers::notes(t) {
+        if !t.notes.contains(&n) {
+            t.notes.push(n);
+        }
+    }
     // The finding that is the answer leads.
     if let Some(i) = t
         .findings
@@ -223,10 +234,11 @@ pub fn conclude(t: &mut AwrTrend) {
                 .and_then(|(_, i)| i.verdict.as_ref())
         })
         .map_or(VerdictClass::Inconclusive, |v| v.class);
-    let answer = match busiest_text {
+    let mut answer = match busiest_text {
         Some(text) => format!("{text}."),
         None => "Inconclusive: no interval gives its DB time.".into(),
     };
+    answer.push_str(&trend_outliers::in_words(&t.findings).unwrap_or_default());
     t.verdict = Some(Verdict {
         question: question(t),
         class,
@@ -237,6 +249,7 @@ pub fn conclude(t: &mut AwrTrend) {
 
 #[cfg(test)]
 mod tests {
+    use super::trend_outliers::OUTLIER;
     use super::*;
     use dbio_model::awr::WaitEventRow;
 
@@ -298,5 +311,46 @@ mod tests {
         t.intervals[1].events[0].avg_us = Some(1490.0);
         t.intervals[1].events[0].time_s = Some(1490.0);
         assert!(super::moved(&t).is_empty());
+    }
+
+    #[test]
+    fn five_reports_or_more_name_their_outliers_in_the_answer() {
+        // Six hours at 1 ms 'log file sync' and 1 session, the fifth at
+        // 9 ms: an outlier, named after the busiest interval.
+        let mut t = AwrTrend {
+            events: vec!["log file sync".into()],
+            intervals: (0..6)
+                .map(|n| {
+                    let lfs = if n == 4 { 9000.0 } else { 1000.0 };
+                    let mut i = interval(
+                        if n == 4 { 1.2 } else { 1.0 },
+                        lfs,
+                        VerdictClass::NotStorage,
+                    );
+                    i.header.begin_time = Some(format!("02-Mar-25 {:02}:00:00", 9 + n));
+                    i.log_file_sync = i.events.first().cloned();
+                    i
+                })
+                .collect(),
+            ..Default::default()
+        };
+        conclude(&mut t);
+        let v = t.verdict.clone().unwrap();
+        assert!(
+            v.answer.ends_with(" Outliers, beyond 7 median absolute deviations of the median: #5 (02-Mar-25 13:00:00): 'log file sync' average 9.00 ms, average active sessions 1.20."),
+            "{}",
+            v.answer
+        );
+        assert!(t.notes.is_empty(), "{:?}", t.notes);
+        // Four: no outlier rule, and the notes say why (once, however
+        // often the trend is concluded).
+        t.intervals.truncate(4);
+        conclude(&mut t);
+        conclude(&mut t);
+        assert!(t.findings.iter().all(|f| f.rule != OUTLIER));
+        assert_eq!(
+            t.notes,
+            ["4 reports of one database: no outlier or load rule (a median and its absolute deviations need 5 or more)"]
+        );
     }
 }

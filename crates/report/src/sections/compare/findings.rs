@@ -54,10 +54,13 @@ fn difference(c: &Comparison, i: usize) -> Option<Finding> {
         .filter(|t| t.2 == Some(Verdict::BeyondNoise))
         .max_by(|p, q| size(p).total_cmp(&size(q)))
         .or_else(|| judged.first())?;
-    let noise = match verdict {
-        Some(Verdict::BeyondNoise) => "beyond the noise",
-        Some(Verdict::WithinNoise) => "within the noise",
-        None => "no noise verdict: single runs",
+    let printed = row.spread_source == Some(dbio_model::compare::SpreadSource::PrintedPrecision);
+    let noise = match (verdict, printed) {
+        (Some(Verdict::BeyondNoise), false) => "beyond the noise",
+        (Some(Verdict::WithinNoise), false) => "within the noise",
+        (Some(Verdict::BeyondNoise), true) => "beyond the printed precision",
+        (Some(Verdict::WithinNoise), true) => "within the printed precision",
+        (None, _) => "no noise verdict: single runs",
     };
     let direction = if (ratio - 1.0).abs() < 0.005 {
         "the same"

@@ -196,6 +196,9 @@ fn charts(c: &Comparison) -> String {
             Some(SpreadSource::PerSecond { series }) => {
                 format!("the values of each second ('{series}')")
             }
+            Some(SpreadSource::PrintedPrecision) => {
+                "the range its printed digits allow".to_string()
+            }
             None => "its values".to_string(),
         };
         spreads.push_str(&svg::whiskers(

@@ -4,7 +4,7 @@
 
 use crate::kit::metrics::section_rows;
 use crate::sections::{awr, trace};
-use dbio_model::awr::AwrReport;
+use dbio_model::awr::{AwrReport, WaitEventRow};
 use dbio_model::compare::ComparedRow;
 use dbio_model::trace::TraceReport;
 use dbio_model::{Outcome, RunReport};
@@ -74,16 +74,20 @@ pub(crate) fn rows(outcomes: &[&Outcome], rows: &mut Vec<ComparedRow>, warnings:
                 rows,
                 warnings,
             );
+            // Idle events left out, names cut at the column width joined.
+            let lists =
+                |pick: fn(&AwrReport) -> &[WaitEventRow]| awr::compare::event_lists(&rs, pick);
+            let (top, fg) = (lists(|r| &r.top_events), lists(|r| &r.foreground_events));
             section_rows(
                 "top event",
-                &each(&rs, |r| &r.top_events),
+                &top.iter().map(|l| l.iter().collect()).collect::<Vec<_>>(),
                 &awr::compare::wait_event_metrics(),
                 rows,
                 warnings,
             );
             section_rows(
                 "foreground event",
-                &each(&rs, |r| &r.foreground_events),
+                &fg.iter().map(|l| l.iter().collect()).collect::<Vec<_>>(),
                 &awr::compare::wait_event_metrics(),
                 rows,
                 warnings,

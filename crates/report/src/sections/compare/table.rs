@@ -50,6 +50,7 @@ fn source_name(s: &SpreadSource) -> String {
     match s {
         SpreadSource::Rounds => "rounds".into(),
         SpreadSource::PerSecond { series } => format!("per second ({series})"),
+        SpreadSource::PrintedPrecision => "printed precision".into(),
     }
 }
 
