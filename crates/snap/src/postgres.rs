@@ -263,7 +263,9 @@ impl PgSnapper {
             .iter()
             .filter(|((bg, _, _), _)| !bg)
             .map(|(_, s)| s)
-            .sum();
+            .sum::<f64>()
+            // An empty sum is -0.0.
+            + 0.0;
         let db_time_s = (!profile.is_empty() || samples.is_some()).then_some(db_time);
         let (fg, bg) = events(&profile, db_time_s);
         let wal = Wal::of(i, f);
