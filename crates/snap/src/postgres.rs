@@ -254,7 +254,12 @@ impl PgSnapper {
         }
         let db = i.group("pg_stat_database");
         let sum = |g: Option<&Group>, c: &str| g.and_then(|g| g.sum(c));
-        let own = (b.own_commits - a.own_commits) + own_sampler;
+        // The monitor connected again (a restart): its count restarted.
+        let own_monitor = b
+            .own_commits
+            .checked_sub(a.own_commits)
+            .unwrap_or(b.own_commits);
+        let own = own_monitor + own_sampler;
         let xact_commit = sum(db, "xact_commit");
         let commits = xact_commit.map(|c| (c - own as f64).max(0.0));
         let rollbacks = sum(db, "xact_rollback");
