@@ -70,7 +70,7 @@ pub fn diff(a: &Snapshot, b: &Snapshot, server: &str) -> Result<Interval, String
         }
     }
     let restarted = match (&a.started, &b.started) {
-        (Some(x), Some(y)) => x != y,
+        (Some(x), Some(y)) => differs(x, y),
         _ => false,
     };
     let mut out = Interval {
@@ -145,7 +145,11 @@ fn grow(a: &Group, b: &Group) -> Grown {
     };
     for rb in &b.rows {
         let before = a.rows.iter().find(|ra| ra.key == rb.key);
-        let reset = before.is_some_and(|ra| rb.reset.is_some() && ra.reset != rb.reset);
+        let reset = before.is_some_and(|ra| match (&ra.reset, &rb.reset) {
+            (Some(x), Some(y)) => differs(x, y),
+            (None, Some(_)) => true,
+            _ => false,
+        });
         if reset && out.reset_changed < rb.reset {
             out.reset_changed = rb.reset.clone();
         }
@@ -172,6 +176,17 @@ fn grow(a: &Group, b: &Group) -> Grown {
         });
     }
     out
+}
+
+/// Whether two start or reset times differ. Times given as whole Unix
+/// seconds (MariaDB's: now − `Uptime`, read at two moments) differ only
+/// beyond 2 s, the rounding of two readings of a one-second counter;
+/// timestamps as text (PostgreSQL's) differ when they are not equal.
+fn differs(x: &str, y: &str) -> bool {
+    match (x.parse::<f64>(), y.parse::<f64>()) {
+        (Ok(a), Ok(b)) => (a - b).abs() > 2.0,
+        _ => x != y,
+    }
 }
 
 /// Whether any counter of `b` is below the same counter of `a`.
@@ -273,6 +288,14 @@ mod tests {
         let i = diff(&a, &b, "pg").unwrap();
         assert!(i.restarted && i.resets.is_empty());
         assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(30.0));
+    }
+
+    #[test]
+    fn second_counted_start_times_differ_only_beyond_their_rounding() {
+        assert!(!differs("1700000000", "1700000002"));
+        assert!(differs("1700000000", "1700000003"));
+        assert!(differs("2026-01-01 10:00:00+00", "2026-01-01 10:00:01+00"));
+        assert!(!differs("2026-01-01 10:00:00+00", "2026-01-01 10:00:00+00"));
     }
 
     #[test]

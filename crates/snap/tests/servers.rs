@@ -265,3 +265,105 @@ fn the_monitor_refuses_anything_but_reading() {
     assert!(e.is_err(), "a write through SELECT went through");
     assert_eq!(m.query("SELECT 1").unwrap(), [[Some("1".to_string())]]);
 }
+
+/// MariaDB: `DBIO_TEST_MYSQL_URL` and `DBIO_TEST_MYSQL_ADMIN_URL`.
+fn my_urls() -> Option<(String, String, Guard)> {
+    let get = |v: &str| std::env::var(v).ok().filter(|u| !u.is_empty());
+    match (get("DBIO_TEST_MYSQL_URL"), get("DBIO_TEST_MYSQL_ADMIN_URL")) {
+        (Some(u), Some(a)) => Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner()))),
+        _ => {
+            eprintln!("skipped: DBIO_TEST_MYSQL_URL or DBIO_TEST_MYSQL_ADMIN_URL is not set");
+            None
+        }
+    }
+}
+
+/// One statement with the mariadb client (batch, no column names).
+fn mariadb(url: &str, q: &str) -> String {
+    let rest = url.split("://").nth(1).unwrap();
+    let (auth, hostpath) = rest.split_once('@').unwrap();
+    let (user, pw) = auth.split_once(':').unwrap();
+    let (hostport, db) = hostpath.split_once('/').unwrap();
+    let (host, port) = hostport.split_once(':').unwrap();
+    let out = Command::new("mariadb")
+        .args(["-N", "-B", "-h", host, "-P", port, "-u", user])
+        .arg(format!("-p{pw}"))
+        .args([db, "-e", q])
+        .output()
+        .expect("mariadb runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn my_status(url: &str, name: &str) -> f64 {
+    mariadb(
+        url,
+        &format!("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '{name}'"),
+    )
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn mariadb_commits_and_fsyncs_are_the_servers_counts_exactly() {
+    let Some((u, admin, _g)) = my_urls() else { return };
+    let mut db: Box<dyn Database> = open_server(&u).unwrap();
+    let t = table();
+    db.create_table(&t).unwrap();
+    let mut ss: Vec<Box<dyn Session>> = (0..2).map(|_| db.connect(&t).unwrap()).collect();
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 1.0,
+    };
+    let mut snap = dbio_snap::open(&u, &opts).unwrap();
+    let fsyncs_before = my_status(&admin, "Innodb_data_fsyncs");
+    let a = snap.snapshot().unwrap();
+    commit(&mut ss, 0, 150);
+    let (_, mut r) = snap.finish_interval(&a, 1.0, None).unwrap();
+    let fsyncs_after = my_status(&admin, "Innodb_data_fsyncs");
+    drop(ss);
+    db.drop_table(&t).unwrap();
+    dbio_report::verdict::conclude_awr(&mut r);
+    // With the binary log on, each commit is one binlog commit.
+    assert_eq!(stat(&r, "global status.Binlog_commits"), 300.0);
+    assert_eq!(stat(&r, "user commits"), 300.0);
+    assert_eq!(
+        stat(&r, "global status.Innodb_data_fsyncs"),
+        fsyncs_after - fsyncs_before
+    );
+    let lfpw = r
+        .top_events
+        .iter()
+        .find(|e| e.name == "log file parallel write")
+        .expect("log file parallel write");
+    assert_eq!(lfpw.waits, Some(stat(&r, "global status.Binlog_group_commits")));
+    assert!(r.header.db_time_s.unwrap() > 0.0);
+    assert!(r.verdict.is_some());
+    let s = r.snap.as_ref().unwrap();
+    assert!(s.hidden.is_empty(), "{s:?}");
+    assert!(s.not_tracked.iter().any(|n| n.setting.contains("innodb_log_file")));
+}
+
+#[test]
+fn mariadb_flush_status_inside_the_interval_is_a_reset() {
+    let Some((u, admin, _g)) = my_urls() else { return };
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 1.0,
+    };
+    let mut snap = dbio_snap::open(&u, &opts).unwrap();
+    let a = snap.snapshot().unwrap();
+    // Uptime_since_flush_status moves in whole seconds.
+    std::thread::sleep(Duration::from_millis(3100));
+    mariadb(&admin, "FLUSH STATUS");
+    let (_, r) = snap.finish_interval(&a, 1.0, None).unwrap();
+    let s = r.snap.as_ref().unwrap();
+    assert!(
+        s.resets.iter().any(|x| x.group == "global status"),
+        "{:?}",
+        s.resets
+    );
+    for st in &r.statistics {
+        assert!(st.total >= 0.0, "{st:?}");
+    }
+}
