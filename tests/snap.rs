@@ -33,7 +33,11 @@ fn psql(url: &str, q: &str) -> String {
         .args(["-XAtq", url, "-c", q])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -62,7 +66,10 @@ fn snap_of_an_unreachable_server_or_a_wrong_password_is_one_sentence_and_status_
         assert_eq!(out.status.code(), Some(2), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(want), "{err}");
-        assert!(!err.contains(&pw) && !err.contains("not-the-password"), "{err}");
+        assert!(
+            !err.contains(&pw) && !err.contains("not-the-password"),
+            "{err}"
+        );
         assert!(out.stdout.is_empty());
     }
 }
@@ -77,7 +84,15 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
     let b = d.path().join("b.json");
     for f in [&a, &b] {
         dbio()
-            .args(["snap", &u, "--interval", "1", "--sample-period", "200ms", "--quiet"])
+            .args([
+                "snap",
+                &u,
+                "--interval",
+                "1",
+                "--sample-period",
+                "200ms",
+                "--quiet",
+            ])
             .arg("--json")
             .arg(f)
             .assert()
@@ -89,13 +104,12 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
     assert_eq!(v["snap"]["family"], "postgres");
     assert!(v["snap"]["sampler"]["samples"].as_u64().unwrap() >= 4);
     assert!(v["verdict"].is_object());
-    let shown = dbio()
-        .args(["report", "--from"])
-        .arg(&a)
-        .output()
-        .unwrap();
+    let shown = dbio().args(["report", "--from"]).arg(&a).output().unwrap();
     let text = String::from_utf8_lossy(&shown.stdout);
-    assert!(text.contains("a PostgreSQL snapshot interval (dbio snap)"), "{text}");
+    assert!(
+        text.contains("a PostgreSQL snapshot interval (dbio snap)"),
+        "{text}"
+    );
     assert!(text.contains("sampled from pg_stat_activity"), "{text}");
     let html = dbio()
         .args(["report", "--html", "-", "--from"])
@@ -104,7 +118,11 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
         .unwrap();
     assert!(String::from_utf8_lossy(&html.stdout).contains("id=\"h-snap\""));
     let cmp = dbio().arg("compare").arg(&a).arg(&b).output().unwrap();
-    assert!(cmp.status.success(), "{}", String::from_utf8_lossy(&cmp.stderr));
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
 }
 
 #[test]
@@ -113,11 +131,24 @@ fn snap_every_for_is_a_trend_of_contiguous_intervals() {
         return;
     };
     let out = dbio()
-        .args(["snap", &u, "--every", "1s", "--for", "3s", "--sample-period", "250ms"])
+        .args([
+            "snap",
+            &u,
+            "--every",
+            "1s",
+            "--for",
+            "3s",
+            "--sample-period",
+            "250ms",
+        ])
         .args(["--quiet", "--json", "-"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = json(&out.stdout);
     assert_eq!(v["command"], "awr trend");
     let iv = v["intervals"].as_array().unwrap();
@@ -173,7 +204,10 @@ fn a_server_restart_inside_the_interval_is_detected_and_said() {
     ) else {
         return;
     };
-    let bin = psql(&admin, "SELECT setting FROM pg_config WHERE name = 'BINDIR'");
+    let bin = psql(
+        &admin,
+        "SELECT setting FROM pg_config WHERE name = 'BINDIR'",
+    );
     let child = Command::new(dbio_path())
         .args(["snap", &u, "--interval", "8", "--sample-period", "200ms"])
         .args(["--quiet", "--json", "-"])
@@ -185,7 +219,12 @@ fn a_server_restart_inside_the_interval_is_detected_and_said() {
     let restart = Command::new("runuser")
         .args(["-u", "postgres", "--"])
         .arg(format!("{bin}/pg_ctl"))
-        .args(["-D", &format!("{dir}/pg"), "-l", &format!("{dir}/pg-run/pg.log")])
+        .args([
+            "-D",
+            &format!("{dir}/pg"),
+            "-l",
+            &format!("{dir}/pg-run/pg.log"),
+        ])
         .args(["-m", "fast", "-w", "-t", "60", "restart"])
         .stdout(Stdio::null())
         .status()

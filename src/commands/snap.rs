@@ -80,9 +80,7 @@ pub fn run(a: SnapArgs) -> anyhow::Result<ExitCode> {
             String::new()
         };
         let step = interval(snapper.as_mut(), len, &stop, &|e| bar.snap(e, len, &label));
-        let step = step.and_then(|()| {
-            snapper.finish_interval(&begin, len, ctx.signal())
-        });
+        let step = step.and_then(|()| snapper.finish_interval(&begin, len, ctx.signal()));
         match step {
             Ok((end, mut r)) => {
                 if n > 1 {

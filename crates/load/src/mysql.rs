@@ -762,6 +762,9 @@ impl Mysql {
     }
 }
 
+/// Rows of text as a monitoring query returns them (NULL is `None`).
+pub type TextRows = Vec<Vec<Option<String>>>;
+
 /// A read-only monitoring connection to a MariaDB or MySQL server, for
 /// callers that read its statistics and change nothing (`dbio snap`):
 /// the same target grammar, password sources, TLS and sockets as the
@@ -876,10 +879,7 @@ impl Monitor {
     /// back as its error code and message (1142: a table this user may
     /// not read; 1227: a missing privilege; 1146: no such table), not as
     /// an error; a lost connection is still an error.
-    pub fn query_code(
-        &mut self,
-        sql: &str,
-    ) -> Result<Result<Vec<Vec<Option<String>>>, (u16, String)>, LoadError> {
+    pub fn query_code(&mut self, sql: &str) -> Result<Result<TextRows, (u16, String)>, LoadError> {
         if !is_read_only(sql) {
             return Err(LoadError::Refused(format!(
                 "dbio's monitoring connection sends only single SELECT and SHOW statements; \

@@ -881,6 +881,9 @@ impl Database for Postgres {
     }
 }
 
+/// Rows of text as a monitoring query returns them (NULL is `None`).
+pub type TextRows = Vec<Vec<Option<String>>>;
+
 /// A read-only monitoring connection to a PostgreSQL server, for callers
 /// that read its statistics and change nothing (`dbio snap`): the same
 /// target grammar, password sources, TLS and Unix sockets as the load,
@@ -1045,7 +1048,7 @@ impl Monitor {
     pub fn query_code(
         &mut self,
         sql: &str,
-    ) -> Result<Result<Vec<Vec<Option<String>>>, (String, String)>, LoadError> {
+    ) -> Result<Result<TextRows, (String, String)>, LoadError> {
         if !is_read_only(sql) {
             return self.query(sql).map(Ok);
         }

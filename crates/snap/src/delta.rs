@@ -114,9 +114,7 @@ fn reset_sentence(name: &str, restarted: bool, changed: Option<&str>, b: &Snapsh
          date)"
             .to_string()
     };
-    format!(
-        "{name}: {why}; its figures count from the reset only, a lower bound for the interval"
-    )
+    format!("{name}: {why}; its figures count from the reset only, a lower bound for the interval")
 }
 
 /// A group's growth and what it says about resets.
@@ -235,7 +233,10 @@ mod tests {
         let i = diff(&a, &b, "pg").unwrap();
         assert_eq!(i.elapsed_s, 60.0);
         assert!(i.resets.is_empty() && !i.restarted);
-        assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(250.0));
+        assert_eq!(
+            i.group("pg_stat_wal").unwrap().scalar("wal_sync"),
+            Some(250.0)
+        );
         assert_eq!(
             i.group("pg_stat_wal").unwrap().scalar("wal_bytes"),
             Some(25_000.0)
@@ -249,7 +250,10 @@ mod tests {
         // Reset time changed, counters lower: counts since the reset.
         let b = snap(t, "1", "s", vec![wal(7.0, "r2")]);
         let i = diff(&a, &b, "pg").unwrap();
-        assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(7.0));
+        assert_eq!(
+            i.group("pg_stat_wal").unwrap().scalar("wal_sync"),
+            Some(7.0)
+        );
         assert_eq!(i.resets.len(), 1);
         assert!(!i.resets[0].restart);
         assert!(
@@ -268,7 +272,10 @@ mod tests {
         // Backwards with the same reset time: undated reset.
         let b = snap(t, "1", "s", vec![wal(99.0, "r1")]);
         let i = diff(&a, &b, "pg").unwrap();
-        assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(99.0));
+        assert_eq!(
+            i.group("pg_stat_wal").unwrap().scalar("wal_sync"),
+            Some(99.0)
+        );
         assert!(i.resets[0].text.contains("went backwards"));
     }
 
@@ -280,14 +287,24 @@ mod tests {
         let i = diff(&a, &b, "pg").unwrap();
         assert!(i.restarted);
         assert!(i.resets[0].restart);
-        assert!(i.resets[0].text.contains("restarted"), "{}", i.resets[0].text);
-        assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(3.0));
+        assert!(
+            i.resets[0].text.contains("restarted"),
+            "{}",
+            i.resets[0].text
+        );
+        assert_eq!(
+            i.group("pg_stat_wal").unwrap().scalar("wal_sync"),
+            Some(3.0)
+        );
         // PostgreSQL kept its statistics over a clean shutdown: a restart
         // with counters still growing is no reset of the counters.
         let b = snap(t, "1", "s2", vec![wal(130.0, "r")]);
         let i = diff(&a, &b, "pg").unwrap();
         assert!(i.restarted && i.resets.is_empty());
-        assert_eq!(i.group("pg_stat_wal").unwrap().scalar("wal_sync"), Some(30.0));
+        assert_eq!(
+            i.group("pg_stat_wal").unwrap().scalar("wal_sync"),
+            Some(30.0)
+        );
     }
 
     #[test]

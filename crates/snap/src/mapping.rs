@@ -68,13 +68,33 @@ const PG_NAMED: &[(&str, WaitClass, &str)] = &[
         WaitClass::Configuration,
         "log file switch completion",
     ),
-    ("LWLock:WALBufMapping", WaitClass::Configuration, "log buffer space"),
-    ("IO:DataFileRead", WaitClass::UserIo, "db file sequential read"),
-    ("IO:DataFilePrefetch", WaitClass::UserIo, "db file parallel read"),
+    (
+        "LWLock:WALBufMapping",
+        WaitClass::Configuration,
+        "log buffer space",
+    ),
+    (
+        "IO:DataFileRead",
+        WaitClass::UserIo,
+        "db file sequential read",
+    ),
+    (
+        "IO:DataFilePrefetch",
+        WaitClass::UserIo,
+        "db file parallel read",
+    ),
     ("IO:BufFileRead", WaitClass::UserIo, "direct path read temp"),
-    ("IO:BufFileWrite", WaitClass::UserIo, "direct path write temp"),
+    (
+        "IO:BufFileWrite",
+        WaitClass::UserIo,
+        "direct path write temp",
+    ),
     ("IPC:BufferIO", WaitClass::UserIo, "read by other session"),
-    ("LWLock:BufferIO", WaitClass::UserIo, "read by other session"),
+    (
+        "LWLock:BufferIO",
+        WaitClass::UserIo,
+        "read by other session",
+    ),
     (
         "Lock:transactionid",
         WaitClass::Application,
@@ -85,13 +105,21 @@ const PG_NAMED: &[(&str, WaitClass, &str)] = &[
         WaitClass::Application,
         "enq: TX - row lock contention",
     ),
-    ("Lock:relation", WaitClass::Application, "enq: TM - contention"),
+    (
+        "Lock:relation",
+        WaitClass::Application,
+        "enq: TM - contention",
+    ),
     (
         "LWLock:BufferContent",
         WaitClass::Concurrency,
         "buffer busy waits",
     ),
-    ("BufferPin:BufferPin", WaitClass::Concurrency, "buffer busy waits"),
+    (
+        "BufferPin:BufferPin",
+        WaitClass::Concurrency,
+        "buffer busy waits",
+    ),
     (
         "Client:ClientWrite",
         WaitClass::Network,
@@ -172,7 +200,12 @@ mod tests {
 
     #[test]
     fn commit_waits_are_log_file_sync_in_a_session_and_system_io_in_the_background() {
-        for e in ["LWLock:WALWrite", "IO:WALSync", "IO:WALWrite", "IPC:SyncRep"] {
+        for e in [
+            "LWLock:WALWrite",
+            "IO:WALSync",
+            "IO:WALWrite",
+            "IPC:SyncRep",
+        ] {
             assert_eq!(
                 pg_event(e, false),
                 m(WaitClass::Commit, Some("log file sync")),
@@ -191,12 +224,27 @@ mod tests {
     fn unnamed_events_take_their_types_class() {
         assert_eq!(pg_event("IO:SLRURead", false), m(WaitClass::UserIo, None));
         assert_eq!(pg_event("IO:SLRURead", true), m(WaitClass::SystemIo, None));
-        assert_eq!(pg_event("LWLock:LockManager", false).class, WaitClass::Concurrency);
-        assert_eq!(pg_event("Lock:advisory", false).class, WaitClass::Application);
-        assert_eq!(pg_event("Activity:WalWriterMain", true).class, WaitClass::Idle);
+        assert_eq!(
+            pg_event("LWLock:LockManager", false).class,
+            WaitClass::Concurrency
+        );
+        assert_eq!(
+            pg_event("Lock:advisory", false).class,
+            WaitClass::Application
+        );
+        assert_eq!(
+            pg_event("Activity:WalWriterMain", true).class,
+            WaitClass::Idle
+        );
         assert_eq!(pg_event("Timeout:PgSleep", false).class, WaitClass::Idle);
-        assert_eq!(pg_event("Timeout:VacuumDelay", true).class, WaitClass::Other);
-        assert_eq!(pg_event("IPC:CheckpointDone", false).class, WaitClass::Other);
+        assert_eq!(
+            pg_event("Timeout:VacuumDelay", true).class,
+            WaitClass::Other
+        );
+        assert_eq!(
+            pg_event("IPC:CheckpointDone", false).class,
+            WaitClass::Other
+        );
         assert_eq!(pg_event(CPU, false).oracle, Some("DB CPU"));
     }
 
@@ -207,7 +255,9 @@ mod tests {
             Some(m(WaitClass::Commit, Some("log file sync")))
         );
         assert_eq!(
-            pfs_event("wait/io/file/innodb/innodb_data_file").unwrap().oracle,
+            pfs_event("wait/io/file/innodb/innodb_data_file")
+                .unwrap()
+                .oracle,
             Some("db file sequential read")
         );
         assert_eq!(
@@ -217,7 +267,9 @@ mod tests {
         assert_eq!(pfs_event("wait/io/table/sql/handler"), None);
         assert_eq!(pfs_event("idle"), None);
         assert_eq!(
-            pfs_event("wait/synch/mutex/innodb/log_sys_mutex").unwrap().class,
+            pfs_event("wait/synch/mutex/innodb/log_sys_mutex")
+                .unwrap()
+                .class,
             WaitClass::Concurrency
         );
     }

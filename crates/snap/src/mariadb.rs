@@ -288,9 +288,9 @@ impl MariaSnapper {
     /// whole seconds); `Uptime` is kept as the last value, for the start
     /// time.
     fn status(&mut self, now: f64) -> Result<Group, LoadError> {
-        let rows = self.mon.query(
-            "SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS",
-        )?;
+        let rows = self
+            .mon
+            .query("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS")?;
         let value = |name: &str| {
             rows.iter()
                 .find(|r| {
@@ -315,10 +315,7 @@ impl MariaSnapper {
         Ok(Group {
             name: "global status".into(),
             keys: Vec::new(),
-            cols: cols
-                .into_iter()
-                .map(|(n, u)| (n, u))
-                .collect::<Vec<_>>(),
+            cols,
             rows: vec![Row {
                 key: Vec::new(),
                 label: None,
@@ -336,10 +333,7 @@ impl MariaSnapper {
         cols: &[(&str, &'static str)],
         from: &str,
     ) -> Result<Group, LoadError> {
-        let mut sel: Vec<String> = keys
-            .iter()
-            .map(|k| format!("COALESCE({k}, '')"))
-            .collect();
+        let mut sel: Vec<String> = keys.iter().map(|k| format!("COALESCE({k}, '')")).collect();
         if let Some(l) = label {
             sel.push(format!("COALESCE({l}, '')"));
         }
@@ -355,7 +349,10 @@ impl MariaSnapper {
             rows: rows
                 .into_iter()
                 .map(|r| Row {
-                    key: r[..nk].iter().map(|k| k.clone().unwrap_or_default()).collect(),
+                    key: r[..nk]
+                        .iter()
+                        .map(|k| k.clone().unwrap_or_default())
+                        .collect(),
                     label: (nl == 1).then(|| r[nk].clone().unwrap_or_default()),
                     values: r[nk + nl..].iter().map(num).collect(),
                     reset: None,
@@ -382,8 +379,9 @@ impl MariaSnapper {
         // DB time: every statement's own timer.
         let db_time_s = ps_s(i.group("statements").and_then(|g| {
             g.sum_where("SUM_TIMER_WAIT", |k| {
-                k.first()
-                    .is_some_and(|e| e.starts_with("statement/sql/") || e.starts_with("statement/com/"))
+                k.first().is_some_and(|e| {
+                    e.starts_with("statement/sql/") || e.starts_with("statement/com/")
+                })
             })
         }));
         let (fg, bg) = waits(i, db_time_s);
@@ -454,7 +452,8 @@ impl MariaSnapper {
         };
         let mut statistics = report::statistics(i, transactions);
         statistics.retain(|r| {
-            r.name.starts_with("global status.") || r.name.starts_with("file_summary_by_event_name.")
+            r.name.starts_with("global status.")
+                || r.name.starts_with("file_summary_by_event_name.")
         });
         for (name, v) in [
             ("user commits", commits),
@@ -472,7 +471,10 @@ impl MariaSnapper {
             &[
                 ("DB Time(s)", db_time_s),
                 ("Redo size (bytes)", figures.log_bytes),
-                ("Logical read (blocks)", s("Innodb_buffer_pool_read_requests")),
+                (
+                    "Logical read (blocks)",
+                    s("Innodb_buffer_pool_read_requests"),
+                ),
                 ("Physical read (blocks)", blocks_read),
                 ("Physical write (blocks)", blocks_written),
                 ("Transactions", transactions),
@@ -551,11 +553,23 @@ fn waits(i: &Interval, db_time_s: Option<f64>) -> (Vec<WaitEventRow>, Vec<WaitEv
         let Some(m) = pfs_event(event) else { continue };
         let (cn, ct) = clients.get(event).copied().unwrap_or((0.0, 0.0));
         if cn > 0.0 {
-            fg.push(report::event(event, m.class.label(), Some(cn), Some(ct), db_time_s));
+            fg.push(report::event(
+                event,
+                m.class.label(),
+                Some(cn),
+                Some(ct),
+                db_time_s,
+            ));
         }
         let (bn, bt) = ((n - cn).max(0.0), (t - ct).max(0.0));
         if bn > 0.0 {
-            bg.push(report::event(event, m.class.label(), Some(bn), Some(bt), None));
+            bg.push(report::event(
+                event,
+                m.class.label(),
+                Some(bn),
+                Some(bt),
+                None,
+            ));
         }
     }
     (report::by_time(fg), report::by_time(bg))

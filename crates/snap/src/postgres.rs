@@ -204,10 +204,15 @@ impl PgSnapper {
             rows: rows
                 .into_iter()
                 .map(|r| Row {
-                    key: r[..nk].iter().map(|k| k.clone().unwrap_or_default()).collect(),
+                    key: r[..nk]
+                        .iter()
+                        .map(|k| k.clone().unwrap_or_default())
+                        .collect(),
                     label: (nl == 1).then(|| r[nk].clone().unwrap_or_default()),
                     values: r[nk + nl..nk + nl + s.cols.len()].iter().map(num).collect(),
-                    reset: s.reset.and(r.get(nk + nl + s.cols.len()).cloned().flatten()),
+                    reset: s
+                        .reset
+                        .and(r.get(nk + nl + s.cols.len()).cloned().flatten()),
                 })
                 .collect(),
         })
@@ -266,7 +271,9 @@ impl PgSnapper {
         let transactions = commits.map(|c| c + rollbacks.unwrap_or(0.0));
         let db_time: f64 = profile
             .iter()
-            .filter(|((bg, _, _), _)| !bg)
+            // Idle waits (a client read inside an active statement, as
+            // COPY FROM STDIN) are not DB time, as in AWR.
+            .filter(|((bg, _, e), _)| !bg && pg_event(e, false).class != WaitClass::Idle)
             .map(|(_, s)| s)
             .sum::<f64>()
             // An empty sum is -0.0.
@@ -428,7 +435,7 @@ impl Spec {
         if let Some(l) = &self.label {
             sel.push(l.clone());
         }
-        sel.extend(self.cols.iter().map(|(c, _)| format!("{c}")));
+        sel.extend(self.cols.iter().map(|(c, _)| c.to_string()));
         if let Some(r) = self.reset {
             sel.push(format!("{r}::text"));
         }
@@ -702,20 +709,17 @@ fn wait_sampling(mon: &mut Monitor) -> Result<Option<(String, f64)>, LoadError> 
     let Some(schema) = extension(mon, "pg_wait_sampling", "pg_wait_sampling_profile")? else {
         return Ok(None);
     };
-    let rows = mon.query(
-        "SELECT coalesce(current_setting('pg_wait_sampling.profile_period', true), '10')",
-    )?;
-    let ms: f64 = rows
-        .first()
-        .and_then(|r| num(r.first()?))
-        .unwrap_or(10.0);
+    let rows = mon
+        .query("SELECT coalesce(current_setting('pg_wait_sampling.profile_period', true), '10')")?;
+    let ms: f64 = rows.first().and_then(|r| num(r.first()?)).unwrap_or(10.0);
     Ok(Some((schema, ms / 1000.0)))
 }
 
 /// The settings that leave statistics untracked, with what would enable
 /// each (dbio never changes them).
 fn not_tracked(f: &Features, track_activities: bool) -> Vec<NotTracked> {
-    let alter = |s: &str| format!("ALTER SYSTEM SET {s} = on; SELECT pg_reload_conf() (a superuser)");
+    let alter =
+        |s: &str| format!("ALTER SYSTEM SET {s} = on; SELECT pg_reload_conf() (a superuser)");
     let mut out = Vec::new();
     if !track_activities {
         out.push(NotTracked {
@@ -777,9 +781,12 @@ impl Wal {
         let bytes = wal.and_then(|g| g.scalar("wal_bytes"));
         if f.version_num >= 180_000 {
             let io = i.group("pg_stat_io");
-            let s = |c: &str| io.and_then(|g| g.sum_where(c, |k| k.get(1).is_some_and(|o| o == "wal")));
+            let s =
+                |c: &str| io.and_then(|g| g.sum_where(c, |k| k.get(1).is_some_and(|o| o == "wal")));
             let (writes, fsyncs) = (s("writes"), s("fsyncs"));
-            let time = s("write_time").zip(s("fsync_time")).map(|(w, y)| (w + y) / 1000.0);
+            let time = s("write_time")
+                .zip(s("fsync_time"))
+                .map(|(w, y)| (w + y) / 1000.0);
             return Wal {
                 bytes,
                 writes,
@@ -795,7 +802,11 @@ impl Wal {
         Wal {
             bytes,
             writes,
-            flushes: if f.flush_in_write { writes } else { s("wal_sync") },
+            flushes: if f.flush_in_write {
+                writes
+            } else {
+                s("wal_sync")
+            },
             time_s: time.filter(|_| f.track_wal_io_timing),
         }
     }
@@ -822,7 +833,8 @@ impl Reads {
             let io = i.group("pg_stat_io");
             let client = |k: &[String]| {
                 k.first().is_some_and(|b| b == "client backend")
-                    && k.get(1).is_some_and(|o| o.starts_with("relation") || o == "temp relation")
+                    && k.get(1)
+                        .is_some_and(|o| o.starts_with("relation") || o == "temp relation")
             };
             return Reads {
                 blocks,
@@ -843,7 +855,9 @@ impl Reads {
 fn blocks_written(i: &Interval, v: u32) -> Option<f64> {
     if v >= 160_000 {
         return i.group("pg_stat_io").and_then(|g| {
-            g.sum_where("writes", |k| k.get(1).is_some_and(|o| o.contains("relation")))
+            g.sum_where("writes", |k| {
+                k.get(1).is_some_and(|o| o.contains("relation"))
+            })
         });
     }
     let bg = i.group("pg_stat_bgwriter")?;
@@ -1099,7 +1113,9 @@ mod tests {
         let n = not_tracked(&f, true);
         let names: Vec<&str> = n.iter().map(|t| t.setting.as_str()).collect();
         assert_eq!(names, ["track_io_timing", "track_wal_io_timing"]);
-        assert!(n[0].enable.contains("ALTER SYSTEM SET track_io_timing = on"));
+        assert!(n[0]
+            .enable
+            .contains("ALTER SYSTEM SET track_io_timing = on"));
         let all_on = Features {
             track_io_timing: true,
             track_wal_io_timing: true,
@@ -1129,12 +1145,20 @@ mod tests {
         let names: Vec<&str> = top.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["log file sync", "DB CPU", "LWLock:LockManager"]);
         assert_eq!(top[0].time_s, Some(50.0));
-        assert!(top[0].class.as_deref().unwrap().starts_with("Commit; sampled"));
+        assert!(top[0]
+            .class
+            .as_deref()
+            .unwrap()
+            .starts_with("Commit; sampled"));
         let (fg, bg) = events(&p, Some(105.0));
         assert_eq!(fg[0].name, "CPU");
         assert_eq!(fg[0].class.as_deref(), Some("CPU"));
         assert_eq!(
-            fg.iter().find(|e| e.name == "IO:WALSync").unwrap().class.as_deref(),
+            fg.iter()
+                .find(|e| e.name == "IO:WALSync")
+                .unwrap()
+                .class
+                .as_deref(),
             Some("Commit")
         );
         assert_eq!(bg[0].name, "IO:WALWrite (walwriter)");

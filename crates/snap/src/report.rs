@@ -15,7 +15,12 @@ pub fn statistics(i: &Interval, transactions: Option<f64>) -> Vec<StatRow> {
     for g in &i.groups {
         for (c, _) in &g.group.cols {
             if let Some(total) = g.group.sum(c) {
-                out.push(stat(&format!("{}.{c}", g.group.name), total, i, transactions));
+                out.push(stat(
+                    &format!("{}.{c}", g.group.name),
+                    total,
+                    i,
+                    transactions,
+                ));
             }
         }
     }

@@ -222,7 +222,12 @@ mod tests {
     fn sessions_are_client_backends_and_parallel_workers() {
         assert!(is_session("client backend"));
         assert!(is_session("parallel worker"));
-        for b in ["walwriter", "checkpointer", "io worker", "autovacuum worker"] {
+        for b in [
+            "walwriter",
+            "checkpointer",
+            "io worker",
+            "autovacuum worker",
+        ] {
             assert!(!is_session(b), "{b}");
         }
     }

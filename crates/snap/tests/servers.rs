@@ -240,7 +240,10 @@ fn a_role_without_pg_monitor_is_told_what_is_hidden_and_one_with_it_is_not() {
     );
     let monitor = take(&as_role("dbio_snap_monitor"));
     assert!(monitor.snap.as_ref().unwrap().hidden.is_empty());
-    assert!(monitor.header.dbid.is_some(), "pg_monitor reads pg_control_system");
+    assert!(
+        monitor.header.dbid.is_some(),
+        "pg_monitor reads pg_control_system"
+    );
 }
 
 #[test]
@@ -261,7 +264,10 @@ fn the_monitor_refuses_anything_but_reading() {
     let e = m
         .query("SELECT pg_catalog.set_config('default_transaction_read_only', 'off', false)")
         .map(|_| ())
-        .and_then(|_| m.query("WITH x AS (SELECT 1) SELECT nextval('pg_catalog.pg_class_oid_seq')").map(|_| ()));
+        .and_then(|_| {
+            m.query("WITH x AS (SELECT 1) SELECT nextval('pg_catalog.pg_class_oid_seq')")
+                .map(|_| ())
+        });
     assert!(e.is_err(), "a write through SELECT went through");
     assert_eq!(m.query("SELECT 1").unwrap(), [[Some("1".to_string())]]);
 }
@@ -291,7 +297,11 @@ fn mariadb(url: &str, q: &str) -> String {
         .args([db, "-e", q])
         .output()
         .expect("mariadb runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -306,7 +316,9 @@ fn my_status(url: &str, name: &str) -> f64 {
 
 #[test]
 fn mariadb_commits_and_fsyncs_are_the_servers_counts_exactly() {
-    let Some((u, admin, _g)) = my_urls() else { return };
+    let Some((u, admin, _g)) = my_urls() else {
+        return;
+    };
     let mut db: Box<dyn Database> = open_server(&u).unwrap();
     let t = table();
     db.create_table(&t).unwrap();
@@ -336,17 +348,25 @@ fn mariadb_commits_and_fsyncs_are_the_servers_counts_exactly() {
         .iter()
         .find(|e| e.name == "log file parallel write")
         .expect("log file parallel write");
-    assert_eq!(lfpw.waits, Some(stat(&r, "global status.Binlog_group_commits")));
+    assert_eq!(
+        lfpw.waits,
+        Some(stat(&r, "global status.Binlog_group_commits"))
+    );
     assert!(r.header.db_time_s.unwrap() > 0.0);
     assert!(r.verdict.is_some());
     let s = r.snap.as_ref().unwrap();
     assert!(s.hidden.is_empty(), "{s:?}");
-    assert!(s.not_tracked.iter().any(|n| n.setting.contains("innodb_log_file")));
+    assert!(s
+        .not_tracked
+        .iter()
+        .any(|n| n.setting.contains("innodb_log_file")));
 }
 
 #[test]
 fn mariadb_flush_status_inside_the_interval_is_a_reset() {
-    let Some((u, admin, _g)) = my_urls() else { return };
+    let Some((u, admin, _g)) = my_urls() else {
+        return;
+    };
     let opts = SnapOptions {
         interval_s: 1.0,
         sample_period_s: 1.0,

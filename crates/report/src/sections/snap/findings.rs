@@ -101,7 +101,46 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
     }
     group_commit(r, &mut out);
     sampling(r, &mut out);
+    untimed(r, &mut out);
     out
+}
+
+/// From this share of DB time (percent) in no timed wait, a MariaDB
+/// interval says what that time may hold.
+pub const UNTIMED_SHARE: f64 = 10.0;
+
+/// MariaDB: DB time (the statements' timers) less the timed waits is CPU
+/// and the waits no instrument times, the redo log's fsync among them.
+fn untimed(r: &AwrReport, out: &mut Vec<Finding>) {
+    if r.kind != dbio_model::awr::ReportKind::MariadbSnap {
+        return;
+    }
+    let Some(db) = r.header.db_time_s.filter(|d| *d > 0.0) else {
+        return;
+    };
+    let waits: f64 = r
+        .foreground_events
+        .iter()
+        .filter_map(|e| e.time_s)
+        .sum::<f64>()
+        + 0.0;
+    let share = 100.0 * (db - waits).max(0.0) / db;
+    if share >= UNTIMED_SHARE {
+        out.push(
+            finding(
+                "snap.untimed",
+                Some("DB time in no timed wait"),
+                crate::verdict::severity_of_share(share),
+                format!(
+                    "{share:.1} % of DB time ({:.1} s of {db:.1} s) is in no timed wait: CPU, and waits MariaDB does not time, among them the redo log's write and fsync at commit (no instrument since MDEV-27848); OS tracing (dbio watch) tells them apart",
+                    db - waits
+                ),
+                vec![ev("timed waits", waits, "s"), ev("DB time", db, "s")],
+                Some(doc("docs/snap.md")),
+            )
+            .with_impact(share, "DB time"),
+        );
+    }
 }
 
 /// Commits per log flush: group commit at work above 1.
@@ -158,7 +197,10 @@ fn sampling(r: &AwrReport, out: &mut Vec<Finding>) {
         |p| format!("; its backend used {p:.2} % of one CPU"),
     );
     let late = if c.late > 0 {
-        format!("; {} samples came late (the server or this host was busy)", c.late)
+        format!(
+            "; {} samples came late (the server or this host was busy)",
+            c.late
+        )
     } else {
         String::new()
     };
@@ -180,7 +222,11 @@ fn sampling(r: &AwrReport, out: &mut Vec<Finding>) {
         Some(doc("docs/snap.md")),
     ));
     let db = r.header.db_time_s.unwrap_or(0.0);
-    let active = if c.period_s > 0.0 { db / c.period_s } else { 0.0 };
+    let active = if c.period_s > 0.0 {
+        db / c.period_s
+    } else {
+        0.0
+    };
     if c.samples > 0 && db <= 0.0 {
         out.push(finding(
             "snap.idle",
@@ -252,11 +298,20 @@ mod tests {
         });
         assert_eq!(
             rules(&r),
-            ["snap.partial", "snap.reset", "snap.not_tracked", "snap.hidden"]
+            [
+                "snap.partial",
+                "snap.reset",
+                "snap.not_tracked",
+                "snap.hidden"
+            ]
         );
         let f = evaluate(&r);
-        assert!(f[0].text.contains("cut short by SIGINT after 60.0 s of 120.0 s"));
-        assert!(f[2].text.contains("enable: ALTER SYSTEM SET track_wal_io_timing = on"));
+        assert!(f[0]
+            .text
+            .contains("cut short by SIGINT after 60.0 s of 120.0 s"));
+        assert!(f[2]
+            .text
+            .contains("enable: ALTER SYSTEM SET track_wal_io_timing = on"));
     }
 
     fn sampled(samples: u64, db_time_s: f64, cpu_s: Option<f64>) -> AwrReport {
@@ -302,6 +357,30 @@ mod tests {
     }
 
     #[test]
+    fn mariadb_time_in_no_timed_wait_from_a_tenth() {
+        let mk = |waits: f64| {
+            let mut r = snap(SnapInfo::default());
+            r.kind = dbio_model::awr::ReportKind::MariadbSnap;
+            r.header.db_time_s = Some(100.0);
+            r.foreground_events.push(dbio_model::awr::WaitEventRow {
+                name: "wait/io/file/sql/binlog".into(),
+                time_s: Some(waits),
+                ..Default::default()
+            });
+            r
+        };
+        assert!(rules(&mk(90.1)).is_empty());
+        let f = evaluate(&mk(90.0));
+        assert_eq!(f[0].rule, "snap.untimed");
+        assert!(
+            f[0].text
+                .starts_with("10.0 % of DB time (10.0 s of 100.0 s)"),
+            "{}",
+            f[0].text
+        );
+    }
+
+    #[test]
     fn group_commit_from_commits_per_flush() {
         let mut r = snap(SnapInfo::default());
         r.derived.commits_per_redo_write = Some(4.0);
@@ -312,7 +391,9 @@ mod tests {
         });
         let f = evaluate(&r);
         assert_eq!(f[0].rule, "snap.group_commit");
-        assert!(f[0].text.contains("4.00 commits per log flush (1000 commits, 250 flushes): group commit"));
+        assert!(f[0]
+            .text
+            .contains("4.00 commits per log flush (1000 commits, 250 flushes): group commit"));
         r.derived.commits_per_redo_write = Some(1.2);
         assert!(evaluate(&r)[0].text.contains("about one flush per commit"));
     }

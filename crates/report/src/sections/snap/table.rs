@@ -85,7 +85,10 @@ pub fn render(r: &AwrReport) -> String {
         let first_number = raw
             .rows
             .first()
-            .and_then(|row| row.iter().position(|c| c.parse::<f64>().is_ok() || c == "-"))
+            .and_then(|row| {
+                row.iter()
+                    .position(|c| c.parse::<f64>().is_ok() || c == "-")
+            })
             .unwrap_or(raw.columns.len());
         right_from(&mut t, first_number);
         let mut body = t.to_string();
