@@ -102,6 +102,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => commands::compare::run(a),
         Command::Tracefile(a) => commands::tracefile::run(a),
         Command::Awr(a) => commands::awr::run(a),
+        Command::Snap(a) => commands::snap::run(a),
         Command::Watch(a) => commands::watch::run(a),
         Command::Merge(a) => commands::merge::run(a),
         Command::Generate(a) => commands::generate::run(a),

@@ -65,6 +65,21 @@ impl Bar {
     }
 }
 
+impl Bar {
+    /// Shows where a `dbio snap` interval is: seconds waited of the
+    /// interval, and which interval of a series.
+    pub fn snap(&self, elapsed_s: f64, planned_s: f64, label: &str) {
+        let Some(b) = &self.bar else { return };
+        let frac = if planned_s > 0.0 {
+            elapsed_s / planned_s
+        } else {
+            1.0
+        };
+        b.set_position((frac.clamp(0.0, 1.0) * 1000.0) as u64);
+        b.set_message(format!("{label}{elapsed_s:.0} s of {planned_s:.0} s"));
+    }
+}
+
 impl Progress for Bar {
     fn update(&self, p: &ProgressInfo) {
         let Some(b) = &self.bar else { return };

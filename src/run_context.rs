@@ -175,6 +175,13 @@ impl RunContext {
         exit_status(false, self.outputs.finish(result))
     }
 
+    /// Writes a result measured outside a [`RunReport`] (`dbio snap`'s
+    /// interval): status 1 when `partial` (a signal cut it short) or an
+    /// output could not be written.
+    pub fn finish_outcome(&self, result: &dbio_model::Outcome, partial: bool) -> ExitCode {
+        exit_status(partial, self.outputs.finish(result))
+    }
+
     /// Runs one job, appending its result to `report`. Returns false when
     /// the run must stop (signal or I/O error: the report is partial).
     pub fn run(&mut self, nj: &NamedJob, report: &mut RunReport) -> anyhow::Result<bool> {

@@ -41,6 +41,7 @@ mod safety_sqlite;
 mod schema;
 mod schema_v2;
 mod series;
+mod snap;
 mod stripe;
 mod stripe_commands;
 mod tracefile;

@@ -16,6 +16,7 @@ pub mod matrix;
 pub mod merge;
 pub mod read;
 pub mod report;
+pub mod snap;
 pub mod stripe;
 pub mod tracefile;
 pub mod version;

@@ -53,6 +53,7 @@ pub mod output;
 pub mod read;
 pub mod renamed;
 pub mod report;
+pub mod snap;
 pub mod stripe;
 pub mod target;
 pub mod tiers;
@@ -73,6 +74,7 @@ pub use merge::MergeArgs;
 pub use output::OutputArgs;
 pub use read::ReadArgs;
 pub use report::ReportArgs;
+pub use snap::SnapArgs;
 pub use tracefile::TracefileArgs;
 pub use watch::WatchArgs;
 
@@ -157,6 +159,9 @@ pub enum Command {
     /// Read AWR and Statspack reports (text, HTML or pasted sections):
     /// derived figures and findings.
     Awr(AwrArgs),
+    /// An AWR for PostgreSQL and MariaDB: two snapshots of a live server's
+    /// statistics, DB time by wait class and event, and a verdict.
+    Snap(SnapArgs),
     /// Watch a running process's I/O system calls in the kernel (BPF on
     /// tracepoints): counts, bytes and latency histograms per file.
     Watch(WatchArgs),

@@ -762,6 +762,146 @@ impl Mysql {
     }
 }
 
+/// Rows of text as a monitoring query returns them (NULL is `None`).
+pub type TextRows = Vec<Vec<Option<String>>>;
+
+/// A read-only monitoring connection to a MariaDB or MySQL server, for
+/// callers that read its statistics and change nothing (`dbio snap`):
+/// the same target grammar, password sources, TLS and sockets as the
+/// load. [`Monitor::query`] sends only `SELECT` and `SHOW` statements
+/// (no `SET` either: the session keeps the server's defaults).
+pub struct Monitor {
+    target: Target,
+    conn: Conn,
+    version: String,
+    version_num: u32,
+    mariadb: bool,
+}
+
+/// Whether `sql` is one statement dbio's MariaDB monitor may send: it
+/// starts with `SELECT` or `SHOW` and holds no `;` outside a string
+/// literal.
+pub fn is_read_only(sql: &str) -> bool {
+    let head = sql.trim_start().to_ascii_uppercase();
+    let starts = ["SELECT", "SHOW"].iter().any(|k| {
+        head.starts_with(k)
+            && head[k.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
+    });
+    let mut quoted = false;
+    let mut extra = false;
+    for c in sql.trim_end().trim_end_matches(';').chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ';' if !quoted => extra = true,
+            _ => {}
+        }
+    }
+    starts && !extra
+}
+
+/// A value of the text protocol as text (NULL is `None`).
+fn text_of(v: mysql::Value) -> Option<String> {
+    use mysql::Value;
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        Value::Double(d) => Some(d.to_string()),
+        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+impl Monitor {
+    /// Connects to `spec` and reads the server's version. Fails with one
+    /// sentence that never holds the password.
+    pub fn open(spec: &ServerSpec) -> Result<Monitor, LoadError> {
+        Monitor::connect(Target::parse(spec)?)
+    }
+
+    fn connect(target: Target) -> Result<Monitor, LoadError> {
+        let mut conn = target.connect()?;
+        let (version, comment): (String, String) = conn
+            .query_first("SELECT VERSION(), @@version_comment")
+            .map_err(my_err)?
+            .unwrap_or_default();
+        Ok(Monitor {
+            version_num: version_num(&version),
+            mariadb: version.contains("MariaDB") || comment.contains("MariaDB"),
+            version,
+            target,
+            conn,
+        })
+    }
+
+    /// A second connection to the same server.
+    pub fn another(&self) -> Result<Monitor, LoadError> {
+        Monitor::connect(self.target.clone())
+    }
+
+    /// Connects again in place of a lost connection.
+    pub fn reconnect(&mut self) -> Result<(), LoadError> {
+        *self = Monitor::connect(self.target.clone())?;
+        Ok(())
+    }
+
+    /// The target as shown: never with its password.
+    pub fn display_target(&self) -> &str {
+        &self.target.shown
+    }
+
+    /// The server's version as it reports it (`10.11.19-MariaDB-...`).
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// major × 10000 + minor × 100 + patch.
+    pub fn version_num(&self) -> u32 {
+        self.version_num
+    }
+
+    /// MariaDB rather than MySQL.
+    pub fn is_mariadb(&self) -> bool {
+        self.mariadb
+    }
+
+    /// Rows of one `SELECT` or `SHOW` as text (NULL is `None`); anything
+    /// else is refused before it is sent ([`is_read_only`]).
+    pub fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, LoadError> {
+        self.query_code(sql)?.map_err(|(_, m)| LoadError::Sql(m))
+    }
+
+    /// Like [`Monitor::query`], but a statement the server refused comes
+    /// back as its error code and message (1142: a table this user may
+    /// not read; 1227: a missing privilege; 1146: no such table), not as
+    /// an error; a lost connection is still an error.
+    pub fn query_code(&mut self, sql: &str) -> Result<Result<TextRows, (u16, String)>, LoadError> {
+        if !is_read_only(sql) {
+            return Err(LoadError::Refused(format!(
+                "dbio's monitoring connection sends only single SELECT and SHOW statements; \
+                 refused: {}",
+                sql.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+            )));
+        }
+        match self.conn.query::<mysql::Row, _>(sql) {
+            Ok(rows) => Ok(Ok(rows
+                .into_iter()
+                .map(|r| r.unwrap().into_iter().map(text_of).collect())
+                .collect())),
+            Err(mysql::Error::MySqlError(m))
+                if !matches!(m.code, 1053 | 1927 | 2006 | 2013 | 1317) =>
+            {
+                Ok(Err((m.code, m.message)))
+            }
+            Err(e) => Err(my_err(e)),
+        }
+    }
+}
+
 /// One session: its connection, its prepared insert and its payload.
 struct MySession {
     conn: Conn,

@@ -881,6 +881,193 @@ impl Database for Postgres {
     }
 }
 
+/// Rows of text as a monitoring query returns them (NULL is `None`).
+pub type TextRows = Vec<Vec<Option<String>>>;
+
+/// A read-only monitoring connection to a PostgreSQL server, for callers
+/// that read its statistics and change nothing (`dbio snap`): the same
+/// target grammar, password sources, TLS and Unix sockets as the load,
+/// and a session that cannot write.
+///
+/// Read-only twice over: [`Monitor::query`] refuses any statement that
+/// is not a `SELECT`, `SHOW`, `WITH` or `VALUES`, and the session starts
+/// with `default_transaction_read_only = on` (a start-up option of this
+/// session alone, not a server setting), so even a function with side
+/// effects called from a `SELECT` cannot write. `statement_timeout`
+/// (10 s) keeps a stuck statistics query from holding the server.
+pub struct Monitor {
+    target: Target,
+    client: Client,
+    app: String,
+    version: String,
+    version_num: u32,
+    /// Transactions this connection committed (see [`Monitor::committed`]).
+    committed: u64,
+}
+
+/// The start-up settings of every monitoring session.
+fn monitor_settings() -> Vec<(String, String)> {
+    vec![
+        ("default_transaction_read_only".into(), "on".into()),
+        ("statement_timeout".into(), "10s".into()),
+    ]
+}
+
+/// Whether `sql` is one read-only statement dbio may send: it starts
+/// with `SELECT`, `SHOW`, `WITH` or `VALUES` and holds no `;` outside a
+/// string literal (one statement per call).
+pub fn is_read_only(sql: &str) -> bool {
+    let head = sql.trim_start().to_ascii_uppercase();
+    let starts = ["SELECT", "SHOW", "WITH", "VALUES"].iter().any(|k| {
+        head.starts_with(k)
+            && head[k.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
+    });
+    let mut quoted = false;
+    let mut extra = false;
+    for c in sql.trim_end().trim_end_matches(';').chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ';' if !quoted => extra = true,
+            _ => {}
+        }
+    }
+    starts && !extra
+}
+
+impl Monitor {
+    /// Connects to `spec` with `application_name` `app` and reads the
+    /// server's version. Fails with one sentence that never holds the
+    /// password (an unreachable server, a wrong password, a refused
+    /// role).
+    pub fn open(spec: &ServerSpec, app: &str) -> Result<Monitor, LoadError> {
+        let target = Target::parse(spec)?;
+        Monitor::connect(target, app)
+    }
+
+    fn connect(target: Target, app: &str) -> Result<Monitor, LoadError> {
+        let mut client = target.connect_with(app, &monitor_settings())?;
+        let rows = simple_rows(
+            &mut client,
+            "SELECT current_setting('server_version'), current_setting('server_version_num')",
+        )
+        .map_err(|e| target.connect_error(pg_message(&e)))?;
+        let row = rows.into_iter().next().unwrap_or_default();
+        let get = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+        Ok(Monitor {
+            version: get(0),
+            version_num: get(1).parse().unwrap_or(0),
+            target,
+            client,
+            app: app.to_string(),
+            // The start-up and the version query.
+            committed: 2,
+        })
+    }
+
+    /// A second connection to the same server (a sampler's own), named
+    /// `app`.
+    pub fn another(&self, app: &str) -> Result<Monitor, LoadError> {
+        Monitor::connect(self.target.clone(), app)
+    }
+
+    /// Connects again in place of a lost connection (the server
+    /// restarted, or terminated this backend).
+    pub fn reconnect(&mut self) -> Result<(), LoadError> {
+        let app = self.app.clone();
+        *self = Monitor::connect(self.target.clone(), &app)?;
+        Ok(())
+    }
+
+    /// The target as shown: never with its password.
+    pub fn display_target(&self) -> &str {
+        &self.target.shown
+    }
+
+    /// The database connected to.
+    pub fn database(&self) -> String {
+        let c = &self.target.config;
+        c.get_dbname().or(c.get_user()).unwrap_or("").to_string()
+    }
+
+    /// The host connected to, as given (a TCP host name or address, or
+    /// the socket directory).
+    pub fn host(&self) -> Option<String> {
+        match self.target.config.get_hosts().first()? {
+            Host::Tcp(h) => Some(h.clone()),
+            Host::Unix(p) => Some(p.display().to_string()),
+        }
+    }
+
+    /// The server's version as it reports it (`15.18 (Debian ...)`).
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// `server_version_num` (150018).
+    pub fn version_num(&self) -> u32 {
+        self.version_num
+    }
+
+    /// `application_name` of this connection.
+    pub fn app(&self) -> &str {
+        &self.app
+    }
+
+    /// Rows of one read-only statement as text (NULL is `None`); a
+    /// statement that is not read-only is refused before it is sent
+    /// ([`is_read_only`]).
+    pub fn query(&mut self, sql: &str) -> Result<Vec<Vec<Option<String>>>, LoadError> {
+        if !is_read_only(sql) {
+            return Err(LoadError::Refused(format!(
+                "dbio's monitoring connection sends only single SELECT, SHOW, WITH or VALUES \
+                 statements; refused: {}",
+                sql.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+            )));
+        }
+        let rows = simple_rows(&mut self.client, sql).map_err(pg_err)?;
+        self.committed += 1;
+        Ok(rows)
+    }
+
+    /// Transactions this connection has committed so far: its start-up
+    /// and every statement that succeeded (each runs as a transaction of
+    /// its own), which is what `pg_stat_database.xact_commit` counts for
+    /// it once its statistics are flushed (`dbio load` counts its own the
+    /// same way).
+    pub fn committed(&self) -> u64 {
+        self.committed
+    }
+
+    /// The SQLSTATE of a failed statement's error, for callers that
+    /// tell a missing privilege (42501) or a missing relation (42P01)
+    /// from other failures: the statement is run and its code returned
+    /// instead of its rows.
+    pub fn query_code(
+        &mut self,
+        sql: &str,
+    ) -> Result<Result<TextRows, (String, String)>, LoadError> {
+        if !is_read_only(sql) {
+            return self.query(sql).map(Ok);
+        }
+        match simple_rows(&mut self.client, sql) {
+            Ok(rows) => {
+                self.committed += 1;
+                Ok(Ok(rows))
+            }
+            Err(e) => match e.as_db_error() {
+                Some(db) if !matches!(db.severity(), "FATAL" | "PANIC") => Ok(Err((
+                    db.code().code().to_string(),
+                    db.message().to_string(),
+                ))),
+                _ => Err(pg_err(e)),
+            },
+        }
+    }
+}
+
 impl Drop for Postgres {
     /// The sampler's transactions are counted as dbio's own; its pending
     /// statistics are pushed out before its thread ends (the load loop

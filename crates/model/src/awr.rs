@@ -34,6 +34,11 @@ pub enum ReportKind {
     /// Sections pasted from a report (an e-mail, a blog post), possibly
     /// with their whitespace collapsed into one line.
     Pasted,
+    /// A PostgreSQL server's statistics over an interval (`dbio snap`).
+    PostgresSnap,
+    /// A MariaDB or MySQL server's statistics over an interval (`dbio
+    /// snap`).
+    MariadbSnap,
 }
 
 impl ReportKind {
@@ -44,7 +49,15 @@ impl ReportKind {
             ReportKind::AwrHtml => "an AWR HTML report",
             ReportKind::Statspack => "a Statspack report",
             ReportKind::Pasted => "a pasted report section",
+            ReportKind::PostgresSnap => "a PostgreSQL snapshot interval (dbio snap)",
+            ReportKind::MariadbSnap => "a MariaDB snapshot interval (dbio snap)",
         }
+    }
+
+    /// A live server's interval (`dbio snap`) rather than a report read
+    /// from a file.
+    pub fn is_snap(self) -> bool {
+        matches!(self, ReportKind::PostgresSnap | ReportKind::MariadbSnap)
     }
 }
 
@@ -320,6 +333,11 @@ pub struct AwrReport {
     /// (`dbio awr REPORT --with-trace TRACE`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub with_trace: Option<TraceBeside>,
+    /// What only a live snapshot interval has (`dbio snap`): sampling,
+    /// settings that leave statistics untracked, counter resets, a cut
+    /// interval; absent for a report read from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snap: Option<crate::snap::SnapInfo>,
 }
 
 /// Where an event of [`TraceBeside`] was seen.

@@ -33,6 +33,7 @@ pub mod read;
 pub mod run;
 pub mod schema;
 pub mod series;
+pub mod snap;
 pub mod stripe;
 pub mod trace;
 pub mod units;

@@ -33,6 +33,7 @@ pub use crate::sections::load::findings as load;
 pub use crate::sections::load::predict_findings as load_predict;
 pub use crate::sections::matrix::findings as matrix;
 pub use crate::sections::read::findings as read;
+pub use crate::sections::snap::findings as snap;
 pub use crate::sections::trace::findings as trace;
 pub use crate::sections::watch::findings as watch;
 
@@ -47,8 +48,9 @@ use dbio_model::RunReport;
 /// The rule sets over a trace analysis.
 pub const TRACE_RULES: &[RuleSet<TraceReport>] = &[trace::RULES];
 
-/// The rule sets over an AWR or Statspack analysis.
-pub const AWR_RULES: &[RuleSet<AwrReport>] = &[awr::RULES];
+/// The rule sets over an AWR or Statspack analysis (the snapshot rules
+/// draw only for a `dbio snap` interval).
+pub const AWR_RULES: &[RuleSet<AwrReport>] = &[awr::RULES, snap::RULES];
 
 /// Every finding the sections draw from `r`, in [`SECTIONS`]' order.
 pub fn evaluate(r: &RunReport) -> Vec<Finding> {

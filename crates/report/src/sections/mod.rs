@@ -23,6 +23,7 @@ pub mod load;
 pub mod matrix;
 mod named_runs;
 pub mod read;
+pub mod snap;
 pub mod trace;
 pub mod watch;
 

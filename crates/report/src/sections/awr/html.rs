@@ -27,6 +27,7 @@ pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
     b.push_str(&page::verdict(r.verdict.as_ref(), &r.findings));
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(r, "a"));
+    b.push_str(&crate::sections::snap::html::render(r));
     page::document(&format!("dbio awr: {}", r.source), &b)
 }
 

@@ -178,6 +178,7 @@ pub fn render(r: &AwrReport) -> String {
     ]);
     out.push_str(&t.to_string());
     out.push('\n');
+    out.push_str(&crate::sections::snap::table::render(r));
     let mut t = table(&["derived figure", "value"]);
     for (k, v) in derived_rows(r) {
         if v != "-" {

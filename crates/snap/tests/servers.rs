@@ -1,0 +1,389 @@
+//! `dbio snap`'s library against the private PostgreSQL server
+//! (`DBIO_TEST_PG_URL` and `DBIO_TEST_PG_ADMIN_URL`, exported by
+//! `scripts/db-servers env`; `scripts/test` starts the servers). Without
+//! the URLs a test prints why it skips (CI starts the servers, so there
+//! they run). The server is private and autovacuum is off: the tests
+//! demand exact counts from server-wide counters, read independently
+//! with the server's own client (psql).
+
+use dbio_load::target::open_server;
+use dbio_load::{Database, Session, TableSpec};
+use dbio_model::awr::AwrReport;
+use dbio_snap::SnapOptions;
+use std::process::Command;
+use std::time::Duration;
+
+/// One server test at a time within this process: the counters are
+/// server-wide (nextest's db-servers group keeps processes apart).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+type Guard = std::sync::MutexGuard<'static, ()>;
+
+fn urls() -> Option<(String, String, Guard)> {
+    let get = |v: &str| std::env::var(v).ok().filter(|u| !u.is_empty());
+    match (get("DBIO_TEST_PG_URL"), get("DBIO_TEST_PG_ADMIN_URL")) {
+        (Some(u), Some(a)) => Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner()))),
+        _ => {
+            eprintln!(
+                "skipped: DBIO_TEST_PG_URL or DBIO_TEST_PG_ADMIN_URL is not set \
+                 (scripts/db-servers start, then eval \"$(scripts/db-servers env)\")"
+            );
+            None
+        }
+    }
+}
+
+/// One statement with psql; its unaligned output.
+fn psql(url: &str, q: &str) -> String {
+    let out = Command::new("psql")
+        .args(["-XAtq", url, "-c", q])
+        .output()
+        .expect("psql runs");
+    assert!(
+        out.status.success(),
+        "psql {q}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The server's WAL sync count, read by psql after its statistics are
+/// flushed.
+fn wal_syncs(admin: &str) -> f64 {
+    psql(
+        admin,
+        "SELECT pg_stat_force_next_flush(); SELECT wal_sync FROM pg_stat_wal",
+    )
+    .lines()
+    .last()
+    .unwrap()
+    .parse()
+    .unwrap()
+}
+
+fn table() -> TableSpec {
+    let pid = std::process::id();
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    TableSpec {
+        name: format!("{}snap{pid}_{nanos}", TableSpec::PREFIX),
+        row_bytes: 64,
+        mark: format!("dbio snap test {pid}-{nanos}"),
+    }
+}
+
+/// `n` autocommit inserts on each of `sessions`, in threads, with ids
+/// from `first` (unique per session).
+fn commit(sessions: &mut [Box<dyn Session>], first: u64, n: u64) {
+    std::thread::scope(|s| {
+        for (i, sess) in sessions.iter_mut().enumerate() {
+            s.spawn(move || {
+                for c in first..first + n {
+                    sess.insert_autocommit(((i as u64) << 32) + c).unwrap();
+                }
+            });
+        }
+    });
+}
+
+fn stat(r: &AwrReport, name: &str) -> f64 {
+    r.stat(name)
+        .unwrap_or_else(|| panic!("no statistic {name} in {:?}", r.statistics))
+}
+
+/// One interval over `load`, with the sessions connected before it and
+/// closed inside it: a PostgreSQL 15+ backend that went idle less than a
+/// second after its last report holds its counts up to 10 s
+/// (PGSTAT_IDLE_INTERVAL) and reports them at exit at the latest, and
+/// each session, when closed, first forces its statistics out with one
+/// transaction of its own (`dbio load`'s), so the interval holds the
+/// load's commits plus one per session.
+/// Also returns the WAL sync count psql read just before the interval's
+/// first snapshot and just after its last.
+fn interval_over(
+    url: &str,
+    admin: &str,
+    period_s: f64,
+    sessions: usize,
+    load: impl FnOnce(&mut [Box<dyn Session>]),
+) -> (AwrReport, f64, f64) {
+    let mut db: Box<dyn Database> = open_server(url).unwrap();
+    let t = table();
+    db.create_table(&t).unwrap();
+    let mut ss: Vec<Box<dyn Session>> = (0..sessions).map(|_| db.connect(&t).unwrap()).collect();
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: period_s,
+    };
+    let mut snap = dbio_snap::open(url, &opts).unwrap();
+    // The sessions' set-up statistics out before the first snapshot.
+    std::thread::sleep(Duration::from_millis(1200));
+    let before = wal_syncs(admin);
+    let a = snap.snapshot().unwrap();
+    snap.start_interval().unwrap();
+    load(&mut ss);
+    drop(ss);
+    // The backends' exit (and its report) is asynchronous to the client.
+    std::thread::sleep(Duration::from_millis(700));
+    let (_, mut r) = snap.finish_interval(&a, 1.0, None).unwrap();
+    let after = wal_syncs(admin);
+    db.drop_table(&t).unwrap();
+    dbio_report::verdict::conclude_awr(&mut r);
+    (r, before, after)
+}
+
+#[test]
+fn commits_are_the_loads_exactly_and_wal_syncs_match_pg_stat_wal() {
+    let Some((u, admin, _g)) = urls() else { return };
+    let (r, before, after) = interval_over(&u, &admin, 0.1, 3, |ss| commit(ss, 0, 200));
+    // Exact: the server's commits less dbio snap's own are the load's
+    // 600 and the 3 sessions' closing statistics flush.
+    assert_eq!(stat(&r, "user commits"), 603.0, "{:?}", r.statistics);
+    assert_eq!(
+        stat(&r, "pg_stat_database.xact_commit") - stat(&r, "dbio.own_xact_commit"),
+        603.0
+    );
+    // WAL syncs: snap's interval lies inside the independent reading and
+    // nothing else wrote WAL on the private server.
+    let syncs = stat(&r, "pg_stat_wal.wal_sync");
+    assert_eq!(syncs, after - before, "psql saw {before} then {after}");
+    assert!(syncs > 0.0);
+    // The mapped rows: the flush itself, exact, and the sessions' wait.
+    let lfpw = r
+        .top_events
+        .iter()
+        .find(|e| e.name == "log file parallel write")
+        .expect("log file parallel write");
+    assert_eq!(lfpw.waits, Some(syncs));
+    assert!(lfpw.time_s.unwrap() > 0.0, "track_wal_io_timing is on");
+    assert!(
+        r.top_events.iter().any(|e| e.name == "log file sync"),
+        "{:?}",
+        r.top_events
+    );
+    assert!(r.header.db_time_s.unwrap() > 0.0);
+    assert_eq!(r.derived.commits_per_redo_write, Some(603.0 / syncs));
+    let v = r.verdict.as_ref().expect("a verdict");
+    assert!(v.answer.contains("log file sync"), "{}", v.answer);
+    let s = r.snap.as_ref().unwrap();
+    assert!(s.sampler.as_ref().unwrap().samples >= 10, "{s:?}");
+    assert!(s.resets.is_empty() && s.hidden.is_empty(), "{s:?}");
+    assert!(r.header.dbid.is_some(), "system_identifier read");
+}
+
+#[test]
+fn a_wal_statistics_reset_inside_the_interval_is_said_and_never_negative() {
+    let Some((u, admin, _g)) = urls() else { return };
+    let (r, _, _) = interval_over(&u, &admin, 0.2, 2, |ss| {
+        commit(ss, 0, 100);
+        psql(&admin, "SELECT pg_stat_reset_shared('wal')");
+        commit(ss, 100, 20);
+    });
+    let s = r.snap.as_ref().unwrap();
+    let reset: Vec<&str> = s.resets.iter().map(|x| x.group.as_str()).collect();
+    assert_eq!(reset, ["pg_stat_wal"], "{s:?}");
+    assert!(s.resets[0].text.contains("reset inside the interval"));
+    // Counted from the reset: the 40 commits after it (and what the
+    // sessions had not yet reported before it), not all 240.
+    let syncs = stat(&r, "pg_stat_wal.wal_sync");
+    assert!(syncs > 0.0 && syncs < 240.0, "{syncs}");
+    // The commit count was not reset: still exact (the load's 240, the
+    // sessions' 2 closing flushes, and psql's start-up and statement:
+    // another client's commits are the server's too).
+    assert_eq!(stat(&r, "user commits"), 244.0);
+    for st in &r.statistics {
+        assert!(st.total >= 0.0, "{st:?}");
+    }
+    assert!(r.findings.iter().any(|f| f.rule == "snap.reset"));
+}
+
+#[test]
+fn a_role_without_pg_monitor_is_told_what_is_hidden_and_one_with_it_is_not() {
+    let Some((u, admin, _g)) = urls() else { return };
+    let pw = "snap-test-pw";
+    for (role, grant) in [("dbio_snap_plain", ""), ("dbio_snap_monitor", "pg_monitor")] {
+        psql(
+            &admin,
+            &format!(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{role}') \
+                 THEN CREATE ROLE {role} LOGIN PASSWORD '{pw}'; END IF; END $$"
+            ),
+        );
+        if !grant.is_empty() {
+            psql(&admin, &format!("GRANT {grant} TO {role}"));
+        }
+    }
+    let as_role = |role: &str| {
+        let rest = u.split_once('@').unwrap().1;
+        format!("postgres://{role}:{pw}@{rest}")
+    };
+    let opts = SnapOptions {
+        interval_s: 0.5,
+        sample_period_s: 0.1,
+    };
+    let take = |url: &str| {
+        let mut s = dbio_snap::open(url, &opts).unwrap();
+        let a = s.snapshot().unwrap();
+        s.start_interval().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        s.finish_interval(&a, 0.5, None).unwrap().1
+    };
+    let plain = take(&as_role("dbio_snap_plain"));
+    let hidden = &plain.snap.as_ref().unwrap().hidden;
+    assert_eq!(hidden.len(), 1, "{hidden:?}");
+    assert!(
+        hidden[0].contains("GRANT pg_monitor TO dbio_snap_plain"),
+        "{}",
+        hidden[0]
+    );
+    let monitor = take(&as_role("dbio_snap_monitor"));
+    assert!(monitor.snap.as_ref().unwrap().hidden.is_empty());
+    assert!(
+        monitor.header.dbid.is_some(),
+        "pg_monitor reads pg_control_system"
+    );
+}
+
+#[test]
+fn the_monitor_refuses_anything_but_reading() {
+    let Some((u, _, _g)) = urls() else { return };
+    let spec = dbio_load::target::ServerSpec::parse(&u).unwrap();
+    let mut m = dbio_load::postgres::Monitor::open(&spec, "dbio snap test").unwrap();
+    for sql in [
+        "CREATE TABLE dbio_x (a int)",
+        "SELECT 1; DROP TABLE x",
+        "SET track_io_timing = on",
+        "ALTER SYSTEM SET fsync = off",
+    ] {
+        let e = m.query(sql).unwrap_err().to_string();
+        assert!(e.contains("sends only"), "{sql}: {e}");
+    }
+    // A write hidden in a SELECT is refused by the read-only session.
+    let e = m
+        .query("SELECT pg_catalog.set_config('default_transaction_read_only', 'off', false)")
+        .map(|_| ())
+        .and_then(|_| {
+            m.query("WITH x AS (SELECT 1) SELECT nextval('pg_catalog.pg_class_oid_seq')")
+                .map(|_| ())
+        });
+    assert!(e.is_err(), "a write through SELECT went through");
+    assert_eq!(m.query("SELECT 1").unwrap(), [[Some("1".to_string())]]);
+}
+
+/// MariaDB: `DBIO_TEST_MYSQL_URL` and `DBIO_TEST_MYSQL_ADMIN_URL`.
+fn my_urls() -> Option<(String, String, Guard)> {
+    let get = |v: &str| std::env::var(v).ok().filter(|u| !u.is_empty());
+    match (get("DBIO_TEST_MYSQL_URL"), get("DBIO_TEST_MYSQL_ADMIN_URL")) {
+        (Some(u), Some(a)) => Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner()))),
+        _ => {
+            eprintln!("skipped: DBIO_TEST_MYSQL_URL or DBIO_TEST_MYSQL_ADMIN_URL is not set");
+            None
+        }
+    }
+}
+
+/// One statement with the mariadb client (batch, no column names).
+fn mariadb(url: &str, q: &str) -> String {
+    let rest = url.split("://").nth(1).unwrap();
+    let (auth, hostpath) = rest.split_once('@').unwrap();
+    let (user, pw) = auth.split_once(':').unwrap();
+    let (hostport, db) = hostpath.split_once('/').unwrap();
+    let (host, port) = hostport.split_once(':').unwrap();
+    let out = Command::new("mariadb")
+        .args(["-N", "-B", "-h", host, "-P", port, "-u", user])
+        .arg(format!("-p{pw}"))
+        .args([db, "-e", q])
+        .output()
+        .expect("mariadb runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn my_status(url: &str, name: &str) -> f64 {
+    mariadb(
+        url,
+        &format!("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '{name}'"),
+    )
+    .parse()
+    .unwrap()
+}
+
+#[test]
+fn mariadb_commits_and_fsyncs_are_the_servers_counts_exactly() {
+    let Some((u, admin, _g)) = my_urls() else {
+        return;
+    };
+    let mut db: Box<dyn Database> = open_server(&u).unwrap();
+    let t = table();
+    db.create_table(&t).unwrap();
+    let mut ss: Vec<Box<dyn Session>> = (0..2).map(|_| db.connect(&t).unwrap()).collect();
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 1.0,
+    };
+    let mut snap = dbio_snap::open(&u, &opts).unwrap();
+    let fsyncs_before = my_status(&admin, "Innodb_data_fsyncs");
+    let a = snap.snapshot().unwrap();
+    commit(&mut ss, 0, 150);
+    let (_, mut r) = snap.finish_interval(&a, 1.0, None).unwrap();
+    let fsyncs_after = my_status(&admin, "Innodb_data_fsyncs");
+    drop(ss);
+    db.drop_table(&t).unwrap();
+    dbio_report::verdict::conclude_awr(&mut r);
+    // With the binary log on, each commit is one binlog commit.
+    assert_eq!(stat(&r, "global status.Binlog_commits"), 300.0);
+    assert_eq!(stat(&r, "user commits"), 300.0);
+    assert_eq!(
+        stat(&r, "global status.Innodb_data_fsyncs"),
+        fsyncs_after - fsyncs_before
+    );
+    let lfpw = r
+        .top_events
+        .iter()
+        .find(|e| e.name == "log file parallel write")
+        .expect("log file parallel write");
+    assert_eq!(
+        lfpw.waits,
+        Some(stat(&r, "global status.Binlog_group_commits"))
+    );
+    assert!(r.header.db_time_s.unwrap() > 0.0);
+    assert!(r.verdict.is_some());
+    let s = r.snap.as_ref().unwrap();
+    assert!(s.hidden.is_empty(), "{s:?}");
+    assert!(s
+        .not_tracked
+        .iter()
+        .any(|n| n.setting.contains("innodb_log_file")));
+}
+
+#[test]
+fn mariadb_flush_status_inside_the_interval_is_a_reset() {
+    let Some((u, admin, _g)) = my_urls() else {
+        return;
+    };
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 1.0,
+    };
+    let mut snap = dbio_snap::open(&u, &opts).unwrap();
+    let a = snap.snapshot().unwrap();
+    // Uptime_since_flush_status moves in whole seconds.
+    std::thread::sleep(Duration::from_millis(3100));
+    mariadb(&admin, "FLUSH STATUS");
+    let (_, r) = snap.finish_interval(&a, 1.0, None).unwrap();
+    let s = r.snap.as_ref().unwrap();
+    assert!(
+        s.resets.iter().any(|x| x.group == "global status"),
+        "{:?}",
+        s.resets
+    );
+    for st in &r.statistics {
+        assert!(st.total >= 0.0, "{st:?}");
+    }
+}
