@@ -337,6 +337,7 @@ impl PgSnapper {
         AwrReport {
             schema_version: dbio_model::SCHEMA_VERSION,
             invocation: None,
+            build: None,
             source: self.mon.display_target().to_string(),
             kind: ReportKind::PostgresSnap,
             bytes: 0,
