@@ -102,7 +102,7 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
     assert_eq!(v["command"], "awr");
     assert_eq!(v["kind"], "postgres_snap");
     assert_eq!(v["snap"]["family"], "postgres");
-    assert!(v["snap"]["sampler"]["samples"].as_u64().unwrap() >= 4);
+    assert!(v["snap"]["sampler"]["samples"].as_u64().unwrap() > 0);
     assert!(v["verdict"].is_object());
     let shown = dbio().args(["report", "--from"]).arg(&a).output().unwrap();
     let text = String::from_utf8_lossy(&shown.stdout);

@@ -144,7 +144,12 @@ pub fn pg_event(event: &str, background: bool) -> Mapped {
     if event == CPU {
         return m(WaitClass::Other, Some("DB CPU"));
     }
-    if let Some((_, class, oracle)) = PG_NAMED.iter().find(|(e, _, _)| *e == event) {
+    // PostgreSQL 17 renamed the IO events to CamelCase (`IO:WALSync` is
+    // `IO:WalSync` from 17 on); the names are otherwise the same.
+    if let Some((_, class, oracle)) = PG_NAMED
+        .iter()
+        .find(|(e, _, _)| e.eq_ignore_ascii_case(event))
+    {
         let class = match (class, background) {
             // The same waits in a background process are its own work,
             // not a session's: System I/O (Oracle's background classes).
@@ -200,10 +205,14 @@ mod tests {
 
     #[test]
     fn commit_waits_are_log_file_sync_in_a_session_and_system_io_in_the_background() {
+        // PostgreSQL 15 and 16 spell them as here, 17 and 18 `IO:WalSync`,
+        // `IO:WalWrite` (seen on 18.4).
         for e in [
             "LWLock:WALWrite",
             "IO:WALSync",
             "IO:WALWrite",
+            "IO:WalSync",
+            "IO:WalWrite",
             "IPC:SyncRep",
         ] {
             assert_eq!(
