@@ -12,7 +12,12 @@
 //!   'redo writes': above 1, group commit is at work.
 //! * 'log file sync' / 'log file parallel write' and their difference:
 //!   the part of a commit that is not the log write (posting LGWR,
-//!   scheduling, CPU).
+//!   scheduling, CPU). Each average carries the bound of the precision it
+//!   was printed at ([`dbio_model::awr::WaitEventRow::avg_error_us`]: a
+//!   whole-millisecond `1` is anywhere from 0.5 to 1.5 ms), and so do the
+//!   difference (the sum of the two bounds) and the ratio (the farthest
+//!   it can be with each average anywhere in its bound; no ratio when
+//!   'log file parallel write' can be 0).
 //! * Redo wastage share: 'redo wastage' / ('redo size' + 'redo wastage'),
 //!   the padding of partial redo blocks in what LGWR wrote.
 //! * Physical reads and writes (blocks) per transaction and per second,
@@ -74,8 +79,12 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
     let synch = r.stat("redo synch writes");
     let wastage = r.stat("redo wastage");
     let rollbacks = r.stat("user rollbacks");
-    let lfs = r.event("log file sync").and_then(|e| e.avg_us);
-    let lfpw = r.event("log file parallel write").and_then(|e| e.avg_us);
+    let lfs_row = r.event("log file sync");
+    let lfpw_row = r.event("log file parallel write");
+    let lfs = lfs_row.and_then(|e| e.avg_us);
+    let lfpw = lfpw_row.and_then(|e| e.avg_us);
+    let lfs_err = lfs_row.and_then(|e| e.avg_error_us);
+    let lfpw_err = lfpw_row.and_then(|e| e.avg_error_us);
     let preads = r.stat("physical reads");
     let pwrites = r.stat("physical writes");
     let from_cache = r.stat("physical writes from cache");
@@ -96,8 +105,8 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
         };
         let page_us = t.page_cache_max_ns as f64 / 1000.0;
         let storage_us = t.storage_cache_max_ns as f64 / 1000.0;
-        for c in crate::chosen_cells(&h.cells) {
-            let n = crate::cell_waits(c, h.total_waits);
+        for c in h.chosen_cells() {
+            let n = c.waits(h.total_waits);
             let hi = c.hi_us.map_or(f64::INFINITY, |h| h as f64);
             let lo = c.lo_us as f64;
             if hi <= page_us * MS_SLACK {
@@ -123,8 +132,26 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
     };
     d.log_file_sync_us = lfs;
     d.log_file_parallel_write_us = lfpw;
-    d.lfs_lfpw_ratio = div(lfs, lfpw);
+    d.log_file_sync_error_us = lfs_err;
+    d.log_file_parallel_write_error_us = lfpw_err;
+    let bounded = lfs_err.is_some() || lfpw_err.is_some();
+    let (ea, eb) = (lfs_err.unwrap_or(0.0), lfpw_err.unwrap_or(0.0));
+    (d.lfs_lfpw_ratio, d.lfs_lfpw_ratio_error) = match (lfs, lfpw) {
+        (Some(a), Some(b)) if b - eb > 0.0 => {
+            let ratio = a / b;
+            let hi = (a + ea) / (b - eb);
+            let lo = (a - ea).max(0.0) / (b + eb);
+            (
+                Some(ratio),
+                bounded.then(|| (hi - ratio).max(ratio - lo)),
+            )
+        }
+        _ => (None, None),
+    };
     d.lfs_minus_lfpw_us = lfs.zip(lfpw).map(|(a, b)| a - b);
+    d.lfs_minus_lfpw_error_us = d
+        .lfs_minus_lfpw_us
+        .and(bounded.then_some(ea + eb));
     d.transactions = commits.map(|c| c + rollbacks.unwrap_or(0.0));
     d.physical_reads_per_txn = div(preads, d.transactions);
     d.physical_writes_per_txn = div(pwrites, d.transactions);
