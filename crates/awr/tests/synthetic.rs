@@ -235,7 +235,7 @@ fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
     assert_eq!(pct, [2.0, 3.0, 5.0, 10.0, 30.0, 40.0, 10.0, 0.0]);
     assert_eq!(r.stat("redo size"), Some(48_483_412.0));
     assert_eq!(r.stat("redo writes"), Some(12_050.0));
-    assert_eq!(r.derived.log_file_sync_us, Some(29_000.0));
+    assert_eq!(r.derived.log_file_sync_us, Some(avg(0)));
     let parsed: Vec<&str> = r
         .sections
         .iter()
