@@ -245,7 +245,7 @@ pub fn checked_total(p: &Printed, events: Option<f64>) -> (f64, TotalWaitsFrom) 
             let rounded = p.abbreviated || p.fraction || m > 1.0;
             let (below, above) = if rounded { (h + 0.5, 2.0 * h + 0.5) } else { (0.0, 0.0) };
             if c >= t - below && c <= t + above {
-                let from = if c == p.value * m {
+                let from = if m == 1.0 && c == t {
                     TotalWaitsFrom::Printed
                 } else {
                     TotalWaitsFrom::WaitEvents
@@ -348,6 +348,10 @@ mod tests {
         assert_eq!(
             checked_total(&p("1234."), Some(1_233_601.0)),
             (1_233_601.0, TotalWaitsFrom::WaitEvents)
+        );
+        assert_eq!(
+            checked_total(&p("1800."), Some(1_800_000.0)),
+            (1_800_000.0, TotalWaitsFrom::WaitEvents)
         );
         // No table row: a fraction is thousands; a whole number as printed.
         assert_eq!(
