@@ -167,3 +167,58 @@ fn r_stat_us(r: &AwrReport) -> Option<f64> {
     r.stat("redo write time (usec)")
         .or_else(|| r.stat("redo write time").map(|cs| cs * 10_000.0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::awr::WaitEventRow;
+
+    fn report(lfs: (f64, Option<f64>), lfpw: (f64, Option<f64>)) -> AwrReport {
+        let row = |name: &str, (avg, err): (f64, Option<f64>)| WaitEventRow {
+            name: name.into(),
+            avg_us: Some(avg),
+            avg_error_us: err,
+            ..Default::default()
+        };
+        let mut r = AwrReport {
+            foreground_events: vec![row("log file sync", lfs)],
+            background_events: vec![row("log file parallel write", lfpw)],
+            ..Default::default()
+        };
+        derive(&mut r, &Thresholds::default());
+        r
+    }
+
+    #[test]
+    fn the_difference_and_ratio_carry_the_averages_bounds() {
+        // 1.4 ms exact against 600 ± 100 µs: 800 ± 100 µs; the ratio 2.33
+        // reaches 1400/500 = 2.8 at most.
+        let d = report((1400.0, None), (600.0, Some(100.0))).derived;
+        assert_eq!(d.lfs_minus_lfpw_us, Some(800.0));
+        assert_eq!(d.lfs_minus_lfpw_error_us, Some(100.0));
+        let (r, e) = (d.lfs_lfpw_ratio.unwrap(), d.lfs_lfpw_ratio_error.unwrap());
+        assert!((r - 1400.0 / 600.0).abs() < 1e-12);
+        assert!((e - (1400.0 / 500.0 - r)).abs() < 1e-12);
+        // Both bounded: the sum of the bounds.
+        let d = report((1000.0, Some(500.0)), (600.0, Some(100.0))).derived;
+        assert_eq!(d.lfs_minus_lfpw_error_us, Some(600.0));
+        assert!((d.lfs_lfpw_ratio_error.unwrap() - (1500.0 / 500.0 - 1000.0 / 600.0)).abs() < 1e-12);
+        // Exact averages: no bounds.
+        let d = report((1400.0, None), (600.0, None)).derived;
+        assert_eq!((d.lfs_minus_lfpw_error_us, d.lfs_lfpw_ratio_error), (None, None));
+    }
+
+    #[test]
+    fn no_ratio_when_the_log_write_can_be_zero() {
+        // A printed `0` ms: 0 ± 500 µs (and at the edge, 500 ± 500 µs).
+        for lfpw in [(0.0, Some(500.0)), (500.0, Some(500.0))] {
+            let d = report((1000.0, None), lfpw).derived;
+            assert_eq!((d.lfs_lfpw_ratio, d.lfs_lfpw_ratio_error), (None, None));
+            assert_eq!(d.lfs_minus_lfpw_error_us, Some(500.0));
+        }
+        // Just above: a ratio, bounded by 1000 / 1 µs.
+        let d = report((1000.0, None), (501.0, Some(500.0))).derived;
+        let r = 1000.0 / 501.0;
+        assert!((d.lfs_lfpw_ratio_error.unwrap() - (1000.0 - r)).abs() < 1e-9);
+    }
+}

@@ -602,3 +602,65 @@ pub fn render_comparison(c: &AwrComparison) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::awr::HistogramCell;
+
+    #[test]
+    fn a_rounded_average_is_shown_with_its_bound_and_a_printed_zero_as_a_ceiling() {
+        assert_eq!(us_bounded(Some(5931.9), Some(95.7)), "5.93 ms ± 95.7 µs");
+        assert_eq!(us_bounded(Some(0.0), Some(500.0)), "< 500 µs");
+        assert_eq!(us_bounded(Some(39.2), Some(39.2)), "< 78.4 µs");
+        assert_eq!(us_bounded(Some(373.76), None), "374 µs");
+        assert_eq!(us_bounded(None, Some(1.0)), "-");
+        assert_eq!(num_bounded(Some(0.92), Some(0.0213)), "0.92 ± 0.02");
+        assert_eq!(num_bounded(Some(3.0), None), "3");
+        assert_eq!(pct_label(None), "% DB time");
+        assert_eq!(pct_label(Some(PctOf::BgTime)), "% bg time");
+        assert_eq!(pct_label(Some(PctOf::CallTime)), "% call time");
+    }
+
+    #[test]
+    fn idle_rows_go_last_marked() {
+        let row = |n: &str, idle| WaitEventRow {
+            name: n.into(),
+            idle,
+            ..Default::default()
+        };
+        let rows = [row("LGWR worker group idle", true), row("CPU time", false)];
+        let shown: Vec<String> = idle_last(&rows).into_iter().map(event_name).collect();
+        assert_eq!(shown, ["CPU time", "LGWR worker group idle (idle)"]);
+    }
+
+    #[test]
+    fn coarse_cells_are_drawn_over_the_range_they_span() {
+        let cell = |label: &str, lo, hi, pct| HistogramCell {
+            label: label.into(),
+            lo_us: lo,
+            hi_us: hi,
+            pct,
+            blank: false,
+        };
+        let hg = AwrHistogram {
+            event: "log file sync".into(),
+            total_waits: 1000.0,
+            cells: vec![
+                cell("<1ms", 0, Some(1024), 60.0),
+                cell("<32ms", 1024, Some(32_768), 0.0),
+                cell("<=1s", 32_768, Some(1_048_576), 40.0),
+                cell(">1s", 1_048_576, None, 0.0),
+            ],
+            ..Default::default()
+        };
+        assert!(!hg.buckets_are_exact());
+        let s = printed_cells(&hg);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 3, "{s}");
+        assert!(lines[0].starts_with("         0 .. 1.02 ms    <1ms        600"), "{s}");
+        // The empty cell between them is drawn empty, not split.
+        assert!(lines[1].contains("<32ms") && lines[1].contains(" 0 "), "{s}");
+        assert!(lines[2].contains("32.8 ms .. 1.05 s") && lines[2].contains("<=1s"), "{s}");
+    }
+}
