@@ -141,17 +141,12 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
             let ratio = a / b;
             let hi = (a + ea) / (b - eb);
             let lo = (a - ea).max(0.0) / (b + eb);
-            (
-                Some(ratio),
-                bounded.then(|| (hi - ratio).max(ratio - lo)),
-            )
+            (Some(ratio), bounded.then(|| (hi - ratio).max(ratio - lo)))
         }
         _ => (None, None),
     };
     d.lfs_minus_lfpw_us = lfs.zip(lfpw).map(|(a, b)| a - b);
-    d.lfs_minus_lfpw_error_us = d
-        .lfs_minus_lfpw_us
-        .and(bounded.then_some(ea + eb));
+    d.lfs_minus_lfpw_error_us = d.lfs_minus_lfpw_us.and(bounded.then_some(ea + eb));
     d.transactions = commits.map(|c| c + rollbacks.unwrap_or(0.0));
     d.physical_reads_per_txn = div(preads, d.transactions);
     d.physical_writes_per_txn = div(pwrites, d.transactions);
@@ -202,10 +197,15 @@ mod tests {
         // Both bounded: the sum of the bounds.
         let d = report((1000.0, Some(500.0)), (600.0, Some(100.0))).derived;
         assert_eq!(d.lfs_minus_lfpw_error_us, Some(600.0));
-        assert!((d.lfs_lfpw_ratio_error.unwrap() - (1500.0 / 500.0 - 1000.0 / 600.0)).abs() < 1e-12);
+        assert!(
+            (d.lfs_lfpw_ratio_error.unwrap() - (1500.0 / 500.0 - 1000.0 / 600.0)).abs() < 1e-12
+        );
         // Exact averages: no bounds.
         let d = report((1400.0, None), (600.0, None)).derived;
-        assert_eq!((d.lfs_minus_lfpw_error_us, d.lfs_lfpw_ratio_error), (None, None));
+        assert_eq!(
+            (d.lfs_minus_lfpw_error_us, d.lfs_lfpw_ratio_error),
+            (None, None)
+        );
     }
 
     #[test]

@@ -210,7 +210,9 @@ mod tests {
         assert!(classify(b"hello\x00world").unwrap_err().contains("binary"));
         assert!(classify(b"just some text").is_err());
         assert_eq!(report_kind(b"log file sync 1 2 3"), None);
-        assert!(classify(b"PK\x03\x04rest").unwrap_err().contains("zip archive"));
+        assert!(classify(b"PK\x03\x04rest")
+            .unwrap_err()
+            .contains("zip archive"));
     }
 
     #[test]

@@ -190,7 +190,11 @@ impl Histograms {
             let (total, from, printed_total) = match e.total {
                 Some(p) => {
                     let (t, from) = checked_total(&p, waits_of(&name));
-                    (t, from, (from != TotalWaitsFrom::Printed).then_some(p.value))
+                    (
+                        t,
+                        from,
+                        (from != TotalWaitsFrom::Printed).then_some(p.value),
+                    )
                 }
                 // Without the main section, the total follows from a
                 // detail section's waits in its range and their share.
@@ -243,7 +247,11 @@ pub fn checked_total(p: &Printed, events: Option<f64>) -> (f64, TotalWaitsFrom) 
             // count's own rounding.
             let (t, h) = (p.value * m, p.half_unit * m);
             let rounded = p.abbreviated || p.fraction || m > 1.0;
-            let (below, above) = if rounded { (h + 0.5, 2.0 * h + 0.5) } else { (0.0, 0.0) };
+            let (below, above) = if rounded {
+                (h + 0.5, 2.0 * h + 0.5)
+            } else {
+                (0.0, 0.0)
+            };
             if c >= t - below && c <= t + above {
                 let from = if m == 1.0 && c == t {
                     TotalWaitsFrom::Printed
@@ -328,13 +336,22 @@ mod tests {
         );
         // 50 below `77.9K` (its rounding) and one past it; 100 above
         // (a cut `77.9K`) and one past it.
-        assert_eq!(checked_total(&p("77.9K"), Some(77_850.0)).1, TotalWaitsFrom::WaitEvents);
+        assert_eq!(
+            checked_total(&p("77.9K"), Some(77_850.0)).1,
+            TotalWaitsFrom::WaitEvents
+        );
         assert_eq!(
             checked_total(&p("77.9K"), Some(77_849.0)),
             (77_900.0, TotalWaitsFrom::Printed)
         );
-        assert_eq!(checked_total(&p("77.9K"), Some(78_000.0)).1, TotalWaitsFrom::WaitEvents);
-        assert_eq!(checked_total(&p("77.9K"), Some(78_001.0)).1, TotalWaitsFrom::Printed);
+        assert_eq!(
+            checked_total(&p("77.9K"), Some(78_000.0)).1,
+            TotalWaitsFrom::WaitEvents
+        );
+        assert_eq!(
+            checked_total(&p("77.9K"), Some(78_001.0)).1,
+            TotalWaitsFrom::Printed
+        );
         // Statspack cuts: `120K` for 120,772.
         assert_eq!(
             checked_total(&p("120K"), Some(120_772.0)),

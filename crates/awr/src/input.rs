@@ -115,6 +115,9 @@ mod tests {
     #[test]
     fn a_broken_stream_is_named() {
         let e = unpack(&[0x1f, 0x8b, 8, 0, 1, 2, 3]).unwrap_err();
-        assert!(e.starts_with("it is gzip-compressed and does not decompress"), "{e}");
+        assert!(
+            e.starts_with("it is gzip-compressed and does not decompress"),
+            "{e}"
+        );
     }
 }

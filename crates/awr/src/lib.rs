@@ -51,7 +51,8 @@ impl std::error::Error for NotAReport {}
 /// the result and in the refusal. A gzip or xz input is decompressed, a
 /// byte-order mark dropped, UTF-16 read ([`input`]).
 pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
-    let refuse = |why: String| NotAReport(format!("{source} is not an AWR or Statspack report: {why}"));
+    let refuse =
+        |why: String| NotAReport(format!("{source} is not an AWR or Statspack report: {why}"));
     let (unpacked, packing) = input::unpack(bytes).map_err(refuse)?;
     let bytes = &*unpacked;
     // Oracle's other reports are refused as what they are ("FILE is an
@@ -266,12 +267,18 @@ fn note_histogram_totals(r: &mut AwrReport) {
 /// Where a whole report ends when it ends before its closing line (`End
 /// of Report`, and `</html>` for HTML), else `None`. Pastes are sections
 /// of a report and have no end to miss.
-fn truncation(kind: ReportKind, text: &str, lines: &[&str], sections: &[SectionInfo]) -> Option<String> {
+fn truncation(
+    kind: ReportKind,
+    text: &str,
+    lines: &[&str],
+    sections: &[SectionInfo],
+) -> Option<String> {
     if kind == ReportKind::Pasted {
         return None;
     }
     let tail = text.as_bytes();
-    let tail = String::from_utf8_lossy(&tail[tail.len().saturating_sub(8192)..]).to_ascii_lowercase();
+    let tail =
+        String::from_utf8_lossy(&tail[tail.len().saturating_sub(8192)..]).to_ascii_lowercase();
     let closed = match kind {
         ReportKind::AwrHtml => tail.contains("</html>") || tail.contains("end of report"),
         _ => tail.contains("end of report"),
@@ -279,7 +286,10 @@ fn truncation(kind: ReportKind, text: &str, lines: &[&str], sections: &[SectionI
     if closed {
         return None;
     }
-    let last_line = lines.iter().rposition(|l| !l.trim().is_empty()).map_or(0, |i| i + 1);
+    let last_line = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
     let section = sections
         .last()
         .map_or(String::new(), |s| format!(" in section '{}'", s.title));

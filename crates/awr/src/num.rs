@@ -327,7 +327,10 @@ mod tests {
         assert!(!c("1,234").fraction);
         assert!((c(".0").half_unit - 0.05).abs() < 1e-12);
         let t = |s, d| time_us_printed(s, d).unwrap();
-        assert_eq!((t("5", 1000.0).value, t("5", 1000.0).half_unit), (5000.0, 500.0));
+        assert_eq!(
+            (t("5", 1000.0).value, t("5", 1000.0).half_unit),
+            (5000.0, 500.0)
+        );
         assert!((t("373.76us", 1.0).half_unit - 0.005).abs() < 1e-12);
         assert!((t("15.94ms", 1.0).half_unit - 5.0).abs() < 1e-9);
         with_locale(Locale::DecimalComma, || {

@@ -31,6 +31,9 @@ fn fixture(name: &str) -> Option<Vec<u8>> {
     Some(std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 
+/// An event row as compared: name, waits, time, average, share.
+type Ev4<'a> = (&'a str, Option<f64>, Option<f64>, Option<f64>, Option<f64>);
+
 fn parsed(name: &str) -> Option<AwrReport> {
     let b = fixture(name)?;
     let mut r = dbio_awr::parse(&b, name).expect("a report");
@@ -100,7 +103,7 @@ fn awr_12201_aix_numbers_equal_their_text() {
     assert_eq!(tx.and_then(|p| p.per_second), Some(20.8));
 
     // Top 10: every row.
-    let top: Vec<(&str, Option<f64>, Option<f64>, Option<f64>, Option<f64>)> = r
+    let top: Vec<Ev4> = r
         .top_events
         .iter()
         .map(|e| (e.name.as_str(), e.waits, e.time_s, e.avg_us, e.pct_db_time))
@@ -116,7 +119,13 @@ fn awr_12201_aix_numbers_equal_their_text() {
                 Some(109.72),
                 Some(1.0)
             ),
-            ("log file sync", Some(77_820.0), Some(29.1), Some(373.76), Some(0.7)),
+            (
+                "log file sync",
+                Some(77_820.0),
+                Some(29.1),
+                Some(373.76),
+                Some(0.7)
+            ),
             (
                 "PGA memory operation",
                 Some(620_496.0),
@@ -131,7 +140,13 @@ fn awr_12201_aix_numbers_equal_their_text() {
                 Some(15_940.0),
                 Some(0.2)
             ),
-            ("BFILE read", Some(15.0), Some(6.1), Some(403_570.0), Some(0.2)),
+            (
+                "BFILE read",
+                Some(15.0),
+                Some(6.1),
+                Some(403_570.0),
+                Some(0.2)
+            ),
             (
                 "SQL*Net message to client",
                 Some(1_914_010.0),
@@ -146,7 +161,13 @@ fn awr_12201_aix_numbers_equal_their_text() {
                 Some(109.91),
                 Some(0.0)
             ),
-            ("row cache mutex", Some(1_390.0), Some(0.6), Some(432.45), Some(0.0)),
+            (
+                "row cache mutex",
+                Some(1_390.0),
+                Some(0.6),
+                Some(432.45),
+                Some(0.0)
+            ),
             (
                 "db file scattered read",
                 Some(1_025.0),
@@ -167,14 +188,23 @@ fn awr_12201_aix_numbers_equal_their_text() {
     assert_eq!(fg.len(), 36);
     let lfs = row(fg, "log file sync");
     assert_eq!(
-        (lfs.waits, lfs.time_s, lfs.avg_us, lfs.pct_db_time, lfs.avg_error_us),
+        (
+            lfs.waits,
+            lfs.time_s,
+            lfs.avg_us,
+            lfs.pct_db_time,
+            lfs.avg_error_us
+        ),
         (Some(77_820.0), Some(29.0), Some(373.76), Some(0.7), None)
     );
     let seq = row(fg, "db file sequential read");
     assert_eq!((seq.waits, seq.avg_us), (Some(360_121.0), Some(109.72)));
     // A name cut at 26 characters, joined to its full name.
     let cf = row(fg, "control file sequential read");
-    assert_eq!(cf.printed_name.as_deref(), Some("control file sequential re"));
+    assert_eq!(
+        cf.printed_name.as_deref(),
+        Some("control file sequential re")
+    );
     assert_eq!((cf.waits, cf.avg_us), (Some(17_546.0), Some(109.91)));
     // `.98ms`, `3000.06ms`, `60.00 s`, `258.01ns`.
     assert_eq!(row(fg, "db file parallel read").avg_us, Some(980.0));
@@ -209,7 +239,10 @@ fn awr_12201_aix_numbers_equal_their_text() {
     assert_eq!(row(bg, "dispatcher timer").avg_us, Some(60_000_000.0));
     assert!(row(bg, "LGWR worker group idle").idle);
     assert!(!row(bg, "LGWR any worker group").idle);
-    assert_eq!(r.event("log file parallel write").unwrap().waits, Some(103_636.0));
+    assert_eq!(
+        r.event("log file parallel write").unwrap().waits,
+        Some(103_636.0)
+    );
 
     // Statistics: the key statistics page and the others, as printed.
     assert_eq!(r.stat("redo size"), Some(528_179_268.0));
@@ -251,7 +284,10 @@ fn awr_12201_aix_numbers_equal_their_text() {
     );
     // Cut at 25 characters and joined.
     let lfsc = r.histogram("log file switch completion").unwrap();
-    assert_eq!(lfsc.printed_event.as_deref(), Some("log file switch completio"));
+    assert_eq!(
+        lfsc.printed_event.as_deref(),
+        Some("log file switch completio")
+    );
     assert_eq!(lfsc.total_waits, 18.0);
     // The µs histograms are drawn exactly on power-of-two buckets.
     assert!(h.buckets_are_exact() && seqh.buckets_are_exact());
@@ -300,7 +336,11 @@ fn statspack_12102_numbers_equal_their_text() {
     assert_eq!(h.begin_time.as_deref(), Some("14-Jan-24 00:37:42"));
     assert_eq!(h.elapsed_s, Some(60.02 * 60.0));
     assert_eq!(h.db_time_s, Some(15.34 * 60.0));
-    let redo = r.load_profile.iter().find(|p| p.name == "Redo size").unwrap();
+    let redo = r
+        .load_profile
+        .iter()
+        .find(|p| p.name == "Redo size")
+        .unwrap();
     assert_eq!(
         (redo.per_second, redo.per_transaction),
         (Some(66_701.6), Some(152_213.1))
@@ -355,7 +395,9 @@ fn statspack_12102_numbers_equal_their_text() {
     assert!((top_us - 0.5e6 / 6378.0).abs() < 1e-9);
     // Cut names joined.
     assert_eq!(
-        row(bg, "Space Manager: slave idle wait").printed_name.as_deref(),
+        row(bg, "Space Manager: slave idle wait")
+            .printed_name
+            .as_deref(),
         Some("Space Manager: slave idle wa")
     );
     assert!(row(bg, "rdbms ipc message").idle);
@@ -393,7 +435,10 @@ fn statspack_12102_numbers_equal_their_text() {
     // cells are coarser than power-of-two buckets, so drawn as printed.
     let idle = r.histogram("LGWR worker group idle").unwrap();
     let le1s = idle.cells.iter().find(|c| c.label == "<=1s").unwrap();
-    assert_eq!((le1s.lo_us, le1s.hi_us, le1s.pct), (32_768, Some(1_048_576), 47.9));
+    assert_eq!(
+        (le1s.lo_us, le1s.hi_us, le1s.pct),
+        (32_768, Some(1_048_576), 47.9)
+    );
     let gt1s = idle.cells.iter().find(|c| c.label == ">1s").unwrap();
     assert_eq!((gt1s.lo_us, gt1s.hi_us), (1_048_576, None));
     assert!(!idle.buckets_are_exact());

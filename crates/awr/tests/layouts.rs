@@ -38,7 +38,10 @@ fn an_11g_text_histogram_gets_back_the_k_its_column_cut() {
     let seq = r.histogram("db file sequential read").unwrap();
     assert_eq!(seq.total_waits, 900_000.0);
     // Background events too: `600.0` is 600,000 'SYNC Remote Write's.
-    assert_eq!(r.histogram("SYNC Remote Write").unwrap().total_waits, 600_000.0);
+    assert_eq!(
+        r.histogram("SYNC Remote Write").unwrap().total_waits,
+        600_000.0
+    );
     // No wait event row for it: a fraction is thousands all the same.
     let cbc = r.histogram("latch: cache buffers chains").unwrap();
     assert_eq!(
@@ -46,7 +49,10 @@ fn an_11g_text_histogram_gets_back_the_k_its_column_cut() {
         (234_500.0, TotalWaitsFrom::PrintedThousands)
     );
     // Printed with its K (`12.4K`, 12,345 + 12 waits) or whole: kept.
-    assert_eq!(r.histogram("gc buffer busy acquire").unwrap().total_waits, 50_000.0);
+    assert_eq!(
+        r.histogram("gc buffer busy acquire").unwrap().total_waits,
+        50_000.0
+    );
     assert_eq!(r.histogram("jobq slave wait").unwrap().total_waits, 7_200.0);
     // The counts built on them: 60 % of 900,000 reads under 1 ms.
     let t = r.derived.read_tiers.as_ref().unwrap();
@@ -60,7 +66,11 @@ fn an_11g_text_histogram_gets_back_the_k_its_column_cut() {
         "{}",
         r.notes[0]
     );
-    assert!(r.notes[0].contains("1 of them with no wait event row"), "{}", r.notes[0]);
+    assert!(
+        r.notes[0].contains("1 of them with no wait event row"),
+        "{}",
+        r.notes[0]
+    );
     // The detail section whose title runs into `DB/Inst:` is read.
     assert!(r
         .sections
@@ -117,12 +127,18 @@ fn an_event_cut_at_26_and_30_characters_is_one_event() {
         Some("log file switch (private stran")
     );
     let fg = r.foreground_events.iter().find(|e| e.name == full).unwrap();
-    assert_eq!(fg.printed_name.as_deref(), Some("log file switch (private s"));
+    assert_eq!(
+        fg.printed_name.as_deref(),
+        Some("log file switch (private s")
+    );
     assert_eq!((fg.waits, fg.avg_us), (Some(12_345.0), Some(120_000.0)));
     let bg = r.background_events.iter().find(|e| e.name == full).unwrap();
     assert_eq!(bg.waits, Some(12.0));
     let h = r.histogram(full).unwrap();
-    assert_eq!(h.printed_event.as_deref(), Some("log file switch (private s"));
+    assert_eq!(
+        h.printed_event.as_deref(),
+        Some("log file switch (private s")
+    );
     // 12,345 + 12 waits: `12.4K`.
     assert_eq!(h.total_waits, 12_357.0);
     let names: std::collections::BTreeSet<&str> = r
@@ -173,7 +189,11 @@ fn shares_rac_idle_rows_and_the_rest_of_an_11g_text_report() {
     assert_eq!(r.derived.redo_write_time_us, Some(600.0));
     assert_eq!(r.derived.log_switches_per_hour, Some(24.0));
     assert_eq!(r.derived.host_cpu_busy_pct, Some(43.0));
-    let init = r.tables.iter().find(|t| t.section == "init.ora Parameters").unwrap();
+    let init = r
+        .tables
+        .iter()
+        .find(|t| t.section == "init.ora Parameters")
+        .unwrap();
     assert!(init
         .rows
         .iter()
@@ -202,8 +222,14 @@ fn the_11204_html_report_reads_key_and_other_activity_stats_like_the_text() {
         assert_eq!(html.stat(name), Some(v), "{name}");
         assert_eq!(text.stat(name), Some(v), "{name}");
     }
-    for s in ["Key Instance Activity Stats", "Other Instance Activity Stats"] {
-        assert!(html.sections.iter().any(|x| x.title == s && x.parsed), "{s}");
+    for s in [
+        "Key Instance Activity Stats",
+        "Other Instance Activity Stats",
+    ] {
+        assert!(
+            html.sections.iter().any(|x| x.title == s && x.parsed),
+            "{s}"
+        );
     }
     // And what is derived from them.
     let (h, t) = (&html.derived, &text.derived);
@@ -263,10 +289,16 @@ fn packaging_does_not_change_what_is_read() {
     same(parse(&utf16), Some("read from UTF-16 text"));
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     gz.write_all(&crlf).unwrap();
-    same(parse(&gz.finish().unwrap()), Some("read from gzip-compressed input"));
+    same(
+        parse(&gz.finish().unwrap()),
+        Some("read from gzip-compressed input"),
+    );
     let mut xz = xz2::write::XzEncoder::new(Vec::new(), 1);
     xz.write_all(&lf).unwrap();
-    same(parse(&xz.finish().unwrap()), Some("read from xz-compressed input"));
+    same(
+        parse(&xz.finish().unwrap()),
+        Some("read from xz-compressed input"),
+    );
     // Latin-1: a name with `ä` (0xE4) reads as `ä`, the numbers alike.
     let latin1: Vec<u8> = String::from_utf8(lf.clone())
         .unwrap()

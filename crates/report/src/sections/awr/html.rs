@@ -164,11 +164,7 @@ fn body(r: &AwrReport, k: &str) -> String {
         headings.push("#± (µs, printed precision)");
     }
     headings.push(&pct_heading);
-    b.push_str(&page::table(
-        &format!("awr-events-{k}"),
-        &headings,
-        &rows,
-    ));
+    b.push_str(&page::table(&format!("awr-events-{k}"), &headings, &rows));
     for (i, hg) in charted(r).into_iter().take(CHARTS).enumerate() {
         if hg.buckets_are_exact() {
             b.push_str(&svg::histogram(

@@ -658,9 +658,18 @@ mod tests {
         let s = printed_cells(&hg);
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines.len(), 3, "{s}");
-        assert!(lines[0].starts_with("         0 .. 1.02 ms    <1ms        600"), "{s}");
+        assert!(
+            lines[0].starts_with("         0 .. 1.02 ms    <1ms        600"),
+            "{s}"
+        );
         // The empty cell between them is drawn empty, not split.
-        assert!(lines[1].contains("<32ms") && lines[1].contains(" 0 "), "{s}");
-        assert!(lines[2].contains("32.8 ms .. 1.05 s") && lines[2].contains("<=1s"), "{s}");
+        assert!(
+            lines[1].contains("<32ms") && lines[1].contains(" 0 "),
+            "{s}"
+        );
+        assert!(
+            lines[2].contains("32.8 ms .. 1.05 s") && lines[2].contains("<=1s"),
+            "{s}"
+        );
     }
 }
