@@ -44,7 +44,8 @@ fn several_reports_are_a_trend_ordered_by_begin_time() {
     assert_eq!(iv[1]["log_file_sync_us"], 4000.0);
     assert_eq!(iv[1]["log_file_parallel_write_us"], 300.0);
     // The events: top foreground events by summed time, idle ones out;
-    // the row lock event only in the interval that had it.
+    // the row lock event (printed cut at 26 characters, joined to its
+    // full name) only in the interval that had it.
     let events: Vec<&str> = v["events"]
         .as_array()
         .unwrap()
@@ -56,7 +57,7 @@ fn several_reports_are_a_trend_ordered_by_begin_time() {
         [
             "log file sync",
             "db file sequential read",
-            "enq: TX - row lock content"
+            "enq: TX - row lock contention"
         ]
     );
     let names = |i: &serde_json::Value| -> Vec<String> {
@@ -67,8 +68,8 @@ fn several_reports_are_a_trend_ordered_by_begin_time() {
             .map(|e| e["name"].as_str().unwrap().to_string())
             .collect()
     };
-    assert!(names(&iv[1]).contains(&"enq: TX - row lock content".to_string()));
-    assert!(!names(&iv[0]).contains(&"enq: TX - row lock content".to_string()));
+    assert!(names(&iv[1]).contains(&"enq: TX - row lock contention".to_string()));
+    assert!(!names(&iv[0]).contains(&"enq: TX - row lock contention".to_string()));
     let lfs = &iv[1]["events"][0];
     assert_eq!(
         (lfs["time_s"].as_f64(), lfs["avg_us"].as_f64()),

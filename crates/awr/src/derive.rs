@@ -12,7 +12,12 @@
 //!   'redo writes': above 1, group commit is at work.
 //! * 'log file sync' / 'log file parallel write' and their difference:
 //!   the part of a commit that is not the log write (posting LGWR,
-//!   scheduling, CPU).
+//!   scheduling, CPU). Each average carries the bound of the precision it
+//!   was printed at ([`dbio_model::awr::WaitEventRow::avg_error_us`]: a
+//!   whole-millisecond `1` is anywhere from 0.5 to 1.5 ms), and so do the
+//!   difference (the sum of the two bounds) and the ratio (the farthest
+//!   it can be with each average anywhere in its bound; no ratio when
+//!   'log file parallel write' can be 0).
 //! * Redo wastage share: 'redo wastage' / ('redo size' + 'redo wastage'),
 //!   the padding of partial redo blocks in what LGWR wrote.
 //! * Physical reads and writes (blocks) per transaction and per second,
@@ -74,8 +79,12 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
     let synch = r.stat("redo synch writes");
     let wastage = r.stat("redo wastage");
     let rollbacks = r.stat("user rollbacks");
-    let lfs = r.event("log file sync").and_then(|e| e.avg_us);
-    let lfpw = r.event("log file parallel write").and_then(|e| e.avg_us);
+    let lfs_row = r.event("log file sync");
+    let lfpw_row = r.event("log file parallel write");
+    let lfs = lfs_row.and_then(|e| e.avg_us);
+    let lfpw = lfpw_row.and_then(|e| e.avg_us);
+    let lfs_err = lfs_row.and_then(|e| e.avg_error_us);
+    let lfpw_err = lfpw_row.and_then(|e| e.avg_error_us);
     let preads = r.stat("physical reads");
     let pwrites = r.stat("physical writes");
     let from_cache = r.stat("physical writes from cache");
@@ -96,8 +105,8 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
         };
         let page_us = t.page_cache_max_ns as f64 / 1000.0;
         let storage_us = t.storage_cache_max_ns as f64 / 1000.0;
-        for c in crate::chosen_cells(&h.cells) {
-            let n = crate::cell_waits(c, h.total_waits);
+        for c in h.chosen_cells() {
+            let n = c.waits(h.total_waits);
             let hi = c.hi_us.map_or(f64::INFINITY, |h| h as f64);
             let lo = c.lo_us as f64;
             if hi <= page_us * MS_SLACK {
@@ -123,8 +132,21 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
     };
     d.log_file_sync_us = lfs;
     d.log_file_parallel_write_us = lfpw;
-    d.lfs_lfpw_ratio = div(lfs, lfpw);
+    d.log_file_sync_error_us = lfs_err;
+    d.log_file_parallel_write_error_us = lfpw_err;
+    let bounded = lfs_err.is_some() || lfpw_err.is_some();
+    let (ea, eb) = (lfs_err.unwrap_or(0.0), lfpw_err.unwrap_or(0.0));
+    (d.lfs_lfpw_ratio, d.lfs_lfpw_ratio_error) = match (lfs, lfpw) {
+        (Some(a), Some(b)) if b - eb > 0.0 => {
+            let ratio = a / b;
+            let hi = (a + ea) / (b - eb);
+            let lo = (a - ea).max(0.0) / (b + eb);
+            (Some(ratio), bounded.then(|| (hi - ratio).max(ratio - lo)))
+        }
+        _ => (None, None),
+    };
     d.lfs_minus_lfpw_us = lfs.zip(lfpw).map(|(a, b)| a - b);
+    d.lfs_minus_lfpw_error_us = d.lfs_minus_lfpw_us.and(bounded.then_some(ea + eb));
     d.transactions = commits.map(|c| c + rollbacks.unwrap_or(0.0));
     d.physical_reads_per_txn = div(preads, d.transactions);
     d.physical_writes_per_txn = div(pwrites, d.transactions);
@@ -139,4 +161,64 @@ pub fn derive(r: &mut AwrReport, t: &Thresholds) {
 fn r_stat_us(r: &AwrReport) -> Option<f64> {
     r.stat("redo write time (usec)")
         .or_else(|| r.stat("redo write time").map(|cs| cs * 10_000.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::awr::WaitEventRow;
+
+    fn report(lfs: (f64, Option<f64>), lfpw: (f64, Option<f64>)) -> AwrReport {
+        let row = |name: &str, (avg, err): (f64, Option<f64>)| WaitEventRow {
+            name: name.into(),
+            avg_us: Some(avg),
+            avg_error_us: err,
+            ..Default::default()
+        };
+        let mut r = AwrReport {
+            foreground_events: vec![row("log file sync", lfs)],
+            background_events: vec![row("log file parallel write", lfpw)],
+            ..Default::default()
+        };
+        derive(&mut r, &Thresholds::default());
+        r
+    }
+
+    #[test]
+    fn the_difference_and_ratio_carry_the_averages_bounds() {
+        // 1.4 ms exact against 600 ± 100 µs: 800 ± 100 µs; the ratio 2.33
+        // reaches 1400/500 = 2.8 at most.
+        let d = report((1400.0, None), (600.0, Some(100.0))).derived;
+        assert_eq!(d.lfs_minus_lfpw_us, Some(800.0));
+        assert_eq!(d.lfs_minus_lfpw_error_us, Some(100.0));
+        let (r, e) = (d.lfs_lfpw_ratio.unwrap(), d.lfs_lfpw_ratio_error.unwrap());
+        assert!((r - 1400.0 / 600.0).abs() < 1e-12);
+        assert!((e - (1400.0 / 500.0 - r)).abs() < 1e-12);
+        // Both bounded: the sum of the bounds.
+        let d = report((1000.0, Some(500.0)), (600.0, Some(100.0))).derived;
+        assert_eq!(d.lfs_minus_lfpw_error_us, Some(600.0));
+        assert!(
+            (d.lfs_lfpw_ratio_error.unwrap() - (1500.0 / 500.0 - 1000.0 / 600.0)).abs() < 1e-12
+        );
+        // Exact averages: no bounds.
+        let d = report((1400.0, None), (600.0, None)).derived;
+        assert_eq!(
+            (d.lfs_minus_lfpw_error_us, d.lfs_lfpw_ratio_error),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn no_ratio_when_the_log_write_can_be_zero() {
+        // A printed `0` ms: 0 ± 500 µs (and at the edge, 500 ± 500 µs).
+        for lfpw in [(0.0, Some(500.0)), (500.0, Some(500.0))] {
+            let d = report((1000.0, None), lfpw).derived;
+            assert_eq!((d.lfs_lfpw_ratio, d.lfs_lfpw_ratio_error), (None, None));
+            assert_eq!(d.lfs_minus_lfpw_error_us, Some(500.0));
+        }
+        // Just above: a ratio, bounded by 1000 / 1 µs.
+        let d = report((1000.0, None), (501.0, Some(500.0))).derived;
+        let r = 1000.0 / 501.0;
+        assert!((d.lfs_lfpw_ratio_error.unwrap() - (1000.0 - r)).abs() < 1e-9);
+    }
 }

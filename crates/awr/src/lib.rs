@@ -19,15 +19,22 @@
 
 pub mod derive;
 pub mod detect;
+pub mod events;
+pub mod histogram;
 mod html;
+pub mod input;
 pub mod join;
 pub mod month;
+/// Event names joined back to Oracle's full names (in the model, which
+/// the rules and comparisons share).
+pub use dbio_model::event_names as names;
 pub mod num;
 pub mod text;
 pub mod trend;
 
 use dbio_model::awr::*;
-use dbio_model::Log2Buckets;
+use events::List;
+use histogram::Histograms;
 use text::{Section, Table};
 
 /// Why an input was refused: one sentence.
@@ -43,14 +50,32 @@ impl std::fmt::Display for NotAReport {
 impl std::error::Error for NotAReport {}
 
 /// Reads one report (or pasted sections). `source` names the input in
-/// the result and in the refusal.
+/// the result and in the refusal. A gzip or xz input is decompressed, a
+/// byte-order mark dropped, UTF-16 read ([`input`]).
 pub fn parse(bytes: &[u8], source: &str) -> Result<AwrReport, NotAReport> {
-    let kind = detect::classify(bytes)
-        .map_err(|why| NotAReport(format!("{source} is not an AWR or Statspack report: {why}")))?;
+    let refuse =
+        |why: String| NotAReport(format!("{source} is not an AWR or Statspack report: {why}"));
+    let (unpacked, packing) = input::unpack(bytes).map_err(refuse)?;
+    let bytes = &*unpacked;
+    // Oracle's other reports are refused as what they are ("FILE is an
+    // AWR compare-periods report ..."), anything else as no report.
+    let kind = detect::classify(bytes).map_err(|why| {
+        if why.starts_with("is ") {
+            NotAReport(format!("{source} {why}"))
+        } else {
+            refuse(why)
+        }
+    })?;
     let text = decode(bytes);
     let locale = num::Locale::detect(&text);
     let mut r = num::with_locale(locale, || read_report(bytes, source, kind, &text));
     r.decimal_comma = locale == num::Locale::DecimalComma;
+    match packing {
+        input::Packing::Plain => {}
+        input::Packing::Gzip => r.notes.insert(0, "read from gzip-compressed input".into()),
+        input::Packing::Xz => r.notes.insert(0, "read from xz-compressed input".into()),
+        input::Packing::Utf16 => r.notes.insert(0, "read from UTF-16 text".into()),
+    }
     Ok(r)
 }
 
@@ -103,8 +128,9 @@ fn read_report(bytes: &[u8], source: &str, kind: ReportKind, text: &str) -> AwrR
             });
         }
     }
+    let combined = !all_events.is_empty();
     if r.foreground_events.is_empty() {
-        r.foreground_events = all_events;
+        r.foreground_events = all_events.clone();
     }
     if kind == ReportKind::Pasted {
         collapsed_statistics(&mut r, text);
@@ -116,12 +142,167 @@ fn read_report(bytes: &[u8], source: &str, kind: ReportKind, text: &str) -> AwrR
         }
     }
     r.header.instances = r.header.instances.max(1);
-    r.histograms = hist.finish();
+    if r.header.instances > 1 {
+        r.header.rac = true;
+    }
+    let waits = event_waits(&r, if combined { Some(&all_events) } else { None });
+    r.histograms = hist.finish(|name| waits.get(name).copied());
+    join_cut_names(&mut r);
+    note_histogram_totals(&mut r);
     // A statistic printed on two pages (or in the key statistics too) is
     // kept once, as first printed.
     let mut seen = std::collections::HashSet::new();
     r.statistics.retain(|s| seen.insert(s.name.clone()));
+    r.truncated = truncation(kind, text, &lines, &r.sections);
     r
+}
+
+/// Each event's waits in the wait event tables, by full name: the
+/// combined fg+bg table when the report prints one, else foreground plus
+/// background.
+fn event_waits(
+    r: &AwrReport,
+    combined: Option<&Vec<WaitEventRow>>,
+) -> std::collections::HashMap<String, f64> {
+    let mut m = std::collections::HashMap::new();
+    let rows: Vec<&WaitEventRow> = match combined {
+        Some(all) => all.iter().collect(),
+        None => r
+            .foreground_events
+            .iter()
+            .chain(&r.background_events)
+            .collect(),
+    };
+    // A list printed over two pages repeats no row; a row printed twice
+    // in one list (a paste) is counted once.
+    let mut seen = std::collections::HashSet::new();
+    for e in rows {
+        let Some(w) = e.waits else { continue };
+        if combined.is_some() && !seen.insert(e.name.as_str()) {
+            continue;
+        }
+        *m.entry(e.name.clone()).or_insert(0.0) += w;
+    }
+    m
+}
+
+/// Names cut at one width and printed whole (or cut wider) elsewhere in
+/// the report are joined to the longest print ([`names::join_within`]),
+/// for the names the known list does not know.
+fn join_cut_names(r: &mut AwrReport) {
+    let all: Vec<String> = r
+        .top_events
+        .iter()
+        .chain(&r.foreground_events)
+        .chain(&r.background_events)
+        .map(|e| e.name.clone())
+        .chain(r.histograms.iter().map(|h| h.event.clone()))
+        .collect();
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    let join = |name: &mut String, printed: &mut Option<String>| {
+        if let Some(full) = names::join_within(name, &refs) {
+            printed.get_or_insert_with(|| name.clone());
+            *name = full.to_string();
+        }
+    };
+    for e in r
+        .top_events
+        .iter_mut()
+        .chain(r.foreground_events.iter_mut())
+        .chain(r.background_events.iter_mut())
+    {
+        join(&mut e.name, &mut e.printed_name);
+    }
+    for h in &mut r.histograms {
+        join(&mut h.event, &mut h.printed_event);
+    }
+}
+
+/// A note on histogram totals not taken as printed.
+fn note_histogram_totals(r: &mut AwrReport) {
+    let cut: Vec<&AwrHistogram> = r
+        .histograms
+        .iter()
+        .filter(|h| {
+            h.total_waits_from != TotalWaitsFrom::Printed
+                && h.printed_total_waits
+                    .is_some_and(|p| h.total_waits >= 100.0 * p.max(1.0))
+        })
+        .collect();
+    let guessed: Vec<&AwrHistogram> = r
+        .histograms
+        .iter()
+        .filter(|h| h.total_waits_from == TotalWaitsFrom::PrintedThousands)
+        .collect();
+    if !cut.is_empty() {
+        let named: Vec<String> = cut
+            .iter()
+            .take(3)
+            .map(|h| {
+                format!(
+                    "'{}' {} for a printed {}",
+                    h.event,
+                    h.total_waits,
+                    h.printed_total_waits.unwrap_or_default()
+                )
+            })
+            .collect();
+        r.notes.push(format!(
+            "{} wait event histogram total{} printed without {} K (a column too narrow for it) {} read as thousands: {}{}",
+            cut.len(),
+            if cut.len() == 1 { "" } else { "s" },
+            if cut.len() == 1 { "its" } else { "their" },
+            if cut.len() == 1 { "is" } else { "are" },
+            named.join(", "),
+            if guessed.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} of them with no wait event row to confirm the count",
+                    guessed.len()
+                )
+            }
+        ));
+    }
+}
+
+/// Where a whole report ends when it ends before its closing line (`End
+/// of Report`, and `</html>` for HTML), else `None`. Pastes are sections
+/// of a report and have no end to miss.
+fn truncation(
+    kind: ReportKind,
+    text: &str,
+    lines: &[&str],
+    sections: &[SectionInfo],
+) -> Option<String> {
+    if kind == ReportKind::Pasted {
+        return None;
+    }
+    let tail = text.as_bytes();
+    let tail =
+        String::from_utf8_lossy(&tail[tail.len().saturating_sub(8192)..]).to_ascii_lowercase();
+    let closed = match kind {
+        ReportKind::AwrHtml => tail.contains("</html>") || tail.contains("end of report"),
+        _ => tail.contains("end of report"),
+    };
+    if closed {
+        return None;
+    }
+    let last_line = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let section = sections
+        .last()
+        .map_or(String::new(), |s| format!(" in section '{}'", s.title));
+    let what = if kind == ReportKind::AwrHtml {
+        "`End of Report` or `</html>`"
+    } else {
+        "`End of Report`"
+    };
+    Some(format!(
+        "the report stops at line {last_line}{section}, before its closing {what}: the sections after it are missing"
+    ))
 }
 
 /// Titles (lower-cased prefixes) of the sections dbio reads.
@@ -132,6 +313,9 @@ const KNOWN: &[&str] = &[
     "wait events (fg and bg)",
     "wait event histogram",
     "instance activity stats",
+    "key instance activity stats",
+    "other instance activity stats",
+    "rac statistics",
     "host cpu",
     "iostat by",
     "io stat by",
@@ -164,7 +348,7 @@ fn read_section(
         header(r, s);
         if r.kind == ReportKind::Pasted {
             for tb in &s.tables {
-                events_of(tb, &mut r.foreground_events, &mut r.statistics);
+                events::read(tb, List::Waits, &mut r.foreground_events, &mut r.statistics);
                 stats_of(tb, &mut r.statistics);
             }
             load_profile(r, s);
@@ -174,32 +358,47 @@ fn read_section(
     if !known(t) {
         return false;
     }
+    let pct = &mut r.event_pct_of;
     if t.starts_with("load profile") {
         load_profile(r, s);
     } else if t.starts_with("top ") && t.contains("event") {
         for tb in &s.tables {
-            events_of(tb, &mut r.top_events, &mut r.statistics);
+            let share = events::read(tb, List::Top, &mut r.top_events, &mut r.statistics);
+            pct.top = pct.top.or(share);
         }
     } else if t.starts_with("foreground wait events") {
         for tb in &s.tables {
-            events_of(tb, &mut r.foreground_events, &mut r.statistics);
+            let share = events::read(tb, List::Waits, &mut r.foreground_events, &mut r.statistics);
+            pct.foreground = pct.foreground.or(share);
         }
     } else if t.starts_with("background wait events") {
         for tb in &s.tables {
-            events_of(tb, &mut r.background_events, &mut r.statistics);
+            let share = events::read(tb, List::Waits, &mut r.background_events, &mut r.statistics);
+            pct.background = pct.background.or(share);
         }
     } else if t == "wait events" || t.starts_with("wait events (fg and bg)") {
+        // Statspack's and 10g's combined list: the foreground list when
+        // the report prints no other.
         for tb in &s.tables {
-            events_of(tb, all_events, &mut r.statistics);
+            let share = events::read(tb, List::Waits, all_events, &mut r.statistics);
+            if r.foreground_events.is_empty() {
+                pct.foreground = pct.foreground.or(share);
+            }
         }
     } else if t.starts_with("wait event histogram") {
         for tb in &s.tables {
             hist.read(tb, t);
         }
-    } else if t.starts_with("instance activity stats") && !t.contains("absolute") {
+    } else if (t.starts_with("instance activity stats")
+        || t.starts_with("key instance activity stats")
+        || t.starts_with("other instance activity stats"))
+        && !t.contains("absolute")
+    {
         for tb in &s.tables {
             stats_of(tb, &mut r.statistics);
         }
+    } else if t.starts_with("rac statistics") {
+        rac_statistics(r, s);
     } else if t.starts_with("host cpu") {
         host_cpu(r, s);
     } else if [
@@ -435,71 +634,6 @@ fn col(t: &Table, pred: impl Fn(&str) -> bool) -> Option<usize> {
         .map(|(i, _)| i)
 }
 
-/// Rows of a wait event table; a row that is no event (a statistic line
-/// pasted under the table) goes to the statistics.
-fn events_of(t: &Table, out: &mut Vec<WaitEventRow>, stats: &mut Vec<StatRow>) {
-    if !head0(t).contains("event") {
-        return;
-    }
-    let waits = col(t, |h| {
-        h.contains("waits") && !h.contains("/txn") && !h.contains('%') && !h.contains("time")
-    });
-    let time = col(t, |h| {
-        (h.contains("(s)") || h.contains("(sec)") || h.contains("time(s)"))
-            && !h.starts_with("avg")
-            && !h.contains('%')
-    });
-    let avg = col(t, |h| h.starts_with("avg"));
-    let class = col(t, |h| h.contains("class"));
-    // `% DB time`, `%Total Call Time` (10g), `% Total Ela Time` (9i
-    // Statspack and 10g's first AWR), `% bg time`.
-    let pct = col(t, |h| {
-        h.contains("db time")
-            || h.contains("call time")
-            || h.contains("ela time")
-            || h.contains("bg time")
-    });
-    let avg_unit = avg.map_or(1000.0, |i| {
-        let h = t.headers[i].to_ascii_lowercase();
-        if h.contains("(us)") {
-            1.0
-        } else if h.contains("(s)") {
-            1e6
-        } else {
-            1000.0
-        }
-    });
-    let cell = |row: &[String], i: Option<usize>| i.and_then(|i| row.get(i)).cloned();
-    for row in &t.rows {
-        let name = at(row, 0).trim();
-        if name.is_empty() || name.starts_with('-') {
-            continue;
-        }
-        let w = cell(row, waits).and_then(|c| num::count(&c));
-        let ts = cell(row, time).and_then(|c| num::count(&c));
-        if w.is_none() && ts.is_none() {
-            let line: Vec<&str> = row.iter().map(String::as_str).collect();
-            stats_from_words(&line.join(" "), stats);
-            continue;
-        }
-        let avg_us = cell(row, avg)
-            .and_then(|c| num::time_us(&c, avg_unit))
-            .or_else(|| match (w, ts) {
-                (Some(w), Some(ts)) if w > 0.0 => Some(ts * 1e6 / w),
-                _ => None,
-            });
-        out.push(WaitEventRow {
-            name: name.to_string(),
-            class: cell(row, class).filter(|c| !c.is_empty()),
-            waits: w,
-            time_s: ts,
-            avg_us,
-            avg_error_us: None,
-            pct_db_time: cell(row, pct).and_then(|c| num::count(&c)),
-        });
-    }
-}
-
 /// Rows of a statistics table (`Statistic  Total  per Second  per Trans`).
 fn stats_of(t: &Table, out: &mut Vec<StatRow>) {
     if !head0(t).contains("statistic") {
@@ -535,7 +669,7 @@ fn stats_of(t: &Table, out: &mut Vec<StatRow>) {
 /// up to a number, followed by up to three numbers (total, per second,
 /// per transaction); a unit word after the numbers (`s`, `cs`) is
 /// dropped.
-fn stats_from_words(text: &str, out: &mut Vec<StatRow>) {
+pub(crate) fn stats_from_words(text: &str, out: &mut Vec<StatRow>) {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut i = 0;
     while i < words.len() {
@@ -587,6 +721,24 @@ fn collapsed_statistics(r: &mut AwrReport, text: &str) {
     }
 }
 
+/// `Number of Instances:  2  2` of RAC Statistics: the instances the
+/// database had (the larger of begin and end).
+fn rac_statistics(r: &mut AwrReport, s: &Section) {
+    for l in flat_lines(s) {
+        let lower = l.to_ascii_lowercase();
+        let Some(p) = lower.find("number of instances:") else {
+            continue;
+        };
+        let n = l[p + "number of instances:".len()..]
+            .split_whitespace()
+            .map_while(num::count)
+            .fold(0.0f64, f64::max);
+        if (1.0..=1024.0).contains(&n) {
+            r.header.instances = r.header.instances.max(n as u32);
+        }
+    }
+}
+
 fn host_cpu(r: &mut AwrReport, s: &Section) {
     for t in &s.tables {
         if let Some(i) = col(t, |h| h.ends_with("idle")) {
@@ -595,251 +747,5 @@ fn host_cpu(r: &mut AwrReport, s: &Section) {
                 r.derived.host_cpu_busy_pct = Some(100.0 - idle);
             }
         }
-    }
-}
-
-/// One event's histogram as read so far: its total waits (main section),
-/// a detail section's waits in its range with the share of its bounded
-/// cells, and every cell.
-type EventCells = (Option<f64>, Option<(f64, f64)>, Vec<HistogramCell>);
-
-/// Wait event histogram rows gathered over every bucket set, merged at
-/// the end.
-#[derive(Default)]
-struct Histograms {
-    order: Vec<String>,
-    /// Per event.
-    by_event: std::collections::HashMap<String, EventCells>,
-}
-
-/// µs per unit of a histogram heading (`us`, `ms` = 1024 µs, `s` = 1024
-/// ms; `m` is minutes, 64 s, in the sections up to 2 min and 1 hr and
-/// 1024 µs elsewhere, where it abbreviates `ms`).
-fn unit_us(unit: &str, minutes: bool) -> Option<f64> {
-    Some(match unit {
-        "" | "u" | "us" | "usec" => 1.0,
-        "ms" | "msec" => 1024.0,
-        "m" if !minutes => 1024.0,
-        "m" | "min" => 64.0 * 1_048_576.0,
-        "s" | "sec" => 1_048_576.0,
-        "h" | "hr" => 4096.0 * 1_048_576.0,
-        _ => return None,
-    })
-}
-
-/// A histogram heading (`<8us`, `>=512`, `<1/8s`, `<=1s`) into
-/// (is a lower bound, edge µs).
-fn edge(label: &str, minutes: bool) -> Option<(bool, u64)> {
-    let p = label.rfind(['<', '>'])?;
-    let l = &label[p..];
-    let (lower, rest) = if let Some(r) = l.strip_prefix(">=") {
-        (true, r)
-    } else if let Some(r) = l.strip_prefix('>') {
-        (true, r)
-    } else if let Some(r) = l.strip_prefix("<=") {
-        (false, r)
-    } else {
-        (false, &l[1..])
-    };
-    let rest = rest.trim();
-    let split = rest
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(rest.len());
-    let (n, unit) = rest.split_at(split);
-    let v = match n.split_once('/') {
-        Some((a, b)) => num::plain(a)? / num::plain(b)?,
-        None => num::plain(n)?,
-    };
-    let us = v * unit_us(unit, minutes)?;
-    (0.0..1e18)
-        .contains(&us)
-        .then_some((lower, us.round() as u64))
-}
-
-impl Histograms {
-    fn read(&mut self, t: &Table, title: &str) {
-        if t.headers.len() < 3 || !head0(t).contains("event") {
-            return;
-        }
-        let main = title.trim() == "wait event histogram";
-        let minutes = title.contains("min") || title.contains("hr");
-        let edges: Vec<Option<(bool, u64)>> =
-            t.headers.iter().skip(2).map(|h| edge(h, minutes)).collect();
-        for row in &t.rows {
-            let name = at(row, 0).trim();
-            let Some(total) = row.get(1).and_then(|c| num::count(c)) else {
-                continue;
-            };
-            if name.is_empty() {
-                continue;
-            }
-            let entry = self.by_event.entry(name.to_string()).or_insert_with(|| {
-                self.order.push(name.to_string());
-                (None, None, Vec::new())
-            });
-            let mut lo = 0u64;
-            let mut bounded = 0.0;
-            for (i, e) in edges.iter().enumerate() {
-                let Some((lower, x)) = *e else { continue };
-                let text = row.get(i + 2).map(String::as_str).unwrap_or("").trim();
-                let pct = if text.is_empty() {
-                    0.0
-                } else {
-                    match num::plain(text) {
-                        Some(p) => p,
-                        None => continue,
-                    }
-                };
-                let label = t.headers[i + 2].clone();
-                let label = label
-                    .rfind(['<', '>'])
-                    .map_or(label.clone(), |p| label[p..].to_string());
-                let cell = if lower {
-                    HistogramCell {
-                        label,
-                        lo_us: x,
-                        hi_us: None,
-                        pct,
-                    }
-                } else {
-                    let c = HistogramCell {
-                        label,
-                        lo_us: lo,
-                        hi_us: Some(x),
-                        pct,
-                    };
-                    if i > 0 {
-                        bounded += pct;
-                    }
-                    lo = x;
-                    c
-                };
-                entry.2.push(cell);
-            }
-            if main {
-                entry.0.get_or_insert(total);
-            } else if entry.1.is_none() {
-                entry.1 = Some((total, bounded));
-            }
-        }
-    }
-
-    fn finish(mut self) -> Vec<AwrHistogram> {
-        let mut out = Vec::new();
-        for name in self.order {
-            let Some((total, range, cells)) = self.by_event.remove(&name) else {
-                continue;
-            };
-            // Without the main section, the total follows from a detail
-            // section's waits in its range and their share.
-            let total = total
-                .or_else(|| range.filter(|r| r.1 > 0.0).map(|(w, p)| w * 100.0 / p))
-                .unwrap_or(0.0);
-            let buckets = merge(&cells, total);
-            out.push(AwrHistogram {
-                event: name,
-                total_waits: total,
-                cells,
-                buckets,
-            });
-        }
-        out
-    }
-}
-
-/// The cells that describe a histogram best: the finest ones, none
-/// overlapping another (a cell below an edge spans from the previous
-/// edge; an open cell spans to infinity).
-pub fn chosen_cells(cells: &[HistogramCell]) -> Vec<&HistogramCell> {
-    let width = |c: &HistogramCell| c.hi_us.map_or(u64::MAX, |h| h.saturating_sub(c.lo_us));
-    let mut order: Vec<&HistogramCell> = cells.iter().collect();
-    // Narrowest first; of the open cells (`>=512`, `>=64u`), the one
-    // with the highest edge says the most.
-    order.sort_by_key(|c| {
-        let lo = if c.hi_us.is_none() {
-            u64::MAX - c.lo_us
-        } else {
-            c.lo_us
-        };
-        (width(c), lo)
-    });
-    let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut out = Vec::new();
-    for c in order {
-        let (lo, hi) = (c.lo_us, c.hi_us.unwrap_or(u64::MAX));
-        if hi <= lo || taken.iter().any(|&(a, z)| lo < z && a < hi) {
-            continue;
-        }
-        taken.push((lo, hi));
-        out.push(c);
-    }
-    out.sort_by_key(|c| c.lo_us);
-    out
-}
-
-/// Waits of a cell: its share of the event's total, rounded.
-pub fn cell_waits(c: &HistogramCell, total: f64) -> f64 {
-    let n = (c.pct / 100.0 * total).round();
-    if n.is_finite() && n > 0.0 {
-        n
-    } else {
-        0.0
-    }
-}
-
-/// The chosen cells onto power-of-two µs buckets: a bounded cell counts
-/// in the bucket just below its upper edge, an open one at its lower edge.
-fn merge(cells: &[HistogramCell], total: f64) -> Log2Buckets {
-    let mut b = Log2Buckets::default();
-    for c in chosen_cells(cells) {
-        let n = cell_waits(c, total);
-        if n < 1.0 {
-            continue;
-        }
-        let us = match c.hi_us {
-            Some(h) => h - 1,
-            None => c.lo_us,
-        };
-        b.record_us_n(us, n as u64);
-    }
-    b
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_edges_are_powers_of_two_microseconds() {
-        assert_eq!(edge("<8us", false), Some((false, 8)));
-        assert_eq!(edge("<128u", false), Some((false, 128)));
-        assert_eq!(edge(">=512", false), Some((true, 512)));
-        assert_eq!(edge("<1ms", false), Some((false, 1024)));
-        assert_eq!(edge(">=32m", false), Some((true, 32768)));
-        assert_eq!(edge("<1/8s", false), Some((false, 131_072)));
-        assert_eq!(edge("% of Total <=1s", false), Some((false, 1_048_576)));
-        assert_eq!(edge("Total Waits", false), None);
-    }
-
-    #[test]
-    fn the_finest_cells_win_and_catch_alls_fill_the_rest() {
-        let c = |lo, hi: Option<u64>, pct| HistogramCell {
-            label: String::new(),
-            lo_us: lo,
-            hi_us: hi,
-            pct,
-        };
-        // Main: <8us 50, >=512 50; detail: <2us 25, <4us 25, >=64u 50.
-        let cells = [
-            c(0, Some(8), 50.0),
-            c(512, None, 50.0),
-            c(0, Some(1), 0.0),
-            c(1, Some(2), 25.0),
-            c(2, Some(4), 25.0),
-            c(4, Some(8), 0.0),
-            c(64, None, 50.0),
-        ];
-        let b = merge(&cells, 4.0);
-        assert_eq!(b.counts, [0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 2]);
     }
 }

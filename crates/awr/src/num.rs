@@ -141,9 +141,30 @@ impl Locale {
     }
 }
 
+/// A number as printed, with the precision its text gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Printed {
+    /// The value (K/M/G/T expanded; a time in µs).
+    pub value: f64,
+    /// Half a unit of its last printed digit, in the value's unit: the
+    /// farthest the true value can be from `value` when the report
+    /// rounded (`29` ± 0.5, `29.1` ± 0.05, `363.3K` ± 50, `5` ms ± 500
+    /// µs).
+    pub half_unit: f64,
+    /// Printed with a decimal separator (`123.4`, `1234.`, `.0`).
+    pub fraction: bool,
+    /// Printed with a K/M/G/T suffix.
+    pub abbreviated: bool,
+}
+
 /// A plain number with separators and an optional K/M/G/T suffix, as
 /// printed; `None` for anything else (`#####`, text, empty).
 pub fn count(s: &str) -> Option<f64> {
+    count_printed(s).map(|p| p.value)
+}
+
+/// [`count`] with the precision of its text.
+pub fn count_printed(s: &str) -> Option<Printed> {
     let s = s.trim();
     let (body, mult) = match s.as_bytes().last()? {
         b'K' | b'k' => (&s[..s.len() - 1], 1e3),
@@ -152,11 +173,29 @@ pub fn count(s: &str) -> Option<f64> {
         b'T' => (&s[..s.len() - 1], 1e12),
         _ => (s, 1.0),
     };
-    plain(body).map(|v| v * mult)
+    let (v, decimals) = plain_digits(body)?;
+    Some(Printed {
+        value: v * mult,
+        half_unit: half_unit(decimals) * mult,
+        fraction: decimals.is_some(),
+        abbreviated: mult > 1.0,
+    })
+}
+
+/// Half a unit of the last digit: 0.5 for a whole number, 0.05 for one
+/// decimal (`1234.` is whole).
+fn half_unit(decimals: Option<usize>) -> f64 {
+    0.5 * 10f64.powi(-(decimals.unwrap_or(0).min(12) as i32))
 }
 
 /// A number with separators, no suffix.
 pub fn plain(s: &str) -> Option<f64> {
+    plain_digits(s).map(|(v, _)| v)
+}
+
+/// A number with separators, no suffix, and how many digits follow its
+/// decimal separator (`None` when it has none).
+fn plain_digits(s: &str) -> Option<(f64, Option<usize>)> {
     let s = s.trim();
     if s.is_empty() || s.len() > 40 {
         return None;
@@ -202,14 +241,30 @@ pub fn plain(s: &str) -> Option<f64> {
     if cleaned.matches('.').count() > 1 {
         return None;
     }
+    let decimals = cleaned.split_once('.').map(|(_, f)| f.len());
     let v: f64 = cleaned.parse().ok()?;
-    v.is_finite().then_some(if neg { -v } else { v })
+    v.is_finite()
+        .then_some((if neg { -v } else { v }, decimals))
 }
 
 /// A duration in µs: the printed unit (`ns`, `us`, `ms`, `s`) or, when
 /// none is printed, `default_us` µs per unit.
 pub fn time_us(s: &str, default_us: f64) -> Option<f64> {
+    time_us_printed(s, default_us).map(|p| p.value)
+}
+
+/// [`time_us`] with the precision of its text (in µs: a whole-ms `5` is
+/// 5000 ± 500 µs).
+pub fn time_us_printed(s: &str, default_us: f64) -> Option<Printed> {
     let s = s.trim();
+    let printed = |body: &str, us: f64| {
+        plain_digits(body).map(|(v, d)| Printed {
+            value: v * us,
+            half_unit: half_unit(d) * us,
+            fraction: d.is_some(),
+            abbreviated: false,
+        })
+    };
     for (suffix, us) in [
         ("ns", 1e-3),
         ("us", 1.0),
@@ -219,12 +274,12 @@ pub fn time_us(s: &str, default_us: f64) -> Option<f64> {
         ("h", 3600e6),
     ] {
         if let Some(b) = s.strip_suffix(suffix) {
-            if let Some(v) = plain(b) {
-                return Some(v * us);
+            if let Some(p) = printed(b, us) {
+                return Some(p);
             }
         }
     }
-    plain(s).map(|v| v * default_us)
+    printed(s, default_us)
 }
 
 /// Whether a word is a number (for pastes that lost their columns).
@@ -255,6 +310,33 @@ mod tests {
         assert_eq!(time_us("27.36 s", 1.0), Some(27_360_000.0));
         assert_eq!(time_us(".00ns", 1.0), Some(0.0));
         assert_eq!(time_us("5", 1000.0), Some(5000.0));
+    }
+
+    #[test]
+    fn the_precision_is_half_a_unit_of_the_last_printed_digit() {
+        let c = |s| count_printed(s).unwrap();
+        assert_eq!((c("29").value, c("29").half_unit), (29.0, 0.5));
+        assert!((c("29.1").half_unit - 0.05).abs() < 1e-12);
+        assert!((c("363.3K").half_unit - 50.0).abs() < 1e-9);
+        assert_eq!(c("363.3K").value, 363_300.0);
+        assert!(c("363.3K").abbreviated && c("363.3K").fraction);
+        // An 11g histogram total whose K the column cut: a fraction.
+        assert!(c("123.4").fraction && !c("123.4").abbreviated);
+        assert!(c("1234.").fraction);
+        assert_eq!(c("1234.").half_unit, 0.5);
+        assert!(!c("1,234").fraction);
+        assert!((c(".0").half_unit - 0.05).abs() < 1e-12);
+        let t = |s, d| time_us_printed(s, d).unwrap();
+        assert_eq!(
+            (t("5", 1000.0).value, t("5", 1000.0).half_unit),
+            (5000.0, 500.0)
+        );
+        assert!((t("373.76us", 1.0).half_unit - 0.005).abs() < 1e-12);
+        assert!((t("15.94ms", 1.0).half_unit - 5.0).abs() < 1e-9);
+        with_locale(Locale::DecimalComma, || {
+            assert!((count_printed("4,2").unwrap().half_unit - 0.05).abs() < 1e-12);
+            assert_eq!(count_printed("1.234").unwrap().half_unit, 0.5);
+        });
     }
 
     #[test]

@@ -17,14 +17,12 @@
 
 use crate::sortable_time;
 use dbio_model::awr::{AwrInterval, AwrReport, AwrTrend, WaitEventRow};
+use dbio_model::event_names::PrintedNames;
 
 /// Top events taken from each report.
 const EVENTS_PER_REPORT: usize = 5;
 /// Events in the trend at most.
 const TREND_EVENTS: usize = 8;
-/// The shortest name taken for one a report cut at its column width
-/// (reports cut event names at 20 to 30 characters).
-const CUT_NAME_MIN: usize = 20;
 
 /// Events that are idle time, not work: the class the report printed
 /// (`Idle`), else dbio's one list of idle events
@@ -35,41 +33,6 @@ pub fn is_idle(e: &WaitEventRow) -> bool {
         .as_deref()
         .is_some_and(|c| c.eq_ignore_ascii_case("idle"))
         || dbio_model::wait_class::is_idle_event(&e.name)
-}
-
-/// Event names as several reports printed them, each cut name joined to
-/// the longest name of the set it begins (when that is unambiguous: every
-/// longer name it begins is a prefix of that one).
-// TODO(merge): use dbio_awr canonical names (the parser's function that
-// joins names cut at 26 and 30 characters to the full event name).
-struct CutNames(Vec<String>);
-
-impl CutNames {
-    fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> CutNames {
-        let mut v: Vec<String> = Vec::new();
-        for n in names {
-            if !v.iter().any(|x| x == n) {
-                v.push(n.to_string());
-            }
-        }
-        CutNames(v)
-    }
-
-    /// The longest printed name of the event `n` names.
-    fn whole(&self, n: &str) -> String {
-        if n.len() < CUT_NAME_MIN {
-            return n.to_string();
-        }
-        let longer: Vec<&String> = self
-            .0
-            .iter()
-            .filter(|m| m.len() > n.len() && m.starts_with(n))
-            .collect();
-        match longer.iter().max_by_key(|m| m.len()) {
-            Some(l) if longer.iter().all(|m| l.starts_with(m.as_str())) => l.to_string(),
-            _ => n.to_string(),
-        }
-    }
 }
 
 /// Every event name a report prints (top, foreground, background).
@@ -95,7 +58,7 @@ fn event_rows(r: &AwrReport) -> impl Iterator<Item = &WaitEventRow> {
 /// The report's foreground row of the event the trend calls `name`
 /// (else its top events' row), named so, its bound as the parser means
 /// it ([`bounds_known`]).
-fn foreground(r: &AwrReport, names: &CutNames, name: &str) -> Option<WaitEventRow> {
+fn foreground(r: &AwrReport, names: &PrintedNames, name: &str) -> Option<WaitEventRow> {
     r.foreground_events
         .iter()
         .chain(&r.top_events)
@@ -137,7 +100,7 @@ fn commits_per_s(r: &AwrReport) -> Option<f64> {
 
 /// The single-block read row: 'db file sequential read', or Exadata's
 /// 'cell single block physical read' when it has more waits.
-fn single_block_read(r: &AwrReport, names: &CutNames) -> Option<WaitEventRow> {
+fn single_block_read(r: &AwrReport, names: &PrintedNames) -> Option<WaitEventRow> {
     let waits = |e: &Option<WaitEventRow>| e.as_ref().and_then(|e| e.waits).unwrap_or(0.0);
     let db = foreground(r, names, "db file sequential read");
     let cell = foreground(r, names, "cell single block physical read");
@@ -267,7 +230,7 @@ pub fn trend(mut reports: Vec<AwrReport>, allow_mixed: bool) -> Result<AwrTrend,
 
     // One name per event: names cut at the column width join the longer
     // name another report printed.
-    let names = CutNames::of(reports.iter().flat_map(event_names));
+    let names = PrintedNames::of(reports.iter().flat_map(event_names));
     // The trend's events: each report's top foreground events by time,
     // ranked by their time summed over the reports.
     let mut ranked: Vec<(String, f64)> = Vec::new();
@@ -373,7 +336,7 @@ mod tests {
     #[test]
     fn names_cut_at_26_and_30_characters_are_one_event() {
         let full = "log file switch (private strand flush incomplete)";
-        let n = CutNames::of([
+        let n = PrintedNames::of([
             "log file switch (private s",
             "log file switch (private stran",
             full,
@@ -385,7 +348,7 @@ mod tests {
         // Under 20 characters a name is whole: `log file s` is not cut.
         assert_eq!(n.whole("log file s"), "log file s");
         // Two events a cut name could be: left as printed.
-        let n = CutNames::of([
+        let n = PrintedNames::of([
             "log file switch (checkpoint",
             "log file switch (checkpoint incomplete)",
             "log file switch (checkpoint something else)",

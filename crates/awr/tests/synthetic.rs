@@ -119,15 +119,20 @@ fn an_html_report_reads_like_the_text_one() {
     assert_eq!(r.load_profile[0].name, "Redo size");
     assert_eq!(r.load_profile[0].per_second, Some(267_760.27));
     let lfs = r.event("log file sync").unwrap();
-    assert_eq!((lfs.waits, lfs.avg_us), (Some(17_864.0), Some(4000.0)));
+    // `4` whole ms, and 73.84 s over 17,864 waits: 4.133 ms, which the
+    // printed 4 (3.5 to 4.5) holds.
+    assert_eq!(lfs.waits, Some(17_864.0));
+    assert!((lfs.avg_us.unwrap() - 73.84e6 / 17_864.0).abs() < 1e-6);
+    assert_eq!(lfs.avg_error_us, None);
     assert_eq!(
         r.event("log file parallel write").unwrap().waits,
         Some(17_734.0)
     );
     assert_eq!(r.stat("redo size"), Some(48_438_904.0));
     let hg = r.histogram("log file parallel write").unwrap();
-    assert_eq!(hg.total_waits, 17_700.0);
-    assert_eq!(hg.buckets.counts[12], (0.6f64 * 17_700.0).round() as u64);
+    // `17.7K` is the background list's 17,734 writes.
+    assert_eq!(hg.total_waits, 17_734.0);
+    assert_eq!(hg.buckets.counts[12], (0.6f64 * 17_734.0).round() as u64);
     assert!(r
         .sections
         .iter()
@@ -188,21 +193,30 @@ fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
     let top: Vec<Ev3> = r
         .top_events
         .iter()
-        .map(|e| (e.name.as_str(), e.waits, e.time_s, e.avg_us))
+        .map(|e| (e.name.as_str(), e.waits, e.time_s, e.pct_db_time))
         .collect();
     assert_eq!(
         top,
         [
-            ("log file sync", Some(11_904.0), Some(351.0), Some(29_000.0)),
-            ("DB CPU", None, Some(214.0), None),
+            ("log file sync", Some(11_904.0), Some(351.0), Some(48.07)),
+            ("DB CPU", None, Some(214.0), Some(29.31)),
             (
                 "db file sequential read",
                 Some(99_637.0),
                 Some(96.0),
-                Some(1000.0)
+                Some(13.15)
             ),
         ]
     );
+    // Whole-ms averages where both the printed ms and the seconds over
+    // the waits hold them: 'log file sync' `29` (28.5..29.5 ms) and 351 s
+    // ± 0.5 over 11,904 (29.444..29.528 ms); 'db file sequential read'
+    // `1` and 96 s ± 0.5 over 99,637 (958.5..968.5 µs).
+    let avg = |i: usize| r.top_events[i].avg_us.unwrap();
+    assert!((avg(0) - (350.5e6 / 11_904.0 + 29_500.0) / 2.0).abs() < 1e-6);
+    assert!((avg(2) - 96e6 / 99_637.0).abs() < 1e-6);
+    // ± 5 µs: under 1 %, not recorded.
+    assert_eq!(r.top_events[2].avg_error_us, None);
     assert_eq!(r.foreground_events.len(), 3);
     let lfpw = &r.background_events[0];
     assert_eq!(
@@ -211,15 +225,17 @@ fn an_11g_html_report_with_bare_summary_titles_and_chinese_months() {
     );
     // `Host CPU (CPUs:  Cores:  Sockets: )` is read: 95.5 % idle.
     assert_eq!(r.derived.host_cpu_busy_pct, Some(100.0 - 95.5));
-    // The histogram, 11g's ms columns, `12K` waits.
+    // The histogram, 11g's ms columns, `12K` waits: the background
+    // list's 12,050 (12K rounded or cut).
     let hist = &r.histograms[0];
     assert_eq!(hist.event, "log file parallel write");
-    assert_eq!(hist.total_waits, 12_000.0);
+    assert_eq!(hist.total_waits, 12_050.0);
+    assert_eq!(hist.printed_total_waits, Some(12_000.0));
     let pct: Vec<f64> = hist.cells.iter().map(|c| c.pct).collect();
     assert_eq!(pct, [2.0, 3.0, 5.0, 10.0, 30.0, 40.0, 10.0, 0.0]);
     assert_eq!(r.stat("redo size"), Some(48_483_412.0));
     assert_eq!(r.stat("redo writes"), Some(12_050.0));
-    assert_eq!(r.derived.log_file_sync_us, Some(29_000.0));
+    assert_eq!(r.derived.log_file_sync_us, Some(avg(0)));
     let parsed: Vec<&str> = r
         .sections
         .iter()
@@ -360,7 +376,8 @@ gc cr multi block request            70,707         909     13    1.0    Cluster
                 "gc cr multi block request",
                 Some("Cluster"),
                 Some(70_707.0),
-                Some(13_000.0),
+                // `13` ms: 909 s ± 0.5 over 70,707 waits, 12.85 ms.
+                Some((908.5e6 / 70_707.0 + 909.5e6 / 70_707.0) / 2.0),
                 Some(1.0)
             ),
         ]
@@ -420,7 +437,9 @@ fn a_19c_cdb_html_report_reads_its_histograms_under_group_headings() {
         ]
     );
     let lfpw = &r.histograms[1];
-    assert_eq!(lfpw.total_waits, 165_000.0);
+    // `165K` is the background list's 165,012 writes.
+    assert_eq!(lfpw.total_waits, 165_012.0);
+    assert_eq!(lfpw.printed_total_waits, Some(165_000.0));
     let detail: Vec<f64> = lfpw.cells[8..].iter().map(|c| c.pct).collect();
     assert_eq!(detail, [0.1, 40.0, 40.0, 15.0, 4.9, 0.0, 0.0, 0.0]);
     // 1,317,031,440 B / 165,012 writes; 13.12 ms against 1.47 ms.

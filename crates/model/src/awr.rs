@@ -132,8 +132,78 @@ pub struct WaitEventRow {
     /// printed time). Absent when finer than 1 % of the average.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub avg_error_us: Option<f64>,
-    /// % of DB time (or of call time, bg time).
+    /// The share the table's percentage column prints: % of DB time in
+    /// AWR's foreground and top lists, of background time in AWR's
+    /// background list, of call time or elapsed time in Statspack's
+    /// ([`AwrReport::event_pct_of`] says which, per list).
     pub pct_db_time: Option<f64>,
+    /// An idle event (a wait for work: the client, a timer, a queue),
+    /// never DB time: of the wait class `Idle`, or on dbio's list
+    /// ([`crate::trace::IDLE_EVENTS`]). Statspack ranks its own stale list
+    /// of idle events into its Top 5 ('LGWR worker group idle'): such rows
+    /// are kept, marked.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub idle: bool,
+    /// The name as printed, when the report cut it at its column width
+    /// and `name` is the full Oracle event name it was joined to
+    /// ('log file switch (private s' is 'log file switch (private strand
+    /// flush incomplete)').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_name: Option<String>,
+}
+
+/// What an event table's percentage column is a share of, as its heading
+/// says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PctOf {
+    /// `% DB time` (AWR's top and foreground lists).
+    DbTime,
+    /// `% bg time` (AWR's background list): of background processes'
+    /// time, not of DB time.
+    BgTime,
+    /// `%Total Call Time` (Statspack and 10g): of call time, DB CPU and
+    /// the non-idle waits Statspack counts, idle ones included where its
+    /// list is stale.
+    CallTime,
+    /// `% Total Ela Time` (9i Statspack): of the elapsed time of waits and
+    /// CPU.
+    ElaTime,
+}
+
+impl PctOf {
+    /// The column's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            PctOf::DbTime => "% DB time",
+            PctOf::BgTime => "% bg time",
+            PctOf::CallTime => "% call time",
+            PctOf::ElaTime => "% ela time",
+        }
+    }
+}
+
+/// What the percentage column of each event list is a share of (absent
+/// in results written before it was recorded, and for a list the report
+/// does not print or prints without a share).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EventPctOf {
+    /// Of [`AwrReport::top_events`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top: Option<PctOf>,
+    /// Of [`AwrReport::foreground_events`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreground: Option<PctOf>,
+    /// Of [`AwrReport::background_events`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<PctOf>,
+}
+
+impl EventPctOf {
+    /// Nothing recorded.
+    pub fn is_empty(&self) -> bool {
+        *self == EventPctOf::default()
+    }
 }
 
 /// One Instance Activity statistic.
@@ -158,8 +228,54 @@ pub struct HistogramCell {
     pub lo_us: u64,
     /// Upper edge, µs (absent for an open `>=` column).
     pub hi_us: Option<u64>,
-    /// % of the event's waits.
+    /// % of the event's waits, as printed (one decimal: within 0.05; a
+    /// printed `.0` is under 0.05 %).
     pub pct: f64,
+    /// The report printed nothing in the cell: no wait at all (the
+    /// reports' note: "value of null is truly 0"), where `.0` is a share
+    /// that rounds to zero.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blank: bool,
+}
+
+impl HistogramCell {
+    /// Waits of the cell: its share of `total`, rounded.
+    pub fn waits(&self, total: f64) -> f64 {
+        let n = (self.pct / 100.0 * total).round();
+        if n.is_finite() && n > 0.0 {
+            n
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether the cell spans exactly one power-of-two µs bucket
+    /// (`<16us`: 8..16 µs; `<1us`: 0..1 µs), or is open (`>=512`).
+    pub fn one_log2_bucket(&self) -> bool {
+        match self.hi_us {
+            None => true,
+            Some(h) => (self.lo_us == 0 && h == 1) || (self.lo_us > 0 && h == 2 * self.lo_us),
+        }
+    }
+}
+
+/// Where a histogram's total waits came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TotalWaitsFrom {
+    /// The histogram's `Total Waits` as printed.
+    #[default]
+    Printed,
+    /// The wait event tables' waits for the event (foreground plus
+    /// background, or the combined table), which agree with the printed
+    /// total within its rounding (`77.9K` is 77,874) or are the printed
+    /// total with its lost `K` (11g text prints `123.4` for 123.4K in a
+    /// five-character column).
+    WaitEvents,
+    /// The printed total is a fraction (`123.4`, `1234.`), which no count
+    /// of waits is: its `K` was cut by the column, and no wait event
+    /// table row confirms it; read as thousands.
+    PrintedThousands,
 }
 
 /// One event's wait histogram, merged over every bucket set printed.
@@ -167,8 +283,19 @@ pub struct HistogramCell {
 pub struct AwrHistogram {
     /// Event name (cut by the report at the column width).
     pub event: String,
-    /// Total waits as printed (K/M/G expanded: `363.3K` is 363300).
+    /// Total waits: as printed (K/M/G expanded: `363.3K` is 363300), or
+    /// the wait event tables' count ([`AwrHistogram::total_waits_from`]).
     pub total_waits: f64,
+    /// Where `total_waits` came from (absent: as printed).
+    #[serde(default, skip_serializing_if = "is_printed")]
+    pub total_waits_from: TotalWaitsFrom,
+    /// The total as printed, when `total_waits` is not it (`123.4` read
+    /// from an 11g text report whose `K` was cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_total_waits: Option<f64>,
+    /// The event's name as printed, when cut and joined to its full name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_event: Option<String>,
     /// Every cell printed, in report order.
     pub cells: Vec<HistogramCell>,
     /// Waits on power-of-two µs buckets: each printed cell's share of
@@ -177,6 +304,59 @@ pub struct AwrHistogram {
     /// an open cell (`>=512`) in the bucket at its lower edge; Oracle's
     /// `ms` is 1024 µs, so its edges are powers of two.
     pub buckets: Log2Buckets,
+}
+
+fn is_printed(f: &TotalWaitsFrom) -> bool {
+    *f == TotalWaitsFrom::Printed
+}
+
+impl AwrHistogram {
+    /// The cells that describe the histogram best: the finest ones, none
+    /// overlapping another (a cell below an edge spans from the previous
+    /// edge; an open cell spans to infinity), in order of their edges.
+    pub fn chosen_cells(&self) -> Vec<&HistogramCell> {
+        chosen_cells(&self.cells)
+    }
+
+    /// Whether [`AwrHistogram::buckets`] draws the histogram as printed:
+    /// every chosen cell with waits is one power-of-two bucket or open.
+    /// A coarser cell (Statspack's and 11g's `<1ms`, 0 to 1 ms; `<=1s`,
+    /// 32 ms to 1 s) sits in the bucket below its upper edge, which says
+    /// more than the report does: draw the cells themselves instead.
+    pub fn buckets_are_exact(&self) -> bool {
+        self.chosen_cells()
+            .iter()
+            .all(|c| c.waits(self.total_waits) < 1.0 || c.one_log2_bucket())
+    }
+}
+
+/// The cells that describe a histogram best (see
+/// [`AwrHistogram::chosen_cells`]).
+pub fn chosen_cells(cells: &[HistogramCell]) -> Vec<&HistogramCell> {
+    let width = |c: &HistogramCell| c.hi_us.map_or(u64::MAX, |h| h.saturating_sub(c.lo_us));
+    let mut order: Vec<&HistogramCell> = cells.iter().collect();
+    // Narrowest first; of the open cells (`>=512`, `>=64u`), the one
+    // with the highest edge says the most.
+    order.sort_by_key(|c| {
+        let lo = if c.hi_us.is_none() {
+            u64::MAX - c.lo_us
+        } else {
+            c.lo_us
+        };
+        (width(c), lo)
+    });
+    let mut taken: Vec<(u64, u64)> = Vec::new();
+    let mut out = Vec::new();
+    for c in order {
+        let (lo, hi) = (c.lo_us, c.hi_us.unwrap_or(u64::MAX));
+        if hi <= lo || taken.iter().any(|&(a, z)| lo < z && a < hi) {
+            continue;
+        }
+        taken.push((lo, hi));
+        out.push(c);
+    }
+    out.sort_by_key(|c| c.lo_us);
+    out
 }
 
 /// A table dbio keeps as printed (IOStat, file I/O, file read histogram,
@@ -246,6 +426,23 @@ pub struct AwrDerived {
     /// 'log file sync' − 'log file parallel write' (averages), µs: posting
     /// and scheduling, not I/O.
     pub lfs_minus_lfpw_us: Option<f64>,
+    /// ± bound of `log_file_sync_us` from the printed precision (the
+    /// row's [`WaitEventRow::avg_error_us`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_file_sync_error_us: Option<f64>,
+    /// ± bound of `log_file_parallel_write_us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_file_parallel_write_error_us: Option<f64>,
+    /// ± bound of `lfs_minus_lfpw_us`: the sum of the two averages'
+    /// bounds (absent when both are exact to 1 %).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lfs_minus_lfpw_error_us: Option<f64>,
+    /// ± bound of `lfs_lfpw_ratio`: the farthest the ratio can be from it
+    /// with each average anywhere within its bound (absent when both are
+    /// exact to 1 %; when 'log file parallel write' can be 0 the ratio is
+    /// unbounded and `lfs_lfpw_ratio` itself is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lfs_lfpw_ratio_error: Option<f64>,
     /// redo wastage / (redo size + redo wastage): padding share of what
     /// LGWR wrote.
     pub redo_wastage_share: Option<f64>,
@@ -338,6 +535,19 @@ pub struct AwrReport {
     /// interval; absent for a report read from a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snap: Option<crate::snap::SnapInfo>,
+    /// What each event list's percentage column is a share of.
+    #[serde(default, skip_serializing_if = "EventPctOf::is_empty")]
+    pub event_pct_of: EventPctOf,
+    /// The report is cut short: where it ends (a whole report ends with
+    /// `End of Report`, an HTML one with `</html>`); what follows that
+    /// point is missing, not zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+    /// What the reader corrected or could not take as printed, one
+    /// sentence each (totals whose `K` the column cut, names joined to
+    /// their full event name, a compressed input).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Where an event of [`TraceBeside`] was seen.

@@ -20,6 +20,7 @@ pub mod clock;
 pub mod compare;
 pub mod dbwr;
 pub mod environment;
+pub mod event_names;
 pub mod finding;
 pub mod latency;
 pub mod lgwr;

@@ -373,6 +373,7 @@ impl PgSnapper {
             decimal_comma: false,
             with_trace: None,
             snap: Some(info),
+            ..Default::default()
         }
     }
 }

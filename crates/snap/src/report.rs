@@ -60,6 +60,9 @@ pub fn event(
             (Some(t), Some(d)) if d > 0.0 => Some(100.0 * t / d),
             _ => None,
         },
+        // Exact counts and times from the server's own counters: no
+        // printed precision, no name cut, never an idle event.
+        ..Default::default()
     }
 }
 
@@ -218,6 +221,8 @@ pub fn derived(f: &CommitFigures, elapsed_s: f64) -> AwrDerived {
         dbwr_batch_blocks: None,
         log_switches_per_hour: None,
         host_cpu_busy_pct: None,
+        // The server's counters are exact: no printed-precision bounds.
+        ..Default::default()
     }
 }
 

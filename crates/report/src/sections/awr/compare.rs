@@ -9,10 +9,11 @@
 //! different. Idle events are not compared, and an event whose name one
 //! report cut at its column width is the same row as the whole name.
 
-use super::difference::{avg_error_us, row_avg, CutNames};
+use super::difference::{avg_error_us, row_avg};
 use crate::kit::metrics::{m, Entry, Metric, Spr, DOWN};
 use dbio_model::awr::{AwrReport, LoadProfileRow, WaitEventRow};
 use dbio_model::compare::MetricUnit;
+use dbio_model::event_names::PrintedNames;
 
 use MetricUnit::{Number, Percent, Us, S};
 
@@ -58,7 +59,7 @@ pub(crate) fn event_lists(
     rs: &[&AwrReport],
     pick: fn(&AwrReport) -> &[WaitEventRow],
 ) -> Vec<Vec<WaitEventRow>> {
-    let names = CutNames::of(
+    let names = PrintedNames::of(
         rs.iter()
             .flat_map(|r| pick(r).iter().map(|e| e.name.as_str())),
     );

@@ -26,6 +26,7 @@ use crate::difference::{conclude, Avg, Kind, Part, Side, Totals};
 use crate::kit::findings::{ev, finding};
 use crate::kit::references::doc;
 use dbio_model::awr::{AwrComparison, AwrReport, WaitEventRow};
+use dbio_model::event_names::PrintedNames;
 use dbio_model::{Finding, Severity, Verdict, VerdictClass, WaitClass};
 
 /// The rule of a part's finding.
@@ -37,9 +38,6 @@ pub const DIFFERENT: &str = "awr.compare.different_databases";
 /// Intervals whose lengths differ by more than this fraction are
 /// compared per hour of elapsed time.
 const SAME_LENGTH: f64 = 0.1;
-/// The shortest name taken for one a report cut at its column width
-/// (reports cut event names at 20 to 30 characters).
-const CUT_NAME_MIN: usize = 20;
 
 /// The largest of `steps` that `v` is a whole multiple of (the digits it
 /// was printed with), else the last.
@@ -153,42 +151,6 @@ pub fn ratio_words(r: (f64, f64, f64)) -> String {
     }
 }
 
-/// Event names as two or more reports printed them, each cut name joined
-/// to the longest name of the set it begins (when that is unambiguous:
-/// every longer name it begins is a prefix of that one).
-// TODO(merge): use dbio_awr canonical names (the parser's function that
-// joins names cut at 26 and 30 characters to the full event name; this
-// crate does not depend on dbio-awr, so it would move to the model).
-pub(crate) struct CutNames(Vec<String>);
-
-impl CutNames {
-    pub(crate) fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> CutNames {
-        let mut v: Vec<String> = Vec::new();
-        for n in names {
-            if !v.iter().any(|x| x == n) {
-                v.push(n.to_string());
-            }
-        }
-        CutNames(v)
-    }
-
-    /// The longest printed name of the event `n` names.
-    pub(crate) fn whole(&self, n: &str) -> String {
-        if n.len() < CUT_NAME_MIN {
-            return n.to_string();
-        }
-        let longer: Vec<&String> = self
-            .0
-            .iter()
-            .filter(|m| m.len() > n.len() && m.starts_with(n))
-            .collect();
-        match longer.iter().max_by_key(|m| m.len()) {
-            Some(l) if longer.iter().all(|m| l.starts_with(m.as_str())) => l.to_string(),
-            _ => n.to_string(),
-        }
-    }
-}
-
 /// One report in a comparison: its DB time split, its scale to the
 /// compared unit and the report itself (for the rows' printed bounds).
 pub struct Compared<'a> {
@@ -261,7 +223,7 @@ pub fn parts(a: &Compared, b: &Compared) -> Vec<Part> {
             event: None,
         });
     }
-    let names = CutNames::of(da.events.iter().chain(&db.events).map(|e| e.name.as_str()));
+    let names = PrintedNames::of(da.events.iter().chain(&db.events).map(|e| e.name.as_str()));
     let mut classes: Vec<WaitClass> = Vec::new();
     for e in da.events.iter().chain(&db.events) {
         if !classes.contains(&e.class) {

@@ -116,55 +116,70 @@ fn body(r: &AwrReport, k: &str) -> String {
             ("DB time (s)", opt(h.db_time_s)),
         ],
     ));
+    if let Some(t) = &r.truncated {
+        let id = format!("awr-truncated-{k}");
+        b.push_str(&html! { p.partial id=(id) { "Cut short: " (Text(t)) } }.into_string());
+    }
+    if !r.notes.is_empty() {
+        b.push_str(&page::list(Some(&format!("awr-notes-{k}")), &r.notes));
+        b.push('\n');
+    }
+    // Idle events are no share of anything worth drawing (Statspack ranks
+    // its stale idle list's events first).
+    let share = super::table::pct_label(r.event_pct_of.top);
     let ev: Vec<(String, f64)> = r
         .top_events
         .iter()
+        .filter(|e| !e.idle)
         .filter_map(|e| e.pct_db_time.map(|p| (e.name.clone(), p)))
         .collect();
     if !ev.is_empty() {
         b.push_str(&svg::bars(
             &format!("awr-top-{k}"),
-            "Top events by share of DB time (%)",
+            &format!("Top events by share of {} (%)", &share[2..]),
             &ev,
             svg::fmt_pct,
         ));
     }
-    let rows: Vec<Vec<String>> = r
-        .top_events
-        .iter()
+    let bounded = r.top_events.iter().any(|e| e.avg_error_us.is_some());
+    let rows: Vec<Vec<String>> = super::table::idle_last(&r.top_events)
+        .into_iter()
         .map(|e| {
-            vec![
-                e.name.clone(),
+            let mut row = vec![
+                super::table::event_name(e),
                 e.class.clone().unwrap_or_default(),
                 opt(e.waits),
                 opt(e.time_s),
                 opt(e.avg_us),
-                opt(e.pct_db_time),
-            ]
+            ];
+            if bounded {
+                row.push(opt(e.avg_error_us));
+            }
+            row.push(opt(e.pct_db_time));
+            row
         })
         .collect();
-    b.push_str(&page::table(
-        &format!("awr-events-{k}"),
-        &[
-            "event",
-            "class",
-            "#waits",
-            "#time (s)",
-            "#avg (µs)",
-            "#% DB time",
-        ],
-        &rows,
-    ));
+    let pct_heading = format!("#{share}");
+    let mut headings = vec!["event", "class", "#waits", "#time (s)", "#avg (µs)"];
+    if bounded {
+        headings.push("#± (µs, printed precision)");
+    }
+    headings.push(&pct_heading);
+    b.push_str(&page::table(&format!("awr-events-{k}"), &headings, &rows));
     for (i, hg) in charted(r).into_iter().take(CHARTS).enumerate() {
-        b.push_str(&svg::histogram(
-            &format!("awr-hist-{k}-{i}"),
-            &format!("'{}': {:.0} waits", hg.event, hg.total_waits),
-            &[Hist {
-                label: &hg.event,
-                buckets: &hg.buckets,
-            }],
-            None,
-        ));
+        if hg.buckets_are_exact() {
+            b.push_str(&svg::histogram(
+                &format!("awr-hist-{k}-{i}"),
+                &format!("'{}': {:.0} waits", hg.event, hg.total_waits),
+                &[Hist {
+                    label: &hg.event,
+                    buckets: &hg.buckets,
+                }],
+                None,
+            ));
+        } else {
+            b.push_str(&printed_cells(hg, &format!("awr-hist-{k}-{i}")));
+        }
     }
     if !r.load_profile.is_empty() {
         let rows: Vec<Vec<String>> = r
@@ -223,6 +238,43 @@ fn body(r: &AwrReport, k: &str) -> String {
     b.push_str(&page::table(
         &format!("awr-derived-{k}"),
         &["derived figure", "#value"],
+        &rows,
+    ));
+    b
+}
+
+/// A histogram whose cells are coarser than power-of-two buckets
+/// (Statspack's and 11g's `<1ms`, `<=1s`), as the report's own cells: a
+/// chart on power-of-two buckets would put each in the bucket below its
+/// upper edge.
+fn printed_cells(hg: &dbio_model::awr::AwrHistogram, id: &str) -> String {
+    let ns = |us: u64| {
+        if us == 0 {
+            "0".to_string()
+        } else {
+            dbio_model::units::format_ns(us as f64 * 1000.0)
+        }
+    };
+    let rows: Vec<Vec<String>> = hg
+        .chosen_cells()
+        .into_iter()
+        .map(|c| {
+            vec![
+                c.label.clone(),
+                ns(c.lo_us),
+                c.hi_us.map_or("∞".into(), ns),
+                format!("{:.0}", c.waits(hg.total_waits)),
+                format!("{:.1}", c.pct),
+            ]
+        })
+        .collect();
+    let mut b = html! {
+        h3 { "'" (Text(&hg.event)) "': " (format!("{:.0}", hg.total_waits)) " waits, in the report's buckets" }
+    }
+    .into_string();
+    b.push_str(&page::table(
+        id,
+        &["bucket", "from", "to", "#waits", "#% of waits"],
         &rows,
     ));
     b

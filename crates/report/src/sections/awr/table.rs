@@ -7,7 +7,9 @@
 //! a saved JSON result re-renders identically (`dbio report --from`).
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-use dbio_model::awr::{AwrComparison, AwrReport, SeenIn, TraceBeside, WaitEventRow};
+use dbio_model::awr::{
+    AwrComparison, AwrHistogram, AwrReport, PctOf, SeenIn, TraceBeside, WaitEventRow,
+};
 use dbio_model::units::{format_bytes, format_ns};
 use std::fmt::Write;
 
@@ -41,6 +43,48 @@ pub(crate) fn us(v: Option<f64>) -> String {
     }
 }
 
+/// An average with the ± bound of the precision it was printed at
+/// (`5.93 ms ± 95.68 µs`), or `< 78.43 µs` when the bound reaches 0 (a
+/// printed `0`): never a bare `0.00 ns` for a rounded zero.
+pub(crate) fn us_bounded(v: Option<f64>, e: Option<f64>) -> String {
+    match (v, e) {
+        (Some(v), Some(e)) if e > 0.0 && v - e <= 0.0 => format!("< {}", us(Some(v + e))),
+        (Some(v), Some(e)) if e > 0.0 => format!("{} ± {}", us(Some(v)), us(Some(e))),
+        _ => us(v),
+    }
+}
+
+/// A number with its ± bound, as [`num`] prints both.
+pub(crate) fn num_bounded(v: Option<f64>, e: Option<f64>) -> String {
+    match (v, e) {
+        (Some(_), Some(e)) if e > 0.0 => format!("{} ± {e:.2}", num(v)),
+        _ => num(v),
+    }
+}
+
+/// The heading of an event list's share column: what the report's
+/// column is a share of (`% DB time` for results that do not record it).
+pub(crate) fn pct_label(p: Option<PctOf>) -> &'static str {
+    p.map_or(PctOf::DbTime.label(), PctOf::label)
+}
+
+/// An event's name as shown: marked when idle.
+pub(crate) fn event_name(e: &WaitEventRow) -> String {
+    if e.idle {
+        format!("{} (idle)", e.name)
+    } else {
+        e.name.clone()
+    }
+}
+
+/// Rows in the order they are shown: the report's order, idle rows last
+/// (Statspack ranks its stale idle list's events into its Top 5).
+pub(crate) fn idle_last(rows: &[WaitEventRow]) -> Vec<&WaitEventRow> {
+    let mut v: Vec<&WaitEventRow> = rows.iter().collect();
+    v.sort_by_key(|e| e.idle);
+    v
+}
+
 pub(crate) fn num(v: Option<f64>) -> String {
     match v {
         None => "-".into(),
@@ -71,18 +115,27 @@ pub(crate) fn derived_rows(r: &AwrReport) -> Vec<(&'static str, String)> {
             "redo synch writes per redo write",
             num(d.synch_writes_per_redo_write),
         ),
-        ("'log file sync' average", us(d.log_file_sync_us)),
+        (
+            "'log file sync' average",
+            us_bounded(d.log_file_sync_us, d.log_file_sync_error_us),
+        ),
         (
             "'log file parallel write' average",
-            us(d.log_file_parallel_write_us),
+            us_bounded(
+                d.log_file_parallel_write_us,
+                d.log_file_parallel_write_error_us,
+            ),
         ),
         (
             "'log file sync' / 'log file parallel write'",
-            num(d.lfs_lfpw_ratio),
+            num_bounded(d.lfs_lfpw_ratio, d.lfs_lfpw_ratio_error),
         ),
         (
             "'log file sync' - 'log file parallel write'",
-            us(d.lfs_minus_lfpw_us),
+            match (d.lfs_minus_lfpw_us, d.lfs_minus_lfpw_error_us) {
+                (Some(v), Some(e)) => format!("{} ± {}", us(Some(v)), us(Some(e))),
+                (v, _) => us(v),
+            },
         ),
         ("redo wastage share", pct(d.redo_wastage_share)),
         ("transactions (commits + rollbacks)", num(d.transactions)),
@@ -115,15 +168,15 @@ pub(crate) fn derived_rows(r: &AwrReport) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn events_table(rows: &[WaitEventRow]) -> String {
-    let mut t = table(&["event", "class", "waits", "time (s)", "avg", "% DB time"]);
-    for e in rows.iter().take(EVENT_ROWS) {
+fn events_table(rows: &[WaitEventRow], pct: Option<PctOf>) -> String {
+    let mut t = table(&["event", "class", "waits", "time (s)", "avg", pct_label(pct)]);
+    for e in idle_last(rows).into_iter().take(EVENT_ROWS) {
         t.add_row(vec![
-            e.name.clone(),
+            event_name(e),
             e.class.clone().unwrap_or_default(),
             num(e.waits),
             num(e.time_s),
-            us(e.avg_us),
+            us_bounded(e.avg_us, e.avg_error_us),
             num(e.pct_db_time),
         ]);
     }
@@ -149,6 +202,12 @@ pub fn render(r: &AwrReport) -> String {
         out.push_str(
             "Numbers read with a decimal comma (the report's locale: 1,5 is 1.5, 1.234 is 1234)\n",
         );
+    }
+    if let Some(t) = &r.truncated {
+        let _ = writeln!(out, "Cut short: {t}");
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "Note: {n}");
     }
     let mut t = table(&[
         "database", "instance", "release", "host", "platform", "CPUs", "snaps", "elapsed",
@@ -231,13 +290,14 @@ pub fn render(r: &AwrReport) -> String {
             &t.to_string(),
         );
     }
-    for (title, rows) in [
-        ("Top events", &r.top_events),
-        ("Foreground wait events", &r.foreground_events),
-        ("Background wait events", &r.background_events),
+    let p = &r.event_pct_of;
+    for (title, rows, pct) in [
+        ("Top events", &r.top_events, p.top),
+        ("Foreground wait events", &r.foreground_events, p.foreground),
+        ("Background wait events", &r.background_events, p.background),
     ] {
         if !rows.is_empty() {
-            section(&mut out, title, &events_table(rows));
+            section(&mut out, title, &events_table(rows, pct));
         }
     }
     for name in [
@@ -247,7 +307,7 @@ pub fn render(r: &AwrReport) -> String {
         "db file parallel write",
     ] {
         if let Some(hg) = r.histogram(name) {
-            if hg.buckets.total() > 0 {
+            if hg.buckets.total() > 0 && hg.buckets_are_exact() {
                 section(
                     &mut out,
                     &format!(
@@ -256,6 +316,16 @@ pub fn render(r: &AwrReport) -> String {
                         num(Some(hg.total_waits))
                     ),
                     crate::kit::histogram::render(&hg.buckets).trim_end(),
+                );
+            } else if hg.buckets.total() > 0 {
+                section(
+                    &mut out,
+                    &format!(
+                        "'{}' wait histogram (from {} waits, the report's buckets)",
+                        hg.event,
+                        num(Some(hg.total_waits))
+                    ),
+                    printed_cells(hg).trim_end(),
                 );
             }
         }
@@ -284,6 +354,54 @@ pub fn render(r: &AwrReport) -> String {
     let rest = crate::kit::text::other_findings(r.verdict.as_ref(), &r.findings);
     if !rest.is_empty() {
         section(&mut out, "Findings", rest.trim_end());
+    }
+    out
+}
+
+/// Width of the longest bar of [`printed_cells`], characters.
+const BAR: usize = 40;
+
+/// A histogram drawn from the report's own cells, where they are coarser
+/// than power-of-two buckets (Statspack's and 11g's `<1ms` spans 0 to 1
+/// ms, `<=1s` 32 ms to 1 s): each row is a cell's range, its heading as
+/// printed, its waits, share, cumulative share and bar.
+pub(crate) fn printed_cells(hg: &AwrHistogram) -> String {
+    let cells = hg.chosen_cells();
+    let waits: Vec<f64> = cells.iter().map(|c| c.waits(hg.total_waits)).collect();
+    let total: f64 = waits.iter().sum();
+    let (Some(first), Some(last)) = (
+        waits.iter().position(|&n| n > 0.0),
+        waits.iter().rposition(|&n| n > 0.0),
+    ) else {
+        return String::new();
+    };
+    let max = waits.iter().copied().fold(0.0, f64::max);
+    let mut out = String::new();
+    let mut cum = 0.0;
+    for (c, &n) in cells.iter().zip(&waits).take(last + 1).skip(first) {
+        cum += n;
+        let hi = c
+            .hi_us
+            .map_or("∞".to_string(), |h| format_ns(h as f64 * 1000.0));
+        let lo = if c.lo_us == 0 {
+            "0".to_string()
+        } else {
+            format_ns(c.lo_us as f64 * 1000.0)
+        };
+        let range = format!("{lo:>8} .. {hi:<8}");
+        let len = (n / max * BAR as f64).round() as usize;
+        let bar = if n > 0.0 {
+            "#".repeat(len.max(1))
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  {range} {:>6} {n:>10.0} {:>6.2}% {:>7.2}% |{bar}",
+            c.label,
+            100.0 * n / total,
+            100.0 * cum / total,
+        );
     }
     out
 }
@@ -429,6 +547,7 @@ pub fn render_comparison(c: &AwrComparison) -> String {
     for (n, x, y) in rows.iter().take(2 * EVENT_ROWS) {
         let w = |e: &Option<&WaitEventRow>| e.and_then(|e| e.waits);
         let av = |e: &Option<&WaitEventRow>| e.and_then(|e| e.avg_us);
+        let err = |e: &Option<&WaitEventRow>| e.and_then(|e| e.avg_error_us);
         let ts = |e: &Option<&WaitEventRow>| e.and_then(|e| e.time_s);
         let d = diff(av(x), av(y));
         t.add_row(vec![
@@ -436,8 +555,8 @@ pub fn render_comparison(c: &AwrComparison) -> String {
             num(w(x)),
             num(w(y)),
             ratio(w(x), w(y)),
-            us(av(x)),
-            us(av(y)),
+            us_bounded(av(x), err(x)),
+            us_bounded(av(y), err(y)),
             us(d),
             ratio(av(x), av(y)),
             num(ts(x)),
@@ -483,4 +602,75 @@ pub fn render_comparison(c: &AwrComparison) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dbio_model::awr::HistogramCell;
+
+    #[test]
+    fn a_rounded_average_is_shown_with_its_bound_and_a_printed_zero_as_a_ceiling() {
+        assert_eq!(us_bounded(Some(5931.9), Some(95.7)), "5.93 ms ± 95.7 µs");
+        assert_eq!(us_bounded(Some(0.0), Some(500.0)), "< 500 µs");
+        assert_eq!(us_bounded(Some(39.2), Some(39.2)), "< 78.4 µs");
+        assert_eq!(us_bounded(Some(373.76), None), "374 µs");
+        assert_eq!(us_bounded(None, Some(1.0)), "-");
+        assert_eq!(num_bounded(Some(0.92), Some(0.0213)), "0.92 ± 0.02");
+        assert_eq!(num_bounded(Some(3.0), None), "3");
+        assert_eq!(pct_label(None), "% DB time");
+        assert_eq!(pct_label(Some(PctOf::BgTime)), "% bg time");
+        assert_eq!(pct_label(Some(PctOf::CallTime)), "% call time");
+    }
+
+    #[test]
+    fn idle_rows_go_last_marked() {
+        let row = |n: &str, idle| WaitEventRow {
+            name: n.into(),
+            idle,
+            ..Default::default()
+        };
+        let rows = [row("LGWR worker group idle", true), row("CPU time", false)];
+        let shown: Vec<String> = idle_last(&rows).into_iter().map(event_name).collect();
+        assert_eq!(shown, ["CPU time", "LGWR worker group idle (idle)"]);
+    }
+
+    #[test]
+    fn coarse_cells_are_drawn_over_the_range_they_span() {
+        let cell = |label: &str, lo, hi, pct| HistogramCell {
+            label: label.into(),
+            lo_us: lo,
+            hi_us: hi,
+            pct,
+            blank: false,
+        };
+        let hg = AwrHistogram {
+            event: "log file sync".into(),
+            total_waits: 1000.0,
+            cells: vec![
+                cell("<1ms", 0, Some(1024), 60.0),
+                cell("<32ms", 1024, Some(32_768), 0.0),
+                cell("<=1s", 32_768, Some(1_048_576), 40.0),
+                cell(">1s", 1_048_576, None, 0.0),
+            ],
+            ..Default::default()
+        };
+        assert!(!hg.buckets_are_exact());
+        let s = printed_cells(&hg);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 3, "{s}");
+        assert!(
+            lines[0].starts_with("         0 .. 1.02 ms    <1ms        600"),
+            "{s}"
+        );
+        // The empty cell between them is drawn empty, not split.
+        assert!(
+            lines[1].contains("<32ms") && lines[1].contains(" 0 "),
+            "{s}"
+        );
+        assert!(
+            lines[2].contains("32.8 ms .. 1.05 s") && lines[2].contains("<=1s"),
+            "{s}"
+        );
+    }
 }

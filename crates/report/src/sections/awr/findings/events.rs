@@ -30,10 +30,8 @@
 use dbio_model::awr::{AwrReport, WaitEventRow};
 
 /// A printed name this long or longer may be a full name cut at its
-/// column width (the narrowest event columns print 20 to 30 characters;
-/// 'log file switch (' is 17, so the cut names of the switch events
-/// still differ).
-pub const MIN_CUT: usize = 20;
+/// column width (the model's one rule for cut names).
+pub use dbio_model::event_names::MIN_CUT;
 
 /// Whether the printed `name` is `full`, or `full` cut at a column width.
 pub fn names(name: &str, full: &str) -> bool {
