@@ -365,7 +365,7 @@ fn exadata_reads_split_into_flash_and_disk_and_no_direct_io_advice() {
             "I/O waits are 61.1 % of DB time",
             "storage-cache latency (an array cache or flash)",
         ],
-        ("awr.io_wait", "cell single block physical"),
+        ("awr.io_wait", "cell single block physical re"),
     );
     let tiers = &c.finding("awr.exadata_reads").3;
     assert!(

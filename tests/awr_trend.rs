@@ -462,7 +462,7 @@ fn six_hourly_reports_flag_the_outlier_hour_and_latency_that_rises_with_load() {
         [
             "log file sync",
             "db file sequential read",
-            "log file switch (private stran"
+            "log file switch (private strand flush incomplete)"
         ]
     );
     // Each interval keeps the figures the rule read.
