@@ -291,6 +291,36 @@ fn the_11g_html_report_is_not_the_storage_but_its_small_writes_are_slow() {
     assert!(!c.answer.contains("-0.0"), "{}", c.answer);
 }
 
+/// The parser's synthetic 11.2.0.3 RAC hour (text) and the same hour as
+/// 11.2.0.4 HTML: 'log file sync' 1.40 ms (30.2 % of DB time) on 600 µs
+/// local log writes, and 'SYNC Remote Write' 450 µs over 600,000 waits
+/// with `log_archive_dest_2 ... SYNC AFFIRM`: the 800 µs beyond the local
+/// write is more than half the standby's acknowledgement, so the commit
+/// is the SYNC transport's, even though S is under 3 × L; I/O waits are
+/// 9.7 %, DB CPU 38.8 %. Not the storage; both layouts say the same.
+#[test]
+fn an_11g_rac_hour_under_data_guard_sync_names_the_remote_write_in_text_and_html() {
+    for name in ["awr-11203-rac-a.txt", "awr-11204-rac.html"] {
+        let c = Concluded::of(&data(name));
+        c.answers(
+            "not_storage",
+            &[
+                "I/O waits are 9.7 % of DB time",
+                "'log file sync' 30.2 %, on the Data Guard SYNC remote write",
+            ],
+            ("awr.sync_remote_write", "SYNC Remote Write"),
+        );
+    }
+    // The next hour: 700 µs commits on 300 µs writes, SYNC 200 µs; with
+    // DB CPU 45.7 % and I/O 11.4 % no component dominates.
+    let c = Concluded::of(&data("awr-11203-rac-b.txt"));
+    c.answers(
+        "mixed",
+        &["'log file sync' 17.8 %, on the Data Guard SYNC remote write"],
+        ("awr.sync_remote_write", "SYNC Remote Write"),
+    );
+}
+
 #[test]
 fn data_guard_sync_names_the_remote_write() {
     // SYNDG 19c, log_archive_dest_2 SYNC AFFIRM: 'log file sync' 60 % of

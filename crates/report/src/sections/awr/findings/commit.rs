@@ -14,13 +14,14 @@
 //!
 //! 1. Slow log writes that explain half of S or more: the storage, and
 //!    faster redo storage is the answer.
-//! 2. Fast log writes with S under [`LFS_LFPW_RATIO`] × L: the write is
-//!    most of the commit, so the time is the number of commits.
-//! 3. Else the rest of S, beyond what the writes explain: a Data Guard
-//!    SYNC remote write of at least half of it is the standby's
+//! 2. The rest of S, beyond what the writes explain: a Data Guard SYNC
+//!    remote write of at least half of it is the standby's
 //!    acknowledgement (a commit waits for both writes, so the remote adds
 //!    between max(0, R − L) and R to each: Oracle MAA, "Best Practices
-//!    for Synchronous Redo Transport");
+//!    for Synchronous Redo Transport"), even when S is under
+//!    [`LFS_LFPW_RATIO`] × L;
+//! 3. Fast log writes with S under [`LFS_LFPW_RATIO`] × L: the write is
+//!    most of the commit, so the time is the number of commits.
 //! 4. else a saturated host or Resource Manager ([`super::cpu`]): LGWR
 //!    and the sessions queue for a CPU;
 //! 5. else posting and scheduling (with the scalable log writer, the
@@ -164,12 +165,18 @@ pub fn cause(r: &AwrReport, t: &CommitTimes) -> CommitCause {
     if t.slow_writes() && t.writes_part_us() >= t.sync_us / 2.0 {
         return CommitCause::SlowLogWrite(t.write_tier);
     }
+    // The standby's acknowledgement is named whenever it is half of what
+    // the local writes leave, even when the commit is under
+    // LFS_LFPW_RATIO × the write: under SYNC a commit waits for both
+    // writes, and the remote one is what a DBA asks about.
+    let beyond = t.beyond_writes_us();
+    if let Some(w) =
+        setup::sync_remote_write(r).filter(|w| beyond > 0.0 && w.avg_us >= beyond / 2.0)
+    {
+        return CommitCause::RemoteWrite(w);
+    }
     if !t.slow_writes() && t.ratio < LFS_LFPW_RATIO {
         return CommitCause::FastLogWrite(t.write_tier);
-    }
-    let beyond = t.beyond_writes_us();
-    if let Some(w) = setup::sync_remote_write(r).filter(|w| w.avg_us >= beyond / 2.0) {
-        return CommitCause::RemoteWrite(w);
     }
     match cpu::pressure(r) {
         Some(p) => CommitCause::Cpu(p),
