@@ -46,6 +46,7 @@ mod tracefile;
 mod tracefile_published;
 mod verdict;
 mod watch;
+mod watch_async;
 mod watch_cgroup;
 mod watch_cost;
 mod watch_names;

@@ -262,9 +262,32 @@ impl Attribution {
     /// Learns the regular files among `(pid, fd, path)`, maps the new ones
     /// now and all of them again every second, and asks the tracer for
     /// the requests on their devices.
-    pub fn update(&mut self, w: &mut Watcher, open: impl Iterator<Item = (u32, i32, String)>) {
+    /// `known` are files named with their identity already (the files of
+    /// io_uring requests, which hold no descriptor of their own).
+    pub fn update(
+        &mut self,
+        w: &mut Watcher,
+        open: impl Iterator<Item = (u32, i32, String)>,
+        known: impl Iterator<Item = (String, FileId)>,
+    ) {
         let due = self.mapped_at.is_none_or(|t| t.elapsed() >= REMAP);
         let mut fresh = false;
+        for (path, id) in known {
+            if !path.starts_with('/')
+                || path.starts_with("/dev/")
+                || dbio_model::watch::file_kind(Some(&path)) == dbio_model::watch::FileKind::Pseudo
+            {
+                continue;
+            }
+            let n = self.paths.len();
+            let i = *self.index.entry(path.clone()).or_insert(n);
+            if i == n {
+                self.paths.push(path);
+            }
+            if self.ids.insert(i, id) != Some(id) {
+                fresh = true;
+            }
+        }
         for (pid, fd, path) in open {
             // Pipes, sockets and anonymous files are `type:[inode]`.
             // /proc and /sys are not on a block device (and /proc/self

@@ -47,6 +47,19 @@
 //! reads of `/proc` is named. `close_range` and `sched_process_exec`
 //! start a new row for every descriptor they may have closed.
 //!
+//! Requests submitted through io_uring are not system calls of their own:
+//! programs on the `io_uring` tracepoints (`io_uring_submit_req`,
+//! `io_uring_complete`, `io_uring_link`, `io_uring_queue_async_work`) time
+//! each one from submission to completion per (process, opcode, file),
+//! the process being the ring's owner whichever of its threads (the
+//! submitter, the SQPOLL thread, an io-wq worker) ran it, and the file
+//! its inode, read from the request at completion with CO-RE relocations
+//! against the kernel's BTF ([`Snapshot::requests`]; the same reads give
+//! each opened descriptor's inode, so the requests' files are named).
+//! Linux AIO control blocks are read from the process's iocb and io_event
+//! arrays at `io_submit`'s and `io_getevents`' exits and timed from one to
+//! the other in the syscalls' table, per descriptor.
+//!
 //! With [`LoadOptions::device`] no system call is traced: the block
 //! programs key every request on that one device by whoever issued it,
 //! and keep the issuer's command name ([`Watcher::issuer_comm`]).
@@ -56,6 +69,7 @@ mod block;
 pub mod cgroup;
 mod device;
 mod names;
+mod requests;
 pub mod session;
 
 pub use session::{Observer, Session, SessionOptions};
@@ -182,6 +196,70 @@ struct RawEvent {
 unsafe impl Pod for Key {}
 // SAFETY: as above.
 unsafe impl Pod for Val {}
+// SAFETY: as above.
+unsafe impl Pod for UKey {}
+// SAFETY: as above.
+unsafe impl Pod for UVal {}
+
+/// A key of the `uhist` map: io_uring requests of one opcode on one file
+/// by one process.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct UKey {
+    tgid: u32,
+    op: u32,
+    dev: u32,
+    pad: u32,
+    ino: u64,
+}
+
+/// A value of the `uhist` map (one CPU's share).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct UVal {
+    count: u64,
+    bytes: u64,
+    errors: u64,
+    lat_ns: u64,
+    sq_thread: u64,
+    async_work: u64,
+    buckets: [u64; NBUCKETS],
+}
+
+/// A file as the kernel names it: its filesystem's device (kernel
+/// `dev_t`, see [`kernel_dev`]) and its inode number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Inode {
+    /// The filesystem's device.
+    pub dev: u32,
+    /// The inode number.
+    pub ino: u64,
+}
+
+impl Inode {
+    /// The identity `stat(2)` gives the same file: (`st_dev`, `st_ino`).
+    pub fn stat_id(self) -> (u64, u64) {
+        (libc::makedev(self.dev >> 20, self.dev & 0xfffff), self.ino)
+    }
+
+    /// The inode of a `stat(2)` identity.
+    pub fn from_stat(dev: u64, ino: u64) -> Inode {
+        Inode {
+            dev: kernel_dev(libc::major(dev), libc::minor(dev)),
+            ino,
+        }
+    }
+}
+
+/// io_uring requests of one opcode by one process on one file, summed
+/// over the CPUs.
+#[derive(Debug, Clone)]
+pub struct RequestRow {
+    /// The file the requests worked on (zeros: none, or not read).
+    pub file: Inode,
+    /// The figures, with `fd` -1 and no path (the caller names the file).
+    pub row: WatchFileOp,
+}
 
 /// A key of the `bhist` map.
 #[repr(C)]
@@ -235,6 +313,9 @@ const STAT_BLK_RB_DROPS: u32 = 6;
 const STAT_BLK_HIST_FULL: u32 = 7;
 const STAT_OPEN_DROPS: u32 = 8;
 const STAT_OPEN_FULL: u32 = 9;
+const STAT_ASYNC_UNMATCHED: u32 = 10;
+const STAT_ASYNC_FULL: u32 = 11;
+const STAT_AIO_UNREAD: u32 = 12;
 
 /// `PATH_BYTES` in the BPF program: the longest path captured at open
 /// time, with its terminating NUL.
@@ -252,6 +333,9 @@ struct RawOpen {
     src_gen: u32,
     flags: u32,
     len: u32,
+    dev: u32,
+    pad: u32,
+    ino: u64,
     path: [u8; PATH_BYTES],
 }
 
@@ -298,6 +382,8 @@ pub struct OpenEvent {
     pub fd: i32,
     /// Its generation: the row its calls go to.
     pub gen: u32,
+    /// The file it holds, when the kernel's BTF let the program read it.
+    pub file: Option<Inode>,
     /// How.
     pub how: Opened,
 }
@@ -410,6 +496,15 @@ pub struct Snapshot {
     /// Opens whose path was lost: the ring buffer or the table of opens in
     /// progress was full.
     pub open_drops: u64,
+    /// io_uring requests per process, opcode and file.
+    pub requests: Vec<RequestRow>,
+    /// io_uring and AIO completions without a recorded submission.
+    pub async_unmatched: u64,
+    /// io_uring requests and AIO control blocks not timed: their table
+    /// was full.
+    pub async_table_full: u64,
+    /// AIO control blocks beyond what one call's program reads.
+    pub aio_unread: u64,
 }
 
 /// One call from the stream.
@@ -613,6 +708,59 @@ fn ring(ebpf: &mut Ebpf, name: &str) -> Result<RingBuf<MapData>, WatchError> {
     RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))
 }
 
+/// Whether the kernel describes its types in BTF, which the programs'
+/// CO-RE reads of `struct file`, `inode`, `super_block`, `task_struct`,
+/// `files_struct` and `fdtable` are relocated against.
+fn kernel_btf() -> bool {
+    Path::new("/sys/kernel/btf/vmlinux").exists()
+}
+
+/// The io_uring events' field offsets.
+struct UringLayout {
+    submit: Vec<u32>,
+    complete: Vec<u32>,
+    async_work: Vec<u32>,
+    link: Vec<u32>,
+}
+
+impl UringLayout {
+    fn offsets(&self) -> Vec<(&'static str, u32)> {
+        vec![
+            ("usub_req_off", self.submit[0]),
+            ("usub_opcode_off", self.submit[1]),
+            ("usub_sqt_off", self.submit[2]),
+            ("udone_req_off", self.complete[0]),
+            ("udone_res_off", self.complete[1]),
+            ("uasync_req_off", self.async_work[0]),
+            ("ulink_req_off", self.link[0]),
+            ("ulink_target_off", self.link[1]),
+        ]
+    }
+}
+
+/// The io_uring events' layout, or which one this kernel lacks (io_uring
+/// compiled out, or a record without the fields read).
+fn uring_layout(tracefs: &Path) -> Result<UringLayout, String> {
+    let get = |event: &str, fields: &[(&str, u32)]| {
+        field_offsets(tracefs, &format!("io_uring/{event}"), fields).ok_or_else(|| {
+            let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
+            format!(
+                "io_uring:{event} (missing, or its record lacks {})",
+                names.join(", ")
+            )
+        })
+    };
+    Ok(UringLayout {
+        submit: get(
+            "io_uring_submit_req",
+            &[("req", 8), ("opcode", 1), ("sq_thread", 1)],
+        )?,
+        complete: get("io_uring_complete", &[("req", 8), ("res", 4)])?,
+        async_work: get("io_uring_queue_async_work", &[("req", 8)])?,
+        link: get("io_uring_link", &[("req", 8), ("target_req", 8)])?,
+    })
+}
+
 /// The tracepoint record offsets the programs are loaded with: the block
 /// layout's and the fork record's child pid.
 fn record_offsets(
@@ -650,6 +798,8 @@ pub struct Watcher {
     block: Option<RingBuf<MapData>>,
     opens: Option<RingBuf<MapData>>,
     device: Option<u32>,
+    /// The io_uring programs are attached.
+    uring: bool,
 }
 
 /// The `bevents_mode` values of the BPF program.
@@ -691,7 +841,28 @@ impl Watcher {
         } else {
             None
         };
-        let offsets = record_offsets(layout.as_ref(), fork_child);
+        let core_ok = kernel_btf();
+        let uring_layout = if opts.device.is_some() {
+            None
+        } else if !core_ok {
+            unavailable.push(
+                "io_uring:* (this kernel has no BTF, /sys/kernel/btf/vmlinux, to read the requests' files with: io_uring requests are not seen)"
+                    .to_string(),
+            );
+            None
+        } else {
+            match uring_layout(tracefs) {
+                Ok(l) => Some(l),
+                Err(what) => {
+                    unavailable.push(format!("{what}: io_uring requests are not seen"));
+                    None
+                }
+            }
+        };
+        let mut offsets = record_offsets(layout.as_ref(), fork_child);
+        if let Some(u) = &uring_layout {
+            offsets.extend(u.offsets());
+        }
         let mut loader = EbpfLoader::new();
         loader
             .override_global("stream_enabled", &stream, true)
@@ -719,9 +890,11 @@ impl Watcher {
             BEVENTS_ALL
         };
         let device_target = opts.device.unwrap_or(0);
+        let core_ok = u32::from(core_ok);
         loader
             .override_global("bevents_mode", &bevents_mode, true)
-            .override_global("device_target", &device_target, true);
+            .override_global("device_target", &device_target, true)
+            .override_global("core_ok", &core_ok, true);
         let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
         if let Some(dev) = opts.device {
             let l = layout.as_ref().expect("required above");
@@ -739,10 +912,11 @@ impl Watcher {
                 block: None,
                 opens: None,
                 device: Some(dev),
+                uring: false,
             });
         }
         let mut attached = 0;
-        for op in SyscallOp::ALL {
+        for op in SyscallOp::SYSCALLS {
             let name = op.name();
             if attach_syscall(&mut ebpf, tracefs, "", name)? {
                 attached += 1;
@@ -810,6 +984,20 @@ impl Watcher {
             }
         }
         let opens = Some(ring(&mut ebpf, "opens")?);
+        let uring = uring_layout.is_some();
+        if uring {
+            // Completion first: a request submitted between two attaches
+            // is then never half seen (it is not in the table, its
+            // completion is counted as unmatched).
+            for (prog, event) in [
+                ("uring_done", "io_uring_complete"),
+                ("uring_async", "io_uring_queue_async_work"),
+                ("uring_link", "io_uring_link"),
+                ("uring_submit", "io_uring_submit_req"),
+            ] {
+                attach(&mut ebpf, prog, "io_uring", event)?;
+            }
+        }
         let block = match &layout {
             Some(l) => {
                 attach_block(
@@ -835,6 +1023,7 @@ impl Watcher {
             block,
             opens,
             device: None,
+            uring,
         })
     }
 
@@ -878,6 +1067,10 @@ impl Watcher {
                 pid: r.tgid,
                 fd: r.fd,
                 gen: r.gen,
+                file: (r.ino != 0).then_some(Inode {
+                    dev: r.dev,
+                    ino: r.ino,
+                }),
                 how,
             });
             true
@@ -1087,7 +1280,61 @@ impl Watcher {
             block_histogram_full: stat(STAT_BLK_HIST_FULL)?,
             block_ring_drops: stat(STAT_BLK_RB_DROPS)?,
             open_drops: stat(STAT_OPEN_DROPS)? + stat(STAT_OPEN_FULL)?,
+            requests: self.requests()?,
+            async_unmatched: stat(STAT_ASYNC_UNMATCHED)?,
+            async_table_full: stat(STAT_ASYNC_FULL)?,
+            aio_unread: stat(STAT_AIO_UNREAD)?,
         })
+    }
+
+    /// The io_uring rows, summed over the CPUs (none when the io_uring
+    /// programs are not attached).
+    fn requests(&self) -> Result<Vec<RequestRow>, WatchError> {
+        if !self.uring {
+            return Ok(Vec::new());
+        }
+        let map_err = |e: aya::maps::MapError| WatchError::Map(e.to_string());
+        let uhist: PerCpuHashMap<_, UKey, UVal> = PerCpuHashMap::try_from(
+            self.ebpf
+                .map("uhist")
+                .ok_or_else(|| WatchError::Map("map uhist missing".into()))?,
+        )
+        .map_err(map_err)?;
+        let mut out = Vec::new();
+        for item in uhist.iter() {
+            let (k, per_cpu) = item.map_err(map_err)?;
+            let Some(&op) = SyscallOp::ALL.get(k.op as usize) else {
+                continue;
+            };
+            let mut row = WatchFileOp {
+                pid: k.tgid,
+                fd: -1,
+                op,
+                ..Default::default()
+            };
+            let mut buckets = [0u64; NBUCKETS];
+            for v in per_cpu.iter() {
+                row.count += v.count;
+                row.bytes += v.bytes;
+                row.errors += v.errors;
+                row.total_ns += v.lat_ns;
+                row.sq_thread += v.sq_thread;
+                row.async_work += v.async_work;
+                add_buckets(&mut buckets, &v.buckets);
+            }
+            row.latency.counts = trimmed(&buckets);
+            let file = Inode {
+                dev: k.dev,
+                ino: k.ino,
+            };
+            if file.ino != 0 {
+                row.device = Some(dev_name(file.dev));
+                row.inode = Some(file.ino);
+            }
+            out.push(RequestRow { file, row });
+        }
+        out.sort_by_key(|r| (r.row.pid, r.file, r.row.op));
+        Ok(out)
     }
 
     /// The stream's file descriptor, to wait on with poll(2) (none

@@ -26,7 +26,7 @@
 //! while the file is open.
 
 use crate::session::Paths;
-use crate::{OpenEvent, Opened, Watcher, AT_FDCWD};
+use crate::{Inode, OpenEvent, Opened, Watcher, AT_FDCWD};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -47,6 +47,9 @@ pub struct Names {
     pub unresolved: u64,
     /// Paths longer than the capture (kept cut).
     pub truncated: u64,
+    /// The name of each file a watched process opened or copied, by
+    /// (pid, inode): what names the files of its io_uring requests.
+    pub by_inode: BTreeMap<(u32, Inode), String>,
 }
 
 /// A path with its `.` components dropped (`..` is kept: a symbolic
@@ -135,6 +138,15 @@ impl Names {
     }
 
     fn learn(&mut self, e: OpenEvent, w: &Watcher, paths: &mut Paths) {
+        let key = (e.pid, e.fd, e.gen);
+        let (pid, file) = (e.pid, e.file);
+        self.name_descriptor(e, w, paths);
+        if let (Some(f), Some(Some(name))) = (file, paths.0.get(&key)) {
+            self.by_inode.insert((pid, f), name.clone());
+        }
+    }
+
+    fn name_descriptor(&mut self, e: OpenEvent, w: &Watcher, paths: &mut Paths) {
         let key = (e.pid, e.fd, e.gen);
         match e.how {
             Opened::Open {

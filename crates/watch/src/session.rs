@@ -18,7 +18,7 @@
 //! complete and the exit status 0.
 
 use crate::cgroup::Cgroup;
-use crate::{block, device, names};
+use crate::{block, device, names, requests};
 use crate::{LoadOptions, Snapshot, StreamEvent, Watcher};
 use anyhow::Context;
 use dbio_model::watch::{
@@ -253,6 +253,7 @@ fn open_files<'a>(
 }
 
 /// A snapshot as the model's result.
+#[allow(clippy::too_many_arguments)]
 fn result(
     cfg: &WatchConfig,
     s: &Snapshot,
@@ -261,6 +262,7 @@ fn result(
     start: Instant,
     attr: Option<&block::Attribution>,
     names: &names::Names,
+    request_files: &requests::RequestFiles,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -286,6 +288,10 @@ fn result(
                     .map(|&f| names::flag_names(f)),
                 ..e.clone()
             })
+            .chain(s.requests.iter().map(|r| WatchFileOp {
+                path: request_files.path(r.row.pid, r.file).map(str::to_string),
+                ..r.row.clone()
+            }))
             .collect(),
         losses: WatchLosses {
             unmatched: s.unmatched,
@@ -297,6 +303,9 @@ fn result(
             block_histogram_full: s.block_histogram_full,
             block_ring_drops: s.block_ring_drops,
             open_drops: s.open_drops,
+            async_unmatched: s.async_unmatched,
+            async_table_full: s.async_table_full,
+            aio_unread: s.aio_unread,
         },
         streamed: 0,
         unavailable: Vec::new(),
@@ -634,6 +643,7 @@ fn watch_processes(
     let mut started = None;
     let mut names = names::Names::default();
     let mut paths = Paths::default();
+    let mut request_files = requests::RequestFiles::default();
     let mut ticks = 0u64;
     if !cfg.command.is_empty() {
         let (child, gate_fd, gate) =
@@ -698,8 +708,13 @@ fn watch_processes(
         }
         let snap = watcher.snapshot()?;
         paths.learn(&snap, &watcher);
+        request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
         if let Some(at) = attr.as_mut() {
-            at.update(&mut watcher, open_files(&snap, &paths));
+            at.update(
+                &mut watcher,
+                open_files(&snap, &paths),
+                request_files.mappable(),
+            );
             at.drain(&mut watcher);
         }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
@@ -712,6 +727,7 @@ fn watch_processes(
                     start,
                     attr.as_deref(),
                     &names,
+                    &request_files,
                 );
                 observer.so_far(&r);
                 next_print = Some(at + Duration::from_nanos(i));
@@ -740,15 +756,25 @@ fn watch_processes(
     names.drain(&mut watcher, &mut paths);
     let snap = watcher.snapshot()?;
     paths.learn(&snap, &watcher);
+    request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
     if let Some(at) = attr.as_mut() {
-        at.update(&mut watcher, open_files(&snap, &paths));
+        at.update(
+            &mut watcher,
+            open_files(&snap, &paths),
+            request_files.mappable(),
+        );
         at.finish(&mut watcher);
     }
     if cfg.follow || cgroup.is_some() {
         // Children (or the cgroup's processes) that exited before a tick
         // saw them: their calls are in the tables under their pid.
-        for e in &snap.entries {
-            processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
+        for pid in snap
+            .entries
+            .iter()
+            .map(|e| e.pid)
+            .chain(snap.requests.iter().map(|r| r.row.pid))
+        {
+            processes.entry(pid).or_insert_with(|| comm_of(pid));
         }
     }
     let mut w = result(
@@ -759,6 +785,7 @@ fn watch_processes(
         start,
         attr.as_deref(),
         &names,
+        &request_files,
     );
     w.ended = ended;
     w.command_status = command_status;

@@ -38,6 +38,7 @@ pub fn files(w: &WatchResult) -> Vec<FileTime<'_>> {
     for o in &w.ops {
         let key = match (&o.path, o.fd) {
             (Some(p), _) => p.clone(),
+            (None, _) if o.inode.is_some() => o.file_name(),
             (None, fd) if fd < 0 => format!("{} (no descriptor)", o.op),
             (None, fd) => format!("pid {} fd {fd}", o.pid),
         };

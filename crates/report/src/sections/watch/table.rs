@@ -60,7 +60,10 @@ fn body(head: String, w: &WatchResult) -> String {
     for o in &rows {
         t.add_row([
             Cell::new(o.pid).set_alignment(CellAlignment::Right),
-            Cell::new(if o.generation > 0 {
+            Cell::new(if o.fd < 0 {
+                // An io_uring request names a file, not a number.
+                "-".to_string()
+            } else if o.generation > 0 {
                 // The number held another file before: this row is the
                 // file it held after `generation` closes or dup2s.
                 format!("{} #{}", o.fd, o.generation)
@@ -68,7 +71,7 @@ fn body(head: String, w: &WatchResult) -> String {
                 o.fd.to_string()
             })
             .set_alignment(CellAlignment::Right),
-            Cell::new(o.path.as_deref().unwrap_or("?")),
+            Cell::new(o.file_name()),
             Cell::new(o.op.name()),
             Cell::new(o.count).set_alignment(CellAlignment::Right),
             Cell::new(if o.op.moves_data() {
@@ -152,11 +155,10 @@ fn body(head: String, w: &WatchResult) -> String {
     for o in drawn {
         let _ = writeln!(
             out,
-            "{} on {} (pid {}, fd {}): latency",
+            "{} on {} ({}): latency",
             o.op,
-            o.path.as_deref().unwrap_or("?"),
-            o.pid,
-            o.fd
+            o.file_name(),
+            o.whose()
         );
         out.push_str(&crate::kit::histogram::render(&o.latency));
     }
