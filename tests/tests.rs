@@ -50,3 +50,4 @@ mod watch_async;
 mod watch_cgroup;
 mod watch_cost;
 mod watch_names;
+mod watch_queue;

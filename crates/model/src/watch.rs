@@ -511,6 +511,10 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+fn no_counts(b: &Log2Buckets) -> bool {
+    b.counts.is_empty()
+}
+
 fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
@@ -631,6 +635,19 @@ pub struct WatchDeviceIo {
     pub preflush: u64,
     /// Service time of each request, power-of-two µs buckets.
     pub latency: Log2Buckets,
+    /// Of `count`, the requests whose queue time is known: their first
+    /// bio was seen entering the block layer (`block_bio_queue`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time summed, ns: from the bio's queueing to the
+    /// request's issue to the driver (the I/O scheduler, a full queue,
+    /// writeback throttling; blktrace's Q2D), beside `total_ns`, the
+    /// device's service time (issue to completion, D2C).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+    /// The queue time of each of those requests, power-of-two µs buckets.
+    #[serde(default, skip_serializing_if = "no_counts")]
+    pub queue_latency: Log2Buckets,
 }
 
 /// Block requests of one class attributed to one watched file: their
@@ -655,6 +672,19 @@ pub struct WatchFileBlock {
     pub by_watched: u64,
     /// Service time of each request, power-of-two µs buckets.
     pub latency: Log2Buckets,
+    /// Of `count`, the requests whose queue time is known: their first
+    /// bio was seen entering the block layer (`block_bio_queue`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time summed, ns: from the bio's queueing to the
+    /// request's issue to the driver (the I/O scheduler, a full queue,
+    /// writeback throttling; blktrace's Q2D), beside `total_ns`, the
+    /// device's service time (issue to completion, D2C).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+    /// The queue time of each of those requests, power-of-two µs buckets.
+    #[serde(default, skip_serializing_if = "no_counts")]
+    pub queue_latency: Log2Buckets,
 }
 
 /// Requests on a device that holds watched files which fell in none of
@@ -675,6 +705,29 @@ pub struct WatchUnattributed {
     pub by_watched: u64,
     /// Device service time, summed, ns.
     pub total_ns: u64,
+    /// Of `count`, the requests whose queue time is known.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time (bio queued to request issued) summed, ns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+}
+
+/// What happened to bios on their way to one device: merged into a
+/// request queued before them, requests merged in the I/O scheduler,
+/// bios split (too large for the device, or across a boundary). A merged
+/// bio is timed as part of its request, from that request's first bio; a
+/// split bio's parts are each timed from the whole one's queueing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WatchDeviceQueue {
+    /// `MAJOR:MINOR` of the whole device.
+    pub device: String,
+    /// Bios merged into a queued request (back and front merges).
+    pub bio_merges: u64,
+    /// Requests merged into another.
+    pub rq_merges: u64,
+    /// Bios split.
+    pub splits: u64,
 }
 
 /// A watched file whose extents could not be mapped, and why.
@@ -761,6 +814,9 @@ pub struct WatchResult {
     /// Watched files whose extents could not be mapped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmapped: Vec<WatchUnmapped>,
+    /// Per device, the bios merged and split on the way to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_queue: Vec<WatchDeviceQueue>,
     /// The tracer's own BPF programs: how often each ran and for how long
     /// (`--bpf-stats`, the kernel's run-time statistics); empty unless
     /// asked for.

@@ -108,6 +108,7 @@ static __u64 (*bpf_get_current_task)(void) = (void *)35;
 enum blk_class { BLK_READ, BLK_WRITE, BLK_FLUSH, BLK_DISCARD, BLK_OTHER };
 #define BLK_FUA 1
 #define BLK_PREFLUSH 2
+#define BLK_QUEUED 4
 
 // Operations, in the order of dbio_watch::Op.
 enum op {
@@ -186,6 +187,9 @@ struct bkey {
 
 struct binfl {
 	__u64 ts;
+	// From the bio's queueing (block_bio_queue) to the issue, when the
+	// request's first bio was seen queued (flags & BLK_QUEUED).
+	__u64 queue_ns;
 	__u32 tgid;
 	__u32 bytes;
 	__u32 class;
@@ -206,11 +210,16 @@ struct bhval {
 	__u64 fua;
 	__u64 preflush;
 	__u64 buckets[NBUCKETS];
+	// Requests with a known queue time, that time summed, its histogram.
+	__u64 queued;
+	__u64 queue_ns;
+	__u64 qbuckets[NBUCKETS];
 };
 
 struct bevent {
 	__u64 sector;
 	__u64 lat_ns;
+	__u64 queue_ns;
 	__u32 dev;
 	__u32 bytes;
 	__u32 tgid;
@@ -292,6 +301,35 @@ struct {
 	__type(key, struct bkey);
 	__type(value, __u32);
 } bwho SEC(".maps");
+
+// A zeroed device row, to create one from (too large for the stack).
+const struct bhval bhval_zero = {};
+
+// Bios queued (block_bio_queue) whose request is not issued yet, by
+// (device, first sector): the time each was queued. A bio merged behind
+// another (a back merge) leaves its entry, which no issue takes; LRU, so
+// those are evicted in time.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, struct bkey);
+	__type(value, __u64);
+} bqueued SEC(".maps");
+
+// Per device: bios merged into a request, requests merged into another,
+// bios split.
+struct bqstat {
+	__u64 bio_merges;
+	__u64 rq_merges;
+	__u64 splits;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct bqstat);
+} bqstats SEC(".maps");
 
 // Per (device, watched tgid or 0, class): the device service time.
 struct {
@@ -409,6 +447,14 @@ const volatile __u32 done_sector_off = 16;
 const volatile __u32 done_nr_off = 24;
 const volatile __u32 start_dev_off = 8;
 const volatile __u32 start_sector_off = 16;
+const volatile __u32 queue_dev_off = 8;
+const volatile __u32 queue_sector_off = 16;
+const volatile __u32 split_dev_off = 8;
+const volatile __u32 split_sector_off = 16;
+const volatile __u32 split_new_off = 24;
+const volatile __u32 bmerge_dev_off = 8;
+const volatile __u32 bmerge_sector_off = 16;
+const volatile __u32 rmerge_dev_off = 8;
 // child_pid in sched:sched_process_fork (20 on 6.x, where the comms are
 // __data_loc strings; 44 before).
 const volatile __u32 fork_child_off = 20;
@@ -1219,6 +1265,14 @@ int blk_issue(void *ctx)
 	bpf_probe_read_kernel(rwbs, 4, (char *)ctx + issue_rwbs_off);
 	struct binfl v = { .ts = bpf_ktime_get_ns(), .bytes = nr * 512 };
 	v.class = blk_class(rwbs, &v.flags);
+	__u64 *queued = bpf_map_lookup_elem(&bqueued, &k);
+	if (queued) {
+		if (*queued <= v.ts) {
+			v.queue_ns = v.ts - *queued;
+			v.flags |= BLK_QUEUED;
+		}
+		bpf_map_delete_elem(&bqueued, &k);
+	}
 	__u32 *who = bpf_map_lookup_elem(&bwho, &k);
 	if (who) {
 		v.tgid = *who;
@@ -1255,8 +1309,7 @@ int blk_done(void *ctx)
 	struct bhkey hk = { .dev = k.dev, .tgid = f->tgid, .class = f->class };
 	struct bhval *v = bpf_map_lookup_elem(&bhist, &hk);
 	if (!v) {
-		struct bhval zero = {};
-		bpf_map_update_elem(&bhist, &hk, &zero, BPF_NOEXIST);
+		bpf_map_update_elem(&bhist, &hk, &bhval_zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&bhist, &hk);
 	}
 	if (v) {
@@ -1268,6 +1321,11 @@ int blk_done(void *ctx)
 		if (f->flags & BLK_PREFLUSH)
 			v->preflush += 1;
 		v->buckets[bucket(lat / 1000)] += 1;
+		if (f->flags & BLK_QUEUED) {
+			v->queued += 1;
+			v->queue_ns += f->queue_ns;
+			v->qbuckets[bucket(f->queue_ns / 1000)] += 1;
+		}
 	} else {
 		bump(STAT_BLK_HIST_FULL);
 	}
@@ -1280,6 +1338,7 @@ int blk_done(void *ctx)
 		if (e) {
 			e->sector = k.sector;
 			e->lat_ns = lat;
+			e->queue_ns = f->queue_ns;
 			e->dev = k.dev;
 			e->bytes = f->bytes;
 			e->tgid = f->tgid;
@@ -1292,6 +1351,111 @@ int blk_done(void *ctx)
 		}
 	}
 	bpf_map_delete_elem(&binflight, &k);
+	return 0;
+}
+
+// ---- Queue time: from the bio's queueing to its request's issue ----
+
+// Whether the block layer's queueing on `dev` is watched: every device's,
+// or with --device that one's.
+static __attribute__((always_inline)) int queue_watched(__u32 dev)
+{
+	return !device_target || dev == device_target;
+}
+
+// A bio entered the block layer (after any blk-throttle delay: a bio
+// held by a cgroup's io.max is queued when the throttle releases it).
+SEC("tracepoint/block/block_bio_queue")
+int blk_queue(void *ctx)
+{
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + queue_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + queue_sector_off);
+	__u64 now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&bqueued, &k, &now, BPF_ANY);
+	return 0;
+}
+
+static __attribute__((always_inline)) struct bqstat *bqstat_of(__u32 dev)
+{
+	struct bqstat *q = bpf_map_lookup_elem(&bqstats, &dev);
+	if (q)
+		return q;
+	struct bqstat zero = {};
+	bpf_map_update_elem(&bqstats, &dev, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&bqstats, &dev);
+}
+
+// A bio split at `new_sector` (too large for the device, or across a
+// boundary): the part from `new_sector` on goes on as its own request,
+// queued when the whole was.
+SEC("tracepoint/block/block_split")
+int blk_split(void *ctx)
+{
+	struct bkey k = {};
+	__u64 next = 0;
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + split_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + split_sector_off);
+	bpf_probe_read_kernel(&next, 8, (char *)ctx + split_new_off);
+	struct bqstat *q = bqstat_of(k.dev);
+	if (q)
+		q->splits += 1;
+	__u64 *t = bpf_map_lookup_elem(&bqueued, &k);
+	if (t) {
+		__u64 ts = *t;
+		struct bkey rest = { .dev = k.dev, .sector = next };
+		bpf_map_update_elem(&bqueued, &rest, &ts, BPF_NOEXIST);
+	}
+	return 0;
+}
+
+// A bio merged behind a queued request: it is issued as part of that
+// request, timed from the request's first bio.
+SEC("tracepoint/block/block_bio_backmerge")
+int blk_backmerge(void *ctx)
+{
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + bmerge_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + bmerge_sector_off);
+	bpf_map_delete_elem(&bqueued, &k);
+	struct bqstat *q = bqstat_of(k.dev);
+	if (q)
+		q->bio_merges += 1;
+	return 0;
+}
+
+// A bio merged in front of a queued request: the request now starts at
+// the bio's sector, and is timed from the bio's queueing (the later).
+SEC("tracepoint/block/block_bio_frontmerge")
+int blk_frontmerge(void *ctx)
+{
+	__u32 dev = 0;
+	bpf_probe_read_kernel(&dev, 4, (char *)ctx + bmerge_dev_off);
+	if (!queue_watched(dev))
+		return 0;
+	struct bqstat *q = bqstat_of(dev);
+	if (q)
+		q->bio_merges += 1;
+	return 0;
+}
+
+// Two queued requests merged into one (in the I/O scheduler).
+SEC("tracepoint/block/block_rq_merge")
+int blk_rq_merge(void *ctx)
+{
+	__u32 dev = 0;
+	bpf_probe_read_kernel(&dev, 4, (char *)ctx + rmerge_dev_off);
+	if (!queue_watched(dev))
+		return 0;
+	struct bqstat *q = bqstat_of(dev);
+	if (q)
+		q->rq_merges += 1;
 	return 0;
 }
 

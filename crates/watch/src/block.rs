@@ -34,7 +34,9 @@
 //! dropped as another device's (bounded by [`PENDING_MAX`] too).
 
 use crate::{dev_name, kernel_dev, BlockEvent, BlockRow, Watcher};
-use dbio_model::watch::{BlockOp, WatchDeviceIo, WatchFileBlock, WatchUnattributed, WatchUnmapped};
+use dbio_model::watch::{
+    BlockOp, WatchDeviceIo, WatchDeviceQueue, WatchFileBlock, WatchUnattributed, WatchUnmapped,
+};
 use dbio_model::Log2Buckets;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -214,6 +216,9 @@ struct Acc {
     total_ns: u64,
     by_watched: u64,
     latency: Log2Buckets,
+    queued: u64,
+    queue_ns: u64,
+    queue_latency: Log2Buckets,
 }
 
 impl Acc {
@@ -228,6 +233,11 @@ impl Acc {
         self.total_ns += e.latency_ns;
         self.by_watched += u64::from(e.pid.is_some());
         self.latency.record_us(e.latency_ns / 1000);
+        if let Some(q) = e.queue_ns {
+            self.queued += 1;
+            self.queue_ns += q;
+            self.queue_latency.record_us(q / 1000);
+        }
     }
 }
 
@@ -497,6 +507,9 @@ impl Attribution {
                 total_ns: a.total_ns,
                 by_watched: a.by_watched,
                 latency: a.latency.clone(),
+                queued: a.queued,
+                queue_ns: a.queue_ns,
+                queue_latency: a.queue_latency.clone(),
             })
             .collect()
     }
@@ -516,6 +529,8 @@ impl Attribution {
                 bytes: a.bytes,
                 by_watched: a.by_watched,
                 total_ns: a.total_ns,
+                queued: a.queued,
+                queue_ns: a.queue_ns,
             })
             .collect()
     }
@@ -548,8 +563,37 @@ impl Attribution {
                 fua: r.fua,
                 preflush: r.preflush,
                 latency: r.latency.clone(),
+                queued: r.queued,
+                queue_ns: r.queue_ns,
+                queue_latency: r.queue_latency.clone(),
             })
             .collect()
+    }
+
+    /// The merges and splits on the devices worth showing: those of
+    /// [`Attribution::device_rows`].
+    pub fn queue_rows(
+        &self,
+        rows: &[crate::QueueRow],
+        block: &[BlockRow],
+    ) -> Vec<WatchDeviceQueue> {
+        rows.iter()
+            .filter(|r| {
+                self.devices.contains(&r.dev)
+                    || block.iter().any(|b| b.dev == r.dev && b.pid.is_some())
+            })
+            .map(queue_row)
+            .collect()
+    }
+}
+
+/// A device's merges and splits as the result keeps them.
+pub fn queue_row(r: &crate::QueueRow) -> WatchDeviceQueue {
+    WatchDeviceQueue {
+        device: dev_name(r.dev),
+        bio_merges: r.bio_merges,
+        rq_merges: r.rq_merges,
+        splits: r.splits,
     }
 }
 
@@ -621,6 +665,7 @@ mod tests {
             latency_ns: 100_000,
             pid,
             op,
+            queue_ns: None,
         };
         a.attribute(ev(100, BlockOp::Write, Some(9)));
         a.attribute(ev(250, BlockOp::Read, None));
@@ -674,6 +719,7 @@ mod tests {
             latency_ns: 2_000_000,
             pid: None,
             op: BlockOp::Write,
+            queue_ns: None,
         };
         a.attribute(ev(104));
         a.attribute(ev(196));
@@ -703,6 +749,7 @@ mod tests {
             latency_ns: 1_000,
             pid: None,
             op: BlockOp::Write,
+            queue_ns: None,
         };
         // Tick 1: a kworker's request on device 5 and one on device 9,
         // before any file on either is known.

@@ -93,6 +93,9 @@ fn rows(s: &Snapshot, w: &Watcher, dev: u32) -> (Vec<WatchDeviceIo>, Vec<Watched
                 fua: r.fua,
                 preflush: r.preflush,
                 latency: r.latency.clone(),
+                queued: r.queued,
+                queue_ns: r.queue_ns,
+                queue_latency: r.queue_latency.clone(),
             }
         })
         .collect();
@@ -126,6 +129,12 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
         file_block: Vec::new(),
         block_unattributed: Vec::new(),
         unmapped: Vec::new(),
+        block_queue: s
+            .block_queue
+            .iter()
+            .filter(|r| r.dev == dev)
+            .map(crate::block::queue_row)
+            .collect(),
         bpf_programs: Vec::new(),
     }
 }

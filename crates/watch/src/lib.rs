@@ -281,6 +281,18 @@ struct BVal {
     fua: u64,
     preflush: u64,
     buckets: [u64; NBUCKETS],
+    queued: u64,
+    queue_ns: u64,
+    qbuckets: [u64; NBUCKETS],
+}
+
+/// A value of the `bqstats` map (one CPU's share).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct BQStat {
+    bio_merges: u64,
+    rq_merges: u64,
+    splits: u64,
 }
 
 /// A record of the `bevents` ring buffer.
@@ -289,6 +301,7 @@ struct BVal {
 struct RawBlockEvent {
     sector: u64,
     lat_ns: u64,
+    queue_ns: u64,
     dev: u32,
     bytes: u32,
     tgid: u32,
@@ -301,6 +314,11 @@ struct RawBlockEvent {
 unsafe impl Pod for BKey {}
 // SAFETY: as above.
 unsafe impl Pod for BVal {}
+// SAFETY: as above.
+unsafe impl Pod for BQStat {}
+
+/// `BLK_QUEUED` in a block record's flags: its queue time is known.
+const BLK_QUEUED: u32 = 4;
 
 /// Counters of the `stats` map (`STAT_*` in the BPF program).
 const STAT_UNMATCHED: u32 = 0;
@@ -424,6 +442,26 @@ pub struct BlockRow {
     pub preflush: u64,
     /// Service time of each request.
     pub latency: Log2Buckets,
+    /// Requests whose queue time is known (their first bio was seen
+    /// queued).
+    pub queued: u64,
+    /// Their queue time (bio queued to request issued), summed, ns.
+    pub queue_ns: u64,
+    /// The queue time of each of those.
+    pub queue_latency: Log2Buckets,
+}
+
+/// Bios merged and split on the way to one device.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueRow {
+    /// The device (kernel `dev_t`).
+    pub dev: u32,
+    /// Bios merged into a queued request.
+    pub bio_merges: u64,
+    /// Requests merged into another.
+    pub rq_merges: u64,
+    /// Bios split.
+    pub splits: u64,
 }
 
 /// One completed block request on a device handed to
@@ -438,6 +476,8 @@ pub struct BlockEvent {
     pub bytes: u32,
     /// Issue to completion, ns.
     pub latency_ns: u64,
+    /// Bio queued to request issued, ns, when known.
+    pub queue_ns: Option<u64>,
     /// The watched process that started or issued it; none: anyone else.
     pub pid: Option<u32>,
     /// The class.
@@ -485,6 +525,8 @@ pub struct Snapshot {
     pub ring_drops: u64,
     /// Block requests per device, class and issuer.
     pub block: Vec<BlockRow>,
+    /// Bios merged and split, per device.
+    pub block_queue: Vec<QueueRow>,
     /// Block completions without a recorded issue.
     pub block_unmatched: u64,
     /// Block requests not timed: the in-flight table was full.
@@ -618,6 +660,37 @@ struct BlockLayout {
     issue: Vec<u32>,
     done: Vec<u32>,
     start: Option<Vec<u32>>,
+    queue: Option<QueueLayout>,
+}
+
+/// The offsets of the queueing events' fields: bio queued, split, merged.
+struct QueueLayout {
+    queue: Vec<u32>,
+    split: Vec<u32>,
+    bio_merge: Vec<u32>,
+    rq_merge: Vec<u32>,
+}
+
+/// The queueing events' layout, or none when one is missing (then no
+/// queue time is measured). The back- and front-merge records share one
+/// layout (`block_bio`), and must here too.
+fn queue_layout(tracefs: &Path) -> Option<QueueLayout> {
+    let dev_sector = [("dev", 4), ("sector", 8)];
+    let back = field_offsets(tracefs, "block/block_bio_backmerge", &dev_sector)?;
+    let front = field_offsets(tracefs, "block/block_bio_frontmerge", &dev_sector)?;
+    if back != front {
+        return None;
+    }
+    Some(QueueLayout {
+        queue: field_offsets(tracefs, "block/block_bio_queue", &dev_sector)?,
+        split: field_offsets(
+            tracefs,
+            "block/block_split",
+            &[("dev", 4), ("sector", 8), ("new_sector", 8)],
+        )?,
+        bio_merge: back,
+        rq_merge: field_offsets(tracefs, "block/block_rq_merge", &[("dev", 4)])?,
+    })
 }
 
 fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
@@ -638,7 +711,13 @@ fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
         "block/block_io_start",
         &[("dev", 4), ("sector", 8)],
     );
-    Ok(BlockLayout { issue, done, start })
+    let queue = queue_layout(tracefs);
+    Ok(BlockLayout {
+        issue,
+        done,
+        start,
+        queue,
+    })
 }
 
 /// Loads and attaches one tracepoint program.
@@ -656,14 +735,16 @@ fn attach(ebpf: &mut Ebpf, prog: &str, category: &str, event: &str) -> Result<()
 
 /// Attaches the block programs, completion before issue (a request
 /// issued between the two attaches completes unmatched, counted, rather
-/// than never); without `block_io_start` the reason `without_start` is
-/// listed as unavailable.
+/// than never), and issue before queueing (a bio queued before the issue
+/// program is there has no queue time, rather than a wrong one); without
+/// `block_io_start` the reason `without_start` is listed as unavailable.
+/// Whether the queueing is traced.
 fn attach_block(
     ebpf: &mut Ebpf,
     layout: &BlockLayout,
     unavailable: &mut Vec<String>,
     without_start: &str,
-) -> Result<(), WatchError> {
+) -> Result<bool, WatchError> {
     attach(ebpf, "blk_done", "block", "block_rq_complete")?;
     attach(ebpf, "blk_issue", "block", "block_rq_issue")?;
     if layout.start.is_some() {
@@ -671,7 +752,23 @@ fn attach_block(
     } else {
         unavailable.push(format!("block:block_io_start ({without_start})"));
     }
-    Ok(())
+    if layout.queue.is_none() {
+        unavailable.push(
+            "block:block_bio_queue, block_split, block_bio_backmerge, block_bio_frontmerge or block_rq_merge (no queue time: missing, or another record layout)"
+                .to_string(),
+        );
+        return Ok(false);
+    }
+    for (prog, event) in [
+        ("blk_split", "block_split"),
+        ("blk_backmerge", "block_bio_backmerge"),
+        ("blk_frontmerge", "block_bio_frontmerge"),
+        ("blk_rq_merge", "block_rq_merge"),
+        ("blk_queue", "block_bio_queue"),
+    ] {
+        attach(ebpf, prog, "block", event)?;
+    }
+    Ok(true)
 }
 
 /// Attaches `{prefix}enter_{name}` and `{prefix}exit_{name}` to the
@@ -781,6 +878,18 @@ fn record_offsets(
         if let Some(s) = &l.start {
             offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
         }
+        if let Some(q) = &l.queue {
+            offsets.extend([
+                ("queue_dev_off", q.queue[0]),
+                ("queue_sector_off", q.queue[1]),
+                ("split_dev_off", q.split[0]),
+                ("split_sector_off", q.split[1]),
+                ("split_new_off", q.split[2]),
+                ("bmerge_dev_off", q.bio_merge[0]),
+                ("bmerge_sector_off", q.bio_merge[1]),
+                ("rmerge_dev_off", q.rq_merge[0]),
+            ]);
+        }
     }
     if let Some(off) = fork_child {
         offsets.push(("fork_child_off", off));
@@ -800,6 +909,8 @@ pub struct Watcher {
     device: Option<u32>,
     /// The io_uring programs are attached.
     uring: bool,
+    /// The block layer's queueing (`block_bio_queue`) is traced.
+    queue_traced: bool,
 }
 
 /// The `bevents_mode` values of the BPF program.
@@ -898,7 +1009,7 @@ impl Watcher {
         let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
         if let Some(dev) = opts.device {
             let l = layout.as_ref().expect("required above");
-            attach_block(
+            let queue_traced = attach_block(
                 &mut ebpf,
                 l,
                 &mut unavailable,
@@ -913,6 +1024,7 @@ impl Watcher {
                 opens: None,
                 device: Some(dev),
                 uring: false,
+                queue_traced,
             });
         }
         let mut attached = 0;
@@ -998,9 +1110,10 @@ impl Watcher {
                 attach(&mut ebpf, prog, "io_uring", event)?;
             }
         }
+        let mut queue_traced = false;
         let block = match &layout {
             Some(l) => {
-                attach_block(
+                queue_traced = attach_block(
                     &mut ebpf,
                     l,
                     &mut unavailable,
@@ -1024,6 +1137,7 @@ impl Watcher {
             opens,
             device: None,
             uring,
+            queue_traced,
         })
     }
 
@@ -1107,6 +1221,7 @@ impl Watcher {
                 sector: r.sector,
                 bytes: r.bytes,
                 latency_ns: r.lat_ns,
+                queue_ns: (r.flags & BLK_QUEUED != 0).then_some(r.queue_ns),
                 pid: (r.tgid != 0).then_some(r.tgid),
                 op,
             });
@@ -1236,6 +1351,7 @@ impl Watcher {
             Ok(stats.get(&i, 0).map_err(map_err)?.iter().sum())
         };
         let mut block = Vec::new();
+        let mut block_queue = Vec::new();
         if self.block.is_some() || self.device.is_some() {
             let bhist: PerCpuHashMap<_, BKey, BVal> = PerCpuHashMap::try_from(
                 self.ebpf
@@ -1255,21 +1371,49 @@ impl Watcher {
                     ..Default::default()
                 };
                 let mut buckets = [0u64; NBUCKETS];
+                let mut qbuckets = [0u64; NBUCKETS];
                 for v in per_cpu.iter() {
                     r.count += v.count;
                     r.bytes += v.bytes;
                     r.total_ns += v.lat_ns;
                     r.fua += v.fua;
                     r.preflush += v.preflush;
+                    r.queued += v.queued;
+                    r.queue_ns += v.queue_ns;
                     add_buckets(&mut buckets, &v.buckets);
+                    add_buckets(&mut qbuckets, &v.qbuckets);
                 }
                 r.latency.counts = trimmed(&buckets);
+                r.queue_latency.counts = trimmed(&qbuckets);
                 block.push(r);
             }
             block.sort_by_key(|r| (r.dev, r.op, r.pid));
+            if self.queue_traced {
+                let q: PerCpuHashMap<_, u32, BQStat> = PerCpuHashMap::try_from(
+                    self.ebpf
+                        .map("bqstats")
+                        .ok_or_else(|| WatchError::Map("map bqstats missing".into()))?,
+                )
+                .map_err(map_err)?;
+                for item in q.iter() {
+                    let (dev, per_cpu) = item.map_err(map_err)?;
+                    let mut row = QueueRow {
+                        dev,
+                        ..Default::default()
+                    };
+                    for v in per_cpu.iter() {
+                        row.bio_merges += v.bio_merges;
+                        row.rq_merges += v.rq_merges;
+                        row.splits += v.splits;
+                    }
+                    block_queue.push(row);
+                }
+                block_queue.sort_by_key(|r| r.dev);
+            }
         }
         Ok(Snapshot {
             entries,
+            block_queue,
             unmatched: stat(STAT_UNMATCHED)?,
             start_table_full: stat(STAT_START_FULL)?,
             histogram_table_full: stat(STAT_HIST_FULL)?,

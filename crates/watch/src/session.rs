@@ -252,6 +252,20 @@ fn open_files<'a>(
     })
 }
 
+/// The files known with their identity, to map by name whether or not a
+/// watched process still holds them: those opened while watched (their
+/// inode read by the kernel at the open) and those of io_uring requests.
+fn known_files<'a>(
+    names: &'a names::Names,
+    request_files: &'a requests::RequestFiles,
+) -> impl Iterator<Item = (String, block::FileId)> + 'a {
+    names
+        .stat_ids
+        .values()
+        .cloned()
+        .chain(request_files.mappable())
+}
+
 /// A snapshot as the model's result.
 #[allow(clippy::too_many_arguments)]
 fn result(
@@ -313,6 +327,9 @@ fn result(
         file_block: attr.map(|a| a.file_rows()).unwrap_or_default(),
         block_unattributed: attr.map(|a| a.unattributed_rows()).unwrap_or_default(),
         unmapped: attr.map(|a| a.unmapped_rows()).unwrap_or_default(),
+        block_queue: attr
+            .map(|a| a.queue_rows(&s.block_queue, &s.block))
+            .unwrap_or_default(),
         bpf_programs: Vec::new(),
     }
 }
@@ -713,7 +730,7 @@ fn watch_processes(
             at.update(
                 &mut watcher,
                 open_files(&snap, &paths),
-                request_files.mappable(),
+                known_files(&names, &request_files),
             );
             at.drain(&mut watcher);
         }
@@ -761,7 +778,7 @@ fn watch_processes(
         at.update(
             &mut watcher,
             open_files(&snap, &paths),
-            request_files.mappable(),
+            known_files(&names, &request_files),
         );
         at.finish(&mut watcher);
     }

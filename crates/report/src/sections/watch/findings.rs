@@ -440,6 +440,7 @@ mod tests {
             block_unattributed: vec![],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
         }
     }
 
