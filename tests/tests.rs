@@ -51,3 +51,4 @@ mod watch_cgroup;
 mod watch_cost;
 mod watch_names;
 mod watch_queue;
+mod watch_wrapper;

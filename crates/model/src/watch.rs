@@ -788,6 +788,11 @@ pub struct WatchResult {
     /// it exited.
     #[serde(default)]
     pub command_status: Option<i32>,
+    /// The signal that ended the command dbio started, when one killed it
+    /// (then it has no exit status; `dbio watch` exits 128 + the signal,
+    /// as a shell reports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_signal: Option<i32>,
     /// Every process that was watched.
     pub processes: Vec<WatchedProcess>,
     /// Per process, descriptor and operation.
@@ -862,6 +867,14 @@ impl WatchFileOp {
 }
 
 impl WatchResult {
+    /// The exit status `dbio watch -- COMMAND` passes on: the command's
+    /// own, or 128 + the signal that killed it, as a shell reports it;
+    /// none when the watch ended before the command did, or watched no
+    /// command.
+    pub fn command_exit(&self) -> Option<i32> {
+        self.command_status.or(self.command_signal.map(|s| 128 + s))
+    }
+
     /// The sum over every descriptor and process of `op`'s entries.
     pub fn total(&self, op: SyscallOp) -> WatchFileOp {
         let mut t = WatchFileOp {

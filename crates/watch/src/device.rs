@@ -114,6 +114,7 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
         duration_ns: start.elapsed().as_nanos() as u64,
         ended: WatchEnd::Duration,
         command_status: None,
+        command_signal: None,
         processes,
         ops: Vec::new(),
         losses: WatchLosses {

@@ -284,6 +284,7 @@ fn result(
         duration_ns: start.elapsed().as_nanos() as u64,
         ended: WatchEnd::Exited,
         command_status: None,
+        command_signal: None,
         processes: processes
             .iter()
             .map(|(&pid, comm)| WatchedProcess {
@@ -610,18 +611,21 @@ impl Session {
     /// Watches until the processes have exited (the cgroup was removed),
     /// the duration elapsed or the observer reports a stop, and returns
     /// the result with what it should warn about.
-    pub fn run(self, observer: &mut dyn Observer) -> anyhow::Result<(WatchResult, Vec<Finding>)> {
+    pub fn run(
+        self,
+        observer: &mut dyn Observer,
+    ) -> anyhow::Result<(WatchResult, Vec<Finding>, Tracer)> {
         let Self {
             cfg,
             target,
-            watcher,
+            mut watcher,
             bpf_stats,
             mut findings,
         } = self;
         match target {
             Target::Device(d) => {
                 let w = d.run(&cfg, &watcher, observer)?;
-                Ok((w, findings))
+                Ok((w, findings, Tracer(watcher)))
             }
             Target::Processes {
                 cgroup,
@@ -630,7 +634,7 @@ impl Session {
             } => {
                 let w = watch_processes(
                     &cfg,
-                    watcher,
+                    &mut watcher,
                     cgroup,
                     attr,
                     command_stdout_to_stderr,
@@ -638,17 +642,23 @@ impl Session {
                     observer,
                     &mut findings,
                 )?;
-                Ok((w, findings))
+                Ok((w, findings, Tracer(watcher)))
             }
         }
     }
 }
 
+/// The tracer of a finished watch, its programs still attached: dropping
+/// it detaches them, which takes the kernel a few RCU grace periods (about
+/// 2 s for the 60-odd programs on the development machine, in parallel),
+/// so a command drops it after its result is out.
+pub struct Tracer(#[allow(dead_code, reason = "held for its drop")] Watcher);
+
 /// The watch of processes, from the first watched pid to the result.
 #[allow(clippy::too_many_arguments)]
 fn watch_processes(
     cfg: &WatchConfig,
-    mut watcher: Watcher,
+    watcher: &mut Watcher,
     cgroup: Option<Cgroup>,
     mut attr: Option<Box<block::Attribution>>,
     command_stdout_to_stderr: bool,
@@ -670,6 +680,19 @@ fn watch_processes(
         // The command's one call before its exec: the read of dbio's
         // pipe that held it (closed by the exec).
         paths.0.insert((child.id(), gate_fd, 0), gate);
+        // Its standard input, output and error are dbio's (its output
+        // dbio's standard error when a result takes standard output): named
+        // now, as a command that exits within a tick is not read in /proc.
+        for fd in 0..=2 {
+            let from = if fd == 1 && command_stdout_to_stderr {
+                2
+            } else {
+                fd
+            };
+            if let Some(p) = Paths::resolve(std::process::id(), from) {
+                paths.0.insert((child.id(), fd, 0), Some(p));
+            }
+        }
         processes.insert(child.id(), cfg.command[0].clone());
         names.see(child.id());
         started = Some(child);
@@ -688,11 +711,12 @@ fn watch_processes(
     let mut streamed = 0u64;
     let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
     let mut command_status = None;
+    let mut command_signal = None;
     let ended = loop {
         if let Some(p) = &cfg.comm {
             adopt_matching(
                 p,
-                &mut watcher,
+                &mut *watcher,
                 &mut processes,
                 &mut names,
                 findings,
@@ -700,7 +724,7 @@ fn watch_processes(
             );
         }
         if cfg.follow {
-            follow(&mut watcher, &mut processes, &mut names, observer)?;
+            follow(&mut *watcher, &mut processes, &mut names, observer)?;
         }
         if let Some(cg) = &cgroup {
             // Names for the processes the kernel already watches.
@@ -709,11 +733,11 @@ fn watch_processes(
             }
         }
         if cfg.stream {
-            streamed += stream_tick(&mut watcher, &mut names, &mut paths, observer, t0);
+            streamed += stream_tick(&mut *watcher, &mut names, &mut paths, observer, t0);
         } else {
             std::thread::sleep(TICK);
         }
-        names.drain(&mut watcher, &mut paths);
+        names.drain(&mut *watcher, &mut paths);
         // Working directories, for a process that opens a relative path
         // and exits before the next tick: every 10 ticks (a readlink per
         // process; --comm may match hundreds).
@@ -728,11 +752,11 @@ fn watch_processes(
         request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
         if let Some(at) = attr.as_mut() {
             at.update(
-                &mut watcher,
+                &mut *watcher,
                 open_files(&snap, &paths),
                 known_files(&names, &request_files),
             );
-            at.drain(&mut watcher);
+            at.drain(&mut *watcher);
         }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
@@ -755,7 +779,9 @@ fn watch_processes(
         }
         if let Some(s) = started.as_mut() {
             if let Some(st) = s.try_wait().context("waiting for the command")? {
+                use std::os::unix::process::ExitStatusExt;
                 command_status = st.code();
+                command_signal = st.signal();
                 break WatchEnd::Exited;
             }
         } else if let Some(cg) = &cgroup {
@@ -768,19 +794,19 @@ fn watch_processes(
         }
     };
     if cfg.stream {
-        streamed += stream_waiting(&mut watcher, &mut names, &mut paths, observer, t0);
+        streamed += stream_waiting(&mut *watcher, &mut names, &mut paths, observer, t0);
     }
-    names.drain(&mut watcher, &mut paths);
+    names.drain(&mut *watcher, &mut paths);
     let snap = watcher.snapshot()?;
     paths.learn(&snap, &watcher);
     request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
     if let Some(at) = attr.as_mut() {
         at.update(
-            &mut watcher,
+            &mut *watcher,
             open_files(&snap, &paths),
             known_files(&names, &request_files),
         );
-        at.finish(&mut watcher);
+        at.finish(&mut *watcher);
     }
     if cfg.follow || cgroup.is_some() {
         // Children (or the cgroup's processes) that exited before a tick
@@ -806,6 +832,7 @@ fn watch_processes(
     );
     w.ended = ended;
     w.command_status = command_status;
+    w.command_signal = command_signal;
     w.streamed = streamed;
     w.unavailable = watcher.unavailable().to_vec();
     if bpf_stats {

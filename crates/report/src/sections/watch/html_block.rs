@@ -250,6 +250,7 @@ mod tests {
             unmapped: vec![],
             bpf_programs: vec![],
             block_queue: vec![],
+            command_signal: None,
         }
     }
 

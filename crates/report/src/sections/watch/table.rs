@@ -47,6 +47,9 @@ fn body(head: String, w: &WatchResult) -> String {
     if let Some(s) = w.command_status {
         let _ = writeln!(out, "  command exit status {s}");
     }
+    if let Some(s) = w.command_signal {
+        let _ = writeln!(out, "  command killed by signal {s}");
+    }
     // --device traces no system call: no table of calls.
     let calls = w.config.device.is_none();
     let mut t = crate::kit::text::new_table(&[
@@ -724,6 +727,7 @@ mod tests {
                 },
             ],
             block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         assert!(
@@ -816,12 +820,21 @@ mod tests {
                 total_ns: 10,
                 ..Default::default()
             }],
-            unmapped: vec![WatchUnmapped {
-                path: "/tmpfile".into(),
-                reason: "not on a block device".into(),
-            }],
+            unmapped: vec![
+                WatchUnmapped {
+                    path: "/tmpfile".into(),
+                    reason: "not on a block device".into(),
+                },
+                // An old result's: /proc/self names dbio's own files.
+                WatchUnmapped {
+                    path: "/proc/self/status".into(),
+                    reason: "the path now names another file than the one the process has open"
+                        .into(),
+                },
+            ],
             bpf_programs: vec![],
             block_queue: vec![],
+            command_signal: None,
         };
         // By default: per device and class, every issuer together; the
         // files of the call table without histograms; what no file
@@ -839,6 +852,10 @@ mod tests {
             s.contains("not mapped to the device: /tmpfile: not on a block device"),
             "{s}"
         );
+        assert!(!s.contains("not mapped to the device: /proc"), "{s}");
+        let html = crate::sections::watch::html_block::section(0, &w);
+        assert!(html.contains("Not mapped to the device: /tmpfile"), "{html}");
+        assert!(!html.contains("/proc/self/status"), "{html}");
         assert!(s.contains("3 completions without an issue"), "{s}");
         // --all-files (and `dbio report --detail`): by issuer, with each
         // file's histogram and a line per class.
@@ -931,6 +948,7 @@ mod tests {
             unmapped: vec![],
             bpf_programs: vec![],
             block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         // One device row per class: 6 write requests, 3 by the watched
@@ -1001,6 +1019,7 @@ mod tests {
             unmapped: vec![],
             bpf_programs: vec![],
             block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         assert!(

@@ -205,6 +205,7 @@ mod tests {
             unmapped: vec![],
             bpf_programs: vec![],
             block_queue: vec![],
+            command_signal: None,
         }
     }
 
