@@ -49,6 +49,7 @@ mod watch;
 mod watch_async;
 mod watch_cgroup;
 mod watch_cost;
+mod watch_mariadb;
 mod watch_names;
 mod watch_queue;
 mod watch_wrapper;

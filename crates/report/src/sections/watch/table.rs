@@ -854,7 +854,10 @@ mod tests {
         );
         assert!(!s.contains("not mapped to the device: /proc"), "{s}");
         let html = crate::sections::watch::html_block::section(0, &w);
-        assert!(html.contains("Not mapped to the device: /tmpfile"), "{html}");
+        assert!(
+            html.contains("Not mapped to the device: /tmpfile"),
+            "{html}"
+        );
         assert!(!html.contains("/proc/self/status"), "{html}");
         assert!(s.contains("3 completions without an issue"), "{s}");
         // --all-files (and `dbio report --detail`): by issuer, with each
