@@ -903,6 +903,86 @@ mod file_kind_tests {
     use super::*;
 
     #[test]
+    fn each_operation_says_its_path_and_whether_it_reads_writes_or_syncs() {
+        use SyscallOp::*;
+        for (op, path, read, write, sync) in [
+            (Pread64, Submission::Syscall, true, false, false),
+            (Pwritev2, Submission::Syscall, false, true, false),
+            (Fdatasync, Submission::Syscall, false, false, true),
+            (IoUringEnter, Submission::Syscall, false, false, false),
+            (UringRead, Submission::IoUring, true, false, false),
+            (UringReadFixed, Submission::IoUring, true, false, false),
+            (UringWriteFixed, Submission::IoUring, false, true, false),
+            (UringFsyncLinked, Submission::IoUring, false, false, true),
+            (UringSyncFileRange, Submission::IoUring, false, false, true),
+            (AioPread, Submission::Aio, true, false, false),
+            (AioPwritev, Submission::Aio, false, true, false),
+            (AioFdsync, Submission::Aio, false, false, true),
+        ] {
+            assert_eq!(op.submission(), path, "{op}");
+            assert_eq!(
+                (op.is_read(), op.is_write(), op.is_sync()),
+                (read, write, sync),
+                "{op}"
+            );
+            assert_eq!(op.moves_data(), read || write, "{op}");
+        }
+        // Only the system calls have tracepoints of their own, first in
+        // the BPF program's order.
+        assert_eq!(SyscallOp::ALL[..16], SyscallOp::SYSCALLS);
+        assert!(SyscallOp::SYSCALLS
+            .iter()
+            .all(|o| o.submission() == Submission::Syscall));
+        assert_eq!(UringFsyncLinked.name(), "io_uring FSYNC (linked)");
+        // The JSON names of the requests.
+        assert_eq!(
+            serde_json::to_string(&UringWriteFixed).unwrap(),
+            "\"uring_write_fixed\""
+        );
+        assert_eq!(serde_json::to_string(&AioFdsync).unwrap(), "\"aio_fdsync\"");
+    }
+
+    #[test]
+    fn a_started_command_passes_its_status_or_its_signal_on() {
+        let mut w = WatchResult {
+            name: "command x".into(),
+            config: WatchConfig::default(),
+            duration_ns: 0,
+            ended: WatchEnd::Exited,
+            command_status: Some(3),
+            command_signal: None,
+            processes: vec![],
+            ops: vec![],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
+            block_queue: vec![],
+            bpf_programs: vec![],
+        };
+        assert_eq!(w.command_exit(), Some(3));
+        w.command_status = None;
+        w.command_signal = Some(9);
+        assert_eq!(w.command_exit(), Some(137));
+        w.command_signal = None;
+        assert_eq!(w.command_exit(), None);
+        let o = WatchFileOp {
+            pid: 7,
+            fd: -1,
+            device: Some("254:0".into()),
+            inode: Some(12),
+            ..Default::default()
+        };
+        assert_eq!(
+            (o.file_name(), o.whose()),
+            ("inode 12 on 254:0".into(), "pid 7".into())
+        );
+    }
+
+    #[test]
     fn pseudo_files_and_libraries_are_told_from_files_on_storage() {
         for p in [
             "/proc/self/mountinfo",

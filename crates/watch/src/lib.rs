@@ -855,18 +855,48 @@ struct UringLayout {
     link: Vec<u32>,
 }
 
+/// `USUB_SPAN` and `UDONE_SPAN` in the BPF program: the bytes of the
+/// submission record read at once from its request pointer to its
+/// sq_thread flag, and of the completion record from its request pointer
+/// to its result.
+const USUB_SPAN: u32 = 64;
+const UDONE_SPAN: u32 = 32;
+
 impl UringLayout {
     fn offsets(&self) -> Vec<(&'static str, u32)> {
+        let ([req, opcode, sqt], [done_req, res]) = (
+            [self.submit[0], self.submit[1], self.submit[2]],
+            [self.complete[0], self.complete[1]],
+        );
         vec![
-            ("usub_req_off", self.submit[0]),
-            ("usub_opcode_off", self.submit[1]),
-            ("usub_sqt_off", self.submit[2]),
-            ("udone_req_off", self.complete[0]),
-            ("udone_res_off", self.complete[1]),
+            ("usub_req_off", req),
+            ("usub_len", sqt - req + 1),
+            ("usub_opcode_rel", opcode - req),
+            ("usub_sqt_rel", sqt - req),
+            ("udone_req_off", done_req),
+            ("udone_len", res - done_req + 4),
+            ("udone_res_rel", res - done_req),
             ("uasync_req_off", self.async_work[0]),
             ("ulink_req_off", self.link[0]),
             ("ulink_target_off", self.link[1]),
         ]
+    }
+
+    /// Whether the programs' one-read spans hold the fields: the request
+    /// pointer first, then the opcode, then sq_thread, within
+    /// `USUB_SPAN` bytes; the result within `UDONE_SPAN` bytes after the
+    /// request pointer, 4-byte aligned.
+    fn fits(&self) -> bool {
+        let ([req, opcode, sqt], [done_req, res]) = (
+            [self.submit[0], self.submit[1], self.submit[2]],
+            [self.complete[0], self.complete[1]],
+        );
+        req < opcode
+            && opcode < sqt
+            && sqt - req < USUB_SPAN
+            && done_req < res
+            && (res - done_req) % 4 == 0
+            && res - done_req + 4 <= UDONE_SPAN
     }
 }
 
@@ -882,7 +912,7 @@ fn uring_layout(tracefs: &Path) -> Result<UringLayout, String> {
             )
         })
     };
-    Ok(UringLayout {
+    let l = UringLayout {
         submit: get(
             "io_uring_submit_req",
             &[("req", 8), ("opcode", 1), ("sq_thread", 1)],
@@ -890,7 +920,14 @@ fn uring_layout(tracefs: &Path) -> Result<UringLayout, String> {
         complete: get("io_uring_complete", &[("req", 8), ("res", 4)])?,
         async_work: get("io_uring_queue_async_work", &[("req", 8)])?,
         link: get("io_uring_link", &[("req", 8), ("target_req", 8)])?,
-    })
+    };
+    if !l.fits() {
+        return Err(
+            "io_uring:io_uring_submit_req or io_uring_complete (their fields are laid out otherwise than the programs read them)"
+                .into(),
+        );
+    }
+    Ok(l)
 }
 
 /// The tracepoint record offsets the programs are loaded with: the block

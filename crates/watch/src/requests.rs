@@ -43,7 +43,7 @@ impl RequestFiles {
     /// Names every file of `rows` not named yet: from the names captured
     /// at open time, else from each live process's descriptors and
     /// registered files (read once per call and process).
-    pub fn learn<'a>(&mut self, rows: impl Iterator<Item = (u32, Inode)> + 'a, names: &Names) {
+    pub fn learn(&mut self, rows: impl Iterator<Item = (u32, Inode)>, names: &Names) {
         let mut scanned: BTreeMap<u32, Vec<(Inode, String)>> = BTreeMap::new();
         let wanted: BTreeSet<(u32, Inode)> = rows.filter(|(_, f)| f.ino != 0).collect();
         for (pid, file) in wanted {
