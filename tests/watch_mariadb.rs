@@ -176,6 +176,7 @@ fn watch_counts_mariadbs_redo_and_io_uring_data_writes_under_commit_load() {
             .unwrap();
         if line.contains("the kernel refused") {
             let _ = watch.kill();
+            let _ = watch.wait();
             return skip_this_test(&format!("BPF unavailable: {line}"));
         }
         assert!(line.contains("watching pid"), "{line}");
@@ -296,7 +297,7 @@ fn watch_counts_mariadbs_redo_and_io_uring_data_writes_under_commit_load() {
     assert!(
         ops.iter()
             .filter(|o| o["op"].as_str().unwrap().starts_with(via))
-            .all(|o| o["pid"].to_string() == pid),
+            .all(|o| o["pid"].as_u64().map(|p| p.to_string()).as_deref() == Some(pid.as_str())),
         "{w}"
     );
 }

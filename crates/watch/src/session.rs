@@ -748,7 +748,7 @@ fn watch_processes(
             }
         }
         let snap = watcher.snapshot()?;
-        paths.learn(&snap, &watcher);
+        paths.learn(&snap, watcher);
         request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
         if let Some(at) = attr.as_mut() {
             at.update(
@@ -798,7 +798,7 @@ fn watch_processes(
     }
     names.drain(&mut *watcher, &mut paths);
     let snap = watcher.snapshot()?;
-    paths.learn(&snap, &watcher);
+    paths.learn(&snap, watcher);
     request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
     if let Some(at) = attr.as_mut() {
         at.update(
