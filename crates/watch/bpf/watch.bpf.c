@@ -1437,8 +1437,10 @@ int blk_split(void *ctx)
 	__u64 *t = bpf_map_lookup_elem(&bqueued, &k);
 	if (t) {
 		__u64 ts = *t;
+		// An entry there is an older bio's, never issued (merged): the
+		// rest had no queueing of its own.
 		struct bkey rest = { .dev = k.dev, .sector = next };
-		bpf_map_update_elem(&bqueued, &rest, &ts, BPF_NOEXIST);
+		bpf_map_update_elem(&bqueued, &rest, &ts, BPF_ANY);
 	}
 	return 0;
 }
