@@ -4,7 +4,9 @@
 //! [`WatchConfig`], the session runs in the tracer's crate, and what it
 //! says goes to standard error (made visible) and its result to the
 //! output. A stop is the ordinary end of a watch, so the result is
-//! complete and the exit status 0.
+//! complete and the exit status 0; `dbio watch -- COMMAND` behaves as a
+//! wrapper and exits with the command's status (128 + the signal that
+//! killed it), saying so on standard error when it is not 0.
 
 use crate::cli::WatchArgs;
 use crate::run_context::{new_report, RunContext};
@@ -159,9 +161,28 @@ pub fn run(a: WatchArgs) -> anyhow::Result<ExitCode> {
         quiet: a.output.quiet,
         stream_to_stderr,
     };
-    let (w, findings) = session.run(&mut terminal)?;
+    let (w, findings, tracer) = session.run(&mut terminal)?;
     watched_place(&mut rep.environment, &w);
     rep.findings.extend(findings);
+    let command = w.command_exit().filter(|&c| c != 0).map(|c| {
+        let why = match w.command_signal {
+            Some(s) => format!("was killed by signal {s}"),
+            None => format!("exited with status {c}"),
+        };
+        (c, why)
+    });
     rep.watch.push(w);
-    Ok(ctx.finish(&rep))
+    let written = ctx.finish(&rep);
+    // Detaching the programs takes the kernel a while: after the result.
+    drop(tracer);
+    match command {
+        // A wrapper's status is its command's; the result is written.
+        Some((code, why)) => {
+            crate::say::line(&format!(
+                "dbio watch: the command {why}; dbio watch exits with {code}"
+            ));
+            Ok(ExitCode::from(code.clamp(0, 255) as u8))
+        }
+        None => Ok(written),
+    }
 }

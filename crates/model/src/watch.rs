@@ -132,7 +132,8 @@ pub fn file_kind(path: Option<&str>) -> FileKind {
     }
 }
 
-/// A traced system call.
+/// A traced system call, or an asynchronous request (io_uring, Linux AIO)
+/// timed from its submission to its completion.
 #[derive(
     Debug,
     Clone,
@@ -180,14 +181,106 @@ pub enum SyscallOp {
     IoSubmit,
     /// io_getevents(2) (libaio).
     IoGetevents,
-    /// io_uring_enter(2): reads and writes through io_uring are not
-    /// syscalls of their own.
+    /// io_uring_enter(2), the system call that submits and waits for a
+    /// ring's requests (the requests are their own rows, below).
     IoUringEnter,
+    /// An io_uring IORING_OP_READ request.
+    UringRead,
+    /// IORING_OP_WRITE.
+    UringWrite,
+    /// IORING_OP_READV.
+    UringReadv,
+    /// IORING_OP_WRITEV.
+    UringWritev,
+    /// IORING_OP_READ_FIXED (into a registered buffer).
+    UringReadFixed,
+    /// IORING_OP_WRITE_FIXED (from a registered buffer).
+    UringWriteFixed,
+    /// IORING_OP_FSYNC (with or without IORING_FSYNC_DATASYNC), not linked.
+    UringFsync,
+    /// IORING_OP_FSYNC linked after another request (IOSQE_IO_LINK on the
+    /// one before, as a durable write is pushed): timed from that
+    /// request's completion, when it could start.
+    UringFsyncLinked,
+    /// IORING_OP_SYNC_FILE_RANGE.
+    UringSyncFileRange,
+    /// A Linux AIO control block IOCB_CMD_PREAD, from the io_submit(2)
+    /// that submitted it to the io_getevents(2) that reaped it.
+    AioPread,
+    /// IOCB_CMD_PWRITE.
+    AioPwrite,
+    /// IOCB_CMD_PREADV.
+    AioPreadv,
+    /// IOCB_CMD_PWRITEV.
+    AioPwritev,
+    /// IOCB_CMD_FSYNC.
+    AioFsync,
+    /// IOCB_CMD_FDSYNC.
+    AioFdsync,
+}
+
+/// How an operation reached the kernel: the submission path a row names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Submission {
+    /// A system call of its own (read, pwrite64, fsync, ...).
+    Syscall,
+    /// An io_uring request (submitted by io_uring_enter, or by the ring's
+    /// SQPOLL kernel thread).
+    IoUring,
+    /// A Linux AIO control block (io_submit, reaped by io_getevents).
+    Aio,
+}
+
+impl Submission {
+    /// Its name in words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Submission::Syscall => "system call",
+            Submission::IoUring => "io_uring",
+            Submission::Aio => "Linux AIO",
+        }
+    }
 }
 
 impl SyscallOp {
     /// Every operation, in the order of the BPF program's `enum op`.
-    pub const ALL: [SyscallOp; 16] = [
+    pub const ALL: [SyscallOp; 31] = [
+        SyscallOp::Read,
+        SyscallOp::Pread64,
+        SyscallOp::Readv,
+        SyscallOp::Preadv,
+        SyscallOp::Preadv2,
+        SyscallOp::Write,
+        SyscallOp::Pwrite64,
+        SyscallOp::Writev,
+        SyscallOp::Pwritev,
+        SyscallOp::Pwritev2,
+        SyscallOp::Fsync,
+        SyscallOp::Fdatasync,
+        SyscallOp::SyncFileRange,
+        SyscallOp::IoSubmit,
+        SyscallOp::IoGetevents,
+        SyscallOp::IoUringEnter,
+        SyscallOp::UringRead,
+        SyscallOp::UringWrite,
+        SyscallOp::UringReadv,
+        SyscallOp::UringWritev,
+        SyscallOp::UringReadFixed,
+        SyscallOp::UringWriteFixed,
+        SyscallOp::UringFsync,
+        SyscallOp::UringFsyncLinked,
+        SyscallOp::UringSyncFileRange,
+        SyscallOp::AioPread,
+        SyscallOp::AioPwrite,
+        SyscallOp::AioPreadv,
+        SyscallOp::AioPwritev,
+        SyscallOp::AioFsync,
+        SyscallOp::AioFdsync,
+    ];
+
+    /// The system calls, each traced on its own `sys_enter_<name>` and
+    /// `sys_exit_<name>` tracepoints.
+    pub const SYSCALLS: [SyscallOp; 16] = [
         SyscallOp::Read,
         SyscallOp::Pread64,
         SyscallOp::Readv,
@@ -206,7 +299,9 @@ impl SyscallOp {
         SyscallOp::IoUringEnter,
     ];
 
-    /// The syscall's name (its tracepoint is `sys_enter_<name>`).
+    /// The operation's name: a system call's (its tracepoint is
+    /// `sys_enter_<name>`), or the submission path and the request's
+    /// opcode (`io_uring WRITE_FIXED`, `aio PWRITE`).
     pub fn name(self) -> &'static str {
         match self {
             SyscallOp::Read => "read",
@@ -225,27 +320,71 @@ impl SyscallOp {
             SyscallOp::IoSubmit => "io_submit",
             SyscallOp::IoGetevents => "io_getevents",
             SyscallOp::IoUringEnter => "io_uring_enter",
+            SyscallOp::UringRead => "io_uring READ",
+            SyscallOp::UringWrite => "io_uring WRITE",
+            SyscallOp::UringReadv => "io_uring READV",
+            SyscallOp::UringWritev => "io_uring WRITEV",
+            SyscallOp::UringReadFixed => "io_uring READ_FIXED",
+            SyscallOp::UringWriteFixed => "io_uring WRITE_FIXED",
+            SyscallOp::UringFsync => "io_uring FSYNC",
+            SyscallOp::UringFsyncLinked => "io_uring FSYNC (linked)",
+            SyscallOp::UringSyncFileRange => "io_uring SYNC_FILE_RANGE",
+            SyscallOp::AioPread => "aio PREAD",
+            SyscallOp::AioPwrite => "aio PWRITE",
+            SyscallOp::AioPreadv => "aio PREADV",
+            SyscallOp::AioPwritev => "aio PWRITEV",
+            SyscallOp::AioFsync => "aio FSYNC",
+            SyscallOp::AioFdsync => "aio FDSYNC",
+        }
+    }
+
+    /// How it reached the kernel.
+    pub fn submission(self) -> Submission {
+        if self >= SyscallOp::AioPread {
+            Submission::Aio
+        } else if self >= SyscallOp::UringRead {
+            Submission::IoUring
+        } else {
+            Submission::Syscall
         }
     }
 
     /// A read or write that moves bytes (its `bytes` count).
     pub fn moves_data(self) -> bool {
-        self < SyscallOp::Fsync
+        self.is_read() || self.is_write()
     }
 
-    /// A write (write, pwrite64, writev, pwritev, pwritev2).
+    /// A write: write, pwrite64, writev, pwritev, pwritev2, or such a
+    /// request through io_uring or Linux AIO.
     pub fn is_write(self) -> bool {
-        (SyscallOp::Write..=SyscallOp::Pwritev2).contains(&self)
+        use SyscallOp::*;
+        (Write..=Pwritev2).contains(&self)
+            || matches!(
+                self,
+                UringWrite | UringWritev | UringWriteFixed | AioPwrite | AioPwritev
+            )
     }
 
-    /// A read (read, pread64, readv, preadv, preadv2).
+    /// A read: read, pread64, readv, preadv, preadv2, or such a request
+    /// through io_uring or Linux AIO.
     pub fn is_read(self) -> bool {
-        self <= SyscallOp::Preadv2
+        use SyscallOp::*;
+        self <= Preadv2
+            || matches!(
+                self,
+                UringRead | UringReadv | UringReadFixed | AioPread | AioPreadv
+            )
     }
 
-    /// fsync, fdatasync or sync_file_range.
+    /// fsync, fdatasync or sync_file_range, or such a request through
+    /// io_uring or Linux AIO.
     pub fn is_sync(self) -> bool {
-        (SyscallOp::Fsync..=SyscallOp::SyncFileRange).contains(&self)
+        use SyscallOp::*;
+        (Fsync..=SyncFileRange).contains(&self)
+            || matches!(
+                self,
+                UringFsync | UringFsyncLinked | UringSyncFileRange | AioFsync | AioFdsync
+            )
     }
 }
 
@@ -298,6 +437,24 @@ pub struct WatchFileOp {
     pub unaligned_4k: u64,
     /// Latency of each call, power-of-two µs buckets.
     pub latency: Log2Buckets,
+    /// The file's filesystem device (`MAJOR:MINOR`) and inode number, for
+    /// io_uring requests: a request names a file (a registered one, or
+    /// the file behind a descriptor when it was issued), not a number, so
+    /// its row is per file and `fd` is -1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// See `device`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inode: Option<u64>,
+    /// Of `count`, the io_uring requests the ring's SQPOLL kernel thread
+    /// submitted (`iou-sqp-PID`, a thread of the ring's process).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sq_thread: u64,
+    /// Of `count`, the io_uring requests punted to the ring's io-wq
+    /// workers (`iou-wrk-PID` threads), counted under the process that
+    /// submitted them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub async_work: u64,
 }
 
 /// What the tracer could not record: always shown, so a missing call is
@@ -336,10 +493,26 @@ pub struct WatchLosses {
     /// `/proc` while open, or not at all.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub open_drops: u64,
+    /// io_uring requests or AIO control blocks whose completion came
+    /// without a recorded submission (submitted before the watch began).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub async_unmatched: u64,
+    /// io_uring requests or AIO control blocks not timed: the in-kernel
+    /// table of requests in flight was full.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub async_table_full: u64,
+    /// AIO control blocks not read: an io_submit or io_getevents handed
+    /// more than the tracer reads per call (see the docs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub aio_unread: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+fn no_counts(b: &Log2Buckets) -> bool {
+    b.counts.is_empty()
 }
 
 fn is_zero_u32(v: &u32) -> bool {
@@ -355,6 +528,9 @@ impl WatchLosses {
             + self.ring_drops
             + self.block_dropped()
             + self.open_drops
+            + self.async_unmatched
+            + self.async_table_full
+            + self.aio_unread
             > 0
     }
 
@@ -459,6 +635,19 @@ pub struct WatchDeviceIo {
     pub preflush: u64,
     /// Service time of each request, power-of-two µs buckets.
     pub latency: Log2Buckets,
+    /// Of `count`, the requests whose queue time is known: their first
+    /// bio was seen entering the block layer (`block_bio_queue`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time summed, ns: from the bio's queueing to the
+    /// request's issue to the driver (the I/O scheduler, a full queue,
+    /// writeback throttling; blktrace's Q2D), beside `total_ns`, the
+    /// device's service time (issue to completion, D2C).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+    /// The queue time of each of those requests, power-of-two µs buckets.
+    #[serde(default, skip_serializing_if = "no_counts")]
+    pub queue_latency: Log2Buckets,
 }
 
 /// Block requests of one class attributed to one watched file: their
@@ -483,6 +672,19 @@ pub struct WatchFileBlock {
     pub by_watched: u64,
     /// Service time of each request, power-of-two µs buckets.
     pub latency: Log2Buckets,
+    /// Of `count`, the requests whose queue time is known: their first
+    /// bio was seen entering the block layer (`block_bio_queue`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time summed, ns: from the bio's queueing to the
+    /// request's issue to the driver (the I/O scheduler, a full queue,
+    /// writeback throttling; blktrace's Q2D), beside `total_ns`, the
+    /// device's service time (issue to completion, D2C).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+    /// The queue time of each of those requests, power-of-two µs buckets.
+    #[serde(default, skip_serializing_if = "no_counts")]
+    pub queue_latency: Log2Buckets,
 }
 
 /// Requests on a device that holds watched files which fell in none of
@@ -503,6 +705,29 @@ pub struct WatchUnattributed {
     pub by_watched: u64,
     /// Device service time, summed, ns.
     pub total_ns: u64,
+    /// Of `count`, the requests whose queue time is known.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queued: u64,
+    /// Their queue time (bio queued to request issued) summed, ns.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub queue_ns: u64,
+}
+
+/// What happened to bios on their way to one device: merged into a
+/// request queued before them, requests merged in the I/O scheduler,
+/// bios split (too large for the device, or across a boundary). A merged
+/// bio is timed as part of its request, from that request's first bio; a
+/// split bio's parts are each timed from the whole one's queueing.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WatchDeviceQueue {
+    /// `MAJOR:MINOR` of the whole device.
+    pub device: String,
+    /// Bios merged into a queued request (back and front merges).
+    pub bio_merges: u64,
+    /// Requests merged into another.
+    pub rq_merges: u64,
+    /// Bios split.
+    pub splits: u64,
 }
 
 /// A watched file whose extents could not be mapped, and why.
@@ -563,6 +788,11 @@ pub struct WatchResult {
     /// it exited.
     #[serde(default)]
     pub command_status: Option<i32>,
+    /// The signal that ended the command dbio started, when one killed it
+    /// (then it has no exit status; `dbio watch` exits 128 + the signal,
+    /// as a shell reports it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_signal: Option<i32>,
     /// Every process that was watched.
     pub processes: Vec<WatchedProcess>,
     /// Per process, descriptor and operation.
@@ -589,6 +819,9 @@ pub struct WatchResult {
     /// Watched files whose extents could not be mapped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unmapped: Vec<WatchUnmapped>,
+    /// Per device, the bios merged and split on the way to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_queue: Vec<WatchDeviceQueue>,
     /// The tracer's own BPF programs: how often each ran and for how long
     /// (`--bpf-stats`, the kernel's run-time statistics); empty unless
     /// asked for.
@@ -611,7 +844,37 @@ pub struct WatchProgramCost {
     pub run_ns: u64,
 }
 
+impl WatchFileOp {
+    /// The file in words: its path; an io_uring request's file not named
+    /// by its device and inode; or `?`.
+    pub fn file_name(&self) -> String {
+        match (&self.path, &self.device, self.inode) {
+            (Some(p), _, _) => p.clone(),
+            (None, Some(d), Some(i)) => format!("inode {i} on {d}"),
+            _ => "?".into(),
+        }
+    }
+
+    /// Whose the row is: `pid P, fd F`, or `pid P` for a row with no
+    /// descriptor (an io_uring request's file, io_submit).
+    pub fn whose(&self) -> String {
+        if self.fd >= 0 {
+            format!("pid {}, fd {}", self.pid, self.fd)
+        } else {
+            format!("pid {}", self.pid)
+        }
+    }
+}
+
 impl WatchResult {
+    /// The exit status `dbio watch -- COMMAND` passes on: the command's
+    /// own, or 128 + the signal that killed it, as a shell reports it;
+    /// none when the watch ended before the command did, or watched no
+    /// command.
+    pub fn command_exit(&self) -> Option<i32> {
+        self.command_status.or(self.command_signal.map(|s| 128 + s))
+    }
+
     /// The sum over every descriptor and process of `op`'s entries.
     pub fn total(&self, op: SyscallOp) -> WatchFileOp {
         let mut t = WatchFileOp {
@@ -627,6 +890,8 @@ impl WatchResult {
             t.same_block += o.same_block;
             t.unaligned_512 += o.unaligned_512;
             t.unaligned_4k += o.unaligned_4k;
+            t.sq_thread += o.sq_thread;
+            t.async_work += o.async_work;
             t.latency.merge(&o.latency);
         }
         t
@@ -636,6 +901,86 @@ impl WatchResult {
 #[cfg(test)]
 mod file_kind_tests {
     use super::*;
+
+    #[test]
+    fn each_operation_says_its_path_and_whether_it_reads_writes_or_syncs() {
+        use SyscallOp::*;
+        for (op, path, read, write, sync) in [
+            (Pread64, Submission::Syscall, true, false, false),
+            (Pwritev2, Submission::Syscall, false, true, false),
+            (Fdatasync, Submission::Syscall, false, false, true),
+            (IoUringEnter, Submission::Syscall, false, false, false),
+            (UringRead, Submission::IoUring, true, false, false),
+            (UringReadFixed, Submission::IoUring, true, false, false),
+            (UringWriteFixed, Submission::IoUring, false, true, false),
+            (UringFsyncLinked, Submission::IoUring, false, false, true),
+            (UringSyncFileRange, Submission::IoUring, false, false, true),
+            (AioPread, Submission::Aio, true, false, false),
+            (AioPwritev, Submission::Aio, false, true, false),
+            (AioFdsync, Submission::Aio, false, false, true),
+        ] {
+            assert_eq!(op.submission(), path, "{op}");
+            assert_eq!(
+                (op.is_read(), op.is_write(), op.is_sync()),
+                (read, write, sync),
+                "{op}"
+            );
+            assert_eq!(op.moves_data(), read || write, "{op}");
+        }
+        // Only the system calls have tracepoints of their own, first in
+        // the BPF program's order.
+        assert_eq!(SyscallOp::ALL[..16], SyscallOp::SYSCALLS);
+        assert!(SyscallOp::SYSCALLS
+            .iter()
+            .all(|o| o.submission() == Submission::Syscall));
+        assert_eq!(UringFsyncLinked.name(), "io_uring FSYNC (linked)");
+        // The JSON names of the requests.
+        assert_eq!(
+            serde_json::to_string(&UringWriteFixed).unwrap(),
+            "\"uring_write_fixed\""
+        );
+        assert_eq!(serde_json::to_string(&AioFdsync).unwrap(), "\"aio_fdsync\"");
+    }
+
+    #[test]
+    fn a_started_command_passes_its_status_or_its_signal_on() {
+        let mut w = WatchResult {
+            name: "command x".into(),
+            config: WatchConfig::default(),
+            duration_ns: 0,
+            ended: WatchEnd::Exited,
+            command_status: Some(3),
+            command_signal: None,
+            processes: vec![],
+            ops: vec![],
+            losses: WatchLosses::default(),
+            streamed: 0,
+            unavailable: vec![],
+            block: vec![],
+            file_block: vec![],
+            block_unattributed: vec![],
+            unmapped: vec![],
+            block_queue: vec![],
+            bpf_programs: vec![],
+        };
+        assert_eq!(w.command_exit(), Some(3));
+        w.command_status = None;
+        w.command_signal = Some(9);
+        assert_eq!(w.command_exit(), Some(137));
+        w.command_signal = None;
+        assert_eq!(w.command_exit(), None);
+        let o = WatchFileOp {
+            pid: 7,
+            fd: -1,
+            device: Some("254:0".into()),
+            inode: Some(12),
+            ..Default::default()
+        };
+        assert_eq!(
+            (o.file_name(), o.whose()),
+            ("inode 12 on 254:0".into(), "pid 7".into())
+        );
+    }
 
     #[test]
     fn pseudo_files_and_libraries_are_told_from_files_on_storage() {

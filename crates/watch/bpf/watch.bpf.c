@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (MIT OR Apache-2.0) AND GPL-2.0-only
-// dbio watch: syscall tracepoints filtered by tgid in the kernel, per-CPU
-// power-of-two microsecond histograms per (tgid, fd, operation), and an
-// optional ring buffer of every I/O.
+// dbio watch: syscall, io_uring and block tracepoints filtered by tgid in
+// the kernel, per-CPU power-of-two microsecond histograms per (tgid, fd,
+// operation) and (tgid, file, io_uring opcode), and an optional ring
+// buffer of every I/O call.
 //
 // Only static tracepoints (syscalls:sys_enter_* / sys_exit_*): their record
 // layout is the stable syscall ABI (common header, __syscall_nr, then each
 // argument as an 8-byte slot from offset 16; the exit record's ret at
 // offset 16), as each event's `format` file in tracefs shows. No kernel
-// function names, no BTF, no vmlinux.h.
+// function names and no vmlinux.h; the kernel's BTF only for the few
+// CO-RE reads that name a file by its inode (io_uring, below).
 //
 // Block layer (block:block_rq_issue / block_rq_complete, and
 // block:block_io_start where the kernel has it): those records are not
@@ -27,11 +29,30 @@
 // `device_target` set, every request on that device is keyed by its
 // issuer, watched or not.
 //
+// io_uring requests (io_uring:io_uring_submit_req, io_uring_complete,
+// io_uring_link, io_uring_queue_async_work) are timed from submission to
+// completion per (process, file, opcode), keyed by the request pointer
+// the records carry; their layout is read from the `format` files as the
+// block records' is. The file a request worked on is read at its
+// completion from the request (`struct io_kiocb` starts with its `struct
+// file *`, as the kernel's own comment on the union says) and named by
+// its inode: `file->f_inode->i_ino` and `->i_sb->s_dev`, read with CO-RE
+// relocations (clang's preserve_access_index; the loader relocates them
+// against the kernel's BTF, and attaches none of this without it). The
+// same reads name the file behind each descriptor a watched process
+// opens (`task->files->fdt->fd[fd]`), so user space can name the
+// requests' files. Linux AIO control blocks are read from the watched
+// process's memory at io_submit's exit (the iocb array) and at
+// io_getevents' exit (the io_event array), and timed from the one to the
+// other per (process, descriptor, opcode) in the syscalls' table.
+//
 // Built by scripts/build-bpf (clang 14, then the DWARF stripped and the
 // BTF kept); `scripts/build-bpf --check` compares the bytes with the
 // committed watch.bpf.o.
 
 typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef short __s16;
 typedef unsigned int __u32;
 typedef int __s32;
 typedef unsigned long long __u64;
@@ -61,6 +82,12 @@ static void *(*bpf_ringbuf_reserve)(void *ringbuf, __u64 size, __u64 flags) = (v
 static void (*bpf_ringbuf_submit)(void *data, __u64 flags) = (void *)132;
 static long (*bpf_probe_read_user)(void *dst, __u32 size, const void *src) = (void *)112;
 static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) = (void *)114;
+static __u64 (*bpf_get_current_task)(void) = (void *)35;
+
+#define CORE __attribute__((preserve_access_index))
+// The address of a kernel struct's field, relocated against the
+// running kernel's BTF at load (CO-RE).
+#define FIELD(p, f) __builtin_preserve_access_index(&(p)->f)
 
 // Must match crates/watch/src/lib.rs.
 #define NBUCKETS 32
@@ -74,12 +101,16 @@ static long (*bpf_probe_read_user_str)(void *dst, __u32 size, const void *src) =
 #define STAT_BLK_HIST_FULL 7
 #define STAT_OPEN_DROPS 8
 #define STAT_OPEN_FULL 9
-#define NSTATS 10
+#define STAT_ASYNC_UNMATCHED 10
+#define STAT_ASYNC_FULL 11
+#define STAT_AIO_UNREAD 12
+#define NSTATS 13
 
 // Block request classes, in the order of dbio_model::watch::BlockOp.
 enum blk_class { BLK_READ, BLK_WRITE, BLK_FLUSH, BLK_DISCARD, BLK_OTHER };
 #define BLK_FUA 1
 #define BLK_PREFLUSH 2
+#define BLK_QUEUED 4
 
 // Operations, in the order of dbio_watch::Op.
 enum op {
@@ -87,6 +118,12 @@ enum op {
 	OP_WRITE, OP_PWRITE64, OP_WRITEV, OP_PWRITEV, OP_PWRITEV2,
 	OP_FSYNC, OP_FDATASYNC, OP_SYNC_FILE_RANGE,
 	OP_IO_SUBMIT, OP_IO_GETEVENTS, OP_IO_URING_ENTER,
+	OP_URING_READ, OP_URING_WRITE, OP_URING_READV, OP_URING_WRITEV,
+	OP_URING_READ_FIXED, OP_URING_WRITE_FIXED, OP_URING_FSYNC,
+	OP_URING_FSYNC_LINKED, OP_URING_SYNC_FILE_RANGE,
+	OP_AIO_PREAD, OP_AIO_PWRITE, OP_AIO_PREADV, OP_AIO_PWRITEV,
+	OP_AIO_FSYNC, OP_AIO_FDSYNC,
+	OP_NONE = 255,
 };
 
 // A thread's call in flight (ts != 0) or its last call, done (ts == 0).
@@ -96,6 +133,8 @@ struct start {
 	__u64 size;
 	__s32 fd;
 	__u32 op;
+	// io_submit: the iocb pointer array; io_getevents: the event array.
+	__u64 arg;
 };
 
 struct key {
@@ -150,6 +189,9 @@ struct bkey {
 
 struct binfl {
 	__u64 ts;
+	// From the bio's queueing (block_bio_queue) to the issue, when the
+	// request's first bio was seen queued (flags & BLK_QUEUED).
+	__u64 queue_ns;
 	__u32 tgid;
 	__u32 bytes;
 	__u32 class;
@@ -170,11 +212,16 @@ struct bhval {
 	__u64 fua;
 	__u64 preflush;
 	__u64 buckets[NBUCKETS];
+	// Requests with a known queue time, that time summed, its histogram.
+	__u64 queued;
+	__u64 queue_ns;
+	__u64 qbuckets[NBUCKETS];
 };
 
 struct bevent {
 	__u64 sector;
 	__u64 lat_ns;
+	__u64 queue_ns;
 	__u32 dev;
 	__u32 bytes;
 	__u32 tgid;
@@ -257,6 +304,35 @@ struct {
 	__type(value, __u32);
 } bwho SEC(".maps");
 
+// A zeroed device row, to create one from (too large for the stack).
+const struct bhval bhval_zero = {};
+
+// Bios queued (block_bio_queue) whose request is not issued yet, by
+// (device, first sector): the time each was queued. A bio merged behind
+// another (a back merge) leaves its entry, which no issue takes; LRU, so
+// those are evicted in time.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, struct bkey);
+	__type(value, __u64);
+} bqueued SEC(".maps");
+
+// Per device: bios merged into a request, requests merged into another,
+// bios split.
+struct bqstat {
+	__u64 bio_merges;
+	__u64 rq_merges;
+	__u64 splits;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct bqstat);
+} bqstats SEC(".maps");
+
 // Per (device, watched tgid or 0, class): the device service time.
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
@@ -319,6 +395,11 @@ struct open_event {
 	__u32 src_gen;
 	__u32 flags;
 	__u32 len;
+	// The file the new descriptor holds: its filesystem's device
+	// (kernel dev_t) and inode number (0 when not read).
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
 	char path[PATH_BYTES];
 };
 
@@ -368,6 +449,14 @@ const volatile __u32 done_sector_off = 16;
 const volatile __u32 done_nr_off = 24;
 const volatile __u32 start_dev_off = 8;
 const volatile __u32 start_sector_off = 16;
+const volatile __u32 queue_dev_off = 8;
+const volatile __u32 queue_sector_off = 16;
+const volatile __u32 split_dev_off = 8;
+const volatile __u32 split_sector_off = 16;
+const volatile __u32 split_new_off = 24;
+const volatile __u32 bmerge_dev_off = 8;
+const volatile __u32 bmerge_sector_off = 16;
+const volatile __u32 rmerge_dev_off = 8;
 // child_pid in sched:sched_process_fork (20 on 6.x, where the comms are
 // __data_loc strings; 44 before).
 const volatile __u32 fork_child_off = 20;
@@ -420,7 +509,16 @@ static __attribute__((always_inline)) int is_watched(__u32 tgid, __u32 tid)
 	return only && (!*only || *only == tid);
 }
 
-static __attribute__((always_inline)) int enter(__s32 fd, __s64 off, __u64 size, __u32 op)
+// Whether any thread of process `tgid` is watched (or, with a cgroup,
+// the current task is in it).
+static __attribute__((always_inline)) int process_watched(__u32 tgid)
+{
+	if (cgroup_id)
+		return bpf_get_current_ancestor_cgroup_id(cgroup_level) == cgroup_id;
+	return bpf_map_lookup_elem(&watched, &tgid) != 0;
+}
+
+static __attribute__((always_inline)) int enter_arg(__s32 fd, __s64 off, __u64 size, __u32 op, __u64 arg)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
@@ -435,23 +533,98 @@ static __attribute__((always_inline)) int enter(__s32 fd, __s64 off, __u64 size,
 		p->size = size;
 		p->fd = fd;
 		p->op = op;
+		p->arg = arg;
 		return 0;
 	}
-	struct start s = { .ts = now, .off = off, .size = size, .fd = fd, .op = op };
+	struct start s = { .ts = now, .off = off, .size = size, .fd = fd, .op = op, .arg = arg };
 	if (bpf_map_update_elem(&starts, &tid, &s, BPF_NOEXIST))
 		bump(STAT_START_FULL);
 	return 0;
 }
 
+static __attribute__((always_inline)) int enter(__s32 fd, __s64 off, __u64 size, __u32 op)
+{
+	return enter_arg(fd, off, size, op, 0);
+}
+
 static __attribute__((always_inline)) int is_write(__u32 op)
 {
-	return op >= OP_WRITE && op <= OP_PWRITEV2;
+	return (op >= OP_WRITE && op <= OP_PWRITEV2) || op == OP_AIO_PWRITE || op == OP_AIO_PWRITEV;
+}
+
+static __attribute__((always_inline)) int moves_data(__u32 op)
+{
+	return op < OP_FSYNC || (op >= OP_AIO_PREAD && op <= OP_AIO_PWRITEV);
+}
+
+// The generation of descriptor `fd`'s row (0 for none). Every descriptor
+// with a row has an entry, so that close_range and exec (which walk the
+// entries) start its next row; created once per descriptor.
+static __attribute__((always_inline)) __u32 row_gen(__u32 tgid, __s32 fd)
+{
+	if (fd < 0)
+		return 0;
+	struct fdkey gk = { .tgid = tgid, .fd = fd };
+	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+	if (g)
+		return *g;
+	__u32 zero = 0;
+	bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
+	return 0;
+}
+
+// Adds one call (or one AIO control block) that returned `ret` after
+// `lat` ns to the histogram row `k`; `off` is its offset (-1: none).
+// Lookups only in the steady state: the last write of a descriptor is
+// overwritten in place.
+static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s64 ret, __u64 lat)
+{
+	struct val *v = bpf_map_lookup_elem(&hist, k);
+	if (!v) {
+		struct val zero = {};
+		bpf_map_update_elem(&hist, k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&hist, k);
+	}
+	if (!v) {
+		bump(STAT_HIST_FULL);
+		return;
+	}
+	v->count += 1;
+	v->lat_ns += lat;
+	if (ret < 0)
+		v->errors += 1;
+	else if (moves_data(k->op))
+		v->bytes += ret;
+	v->buckets[bucket(lat / 1000)] += 1;
+	if (is_write(k->op) && off >= 0 && ret > 0) {
+		if (off & 511)
+			v->unaligned_512 += 1;
+		if ((off & 4095) || (ret & 4095))
+			v->unaligned_4k += 1;
+		struct fdkey fk = { .tgid = k->tgid, .fd = k->fd };
+		struct last *l = bpf_map_lookup_elem(&last_write, &fk);
+		if (l) {
+			if (l->off == off)
+				v->same_offset += 1;
+			// The first 4 KiB block of this write is the last block
+			// the previous write to this fd touched.
+			if ((off >> 12) == ((l->end - 1) >> 12))
+				v->same_block += 1;
+			// In place: two threads writing one descriptor at once
+			// may interleave these two stores (a same-block count
+			// off by one), which an update would not prevent either.
+			l->off = off;
+			l->end = off + ret;
+		} else {
+			struct last n = { .off = off, .end = off + ret };
+			bpf_map_update_elem(&last_write, &fk, &n, BPF_NOEXIST);
+		}
+	}
 }
 
 // The exit of call `op`: pairs it with the thread's entry, adds it to the
 // histogram of (process, descriptor, generation, op). Lookups only in the
-// steady state: the entry is marked done in place, the last write of a
-// descriptor is overwritten in place.
+// steady state: the entry is marked done in place.
 static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 {
 	__u64 id = bpf_get_current_pid_tgid();
@@ -470,61 +643,8 @@ static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 	struct start *s = &c;
 	p->ts = 0;
 	__u64 lat = bpf_ktime_get_ns() - s->ts;
-	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op };
-	if (s->fd >= 0) {
-		struct fdkey gk = { .tgid = tgid, .fd = s->fd };
-		__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
-		if (g) {
-			k.gen = *g;
-		} else {
-			// Every descriptor with a row has an entry, so that
-			// close_range and exec (which walk the entries) start
-			// its next row; once per descriptor.
-			__u32 zero = 0;
-			bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
-		}
-	}
-	struct val *v = bpf_map_lookup_elem(&hist, &k);
-	if (!v) {
-		struct val zero = {};
-		bpf_map_update_elem(&hist, &k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&hist, &k);
-	}
-	if (v) {
-		v->count += 1;
-		v->lat_ns += lat;
-		if (ret < 0)
-			v->errors += 1;
-		else if (s->op < OP_FSYNC)
-			v->bytes += ret;
-		v->buckets[bucket(lat / 1000)] += 1;
-		if (is_write(s->op) && s->off >= 0 && ret > 0) {
-			if (s->off & 511)
-				v->unaligned_512 += 1;
-			if ((s->off & 4095) || (ret & 4095))
-				v->unaligned_4k += 1;
-			struct fdkey fk = { .tgid = tgid, .fd = s->fd };
-			struct last *l = bpf_map_lookup_elem(&last_write, &fk);
-			if (l) {
-				if (l->off == s->off)
-					v->same_offset += 1;
-				// The first 4 KiB block of this write is the last block
-				// the previous write to this fd touched.
-				if ((s->off >> 12) == ((l->end - 1) >> 12))
-					v->same_block += 1;
-				// In place: two threads writing one descriptor at once
-				// may interleave these two stores (a same-block count
-				// off by one), which an update would not prevent either.
-				l->off = s->off;
-				l->end = s->off + ret;
-			} else {
-				struct last n = { .off = s->off, .end = s->off + ret };
-				bpf_map_update_elem(&last_write, &fk, &n, BPF_NOEXIST);
-			}
-		}
-	} else {
-		bump(STAT_HIST_FULL);
-	}
+	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op, .gen = row_gen(tgid, s->fd) };
+	account(&k, s->off, ret, lat);
 	if (stream_enabled && lat >= stream_min_ns) {
 		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (e) {
@@ -592,23 +712,511 @@ int enter_sync_file_range(struct sys_enter *ctx)
 { return enter((__s32)ctx->args[0], (__s64)ctx->args[1], ctx->args[2], OP_SYNC_FILE_RANGE); }
 EXIT(sync_file_range, OP_SYNC_FILE_RANGE)
 
+// ---- Linux AIO: each control block from io_submit to io_getevents ----
+
+// The head of a struct iocb (linux/aio_abi.h, little-endian layout).
+struct iocb_head {
+	__u64 aio_data;
+	__u32 aio_key;
+	__u32 aio_rw_flags;
+	__u16 aio_lio_opcode;
+	__s16 aio_reqprio;
+	__u32 aio_fildes;
+	__u64 aio_buf;
+	__u64 aio_nbytes;
+	__s64 aio_offset;
+};
+
+// struct io_event.
+struct io_event_rec {
+	__u64 data;
+	__u64 obj;
+	__s64 res;
+	__s64 res2;
+};
+
+struct akey {
+	__u32 tgid;
+	__u32 pad;
+	__u64 iocb;
+};
+
+struct ainfl {
+	__u64 ts;
+	__s64 off;
+	__s32 fd;
+	__u32 op;
+	__u32 gen;
+	__u32 pad;
+};
+
+// Control blocks submitted and not yet reaped, by (process, iocb
+// address). LRU: a block whose event is never reaped (the process
+// exits, or reaps it from the ring in user space) is evicted in time.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct akey);
+	__type(value, struct ainfl);
+} ainflight SEC(".maps");
+
+// The most control blocks read per io_submit and events per io_getevents
+// (a bounded loop the verifier walks); more are counted as unread.
+#define AIO_MAX 256
+
+#define IOCB_CMD_PREAD 0
+#define IOCB_CMD_PWRITE 1
+#define IOCB_CMD_FSYNC 2
+#define IOCB_CMD_FDSYNC 3
+#define IOCB_CMD_PREADV 7
+#define IOCB_CMD_PWRITEV 8
+
+static __attribute__((always_inline)) __u32 aio_op(__u16 opcode)
+{
+	switch (opcode) {
+	case IOCB_CMD_PREAD: return OP_AIO_PREAD;
+	case IOCB_CMD_PWRITE: return OP_AIO_PWRITE;
+	case IOCB_CMD_PREADV: return OP_AIO_PREADV;
+	case IOCB_CMD_PWRITEV: return OP_AIO_PWRITEV;
+	case IOCB_CMD_FSYNC: return OP_AIO_FSYNC;
+	case IOCB_CMD_FDSYNC: return OP_AIO_FDSYNC;
+	default: return OP_NONE;
+	}
+}
+
+// The thread's io_submit or io_getevents entry, before leave() marks it
+// done: a copy, or none.
+static __attribute__((always_inline)) int entry_of(__u32 op, struct start *out)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct start *p = bpf_map_lookup_elem(&starts, &tid);
+	if (!p || !p->ts || p->op != op)
+		return 0;
+	*out = *p;
+	return 1;
+}
+
+// Counts the control blocks or events beyond AIO_MAX of one call.
+static __attribute__((always_inline)) void aio_overflow(__s64 n)
+{
+	if (n <= AIO_MAX)
+		return;
+	__u32 idx = STAT_AIO_UNREAD;
+	__u64 *u = bpf_map_lookup_elem(&stats, &idx);
+	if (u)
+		*u += n - AIO_MAX;
+}
+
+// The loops' bodies are global functions: the verifier checks each once,
+// on its own, instead of once per iteration of every path through the
+// loop (which exceeds its limit).
+
+// The control block whose address is at `slot` (an element of
+// io_submit's array), submitted at `ts` by process `tgid`.
+__attribute__((noinline)) int aio_submitted(__u32 tgid, __u64 slot, __u64 ts)
+{
+	__u64 cbp = 0;
+	struct iocb_head cb = {};
+	if (bpf_probe_read_user(&cbp, 8, (const void *)slot) ||
+	    bpf_probe_read_user(&cb, sizeof(cb), (const void *)cbp))
+		return 0;
+	__u32 op = aio_op(cb.aio_lio_opcode);
+	if (op == OP_NONE)
+		return 0;
+	struct akey k = { .tgid = tgid, .iocb = cbp };
+	struct ainfl v = {
+		.ts = ts,
+		.off = op == OP_AIO_FSYNC || op == OP_AIO_FDSYNC ? -1 : cb.aio_offset,
+		.fd = (__s32)cb.aio_fildes,
+		.op = op,
+		.gen = row_gen(tgid, (__s32)cb.aio_fildes),
+	};
+	if (bpf_map_update_elem(&ainflight, &k, &v, BPF_ANY))
+		bump(STAT_ASYNC_FULL);
+	return 0;
+}
+
+// The event at `at` (an element of io_getevents' array), reaped at `now`
+// by process `tgid`: its control block's time since its io_submit.
+__attribute__((noinline)) int aio_reaped(__u32 tgid, __u64 at, __u64 now)
+{
+	struct io_event_rec ev = {};
+	if (bpf_probe_read_user(&ev, sizeof(ev), (const void *)at))
+		return 0;
+	struct akey k = { .tgid = tgid, .iocb = ev.obj };
+	struct ainfl *a = bpf_map_lookup_elem(&ainflight, &k);
+	if (!a) {
+		bump(STAT_ASYNC_UNMATCHED);
+		return 0;
+	}
+	struct ainfl v = *a;
+	bpf_map_delete_elem(&ainflight, &k);
+	struct key hk = { .tgid = tgid, .fd = v.fd, .op = v.op, .gen = v.gen };
+	account(&hk, v.off, ev.res, now > v.ts ? now - v.ts : 0);
+	return 0;
+}
+
 // io_submit(ctx, nr, iocbpp): size = iocbs asked for.
 SEC("tracepoint/syscalls/sys_enter_io_submit")
 int enter_io_submit(struct sys_enter *ctx)
-{ return enter(-1, -1, ctx->args[1], OP_IO_SUBMIT); }
-EXIT(io_submit, OP_IO_SUBMIT)
+{ return enter_arg(-1, -1, ctx->args[1], OP_IO_SUBMIT, ctx->args[2]); }
+
+// The `n` control blocks io_submit took (its return value: the first n
+// of the array) start their clocks at the call's entry.
+SEC("tracepoint/syscalls/sys_exit_io_submit")
+int exit_io_submit(struct sys_exit *ctx)
+{
+	struct start c;
+	int ok = entry_of(OP_IO_SUBMIT, &c);
+	leave(ctx->ret, OP_IO_SUBMIT);
+	if (!ok || ctx->ret <= 0)
+		return 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__s64 n = ctx->ret;
+	aio_overflow(n);
+	for (__u32 i = 0; i < AIO_MAX && i < n; i++)
+		aio_submitted(tgid, c.arg + i * 8, c.ts);
+	return 0;
+}
 
 // io_getevents(ctx, min_nr, nr, events, timeout)
 SEC("tracepoint/syscalls/sys_enter_io_getevents")
 int enter_io_getevents(struct sys_enter *ctx)
-{ return enter(-1, -1, ctx->args[2], OP_IO_GETEVENTS); }
-EXIT(io_getevents, OP_IO_GETEVENTS)
+{ return enter_arg(-1, -1, ctx->args[2], OP_IO_GETEVENTS, ctx->args[3]); }
+
+// The `n` events io_getevents returned: each control block's time from
+// its io_submit to now, in the row of its descriptor and opcode.
+SEC("tracepoint/syscalls/sys_exit_io_getevents")
+int exit_io_getevents(struct sys_exit *ctx)
+{
+	struct start c;
+	int ok = entry_of(OP_IO_GETEVENTS, &c);
+	leave(ctx->ret, OP_IO_GETEVENTS);
+	if (!ok || ctx->ret <= 0)
+		return 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u64 now = bpf_ktime_get_ns();
+	__s64 n = ctx->ret;
+	aio_overflow(n);
+	for (__u32 i = 0; i < AIO_MAX && i < n; i++)
+		aio_reaped(tgid, c.arg + i * sizeof(struct io_event_rec), now);
+	return 0;
+}
 
 // io_uring_enter(fd, to_submit, min_complete, flags, ...)
 SEC("tracepoint/syscalls/sys_enter_io_uring_enter")
 int enter_io_uring_enter(struct sys_enter *ctx)
 { return enter((__s32)ctx->args[0], -1, ctx->args[1], OP_IO_URING_ENTER); }
 EXIT(io_uring_enter, OP_IO_URING_ENTER)
+
+// ---- The files behind requests and descriptors (CO-RE) ----
+
+// Only the fields read, each relocated against the kernel's BTF at load.
+struct super_block {
+	__u32 s_dev;
+} CORE;
+
+struct inode {
+	unsigned long i_ino;
+	struct super_block *i_sb;
+} CORE;
+
+struct file {
+	struct inode *f_inode;
+} CORE;
+
+struct fdtable {
+	unsigned int max_fds;
+	struct file **fd;
+} CORE;
+
+struct files_struct {
+	struct fdtable *fdt;
+} CORE;
+
+struct task_struct {
+	struct files_struct *files;
+} CORE;
+
+// Set by the loader when the kernel has BTF (/sys/kernel/btf/vmlinux) to
+// relocate the reads above against; without it they are never made.
+const volatile __u32 core_ok = 0;
+
+struct file_id {
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+
+// The file's filesystem device and inode number; zeros when a read fails.
+static __attribute__((always_inline)) void file_id_of(struct file *f, struct file_id *id)
+{
+	struct inode *in = 0;
+	struct super_block *sb = 0;
+	unsigned long ino = 0;
+	__u32 dev = 0;
+	if (!f || bpf_probe_read_kernel(&in, sizeof(in), FIELD(f, f_inode)) || !in)
+		return;
+	bpf_probe_read_kernel(&ino, sizeof(ino), FIELD(in, i_ino));
+	if (!bpf_probe_read_kernel(&sb, sizeof(sb), FIELD(in, i_sb)) && sb)
+		bpf_probe_read_kernel(&dev, sizeof(dev), FIELD(sb, s_dev));
+	id->dev = dev;
+	id->ino = ino;
+}
+
+// The file the current process holds as descriptor `fd`.
+static __attribute__((always_inline)) void fd_file_id(__s32 fd, struct file_id *id)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct files_struct *files = 0;
+	struct fdtable *fdt = 0;
+	struct file **fds = 0;
+	struct file *f = 0;
+	unsigned int max = 0;
+	if (fd < 0 || bpf_probe_read_kernel(&files, sizeof(files), FIELD(t, files)) || !files)
+		return;
+	if (bpf_probe_read_kernel(&fdt, sizeof(fdt), FIELD(files, fdt)) || !fdt)
+		return;
+	if (bpf_probe_read_kernel(&max, sizeof(max), FIELD(fdt, max_fds)) || (__u32)fd >= max)
+		return;
+	if (bpf_probe_read_kernel(&fds, sizeof(fds), FIELD(fdt, fd)) || !fds)
+		return;
+	if (bpf_probe_read_kernel(&f, sizeof(f), fds + fd))
+		return;
+	file_id_of(f, id);
+}
+
+// ---- io_uring: each request from submission to completion ----
+
+// Field offsets in the io_uring records, from tracefs `format` files.
+// The submission record is read at once from its request pointer to its
+// sq_thread flag, and the completion record from its request pointer to
+// its result: one helper call each instead of three and two (the loader
+// checks the fields lie in this order, within the spans).
+#define USUB_SPAN 64
+#define UDONE_SPAN 32
+const volatile __u32 usub_req_off = 16;
+const volatile __u32 usub_len = 33;
+const volatile __u32 usub_opcode_rel = 16;
+const volatile __u32 usub_sqt_rel = 32;
+const volatile __u32 udone_req_off = 16;
+const volatile __u32 udone_len = 20;
+const volatile __u32 udone_res_rel = 16;
+const volatile __u32 uasync_req_off = 16;
+const volatile __u32 ulink_req_off = 16;
+const volatile __u32 ulink_target_off = 24;
+
+#define IORING_OP_READV 1
+#define IORING_OP_WRITEV 2
+#define IORING_OP_FSYNC 3
+#define IORING_OP_READ_FIXED 4
+#define IORING_OP_WRITE_FIXED 5
+#define IORING_OP_SYNC_FILE_RANGE 8
+#define IORING_OP_READ 22
+#define IORING_OP_WRITE 23
+
+#define UR_SQ_THREAD 1
+#define UR_ASYNC 2
+#define UR_LINKED 4
+
+// A request in flight.
+struct uinfl {
+	__u64 ts;
+	// The request linked after this one (io_uring_link), whose clock
+	// starts when this one completes.
+	__u64 next;
+	__u32 tgid;
+	__u32 op;
+	__u32 flags;
+	__u32 pad;
+};
+
+// By request pointer. The kernel recycles its request structures, so an
+// entry is created once per structure and then written in place (ts = 0
+// once completed), as the threads' entries are: lookups only in the steady
+// state. LRU: the entries of structures freed since, and of a request
+// that completed without a CQE (IOSQE_CQE_SKIP_SUCCESS, never seen
+// completing), are evicted in time.
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct uinfl);
+} uinflight SEC(".maps");
+
+struct ukey {
+	__u32 tgid;
+	__u32 op;
+	__u32 dev;
+	__u32 pad;
+	__u64 ino;
+};
+
+struct uval {
+	__u64 count;
+	__u64 bytes;
+	__u64 errors;
+	__u64 lat_ns;
+	__u64 sq_thread;
+	__u64 async_work;
+	__u64 buckets[NBUCKETS];
+};
+
+// Per (process, opcode, file): the requests' times.
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct ukey);
+	__type(value, struct uval);
+} uhist SEC(".maps");
+
+static __attribute__((always_inline)) __u32 uring_op(__u8 opcode)
+{
+	switch (opcode) {
+	case IORING_OP_READ: return OP_URING_READ;
+	case IORING_OP_WRITE: return OP_URING_WRITE;
+	case IORING_OP_READV: return OP_URING_READV;
+	case IORING_OP_WRITEV: return OP_URING_WRITEV;
+	case IORING_OP_READ_FIXED: return OP_URING_READ_FIXED;
+	case IORING_OP_WRITE_FIXED: return OP_URING_WRITE_FIXED;
+	case IORING_OP_FSYNC: return OP_URING_FSYNC;
+	case IORING_OP_SYNC_FILE_RANGE: return OP_URING_SYNC_FILE_RANGE;
+	default: return OP_NONE;
+	}
+}
+
+static __attribute__((always_inline)) __u64 req_at(void *ctx, __u32 off)
+{
+	__u64 req = 0;
+	bpf_probe_read_kernel(&req, 8, (char *)ctx + off);
+	return req;
+}
+
+// A request submitted, in the submitting task's context: a thread of the
+// process that owns the ring, or its SQPOLL thread (iou-sqp-PID, a thread
+// of the same process since Linux 5.12), which --tid does not exclude.
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u8 rec[USUB_SPAN] = {};
+	if (usub_len > USUB_SPAN ||
+	    bpf_probe_read_kernel(rec, usub_len, (char *)ctx + usub_req_off))
+		return 0;
+	__u8 sqt = rec[usub_sqt_rel & (USUB_SPAN - 1)];
+	if (sqt ? !process_watched(tgid) : !is_watched(tgid, tid))
+		return 0;
+	__u32 op = uring_op(rec[usub_opcode_rel & (USUB_SPAN - 1)]);
+	if (op == OP_NONE)
+		return 0;
+	__u64 req = *(__u64 *)rec;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 flags = sqt ? UR_SQ_THREAD : 0;
+	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
+	if (p) {
+		p->ts = now;
+		p->next = 0;
+		p->tgid = tgid;
+		p->op = op;
+		p->flags = flags;
+		return 0;
+	}
+	struct uinfl v = { .ts = now, .tgid = tgid, .op = op, .flags = flags };
+	if (bpf_map_update_elem(&uinflight, &req, &v, BPF_NOEXIST))
+		bump(STAT_ASYNC_FULL);
+	return 0;
+}
+
+// A request punted to the ring's io-wq workers (iou-wrk-PID).
+SEC("tracepoint/io_uring/io_uring_queue_async_work")
+int uring_async(void *ctx)
+{
+	__u64 req = req_at(ctx, uasync_req_off);
+	struct uinfl *v = bpf_map_lookup_elem(&uinflight, &req);
+	if (v && v->ts)
+		v->flags |= UR_ASYNC;
+	return 0;
+}
+
+// `req` linked after `target_req` (IOSQE_IO_LINK on the target): it runs
+// only once the target completed, and is timed from then.
+SEC("tracepoint/io_uring/io_uring_link")
+int uring_link(void *ctx)
+{
+	__u64 req = req_at(ctx, ulink_req_off), target = req_at(ctx, ulink_target_off);
+	struct uinfl *r = bpf_map_lookup_elem(&uinflight, &req);
+	if (!r || !r->ts)
+		return 0;
+	r->flags |= UR_LINKED;
+	struct uinfl *t = bpf_map_lookup_elem(&uinflight, &target);
+	if (t && t->ts)
+		t->next = req;
+	return 0;
+}
+
+// A request's completion, in whichever task posted it: added to its
+// submitter's row for the file it worked on.
+SEC("tracepoint/io_uring/io_uring_complete")
+int uring_done(void *ctx)
+{
+	__u8 rec[UDONE_SPAN] = {};
+	if (udone_len > UDONE_SPAN ||
+	    bpf_probe_read_kernel(rec, udone_len, (char *)ctx + udone_req_off))
+		return 0;
+	__u64 req = *(__u64 *)rec;
+	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
+	if (!p || !p->ts) {
+		if (process_watched(bpf_get_current_pid_tgid() >> 32))
+			bump(STAT_ASYNC_UNMATCHED);
+		return 0;
+	}
+	__u64 now = bpf_ktime_get_ns();
+	struct uinfl v = *p;
+	p->ts = 0;
+	if (v.next) {
+		struct uinfl *n = bpf_map_lookup_elem(&uinflight, &v.next);
+		if (n && n->ts)
+			n->ts = now;
+	}
+	__s32 res = *(__s32 *)(rec + (udone_res_rel & (UDONE_SPAN - 4)));
+	__u32 op = v.op;
+	if (op == OP_URING_FSYNC && (v.flags & UR_LINKED))
+		op = OP_URING_FSYNC_LINKED;
+	struct ukey k = { .tgid = v.tgid, .op = op };
+	if (core_ok) {
+		// struct io_kiocb starts with its struct file *.
+		struct file *f = 0;
+		struct file_id id = {};
+		bpf_probe_read_kernel(&f, sizeof(f), (void *)req);
+		file_id_of(f, &id);
+		k.dev = id.dev;
+		k.ino = id.ino;
+	}
+	struct uval *u = bpf_map_lookup_elem(&uhist, &k);
+	if (!u) {
+		struct uval zero = {};
+		bpf_map_update_elem(&uhist, &k, &zero, BPF_NOEXIST);
+		u = bpf_map_lookup_elem(&uhist, &k);
+	}
+	if (!u) {
+		bump(STAT_HIST_FULL);
+		return 0;
+	}
+	__u64 lat = now > v.ts ? now - v.ts : 0;
+	u->count += 1;
+	u->lat_ns += lat;
+	if (res < 0)
+		u->errors += 1;
+	else if (op <= OP_URING_WRITE_FIXED)
+		u->bytes += res;
+	if (v.flags & UR_SQ_THREAD)
+		u->sq_thread += 1;
+	if (v.flags & UR_ASYNC)
+		u->async_work += 1;
+	u->buckets[bucket(lat / 1000)] += 1;
+	return 0;
+}
 
 // The class and flags of a request from its rwbs string (blk_fill_rwbs):
 // an optional 'F' for a preflush, then the operation ('R', 'W', 'D', 'F'
@@ -687,6 +1295,14 @@ int blk_issue(void *ctx)
 	bpf_probe_read_kernel(rwbs, 4, (char *)ctx + issue_rwbs_off);
 	struct binfl v = { .ts = bpf_ktime_get_ns(), .bytes = nr * 512 };
 	v.class = blk_class(rwbs, &v.flags);
+	__u64 *queued = bpf_map_lookup_elem(&bqueued, &k);
+	if (queued) {
+		if (*queued <= v.ts) {
+			v.queue_ns = v.ts - *queued;
+			v.flags |= BLK_QUEUED;
+		}
+		bpf_map_delete_elem(&bqueued, &k);
+	}
 	__u32 *who = bpf_map_lookup_elem(&bwho, &k);
 	if (who) {
 		v.tgid = *who;
@@ -723,8 +1339,7 @@ int blk_done(void *ctx)
 	struct bhkey hk = { .dev = k.dev, .tgid = f->tgid, .class = f->class };
 	struct bhval *v = bpf_map_lookup_elem(&bhist, &hk);
 	if (!v) {
-		struct bhval zero = {};
-		bpf_map_update_elem(&bhist, &hk, &zero, BPF_NOEXIST);
+		bpf_map_update_elem(&bhist, &hk, &bhval_zero, BPF_NOEXIST);
 		v = bpf_map_lookup_elem(&bhist, &hk);
 	}
 	if (v) {
@@ -736,6 +1351,11 @@ int blk_done(void *ctx)
 		if (f->flags & BLK_PREFLUSH)
 			v->preflush += 1;
 		v->buckets[bucket(lat / 1000)] += 1;
+		if (f->flags & BLK_QUEUED) {
+			v->queued += 1;
+			v->queue_ns += f->queue_ns;
+			v->qbuckets[bucket(f->queue_ns / 1000)] += 1;
+		}
 	} else {
 		bump(STAT_BLK_HIST_FULL);
 	}
@@ -748,6 +1368,7 @@ int blk_done(void *ctx)
 		if (e) {
 			e->sector = k.sector;
 			e->lat_ns = lat;
+			e->queue_ns = f->queue_ns;
 			e->dev = k.dev;
 			e->bytes = f->bytes;
 			e->tgid = f->tgid;
@@ -760,6 +1381,113 @@ int blk_done(void *ctx)
 		}
 	}
 	bpf_map_delete_elem(&binflight, &k);
+	return 0;
+}
+
+// ---- Queue time: from the bio's queueing to its request's issue ----
+
+// Whether the block layer's queueing on `dev` is watched: every device's,
+// or with --device that one's.
+static __attribute__((always_inline)) int queue_watched(__u32 dev)
+{
+	return !device_target || dev == device_target;
+}
+
+// A bio entered the block layer (after any blk-throttle delay: a bio
+// held by a cgroup's io.max is queued when the throttle releases it).
+SEC("tracepoint/block/block_bio_queue")
+int blk_queue(void *ctx)
+{
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + queue_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + queue_sector_off);
+	__u64 now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&bqueued, &k, &now, BPF_ANY);
+	return 0;
+}
+
+static __attribute__((always_inline)) struct bqstat *bqstat_of(__u32 dev)
+{
+	struct bqstat *q = bpf_map_lookup_elem(&bqstats, &dev);
+	if (q)
+		return q;
+	struct bqstat zero = {};
+	bpf_map_update_elem(&bqstats, &dev, &zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&bqstats, &dev);
+}
+
+// A bio split at `new_sector` (too large for the device, or across a
+// boundary): the part from `new_sector` on goes on as its own request,
+// queued when the whole was.
+SEC("tracepoint/block/block_split")
+int blk_split(void *ctx)
+{
+	struct bkey k = {};
+	__u64 next = 0;
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + split_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + split_sector_off);
+	bpf_probe_read_kernel(&next, 8, (char *)ctx + split_new_off);
+	struct bqstat *q = bqstat_of(k.dev);
+	if (q)
+		q->splits += 1;
+	__u64 *t = bpf_map_lookup_elem(&bqueued, &k);
+	if (t) {
+		__u64 ts = *t;
+		// An entry there is an older bio's, never issued (merged): the
+		// rest had no queueing of its own.
+		struct bkey rest = { .dev = k.dev, .sector = next };
+		bpf_map_update_elem(&bqueued, &rest, &ts, BPF_ANY);
+	}
+	return 0;
+}
+
+// A bio merged behind a queued request: it is issued as part of that
+// request, timed from the request's first bio.
+SEC("tracepoint/block/block_bio_backmerge")
+int blk_backmerge(void *ctx)
+{
+	struct bkey k = {};
+	bpf_probe_read_kernel(&k.dev, 4, (char *)ctx + bmerge_dev_off);
+	if (!queue_watched(k.dev))
+		return 0;
+	bpf_probe_read_kernel(&k.sector, 8, (char *)ctx + bmerge_sector_off);
+	bpf_map_delete_elem(&bqueued, &k);
+	struct bqstat *q = bqstat_of(k.dev);
+	if (q)
+		q->bio_merges += 1;
+	return 0;
+}
+
+// A bio merged in front of a queued request: the request now starts at
+// the bio's sector, and is timed from the bio's queueing (the later).
+SEC("tracepoint/block/block_bio_frontmerge")
+int blk_frontmerge(void *ctx)
+{
+	__u32 dev = 0;
+	bpf_probe_read_kernel(&dev, 4, (char *)ctx + bmerge_dev_off);
+	if (!queue_watched(dev))
+		return 0;
+	struct bqstat *q = bqstat_of(dev);
+	if (q)
+		q->bio_merges += 1;
+	return 0;
+}
+
+// Two queued requests merged into one (in the I/O scheduler).
+SEC("tracepoint/block/block_rq_merge")
+int blk_rq_merge(void *ctx)
+{
+	__u32 dev = 0;
+	bpf_probe_read_kernel(&dev, 4, (char *)ctx + rmerge_dev_off);
+	if (!queue_watched(dev))
+		return 0;
+	struct bqstat *q = bqstat_of(dev);
+	if (q)
+		q->rq_merges += 1;
 	return 0;
 }
 
@@ -870,6 +1598,15 @@ static __attribute__((always_inline)) int open_exit(__s64 ret)
 			e->src_gen = o->kind == KIND_DUP ? gen_of(tgid, o->dfd) : 0;
 			e->flags = o->flags;
 			e->len = o->len;
+			e->dev = 0;
+			e->pad = 0;
+			e->ino = 0;
+			if (core_ok && o->kind != KIND_SETFL) {
+				struct file_id id = {};
+				fd_file_id(fd, &id);
+				e->dev = id.dev;
+				e->ino = id.ino;
+			}
 			__builtin_memcpy(e->path, o->path, PATH_BYTES);
 			bpf_ringbuf_submit(e, 0);
 		} else {

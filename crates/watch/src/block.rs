@@ -34,7 +34,9 @@
 //! dropped as another device's (bounded by [`PENDING_MAX`] too).
 
 use crate::{dev_name, kernel_dev, BlockEvent, BlockRow, Watcher};
-use dbio_model::watch::{BlockOp, WatchDeviceIo, WatchFileBlock, WatchUnattributed, WatchUnmapped};
+use dbio_model::watch::{
+    BlockOp, WatchDeviceIo, WatchDeviceQueue, WatchFileBlock, WatchUnattributed, WatchUnmapped,
+};
 use dbio_model::Log2Buckets;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
@@ -214,6 +216,9 @@ struct Acc {
     total_ns: u64,
     by_watched: u64,
     latency: Log2Buckets,
+    queued: u64,
+    queue_ns: u64,
+    queue_latency: Log2Buckets,
 }
 
 impl Acc {
@@ -228,6 +233,11 @@ impl Acc {
         self.total_ns += e.latency_ns;
         self.by_watched += u64::from(e.pid.is_some());
         self.latency.record_us(e.latency_ns / 1000);
+        if let Some(q) = e.queue_ns {
+            self.queued += 1;
+            self.queue_ns += q;
+            self.queue_latency.record_us(q / 1000);
+        }
     }
 }
 
@@ -262,9 +272,32 @@ impl Attribution {
     /// Learns the regular files among `(pid, fd, path)`, maps the new ones
     /// now and all of them again every second, and asks the tracer for
     /// the requests on their devices.
-    pub fn update(&mut self, w: &mut Watcher, open: impl Iterator<Item = (u32, i32, String)>) {
+    /// `known` are files named with their identity already (the files of
+    /// io_uring requests, which hold no descriptor of their own).
+    pub fn update(
+        &mut self,
+        w: &mut Watcher,
+        open: impl Iterator<Item = (u32, i32, String)>,
+        known: impl Iterator<Item = (String, FileId)>,
+    ) {
         let due = self.mapped_at.is_none_or(|t| t.elapsed() >= REMAP);
         let mut fresh = false;
+        for (path, id) in known {
+            if !path.starts_with('/')
+                || path.starts_with("/dev/")
+                || dbio_model::watch::file_kind(Some(&path)) == dbio_model::watch::FileKind::Pseudo
+            {
+                continue;
+            }
+            let n = self.paths.len();
+            let i = *self.index.entry(path.clone()).or_insert(n);
+            if i == n {
+                self.paths.push(path);
+            }
+            if self.ids.insert(i, id) != Some(id) {
+                fresh = true;
+            }
+        }
         for (pid, fd, path) in open {
             // Pipes, sockets and anonymous files are `type:[inode]`.
             // /proc and /sys are not on a block device (and /proc/self
@@ -474,6 +507,9 @@ impl Attribution {
                 total_ns: a.total_ns,
                 by_watched: a.by_watched,
                 latency: a.latency.clone(),
+                queued: a.queued,
+                queue_ns: a.queue_ns,
+                queue_latency: a.queue_latency.clone(),
             })
             .collect()
     }
@@ -493,6 +529,8 @@ impl Attribution {
                 bytes: a.bytes,
                 by_watched: a.by_watched,
                 total_ns: a.total_ns,
+                queued: a.queued,
+                queue_ns: a.queue_ns,
             })
             .collect()
     }
@@ -525,8 +563,37 @@ impl Attribution {
                 fua: r.fua,
                 preflush: r.preflush,
                 latency: r.latency.clone(),
+                queued: r.queued,
+                queue_ns: r.queue_ns,
+                queue_latency: r.queue_latency.clone(),
             })
             .collect()
+    }
+
+    /// The merges and splits on the devices worth showing: those of
+    /// [`Attribution::device_rows`].
+    pub fn queue_rows(
+        &self,
+        rows: &[crate::QueueRow],
+        block: &[BlockRow],
+    ) -> Vec<WatchDeviceQueue> {
+        rows.iter()
+            .filter(|r| {
+                self.devices.contains(&r.dev)
+                    || block.iter().any(|b| b.dev == r.dev && b.pid.is_some())
+            })
+            .map(queue_row)
+            .collect()
+    }
+}
+
+/// A device's merges and splits as the result keeps them.
+pub fn queue_row(r: &crate::QueueRow) -> WatchDeviceQueue {
+    WatchDeviceQueue {
+        device: dev_name(r.dev),
+        bio_merges: r.bio_merges,
+        rq_merges: r.rq_merges,
+        splits: r.splits,
     }
 }
 
@@ -598,6 +665,7 @@ mod tests {
             latency_ns: 100_000,
             pid,
             op,
+            queue_ns: None,
         };
         a.attribute(ev(100, BlockOp::Write, Some(9)));
         a.attribute(ev(250, BlockOp::Read, None));
@@ -651,6 +719,7 @@ mod tests {
             latency_ns: 2_000_000,
             pid: None,
             op: BlockOp::Write,
+            queue_ns: None,
         };
         a.attribute(ev(104));
         a.attribute(ev(196));
@@ -680,6 +749,7 @@ mod tests {
             latency_ns: 1_000,
             pid: None,
             op: BlockOp::Write,
+            queue_ns: None,
         };
         // Tick 1: a kworker's request on device 5 and one on device 9,
         // before any file on either is known.

@@ -93,6 +93,9 @@ fn rows(s: &Snapshot, w: &Watcher, dev: u32) -> (Vec<WatchDeviceIo>, Vec<Watched
                 fua: r.fua,
                 preflush: r.preflush,
                 latency: r.latency.clone(),
+                queued: r.queued,
+                queue_ns: r.queue_ns,
+                queue_latency: r.queue_latency.clone(),
             }
         })
         .collect();
@@ -111,6 +114,7 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
         duration_ns: start.elapsed().as_nanos() as u64,
         ended: WatchEnd::Duration,
         command_status: None,
+        command_signal: None,
         processes,
         ops: Vec::new(),
         losses: WatchLosses {
@@ -126,6 +130,12 @@ fn result(cfg: &WatchConfig, s: &Snapshot, w: &Watcher, dev: u32, start: Instant
         file_block: Vec::new(),
         block_unattributed: Vec::new(),
         unmapped: Vec::new(),
+        block_queue: s
+            .block_queue
+            .iter()
+            .filter(|r| r.dev == dev)
+            .map(crate::block::queue_row)
+            .collect(),
         bpf_programs: Vec::new(),
     }
 }

@@ -47,6 +47,19 @@
 //! reads of `/proc` is named. `close_range` and `sched_process_exec`
 //! start a new row for every descriptor they may have closed.
 //!
+//! Requests submitted through io_uring are not system calls of their own:
+//! programs on the `io_uring` tracepoints (`io_uring_submit_req`,
+//! `io_uring_complete`, `io_uring_link`, `io_uring_queue_async_work`) time
+//! each one from submission to completion per (process, opcode, file),
+//! the process being the ring's owner whichever of its threads (the
+//! submitter, the SQPOLL thread, an io-wq worker) ran it, and the file
+//! its inode, read from the request at completion with CO-RE relocations
+//! against the kernel's BTF ([`Snapshot::requests`]; the same reads give
+//! each opened descriptor's inode, so the requests' files are named).
+//! Linux AIO control blocks are read from the process's iocb and io_event
+//! arrays at `io_submit`'s and `io_getevents`' exits and timed from one to
+//! the other in the syscalls' table, per descriptor.
+//!
 //! With [`LoadOptions::device`] no system call is traced: the block
 //! programs key every request on that one device by whoever issued it,
 //! and keep the issuer's command name ([`Watcher::issuer_comm`]).
@@ -56,11 +69,13 @@ mod block;
 pub mod cgroup;
 mod device;
 mod names;
+mod requests;
 pub mod session;
 
 pub use session::{Observer, Session, SessionOptions};
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
+use aya::programs::trace_point::TracePointLinkId;
 use aya::programs::TracePoint;
 use aya::{Ebpf, EbpfLoader, Pod};
 use dbio_model::watch::{BlockOp, SyscallOp, WatchFileOp};
@@ -182,6 +197,70 @@ struct RawEvent {
 unsafe impl Pod for Key {}
 // SAFETY: as above.
 unsafe impl Pod for Val {}
+// SAFETY: as above.
+unsafe impl Pod for UKey {}
+// SAFETY: as above.
+unsafe impl Pod for UVal {}
+
+/// A key of the `uhist` map: io_uring requests of one opcode on one file
+/// by one process.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+struct UKey {
+    tgid: u32,
+    op: u32,
+    dev: u32,
+    pad: u32,
+    ino: u64,
+}
+
+/// A value of the `uhist` map (one CPU's share).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct UVal {
+    count: u64,
+    bytes: u64,
+    errors: u64,
+    lat_ns: u64,
+    sq_thread: u64,
+    async_work: u64,
+    buckets: [u64; NBUCKETS],
+}
+
+/// A file as the kernel names it: its filesystem's device (kernel
+/// `dev_t`, see [`kernel_dev`]) and its inode number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Inode {
+    /// The filesystem's device.
+    pub dev: u32,
+    /// The inode number.
+    pub ino: u64,
+}
+
+impl Inode {
+    /// The identity `stat(2)` gives the same file: (`st_dev`, `st_ino`).
+    pub fn stat_id(self) -> (u64, u64) {
+        (libc::makedev(self.dev >> 20, self.dev & 0xfffff), self.ino)
+    }
+
+    /// The inode of a `stat(2)` identity.
+    pub fn from_stat(dev: u64, ino: u64) -> Inode {
+        Inode {
+            dev: kernel_dev(libc::major(dev), libc::minor(dev)),
+            ino,
+        }
+    }
+}
+
+/// io_uring requests of one opcode by one process on one file, summed
+/// over the CPUs.
+#[derive(Debug, Clone)]
+pub struct RequestRow {
+    /// The file the requests worked on (zeros: none, or not read).
+    pub file: Inode,
+    /// The figures, with `fd` -1 and no path (the caller names the file).
+    pub row: WatchFileOp,
+}
 
 /// A key of the `bhist` map.
 #[repr(C)]
@@ -203,6 +282,18 @@ struct BVal {
     fua: u64,
     preflush: u64,
     buckets: [u64; NBUCKETS],
+    queued: u64,
+    queue_ns: u64,
+    qbuckets: [u64; NBUCKETS],
+}
+
+/// A value of the `bqstats` map (one CPU's share).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct BQStat {
+    bio_merges: u64,
+    rq_merges: u64,
+    splits: u64,
 }
 
 /// A record of the `bevents` ring buffer.
@@ -211,6 +302,7 @@ struct BVal {
 struct RawBlockEvent {
     sector: u64,
     lat_ns: u64,
+    queue_ns: u64,
     dev: u32,
     bytes: u32,
     tgid: u32,
@@ -223,6 +315,11 @@ struct RawBlockEvent {
 unsafe impl Pod for BKey {}
 // SAFETY: as above.
 unsafe impl Pod for BVal {}
+// SAFETY: as above.
+unsafe impl Pod for BQStat {}
+
+/// `BLK_QUEUED` in a block record's flags: its queue time is known.
+const BLK_QUEUED: u32 = 4;
 
 /// Counters of the `stats` map (`STAT_*` in the BPF program).
 const STAT_UNMATCHED: u32 = 0;
@@ -235,6 +332,9 @@ const STAT_BLK_RB_DROPS: u32 = 6;
 const STAT_BLK_HIST_FULL: u32 = 7;
 const STAT_OPEN_DROPS: u32 = 8;
 const STAT_OPEN_FULL: u32 = 9;
+const STAT_ASYNC_UNMATCHED: u32 = 10;
+const STAT_ASYNC_FULL: u32 = 11;
+const STAT_AIO_UNREAD: u32 = 12;
 
 /// `PATH_BYTES` in the BPF program: the longest path captured at open
 /// time, with its terminating NUL.
@@ -252,6 +352,9 @@ struct RawOpen {
     src_gen: u32,
     flags: u32,
     len: u32,
+    dev: u32,
+    pad: u32,
+    ino: u64,
     path: [u8; PATH_BYTES],
 }
 
@@ -298,6 +401,8 @@ pub struct OpenEvent {
     pub fd: i32,
     /// Its generation: the row its calls go to.
     pub gen: u32,
+    /// The file it holds, when the kernel's BTF let the program read it.
+    pub file: Option<Inode>,
     /// How.
     pub how: Opened,
 }
@@ -338,6 +443,26 @@ pub struct BlockRow {
     pub preflush: u64,
     /// Service time of each request.
     pub latency: Log2Buckets,
+    /// Requests whose queue time is known (their first bio was seen
+    /// queued).
+    pub queued: u64,
+    /// Their queue time (bio queued to request issued), summed, ns.
+    pub queue_ns: u64,
+    /// The queue time of each of those.
+    pub queue_latency: Log2Buckets,
+}
+
+/// Bios merged and split on the way to one device.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueRow {
+    /// The device (kernel `dev_t`).
+    pub dev: u32,
+    /// Bios merged into a queued request.
+    pub bio_merges: u64,
+    /// Requests merged into another.
+    pub rq_merges: u64,
+    /// Bios split.
+    pub splits: u64,
 }
 
 /// One completed block request on a device handed to
@@ -352,6 +477,8 @@ pub struct BlockEvent {
     pub bytes: u32,
     /// Issue to completion, ns.
     pub latency_ns: u64,
+    /// Bio queued to request issued, ns, when known.
+    pub queue_ns: Option<u64>,
     /// The watched process that started or issued it; none: anyone else.
     pub pid: Option<u32>,
     /// The class.
@@ -399,6 +526,8 @@ pub struct Snapshot {
     pub ring_drops: u64,
     /// Block requests per device, class and issuer.
     pub block: Vec<BlockRow>,
+    /// Bios merged and split, per device.
+    pub block_queue: Vec<QueueRow>,
     /// Block completions without a recorded issue.
     pub block_unmatched: u64,
     /// Block requests not timed: the in-flight table was full.
@@ -410,6 +539,15 @@ pub struct Snapshot {
     /// Opens whose path was lost: the ring buffer or the table of opens in
     /// progress was full.
     pub open_drops: u64,
+    /// io_uring requests per process, opcode and file.
+    pub requests: Vec<RequestRow>,
+    /// io_uring and AIO completions without a recorded submission.
+    pub async_unmatched: u64,
+    /// io_uring requests and AIO control blocks not timed: their table
+    /// was full.
+    pub async_table_full: u64,
+    /// AIO control blocks beyond what one call's program reads.
+    pub aio_unread: u64,
 }
 
 /// One call from the stream.
@@ -523,6 +661,37 @@ struct BlockLayout {
     issue: Vec<u32>,
     done: Vec<u32>,
     start: Option<Vec<u32>>,
+    queue: Option<QueueLayout>,
+}
+
+/// The offsets of the queueing events' fields: bio queued, split, merged.
+struct QueueLayout {
+    queue: Vec<u32>,
+    split: Vec<u32>,
+    bio_merge: Vec<u32>,
+    rq_merge: Vec<u32>,
+}
+
+/// The queueing events' layout, or none when one is missing (then no
+/// queue time is measured). The back- and front-merge records share one
+/// layout (`block_bio`), and must here too.
+fn queue_layout(tracefs: &Path) -> Option<QueueLayout> {
+    let dev_sector = [("dev", 4), ("sector", 8)];
+    let back = field_offsets(tracefs, "block/block_bio_backmerge", &dev_sector)?;
+    let front = field_offsets(tracefs, "block/block_bio_frontmerge", &dev_sector)?;
+    if back != front {
+        return None;
+    }
+    Some(QueueLayout {
+        queue: field_offsets(tracefs, "block/block_bio_queue", &dev_sector)?,
+        split: field_offsets(
+            tracefs,
+            "block/block_split",
+            &[("dev", 4), ("sector", 8), ("new_sector", 8)],
+        )?,
+        bio_merge: back,
+        rq_merge: field_offsets(tracefs, "block/block_rq_merge", &[("dev", 4)])?,
+    })
 }
 
 fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
@@ -543,32 +712,74 @@ fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
         "block/block_io_start",
         &[("dev", 4), ("sector", 8)],
     );
-    Ok(BlockLayout { issue, done, start })
+    let queue = queue_layout(tracefs);
+    Ok(BlockLayout {
+        issue,
+        done,
+        start,
+        queue,
+    })
+}
+
+/// The loaded object and the links of its attached programs, which the
+/// watcher detaches all at once when it is dropped.
+struct Attached {
+    ebpf: Ebpf,
+    links: Vec<(String, TracePointLinkId)>,
+}
+
+/// Detaches `links` in parallel. Detaching a tracepoint program waits for
+/// the kernel's RCU grace periods (about 0.1 s each on the development
+/// machine): one after the other, the 60-odd programs took 4.6 s after
+/// the watched command had exited; at once, they share the grace periods.
+fn detach_all(ebpf: &mut Ebpf, links: Vec<(String, TracePointLinkId)>) {
+    let mut owned = Vec::new();
+    for (prog, id) in links {
+        let Some(p) = ebpf.program_mut(&prog) else {
+            continue;
+        };
+        let Ok(tp) = <&mut TracePoint>::try_from(p) else {
+            continue;
+        };
+        if let Ok(link) = tp.take_link(id) {
+            owned.push(link);
+        }
+    }
+    std::thread::scope(|s| {
+        for link in owned {
+            s.spawn(move || drop(link));
+        }
+    });
 }
 
 /// Loads and attaches one tracepoint program.
-fn attach(ebpf: &mut Ebpf, prog: &str, category: &str, event: &str) -> Result<(), WatchError> {
+fn attach(ebpf: &mut Attached, prog: &str, category: &str, event: &str) -> Result<(), WatchError> {
     let tp: &mut TracePoint = ebpf
+        .ebpf
         .program_mut(prog)
         .ok_or_else(|| WatchError::Load(format!("program {prog} missing from the object")))?
         .try_into()
         .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
     tp.load().map_err(|e| program_error(prog, &e))?;
-    tp.attach(category, event)
+    let link = tp
+        .attach(category, event)
         .map_err(|e| program_error(prog, &e))?;
+    ebpf.links.push((prog.to_string(), link));
     Ok(())
 }
 
 /// Attaches the block programs, completion before issue (a request
 /// issued between the two attaches completes unmatched, counted, rather
-/// than never); without `block_io_start` the reason `without_start` is
-/// listed as unavailable.
+/// than never), and issue before queueing (a bio queued before the issue
+/// program is there has no queue time, rather than a wrong one); without
+/// `block_io_start` the reason `without_start` is listed as unavailable.
+/// Whether the queueing is traced.
 fn attach_block(
-    ebpf: &mut Ebpf,
+    ebpf: &mut Attached,
     layout: &BlockLayout,
     unavailable: &mut Vec<String>,
     without_start: &str,
-) -> Result<(), WatchError> {
+) -> Result<bool, WatchError> {
     attach(ebpf, "blk_done", "block", "block_rq_complete")?;
     attach(ebpf, "blk_issue", "block", "block_rq_issue")?;
     if layout.start.is_some() {
@@ -576,14 +787,30 @@ fn attach_block(
     } else {
         unavailable.push(format!("block:block_io_start ({without_start})"));
     }
-    Ok(())
+    if layout.queue.is_none() {
+        unavailable.push(
+            "block:block_bio_queue, block_split, block_bio_backmerge, block_bio_frontmerge or block_rq_merge (no queue time: missing, or another record layout)"
+                .to_string(),
+        );
+        return Ok(false);
+    }
+    for (prog, event) in [
+        ("blk_split", "block_split"),
+        ("blk_backmerge", "block_bio_backmerge"),
+        ("blk_frontmerge", "block_bio_frontmerge"),
+        ("blk_rq_merge", "block_rq_merge"),
+        ("blk_queue", "block_bio_queue"),
+    ] {
+        attach(ebpf, prog, "block", event)?;
+    }
+    Ok(true)
 }
 
 /// Attaches `{prefix}enter_{name}` and `{prefix}exit_{name}` to the
 /// system call's two tracepoints; false (nothing attached) when this
 /// kernel lacks either.
 fn attach_syscall(
-    ebpf: &mut Ebpf,
+    ebpf: &mut Attached,
     tracefs: &Path,
     prefix: &str,
     name: &str,
@@ -613,6 +840,96 @@ fn ring(ebpf: &mut Ebpf, name: &str) -> Result<RingBuf<MapData>, WatchError> {
     RingBuf::try_from(m).map_err(|e| WatchError::Map(e.to_string()))
 }
 
+/// Whether the kernel describes its types in BTF, which the programs'
+/// CO-RE reads of `struct file`, `inode`, `super_block`, `task_struct`,
+/// `files_struct` and `fdtable` are relocated against.
+fn kernel_btf() -> bool {
+    Path::new("/sys/kernel/btf/vmlinux").exists()
+}
+
+/// The io_uring events' field offsets.
+struct UringLayout {
+    submit: Vec<u32>,
+    complete: Vec<u32>,
+    async_work: Vec<u32>,
+    link: Vec<u32>,
+}
+
+/// `USUB_SPAN` and `UDONE_SPAN` in the BPF program: the bytes of the
+/// submission record read at once from its request pointer to its
+/// sq_thread flag, and of the completion record from its request pointer
+/// to its result.
+const USUB_SPAN: u32 = 64;
+const UDONE_SPAN: u32 = 32;
+
+impl UringLayout {
+    fn offsets(&self) -> Vec<(&'static str, u32)> {
+        let ([req, opcode, sqt], [done_req, res]) = (
+            [self.submit[0], self.submit[1], self.submit[2]],
+            [self.complete[0], self.complete[1]],
+        );
+        vec![
+            ("usub_req_off", req),
+            ("usub_len", sqt - req + 1),
+            ("usub_opcode_rel", opcode - req),
+            ("usub_sqt_rel", sqt - req),
+            ("udone_req_off", done_req),
+            ("udone_len", res - done_req + 4),
+            ("udone_res_rel", res - done_req),
+            ("uasync_req_off", self.async_work[0]),
+            ("ulink_req_off", self.link[0]),
+            ("ulink_target_off", self.link[1]),
+        ]
+    }
+
+    /// Whether the programs' one-read spans hold the fields: the request
+    /// pointer first, then the opcode, then sq_thread, within
+    /// `USUB_SPAN` bytes; the result within `UDONE_SPAN` bytes after the
+    /// request pointer, 4-byte aligned.
+    fn fits(&self) -> bool {
+        let ([req, opcode, sqt], [done_req, res]) = (
+            [self.submit[0], self.submit[1], self.submit[2]],
+            [self.complete[0], self.complete[1]],
+        );
+        req < opcode
+            && opcode < sqt
+            && sqt - req < USUB_SPAN
+            && done_req < res
+            && (res - done_req) % 4 == 0
+            && res - done_req + 4 <= UDONE_SPAN
+    }
+}
+
+/// The io_uring events' layout, or which one this kernel lacks (io_uring
+/// compiled out, or a record without the fields read).
+fn uring_layout(tracefs: &Path) -> Result<UringLayout, String> {
+    let get = |event: &str, fields: &[(&str, u32)]| {
+        field_offsets(tracefs, &format!("io_uring/{event}"), fields).ok_or_else(|| {
+            let names: Vec<&str> = fields.iter().map(|f| f.0).collect();
+            format!(
+                "io_uring:{event} (missing, or its record lacks {})",
+                names.join(", ")
+            )
+        })
+    };
+    let l = UringLayout {
+        submit: get(
+            "io_uring_submit_req",
+            &[("req", 8), ("opcode", 1), ("sq_thread", 1)],
+        )?,
+        complete: get("io_uring_complete", &[("req", 8), ("res", 4)])?,
+        async_work: get("io_uring_queue_async_work", &[("req", 8)])?,
+        link: get("io_uring_link", &[("req", 8), ("target_req", 8)])?,
+    };
+    if !l.fits() {
+        return Err(
+            "io_uring:io_uring_submit_req or io_uring_complete (their fields are laid out otherwise than the programs read them)"
+                .into(),
+        );
+    }
+    Ok(l)
+}
+
 /// The tracepoint record offsets the programs are loaded with: the block
 /// layout's and the fork record's child pid.
 fn record_offsets(
@@ -633,6 +950,18 @@ fn record_offsets(
         if let Some(s) = &l.start {
             offsets.extend([("start_dev_off", s[0]), ("start_sector_off", s[1])]);
         }
+        if let Some(q) = &l.queue {
+            offsets.extend([
+                ("queue_dev_off", q.queue[0]),
+                ("queue_sector_off", q.queue[1]),
+                ("split_dev_off", q.split[0]),
+                ("split_sector_off", q.split[1]),
+                ("split_new_off", q.split[2]),
+                ("bmerge_dev_off", q.bio_merge[0]),
+                ("bmerge_sector_off", q.bio_merge[1]),
+                ("rmerge_dev_off", q.rq_merge[0]),
+            ]);
+        }
     }
     if let Some(off) = fork_child {
         offsets.push(("fork_child_off", off));
@@ -643,6 +972,8 @@ fn record_offsets(
 /// The loaded and attached programs.
 pub struct Watcher {
     ebpf: Ebpf,
+    /// The attached programs' links, detached together on drop.
+    links: Vec<(String, TracePointLinkId)>,
     /// Holds the run-time statistics on (`LoadOptions::bpf_stats`).
     _stats: Option<std::os::fd::OwnedFd>,
     unavailable: Vec<String>,
@@ -650,6 +981,16 @@ pub struct Watcher {
     block: Option<RingBuf<MapData>>,
     opens: Option<RingBuf<MapData>>,
     device: Option<u32>,
+    /// The io_uring programs are attached.
+    uring: bool,
+    /// The block layer's queueing (`block_bio_queue`) is traced.
+    queue_traced: bool,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        detach_all(&mut self.ebpf, std::mem::take(&mut self.links));
+    }
 }
 
 /// The `bevents_mode` values of the BPF program.
@@ -691,7 +1032,28 @@ impl Watcher {
         } else {
             None
         };
-        let offsets = record_offsets(layout.as_ref(), fork_child);
+        let core_ok = kernel_btf();
+        let uring_layout = if opts.device.is_some() {
+            None
+        } else if !core_ok {
+            unavailable.push(
+                "io_uring:* (this kernel has no BTF, /sys/kernel/btf/vmlinux, to read the requests' files with: io_uring requests are not seen)"
+                    .to_string(),
+            );
+            None
+        } else {
+            match uring_layout(tracefs) {
+                Ok(l) => Some(l),
+                Err(what) => {
+                    unavailable.push(format!("{what}: io_uring requests are not seen"));
+                    None
+                }
+            }
+        };
+        let mut offsets = record_offsets(layout.as_ref(), fork_child);
+        if let Some(u) = &uring_layout {
+            offsets.extend(u.offsets());
+        }
         let mut loader = EbpfLoader::new();
         loader
             .override_global("stream_enabled", &stream, true)
@@ -719,30 +1081,38 @@ impl Watcher {
             BEVENTS_ALL
         };
         let device_target = opts.device.unwrap_or(0);
+        let core_ok = u32::from(core_ok);
         loader
             .override_global("bevents_mode", &bevents_mode, true)
-            .override_global("device_target", &device_target, true);
-        let mut ebpf = loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?;
+            .override_global("device_target", &device_target, true)
+            .override_global("core_ok", &core_ok, true);
+        let mut ebpf = Attached {
+            ebpf: loader.load(BPF_OBJECT).map_err(|e| load_error(&e))?,
+            links: Vec::new(),
+        };
         if let Some(dev) = opts.device {
             let l = layout.as_ref().expect("required above");
-            attach_block(
+            let queue_traced = attach_block(
                 &mut ebpf,
                 l,
                 &mut unavailable,
                 "a request is its issuer's, which may be a kworker dispatching for the process that queued it",
             )?;
             return Ok(Watcher {
-                ebpf,
+                ebpf: ebpf.ebpf,
+                links: ebpf.links,
                 _stats: stats,
                 unavailable,
                 stream: None,
                 block: None,
                 opens: None,
                 device: Some(dev),
+                uring: false,
+                queue_traced,
             });
         }
         let mut attached = 0;
-        for op in SyscallOp::ALL {
+        for op in SyscallOp::SYSCALLS {
             let name = op.name();
             if attach_syscall(&mut ebpf, tracefs, "", name)? {
                 attached += 1;
@@ -809,32 +1179,50 @@ impl Watcher {
                 unavailable.push(format!("{category}:{event} ({what})"));
             }
         }
-        let opens = Some(ring(&mut ebpf, "opens")?);
+        let opens = Some(ring(&mut ebpf.ebpf, "opens")?);
+        let uring = uring_layout.is_some();
+        if uring {
+            // Completion first: a request submitted between two attaches
+            // is then never half seen (it is not in the table, its
+            // completion is counted as unmatched).
+            for (prog, event) in [
+                ("uring_done", "io_uring_complete"),
+                ("uring_async", "io_uring_queue_async_work"),
+                ("uring_link", "io_uring_link"),
+                ("uring_submit", "io_uring_submit_req"),
+            ] {
+                attach(&mut ebpf, prog, "io_uring", event)?;
+            }
+        }
+        let mut queue_traced = false;
         let block = match &layout {
             Some(l) => {
-                attach_block(
+                queue_traced = attach_block(
                     &mut ebpf,
                     l,
                     &mut unavailable,
                     "requests queued by a watched process and issued by a kworker count as writeback/other",
                 )?;
-                Some(ring(&mut ebpf, "bevents")?)
+                Some(ring(&mut ebpf.ebpf, "bevents")?)
             }
             None => None,
         };
         let stream = if opts.stream {
-            Some(ring(&mut ebpf, "events")?)
+            Some(ring(&mut ebpf.ebpf, "events")?)
         } else {
             None
         };
         Ok(Watcher {
-            ebpf,
+            ebpf: ebpf.ebpf,
+            links: ebpf.links,
             _stats: stats,
             unavailable,
             stream,
             block,
             opens,
             device: None,
+            uring,
+            queue_traced,
         })
     }
 
@@ -878,6 +1266,10 @@ impl Watcher {
                 pid: r.tgid,
                 fd: r.fd,
                 gen: r.gen,
+                file: (r.ino != 0).then_some(Inode {
+                    dev: r.dev,
+                    ino: r.ino,
+                }),
                 how,
             });
             true
@@ -914,6 +1306,7 @@ impl Watcher {
                 sector: r.sector,
                 bytes: r.bytes,
                 latency_ns: r.lat_ns,
+                queue_ns: (r.flags & BLK_QUEUED != 0).then_some(r.queue_ns),
                 pid: (r.tgid != 0).then_some(r.tgid),
                 op,
             });
@@ -1043,6 +1436,7 @@ impl Watcher {
             Ok(stats.get(&i, 0).map_err(map_err)?.iter().sum())
         };
         let mut block = Vec::new();
+        let mut block_queue = Vec::new();
         if self.block.is_some() || self.device.is_some() {
             let bhist: PerCpuHashMap<_, BKey, BVal> = PerCpuHashMap::try_from(
                 self.ebpf
@@ -1062,21 +1456,49 @@ impl Watcher {
                     ..Default::default()
                 };
                 let mut buckets = [0u64; NBUCKETS];
+                let mut qbuckets = [0u64; NBUCKETS];
                 for v in per_cpu.iter() {
                     r.count += v.count;
                     r.bytes += v.bytes;
                     r.total_ns += v.lat_ns;
                     r.fua += v.fua;
                     r.preflush += v.preflush;
+                    r.queued += v.queued;
+                    r.queue_ns += v.queue_ns;
                     add_buckets(&mut buckets, &v.buckets);
+                    add_buckets(&mut qbuckets, &v.qbuckets);
                 }
                 r.latency.counts = trimmed(&buckets);
+                r.queue_latency.counts = trimmed(&qbuckets);
                 block.push(r);
             }
             block.sort_by_key(|r| (r.dev, r.op, r.pid));
+            if self.queue_traced {
+                let q: PerCpuHashMap<_, u32, BQStat> = PerCpuHashMap::try_from(
+                    self.ebpf
+                        .map("bqstats")
+                        .ok_or_else(|| WatchError::Map("map bqstats missing".into()))?,
+                )
+                .map_err(map_err)?;
+                for item in q.iter() {
+                    let (dev, per_cpu) = item.map_err(map_err)?;
+                    let mut row = QueueRow {
+                        dev,
+                        ..Default::default()
+                    };
+                    for v in per_cpu.iter() {
+                        row.bio_merges += v.bio_merges;
+                        row.rq_merges += v.rq_merges;
+                        row.splits += v.splits;
+                    }
+                    block_queue.push(row);
+                }
+                block_queue.sort_by_key(|r| r.dev);
+            }
         }
         Ok(Snapshot {
             entries,
+            block_queue,
             unmatched: stat(STAT_UNMATCHED)?,
             start_table_full: stat(STAT_START_FULL)?,
             histogram_table_full: stat(STAT_HIST_FULL)?,
@@ -1087,7 +1509,61 @@ impl Watcher {
             block_histogram_full: stat(STAT_BLK_HIST_FULL)?,
             block_ring_drops: stat(STAT_BLK_RB_DROPS)?,
             open_drops: stat(STAT_OPEN_DROPS)? + stat(STAT_OPEN_FULL)?,
+            requests: self.requests()?,
+            async_unmatched: stat(STAT_ASYNC_UNMATCHED)?,
+            async_table_full: stat(STAT_ASYNC_FULL)?,
+            aio_unread: stat(STAT_AIO_UNREAD)?,
         })
+    }
+
+    /// The io_uring rows, summed over the CPUs (none when the io_uring
+    /// programs are not attached).
+    fn requests(&self) -> Result<Vec<RequestRow>, WatchError> {
+        if !self.uring {
+            return Ok(Vec::new());
+        }
+        let map_err = |e: aya::maps::MapError| WatchError::Map(e.to_string());
+        let uhist: PerCpuHashMap<_, UKey, UVal> = PerCpuHashMap::try_from(
+            self.ebpf
+                .map("uhist")
+                .ok_or_else(|| WatchError::Map("map uhist missing".into()))?,
+        )
+        .map_err(map_err)?;
+        let mut out = Vec::new();
+        for item in uhist.iter() {
+            let (k, per_cpu) = item.map_err(map_err)?;
+            let Some(&op) = SyscallOp::ALL.get(k.op as usize) else {
+                continue;
+            };
+            let mut row = WatchFileOp {
+                pid: k.tgid,
+                fd: -1,
+                op,
+                ..Default::default()
+            };
+            let mut buckets = [0u64; NBUCKETS];
+            for v in per_cpu.iter() {
+                row.count += v.count;
+                row.bytes += v.bytes;
+                row.errors += v.errors;
+                row.total_ns += v.lat_ns;
+                row.sq_thread += v.sq_thread;
+                row.async_work += v.async_work;
+                add_buckets(&mut buckets, &v.buckets);
+            }
+            row.latency.counts = trimmed(&buckets);
+            let file = Inode {
+                dev: k.dev,
+                ino: k.ino,
+            };
+            if file.ino != 0 {
+                row.device = Some(dev_name(file.dev));
+                row.inode = Some(file.ino);
+            }
+            out.push(RequestRow { file, row });
+        }
+        out.sort_by_key(|r| (r.row.pid, r.file, r.row.op));
+        Ok(out)
     }
 
     /// The stream's file descriptor, to wait on with poll(2) (none

@@ -25,9 +25,11 @@
 //! symbolic links resolve to; `/proc` replaces it with the resolved one
 //! while the file is open.
 
+use crate::block::FileId;
 use crate::session::Paths;
-use crate::{OpenEvent, Opened, Watcher, AT_FDCWD};
+use crate::{Inode, OpenEvent, Opened, Watcher, AT_FDCWD};
 use std::collections::BTreeMap;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The working directories seen, the flags of each opened descriptor, and
@@ -47,6 +49,15 @@ pub struct Names {
     pub unresolved: u64,
     /// Paths longer than the capture (kept cut).
     pub truncated: u64,
+    /// The name of each file a watched process opened or copied, by
+    /// (pid, inode): what names the files of its io_uring requests.
+    pub by_inode: BTreeMap<(u32, Inode), String>,
+    /// The `stat(2)` identity of each descriptor's regular file whose
+    /// inode the kernel gave at its open, read when the event was taken
+    /// (within a tick of the open) and kept only when the name, not a
+    /// symbolic link, still led to that inode: its extents can be mapped
+    /// by its name after the process closed it or exited.
+    pub stat_ids: BTreeMap<(u32, i32, u32), (String, FileId)>,
 }
 
 /// A path with its `.` components dropped (`..` is kept: a symbolic
@@ -135,6 +146,23 @@ impl Names {
     }
 
     fn learn(&mut self, e: OpenEvent, w: &Watcher, paths: &mut Paths) {
+        let key = (e.pid, e.fd, e.gen);
+        let (pid, file) = (e.pid, e.file);
+        self.name_descriptor(e, w, paths);
+        if let (Some(f), Some(Some(name))) = (file, paths.0.get(&key)) {
+            self.by_inode.insert((pid, f), name.clone());
+            // Regular files named without a symbolic link as the last
+            // component (the mapping opens the name with O_NOFOLLOW).
+            if let Ok(m) = std::fs::symlink_metadata(name) {
+                if m.is_file() && m.ino() == f.ino {
+                    self.stat_ids
+                        .insert(key, (name.clone(), (m.dev(), m.ino())));
+                }
+            }
+        }
+    }
+
+    fn name_descriptor(&mut self, e: OpenEvent, w: &Watcher, paths: &mut Paths) {
         let key = (e.pid, e.fd, e.gen);
         match e.how {
             Opened::Open {

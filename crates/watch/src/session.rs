@@ -18,7 +18,7 @@
 //! complete and the exit status 0.
 
 use crate::cgroup::Cgroup;
-use crate::{block, device, names};
+use crate::{block, device, names, requests};
 use crate::{LoadOptions, Snapshot, StreamEvent, Watcher};
 use anyhow::Context;
 use dbio_model::watch::{
@@ -252,7 +252,22 @@ fn open_files<'a>(
     })
 }
 
+/// The files known with their identity, to map by name whether or not a
+/// watched process still holds them: those opened while watched (their
+/// inode read by the kernel at the open) and those of io_uring requests.
+fn known_files<'a>(
+    names: &'a names::Names,
+    request_files: &'a requests::RequestFiles,
+) -> impl Iterator<Item = (String, block::FileId)> + 'a {
+    names
+        .stat_ids
+        .values()
+        .cloned()
+        .chain(request_files.mappable())
+}
+
 /// A snapshot as the model's result.
+#[allow(clippy::too_many_arguments)]
 fn result(
     cfg: &WatchConfig,
     s: &Snapshot,
@@ -261,6 +276,7 @@ fn result(
     start: Instant,
     attr: Option<&block::Attribution>,
     names: &names::Names,
+    request_files: &requests::RequestFiles,
 ) -> WatchResult {
     WatchResult {
         name: name(cfg),
@@ -268,6 +284,7 @@ fn result(
         duration_ns: start.elapsed().as_nanos() as u64,
         ended: WatchEnd::Exited,
         command_status: None,
+        command_signal: None,
         processes: processes
             .iter()
             .map(|(&pid, comm)| WatchedProcess {
@@ -286,6 +303,10 @@ fn result(
                     .map(|&f| names::flag_names(f)),
                 ..e.clone()
             })
+            .chain(s.requests.iter().map(|r| WatchFileOp {
+                path: request_files.path(r.row.pid, r.file).map(str::to_string),
+                ..r.row.clone()
+            }))
             .collect(),
         losses: WatchLosses {
             unmatched: s.unmatched,
@@ -297,6 +318,9 @@ fn result(
             block_histogram_full: s.block_histogram_full,
             block_ring_drops: s.block_ring_drops,
             open_drops: s.open_drops,
+            async_unmatched: s.async_unmatched,
+            async_table_full: s.async_table_full,
+            aio_unread: s.aio_unread,
         },
         streamed: 0,
         unavailable: Vec::new(),
@@ -304,6 +328,9 @@ fn result(
         file_block: attr.map(|a| a.file_rows()).unwrap_or_default(),
         block_unattributed: attr.map(|a| a.unattributed_rows()).unwrap_or_default(),
         unmapped: attr.map(|a| a.unmapped_rows()).unwrap_or_default(),
+        block_queue: attr
+            .map(|a| a.queue_rows(&s.block_queue, &s.block))
+            .unwrap_or_default(),
         bpf_programs: Vec::new(),
     }
 }
@@ -584,18 +611,21 @@ impl Session {
     /// Watches until the processes have exited (the cgroup was removed),
     /// the duration elapsed or the observer reports a stop, and returns
     /// the result with what it should warn about.
-    pub fn run(self, observer: &mut dyn Observer) -> anyhow::Result<(WatchResult, Vec<Finding>)> {
+    pub fn run(
+        self,
+        observer: &mut dyn Observer,
+    ) -> anyhow::Result<(WatchResult, Vec<Finding>, Tracer)> {
         let Self {
             cfg,
             target,
-            watcher,
+            mut watcher,
             bpf_stats,
             mut findings,
         } = self;
         match target {
             Target::Device(d) => {
                 let w = d.run(&cfg, &watcher, observer)?;
-                Ok((w, findings))
+                Ok((w, findings, Tracer(watcher)))
             }
             Target::Processes {
                 cgroup,
@@ -604,7 +634,7 @@ impl Session {
             } => {
                 let w = watch_processes(
                     &cfg,
-                    watcher,
+                    &mut watcher,
                     cgroup,
                     attr,
                     command_stdout_to_stderr,
@@ -612,17 +642,23 @@ impl Session {
                     observer,
                     &mut findings,
                 )?;
-                Ok((w, findings))
+                Ok((w, findings, Tracer(watcher)))
             }
         }
     }
 }
 
+/// The tracer of a finished watch, its programs still attached: dropping
+/// it detaches them, which takes the kernel a few RCU grace periods (about
+/// 2 s for the 60-odd programs on the development machine, in parallel),
+/// so a command drops it after its result is out.
+pub struct Tracer(#[allow(dead_code, reason = "held for its drop")] Watcher);
+
 /// The watch of processes, from the first watched pid to the result.
 #[allow(clippy::too_many_arguments)]
 fn watch_processes(
     cfg: &WatchConfig,
-    mut watcher: Watcher,
+    watcher: &mut Watcher,
     cgroup: Option<Cgroup>,
     mut attr: Option<Box<block::Attribution>>,
     command_stdout_to_stderr: bool,
@@ -634,6 +670,7 @@ fn watch_processes(
     let mut started = None;
     let mut names = names::Names::default();
     let mut paths = Paths::default();
+    let mut request_files = requests::RequestFiles::default();
     let mut ticks = 0u64;
     if !cfg.command.is_empty() {
         let (child, gate_fd, gate) =
@@ -643,6 +680,19 @@ fn watch_processes(
         // The command's one call before its exec: the read of dbio's
         // pipe that held it (closed by the exec).
         paths.0.insert((child.id(), gate_fd, 0), gate);
+        // Its standard input, output and error are dbio's (its output
+        // dbio's standard error when a result takes standard output): named
+        // now, as a command that exits within a tick is not read in /proc.
+        for fd in 0..=2 {
+            let from = if fd == 1 && command_stdout_to_stderr {
+                2
+            } else {
+                fd
+            };
+            if let Some(p) = Paths::resolve(std::process::id(), from) {
+                paths.0.insert((child.id(), fd, 0), Some(p));
+            }
+        }
         processes.insert(child.id(), cfg.command[0].clone());
         names.see(child.id());
         started = Some(child);
@@ -661,11 +711,12 @@ fn watch_processes(
     let mut streamed = 0u64;
     let mut next_print = cfg.interval_ns.map(|i| start + Duration::from_nanos(i));
     let mut command_status = None;
+    let mut command_signal = None;
     let ended = loop {
         if let Some(p) = &cfg.comm {
             adopt_matching(
                 p,
-                &mut watcher,
+                &mut *watcher,
                 &mut processes,
                 &mut names,
                 findings,
@@ -673,7 +724,7 @@ fn watch_processes(
             );
         }
         if cfg.follow {
-            follow(&mut watcher, &mut processes, &mut names, observer)?;
+            follow(&mut *watcher, &mut processes, &mut names, observer)?;
         }
         if let Some(cg) = &cgroup {
             // Names for the processes the kernel already watches.
@@ -682,11 +733,11 @@ fn watch_processes(
             }
         }
         if cfg.stream {
-            streamed += stream_tick(&mut watcher, &mut names, &mut paths, observer, t0);
+            streamed += stream_tick(&mut *watcher, &mut names, &mut paths, observer, t0);
         } else {
             std::thread::sleep(TICK);
         }
-        names.drain(&mut watcher, &mut paths);
+        names.drain(&mut *watcher, &mut paths);
         // Working directories, for a process that opens a relative path
         // and exits before the next tick: every 10 ticks (a readlink per
         // process; --comm may match hundreds).
@@ -697,10 +748,15 @@ fn watch_processes(
             }
         }
         let snap = watcher.snapshot()?;
-        paths.learn(&snap, &watcher);
+        paths.learn(&snap, watcher);
+        request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
         if let Some(at) = attr.as_mut() {
-            at.update(&mut watcher, open_files(&snap, &paths));
-            at.drain(&mut watcher);
+            at.update(
+                &mut *watcher,
+                open_files(&snap, &paths),
+                known_files(&names, &request_files),
+            );
+            at.drain(&mut *watcher);
         }
         if let (Some(at), Some(i)) = (next_print, cfg.interval_ns) {
             if Instant::now() >= at {
@@ -712,6 +768,7 @@ fn watch_processes(
                     start,
                     attr.as_deref(),
                     &names,
+                    &request_files,
                 );
                 observer.so_far(&r);
                 next_print = Some(at + Duration::from_nanos(i));
@@ -722,7 +779,9 @@ fn watch_processes(
         }
         if let Some(s) = started.as_mut() {
             if let Some(st) = s.try_wait().context("waiting for the command")? {
+                use std::os::unix::process::ExitStatusExt;
                 command_status = st.code();
+                command_signal = st.signal();
                 break WatchEnd::Exited;
             }
         } else if let Some(cg) = &cgroup {
@@ -735,20 +794,30 @@ fn watch_processes(
         }
     };
     if cfg.stream {
-        streamed += stream_waiting(&mut watcher, &mut names, &mut paths, observer, t0);
+        streamed += stream_waiting(&mut *watcher, &mut names, &mut paths, observer, t0);
     }
-    names.drain(&mut watcher, &mut paths);
+    names.drain(&mut *watcher, &mut paths);
     let snap = watcher.snapshot()?;
-    paths.learn(&snap, &watcher);
+    paths.learn(&snap, watcher);
+    request_files.learn(snap.requests.iter().map(|r| (r.row.pid, r.file)), &names);
     if let Some(at) = attr.as_mut() {
-        at.update(&mut watcher, open_files(&snap, &paths));
-        at.finish(&mut watcher);
+        at.update(
+            &mut *watcher,
+            open_files(&snap, &paths),
+            known_files(&names, &request_files),
+        );
+        at.finish(&mut *watcher);
     }
     if cfg.follow || cgroup.is_some() {
         // Children (or the cgroup's processes) that exited before a tick
         // saw them: their calls are in the tables under their pid.
-        for e in &snap.entries {
-            processes.entry(e.pid).or_insert_with(|| comm_of(e.pid));
+        for pid in snap
+            .entries
+            .iter()
+            .map(|e| e.pid)
+            .chain(snap.requests.iter().map(|r| r.row.pid))
+        {
+            processes.entry(pid).or_insert_with(|| comm_of(pid));
         }
     }
     let mut w = result(
@@ -759,9 +828,11 @@ fn watch_processes(
         start,
         attr.as_deref(),
         &names,
+        &request_files,
     );
     w.ended = ended;
     w.command_status = command_status;
+    w.command_signal = command_signal;
     w.streamed = streamed;
     w.unavailable = watcher.unavailable().to_vec();
     if bpf_stats {

@@ -38,6 +38,7 @@ pub fn files(w: &WatchResult) -> Vec<FileTime<'_>> {
     for o in &w.ops {
         let key = match (&o.path, o.fd) {
             (Some(p), _) => p.clone(),
+            (None, _) if o.inode.is_some() => o.file_name(),
             (None, fd) if fd < 0 => format!("{} (no descriptor)", o.op),
             (None, fd) => format!("pid {} fd {fd}", o.pid),
         };
@@ -82,6 +83,11 @@ pub enum Explained {
     Device,
     /// Between a third and a half.
     Partly,
+    /// The block layer's queue (bio queued to request issued: the I/O
+    /// scheduler, a full device queue, writeback throttling) and the
+    /// device together hold half of the calls' time or more, the queue
+    /// more than the device: "await high, device fine".
+    Queue,
     /// Under a third: the wait is above the device (the filesystem's
     /// journal, queueing, CPU).
     AboveDevice,
@@ -116,6 +122,13 @@ pub struct DeviceShare {
     pub flush_ns: u64,
     /// Device time / call time, percent, at most 100.
     pub share_pct: f64,
+    /// Of `requests`, those whose block-layer queue time is known.
+    pub queued: u64,
+    /// Their queue time (bio queued to request issued), summed, ns.
+    pub queue_ns: u64,
+    /// (Queue + device time) / call time, percent, at most 100 (0 when no
+    /// queue time is known).
+    pub block_share_pct: f64,
     /// What it comes to.
     pub explained: Explained,
     /// Why the share is unknown, in words.
@@ -137,6 +150,9 @@ pub fn device_share(w: &WatchResult, f: &FileTime) -> DeviceShare {
         file_ns: 0,
         flush_ns: 0,
         share_pct: 0.0,
+        queued: 0,
+        queue_ns: 0,
+        block_share_pct: 0.0,
         explained: Explained::Unknown,
         why_unknown: None,
     };
@@ -178,6 +194,8 @@ pub fn device_share(w: &WatchResult, f: &FileTime) -> DeviceShare {
         if (b.op == BlockOp::Read && reads > 0) || (b.op != BlockOp::Read && own_ws > 0) {
             d.requests += b.count;
             d.file_ns += b.total_ns;
+            d.queued += b.queued;
+            d.queue_ns += b.queue_ns;
         }
     }
     // Flushes and journal writes the watched processes issued outside
@@ -206,7 +224,13 @@ pub fn device_share(w: &WatchResult, f: &FileTime) -> DeviceShare {
         return d;
     }
     d.share_pct = (100.0 * dev as f64 / f.total_ns.max(1) as f64).min(100.0);
-    d.explained = if d.share_pct >= 50.0 {
+    if d.queued > 0 {
+        d.block_share_pct =
+            (100.0 * (dev + d.queue_ns) as f64 / f.total_ns.max(1) as f64).min(100.0);
+    }
+    d.explained = if d.queue_ns > dev && d.block_share_pct >= 50.0 {
+        Explained::Queue
+    } else if d.share_pct >= 50.0 {
         Explained::Device
     } else if d.share_pct >= 100.0 / 3.0 {
         Explained::Partly
@@ -226,6 +250,15 @@ pub fn syncs(f: &FileTime) -> bool {
                     .as_deref()
                     .is_some_and(|fl| fl.contains("O_DSYNC") || fl.contains("O_SYNC")))
     })
+}
+
+/// A share in percent, with a decimal under 10 % (0.4 %, 17 %).
+fn share(pct: f64) -> String {
+    if pct < 10.0 {
+        format!("{pct:.1} %")
+    } else {
+        format!("{pct:.0} %")
+    }
 }
 
 /// The device clause of a sentence about `f`: how much of its time the
@@ -254,6 +287,20 @@ pub fn device_clause(f: &FileTime, d: &DeviceShare) -> String {
             d.requests,
             format_ns(dev as f64),
             d.share_pct
+        ),
+        Explained::Queue => format!(
+            "the block layer held its {} requests {} on average before issuing them (the I/O scheduler, a full device queue, writeback throttling), against {} of device service each: with the queue, {} of the calls' time; the wait is the queue in front of the device, not the device",
+            d.requests,
+            format_ns(d.queue_ns as f64 / d.queued.max(1) as f64),
+            format_ns(dev as f64 / d.requests.max(1) as f64),
+            share(d.block_share_pct)
+        ),
+        Explained::AboveDevice if d.queued > 0 => format!(
+            "the device served its {} requests in {}{flushes} and the block layer queued them {} more, only {} of the calls' time together: most of the wait is above the block layer (a cgroup's io.max throttle, which holds bios before they reach it, the filesystem's journal, CPU), not the storage's service time",
+            d.requests,
+            format_ns(dev as f64),
+            format_ns(d.queue_ns as f64),
+            share(d.block_share_pct)
         ),
         Explained::AboveDevice => format!(
             "the device served its {} requests in {}{flushes}, only {:.0} % of the calls' time: most of the wait is above the device (the filesystem's journal, queueing, CPU), not the storage's service time",

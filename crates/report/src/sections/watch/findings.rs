@@ -203,13 +203,16 @@ fn device_vs_calls(w: &WatchResult, file: &str, ops: &[&WatchFileOp]) -> Option<
 fn by_file(w: &WatchResult) -> BTreeMap<String, Vec<&WatchFileOp>> {
     let mut m: BTreeMap<String, Vec<&WatchFileOp>> = BTreeMap::new();
     for o in &w.ops {
-        if o.fd < 0 {
+        // io_submit, io_getevents: no file; an io_uring request's file
+        // has no descriptor but is a file.
+        if o.fd < 0 && o.inode.is_none() {
             continue;
         }
-        let key = o
-            .path
-            .clone()
-            .unwrap_or_else(|| format!("pid {} fd {}", o.pid, o.fd));
+        let key = match (&o.path, o.fd) {
+            (Some(p), _) => p.clone(),
+            (None, fd) if fd < 0 => o.file_name(),
+            (None, fd) => format!("pid {} fd {fd}", o.pid),
+        };
         m.entry(key).or_default().push(o);
     }
     m
@@ -437,6 +440,8 @@ mod tests {
             block_unattributed: vec![],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         }
     }
 

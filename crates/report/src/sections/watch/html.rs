@@ -32,13 +32,11 @@ pub fn section(runs: &[WatchResult]) -> String {
         let mut ops: Vec<_> = w.ops.iter().collect();
         ops.sort_by_key(|o| std::cmp::Reverse(o.total_ns));
         let name = |o: &dbio_model::watch::WatchFileOp| {
-            format!(
-                "{} {} (pid {} fd {})",
-                o.op,
-                o.path.as_deref().unwrap_or("?"),
-                o.pid,
-                o.fd
-            )
+            if o.fd >= 0 {
+                format!("{} {} (pid {} fd {})", o.op, o.file_name(), o.pid, o.fd)
+            } else {
+                format!("{} {} (pid {})", o.op, o.file_name(), o.pid)
+            }
         };
         // The table folds as the terminal does (pseudo-files, libraries,
         // files under a small share of the traced time in one row).
@@ -50,7 +48,7 @@ pub fn section(runs: &[WatchResult]) -> String {
             .flat_map(|f| f.rows.iter())
             .map(|o| {
                 vec![
-                    o.path.clone().unwrap_or_else(|| "?".into()),
+                    o.file_name(),
                     o.op.to_string(),
                     o.pid.to_string(),
                     o.count.to_string(),

@@ -8,7 +8,10 @@
 //!
 //! Device time is the kernel's `block_rq_issue` to `block_rq_complete`
 //! (docs/watch.md); it leaves out the queueing before issue, so a call
-//! can take longer than its requests without the device being slow.
+//! can take longer than its requests without the device being slow. Where
+//! the queueing was traced (`block_bio_queue` to `block_rq_issue`), each
+//! file's mean queue time is drawn beside its mean device time: a queue
+//! far longer than the device's service is "await high, device fine".
 
 use crate::kit::html::page::Text;
 use crate::kit::html::svg::{self, Hist, Pair};
@@ -106,6 +109,26 @@ pub fn section(i: usize, w: &WatchResult) -> String {
             &rows,
         ));
     }
+    if w.file_block.iter().any(|f| f.queued > 0) {
+        let rows: Vec<Pair> = w
+            .file_block
+            .iter()
+            .filter(|f| f.queued > 0)
+            .map(|f| Pair {
+                label: format!("{} {}", f.op, f.path),
+                a: mean(f.queue_ns, f.queued).unwrap_or(f64::NAN),
+                b: mean(f.total_ns, f.count),
+                fmt: svg::fmt_ns,
+                note: format!("{} requests", f.count),
+            })
+            .collect();
+        b.push_str(&svg::paired(
+            &format!("watch-file-queue-{i}"),
+            "Per file: mean block-layer queue time beside the mean device time of the requests in its extents",
+            ["queue (bio queued to request issued)", "device (issue to completion)"],
+            &rows,
+        ));
+    }
     let mut lines = Vec::new();
     for dev in &devices {
         let (all_n, all_t) = w
@@ -141,7 +164,10 @@ pub fn section(i: usize, w: &WatchResult) -> String {
             lines.concat()
         );
     }
-    for u in &w.unmapped {
+    // A pseudo-file names another file for dbio than for the process.
+    for u in w.unmapped.iter().filter(|u| {
+        dbio_model::watch::file_kind(Some(&u.path)) != dbio_model::watch::FileKind::Pseudo
+    }) {
         let p = html! { p { "Not mapped to the device: " (Text(&u.path)) ": " (Text(&u.reason)) } };
         b.push_str(&p.into_string());
     }
@@ -207,6 +233,7 @@ mod tests {
                     total_ns: 400_000,
                     by_watched: 4,
                     latency: lat,
+                    ..Default::default()
                 }]
             } else {
                 vec![]
@@ -218,9 +245,12 @@ mod tests {
                 bytes: 8192,
                 by_watched: 0,
                 total_ns: 200_000,
+                ..Default::default()
             }],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         }
     }
 

@@ -32,7 +32,10 @@ impl Section for Watch {
         let mut rows = Vec::new();
         for x in &r.watch {
             for o in &x.ops {
-                let item = if o.generation > 0 {
+                let item = if o.fd < 0 && o.inode.is_some() {
+                    // An io_uring request's file: no descriptor.
+                    format!("{} pid {} {} {}", x.name, o.pid, o.file_name(), o.op)
+                } else if o.generation > 0 {
                     format!(
                         "{} pid {} fd {} #{} {}",
                         x.name, o.pid, o.fd, o.generation, o.op

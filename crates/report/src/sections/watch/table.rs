@@ -47,6 +47,9 @@ fn body(head: String, w: &WatchResult) -> String {
     if let Some(s) = w.command_status {
         let _ = writeln!(out, "  command exit status {s}");
     }
+    if let Some(s) = w.command_signal {
+        let _ = writeln!(out, "  command killed by signal {s}");
+    }
     // --device traces no system call: no table of calls.
     let calls = w.config.device.is_none();
     let mut t = crate::kit::text::new_table(&[
@@ -60,7 +63,10 @@ fn body(head: String, w: &WatchResult) -> String {
     for o in &rows {
         t.add_row([
             Cell::new(o.pid).set_alignment(CellAlignment::Right),
-            Cell::new(if o.generation > 0 {
+            Cell::new(if o.fd < 0 {
+                // An io_uring request names a file, not a number.
+                "-".to_string()
+            } else if o.generation > 0 {
                 // The number held another file before: this row is the
                 // file it held after `generation` closes or dup2s.
                 format!("{} #{}", o.fd, o.generation)
@@ -68,7 +74,7 @@ fn body(head: String, w: &WatchResult) -> String {
                 o.fd.to_string()
             })
             .set_alignment(CellAlignment::Right),
-            Cell::new(o.path.as_deref().unwrap_or("?")),
+            Cell::new(o.file_name()),
             Cell::new(o.op.name()),
             Cell::new(o.count).set_alignment(CellAlignment::Right),
             Cell::new(if o.op.moves_data() {
@@ -152,11 +158,10 @@ fn body(head: String, w: &WatchResult) -> String {
     for o in drawn {
         let _ = writeln!(
             out,
-            "{} on {} (pid {}, fd {}): latency",
+            "{} on {} ({}): latency",
             o.op,
-            o.path.as_deref().unwrap_or("?"),
-            o.pid,
-            o.fd
+            o.file_name(),
+            o.whose()
         );
         out.push_str(&crate::kit::histogram::render(&o.latency));
     }
@@ -231,6 +236,34 @@ fn mean(total_ns: u64, count: u64) -> String {
     }
 }
 
+/// Whether any block row has a queue time (old results, and kernels
+/// without the queueing tracepoints, have none: their tables keep their
+/// columns).
+fn queue_known(w: &WatchResult) -> bool {
+    w.block.iter().any(|d| d.queued > 0) || w.file_block.iter().any(|f| f.queued > 0)
+}
+
+/// A header with "queue mean" inserted before the column `before`, when
+/// `queue`.
+fn queue_header<'a>(mut h: Vec<&'a str>, before: &str, queue: bool) -> Vec<&'a str> {
+    if queue {
+        let at = h.iter().position(|c| *c == before).unwrap_or(h.len());
+        h.insert(at, "queue mean");
+    }
+    h
+}
+
+/// A row with the mean queue time inserted at `at`, when `queue`.
+fn queue_cell(mut row: Vec<Cell>, at: usize, queue: bool, queue_ns: u64, queued: u64) -> Vec<Cell> {
+    if queue {
+        row.insert(
+            at,
+            Cell::new(mean(queue_ns, queued)).set_alignment(CellAlignment::Right),
+        );
+    }
+    row
+}
+
 /// The syscall side of a file, next to its device time: each call's
 /// mean and count (`pwrite64 1.43 ms x504`).
 fn syscalls_on(w: &WatchResult, path: &str, op: BlockOp) -> String {
@@ -268,6 +301,16 @@ fn block(out: &mut String, w: &WatchResult) {
     } else {
         block_folded(out, w);
     }
+    for q in &w.block_queue {
+        let _ = writeln!(
+            out,
+            "on the way to {}: {} bios merged into queued requests, {} requests merged, {} bios split (a merged bio is timed with its request, a split one's parts from the whole one's queueing)",
+            device_name(w, &q.device),
+            q.bio_merges,
+            q.rq_merges,
+            q.splits
+        );
+    }
     // A pseudo-file (/proc/self/...) names another file for dbio than
     // for the process: saying so is noise.
     for u in w
@@ -291,6 +334,8 @@ struct DeviceClass {
     total_ns: u64,
     fua: u64,
     preflush: u64,
+    queued: u64,
+    queue_ns: u64,
 }
 
 /// A device as the tables name it: `vda (254:0)`, or its number.
@@ -307,6 +352,7 @@ fn device_name(w: &WatchResult, device: &str) -> String {
 }
 
 fn block_folded(out: &mut String, w: &WatchResult) {
+    let queue = queue_known(w);
     if !w.block.is_empty() {
         let mut rows: Vec<DeviceClass> = Vec::new();
         for d in &w.block {
@@ -333,34 +379,51 @@ fn block_folded(out: &mut String, w: &WatchResult) {
             r.total_ns += d.total_ns;
             r.fua += d.fua;
             r.preflush += d.preflush;
+            r.queued += d.queued;
+            r.queue_ns += d.queue_ns;
         }
         let _ = writeln!(
             out,
-            "block layer: device service time (issue to completion) on the devices holding the watched files; --all-files splits it by issuer and draws each file's histograms"
+            "{}",
+            if queue {
+                "block layer: device service time (issue to completion) and queue time (bio queued to request issued) on the devices holding the watched files; --all-files splits it by issuer and draws each file's histograms"
+            } else {
+                "block layer: device service time (issue to completion) on the devices holding the watched files; --all-files splits it by issuer and draws each file's histograms"
+            }
         );
-        let mut t = crate::kit::text::new_table(&[
-            "device",
-            "op",
-            "requests",
-            "by watched",
-            "bytes",
+        let mut t = crate::kit::text::new_table(&queue_header(
+            vec![
+                "device",
+                "op",
+                "requests",
+                "by watched",
+                "bytes",
+                "mean",
+                "total",
+                "FUA",
+                "preflush",
+            ],
             "mean",
-            "total",
-            "FUA",
-            "preflush",
-        ]);
+            queue,
+        ));
         for r in &rows {
-            t.add_row([
-                Cell::new(device_name(w, &r.device)),
-                Cell::new(r.op.map_or("-", BlockOp::name)),
-                Cell::new(r.count).set_alignment(CellAlignment::Right),
-                Cell::new(r.by_watched).set_alignment(CellAlignment::Right),
-                Cell::new(format_bytes(r.bytes)).set_alignment(CellAlignment::Right),
-                Cell::new(mean(r.total_ns, r.count)).set_alignment(CellAlignment::Right),
-                Cell::new(format_ns(r.total_ns as f64)).set_alignment(CellAlignment::Right),
-                Cell::new(r.fua).set_alignment(CellAlignment::Right),
-                Cell::new(r.preflush).set_alignment(CellAlignment::Right),
-            ]);
+            t.add_row(queue_cell(
+                vec![
+                    Cell::new(device_name(w, &r.device)),
+                    Cell::new(r.op.map_or("-", BlockOp::name)),
+                    Cell::new(r.count).set_alignment(CellAlignment::Right),
+                    Cell::new(r.by_watched).set_alignment(CellAlignment::Right),
+                    Cell::new(format_bytes(r.bytes)).set_alignment(CellAlignment::Right),
+                    Cell::new(mean(r.total_ns, r.count)).set_alignment(CellAlignment::Right),
+                    Cell::new(format_ns(r.total_ns as f64)).set_alignment(CellAlignment::Right),
+                    Cell::new(r.fua).set_alignment(CellAlignment::Right),
+                    Cell::new(r.preflush).set_alignment(CellAlignment::Right),
+                ],
+                5,
+                queue,
+                r.queue_ns,
+                r.queued,
+            ));
         }
         let _ = writeln!(out, "{t}");
     }
@@ -376,26 +439,36 @@ fn block_folded(out: &mut String, w: &WatchResult) {
             out,
             "device time by file (requests whose first sector lies in the file's extents), next to the time of the calls on it"
         );
-        let mut t = crate::kit::text::new_table(&[
-            "file",
-            "op",
-            "requests",
-            "bytes",
-            "by watched",
+        let mut t = crate::kit::text::new_table(&queue_header(
+            vec![
+                "file",
+                "op",
+                "requests",
+                "bytes",
+                "by watched",
+                "device mean",
+                "calls: mean x count",
+            ],
             "device mean",
-            "calls: mean x count",
-        ]);
+            queue,
+        ));
         for p in &shown {
             for f in w.file_block.iter().filter(|f| f.path == *p) {
-                t.add_row([
-                    Cell::new(&f.path),
-                    Cell::new(f.op.name()),
-                    Cell::new(f.count).set_alignment(CellAlignment::Right),
-                    Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
-                    Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
-                    Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
-                    Cell::new(syscalls_on(w, &f.path, f.op)),
-                ]);
+                t.add_row(queue_cell(
+                    vec![
+                        Cell::new(&f.path),
+                        Cell::new(f.op.name()),
+                        Cell::new(f.count).set_alignment(CellAlignment::Right),
+                        Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
+                        Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
+                        Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
+                        Cell::new(syscalls_on(w, &f.path, f.op)),
+                    ],
+                    5,
+                    queue,
+                    f.queue_ns,
+                    f.queued,
+                ));
             }
         }
         let rest: Vec<_> = w
@@ -419,15 +492,24 @@ fn block_folded(out: &mut String, w: &WatchResult) {
                     a.3 + f.total_ns,
                 )
             });
-            t.add_row([
-                Cell::new(format!("other files ({})", paths.len())),
-                Cell::new(op.name()),
-                Cell::new(count).set_alignment(CellAlignment::Right),
-                Cell::new(format_bytes(bytes)).set_alignment(CellAlignment::Right),
-                Cell::new(by).set_alignment(CellAlignment::Right),
-                Cell::new(mean(ns, count)).set_alignment(CellAlignment::Right),
-                Cell::new("-"),
-            ]);
+            let (queued, queue_ns) = of
+                .iter()
+                .fold((0, 0), |a, f| (a.0 + f.queued, a.1 + f.queue_ns));
+            t.add_row(queue_cell(
+                vec![
+                    Cell::new(format!("other files ({})", paths.len())),
+                    Cell::new(op.name()),
+                    Cell::new(count).set_alignment(CellAlignment::Right),
+                    Cell::new(format_bytes(bytes)).set_alignment(CellAlignment::Right),
+                    Cell::new(by).set_alignment(CellAlignment::Right),
+                    Cell::new(mean(ns, count)).set_alignment(CellAlignment::Right),
+                    Cell::new("-"),
+                ],
+                5,
+                queue,
+                queue_ns,
+                queued,
+            ));
         }
         let _ = writeln!(out, "{t}");
     }
@@ -469,6 +551,7 @@ fn block_folded(out: &mut String, w: &WatchResult) {
 }
 
 fn block_full(out: &mut String, w: &WatchResult) {
+    let queue = queue_known(w);
     if !w.block.is_empty() {
         let _ = writeln!(
             out,
@@ -479,33 +562,43 @@ fn block_full(out: &mut String, w: &WatchResult) {
                 "block layer: device service time (issue to completion) on the devices holding the watched files"
             }
         );
-        let mut t = crate::kit::text::new_table(&[
-            "device",
-            "op",
-            "issued by",
-            "requests",
-            "bytes",
+        let mut t = crate::kit::text::new_table(&queue_header(
+            vec![
+                "device",
+                "op",
+                "issued by",
+                "requests",
+                "bytes",
+                "mean",
+                "total",
+                "FUA",
+                "preflush",
+            ],
             "mean",
-            "total",
-            "FUA",
-            "preflush",
-        ]);
+            queue,
+        ));
         for d in &w.block {
             let dev = match &d.name {
                 Some(n) => format!("{n} ({})", d.device),
                 None => d.device.clone(),
             };
-            t.add_row([
-                Cell::new(dev),
-                Cell::new(d.op.name()),
-                Cell::new(issuer(w, d)),
-                Cell::new(d.count).set_alignment(CellAlignment::Right),
-                Cell::new(format_bytes(d.bytes)).set_alignment(CellAlignment::Right),
-                Cell::new(mean(d.total_ns, d.count)).set_alignment(CellAlignment::Right),
-                Cell::new(format_ns(d.total_ns as f64)).set_alignment(CellAlignment::Right),
-                Cell::new(d.fua).set_alignment(CellAlignment::Right),
-                Cell::new(d.preflush).set_alignment(CellAlignment::Right),
-            ]);
+            t.add_row(queue_cell(
+                vec![
+                    Cell::new(dev),
+                    Cell::new(d.op.name()),
+                    Cell::new(issuer(w, d)),
+                    Cell::new(d.count).set_alignment(CellAlignment::Right),
+                    Cell::new(format_bytes(d.bytes)).set_alignment(CellAlignment::Right),
+                    Cell::new(mean(d.total_ns, d.count)).set_alignment(CellAlignment::Right),
+                    Cell::new(format_ns(d.total_ns as f64)).set_alignment(CellAlignment::Right),
+                    Cell::new(d.fua).set_alignment(CellAlignment::Right),
+                    Cell::new(d.preflush).set_alignment(CellAlignment::Right),
+                ],
+                5,
+                queue,
+                d.queue_ns,
+                d.queued,
+            ));
         }
         let _ = writeln!(out, "{t}");
         // --device: the rows are the result; each has its histogram.
@@ -521,30 +614,48 @@ fn block_full(out: &mut String, w: &WatchResult) {
             out,
             "device time by file (requests whose first sector lies in the file's extents), next to the time of the calls on it"
         );
-        let mut t = crate::kit::text::new_table(&[
-            "file",
-            "op",
-            "requests",
-            "bytes",
-            "by watched",
+        let mut t = crate::kit::text::new_table(&queue_header(
+            vec![
+                "file",
+                "op",
+                "requests",
+                "bytes",
+                "by watched",
+                "device mean",
+                "calls: mean x count",
+            ],
             "device mean",
-            "calls: mean x count",
-        ]);
+            queue,
+        ));
         for f in &w.file_block {
-            t.add_row([
-                Cell::new(&f.path),
-                Cell::new(f.op.name()),
-                Cell::new(f.count).set_alignment(CellAlignment::Right),
-                Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
-                Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
-                Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
-                Cell::new(syscalls_on(w, &f.path, f.op)),
-            ]);
+            t.add_row(queue_cell(
+                vec![
+                    Cell::new(&f.path),
+                    Cell::new(f.op.name()),
+                    Cell::new(f.count).set_alignment(CellAlignment::Right),
+                    Cell::new(format_bytes(f.bytes)).set_alignment(CellAlignment::Right),
+                    Cell::new(f.by_watched).set_alignment(CellAlignment::Right),
+                    Cell::new(mean(f.total_ns, f.count)).set_alignment(CellAlignment::Right),
+                    Cell::new(syscalls_on(w, &f.path, f.op)),
+                ],
+                5,
+                queue,
+                f.queue_ns,
+                f.queued,
+            ));
         }
         let _ = writeln!(out, "{t}");
         for f in &w.file_block {
             let _ = writeln!(out, "{} requests on {}: device time", f.op, f.path);
             out.push_str(&crate::kit::histogram::render(&f.latency));
+            if f.queued > 0 {
+                let _ = writeln!(
+                    out,
+                    "{} requests on {}: queue time (bio queued to request issued)",
+                    f.op, f.path
+                );
+                out.push_str(&crate::kit::histogram::render(&f.queue_latency));
+            }
         }
     }
     for u in &w.block_unattributed {
@@ -615,6 +726,8 @@ mod tests {
                     run_ns: 2000,
                 },
             ],
+            block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         assert!(
@@ -696,6 +809,7 @@ mod tests {
                 total_ns: 400_000,
                 by_watched: 4,
                 latency: lat,
+                ..Default::default()
             }],
             block_unattributed: vec![WatchUnattributed {
                 device: "254:0".into(),
@@ -704,12 +818,23 @@ mod tests {
                 bytes: 8192,
                 by_watched: 0,
                 total_ns: 10,
+                ..Default::default()
             }],
-            unmapped: vec![WatchUnmapped {
-                path: "/tmpfile".into(),
-                reason: "not on a block device".into(),
-            }],
+            unmapped: vec![
+                WatchUnmapped {
+                    path: "/tmpfile".into(),
+                    reason: "not on a block device".into(),
+                },
+                // An old result's: /proc/self names dbio's own files.
+                WatchUnmapped {
+                    path: "/proc/self/status".into(),
+                    reason: "the path now names another file than the one the process has open"
+                        .into(),
+                },
+            ],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         };
         // By default: per device and class, every issuer together; the
         // files of the call table without histograms; what no file
@@ -727,6 +852,13 @@ mod tests {
             s.contains("not mapped to the device: /tmpfile: not on a block device"),
             "{s}"
         );
+        assert!(!s.contains("not mapped to the device: /proc"), "{s}");
+        let html = crate::sections::watch::html_block::section(0, &w);
+        assert!(
+            html.contains("Not mapped to the device: /tmpfile"),
+            "{html}"
+        );
+        assert!(!html.contains("/proc/self/status"), "{html}");
         assert!(s.contains("3 completions without an issue"), "{s}");
         // --all-files (and `dbio report --detail`): by issuer, with each
         // file's histogram and a line per class.
@@ -772,6 +904,7 @@ mod tests {
             total_ns: 200_000,
             by_watched: 2,
             latency: lat.clone(),
+            ..Default::default()
         };
         let dev = |op: BlockOp, pid: Option<u32>| WatchDeviceIo {
             device: "254:0".into(),
@@ -817,6 +950,8 @@ mod tests {
             block_unattributed: vec![],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         // One device row per class: 6 write requests, 3 by the watched
@@ -886,6 +1021,8 @@ mod tests {
             block_unattributed: vec![],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         };
         let s = render_one(&w);
         assert!(

@@ -117,7 +117,9 @@ pub fn answer(w: &WatchResult, fs: &[Finding]) -> Verdict {
     }
     let d = files::device_share(w, f);
     let mut class = match d.explained {
-        Explained::Device => VerdictClass::StorageBound,
+        // A full queue in front of the device is still the storage's:
+        // the answer says it is the queue, not the service time.
+        Explained::Device | Explained::Queue => VerdictClass::StorageBound,
         Explained::Partly => VerdictClass::Mixed,
         Explained::AboveDevice if files::syncs(f) => VerdictClass::CommitPath,
         Explained::AboveDevice | Explained::Pseudo => VerdictClass::NotStorage,
@@ -202,6 +204,8 @@ mod tests {
             block_unattributed: vec![],
             unmapped: vec![],
             bpf_programs: vec![],
+            block_queue: vec![],
+            command_signal: None,
         }
     }
 
@@ -370,5 +374,85 @@ mod tests {
         assert!(!files::files(&every)
             .iter()
             .any(|f| files::folded(&every, f)));
+    }
+
+    /// `blk` with a queue time for every request.
+    fn queued(mut b: WatchFileBlock, queue_ns: u64) -> WatchFileBlock {
+        b.queued = b.count;
+        b.queue_ns = queue_ns;
+        b
+    }
+
+    // 1000 direct writes took 600 ms; the device served them in 100 ms
+    // (17 %). A queue of 250 ms before issue makes queue and device 58 %
+    // of the calls' time, the queue more than the device: the queue in
+    // front of the device. At 190 ms (48 %) it is not half: the wait is
+    // above the block layer (a throttle holds bios before it). A queue of
+    // 90 ms under a device of 300 ms (50 %) is the device's.
+    #[test]
+    fn a_queue_longer_than_the_device_is_told_from_a_slow_device_and_from_a_throttle() {
+        let calls = || vec![op("/data", SyscallOp::Pwrite64, 1000, 600_000_000)];
+        let w = result(
+            calls(),
+            vec![queued(
+                blk("/data", BlockOp::Write, 1000, 100_000_000),
+                250_000_000,
+            )],
+        );
+        let (v, _) = judge(&w);
+        assert_eq!(v.class, VerdictClass::StorageBound, "{}", v.answer);
+        assert!(
+            v.answer
+                .contains("held its 1000 requests 250 µs on average before issuing them")
+                && v.answer.contains("against 100 µs of device service each")
+                && v.answer.contains("with the queue, 58 % of the calls' time")
+                && v.answer
+                    .contains("the wait is the queue in front of the device"),
+            "{}",
+            v.answer
+        );
+        let w = result(
+            calls(),
+            vec![queued(
+                blk("/data", BlockOp::Write, 1000, 100_000_000),
+                190_000_000,
+            )],
+        );
+        let (v, _) = judge(&w);
+        assert_eq!(v.class, VerdictClass::NotStorage, "{}", v.answer);
+        assert!(
+            v.answer
+                .contains("queued them 190 ms more, only 48 % of the calls' time together")
+                && v.answer
+                    .contains("above the block layer (a cgroup's io.max throttle"),
+            "{}",
+            v.answer
+        );
+        let w = result(
+            calls(),
+            vec![queued(
+                blk("/data", BlockOp::Write, 1000, 300_000_000),
+                90_000_000,
+            )],
+        );
+        let (v, _) = judge(&w);
+        assert_eq!(v.class, VerdictClass::StorageBound, "{}", v.answer);
+        assert!(
+            v.answer
+                .contains("50 % of the calls' time: the wait is the storage's"),
+            "{}",
+            v.answer
+        );
+        // Without queue times (an old result) the sentence is the old one.
+        let w = result(
+            calls(),
+            vec![blk("/data", BlockOp::Write, 1000, 100_000_000)],
+        );
+        let (v, _) = judge(&w);
+        assert!(
+            v.answer.contains("only 17 % of the calls' time: most of the wait is above the device (the filesystem's journal"),
+            "{}",
+            v.answer
+        );
     }
 }
