@@ -54,5 +54,6 @@ mod watch_cgroup;
 mod watch_cost;
 mod watch_mariadb;
 mod watch_names;
+mod watch_pg18;
 mod watch_queue;
 mod watch_wrapper;
