@@ -359,3 +359,30 @@ pub fn v2_renders_as_then(name: &str) -> serde_json::Value {
     assert_eq!(v["schema_version"], dbio_model::SCHEMA_VERSION, "{name}");
     v
 }
+
+/// Starts `dbio watch ARGS --json RESULT` in the background and waits for
+/// its first line on standard error, "watching pid …", so that what the
+/// test does next is watched. `Err` with the kernel's refusal when BPF is
+/// not available here (the caller skips).
+pub fn start_watch(args: &[String], result: &Path) -> Result<std::process::Child, String> {
+    use std::io::{BufRead, BufReader};
+    let mut watch = std::process::Command::new(dbio_path())
+        .args(args)
+        .arg("--json")
+        .arg(result)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("dbio watch");
+    let mut line = String::new();
+    BufReader::new(watch.stderr.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    if line.contains("the kernel refused") {
+        let _ = watch.kill();
+        let _ = watch.wait();
+        return Err(format!("BPF unavailable: {line}"));
+    }
+    assert!(line.contains("watching pid"), "{line}");
+    Ok(watch)
+}

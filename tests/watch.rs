@@ -793,21 +793,8 @@ fn watch_sees_postgres_sync_its_wal_under_commit_load() {
     let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
     let d = scratch();
     let result = d.path().join("watch.json");
-    let mut watch = std::process::Command::new(dbio_path())
-        .args(["watch", "--follow", "--pid", &pids.join(","), "--json"])
-        .arg(&result)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("dbio watch");
-    {
-        use std::io::{BufRead, BufReader};
-        let mut line = String::new();
-        BufReader::new(watch.stderr.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(line.contains("watching pid"), "{line}");
-    }
+    let args = ["watch", "--follow", "--pid", &pids.join(",")].map(str::to_string);
+    let watch = crate::util::start_watch(&args, &result).expect("BPF on this machine");
     let (sessions, per_session) = (2u64, 150u64);
     let load = dbio()
         .args(["load", &url, "--sessions", &sessions.to_string()])

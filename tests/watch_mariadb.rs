@@ -7,7 +7,7 @@
 //! (`DBIO_TEST_MYSQL_URL`, `DBIO_TEST_MYSQL_ADMIN_URL`, which scripts/test
 //! exports); without them it prints why it skips.
 
-use crate::util::{dbio, dbio_path, is_root, json, scratch, skip_this_test};
+use crate::util::{dbio, is_root, json, scratch, skip_this_test};
 use crate::util::{wait_output_within, CHILD_DEADLINE};
 use serde_json::Value;
 use std::process::Command;
@@ -161,26 +161,11 @@ fn watch_counts_mariadbs_redo_and_io_uring_data_writes_under_commit_load() {
         .to_string();
     let d = scratch();
     let result = d.path().join("watch.json");
-    let mut watch = Command::new(dbio_path())
-        .args(["watch", "--pid", &pid, "--json"])
-        .arg(&result)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("dbio watch");
-    {
-        use std::io::{BufRead, BufReader};
-        let mut line = String::new();
-        BufReader::new(watch.stderr.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        if line.contains("the kernel refused") {
-            let _ = watch.kill();
-            let _ = watch.wait();
-            return skip_this_test(&format!("BPF unavailable: {line}"));
-        }
-        assert!(line.contains("watching pid"), "{line}");
-    }
+    let args = ["watch", "--pid", &pid].map(str::to_string);
+    let watch = match crate::util::start_watch(&args, &result) {
+        Ok(w) => w,
+        Err(why) => return skip_this_test(&why),
+    };
     let (log0, data0) = (
         log_writes(&admin),
         status(&admin, "Innodb_data_writes").unwrap(),

@@ -8,7 +8,7 @@
 //! Needs root and `DBIO_TEST_PG18_ADMIN_URL` and `DBIO_DB_DIR` (which
 //! scripts/test exports); without them it prints why it skips.
 
-use crate::util::{dbio_path, is_root, scratch, skip_this_test};
+use crate::util::{is_root, scratch, skip_this_test};
 use crate::util::{wait_output_within, CHILD_DEADLINE};
 use serde_json::Value;
 use std::process::Command;
@@ -94,27 +94,10 @@ fn watch_follows_postgresql_18_reads_to_its_io_workers() {
     }
     let d = scratch();
     let result = d.path().join("watch.json");
-    let mut watch = Command::new(dbio_path())
-        .args(&args)
-        .arg("--json")
-        .arg(&result)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("dbio watch");
-    {
-        use std::io::{BufRead, BufReader};
-        let mut line = String::new();
-        BufReader::new(watch.stderr.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        if line.contains("the kernel refused") {
-            let _ = watch.kill();
-            let _ = watch.wait();
-            return skip_this_test(&format!("BPF unavailable: {line}"));
-        }
-        assert!(line.contains("watching pid"), "{line}");
-    }
+    let watch = match crate::util::start_watch(&args, &result) {
+        Ok(w) => w,
+        Err(why) => return skip_this_test(&why),
+    };
     assert_eq!(
         psql(&admin, "SELECT count(*) FROM dbio_watch_pg18"),
         "100000"
