@@ -152,7 +152,7 @@ impl Outputs {
 }
 
 /// The HTML exporter: it takes the command line from the result
-/// ([`with_invocation`] records it).
+/// ([`with_provenance`] records it).
 fn html_exporter() -> dbio_report::HtmlExporter {
     dbio_report::HtmlExporter::default()
 }
