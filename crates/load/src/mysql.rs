@@ -782,24 +782,7 @@ pub struct Monitor {
 /// starts with `SELECT` or `SHOW` and holds no `;` outside a string
 /// literal.
 pub fn is_read_only(sql: &str) -> bool {
-    let head = sql.trim_start().to_ascii_uppercase();
-    let starts = ["SELECT", "SHOW"].iter().any(|k| {
-        head.starts_with(k)
-            && head[k.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
-    });
-    let mut quoted = false;
-    let mut extra = false;
-    for c in sql.trim_end().trim_end_matches(';').chars() {
-        match c {
-            '\'' => quoted = !quoted,
-            ';' if !quoted => extra = true,
-            _ => {}
-        }
-    }
-    starts && !extra
+    crate::target::one_statement_starting_with(sql, &["SELECT", "SHOW"])
 }
 
 /// A value of the text protocol as text (NULL is `None`).

@@ -917,24 +917,7 @@ fn monitor_settings() -> Vec<(String, String)> {
 /// with `SELECT`, `SHOW`, `WITH` or `VALUES` and holds no `;` outside a
 /// string literal (one statement per call).
 pub fn is_read_only(sql: &str) -> bool {
-    let head = sql.trim_start().to_ascii_uppercase();
-    let starts = ["SELECT", "SHOW", "WITH", "VALUES"].iter().any(|k| {
-        head.starts_with(k)
-            && head[k.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
-    });
-    let mut quoted = false;
-    let mut extra = false;
-    for c in sql.trim_end().trim_end_matches(';').chars() {
-        match c {
-            '\'' => quoted = !quoted,
-            ';' if !quoted => extra = true,
-            _ => {}
-        }
-    }
-    starts && !extra
+    crate::target::one_statement_starting_with(sql, &["SELECT", "SHOW", "WITH", "VALUES"])
 }
 
 impl Monitor {

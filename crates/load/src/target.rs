@@ -270,9 +270,47 @@ pub(crate) fn password_file_unsafe(path: &std::path::Path) -> Option<String> {
     })
 }
 
+/// Whether `sql` is one statement that begins with one of `keywords` (a
+/// whole word, any case) and holds no `;` outside a single-quoted string:
+/// the read-only monitors' one check of what they may send.
+pub(crate) fn one_statement_starting_with(sql: &str, keywords: &[&str]) -> bool {
+    let head = sql.trim_start().to_ascii_uppercase();
+    let starts = keywords.iter().any(|k| {
+        head.starts_with(k)
+            && head[k.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
+    });
+    let mut quoted = false;
+    let mut extra = false;
+    for c in sql.trim_end().trim_end_matches(';').chars() {
+        match c {
+            '\'' => quoted = !quoted,
+            ';' if !quoted => extra = true,
+            _ => {}
+        }
+    }
+    starts && !extra
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The monitors' check: one statement, led by a permitted keyword as
+    /// a whole word; a `;` inside a quoted string is text.
+    #[test]
+    fn only_one_statement_led_by_a_permitted_keyword_passes() {
+        let ok = |sql: &str| one_statement_starting_with(sql, &["SELECT", "SHOW"]);
+        assert!(ok("SELECT 1"));
+        assert!(ok("  show global status;"));
+        assert!(ok("SELECT ';' AS x"));
+        assert!(!ok("SELECTED"));
+        assert!(!ok("SELECT 1; DROP TABLE t"));
+        assert!(!ok("UPDATE t SET a = 1"));
+        assert!(!ok("WITH x AS (SELECT 1) SELECT * FROM x"));
+    }
 
     #[test]
     fn recognises_each_family() {
