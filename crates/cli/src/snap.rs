@@ -33,7 +33,13 @@ privileged role: PostgreSQL pg_monitor; MariaDB PROCESS and SELECT on performanc
 Counters that go backwards inside the interval (a statistics reset, a restart) are said and \
 counted from the reset, never as a negative rate; a snapshot of another server (a failover) \
 is refused. SIGINT mid-interval ends the interval early: the partial interval is written, \
-marked with the signal, and dbio exits with status 1."
+marked with the signal, and dbio exits with status 1.
+
+--watch adds the layers of a commit: during the same interval the server's processes are \
+followed in the kernel (their write, fsync and fdatasync calls on the WAL, redo and binary log \
+files, and the queue and device time of the block requests carrying those files), and one \
+table says where a commit's time goes: in the database before and around the flush, in the \
+system call above the block layer, in the device queue, on the device."
 )]
 pub struct SnapArgs {
     /// The server: postgres://..., postgresql://..., a libpq keyword
@@ -58,6 +64,14 @@ pub struct SnapArgs {
     /// without pg_wait_sampling), e.g. 1s, 200ms; a unit is required.
     #[arg(long, value_name = "TIME", default_value = "1s", value_parser = parse_delay_arg)]
     pub sample_period: f64,
+    /// Watch the server's processes in the kernel during the interval (as
+    /// dbio watch --follow from the postmaster or mariadbd, with the block
+    /// layer) and split a commit's time into its layers per log file: in
+    /// the database, in the system call, in the device queue, on the
+    /// device. The server must run on this host; needs root (BPF). One
+    /// interval only (not with --every).
+    #[arg(long, conflicts_with = "every")]
+    pub watch: bool,
     /// Outputs.
     #[command(flatten)]
     pub output: OutputArgs,

@@ -13,10 +13,11 @@
 //! keep them), counters that went backwards inside the interval (a
 //! statistics reset or a restart), and whether the interval was cut short.
 //!
-//! The three layers of a commit (`dbio snap --watch`: the database's own
-//! flush time, the system calls the kernel saw on the log files, the
-//! device time of their requests) will be a field of their own here when
-//! that step is built; a snapshot written without them reads unchanged.
+//! The layers of a commit (`dbio snap --watch`) are [`CommitLayers`]: the
+//! database's own commit and flush times, the system calls the kernel saw
+//! on the log files during the same interval, and the queue and device
+//! time of the block requests that carried those files' extents, joined
+//! per log file; a snapshot written without them reads unchanged.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -149,4 +150,246 @@ pub struct SnapInfo {
     /// `elapsed_s`, not `planned_s`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial: Option<String>,
+    /// The layers of a commit, when the server's processes were watched
+    /// in the kernel during the interval (`--watch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_layers: Option<CommitLayers>,
+}
+
+/// A count of operations and the time they took, summed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LayerTime {
+    /// Operations (flushes, system calls, block requests).
+    pub count: f64,
+    /// Their time, summed, s.
+    pub time_s: f64,
+}
+
+impl LayerTime {
+    /// The mean time of one operation, µs (none without operations).
+    pub fn mean_us(&self) -> Option<f64> {
+        (self.count > 0.0).then(|| self.time_s * 1e6 / self.count)
+    }
+}
+
+/// One log's layers (PostgreSQL's WAL; MariaDB's redo log and binary
+/// log): what the server timed, what the kernel timed on its files, and
+/// what the block layer timed for the requests that carried them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LogLayers {
+    /// The log in words (`WAL`, `redo log`, `binary log`).
+    pub log: String,
+    /// Its files the watched processes wrote (the first few).
+    pub files: Vec<String>,
+    /// The server's own timer of the log's flushes (PostgreSQL
+    /// `pg_stat_wal` / `pg_stat_io` WAL writes and syncs; MariaDB
+    /// performance_schema's binary log file waits), when it keeps one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<LayerTime>,
+    /// Where [`LogLayers::database`] comes from, or why there is none.
+    pub database_source: String,
+    /// Write system calls and io_uring/AIO write requests on the files.
+    pub writes: LayerTime,
+    /// fsync, fdatasync and sync_file_range calls (and their io_uring and
+    /// AIO requests) on the files.
+    pub syncs: LayerTime,
+    /// Block requests that carried the files' extents: bio queued to
+    /// request issued.
+    pub queue: LayerTime,
+    /// The same requests: issued to completed.
+    pub device: LayerTime,
+}
+
+impl LogLayers {
+    /// The log's flushes as the kernel saw them: its sync calls, or its
+    /// writes where it has none (a log opened `O_DSYNC`, or `O_DIRECT`
+    /// on a device without a volatile cache).
+    pub fn flushes(&self) -> f64 {
+        if self.syncs.count > 0.0 {
+            self.syncs.count
+        } else {
+            self.writes.count
+        }
+    }
+
+    /// Per flush: (system calls, of which queue, of which device), µs.
+    /// A flush's system-call time is its writes' and its sync's.
+    pub fn per_flush_us(&self) -> Option<(f64, f64, f64)> {
+        let n = self.flushes();
+        (n > 0.0).then(|| {
+            (
+                (self.writes.time_s + self.syncs.time_s) * 1e6 / n,
+                self.queue.time_s * 1e6 / n,
+                self.device.time_s * 1e6 / n,
+            )
+        })
+    }
+}
+
+/// Where a commit's time goes in one interval, from the database down to
+/// the device (`dbio snap --watch`).
+///
+/// A commit waits for a flush of each log it writes (PostgreSQL: the
+/// WAL; MariaDB with the binary log: the binary log, then InnoDB's redo
+/// log). Per commit, the layers are therefore each log's per-flush means
+/// added up: the system calls on its files, of which the block requests'
+/// time in the queue and on the device; the rest of the commit's own
+/// wait is in the database (waiting for a flush already under way, for
+/// the lock, for the wake-up). Each mean is over the interval, so a
+/// layer below may exceed the one above only where requests overlap
+/// inside one call (several in flight) or the kernel wrote the log
+/// outside a call (background writeback): [`CommitLayers::split`] says
+/// so rather than showing a negative layer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CommitLayers {
+    /// What was watched (`postmaster pid 4242 and its 11 children`).
+    pub watched: String,
+    /// Processes watched, the children forked meanwhile included.
+    pub processes: u64,
+    /// The watch's length, s (it starts after the opening snapshot and
+    /// ends before the closing one, a few ms inside the interval).
+    pub watched_s: f64,
+    /// Commits in the interval.
+    pub commits: f64,
+    /// The commits' own wait as the server shows it: the count is the
+    /// commits, the time their wait, summed (PostgreSQL: 'log file sync'
+    /// from the sampled sessions; MariaDB: the statements' time per
+    /// transaction, the commit included), when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<LayerTime>,
+    /// Where [`CommitLayers::commit`] comes from.
+    pub commit_source: String,
+    /// One row per log.
+    pub logs: Vec<LogLayers>,
+    /// Cache flushes (preflush requests without data) on the logs'
+    /// devices issued by watched processes: carried by no file's extents,
+    /// so in no log's `device` time. [`CommitLayers::split`] counts them
+    /// as the logs' device time, at most one per log sync: under a commit
+    /// load the log syncs are what issue them (a checkpoint's data-file
+    /// fsyncs add at most one each, a few per checkpoint).
+    pub device_flushes: LayerTime,
+    /// Other things the reader should know, one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A layer of a commit's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitLayer {
+    /// In the database, before and around its flushes.
+    Database,
+    /// In the system calls, above the block layer (the page cache, the
+    /// filesystem's journal, waiting for a request to complete).
+    Syscall,
+    /// In the block layer's queue (the scheduler, a full device queue).
+    Queue,
+    /// On the device.
+    Device,
+}
+
+impl CommitLayer {
+    /// The layer in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            CommitLayer::Database => "in the database (before and around the flush)",
+            CommitLayer::Syscall => "in the system call above the block layer",
+            CommitLayer::Queue => "in the device queue",
+            CommitLayer::Device => "on the device",
+        }
+    }
+}
+
+impl CommitLayers {
+    /// A commit's time by layer, µs per commit, in order from the
+    /// database down, with the total it divides: the commit's own wait
+    /// when the server times it, else the flushes' system calls. A
+    /// layer that would be negative (see [`CommitLayers`]) is 0, and
+    /// `overlap` is set.
+    pub fn split(&self) -> Option<Split> {
+        let mut sys = 0.0;
+        let mut queue = 0.0;
+        let mut device = 0.0;
+        let mut any = false;
+        for l in &self.logs {
+            if let Some((s, q, d)) = l.per_flush_us() {
+                sys += s;
+                queue += q;
+                device += d;
+                any = true;
+            }
+        }
+        if !any {
+            return None;
+        }
+        // The device's cache flushes: one per log sync at most (see
+        // `device_flushes`), each commit waiting for one sync per log.
+        let syncs: f64 = self.logs.iter().map(|l| l.syncs.count).sum();
+        let synced = self.logs.iter().filter(|l| l.syncs.count > 0.0).count() as f64;
+        let per_sync = self.device_flushes.count.max(syncs);
+        if per_sync > 0.0 {
+            device += self.device_flushes.time_s * 1e6 / per_sync * synced;
+        }
+        let commit_us = self.commit.and_then(|c| c.mean_us());
+        let total = commit_us.unwrap_or(sys).max(sys);
+        let above_block = sys - queue - device;
+        let layers = vec![
+            (CommitLayer::Database, total - sys),
+            (CommitLayer::Syscall, above_block.max(0.0)),
+            (CommitLayer::Queue, queue),
+            (CommitLayer::Device, device),
+        ];
+        Some(Split {
+            commit_us,
+            total_us: total,
+            layers,
+            overlap: above_block < 0.0,
+            commit_below_flush: commit_us.is_some_and(|c| c < sys),
+        })
+    }
+}
+
+/// A commit's time by layer ([`CommitLayers::split`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Split {
+    /// The commit's own wait, µs, when the server times it.
+    pub commit_us: Option<f64>,
+    /// What the layers add up to, µs.
+    pub total_us: f64,
+    /// Each layer's µs per commit, from the database down.
+    pub layers: Vec<(CommitLayer, f64)>,
+    /// The requests' time exceeds the calls' (requests overlapped inside
+    /// a call, or writeback outside one): the system-call layer is 0.
+    pub overlap: bool,
+    /// The server's commit wait is below the flushes' system calls (its
+    /// timer covers part of the commit, or sampling error): the database
+    /// layer is 0 and the total is the system calls'.
+    pub commit_below_flush: bool,
+}
+
+impl Split {
+    /// The layer with the most time, and its share of the total (%).
+    pub fn dominant(&self) -> (CommitLayer, f64) {
+        let (layer, us) =
+            self.layers
+                .iter()
+                .copied()
+                .fold((CommitLayer::Database, f64::MIN), |a, b| {
+                    if b.1 > a.1 {
+                        b
+                    } else {
+                        a
+                    }
+                });
+        (layer, self.share(us))
+    }
+
+    /// `us` as a share of the total, %.
+    pub fn share(&self, us: f64) -> f64 {
+        if self.total_us > 0.0 {
+            100.0 * us / self.total_us
+        } else {
+            0.0
+        }
+    }
 }

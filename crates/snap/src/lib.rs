@@ -20,6 +20,7 @@
 //! would enable it ([`dbio_model::snap::NotTracked`]).
 
 pub mod delta;
+pub mod layers;
 pub mod mapping;
 #[cfg(feature = "mysql")]
 pub mod mariadb;
@@ -198,6 +199,10 @@ pub trait Snapper: Send {
         planned_s: f64,
         partial: Option<&str>,
     ) -> Result<(Snapshot, AwrReport), SnapError>;
+    /// The server's processes on this host and its log files' names, for
+    /// `--watch` ([`layers`]): one sentence when the server does not run
+    /// on this host.
+    fn server_process(&mut self) -> Result<layers::ServerProcess, SnapError>;
 }
 
 /// Opens `url` (a PostgreSQL or MariaDB target, as `dbio load` takes

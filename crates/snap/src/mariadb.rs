@@ -23,6 +23,7 @@
 //! work is in them (as in any AWR).
 
 use crate::delta::{diff, Interval};
+use crate::layers::{self, LogFiles, ServerProcess};
 use crate::mapping::pfs_event;
 use crate::report::{self, CommitFigures};
 use crate::{num, Group, Row, SnapError, SnapOptions, Snapper, Snapshot};
@@ -603,5 +604,51 @@ impl Snapper for MariaSnapper {
             s.planned_s = planned_s;
         }
         Ok((end, r))
+    }
+
+    fn server_process(&mut self) -> Result<ServerProcess, SnapError> {
+        // The connection's own thread, by its operating-system id: only
+        // performance_schema names it.
+        let rows = self.mon.query(
+            "SELECT (SELECT THREAD_OS_ID FROM performance_schema.threads \
+             WHERE PROCESSLIST_ID = CONNECTION_ID()), @@datadir, @@log_bin_basename",
+        )?;
+        let row = rows.into_iter().next().unwrap_or_default();
+        let get = |i: usize| row.get(i).cloned().flatten();
+        let dir = get(1).unwrap_or_default();
+        let Some(tid) = get(0).and_then(|t| t.parse::<u32>().ok()) else {
+            return Err(SnapError::Refused(
+                "--watch finds MariaDB's process by its connection thread in \
+                 performance_schema.threads, which shows none here (performance_schema is off, \
+                 or this account may not read it: GRANT SELECT ON performance_schema.* TO ...)"
+                    .to_string(),
+            ));
+        };
+        let pid = layers::tgid_of(tid).filter(|&p| {
+            layers::works_in(p, &dir)
+                && layers::comm_of(p).is_some_and(|c| c == "mariadbd" || c == "mysqld")
+        });
+        let Some(pid) = pid else {
+            return Err(SnapError::Refused(layers::not_here(
+                SnapFamily::Mariadb,
+                &format!("no mariadbd thread {tid} works in {dir} here"),
+            )));
+        };
+        // A relative base name is the data directory's.
+        let binlog_base = get(2).filter(|b| !b.is_empty()).map(|b| {
+            if b.starts_with('/') {
+                b
+            } else {
+                format!("{}/{b}", dir.trim_end_matches('/'))
+            }
+        });
+        Ok(ServerProcess {
+            pid,
+            role: "mariadbd",
+            logs: LogFiles {
+                family: SnapFamily::Mariadb,
+                binlog_base,
+            },
+        })
     }
 }

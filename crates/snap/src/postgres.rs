@@ -34,6 +34,7 @@
 //! readable by every role.
 
 use crate::delta::{diff, Interval};
+use crate::layers::{self, LogFiles, ServerProcess};
 use crate::mapping::{pg_event, CPU};
 use crate::report::{self, CommitFigures};
 use crate::sampler::{Sampler, Samples};
@@ -413,6 +414,31 @@ impl Snapper for PgSnapper {
             s.planned_s = planned_s;
         }
         Ok((end, r))
+    }
+
+    fn server_process(&mut self) -> Result<ServerProcess, SnapError> {
+        let Some(backend) = crate::sampler::local_backend(&mut self.mon) else {
+            return Err(SnapError::Refused(layers::not_here(
+                SnapFamily::Postgres,
+                "its backend for this connection is no postgres process here",
+            )));
+        };
+        let postmaster = layers::parent_of(backend)
+            .filter(|&p| layers::comm_of(p).is_some_and(|c| c == "postgres" || c == "postmaster"));
+        match postmaster {
+            Some(pid) => Ok(ServerProcess {
+                pid,
+                role: "postmaster",
+                logs: LogFiles {
+                    family: SnapFamily::Postgres,
+                    binlog_base: None,
+                },
+            }),
+            None => Err(SnapError::Refused(layers::not_here(
+                SnapFamily::Postgres,
+                &format!("backend {backend}'s parent is not a postgres process"),
+            ))),
+        }
     }
 }
 

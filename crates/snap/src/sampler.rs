@@ -135,7 +135,7 @@ fn run(
             if now >= next {
                 break;
             }
-            std::thread::sleep((next - now).min(Duration::from_millis(50)));
+            std::thread::sleep((next - now).min(Duration::from_millis(10)));
         }
     }
     if let (Some(c), Some(before)) = (cpu.as_ref(), cpu_before) {
@@ -161,32 +161,37 @@ struct BackendCpu {
 }
 
 impl BackendCpu {
-    /// The backend serving `conn`, found in /proc by its pid and checked
-    /// by its process title (`postgres: ... 127.0.0.1(PORT) ...`, the
-    /// client port of this connection, or `[local]` for a socket), so a
-    /// pid of a remote server's backend is never read on this host.
     fn find(conn: &mut Monitor) -> Option<BackendCpu> {
-        let rows = conn
-            .query(
-                "SELECT pg_backend_pid(), client_port FROM pg_stat_activity \
-                 WHERE pid = pg_backend_pid()",
-            )
-            .ok()?;
-        let row = rows.first()?;
-        let pid: u32 = row.first()?.as_deref()?.parse().ok()?;
-        let want = match row.get(1).cloned().flatten() {
-            Some(port) if port != "-1" => format!("({port})"),
-            _ => "[local]".to_string(),
-        };
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-        let title = String::from_utf8_lossy(&cmdline);
-        (title.starts_with("postgres:") && title.contains(&want)).then_some(BackendCpu { pid })
+        local_backend(conn).map(|pid| BackendCpu { pid })
     }
 
     /// utime + stime of the backend, s.
     fn seconds(&self) -> Option<f64> {
         proc_cpu_seconds(&format!("/proc/{}/stat", self.pid))
     }
+}
+
+/// The backend process serving `conn`, when the server runs on this
+/// host: found in /proc by its pid and checked by its process title
+/// (`postgres: ... 127.0.0.1(PORT) ...`, the client port of this
+/// connection, or `[local]` for a socket), so a pid of a remote server's
+/// backend is never taken for a process on this host.
+pub(crate) fn local_backend(conn: &mut Monitor) -> Option<u32> {
+    let rows = conn
+        .query(
+            "SELECT pg_backend_pid(), client_port FROM pg_stat_activity \
+             WHERE pid = pg_backend_pid()",
+        )
+        .ok()?;
+    let row = rows.first()?;
+    let pid: u32 = row.first()?.as_deref()?.parse().ok()?;
+    let want = match row.get(1).cloned().flatten() {
+        Some(port) if port != "-1" => format!("({port})"),
+        _ => "[local]".to_string(),
+    };
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let title = String::from_utf8_lossy(&cmdline);
+    (title.starts_with("postgres:") && title.contains(&want)).then_some(pid)
 }
 
 /// utime + stime from a /proc `stat` file (fields 14 and 15, after the

@@ -72,7 +72,7 @@ mod names;
 mod requests;
 pub mod session;
 
-pub use session::{Observer, Session, SessionOptions};
+pub use session::{Observer, Session, SessionOptions, Tracer};
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
 use aya::programs::trace_point::TracePointLinkId;

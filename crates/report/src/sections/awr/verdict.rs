@@ -365,12 +365,24 @@ fn elsewhere(a: &AwrReport, d: &DbTime, pressure: Option<&CpuPressure>) -> Answe
 /// The verdict of a ranked report analysis: the findings that carry the
 /// answer first, then the ranked top.
 pub fn verdict(a: &AwrReport) -> Option<Verdict> {
-    let x = reasoned(a);
-    let first: Vec<usize> = x
+    let mut x = reasoned(a);
+    let mut first: Vec<usize> = x
         .carried_by
         .iter()
         .filter_map(|rule| a.findings.iter().position(|f| f.rule == *rule))
         .collect();
+    // A watched snapshot interval (`dbio snap --watch`) adds the layer a
+    // commit spends most of its time in, its finding first.
+    if let Some(words) = crate::sections::snap::layers::verdict_words(a) {
+        x.text = format!("{} {words}", x.text);
+        if let Some(i) = a
+            .findings
+            .iter()
+            .position(|f| f.rule == "snap.commit_layers")
+        {
+            first.insert(0, i);
+        }
+    }
     Some(Verdict {
         question: question(a),
         class: x.class,

@@ -12,7 +12,8 @@
 //! * the sampler's own cost and the counting error of DB time (sampled
 //!   time is n ± √n periods: under [`FEW_SAMPLES`] active samples the
 //!   split is a hint);
-//! * an idle interval (no session active in any sample).
+//! * an idle interval (no session active in any sample);
+//! * with `--watch`, where a commit's time goes ([`super::layers`]).
 
 use crate::kit::findings::{ev, finding, Finding, RuleSet, Severity};
 use crate::kit::references::doc;
@@ -99,6 +100,7 @@ fn evaluate(r: &AwrReport) -> Vec<Finding> {
             source.clone(),
         ));
     }
+    out.extend(super::layers::finding_of(r));
     group_commit(r, &mut out);
     sampling(r, &mut out);
     untimed(r, &mut out);

@@ -58,6 +58,26 @@ pub fn render(r: &AwrReport) -> String {
     if !lines.is_empty() {
         b.push_str(&page::list(Some("snap-notes"), &lines));
     }
+    if let Some(l) = super::layers::of(r) {
+        b.push_str("<h3>The layers of a commit (--watch)</h3>");
+        let counted = super::layers::counted(l);
+        b.push_str(&page::table(
+            "snap-layers",
+            &super::layers::COUNTED_HEADS,
+            &counted,
+        ));
+        b.push_str("<h3>Where a commit's time goes</h3>");
+        let split = super::layers::split(l);
+        b.push_str(&page::table(
+            "snap-commit-split",
+            &super::layers::SPLIT_HEADS,
+            &split,
+        ));
+        b.push_str(&page::list(
+            Some("snap-layer-notes"),
+            &super::layers::notes(l),
+        ));
+    }
     for (i, t) in r.tables.iter().enumerate() {
         b.push_str(&format!("<h3>{}</h3>", page::esc(&t.section)));
         let heads: Vec<&str> = t.columns.iter().map(String::as_str).collect();

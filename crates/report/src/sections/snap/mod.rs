@@ -7,4 +7,5 @@
 
 pub mod findings;
 pub mod html;
+pub mod layers;
 pub mod table;

@@ -77,6 +77,21 @@ pub fn render(r: &AwrReport) -> String {
     if !lines.is_empty() {
         section(&mut out, "What the server does not show", &lines.join("\n"));
     }
+    if let Some(l) = super::layers::of(r) {
+        let mut t = table(&super::layers::COUNTED_HEADS);
+        for row in super::layers::counted(l) {
+            t.add_row(row);
+        }
+        right_from(&mut t, 2);
+        section(&mut out, "The layers of a commit (--watch)", &t.to_string());
+        let mut t = table(&super::layers::SPLIT_HEADS);
+        for row in super::layers::split(l) {
+            t.add_row(row);
+        }
+        right_from(&mut t, 1);
+        let body = format!("{t}\n{}", super::layers::notes(l).join("\n"));
+        section(&mut out, "Where a commit's time goes", &body);
+    }
     for raw in &r.tables {
         let mut t = table(&raw.columns.iter().map(String::as_str).collect::<Vec<_>>());
         for row in raw.rows.iter().take(TABLE_ROWS) {
