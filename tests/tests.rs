@@ -42,6 +42,7 @@ mod schema;
 mod schema_v2;
 mod series;
 mod snap;
+mod snap_watch;
 mod stripe;
 mod stripe_commands;
 mod tracefile;

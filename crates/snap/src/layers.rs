@@ -13,9 +13,10 @@
 //!
 //! The server's processes are found from the monitoring connection, and
 //! checked on this host before anything is watched: PostgreSQL's backend
-//! (`pg_backend_pid()`) must be a `postgres:` process whose working
-//! directory is the server's `data_directory`, and its parent the
-//! postmaster in the same directory; MariaDB's connection thread
+//! (`pg_backend_pid()`) must be a process whose title names this
+//! connection's client port (`postgres: ... 127.0.0.1(PORT)`; no
+//! privilege needed), and its parent a `postgres` process, the
+//! postmaster; MariaDB's connection thread
 //! (`performance_schema.threads.THREAD_OS_ID`) must belong to a
 //! `mariadbd` or `mysqld` process whose working directory is `@@datadir`.
 //! So a remote server is never confused with a local process that happens
