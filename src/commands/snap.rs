@@ -78,7 +78,7 @@ pub fn run(a: SnapArgs) -> anyhow::Result<ExitCode> {
     };
     let mut snapper = dbio_snap::open(&a.url, &opts)?;
     let watch = match a.watch {
-        true => Some(load_watch(snapper.as_mut(), len)?),
+        true => Some(load_watch(snapper.as_mut())?),
         false => None,
     };
     let ctx = RunContext::new(outputs, a.output.quiet)?;
@@ -142,16 +142,17 @@ pub fn run(a: SnapArgs) -> anyhow::Result<ExitCode> {
 /// `--watch`: finds the server's processes on this host and loads the
 /// tracer for them, before the opening snapshot, so that the interval
 /// and the watch begin together.
-fn load_watch(snapper: &mut dyn Snapper, len: f64) -> anyhow::Result<(Session, ServerProcess)> {
+fn load_watch(snapper: &mut dyn Snapper) -> anyhow::Result<(Session, ServerProcess)> {
     if !dbio_watch::has_privilege() {
         bail!("--watch traces the server's processes in the kernel, which needs root (or CAP_BPF with CAP_PERFMON)");
     }
     let server = snapper.server_process()?;
     let mut pids = vec![server.pid];
     pids.extend(layers::children_of(server.pid));
+    // No duration of its own: the watch ends when it closes the interval
+    // ([`Closer`]).
     let cfg = WatchConfig {
         pids,
-        duration_ns: Some(dbio_model::units::seconds_to_ns(len)),
         block: true,
         follow: true,
         ..Default::default()
