@@ -1,10 +1,15 @@
 //! `dbio snap` against the private PostgreSQL server (`scripts/db-servers`;
 //! `DBIO_TEST_PG_URL`, `DBIO_TEST_PG_ADMIN_URL`, `DBIO_DB_DIR`): the real
-//! binary, real signals, a real restart. Without the URLs a test prints
-//! why it skips. The server-wide counters make these run one at a time
-//! with the other server tests (.config/nextest.toml).
+//! binary, real signals, a real restart, a real failover (PostgreSQL 15
+//! to 18 behind a proxy). Without the URLs a test prints why it skips;
+//! under CI, which starts the servers, it fails instead. The server-wide
+//! counters make these run one at a time with the other server tests
+//! (.config/nextest.toml).
 //!
 //! See: issue 25.
+
+#[path = "../crates/snap/tests/support/proxy.rs"]
+mod proxy;
 
 use crate::util::{dbio, dbio_path, json, skip_this_test, wait_output_within};
 use std::process::{Command, Stdio};
@@ -14,6 +19,10 @@ fn env(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(u) if !u.is_empty() => Some(u),
         _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{var} is not set, and CI starts every server (scripts/test)"
+            );
             skip_this_test(&format!(
                 "{var} is not set (scripts/test starts private servers as root)"
             ));
@@ -116,7 +125,12 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
         .arg(&a)
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&html.stdout).contains("id=\"h-snap\""));
+    let page = String::from_utf8_lossy(&html.stdout);
+    assert!(page.contains("id=\"h-snap\""));
+    assert!(
+        page.contains("id=\"summary\">PostgreSQL snapshot; result schema version"),
+        "the summary names the server, not the kind's Rust name"
+    );
     let cmp = dbio().arg("compare").arg(&a).arg(&b).output().unwrap();
     assert!(
         cmp.status.success(),
@@ -238,5 +252,74 @@ fn a_server_restart_inside_the_interval_is_detected_and_said() {
     assert!(notes.contains("restarted inside the interval"), "{v}");
     for s in v["statistics"].as_array().unwrap() {
         assert!(s["total"].as_f64().unwrap() >= 0.0, "{s}");
+    }
+}
+
+/// Every number in `v` (an interval as written), with its path, for the
+/// never-negative check.
+fn numbers(v: &serde_json::Value, path: &str, out: &mut Vec<(String, f64)>) {
+    match v {
+        serde_json::Value::Number(n) => out.push((path.to_string(), n.as_f64().unwrap())),
+        serde_json::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                numbers(x, &format!("{path}[{i}]"), out);
+            }
+        }
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                numbers(x, &format!("{path}.{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A failover in the middle of a series: a proxy forwards to PostgreSQL
+/// 15, and 3 s after dbio connected (inside the second 2 s interval)
+/// cuts the connections and forwards to PostgreSQL 18. dbio connects
+/// again, finds another system_identifier and ends the series: the first
+/// interval is written, with no negative figure, the failover is one
+/// sentence on stderr, and the status is 1 (partial).
+#[test]
+fn a_failover_ends_the_series_with_the_intervals_before_it_and_status_1() {
+    let (Some(u), Some(u18)) = (env("DBIO_TEST_PG_URL"), env("DBIO_TEST_PG18_URL")) else {
+        return;
+    };
+    let p = proxy::Proxy::start(&proxy::addr(&u));
+    let child = Command::new(dbio_path())
+        .args(["snap", &p.url(&u), "--every", "2s", "--for", "6s"])
+        .args(["--sample-period", "250ms", "--quiet", "--json", "-"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    p.wait_for_a_client(Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(3000));
+    p.switch(&proxy::addr(&u18));
+    let out = wait_output_within(child, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("the second snapshot is of another server than the first")
+            && err.contains("(the series ends here: the intervals before it are written)"),
+        "{err}"
+    );
+    assert!(!err.contains(&password_of(&u)), "{err}");
+    let v = json(&out.stdout);
+    assert_eq!(v["command"], "awr trend", "{v}");
+    let iv = v["intervals"].as_array().unwrap();
+    assert_eq!(iv.len(), 1, "{v}");
+    assert_eq!(iv[0]["header"]["begin_snap"], 1);
+    assert_eq!(iv[0]["kind"], "postgres_snap");
+    assert!(iv[0]["header"]["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("15."));
+    let mut all = Vec::new();
+    numbers(&iv[0], "interval", &mut all);
+    assert!(!all.is_empty());
+    for (path, n) in all {
+        assert!(n >= 0.0, "{path} = {n}");
     }
 }

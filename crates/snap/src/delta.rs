@@ -60,15 +60,7 @@ impl Interval {
 /// The interval from `a` to `b`; refused in one sentence when they are
 /// snapshots of different servers.
 pub fn diff(a: &Snapshot, b: &Snapshot, server: &str) -> Result<Interval, String> {
-    if let (Some(x), Some(y)) = (&a.identity, &b.identity) {
-        if x != y {
-            return Err(format!(
-                "the second snapshot is of another server than the first ({server}: identity \
-                 {x} before, {y} after; a failover or a target now pointing elsewhere): the \
-                 interval spans two servers and is not reported"
-            ));
-        }
-    }
+    same_server(a.identity.as_deref(), b.identity.as_deref(), server)?;
     let restarted = match (&a.started, &b.started) {
         (Some(x), Some(y)) => differs(x, y),
         _ => false,
@@ -98,6 +90,21 @@ pub fn diff(a: &Snapshot, b: &Snapshot, server: &str) -> Result<Interval, String
         });
     }
     Ok(out)
+}
+
+/// Refuses two identities of different servers in one sentence (an
+/// unknown identity proves nothing either way). Also used before a
+/// reconnected monitor reads anything: the new server may be another
+/// version, whose views the old server's queries do not fit.
+pub fn same_server(before: Option<&str>, after: Option<&str>, server: &str) -> Result<(), String> {
+    match (before, after) {
+        (Some(x), Some(y)) if x != y => Err(format!(
+            "the second snapshot is of another server than the first ({server}: identity \
+             {x} before, {y} after; a failover or a target now pointing elsewhere): the \
+             interval spans two servers and is not reported"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The one sentence about a group that restarted.

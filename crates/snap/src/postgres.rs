@@ -51,6 +51,20 @@ use std::time::Instant;
 /// The versions dbio snap is tested with (`server_version_num` / 10000).
 pub const TESTED: std::ops::RangeInclusive<u32> = 15..=18;
 
+/// The note on a version outside [`TESTED`] (`server_version_num`
+/// `version_num`, shown as `version`): still read, with the queries of
+/// the nearest tested version, and said so.
+pub fn untested(version: &str, version_num: u32) -> Option<String> {
+    (!TESTED.contains(&(version_num / 10_000))).then(|| {
+        format!(
+            "PostgreSQL {version} is outside the versions dbio snap is tested with ({} to {}): \
+             its figures are read with the queries of the nearest tested version",
+            TESTED.start(),
+            TESTED.end()
+        )
+    })
+}
+
 /// What the server offers, found once when dbio connects.
 #[derive(Debug, Clone, Default)]
 struct Features {
@@ -77,6 +91,8 @@ pub struct PgSnapper {
     /// What holds for every interval (tracking off, hidden, notes).
     info: SnapInfo,
     sampler: Option<Sampler>,
+    /// The server's `system_identifier` when dbio connected.
+    identity: Option<String>,
 }
 
 impl PgSnapper {
@@ -120,15 +136,7 @@ impl PgSnapper {
             planned_s: opts.interval_s,
             ..Default::default()
         };
-        if !TESTED.contains(&(v / 10_000)) {
-            info.notes.push(format!(
-                "PostgreSQL {} is outside the versions dbio snap is tested with ({} to {}): \
-                 its figures are read with the queries of the nearest tested version",
-                mon.version(),
-                TESTED.start(),
-                TESTED.end()
-            ));
-        }
+        info.notes.extend(untested(mon.version(), v));
         f.statements = extension(&mut mon, "pg_stat_statements", "pg_stat_statements")?;
         if let Some((schema, period)) = wait_sampling(&mut mon)? {
             info.notes.push(format!(
@@ -147,12 +155,14 @@ impl PgSnapper {
                  hidden (GRANT pg_monitor TO {user} shows them)"
             ));
         }
+        let identity = identity(&mut mon)?;
         Ok(PgSnapper {
             mon,
             opts: opts.clone(),
             f,
             info,
             sampler: None,
+            identity,
         })
     }
 
@@ -170,13 +180,7 @@ impl PgSnapper {
         )?;
         let head = head.into_iter().next().unwrap_or_default();
         let at = Instant::now();
-        let identity = match self
-            .mon
-            .query_code("SELECT system_identifier::text FROM pg_control_system()")?
-        {
-            Ok(rows) => rows.into_iter().next().and_then(|r| r.into_iter().next()?),
-            Err(_) => None,
-        };
+        let identity = identity(&mut self.mon)?;
         for spec in specs(v, &self.f) {
             groups.push(self.group(&spec)?);
         }
@@ -384,6 +388,16 @@ impl Snapper for PgSnapper {
         match self.snapshot_once() {
             Err(LoadError::Lost(_)) => {
                 self.mon.reconnect()?;
+                // Another server behind the same target (a failover) may
+                // be another version: refused before its views are read
+                // with this one's queries.
+                let now = identity(&mut self.mon)?;
+                crate::delta::same_server(
+                    self.identity.as_deref(),
+                    now.as_deref(),
+                    self.mon.display_target(),
+                )
+                .map_err(SnapError::Failover)?;
                 Ok(self.snapshot_once()?)
             }
             r => Ok(r?),
@@ -711,6 +725,15 @@ fn wait_profile(i: &Interval, period_s: f64) -> BTreeMap<(bool, String, String),
         }
     }
     out
+}
+
+/// The server's `system_identifier` (`None` where the role may not call
+/// `pg_control_system()`: pg_monitor may).
+fn identity(mon: &mut Monitor) -> Result<Option<String>, LoadError> {
+    Ok(mon
+        .query_code("SELECT system_identifier::text FROM pg_control_system()")?
+        .ok()
+        .and_then(|rows| rows.into_iter().next()?.into_iter().next()?))
 }
 
 fn quote_ident(s: &str) -> String {
@@ -1057,6 +1080,23 @@ fn tables(i: &Interval) -> Vec<dbio_model::awr::RawTable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_outside_15_to_18_are_read_and_said_untested() {
+        for (version, num) in [("14.12", 140_012), ("19beta1", 190_000)] {
+            let note = untested(version, num).expect(version);
+            assert!(
+                note.starts_with(&format!(
+                    "PostgreSQL {version} is outside the versions dbio snap is tested with \
+                     (15 to 18)"
+                )),
+                "{note}"
+            );
+        }
+        for num in [150_000, 160_004, 180_004, 189_999] {
+            assert_eq!(untested("x", num), None, "{num}");
+        }
+    }
 
     #[test]
     fn each_version_reads_the_views_it_has() {

@@ -1,15 +1,21 @@
 //! `dbio snap`'s library against the private PostgreSQL server
 //! (`DBIO_TEST_PG_URL` and `DBIO_TEST_PG_ADMIN_URL`, exported by
 //! `scripts/db-servers env`; `scripts/test` starts the servers). Without
-//! the URLs a test prints why it skips (CI starts the servers, so there
-//! they run). The server is private and autovacuum is off: the tests
-//! demand exact counts from server-wide counters, read independently
-//! with the server's own client (psql).
+//! the URLs a test prints why it skips; under CI (which starts the
+//! servers) it fails instead. The server is private and autovacuum is
+//! off: the tests demand exact counts from server-wide counters, read
+//! independently with the server's own client (psql).
+//!
+//! See: issue 25.
+
+#[path = "support/proxy.rs"]
+mod proxy;
 
 use dbio_load::target::open_server;
 use dbio_load::{Database, Session, TableSpec};
 use dbio_model::awr::AwrReport;
-use dbio_snap::SnapOptions;
+use dbio_model::snap::SampleSource;
+use dbio_snap::{SnapError, SnapOptions};
 use std::process::Command;
 use std::time::Duration;
 
@@ -25,17 +31,32 @@ fn urls() -> Option<(String, String, Guard)> {
 
 /// The server of `url_var` and its superuser's `admin_var`.
 fn urls_of(url_var: &str, admin_var: &str) -> Option<(String, String, Guard)> {
+    let (u, a) = pair(url_var, admin_var)?;
+    Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner())))
+}
+
+/// `url_var` and `admin_var`, without taking the lock (for a second
+/// server in a test that holds it).
+fn pair(url_var: &str, admin_var: &str) -> Option<(String, String)> {
     let get = |v: &str| std::env::var(v).ok().filter(|u| !u.is_empty());
     match (get(url_var), get(admin_var)) {
-        (Some(u), Some(a)) => Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner()))),
-        _ => {
-            eprintln!(
-                "skipped: {url_var} or {admin_var} is not set \
-                 (scripts/db-servers start, then eval \"$(scripts/db-servers env)\")"
-            );
-            None
-        }
+        (Some(u), Some(a)) => Some((u, a)),
+        _ => skip(&format!(
+            "{url_var} or {admin_var} is not set \
+             (scripts/db-servers start, then eval \"$(scripts/db-servers env)\")"
+        )),
     }
+}
+
+/// Prints why a test skips; under CI, where the servers are started,
+/// fails it instead.
+fn skip<T>(why: &str) -> Option<T> {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{why}: CI starts every server (scripts/test)"
+    );
+    eprintln!("skipped: {why}");
+    None
 }
 
 /// One statement with psql; its unaligned output.
@@ -344,10 +365,7 @@ fn my_urls() -> Option<(String, String, Guard)> {
     let get = |v: &str| std::env::var(v).ok().filter(|u| !u.is_empty());
     match (get("DBIO_TEST_MYSQL_URL"), get("DBIO_TEST_MYSQL_ADMIN_URL")) {
         (Some(u), Some(a)) => Some((u, a, SERIAL.lock().unwrap_or_else(|p| p.into_inner()))),
-        _ => {
-            eprintln!("skipped: DBIO_TEST_MYSQL_URL or DBIO_TEST_MYSQL_ADMIN_URL is not set");
-            None
-        }
+        _ => skip("DBIO_TEST_MYSQL_URL or DBIO_TEST_MYSQL_ADMIN_URL is not set"),
     }
 }
 
@@ -452,5 +470,271 @@ fn mariadb_flush_status_inside_the_interval_is_a_reset() {
     );
     for st in &r.statistics {
         assert!(st.total >= 0.0, "{st:?}");
+    }
+}
+
+/// A unique name for what a test creates on a shared server.
+fn unique(prefix: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    format!("{prefix}_{}_{nanos}", std::process::id())
+}
+
+/// `url` with its user and password replaced.
+fn as_account(url: &str, user: &str, pw: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    format!("{scheme}://{user}:{pw}@{}", rest.split_once('@').unwrap().1)
+}
+
+/// `url` on database `db`.
+fn on_database(url: &str, db: &str) -> String {
+    format!("{}/{db}", url.rsplit_once('/').unwrap().0)
+}
+
+/// Runs `undo` on drop: what a test created goes even when it fails.
+struct Undo<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for Undo<F> {
+    fn drop(&mut self) {
+        (self.0)()
+    }
+}
+
+/// The least privileged MariaDB account (SELECT on performance_schema;
+/// PROCESS changes nothing dbio snap reads) counts the commits as the
+/// administrator does; without the SELECT, the hidden part is one
+/// sentence naming the GRANT, and the status counters are still read.
+#[test]
+fn mariadb_least_privilege_counts_as_the_admin_and_without_performance_schema_names_the_grant() {
+    let Some((u, admin, _g)) = my_urls() else {
+        return;
+    };
+    let pw = "snap-least-pw";
+    let base = unique("dbio_snap");
+    let accounts = [
+        ("least", "PROCESS ON *.*, SELECT ON performance_schema.*"),
+        ("noprocess", "SELECT ON performance_schema.*"),
+        ("nopfs", "PROCESS ON *.*"),
+    ];
+    let name = |tag: &str| format!("{base}_{tag}");
+    let _drop = Undo(|| {
+        for (tag, _) in accounts {
+            mariadb(
+                &admin,
+                &format!("DROP USER IF EXISTS '{}'@'127.0.0.1'", name(tag)),
+            );
+        }
+    });
+    for (tag, grant) in accounts {
+        let user = name(tag);
+        mariadb(
+            &admin,
+            &format!("CREATE USER '{user}'@'127.0.0.1' IDENTIFIED BY '{pw}'"),
+        );
+        // GRANT takes one object per statement.
+        for g in grant.split(", ") {
+            let (privilege, on) = g.split_once(" ON ").unwrap();
+            mariadb(
+                &admin,
+                &format!("GRANT {privilege} ON {on} TO '{user}'@'127.0.0.1'"),
+            );
+        }
+    }
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 1.0,
+    };
+    // No database in the accounts' URLs: they may use none.
+    let no_db = |user: &str| on_database(&as_account(&u, user, pw), "");
+    let urls: Vec<String> = std::iter::once(admin.clone())
+        .chain(accounts.iter().map(|(tag, _)| no_db(&name(tag))))
+        .collect();
+    let mut db: Box<dyn Database> = open_server(&u).unwrap();
+    let t = table();
+    db.create_table(&t).unwrap();
+    let mut ss: Vec<Box<dyn Session>> = (0..2).map(|_| db.connect(&t).unwrap()).collect();
+    let mut snaps: Vec<_> = urls
+        .iter()
+        .map(|url| dbio_snap::open(url, &opts).unwrap())
+        .collect();
+    let begins: Vec<_> = snaps.iter_mut().map(|s| s.snapshot().unwrap()).collect();
+    commit(&mut ss, 0, 100);
+    let reports: Vec<AwrReport> = snaps
+        .iter_mut()
+        .zip(&begins)
+        .map(|(s, a)| s.finish_interval(a, 1.0, None).unwrap().1)
+        .collect();
+    drop(ss);
+    db.drop_table(&t).unwrap();
+    let [admin_r, least, noprocess, nopfs] = &reports[..] else {
+        unreachable!()
+    };
+    assert_eq!(stat(admin_r, "user commits"), 200.0);
+    for (r, what) in [(least, "least"), (noprocess, "noprocess"), (nopfs, "nopfs")] {
+        assert_eq!(stat(r, "user commits"), 200.0, "{what}");
+        assert_eq!(
+            stat(r, "global status.Binlog_commits"),
+            stat(admin_r, "global status.Binlog_commits"),
+            "{what}"
+        );
+    }
+    for r in [admin_r, least, noprocess] {
+        let s = r.snap.as_ref().unwrap();
+        assert!(s.hidden.is_empty(), "{s:?}");
+        assert!(r.header.db_time_s.unwrap() > 0.0, "{:?}", r.header);
+        assert!(
+            r.foreground_events.iter().any(|e| e.waits > Some(0.0)),
+            "every account's client waits: {:?}",
+            r.foreground_events
+        );
+    }
+    let hidden = &nopfs.snap.as_ref().unwrap().hidden;
+    assert_eq!(hidden.len(), 1, "{hidden:?}");
+    assert!(
+        hidden[0].contains(&format!(
+            "GRANT SELECT ON performance_schema.* TO '{}'@'127.0.0.1'",
+            name("nopfs")
+        )),
+        "{}",
+        hidden[0]
+    );
+    assert_eq!(nopfs.header.db_time_s, None);
+}
+
+/// pg_wait_sampling (preloaded by scripts/db-servers in the PostgreSQL
+/// 15 cluster; the extension created here in a database of this test's
+/// own, so the other tests keep dbio's sampler): DB time and its split
+/// come from its profile, dbio samples nothing, the commits stay exact,
+/// and under a commit load the profile's DB time is the sessions' time,
+/// split so that the events add up to it and the commits' WAL waits are
+/// 'log file sync'.
+#[test]
+fn pg_wait_sampling_is_the_db_time_source_where_installed() {
+    let Some((u, admin, _g)) = urls() else { return };
+    let preload = psql(&admin, "SELECT current_setting('shared_preload_libraries')");
+    if !preload.split(',').any(|l| l.trim() == "pg_wait_sampling") {
+        skip::<()>(&format!(
+            "the server preloads '{preload}', not pg_wait_sampling (scripts/db-servers \
+             start, as root, installs and preloads it)"
+        ));
+        return;
+    }
+    let name = unique("dbio_snap_ws");
+    psql(&admin, &format!("CREATE DATABASE {name} OWNER dbio"));
+    let _drop = Undo(|| {
+        psql(
+            &admin,
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        );
+    });
+    let admin_db = on_database(&admin, &name);
+    psql(&admin_db, "CREATE EXTENSION pg_wait_sampling");
+    let url = on_database(&u, &name);
+    let (r, _, _) = interval_over(&url, &admin_db, 0.1, 3, |ss| commit(ss, 0, 200));
+    let s = r.snap.as_ref().unwrap();
+    assert_eq!(s.sample_source, SampleSource::PgWaitSampling, "{s:?}");
+    assert!(s.sampler.is_none(), "dbio sampled nothing: {s:?}");
+    assert!(
+        s.notes
+            .iter()
+            .any(|n| n.starts_with("pg_wait_sampling is installed")),
+        "{:?}",
+        s.notes
+    );
+    // The collector commits nothing: the count is still exact.
+    assert_eq!(stat(&r, "user commits"), 603.0, "{:?}", r.statistics);
+    let db_time = r.header.db_time_s.unwrap();
+    let elapsed = r.header.elapsed_s.unwrap();
+    // Three sessions, dbio's monitor and psql at most were active.
+    assert!(
+        db_time > 0.0 && db_time <= 5.0 * elapsed,
+        "DB time {db_time} s in {elapsed} s"
+    );
+    // The sessions' events (idle ones aside) add up to DB time.
+    let split: f64 = r
+        .foreground_events
+        .iter()
+        .filter(|e| e.class.as_deref() != Some("Idle"))
+        .filter_map(|e| e.time_s)
+        .sum();
+    assert!(
+        (split - db_time).abs() < 1e-6 * db_time.max(1.0),
+        "{split} against {db_time}: {:?}",
+        r.foreground_events
+    );
+    let lfs = r
+        .top_events
+        .iter()
+        .find(|e| e.name == "log file sync")
+        .unwrap_or_else(|| panic!("no 'log file sync' in {:?}", r.top_events));
+    assert!(
+        lfs.time_s.unwrap() > 0.0 && lfs.time_s.unwrap() <= db_time,
+        "{lfs:?}"
+    );
+    for e in &r.top_events {
+        assert!(e.time_s.unwrap_or(0.0) >= 0.0, "{e:?}");
+        assert!(e.pct_db_time.unwrap_or(0.0) <= 100.0 + 1e-9, "{e:?}");
+    }
+    assert!(r.verdict.is_some());
+}
+
+/// A failover between the snapshots: the proxy forwards to PostgreSQL
+/// 15, then to 18 (another system_identifier) with the connections cut,
+/// so dbio connects again and reaches another server. The interval is
+/// refused in one sentence naming both identities (before the new
+/// server's views are read with the old one's queries), and a snapper
+/// opened afterwards measures the new server alone, never negative.
+#[test]
+fn a_failover_between_the_snapshots_is_refused_in_one_sentence() {
+    let Some((u, admin, _g)) = urls() else { return };
+    let Some((u18, admin18)) = pair("DBIO_TEST_PG18_URL", "DBIO_TEST_PG18_ADMIN_URL") else {
+        return;
+    };
+    let id = |a: &str| psql(a, "SELECT system_identifier FROM pg_control_system()");
+    let (id15, id18) = (id(&admin), id(&admin18));
+    assert_ne!(id15, id18);
+    let p = proxy::Proxy::start(&proxy::addr(&u));
+    let url = p.url(&u);
+    let opts = SnapOptions {
+        interval_s: 1.0,
+        sample_period_s: 0.1,
+    };
+    let mut snap = dbio_snap::open(&url, &opts).unwrap();
+    p.wait_for_a_client(Duration::from_secs(5));
+    let a = snap.snapshot().unwrap();
+    assert_eq!(a.identity.as_deref(), Some(id15.as_str()));
+    snap.start_interval().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.switch(&proxy::addr(&u18));
+    std::thread::sleep(Duration::from_millis(300));
+    let e = snap.finish_interval(&a, 1.0, None).map(|_| ()).unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, SnapError::Failover(_)), "{e:?}");
+    assert!(
+        text.contains("the second snapshot is of another server than the first")
+            && text.contains(&format!("identity {id15} before, {id18} after")),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1);
+    let pw = u.split_once("://").unwrap().1.split('@').next().unwrap();
+    assert!(!text.contains(pw.split_once(':').unwrap().1), "{text}");
+    // Opened again: the new server, on its own.
+    let mut snap = dbio_snap::open(&url, &opts).unwrap();
+    let a = snap.snapshot().unwrap();
+    assert_eq!(a.identity.as_deref(), Some(id18.as_str()));
+    snap.start_interval().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, r) = snap.finish_interval(&a, 0.3, None).unwrap();
+    assert!(r.header.version.as_deref().unwrap().starts_with("18."));
+    for st in &r.statistics {
+        assert!(st.total >= 0.0, "{st:?}");
+    }
+    for e in r.top_events.iter().chain(&r.foreground_events) {
+        assert!(
+            e.time_s.unwrap_or(0.0) >= 0.0 && e.waits.unwrap_or(0.0) >= 0.0,
+            "{e:?}"
+        );
     }
 }

@@ -13,13 +13,23 @@ fn opt(v: Option<f64>) -> String {
     v.map_or("-".into(), |v| format!("{v:.2}"))
 }
 
+/// What the page shows: Oracle's report kinds by their names, as they
+/// always were ("AwrText report"); a `dbio snap` interval as the server's
+/// snapshot ("PostgreSQL snapshot"), not a Rust variant name.
+fn kind_label(r: &AwrReport) -> String {
+    match &r.snap {
+        Some(s) => format!("{} snapshot", s.family.name()),
+        None => format!("{:?} report", r.kind),
+    }
+}
+
 /// The page of one report.
 pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
     let mut b = html! {
         header {
             h1 { "dbio awr: " (Text(&r.source)) }
             p.muted #summary {
-                (format!("{:?}", r.kind)) " report; result schema version " (r.schema_version) "."
+                (kind_label(r)) "; result schema version " (r.schema_version) "."
             }
         }
     }
@@ -476,7 +486,7 @@ fn or_dash(v: Option<&str>) -> String {
 #[cfg(test)]
 mod chart_tests {
     use super::*;
-    use dbio_model::awr::{AwrHistogram, WaitEventRow};
+    use dbio_model::awr::{AwrHistogram, ReportKind, WaitEventRow};
 
     #[test]
     fn charts_follow_the_time_and_derived_figures_are_labelled() {
@@ -510,5 +520,41 @@ mod chart_tests {
         assert!(page.contains("host CPU busy"), "labelled");
         assert!(page.contains("2.9 %"), "rounded");
         assert!(!page.contains("host_cpu_busy_pct") && !page.contains("2.9000000000000057"));
+    }
+
+    #[test]
+    fn a_snapshot_is_headed_by_its_server_and_a_report_by_its_kind() {
+        use dbio_model::snap::{SnapFamily, SnapInfo};
+        let summary = |r: &AwrReport| {
+            let page = render(r, None);
+            let at = page.find("id=\"summary\">").unwrap();
+            page[at..].split('<').next().unwrap().to_string()
+        };
+        let mut r = AwrReport::default();
+        assert!(summary(&r).ends_with(">AwrText report; result schema version 0."));
+        for (family, kind, label) in [
+            (
+                SnapFamily::Postgres,
+                ReportKind::PostgresSnap,
+                "PostgreSQL snapshot",
+            ),
+            (
+                SnapFamily::Mariadb,
+                ReportKind::MariadbSnap,
+                "MariaDB snapshot",
+            ),
+        ] {
+            r.kind = kind;
+            r.snap = Some(SnapInfo {
+                family,
+                ..Default::default()
+            });
+            let s = summary(&r);
+            assert!(
+                s.ends_with(&format!(">{label}; result schema version 0.")),
+                "{s}"
+            );
+            assert!(!s.contains("Snap report"), "{s}");
+        }
     }
 }

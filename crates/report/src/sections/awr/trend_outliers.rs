@@ -37,6 +37,7 @@
 //! `--allow-mixed`): each rule runs within each database and instance.
 
 use super::difference::row_avg;
+use super::findings::commit::LogWriter;
 use crate::kit::findings::{ev, finding, Finding, Severity};
 use crate::kit::references::doc;
 use crate::verdict::severity_of_share;
@@ -497,6 +498,10 @@ fn pairs(
 /// What rising latency under load means for the event, and the event
 /// whose correlation tells the cause.
 fn meaning(t: &AwrTrend, group: &[usize], commit: bool) -> String {
+    let lw = group.first().map_or_else(
+        || LogWriter::of(Default::default()),
+        |&n| LogWriter::of(t.intervals[n].kind),
+    );
     if !commit {
         return "the reads queue when the database is busy: the storage (or the host's I/O path) is saturated at the busy hours".into();
     }
@@ -513,9 +518,13 @@ fn meaning(t: &AwrTrend, group: &[usize], commit: bool) -> String {
             "'log file parallel write' rises with it (ρ {r:.2}): the log device slows under load"
         ),
         Some(r) if writes.len() >= MIN_REPORTS => format!(
-            "'log file parallel write' does not (ρ {r:.2}): the log writer's posting and scheduling under load (CPU), not the log device"
+            "'log file parallel write' does not (ρ {r:.2}): {} under load (CPU), not the log device",
+            lw.under_load
         ),
-        _ => "without 'log file parallel write' in enough intervals dbio cannot tell the log device from the log writer's scheduling".into(),
+        _ => format!(
+            "without 'log file parallel write' in enough intervals dbio cannot tell the log device from {}",
+            lw.scheduling_short
+        ),
     }
 }
 

@@ -25,7 +25,7 @@
 //! The findings that carry the answer lead its top findings.
 
 use super::db_time::{self, DbTime};
-use super::findings::commit::{self, CommitCause};
+use super::findings::commit::{self, CommitCause, LogWriter};
 use super::findings::cpu::{self, CpuPressure};
 use super::findings::tier_of;
 use crate::sections::trace::findings::{LatencyTier, COMPONENT_SHARE};
@@ -231,14 +231,16 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
             .log_file_sync_us
             .map_or_else(String::new, |v| format!(" at {} per commit", us(v)))
     );
+    let lw = LogWriter::of(a.kind);
     let Some(t) = commit::times(a) else {
         return said(
             VerdictClass::Inconclusive,
-            format!("Commits: {head}; the report has no 'log file parallel write' to tell the log device from the log writer's scheduling."),
+            format!("Commits: {head}; {}.", lw.cannot_tell()),
             &["awr.commit_wait"],
         );
     };
     let (w, ratio, slow) = (us(t.write_us), t.ratio, t.slow_too());
+    let timed = lw.timed(&w);
     match commit::cause(a, &t) {
         CommitCause::SlowLogWrite(tier) => {
             let queue = if ratio > 1.0 {
@@ -258,7 +260,8 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
         CommitCause::FastLogWrite(tier) => said(
             VerdictClass::CommitPath,
             format!(
-                "Commit path, not a slow log device: {head}; the log writer's write ('log file parallel write', {w}) is most of it ({ratio:.1}x) and fast, {}: the time is the number of commits.",
+                "Commit path, not a slow log device: {head}; {} ('log file parallel write', {w}) is most of it ({ratio:.1}x) and fast, {}: the time is the number of commits.",
+                lw.write(),
                 tier.words()
             ),
             &["awr.commit_wait"],
@@ -276,22 +279,25 @@ fn commit_bound(a: &AwrReport, d: &DbTime) -> Answer {
         CommitCause::Cpu(p) => said(
             VerdictClass::Cpu,
             format!(
-                "CPU first: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {slow}{}: LGWR and the committing sessions queue for a CPU, not for the log device.",
-                p.words()
+                "CPU first: {head}, {ratio:.1}x {timed} ('log file parallel write'); {slow}{}: {} queue for a CPU, not for the log device.",
+                p.words(),
+                lw.queue
             ),
             &["awr.commit_not_io", "awr.host_cpu", "awr.resmgr"],
         ),
         CommitCause::Scheduling if t.slow_writes() => said(
             VerdictClass::CommitPath,
             format!(
-                "Commit path more than the log device: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); {slow}the rest is posting and scheduling the log writer."
+                "Commit path more than the log device: {head}, {ratio:.1}x {timed} ('log file parallel write'); {slow}the rest is {}.",
+                lw.scheduling
             ),
             &["awr.commit_not_io", "awr.commit_wait"],
         ),
         CommitCause::Scheduling => said(
             VerdictClass::CommitPath,
             format!(
-                "Commit path, not the log device: {head}, {ratio:.1}x the log writer's {w} write ('log file parallel write'); the time is posting and scheduling the log writer."
+                "Commit path, not the log device: {head}, {ratio:.1}x {timed} ('log file parallel write'); the time is {}.",
+                lw.scheduling
             ),
             &["awr.commit_not_io", "awr.commit_wait"],
         ),
@@ -394,7 +400,7 @@ pub fn verdict(a: &AwrReport) -> Option<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::awr::{AwrDerived, WaitEventRow};
+    use dbio_model::awr::{AwrDerived, ReportKind, WaitEventRow};
 
     /// A report of 1000 s of DB time: `cpu_s` of DB CPU and the given
     /// foreground events (name, waits, seconds).
@@ -728,5 +734,49 @@ mod tests {
         ));
         assert_eq!(v.class, VerdictClass::Mixed);
         assert_eq!(answer(&AwrReport::default()).0, VerdictClass::Inconclusive);
+    }
+
+    #[test]
+    fn a_snapshots_commit_verdict_speaks_of_its_servers_log_flush() {
+        let d = AwrDerived {
+            log_file_sync_us: Some(2000.0),
+            log_file_parallel_write_us: Some(200.0),
+            lfs_lfpw_ratio: Some(10.0),
+            host_cpu_busy_pct: Some(85.0),
+            ..Default::default()
+        };
+        let ev = [("log file sync", 300_000.0, 600.0)];
+        let mut oracle = report(200.0, &ev, d.clone());
+        oracle.header.cpus = Some(16.0);
+        let o = concluded(oracle.clone()).answer;
+        assert!(
+            o.contains("10.0x the log writer's 200 µs write ('log file parallel write')")
+                && o.contains("LGWR and the committing sessions queue for a CPU"),
+            "{o}"
+        );
+        for (kind, write, queue) in [
+            (
+                ReportKind::PostgresSnap,
+                "10.0x the 200 µs WAL write and flush ('log file parallel write')",
+                "the committing backends (and the walwriter) queue for a CPU",
+            ),
+            (
+                ReportKind::MariadbSnap,
+                "10.0x the binlog group commit's 200 µs write and sync",
+                "the group commit leader, InnoDB's log threads and the committing threads queue for a CPU",
+            ),
+        ] {
+            let mut r = oracle.clone();
+            r.kind = kind;
+            let cpu = concluded(r.clone()).answer;
+            assert!(cpu.contains(write) && cpu.contains(queue), "{cpu}");
+            // Without CPU pressure: scheduling, in the server's words.
+            r.derived.host_cpu_busy_pct = None;
+            let sched = concluded(r).answer;
+            assert!(sched.starts_with("Commit path, not the log device"), "{sched}");
+            for a in [&cpu, &sched] {
+                assert!(!a.contains("log writer's") && !a.contains("LGWR"), "{a}");
+            }
+        }
     }
 }

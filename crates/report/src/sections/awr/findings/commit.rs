@@ -49,7 +49,7 @@ use crate::kit::references::{
 };
 use crate::sections::awr::db_time;
 use crate::sections::trace::findings::{LatencyTier, COMPONENT_SHARE};
-use dbio_model::awr::AwrReport;
+use dbio_model::awr::{AwrReport, ReportKind};
 use dbio_model::WaitClass;
 
 /// A 'redo write time (usec)' per write this many times 'log file
@@ -59,6 +59,90 @@ pub const REDO_WRITE_TIME_OVERSTATES: f64 = 1.5;
 /// The slow log writes a commit waits for: the one in progress when it
 /// arrived, and its own (Savvinov).
 pub const WRITES_A_COMMIT_WAITS: f64 = 2.0;
+
+/// Who writes the log a commit waits for, in the words of the report's
+/// server. A snapshot of PostgreSQL or MariaDB (`dbio snap`) maps its
+/// events to Oracle's names, but its server has no LGWR: PostgreSQL's
+/// committing backends flush the WAL themselves (or find the walwriter's
+/// flush done), queueing on `WALWriteLock`; MariaDB's binlog group commit
+/// leader writes and syncs for its group, with InnoDB's log flush. The
+/// commit sentences take their nouns from here, so they are written once
+/// and Oracle's stay as they were.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogWriter {
+    /// Whose write, before its time: "the log writer's".
+    owner: &'static str,
+    /// The write: "write".
+    noun: &'static str,
+    /// What a commit waits for beyond the write: "posting and
+    /// scheduling the log writer".
+    pub scheduling: &'static str,
+    /// The same as something dbio cannot tell from the device: "the log
+    /// writer's scheduling".
+    pub scheduling_short: &'static str,
+    /// The same as what slows commits under load while the writes stay
+    /// fast: "the log writer's posting and scheduling".
+    pub under_load: &'static str,
+    /// Who queue for a CPU on the commit path: "LGWR and the committing
+    /// sessions".
+    pub queue: &'static str,
+    /// The gap outside the write, as a clause: "posting LGWR and waiting
+    /// to be scheduled".
+    pub posting: &'static str,
+}
+
+impl LogWriter {
+    /// The words for a report of kind `kind`.
+    pub fn of(kind: ReportKind) -> LogWriter {
+        match kind {
+            ReportKind::PostgresSnap => LogWriter {
+                owner: "the",
+                noun: "WAL write and flush",
+                scheduling: "the committing backends queueing for WALWriteLock (each flushes the WAL itself, or waits for another's flush) and being scheduled",
+                scheduling_short: "the backends' queueing for the WAL flush",
+                under_load: "the backends' queueing for WALWriteLock and for a CPU",
+                queue: "the committing backends (and the walwriter)",
+                posting: "waiting for WALWriteLock (another backend's WAL flush) and to be scheduled",
+            },
+            ReportKind::MariadbSnap => LogWriter {
+                owner: "the binlog group commit's",
+                noun: "write and sync",
+                scheduling: "waiting for the group commit leader and InnoDB's log writer and flusher, and their scheduling",
+                scheduling_short: "the group commit's scheduling",
+                under_load: "the group commit's queueing and scheduling",
+                queue: "the group commit leader, InnoDB's log threads and the committing threads",
+                posting: "waiting for the group commit leader and InnoDB's log flush, and to be scheduled",
+            },
+            _ => LogWriter {
+                owner: "the log writer's",
+                noun: "write",
+                scheduling: "posting and scheduling the log writer",
+                scheduling_short: "the log writer's scheduling",
+                under_load: "the log writer's posting and scheduling",
+                queue: "LGWR and the committing sessions",
+                posting: "posting LGWR and waiting to be scheduled",
+            },
+        }
+    }
+
+    /// The write: "the log writer's write".
+    pub fn write(&self) -> String {
+        format!("{} {}", self.owner, self.noun)
+    }
+
+    /// The write with its time: "the log writer's 200 µs write".
+    pub fn timed(&self, w: &str) -> String {
+        format!("{} {w} {}", self.owner, self.noun)
+    }
+
+    /// Why the cause is unknown without 'log file parallel write'.
+    pub fn cannot_tell(&self) -> String {
+        format!(
+            "the report has no 'log file parallel write' to tell the log device from {}",
+            self.scheduling_short
+        )
+    }
+}
 
 /// 'log file sync' against 'log file parallel write'.
 #[derive(Debug, Clone, PartialEq)]
@@ -300,6 +384,7 @@ fn remote_write(t: &CommitTimes, w: &RemoteWrite) -> Finding {
 /// Commit time outside the log write: the CPU first, else posting and
 /// scheduling.
 fn not_io(r: &AwrReport, t: &CommitTimes, p: Option<&CpuPressure>) -> Finding {
+    let lw = LogWriter::of(r.kind);
     let mut evidence = base_evidence(t);
     let why = match p {
         Some(p) => {
@@ -310,8 +395,9 @@ fn not_io(r: &AwrReport, t: &CommitTimes, p: Option<&CpuPressure>) -> Finding {
                 evidence.push(ev("'resmgr:cpu quantum' share of DB time", s, "%"));
             }
             format!(
-                ": {}, so LGWR and the committing sessions queue for a CPU: the CPU comes first",
-                p.words()
+                ": {}, so {} queue for a CPU: the CPU comes first",
+                p.words(),
+                lw.queue
             )
         }
         None => {
@@ -322,7 +408,7 @@ fn not_io(r: &AwrReport, t: &CommitTimes, p: Option<&CpuPressure>) -> Finding {
                 }
                 None => String::new(),
             };
-            format!(", posting LGWR and waiting to be scheduled{cpu}")
+            format!(", {}{cpu}", lw.posting)
         }
     };
     let mut around = Vec::new();
@@ -376,17 +462,19 @@ fn not_io(r: &AwrReport, t: &CommitTimes, p: Option<&CpuPressure>) -> Finding {
 /// The commit wait's reading for its DB time component: what the
 /// foreground 'log file sync' is made of, in a clause.
 pub fn reading(r: &AwrReport) -> String {
+    let lw = LogWriter::of(r.kind);
     let Some(t) = times(r) else {
-        return "the report has no 'log file parallel write' to tell the log device from the log writer's scheduling".to_string();
+        return lw.cannot_tell();
     };
     let (w, ratio, slow) = (us(t.write_us), t.ratio, t.slow_too());
+    let write = lw.write();
     match cause(r, &t) {
         CommitCause::SlowLogWrite(tier) => format!(
-            "the log writer's write ('log file parallel write', {w}) is {}: the log device's write latency explains it",
+            "{write} ('log file parallel write', {w}) is {}: the log device's write latency explains it",
             tier.words()
         ),
         CommitCause::FastLogWrite(tier) => format!(
-            "the log writer's write ('log file parallel write', {w}) is most of it ({ratio:.1}x) and fast ({}): the time is the number of commits, each waiting for a fast write",
+            "{write} ('log file parallel write', {w}) is most of it ({ratio:.1}x) and fast ({}): the time is the number of commits, each waiting for a fast write",
             tier.words()
         ),
         CommitCause::RemoteWrite(rw) => format!(
@@ -395,14 +483,16 @@ pub fn reading(r: &AwrReport) -> String {
             us(rw.avg_us)
         ),
         CommitCause::Cpu(p) => format!(
-            "commits wait {ratio:.1}x as long as the log writer's write ({w}): {slow}{}: the CPU comes first",
+            "commits wait {ratio:.1}x as long as {write} ({w}): {slow}{}: the CPU comes first",
             p.words()
         ),
         CommitCause::Scheduling if t.slow_writes() => format!(
-            "commits wait {ratio:.1}x as long as the log writer's write ({w}): {slow}the rest is posting and scheduling the log writer"
+            "commits wait {ratio:.1}x as long as {write} ({w}): {slow}the rest is {}",
+            lw.scheduling
         ),
         CommitCause::Scheduling => format!(
-            "commits wait {ratio:.1}x as long as the log writer's write ({w}): not the log device, but posting and scheduling the log writer"
+            "commits wait {ratio:.1}x as long as {write} ({w}): not the log device, but {}",
+            lw.scheduling
         ),
     }
 }
@@ -778,5 +868,51 @@ mod tests {
         r.derived.redo_write_size_bytes = Some(8191.0);
         r.derived.log_file_parallel_write_us = Some(SLOW_REDO_WRITE_US - 1.0);
         assert!(rules(&r).iter().all(|f| f != "awr.small_redo_writes"));
+    }
+
+    #[test]
+    fn a_snapshot_names_its_servers_log_flush_and_oracle_keeps_the_log_writer() {
+        // Scheduling (15x a fast write), then no 'log file parallel write'.
+        let oracle = report(3000.0, 200.0);
+        let said = |r: &AwrReport| {
+            let mut out = Vec::new();
+            commit_path(r, &mut out);
+            let texts: Vec<String> = out.into_iter().map(|f| f.text).collect();
+            format!("{} | {}", reading(r), texts.join(" | "))
+        };
+        let o = said(&oracle);
+        assert!(o.contains("as long as the log writer's write (200 µs): not the log device, but posting and scheduling the log writer"), "{o}");
+        assert!(
+            o.contains("posting LGWR and waiting to be scheduled"),
+            "{o}"
+        );
+        for (kind, write, rest) in [
+            (
+                ReportKind::PostgresSnap,
+                "as long as the WAL write and flush (200 µs)",
+                "the committing backends queueing for WALWriteLock",
+            ),
+            (
+                ReportKind::MariadbSnap,
+                "as long as the binlog group commit's write and sync (200 µs)",
+                "waiting for the group commit leader and InnoDB's log writer",
+            ),
+        ] {
+            let mut r = report(3000.0, 200.0);
+            r.kind = kind;
+            let t = said(&r);
+            assert!(t.contains(write) && t.contains(rest), "{t}");
+            assert!(
+                !t.contains("log writer's") && !t.contains("LGWR"),
+                "{kind:?} has no LGWR: {t}"
+            );
+            r.derived.log_file_parallel_write_us = None;
+            r.background_events.clear();
+            assert!(!reading(&r).contains("log writer's"), "{}", reading(&r));
+        }
+        let mut none = oracle.clone();
+        none.derived.log_file_parallel_write_us = None;
+        none.background_events.clear();
+        assert_eq!(reading(&none), "the report has no 'log file parallel write' to tell the log device from the log writer's scheduling");
     }
 }
