@@ -379,8 +379,11 @@ pub fn verdict(a: &AwrReport) -> Option<Verdict> {
         .collect();
     // A watched snapshot interval (`dbio snap --watch`) adds the layer a
     // commit spends most of its time in, its finding first.
-    if let Some(words) = crate::sections::snap::layers::verdict_words(a) {
-        x.text = format!("{} {words}", x.text);
+    let log_storage_bound = x.carried_by.contains(&"awr.slow_log_write");
+    if let Some((class, text)) =
+        crate::sections::snap::layers::amend(a, x.class, &x.text, log_storage_bound)
+    {
+        (x.class, x.text) = (class, text);
         if let Some(i) = a
             .findings
             .iter()

@@ -8,8 +8,9 @@
 use crate::kit::findings::{ev, finding, pct, Finding};
 use crate::kit::references::doc;
 use dbio_model::awr::AwrReport;
-use dbio_model::snap::{CommitLayers, LayerTime};
+use dbio_model::snap::{CommitLayer, CommitLayers, LayerTime};
 use dbio_model::units::format_ns;
+use dbio_model::VerdictClass;
 
 /// The columns of [`counted`].
 pub const COUNTED_HEADS: [&str; 5] = ["log", "layer", "operations", "time", "mean"];
@@ -114,16 +115,57 @@ pub fn notes(l: &CommitLayers) -> Vec<String> {
     out
 }
 
-/// The layer that dominates a commit, in one sentence, for the verdict.
-pub fn verdict_words(r: &AwrReport) -> Option<String> {
+/// Under this share of a commit's time, the device and its queue are not
+/// what makes the log's flushes slow, whatever the server's timers say
+/// (%).
+pub const DEVICE_MINOR_PCT: f64 = 25.0;
+
+/// The verdict with the kernel's view: the layer a commit spends most of
+/// its time in, and the device's part, added to the answer. A reading of
+/// slow log writes (`log_storage_bound`: the server's flush timer is
+/// slow) that the kernel contradicts, the device and its queue under
+/// [`DEVICE_MINOR_PCT`] of the commit, becomes the commit path: the
+/// flush's time was spent above the block layer (the filesystem, the
+/// page cache, waiting for a CPU), which a faster log device would not
+/// shorten. `None` for an interval that was not watched.
+pub fn amend(
+    r: &AwrReport,
+    class: VerdictClass,
+    answer: &str,
+    log_storage_bound: bool,
+) -> Option<(VerdictClass, String)> {
     let s = of(r)?.split()?;
     let (layer, share) = s.dominant();
-    Some(format!(
-        "Watched in the kernel, a commit's {} is mostly {} ({}).",
+    let device_us: f64 = s
+        .layers
+        .iter()
+        .filter(|(l, _)| matches!(l, CommitLayer::Queue | CommitLayer::Device))
+        .map(|(_, us)| us)
+        .sum();
+    let device_share = s.share(device_us);
+    let seen = format!(
+        "a commit's {} is mostly {} ({}), the device and its queue {} ({})",
         format_ns(s.total_us * 1000.0),
         layer.words(),
-        pct(share)
-    ))
+        pct(share),
+        format_ns(device_us * 1000.0),
+        pct(device_share)
+    );
+    Some(
+        if class == VerdictClass::StorageBound
+            && log_storage_bound
+            && device_share < DEVICE_MINOR_PCT
+        {
+            (
+                VerdictClass::CommitPath,
+                format!(
+                    "Commit path, not the log device, watched in the kernel: {seen}; the server's timers alone read it as slow log writes. {answer}"
+                ),
+            )
+        } else {
+            (class, format!("{answer} Watched in the kernel, {seen}."))
+        },
+    )
 }
 
 /// The finding: where a commit's time goes, the dominant layer first.
@@ -182,7 +224,7 @@ pub fn finding_of(r: &AwrReport) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dbio_model::snap::{CommitLayer, LogLayers, SnapInfo};
+    use dbio_model::snap::{LogLayers, SnapInfo};
 
     fn t(count: f64, time_s: f64) -> LayerTime {
         LayerTime { count, time_s }
@@ -254,11 +296,50 @@ mod tests {
         // The commits are half of DB time: the finding, 37 % of that.
         let impact = f.impact.unwrap();
         assert!((impact.share_pct - 50.0 * 0.3743).abs() < 0.1, "{impact:?}");
-        assert!(verdict_words(&r)
-            .unwrap()
-            .contains("mostly in the system call above"));
+        let (class, text) = amend(&r, VerdictClass::CommitPath, "Commit path.", false).unwrap();
+        assert_eq!(class, VerdictClass::CommitPath);
+        assert!(
+            text.starts_with("Commit path. Watched in the kernel, a commit's 475 µs is mostly in the system call above the block layer (37 %), the device and its queue 130 µs (27 %)."),
+            "{text}"
+        );
+        // Slow log writes by the server's timer, the device a quarter of
+        // the commit or more: the storage reading stands.
+        let (class, _) = amend(&r, VerdictClass::StorageBound, "Storage-bound.", true).unwrap();
+        assert_eq!(class, VerdictClass::StorageBound);
         assert_eq!(split(&layers()).len(), 5);
         assert_eq!(counted(&layers()).len(), 7);
+    }
+
+    #[test]
+    fn slow_log_writes_the_kernel_sees_above_the_device_are_the_commit_path() {
+        // The loaded-host case measured on PostgreSQL 15: 'log file
+        // parallel write' 1.65 ms, the device 129 µs of a 2.87 ms commit.
+        let mut l = layers();
+        l.commit = Some(t(40_440.0, 40_440.0 * 2.87e-3));
+        l.logs[0].syncs = t(21_796.0, 21_796.0 * 1.6e-3);
+        let r = AwrReport {
+            snap: Some(SnapInfo {
+                commit_layers: Some(l),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let (class, text) = amend(
+            &r,
+            VerdictClass::StorageBound,
+            "Storage-bound on the log.",
+            true,
+        )
+        .unwrap();
+        assert_eq!(class, VerdictClass::CommitPath);
+        assert!(
+            text.starts_with("Commit path, not the log device, watched in the kernel: a commit's 2.87 ms is mostly in the system call above the block layer"),
+            "{text}"
+        );
+        assert!(text.ends_with("Storage-bound on the log."), "{text}");
+        // Not a storage reading to begin with: only the kernel's view added.
+        let (class, _) = amend(&r, VerdictClass::Cpu, "CPU.", false).unwrap();
+        assert_eq!(class, VerdictClass::Cpu);
     }
 
     #[test]
