@@ -6,7 +6,6 @@
 use dbio_model::build::BuildInfo;
 use object::read::elf::{ElfFile64, FileHeader};
 use object::{Endianness, ReadCache};
-use sha2::{Digest, Sha256};
 use std::sync::OnceLock;
 
 /// This build, computed once.
@@ -16,7 +15,9 @@ pub fn current() -> &'static BuildInfo {
         let revision = env!("DBIO_REVISION");
         let mut features: Vec<String> =
             dbio_load::clients().iter().map(|c| c.to_string()).collect();
-        features.push("watch".into());
+        if cfg!(feature = "watch") {
+            features.push("watch".into());
+        }
         BuildInfo {
             version: env!("CARGO_PKG_VERSION").into(),
             revision: (!revision.is_empty()).then(|| revision.to_string()),
@@ -27,7 +28,7 @@ pub fn current() -> &'static BuildInfo {
                 .ok()
                 .and_then(|f| glibc_floor(&ReadCache::new(f))),
             features,
-            bpf_sha256: Some(hex(&Sha256::digest(dbio_watch::BPF_OBJECT))),
+            bpf_sha256: bpf_sha256(),
             schema_version: dbio_model::SCHEMA_VERSION,
         }
     })
@@ -44,6 +45,7 @@ pub fn long_version() -> String {
     s
 }
 
+#[cfg(feature = "watch")]
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -82,6 +84,19 @@ pub fn glibc_floor<'a, R: object::ReadRef<'a>>(data: R) -> Option<String> {
         }
     }
     best.map(|b| b.iter().map(u32::to_string).collect::<Vec<_>>().join("."))
+}
+
+/// The embedded BPF object's hash, in a build with the tracer.
+#[cfg(feature = "watch")]
+fn bpf_sha256() -> Option<String> {
+    use sha2::{Digest, Sha256};
+    Some(hex(&Sha256::digest(dbio_watch::BPF_OBJECT)))
+}
+
+/// No tracer in this build (`--no-default-features`): no hash.
+#[cfg(not(feature = "watch"))]
+fn bpf_sha256() -> Option<String> {
+    None
 }
 
 #[cfg(test)]

@@ -17,7 +17,16 @@ pub mod merge;
 pub mod read;
 pub mod report;
 pub mod snap;
+#[cfg(feature = "watch")]
+pub mod snap_watch;
+#[cfg(not(feature = "watch"))]
+#[path = "snap_watch_off.rs"]
+pub mod snap_watch;
 pub mod stripe;
 pub mod tracefile;
 pub mod version;
+#[cfg(feature = "watch")]
+pub mod watch;
+#[cfg(not(feature = "watch"))]
+#[path = "watch_off.rs"]
 pub mod watch;

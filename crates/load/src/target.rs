@@ -212,7 +212,7 @@ fn open_postgres(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
 #[cfg(not(feature = "postgres"))]
 fn open_postgres(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
     Err(LoadError::Refused(format!(
-        "cannot load {spec}: this dbio was built without PostgreSQL support (cargo feature `postgres`)"
+        "cannot load {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: build with the default features)"
     )))
 }
 
@@ -224,7 +224,7 @@ fn open_mysql(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
 #[cfg(not(feature = "mysql"))]
 fn open_mysql(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
     Err(LoadError::Refused(format!(
-        "cannot load {spec}: this dbio was built without MariaDB/MySQL support (cargo feature `mysql`)"
+        "cannot load {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: build with the default features)"
     )))
 }
 

@@ -231,7 +231,7 @@ fn open_postgres(spec: &ServerSpec, opts: &SnapOptions) -> Result<Box<dyn Snappe
 #[cfg(not(feature = "postgres"))]
 fn open_postgres(spec: &ServerSpec, _: &SnapOptions) -> Result<Box<dyn Snapper>, SnapError> {
     Err(SnapError::Refused(format!(
-        "cannot snap {spec}: this dbio was built without PostgreSQL support (cargo feature `postgres`)"
+        "cannot snap {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: build with the default features)"
     )))
 }
 
@@ -243,12 +243,13 @@ fn open_mariadb(spec: &ServerSpec, opts: &SnapOptions) -> Result<Box<dyn Snapper
 #[cfg(not(feature = "mysql"))]
 fn open_mariadb(spec: &ServerSpec, _: &SnapOptions) -> Result<Box<dyn Snapper>, SnapError> {
     Err(SnapError::Refused(format!(
-        "cannot snap {spec}: this dbio was built without MariaDB/MySQL support (cargo feature `mysql`)"
+        "cannot snap {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: build with the default features)"
     )))
 }
 
 /// A number from a server's text (`NULL` and what does not parse are
 /// `None`).
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 pub(crate) fn num(v: &Option<String>) -> Option<f64> {
     v.as_deref()?.trim().parse().ok()
 }
