@@ -40,15 +40,16 @@ fn target(var: &str) -> Option<String> {
     }
 }
 
-/// `dbio snap URL --watch` over 8 s, with a 4-session commit load from
-/// 1.5 s to about 5.5 s into it; the result.
+/// `dbio snap URL --watch` over 10 s, with a 4-session commit load from
+/// 3 s to about 7 s after dbio started (its tracer loads and the opening
+/// snapshot is taken within the first 3 s); the result.
 fn snap_watched(url: &str) -> Value {
     let d = scratch();
     let out = d.path().join("snap.json");
     let load = {
         let url = url.to_string();
         std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(1500));
+            std::thread::sleep(Duration::from_millis(3000));
             Command::new(dbio_path())
                 .args(["load", &url, "--sessions", "4", "--runtime", "4", "--quiet"])
                 .stdout(Stdio::null())
@@ -62,7 +63,7 @@ fn snap_watched(url: &str) -> Value {
             "snap",
             url,
             "--interval",
-            "8s",
+            "10s",
             "--sample-period",
             "20ms",
             "--watch",

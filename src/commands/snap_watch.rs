@@ -32,8 +32,9 @@ pub fn load(snapper: &mut dyn Snapper) -> anyhow::Result<Loaded> {
         bail!("--watch traces the server's processes in the kernel, which needs root (or CAP_BPF with CAP_PERFMON)");
     }
     let server = snapper.server_process()?;
-    let mut pids = vec![server.pid];
-    pids.extend(layers::children_of(server.pid));
+    // The server's processes now and later: `follow` adds the ones
+    // already running when the watch starts, and each one forked after.
+    let pids = vec![server.pid];
     // No duration of its own: the watch ends when it closes the interval
     // ([`Closer`]).
     let cfg = WatchConfig {

@@ -49,9 +49,10 @@ pub struct WatchArgs {
     /// the kernel.
     #[arg(long, value_parser = super::parse_threshold_arg, value_name = "LATENCY", requires = "stream")]
     pub min_latency: Option<u64>,
-    /// Watch the processes the watched ones fork (a database's backends
-    /// forked by its postmaster), from their first instruction: the kernel
-    /// adds each child as it is forked.
+    /// Watch the processes the watched ones have forked and fork (a
+    /// database's backends forked by its postmaster): those running when
+    /// the watch starts, and each new one from its first instruction (the
+    /// kernel adds each child as it is forked).
     #[arg(long)]
     pub follow: bool,
     /// Do not trace the block layer (by default every block request is

@@ -212,6 +212,14 @@ impl LogLayers {
         }
     }
 
+    /// The server counted this log's flushes but the kernel saw fewer
+    /// than nine in ten of them: processes that flushed it were not
+    /// watched, so its layers are not a commit's.
+    pub fn unseen(&self) -> bool {
+        self.database
+            .is_some_and(|d| d.count > 0.0 && self.flushes() < 0.9 * d.count)
+    }
+
     /// Per flush: (system calls, of which queue, of which device), µs.
     /// A flush's system-call time is its writes' and its sync's.
     pub fn per_flush_us(&self) -> Option<(f64, f64, f64)> {
@@ -305,8 +313,14 @@ impl CommitLayers {
     /// database down, with the total it divides: the commit's own wait
     /// when the server times it, else the flushes' system calls. A
     /// layer that would be negative (see [`CommitLayers`]) is 0, and
-    /// `overlap` is set.
+    /// `overlap` or `commit_below_flush` is set; none when a log's
+    /// flushes were not seen ([`LogLayers::unseen`]) or none was made.
     pub fn split(&self) -> Option<Split> {
+        // A log whose flushes the server counted but the kernel mostly
+        // did not see (its writers were not watched) cannot be split.
+        if self.logs.iter().any(LogLayers::unseen) {
+            return None;
+        }
         let mut sys = 0.0;
         let mut queue = 0.0;
         let mut device = 0.0;
@@ -332,10 +346,18 @@ impl CommitLayers {
         }
         let commit_us = self.commit.and_then(|c| c.mean_us());
         let total = commit_us.unwrap_or(sys).max(sys);
-        let above_block = sys - queue - device;
+        // Requests longer than their calls overlapped (several in flight
+        // in one call) or were written back outside a call: the queue and
+        // the device share the calls' time in proportion.
+        let below = queue + device;
+        let overlap = below > sys;
+        if overlap {
+            queue *= sys / below;
+            device *= sys / below;
+        }
         let layers = vec![
             (CommitLayer::Database, total - sys),
-            (CommitLayer::Syscall, above_block.max(0.0)),
+            (CommitLayer::Syscall, (sys - queue - device).max(0.0)),
             (CommitLayer::Queue, queue),
             (CommitLayer::Device, device),
         ];
@@ -343,7 +365,7 @@ impl CommitLayers {
             commit_us,
             total_us: total,
             layers,
-            overlap: above_block < 0.0,
+            overlap,
             commit_below_flush: commit_us.is_some_and(|c| c < sys),
         })
     }
@@ -359,7 +381,8 @@ pub struct Split {
     /// Each layer's µs per commit, from the database down.
     pub layers: Vec<(CommitLayer, f64)>,
     /// The requests' time exceeds the calls' (requests overlapped inside
-    /// a call, or writeback outside one): the system-call layer is 0.
+    /// a call, or writeback outside one): the system-call layer is 0, and
+    /// the queue and the device share the calls' time in proportion.
     pub overlap: bool,
     /// The server's commit wait is below the flushes' system calls (its
     /// timer covers part of the commit, or sampling error): the database

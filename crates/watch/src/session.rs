@@ -702,6 +702,17 @@ fn watch_processes(
         processes.insert(pid, comm_of(pid));
         names.see(pid);
     }
+    if cfg.follow {
+        // The children the watched processes forked before they were in
+        // the table (a database's running backends): from now on the
+        // kernel adds every new one, and one forked before this scan is
+        // in /proc already, so none falls between the two.
+        for pid in descendants(&cfg.pids) {
+            watcher.watch(pid, None)?;
+            processes.entry(pid).or_insert_with(|| comm_of(pid));
+            names.see(pid);
+        }
+    }
     observer.note(&format!(
         "dbio watch: watching {} (Ctrl-C prints the summary)",
         name(cfg)
@@ -874,6 +885,40 @@ fn tgid_of(id: u32) -> Option<u32> {
         .ok()
 }
 
+/// The processes below `roots` now, children first, from /proc (each
+/// process's parent in its `stat`, after the command name, which may
+/// hold spaces and parentheses).
+fn descendants(roots: &[u32]) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let parent: Vec<(u32, u32)> = dir
+        .filter_map(|e| {
+            let pid: u32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let ppid = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            Some((pid, ppid))
+        })
+        .collect();
+    let mut out: Vec<u32> = Vec::new();
+    let mut frontier: Vec<u32> = roots.to_vec();
+    while let Some(p) = frontier.pop() {
+        for &(child, _) in parent.iter().filter(|(c, pp)| *pp == p && *c != p) {
+            if !out.contains(&child) && !roots.contains(&child) {
+                out.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    out
+}
+
 /// `--follow`: the children the kernel added to the watched table become
 /// watched processes; the threads it added too (the fork tracepoint fires
 /// for them as well) and children already gone are taken out of the
@@ -922,6 +967,19 @@ fn wait_stream(w: &Watcher, limit: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn descendants_are_found_in_proc() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("5")
+            .spawn()
+            .unwrap();
+        let me = std::process::id();
+        assert!(descendants(&[me]).contains(&child.id()));
+        assert!(!descendants(&[child.id()]).contains(&me));
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
 
     #[test]
     fn glob_matches_stars_and_literals() {

@@ -103,9 +103,17 @@ pub fn notes(l: &CommitLayers) -> Vec<String> {
         out.push(format!("{} files: {}", g.log, g.files.join(", ")));
         out.push(format!("{} flush timer: {}", g.log, g.database_source));
     }
+    for g in l.logs.iter().filter(|g| g.unseen()) {
+        out.push(format!(
+            "the kernel saw {:.0} of the server's {:.0} {} flushes: processes that flushed it were not watched, so a commit is not split into layers",
+            g.flushes(),
+            g.database.map_or(0.0, |d| d.count),
+            g.log
+        ));
+    }
     if let Some(s) = l.split() {
         if s.overlap {
-            out.push("the block requests' time exceeds the system calls' (requests overlapped inside a call, or the kernel wrote the log back outside one): the system-call layer is shown as 0".into());
+            out.push("the block requests' time exceeds the system calls' (requests overlapped inside a call, or the kernel wrote the log back outside one): the system-call layer is shown as 0, the queue and the device sharing the calls' time in proportion".into());
         }
         if s.commit_below_flush {
             out.push("the server's commit wait is below the flushes' system calls (its timer covers part of the commit, or sampling error): the layers add up to the flushes' time".into());
@@ -351,8 +359,20 @@ mod tests {
         assert!(s.overlap && s.commit_below_flush);
         assert_eq!(s.layers[0].1, 0.0);
         assert_eq!(s.layers[1].1, 0.0);
+        // Scaled into the calls' 307.81 µs: no share above 100 %.
+        let sum: f64 = s.layers.iter().map(|x| x.1).sum();
+        assert!((sum - s.total_us).abs() < 1e-6 && s.dominant().1 <= 100.0);
         let n = notes(&l).join("\n");
         assert!(n.contains("requests overlapped") && n.contains("covers part of the commit"));
+        // The kernel saw 1 of the server's 22,043 WAL flushes (its
+        // writers were not watched): no split, said.
+        let mut unseen = layers();
+        unseen.logs[0].syncs = t(1.0, 0.0003);
+        unseen.logs[0].writes = t(2.0, 0.00004);
+        assert!(unseen.split().is_none());
+        assert!(notes(&unseen)
+            .join("\n")
+            .contains("the kernel saw 1 of the server's 22043 WAL flushes"));
         // Nothing was flushed: no split, and no finding.
         let mut none = layers();
         none.logs[0].writes = t(0.0, 0.0);
