@@ -27,7 +27,7 @@ fn kind_label(r: &AwrReport) -> String {
 pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
     let mut b = html! {
         header {
-            h1 { "dbio awr: " (Text(&r.source)) }
+            h1 { (super::table::command(r)) ": " (Text(&r.source)) }
             p.muted #summary {
                 (kind_label(r)) "; result schema version " (r.schema_version) "."
             }
@@ -38,7 +38,7 @@ pub fn render(r: &AwrReport, invocation: Option<&str>) -> String {
     b.push_str(&crate::kit::html::page::provenance("", invocation));
     b.push_str(&body(r, "a"));
     b.push_str(&crate::sections::snap::html::render(r));
-    page::document(&format!("dbio awr: {}", r.source), &b)
+    page::document(&format!("{}: {}", super::table::command(r), r.source), &b)
 }
 
 /// The page of two reports side by side.

@@ -192,7 +192,7 @@ fn events_table(rows: &[WaitEventRow], pct: Option<PctOf>) -> String {
 pub fn render(r: &AwrReport) -> String {
     let mut out = String::new();
     let h = &r.header;
-    let _ = writeln!(out, "dbio awr {} ({})", r.source, r.kind.describe());
+    let _ = writeln!(out, "{} {} ({})", command(r), r.source, r.kind.describe());
     out.push_str(&crate::kit::text::opening(
         r.verdict.as_ref(),
         &r.findings,
@@ -602,6 +602,16 @@ pub fn render_comparison(c: &AwrComparison) -> String {
         }
     }
     out
+}
+
+/// The command that makes a report of this kind: `dbio snap` for a live
+/// server's interval, `dbio awr` for a report read from a file.
+pub fn command(r: &AwrReport) -> &'static str {
+    if r.kind.is_snap() {
+        "dbio snap"
+    } else {
+        "dbio awr"
+    }
 }
 
 #[cfg(test)]

@@ -89,6 +89,8 @@ pub struct LogWriter {
     /// The gap outside the write, as a clause: "posting LGWR and waiting
     /// to be scheduled".
     pub posting: &'static str,
+    /// Who writes the log buffer out: "LGWR".
+    pub writer: &'static str,
 }
 
 impl LogWriter {
@@ -103,6 +105,7 @@ impl LogWriter {
                 under_load: "the backends' queueing for WALWriteLock and for a CPU",
                 queue: "the committing backends (and the walwriter)",
                 posting: "waiting for WALWriteLock (another backend's WAL flush) and to be scheduled",
+                writer: "the backends and the walwriter",
             },
             ReportKind::MariadbSnap => LogWriter {
                 owner: "the binlog group commit's",
@@ -112,6 +115,7 @@ impl LogWriter {
                 under_load: "the group commit's queueing and scheduling",
                 queue: "the group commit leader, InnoDB's log threads and the committing threads",
                 posting: "waiting for the group commit leader and InnoDB's log flush, and to be scheduled",
+                writer: "InnoDB's log writer",
             },
             _ => LogWriter {
                 owner: "the log writer's",
@@ -121,6 +125,7 @@ impl LogWriter {
                 under_load: "the log writer's posting and scheduling",
                 queue: "LGWR and the committing sessions",
                 posting: "posting LGWR and waiting to be scheduled",
+                writer: "LGWR",
             },
         }
     }

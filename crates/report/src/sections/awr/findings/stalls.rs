@@ -166,8 +166,9 @@ pub fn log_buffer_space(r: &AwrReport, out: &mut Vec<Finding>) {
         Some("log buffer space"),
         severity(share),
         format!(
-            "sessions waited {waits:.0} times on 'log buffer space' ({}): they filled the log buffer faster than LGWR wrote it out; the redo writes are too slow for this redo rate, or the log buffer too small",
-            lost(t, share)
+            "sessions waited {waits:.0} times on 'log buffer space' ({}): they filled the log buffer faster than {} wrote it out; the redo writes are too slow for this redo rate, or the log buffer too small",
+            lost(t, share),
+            super::commit::LogWriter::of(r.kind).writer
         ),
         vec![ev("waits", waits, "count"), ev("time", t, "s")],
         None,
