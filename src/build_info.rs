@@ -93,7 +93,7 @@ fn bpf_sha256() -> Option<String> {
     Some(hex(&Sha256::digest(dbio_watch::BPF_OBJECT)))
 }
 
-/// No tracer in this build (`--no-default-features`): no hash.
+/// No tracer in this build (a default build, without `full`): no hash.
 #[cfg(not(feature = "watch"))]
 fn bpf_sha256() -> Option<String> {
     None

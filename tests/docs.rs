@@ -276,7 +276,7 @@ fn docs_name_only_flags_the_help_lists() {
         "locked",
         "no-act",
         "no-build",
-        "no-default-features",
+        "features",
         "only",
         "path",
         "profile",

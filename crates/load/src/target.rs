@@ -212,7 +212,7 @@ fn open_postgres(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
 #[cfg(not(feature = "postgres"))]
 fn open_postgres(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
     Err(LoadError::Refused(format!(
-        "cannot load {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: build with the default features)"
+        "cannot load {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: cargo build --release --features full)"
     )))
 }
 
@@ -224,7 +224,7 @@ fn open_mysql(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
 #[cfg(not(feature = "mysql"))]
 fn open_mysql(spec: &ServerSpec) -> Result<Box<dyn Database>, LoadError> {
     Err(LoadError::Refused(format!(
-        "cannot load {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: build with the default features)"
+        "cannot load {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: cargo build --release --features full)"
     )))
 }
 

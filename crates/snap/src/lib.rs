@@ -231,7 +231,7 @@ fn open_postgres(spec: &ServerSpec, opts: &SnapOptions) -> Result<Box<dyn Snappe
 #[cfg(not(feature = "postgres"))]
 fn open_postgres(spec: &ServerSpec, _: &SnapOptions) -> Result<Box<dyn Snapper>, SnapError> {
     Err(SnapError::Refused(format!(
-        "cannot snap {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: build with the default features)"
+        "cannot snap {spec}: this dbio was built without the PostgreSQL client (cargo feature `servers`: cargo build --release --features full)"
     )))
 }
 
@@ -243,7 +243,7 @@ fn open_mariadb(spec: &ServerSpec, opts: &SnapOptions) -> Result<Box<dyn Snapper
 #[cfg(not(feature = "mysql"))]
 fn open_mariadb(spec: &ServerSpec, _: &SnapOptions) -> Result<Box<dyn Snapper>, SnapError> {
     Err(SnapError::Refused(format!(
-        "cannot snap {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: build with the default features)"
+        "cannot snap {spec}: this dbio was built without the MariaDB/MySQL client (cargo feature `servers`: cargo build --release --features full)"
     )))
 }
 
