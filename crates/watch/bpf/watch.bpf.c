@@ -33,7 +33,10 @@
 // io_uring_link, io_uring_queue_async_work) are timed from submission to
 // completion per (process, file, opcode), keyed by the request pointer
 // the records carry; their layout is read from the `format` files as the
-// block records' is. The file a request worked on is read at its
+// block records' is. The submission and the completion, which run once
+// per request, are taken on the raw tracepoints instead where they load
+// (tp_btf: the arguments typed by the kernel's BTF, no record built),
+// those records being the fallback. The file a request worked on is read at its
 // completion from the request (`struct io_kiocb` starts with its `struct
 // file *`, as the kernel's own comment on the union says) and named by
 // its inode: `file->f_inode->i_ino` and `->i_sb->s_dev`, read with CO-RE
@@ -1092,25 +1095,19 @@ static __attribute__((always_inline)) __u64 req_at(void *ctx, __u32 off)
 	return req;
 }
 
-// A request submitted, in the submitting task's context: a thread of the
-// process that owns the ring, or its SQPOLL thread (iou-sqp-PID, a thread
-// of the same process since Linux 5.12), which --tid does not exclude.
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int uring_submit(void *ctx)
+// Request `req` of opcode `opcode` submitted, in the submitting task's
+// context: a thread of the process that owns the ring, or (`sqt`) its
+// SQPOLL thread (iou-sqp-PID, a thread of the same process since Linux
+// 5.12), which --tid does not exclude.
+static __attribute__((always_inline)) int uring_submitted(__u64 req, __u8 opcode, __u8 sqt)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	__u8 rec[USUB_SPAN] = {};
-	if (usub_len > USUB_SPAN ||
-	    bpf_probe_read_kernel(rec, usub_len, (char *)ctx + usub_req_off))
-		return 0;
-	__u8 sqt = rec[usub_sqt_rel & (USUB_SPAN - 1)];
 	if (sqt ? !process_watched(tgid) : !is_watched(tgid, tid))
 		return 0;
-	__u32 op = uring_op(rec[usub_opcode_rel & (USUB_SPAN - 1)]);
+	__u32 op = uring_op(opcode);
 	if (op == OP_NONE)
 		return 0;
-	__u64 req = *(__u64 *)rec;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 flags = sqt ? UR_SQ_THREAD : 0;
 	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
@@ -1126,6 +1123,19 @@ int uring_submit(void *ctx)
 	if (bpf_map_update_elem(&uinflight, &req, &v, BPF_NOEXIST))
 		bump(STAT_ASYNC_FULL);
 	return 0;
+}
+
+// On the tracepoint: the request pointer, opcode and sq_thread flag from
+// its record, read in one helper call.
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit_tp(void *ctx)
+{
+	__u8 rec[USUB_SPAN] = {};
+	if (usub_len > USUB_SPAN ||
+	    bpf_probe_read_kernel(rec, usub_len, (char *)ctx + usub_req_off))
+		return 0;
+	return uring_submitted(*(__u64 *)rec, rec[usub_opcode_rel & (USUB_SPAN - 1)],
+			       rec[usub_sqt_rel & (USUB_SPAN - 1)]);
 }
 
 // A request punted to the ring's io-wq workers (iou-wrk-PID).
@@ -1155,16 +1165,10 @@ int uring_link(void *ctx)
 	return 0;
 }
 
-// A request's completion, in whichever task posted it: added to its
-// submitter's row for the file it worked on.
-SEC("tracepoint/io_uring/io_uring_complete")
-int uring_done(void *ctx)
+// Request `req`'s completion with result `res`, in whichever task posted
+// it: added to its submitter's row for the file it worked on.
+static __attribute__((always_inline)) int uring_completed(__u64 req, __s32 res)
 {
-	__u8 rec[UDONE_SPAN] = {};
-	if (udone_len > UDONE_SPAN ||
-	    bpf_probe_read_kernel(rec, udone_len, (char *)ctx + udone_req_off))
-		return 0;
-	__u64 req = *(__u64 *)rec;
 	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
 	if (!p || !p->ts) {
 		if (process_watched(bpf_get_current_pid_tgid() >> 32))
@@ -1179,7 +1183,6 @@ int uring_done(void *ctx)
 		if (n && n->ts)
 			n->ts = now;
 	}
-	__s32 res = *(__s32 *)(rec + (udone_res_rel & (UDONE_SPAN - 4)));
 	__u32 op = v.op;
 	if (op == OP_URING_FSYNC && (v.flags & UR_LINKED))
 		op = OP_URING_FSYNC_LINKED;
@@ -1216,6 +1219,54 @@ int uring_done(void *ctx)
 		u->async_work += 1;
 	u->buckets[bucket(lat / 1000)] += 1;
 	return 0;
+}
+
+// On the tracepoint: the request pointer and result from its record, read
+// in one helper call.
+SEC("tracepoint/io_uring/io_uring_complete")
+int uring_done_tp(void *ctx)
+{
+	__u8 rec[UDONE_SPAN] = {};
+	if (udone_len > UDONE_SPAN ||
+	    bpf_probe_read_kernel(rec, udone_len, (char *)ctx + udone_req_off))
+		return 0;
+	return uring_completed(*(__u64 *)rec, *(__s32 *)(rec + (udone_res_rel & (UDONE_SPAN - 4))));
+}
+
+// The same two on the raw tracepoints, typed by the kernel's BTF
+// (include/trace/events/io_uring.h): io_uring_submit_req(struct io_kiocb
+// *req) and io_uring_complete(struct io_ring_ctx *ctx, void *req, struct
+// io_uring_cqe *cqe). The fields are loaded directly (CO-RE), where the
+// tracepoint first builds its record (the opcode's name copied as a
+// string among the rest) and the program then copies it out; the
+// record's sq_thread is `req->ctx->flags & IORING_SETUP_SQPOLL`.
+#define IORING_SETUP_SQPOLL 2
+
+struct io_ring_ctx {
+	unsigned int flags;
+} CORE;
+
+struct io_kiocb {
+	__u8 opcode;
+	struct io_ring_ctx *ctx;
+} CORE;
+
+struct io_uring_cqe {
+	__s32 res;
+} CORE;
+
+SEC("tp_btf/io_uring_submit_req")
+int uring_submit(__u64 *ctx)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
+	return uring_submitted(ctx[0], req->opcode, !!(req->ctx->flags & IORING_SETUP_SQPOLL));
+}
+
+SEC("tp_btf/io_uring_complete")
+int uring_done(__u64 *ctx)
+{
+	struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
+	return uring_completed(ctx[1], cqe->res);
 }
 
 // The class and flags of a request from its rwbs string (blk_fill_rwbs):
