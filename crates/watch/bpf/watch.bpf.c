@@ -164,7 +164,13 @@ struct fdkey {
 	__s32 fd;
 };
 
-struct last {
+// A watched descriptor: how many times it was closed or replaced (a
+// number reused for another file starts a new row, its `gen`), and its
+// last write's offset and end (end = 0: none since it was opened; a write
+// counted there moved at least one byte, so its end is above 0).
+struct fdstate {
+	__u32 gen;
+	__u32 pad;
 	__s64 off;
 	__s64 end;
 };
@@ -262,20 +268,14 @@ struct {
 	__type(value, struct val);
 } hist SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct fdkey);
-	__type(value, struct last);
-} last_write SEC(".maps");
-
-// How many times each watched descriptor was closed or replaced: a number
-// reused for another file starts a new row (its `gen`).
+// Each watched descriptor's generation and last write: one lookup per
+// call serves both (a table of last writes of its own was one more hash
+// lookup per write).
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct fdkey);
-	__type(value, __u32);
+	__type(value, struct fdstate);
 } fdgen SEC(".maps");
 
 struct {
@@ -560,27 +560,36 @@ static __attribute__((always_inline)) int moves_data(__u32 op)
 	return op < OP_FSYNC || (op >= OP_AIO_PREAD && op <= OP_AIO_PWRITEV);
 }
 
-// The generation of descriptor `fd`'s row (0 for none). Every descriptor
-// with a row has an entry, so that close_range and exec (which walk the
-// entries) start its next row; created once per descriptor.
-static __attribute__((always_inline)) __u32 row_gen(__u32 tgid, __s32 fd)
+// Descriptor `fd`'s entry (none for a negative number, or a full table:
+// generation 0, no last write). Every descriptor with a row has one, so
+// that close_range and exec (which walk the entries) start its next row;
+// created once per descriptor.
+static __attribute__((always_inline)) struct fdstate *fd_state(__u32 tgid, __s32 fd)
 {
 	if (fd < 0)
 		return 0;
 	struct fdkey gk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &gk);
 	if (g)
-		return *g;
-	__u32 zero = 0;
+		return g;
+	struct fdstate zero = {};
 	bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
-	return 0;
+	return bpf_map_lookup_elem(&fdgen, &gk);
+}
+
+// The generation of descriptor `fd`'s row (0 for none).
+static __attribute__((always_inline)) __u32 row_gen(__u32 tgid, __s32 fd)
+{
+	struct fdstate *g = fd_state(tgid, fd);
+	return g ? g->gen : 0;
 }
 
 // Adds one call (or one AIO control block) that returned `ret` after
-// `lat` ns to the histogram row `k`; `off` is its offset (-1: none).
-// Lookups only in the steady state: the last write of a descriptor is
-// overwritten in place.
-static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s64 ret, __u64 lat)
+// `lat` ns to the histogram row `k`; `off` is its offset (-1: none), `fs`
+// its descriptor's entry (or none). Lookups only in the steady state: the
+// last write of a descriptor is overwritten in place.
+static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s64 ret, __u64 lat,
+						   struct fdstate *fs)
 {
 	struct val *v = bpf_map_lookup_elem(&hist, k);
 	if (!v) {
@@ -604,23 +613,20 @@ static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s
 			v->unaligned_512 += 1;
 		if ((off & 4095) || (ret & 4095))
 			v->unaligned_4k += 1;
-		struct fdkey fk = { .tgid = k->tgid, .fd = k->fd };
-		struct last *l = bpf_map_lookup_elem(&last_write, &fk);
-		if (l) {
-			if (l->off == off)
-				v->same_offset += 1;
-			// The first 4 KiB block of this write is the last block
-			// the previous write to this fd touched.
-			if ((off >> 12) == ((l->end - 1) >> 12))
-				v->same_block += 1;
+		if (fs) {
+			if (fs->end) {
+				if (fs->off == off)
+					v->same_offset += 1;
+				// The first 4 KiB block of this write is the last
+				// block the previous write to this fd touched.
+				if ((off >> 12) == ((fs->end - 1) >> 12))
+					v->same_block += 1;
+			}
 			// In place: two threads writing one descriptor at once
 			// may interleave these two stores (a same-block count
 			// off by one), which an update would not prevent either.
-			l->off = off;
-			l->end = off + ret;
-		} else {
-			struct last n = { .off = off, .end = off + ret };
-			bpf_map_update_elem(&last_write, &fk, &n, BPF_NOEXIST);
+			fs->off = off;
+			fs->end = off + ret;
 		}
 	}
 }
@@ -646,8 +652,9 @@ static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 	struct start *s = &c;
 	p->ts = 0;
 	__u64 lat = bpf_ktime_get_ns() - s->ts;
-	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op, .gen = row_gen(tgid, s->fd) };
-	account(&k, s->off, ret, lat);
+	struct fdstate *fs = fd_state(tgid, s->fd);
+	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op, .gen = fs ? fs->gen : 0 };
+	account(&k, s->off, ret, lat, fs);
 	if (stream_enabled && lat >= stream_min_ns) {
 		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (e) {
@@ -855,7 +862,7 @@ __attribute__((noinline)) int aio_reaped(__u32 tgid, __u64 at, __u64 now)
 	struct ainfl v = *a;
 	bpf_map_delete_elem(&ainflight, &k);
 	struct key hk = { .tgid = tgid, .fd = v.fd, .op = v.op, .gen = v.gen };
-	account(&hk, v.off, ev.res, now > v.ts ? now - v.ts : 0);
+	account(&hk, v.off, ev.res, now > v.ts ? now - v.ts : 0, fd_state(tgid, v.fd));
 	return 0;
 }
 
@@ -1551,14 +1558,14 @@ static __attribute__((always_inline)) int fd_gone(__s32 fd)
 	if (fd < 0 || !watched_now(&tgid))
 		return 0;
 	struct fdkey fk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &fk);
 	if (g) {
-		*g += 1;
+		g->gen += 1;
+		g->end = 0;
 	} else {
-		__u32 one = 1;
+		struct fdstate one = { .gen = 1 };
 		bpf_map_update_elem(&fdgen, &fk, &one, BPF_ANY);
 	}
-	bpf_map_delete_elem(&last_write, &fk);
 	return 0;
 }
 
@@ -1618,8 +1625,8 @@ static __attribute__((always_inline)) int open_enter(__s32 dfd, const char *path
 static __attribute__((always_inline)) __u32 gen_of(__u32 tgid, __s32 fd)
 {
 	struct fdkey gk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
-	return g ? *g : 0;
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &gk);
+	return g ? g->gen : 0;
 }
 
 // The exit: a new descriptor `ret` goes to user space with the
@@ -1636,7 +1643,7 @@ static __attribute__((always_inline)) int open_exit(__s64 ret)
 		__s32 fd = o->kind == KIND_SETFL ? o->dfd : (__s32)ret;
 		if (o->kind != KIND_SETFL) {
 			struct fdkey gk = { .tgid = tgid, .fd = fd };
-			__u32 zero = 0;
+			struct fdstate zero = {};
 			bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
 		}
 		struct open_event *e = bpf_ringbuf_reserve(&opens, sizeof(*e), 0);
@@ -1753,10 +1760,10 @@ static __attribute__((always_inline)) void bump_range(__u32 tgid, __u32 first, _
 		if (fd > last || fd < first)
 			break;
 		struct fdkey fk = { .tgid = tgid, .fd = (__s32)fd };
-		__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+		struct fdstate *g = bpf_map_lookup_elem(&fdgen, &fk);
 		if (g) {
-			*g += 1;
-			bpf_map_delete_elem(&last_write, &fk);
+			g->gen += 1;
+			g->end = 0;
 		}
 	}
 }

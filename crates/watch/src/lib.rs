@@ -125,6 +125,16 @@ struct Key {
     gen: u32,
 }
 
+/// A value of the `fdgen` map (`struct fdstate`): the descriptor's
+/// generation, then padding and its last write's offset and end, which
+/// only the programs read.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FdState {
+    gen: u32,
+    _last_write: [u32; 5],
+}
+
 /// A value of the `hist` map (one CPU's share).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -201,6 +211,8 @@ struct RawEvent {
 unsafe impl Pod for Key {}
 // SAFETY: as above.
 unsafe impl Pod for Val {}
+// SAFETY: as above.
+unsafe impl Pod for FdState {}
 // SAFETY: as above.
 unsafe impl Pod for UKey {}
 // SAFETY: as above.
@@ -1424,10 +1436,10 @@ impl Watcher {
         let Some(map) = self.ebpf.map("fdgen") else {
             return 0;
         };
-        let Ok(m) = HashMap::<_, [i32; 2], u32>::try_from(map) else {
+        let Ok(m) = HashMap::<_, [i32; 2], FdState>::try_from(map) else {
             return 0;
         };
-        m.get(&[pid as i32, fd], 0).unwrap_or(0)
+        m.get(&[pid as i32, fd], 0).map_or(0, |s| s.gen)
     }
 
     /// Stops watching `id`.
