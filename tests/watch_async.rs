@@ -162,6 +162,72 @@ fn watch_counts_io_uring_writes_and_their_linked_fsyncs_on_the_file() {
     assert!(line.contains(" 1000 "), "{line}");
 }
 
+// The submission's and the completion's programs run on the raw
+// tracepoints (tp_btf), which skip building the tracepoint's record; the
+// record-reading programs (`*_tp`) only where those do not load, which
+// `unavailable` then says.
+// See: issue 26.
+#[test]
+fn watch_times_io_uring_requests_on_the_raw_tracepoints_where_they_load() {
+    let d = scratch();
+    let f = d.path().join("data");
+    let bin = dbio_path();
+    let (v, _) = or_skip!(watch(
+        d.path(),
+        &[
+            "--bpf-stats",
+            "--",
+            bin.to_str().unwrap(),
+            "bench",
+            "--quiet",
+            "--engine",
+            "io_uring",
+            "--ops",
+            "600",
+            "--rw",
+            "randread",
+            "--bs",
+            "4k",
+            "--size",
+            "4M",
+            "--json",
+            "/dev/null",
+            f.to_str().unwrap(),
+        ],
+    ));
+    let w = &v["watch"][0];
+    let runs = |name: &str| {
+        w["bpf_programs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == name)
+            .map_or(0, |p| p["runs"].as_u64().unwrap())
+    };
+    let fallback = w["unavailable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u.as_str().unwrap().starts_with("raw io_uring:"));
+    let (used, unused) = if fallback {
+        (
+            ["uring_submit_tp", "uring_done_tp"],
+            ["uring_submit", "uring_done"],
+        )
+    } else {
+        (
+            ["uring_submit", "uring_done"],
+            ["uring_submit_tp", "uring_done_tp"],
+        )
+    };
+    for name in used {
+        assert!(runs(name) >= 600, "{name}: {w}");
+    }
+    for name in unused {
+        assert_eq!(runs(name), 0, "{name}: {w}");
+    }
+}
+
 // See: issue 26.
 #[test]
 fn watch_counts_io_uring_reads_on_the_file() {

@@ -33,7 +33,10 @@
 // io_uring_link, io_uring_queue_async_work) are timed from submission to
 // completion per (process, file, opcode), keyed by the request pointer
 // the records carry; their layout is read from the `format` files as the
-// block records' is. The file a request worked on is read at its
+// block records' is. The submission and the completion, which run once
+// per request, are taken on the raw tracepoints instead where they load
+// (tp_btf: the arguments typed by the kernel's BTF, no record built),
+// those records being the fallback. The file a request worked on is read at its
 // completion from the request (`struct io_kiocb` starts with its `struct
 // file *`, as the kernel's own comment on the union says) and named by
 // its inode: `file->f_inode->i_ino` and `->i_sb->s_dev`, read with CO-RE
@@ -135,6 +138,9 @@ struct start {
 	__u32 op;
 	// io_submit: the iocb pointer array; io_getevents: the event array.
 	__u64 arg;
+	// The thread's process when the entry was made (it was watched).
+	__u32 tgid;
+	__u32 pad;
 };
 
 struct key {
@@ -161,7 +167,13 @@ struct fdkey {
 	__s32 fd;
 };
 
-struct last {
+// A watched descriptor: how many times it was closed or replaced (a
+// number reused for another file starts a new row, its `gen`), and its
+// last write's offset and end (end = 0: none since it was opened; a write
+// counted there moved at least one byte, so its end is above 0).
+struct fdstate {
+	__u32 gen;
+	__u32 pad;
 	__s64 off;
 	__s64 end;
 };
@@ -259,20 +271,14 @@ struct {
 	__type(value, struct val);
 } hist SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, struct fdkey);
-	__type(value, struct last);
-} last_write SEC(".maps");
-
-// How many times each watched descriptor was closed or replaced: a number
-// reused for another file starts a new row (its `gen`).
+// Each watched descriptor's generation and last write: one lookup per
+// call serves both (a table of last writes of its own was one more hash
+// lookup per write).
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct fdkey);
-	__type(value, __u32);
+	__type(value, struct fdstate);
 } fdgen SEC(".maps");
 
 struct {
@@ -522,10 +528,18 @@ static __attribute__((always_inline)) int enter_arg(__s32 fd, __s64 off, __u64 s
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	if (!is_watched(tgid, tid))
+	// A thread's entry is made once it is seen watched, and no process
+	// leaves `watched` while it lives (user space removes only the ids
+	// that are not processes), so an entry made for this same process
+	// stands for the `watched` lookup: one hash lookup less per call of a
+	// watched thread, one more (a miss) per call of a thread that is not.
+	// A thread id reused by another process does not match its tgid. With
+	// --cgroup the cgroup is compared every time (a process can be moved
+	// out of it).
+	struct start *p = bpf_map_lookup_elem(&starts, &tid);
+	if (!(p && p->tgid == tgid && !cgroup_id) && !is_watched(tgid, tid))
 		return 0;
 	__u64 now = bpf_ktime_get_ns();
-	struct start *p = bpf_map_lookup_elem(&starts, &tid);
 	if (p) {
 		// Only this thread reads or writes its entry.
 		p->ts = now;
@@ -534,9 +548,10 @@ static __attribute__((always_inline)) int enter_arg(__s32 fd, __s64 off, __u64 s
 		p->fd = fd;
 		p->op = op;
 		p->arg = arg;
+		p->tgid = tgid;
 		return 0;
 	}
-	struct start s = { .ts = now, .off = off, .size = size, .fd = fd, .op = op, .arg = arg };
+	struct start s = { .ts = now, .off = off, .size = size, .fd = fd, .op = op, .arg = arg, .tgid = tgid };
 	if (bpf_map_update_elem(&starts, &tid, &s, BPF_NOEXIST))
 		bump(STAT_START_FULL);
 	return 0;
@@ -557,27 +572,36 @@ static __attribute__((always_inline)) int moves_data(__u32 op)
 	return op < OP_FSYNC || (op >= OP_AIO_PREAD && op <= OP_AIO_PWRITEV);
 }
 
-// The generation of descriptor `fd`'s row (0 for none). Every descriptor
-// with a row has an entry, so that close_range and exec (which walk the
-// entries) start its next row; created once per descriptor.
-static __attribute__((always_inline)) __u32 row_gen(__u32 tgid, __s32 fd)
+// Descriptor `fd`'s entry (none for a negative number, or a full table:
+// generation 0, no last write). Every descriptor with a row has one, so
+// that close_range and exec (which walk the entries) start its next row;
+// created once per descriptor.
+static __attribute__((always_inline)) struct fdstate *fd_state(__u32 tgid, __s32 fd)
 {
 	if (fd < 0)
 		return 0;
 	struct fdkey gk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &gk);
 	if (g)
-		return *g;
-	__u32 zero = 0;
+		return g;
+	struct fdstate zero = {};
 	bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
-	return 0;
+	return bpf_map_lookup_elem(&fdgen, &gk);
+}
+
+// The generation of descriptor `fd`'s row (0 for none).
+static __attribute__((always_inline)) __u32 row_gen(__u32 tgid, __s32 fd)
+{
+	struct fdstate *g = fd_state(tgid, fd);
+	return g ? g->gen : 0;
 }
 
 // Adds one call (or one AIO control block) that returned `ret` after
-// `lat` ns to the histogram row `k`; `off` is its offset (-1: none).
-// Lookups only in the steady state: the last write of a descriptor is
-// overwritten in place.
-static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s64 ret, __u64 lat)
+// `lat` ns to the histogram row `k`; `off` is its offset (-1: none), `fs`
+// its descriptor's entry (or none). Lookups only in the steady state: the
+// last write of a descriptor is overwritten in place.
+static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s64 ret, __u64 lat,
+						   struct fdstate *fs)
 {
 	struct val *v = bpf_map_lookup_elem(&hist, k);
 	if (!v) {
@@ -601,23 +625,20 @@ static __attribute__((always_inline)) void account(struct key *k, __s64 off, __s
 			v->unaligned_512 += 1;
 		if ((off & 4095) || (ret & 4095))
 			v->unaligned_4k += 1;
-		struct fdkey fk = { .tgid = k->tgid, .fd = k->fd };
-		struct last *l = bpf_map_lookup_elem(&last_write, &fk);
-		if (l) {
-			if (l->off == off)
-				v->same_offset += 1;
-			// The first 4 KiB block of this write is the last block
-			// the previous write to this fd touched.
-			if ((off >> 12) == ((l->end - 1) >> 12))
-				v->same_block += 1;
+		if (fs) {
+			if (fs->end) {
+				if (fs->off == off)
+					v->same_offset += 1;
+				// The first 4 KiB block of this write is the last
+				// block the previous write to this fd touched.
+				if ((off >> 12) == ((fs->end - 1) >> 12))
+					v->same_block += 1;
+			}
 			// In place: two threads writing one descriptor at once
 			// may interleave these two stores (a same-block count
 			// off by one), which an update would not prevent either.
-			l->off = off;
-			l->end = off + ret;
-		} else {
-			struct last n = { .off = off, .end = off + ret };
-			bpf_map_update_elem(&last_write, &fk, &n, BPF_NOEXIST);
+			fs->off = off;
+			fs->end = off + ret;
 		}
 	}
 }
@@ -643,8 +664,9 @@ static __attribute__((always_inline)) int leave(__s64 ret, __u32 op)
 	struct start *s = &c;
 	p->ts = 0;
 	__u64 lat = bpf_ktime_get_ns() - s->ts;
-	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op, .gen = row_gen(tgid, s->fd) };
-	account(&k, s->off, ret, lat);
+	struct fdstate *fs = fd_state(tgid, s->fd);
+	struct key k = { .tgid = tgid, .fd = s->fd, .op = s->op, .gen = fs ? fs->gen : 0 };
+	account(&k, s->off, ret, lat, fs);
 	if (stream_enabled && lat >= stream_min_ns) {
 		struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 		if (e) {
@@ -852,7 +874,7 @@ __attribute__((noinline)) int aio_reaped(__u32 tgid, __u64 at, __u64 now)
 	struct ainfl v = *a;
 	bpf_map_delete_elem(&ainflight, &k);
 	struct key hk = { .tgid = tgid, .fd = v.fd, .op = v.op, .gen = v.gen };
-	account(&hk, v.off, ev.res, now > v.ts ? now - v.ts : 0);
+	account(&hk, v.off, ev.res, now > v.ts ? now - v.ts : 0, fd_state(tgid, v.fd));
 	return 0;
 }
 
@@ -1092,25 +1114,19 @@ static __attribute__((always_inline)) __u64 req_at(void *ctx, __u32 off)
 	return req;
 }
 
-// A request submitted, in the submitting task's context: a thread of the
-// process that owns the ring, or its SQPOLL thread (iou-sqp-PID, a thread
-// of the same process since Linux 5.12), which --tid does not exclude.
-SEC("tracepoint/io_uring/io_uring_submit_req")
-int uring_submit(void *ctx)
+// Request `req` of opcode `opcode` submitted, in the submitting task's
+// context: a thread of the process that owns the ring, or (`sqt`) its
+// SQPOLL thread (iou-sqp-PID, a thread of the same process since Linux
+// 5.12), which --tid does not exclude.
+static __attribute__((always_inline)) int uring_submitted(__u64 req, __u8 opcode, __u8 sqt)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	__u8 rec[USUB_SPAN] = {};
-	if (usub_len > USUB_SPAN ||
-	    bpf_probe_read_kernel(rec, usub_len, (char *)ctx + usub_req_off))
-		return 0;
-	__u8 sqt = rec[usub_sqt_rel & (USUB_SPAN - 1)];
 	if (sqt ? !process_watched(tgid) : !is_watched(tgid, tid))
 		return 0;
-	__u32 op = uring_op(rec[usub_opcode_rel & (USUB_SPAN - 1)]);
+	__u32 op = uring_op(opcode);
 	if (op == OP_NONE)
 		return 0;
-	__u64 req = *(__u64 *)rec;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 flags = sqt ? UR_SQ_THREAD : 0;
 	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
@@ -1126,6 +1142,19 @@ int uring_submit(void *ctx)
 	if (bpf_map_update_elem(&uinflight, &req, &v, BPF_NOEXIST))
 		bump(STAT_ASYNC_FULL);
 	return 0;
+}
+
+// On the tracepoint: the request pointer, opcode and sq_thread flag from
+// its record, read in one helper call.
+SEC("tracepoint/io_uring/io_uring_submit_req")
+int uring_submit_tp(void *ctx)
+{
+	__u8 rec[USUB_SPAN] = {};
+	if (usub_len > USUB_SPAN ||
+	    bpf_probe_read_kernel(rec, usub_len, (char *)ctx + usub_req_off))
+		return 0;
+	return uring_submitted(*(__u64 *)rec, rec[usub_opcode_rel & (USUB_SPAN - 1)],
+			       rec[usub_sqt_rel & (USUB_SPAN - 1)]);
 }
 
 // A request punted to the ring's io-wq workers (iou-wrk-PID).
@@ -1155,16 +1184,10 @@ int uring_link(void *ctx)
 	return 0;
 }
 
-// A request's completion, in whichever task posted it: added to its
-// submitter's row for the file it worked on.
-SEC("tracepoint/io_uring/io_uring_complete")
-int uring_done(void *ctx)
+// Request `req`'s completion with result `res`, in whichever task posted
+// it: added to its submitter's row for the file it worked on.
+static __attribute__((always_inline)) int uring_completed(__u64 req, __s32 res)
 {
-	__u8 rec[UDONE_SPAN] = {};
-	if (udone_len > UDONE_SPAN ||
-	    bpf_probe_read_kernel(rec, udone_len, (char *)ctx + udone_req_off))
-		return 0;
-	__u64 req = *(__u64 *)rec;
 	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
 	if (!p || !p->ts) {
 		if (process_watched(bpf_get_current_pid_tgid() >> 32))
@@ -1179,7 +1202,6 @@ int uring_done(void *ctx)
 		if (n && n->ts)
 			n->ts = now;
 	}
-	__s32 res = *(__s32 *)(rec + (udone_res_rel & (UDONE_SPAN - 4)));
 	__u32 op = v.op;
 	if (op == OP_URING_FSYNC && (v.flags & UR_LINKED))
 		op = OP_URING_FSYNC_LINKED;
@@ -1216,6 +1238,54 @@ int uring_done(void *ctx)
 		u->async_work += 1;
 	u->buckets[bucket(lat / 1000)] += 1;
 	return 0;
+}
+
+// On the tracepoint: the request pointer and result from its record, read
+// in one helper call.
+SEC("tracepoint/io_uring/io_uring_complete")
+int uring_done_tp(void *ctx)
+{
+	__u8 rec[UDONE_SPAN] = {};
+	if (udone_len > UDONE_SPAN ||
+	    bpf_probe_read_kernel(rec, udone_len, (char *)ctx + udone_req_off))
+		return 0;
+	return uring_completed(*(__u64 *)rec, *(__s32 *)(rec + (udone_res_rel & (UDONE_SPAN - 4))));
+}
+
+// The same two on the raw tracepoints, typed by the kernel's BTF
+// (include/trace/events/io_uring.h): io_uring_submit_req(struct io_kiocb
+// *req) and io_uring_complete(struct io_ring_ctx *ctx, void *req, struct
+// io_uring_cqe *cqe). The fields are loaded directly (CO-RE), where the
+// tracepoint first builds its record (the opcode's name copied as a
+// string among the rest) and the program then copies it out; the
+// record's sq_thread is `req->ctx->flags & IORING_SETUP_SQPOLL`.
+#define IORING_SETUP_SQPOLL 2
+
+struct io_ring_ctx {
+	unsigned int flags;
+} CORE;
+
+struct io_kiocb {
+	__u8 opcode;
+	struct io_ring_ctx *ctx;
+} CORE;
+
+struct io_uring_cqe {
+	__s32 res;
+} CORE;
+
+SEC("tp_btf/io_uring_submit_req")
+int uring_submit(__u64 *ctx)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ctx[0];
+	return uring_submitted(ctx[0], req->opcode, !!(req->ctx->flags & IORING_SETUP_SQPOLL));
+}
+
+SEC("tp_btf/io_uring_complete")
+int uring_done(__u64 *ctx)
+{
+	struct io_uring_cqe *cqe = (struct io_uring_cqe *)ctx[2];
+	return uring_completed(ctx[1], cqe->res);
 }
 
 // The class and flags of a request from its rwbs string (blk_fill_rwbs):
@@ -1500,14 +1570,14 @@ static __attribute__((always_inline)) int fd_gone(__s32 fd)
 	if (fd < 0 || !watched_now(&tgid))
 		return 0;
 	struct fdkey fk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &fk);
 	if (g) {
-		*g += 1;
+		g->gen += 1;
+		g->end = 0;
 	} else {
-		__u32 one = 1;
+		struct fdstate one = { .gen = 1 };
 		bpf_map_update_elem(&fdgen, &fk, &one, BPF_ANY);
 	}
-	bpf_map_delete_elem(&last_write, &fk);
 	return 0;
 }
 
@@ -1567,8 +1637,8 @@ static __attribute__((always_inline)) int open_enter(__s32 dfd, const char *path
 static __attribute__((always_inline)) __u32 gen_of(__u32 tgid, __s32 fd)
 {
 	struct fdkey gk = { .tgid = tgid, .fd = fd };
-	__u32 *g = bpf_map_lookup_elem(&fdgen, &gk);
-	return g ? *g : 0;
+	struct fdstate *g = bpf_map_lookup_elem(&fdgen, &gk);
+	return g ? g->gen : 0;
 }
 
 // The exit: a new descriptor `ret` goes to user space with the
@@ -1585,7 +1655,7 @@ static __attribute__((always_inline)) int open_exit(__s64 ret)
 		__s32 fd = o->kind == KIND_SETFL ? o->dfd : (__s32)ret;
 		if (o->kind != KIND_SETFL) {
 			struct fdkey gk = { .tgid = tgid, .fd = fd };
-			__u32 zero = 0;
+			struct fdstate zero = {};
 			bpf_map_update_elem(&fdgen, &gk, &zero, BPF_NOEXIST);
 		}
 		struct open_event *e = bpf_ringbuf_reserve(&opens, sizeof(*e), 0);
@@ -1702,10 +1772,10 @@ static __attribute__((always_inline)) void bump_range(__u32 tgid, __u32 first, _
 		if (fd > last || fd < first)
 			break;
 		struct fdkey fk = { .tgid = tgid, .fd = (__s32)fd };
-		__u32 *g = bpf_map_lookup_elem(&fdgen, &fk);
+		struct fdstate *g = bpf_map_lookup_elem(&fdgen, &fk);
 		if (g) {
-			*g += 1;
-			bpf_map_delete_elem(&last_write, &fk);
+			g->gen += 1;
+			g->end = 0;
 		}
 	}
 }

@@ -49,7 +49,10 @@
 //!
 //! Requests submitted through io_uring are not system calls of their own:
 //! programs on the `io_uring` tracepoints (`io_uring_submit_req`,
-//! `io_uring_complete`, `io_uring_link`, `io_uring_queue_async_work`) time
+//! `io_uring_complete`, `io_uring_link`, `io_uring_queue_async_work`; the
+//! first two, which run once per request, on the raw tracepoints typed by
+//! the kernel's BTF where they load, as they then skip building the
+//! tracepoint's record) time
 //! each one from submission to completion per (process, opcode, file),
 //! the process being the ring's owner whichever of its threads (the
 //! submitter, the SQPOLL thread, an io-wq worker) ran it, and the file
@@ -75,8 +78,9 @@ pub mod session;
 pub use session::{Observer, Session, SessionOptions, Tracer};
 
 use aya::maps::{HashMap, MapData, PerCpuArray, PerCpuHashMap, RingBuf};
-use aya::programs::trace_point::TracePointLinkId;
-use aya::programs::TracePoint;
+use aya::programs::tp_btf::BtfTracePointLink;
+use aya::programs::trace_point::TracePointLink;
+use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Ebpf, EbpfLoader, Pod};
 use dbio_model::watch::{BlockOp, SyscallOp, WatchFileOp};
 use dbio_model::Log2Buckets;
@@ -119,6 +123,16 @@ struct Key {
     fd: i32,
     op: u32,
     gen: u32,
+}
+
+/// A value of the `fdgen` map (`struct fdstate`): the descriptor's
+/// generation, then padding and its last write's offset and end, which
+/// only the programs read.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+struct FdState {
+    gen: u32,
+    _last_write: [u32; 5],
 }
 
 /// A value of the `hist` map (one CPU's share).
@@ -197,6 +211,8 @@ struct RawEvent {
 unsafe impl Pod for Key {}
 // SAFETY: as above.
 unsafe impl Pod for Val {}
+// SAFETY: as above.
+unsafe impl Pod for FdState {}
 // SAFETY: as above.
 unsafe impl Pod for UKey {}
 // SAFETY: as above.
@@ -721,32 +737,29 @@ fn block_layout(tracefs: &Path) -> Result<BlockLayout, String> {
     })
 }
 
+/// An attached program's link, taken from its program: dropping it
+/// detaches the program.
+enum Link {
+    /// On a tracepoint (`tracepoint/...`).
+    TracePoint(#[allow(dead_code)] TracePointLink),
+    /// On a raw tracepoint, typed by the kernel's BTF (`tp_btf/...`).
+    Btf(#[allow(dead_code)] BtfTracePointLink),
+}
+
 /// The loaded object and the links of its attached programs, which the
 /// watcher detaches all at once when it is dropped.
 struct Attached {
     ebpf: Ebpf,
-    links: Vec<(String, TracePointLinkId)>,
+    links: Vec<Link>,
 }
 
 /// Detaches `links` in parallel. Detaching a tracepoint program waits for
 /// the kernel's RCU grace periods (about 0.1 s each on the development
 /// machine): one after the other, the 60-odd programs took 4.6 s after
 /// the watched command had exited; at once, they share the grace periods.
-fn detach_all(ebpf: &mut Ebpf, links: Vec<(String, TracePointLinkId)>) {
-    let mut owned = Vec::new();
-    for (prog, id) in links {
-        let Some(p) = ebpf.program_mut(&prog) else {
-            continue;
-        };
-        let Ok(tp) = <&mut TracePoint>::try_from(p) else {
-            continue;
-        };
-        if let Ok(link) = tp.take_link(id) {
-            owned.push(link);
-        }
-    }
+fn detach_all(links: Vec<Link>) {
     std::thread::scope(|s| {
-        for link in owned {
+        for link in links {
             s.spawn(move || drop(link));
         }
     });
@@ -761,10 +774,32 @@ fn attach(ebpf: &mut Attached, prog: &str, category: &str, event: &str) -> Resul
         .try_into()
         .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
     tp.load().map_err(|e| program_error(prog, &e))?;
-    let link = tp
+    let id = tp
         .attach(category, event)
         .map_err(|e| program_error(prog, &e))?;
-    ebpf.links.push((prog.to_string(), link));
+    let link = tp.take_link(id).map_err(|e| program_error(prog, &e))?;
+    ebpf.links.push(Link::TracePoint(link));
+    Ok(())
+}
+
+/// Loads and attaches one program on the raw tracepoint `event`, typed by
+/// the kernel's BTF `btf`.
+fn attach_btf(
+    ebpf: &mut Attached,
+    prog: &str,
+    event: &str,
+    btf: &aya::Btf,
+) -> Result<(), WatchError> {
+    let tp: &mut BtfTracePoint = ebpf
+        .ebpf
+        .program_mut(prog)
+        .ok_or_else(|| WatchError::Load(format!("program {prog} missing from the object")))?
+        .try_into()
+        .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
+    tp.load(event, btf).map_err(|e| program_error(prog, &e))?;
+    let id = tp.attach().map_err(|e| program_error(prog, &e))?;
+    let link = tp.take_link(id).map_err(|e| program_error(prog, &e))?;
+    ebpf.links.push(Link::Btf(link));
     Ok(())
 }
 
@@ -830,6 +865,35 @@ fn attach_syscall(
         )?;
     }
     Ok(true)
+}
+
+/// Attaches the io_uring program `prog` to `event`: on the raw
+/// tracepoint, typed by the kernel's BTF, where the object has that
+/// program (the submission's and the completion's, which run once per
+/// request) and it loads; else `{prog}_tp` or `prog` on the tracepoint.
+///
+/// Why: the tracepoint builds its record first (the opcode's name copied
+/// as a string among the rest), which the raw one does not.
+fn attach_uring(
+    ebpf: &mut Attached,
+    btf: Option<&aya::Btf>,
+    prog: &str,
+    event: &str,
+    unavailable: &mut Vec<String>,
+) -> Result<(), WatchError> {
+    let fallback = format!("{prog}_tp");
+    if ebpf.ebpf.program(&fallback).is_none() {
+        return attach(ebpf, prog, "io_uring", event);
+    }
+    if let Some(btf) = btf {
+        match attach_btf(ebpf, prog, event, btf) {
+            Ok(()) => return Ok(()),
+            Err(e) => unavailable.push(format!(
+                "raw io_uring:{event} ({e}): traced on the tracepoint, at a higher cost per request"
+            )),
+        }
+    }
+    attach(ebpf, &fallback, "io_uring", event)
 }
 
 /// The ring buffer map `name` of the object.
@@ -973,7 +1037,7 @@ fn record_offsets(
 pub struct Watcher {
     ebpf: Ebpf,
     /// The attached programs' links, detached together on drop.
-    links: Vec<(String, TracePointLinkId)>,
+    links: Vec<Link>,
     /// Holds the run-time statistics on (`LoadOptions::bpf_stats`).
     _stats: Option<std::os::fd::OwnedFd>,
     unavailable: Vec<String>,
@@ -989,7 +1053,7 @@ pub struct Watcher {
 
 impl Drop for Watcher {
     fn drop(&mut self) {
-        detach_all(&mut self.ebpf, std::mem::take(&mut self.links));
+        detach_all(std::mem::take(&mut self.links));
     }
 }
 
@@ -1182,6 +1246,7 @@ impl Watcher {
         let opens = Some(ring(&mut ebpf.ebpf, "opens")?);
         let uring = uring_layout.is_some();
         if uring {
+            let btf = aya::Btf::from_sys_fs().ok();
             // Completion first: a request submitted between two attaches
             // is then never half seen (it is not in the table, its
             // completion is counted as unmatched).
@@ -1191,7 +1256,7 @@ impl Watcher {
                 ("uring_link", "io_uring_link"),
                 ("uring_submit", "io_uring_submit_req"),
             ] {
-                attach(&mut ebpf, prog, "io_uring", event)?;
+                attach_uring(&mut ebpf, btf.as_ref(), prog, event, &mut unavailable)?;
             }
         }
         let mut queue_traced = false;
@@ -1371,10 +1436,10 @@ impl Watcher {
         let Some(map) = self.ebpf.map("fdgen") else {
             return 0;
         };
-        let Ok(m) = HashMap::<_, [i32; 2], u32>::try_from(map) else {
+        let Ok(m) = HashMap::<_, [i32; 2], FdState>::try_from(map) else {
             return 0;
         };
-        m.get(&[pid as i32, fd], 0).unwrap_or(0)
+        m.get(&[pid as i32, fd], 0).map_or(0, |s| s.gen)
     }
 
     /// Stops watching `id`.
