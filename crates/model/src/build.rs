@@ -73,7 +73,12 @@ impl BuildInfo {
                     .as_deref()
                     .map_or("not required".to_string(), |g| format!("{g} or newer"))
             ),
-            format!("features: {}", self.features.join(", ")),
+            if self.features.is_empty() {
+                "features: none (no database server clients, no BPF tracer: --features full builds them)"
+                    .to_string()
+            } else {
+                format!("features: {}", self.features.join(", "))
+            },
         ];
         if let Some(h) = &self.bpf_sha256 {
             v.push(format!("bpf object: sha256 {h}"));
@@ -99,5 +104,19 @@ mod tests {
         assert_eq!(b.short(), "dbio 0.1.0 (0123456789ab, dirty)");
         b.revision = None;
         assert_eq!(b.short(), "dbio 0.1.0");
+    }
+
+    #[test]
+    fn a_build_without_optional_parts_says_so() {
+        let mut b = BuildInfo::default();
+        let features = |b: &BuildInfo| {
+            b.lines()
+                .into_iter()
+                .find(|l| l.starts_with("features: "))
+                .unwrap()
+        };
+        assert!(features(&b).starts_with("features: none (no database server clients"));
+        b.features = vec!["postgres".into(), "watch".into()];
+        assert_eq!(features(&b), "features: postgres, watch");
     }
 }
