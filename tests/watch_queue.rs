@@ -263,17 +263,41 @@ fn watch_splits_a_full_device_queue_from_the_device_time() {
         d.iter().map(|b| u(&b["queued"])).sum::<u64>() >= count * 99 / 100,
         "{w}"
     );
-    // The answer: the queue in front of the device, not the device.
+    // The answer follows the calls' time: the queue in front of the
+    // device when the block layer (queue and device) is most of it, as on
+    // a quiet machine; on a host whose CPUs are busy the 48 writers wait
+    // above the block layer too, and the answer must then say that. The
+    // split above holds either way; which answer is right is decided by
+    // the measured shares, never by the machine's speed.
+    let calls_ns: u64 = w["ops"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["path"] == path)
+        .map(|o| u(&o["total_ns"]))
+        .sum();
+    let block_pct = 100.0 * (u(&r["queue_ns"]) + u(&r["total_ns"])) as f64 / calls_ns as f64;
     let text = dbio()
         .args(["report", "--from", out.to_str().unwrap()])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(
-        words.contains("the wait is the queue in front of the device, not the device"),
-        "{text}"
-    );
+    let queue_answer =
+        words.contains("the wait is the queue in front of the device, not the device");
+    let above_answer = words.contains("most of the wait is above the block layer");
+    assert!(queue_answer || above_answer, "{text}");
+    if block_pct >= 60.0 {
+        assert!(
+            queue_answer,
+            "block layer {block_pct:.0} % of the calls: {text}"
+        );
+    } else if block_pct <= 40.0 {
+        assert!(
+            above_answer,
+            "block layer {block_pct:.0} % of the calls: {text}"
+        );
+    }
     assert!(text.contains("queue mean"), "{text}");
 }
 
