@@ -22,15 +22,7 @@ fn url(kind: Kind) -> Option<String> {
         Kind::Pg => "DBIO_TEST_PG_URL",
         Kind::My => "DBIO_TEST_MYSQL_URL",
     };
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            skip_this_test(&format!(
-                "{var} is not set (scripts/test starts private servers as root)"
-            ));
-            None
-        }
-    }
+    crate::util::server_url(var)
 }
 
 /// user, password, host, port, database of a `scheme://u:p@h:port/db` URL.

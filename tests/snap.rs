@@ -11,25 +11,9 @@
 #[path = "../crates/snap/tests/support/proxy.rs"]
 mod proxy;
 
-use crate::util::{dbio, dbio_path, json, skip_this_test, wait_output_within};
+use crate::util::{dbio, dbio_path, json, server_url, wait_output_within};
 use std::process::{Command, Stdio};
 use std::time::Duration;
-
-fn env(var: &str) -> Option<String> {
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{var} is not set, and CI starts every server (scripts/test)"
-            );
-            skip_this_test(&format!(
-                "{var} is not set (scripts/test starts private servers as root)"
-            ));
-            None
-        }
-    }
-}
 
 /// The password in a URL, for checking it never shows.
 fn password_of(url: &str) -> String {
@@ -52,7 +36,7 @@ fn psql(url: &str, q: &str) -> String {
 
 #[test]
 fn snap_of_an_unreachable_server_or_a_wrong_password_is_one_sentence_and_status_2() {
-    let Some(u) = env("DBIO_TEST_PG_URL") else {
+    let Some(u) = server_url("DBIO_TEST_PG_URL") else {
         return;
     };
     let pw = password_of(&u);
@@ -85,7 +69,7 @@ fn snap_of_an_unreachable_server_or_a_wrong_password_is_one_sentence_and_status_
 
 #[test]
 fn snap_writes_an_awr_result_that_report_and_compare_read() {
-    let Some(u) = env("DBIO_TEST_PG_URL") else {
+    let Some(u) = server_url("DBIO_TEST_PG_URL") else {
         return;
     };
     let d = crate::util::scratch();
@@ -141,7 +125,7 @@ fn snap_writes_an_awr_result_that_report_and_compare_read() {
 
 #[test]
 fn snap_every_for_is_a_trend_of_contiguous_intervals() {
-    let Some(u) = env("DBIO_TEST_PG_URL") else {
+    let Some(u) = server_url("DBIO_TEST_PG_URL") else {
         return;
     };
     let out = dbio()
@@ -175,7 +159,7 @@ fn snap_every_for_is_a_trend_of_contiguous_intervals() {
 
 #[test]
 fn sigint_mid_interval_saves_the_partial_interval_marked() {
-    let Some(u) = env("DBIO_TEST_PG_URL") else {
+    let Some(u) = server_url("DBIO_TEST_PG_URL") else {
         return;
     };
     for signals in [1, 2] {
@@ -212,9 +196,9 @@ fn sigint_mid_interval_saves_the_partial_interval_marked() {
 #[test]
 fn a_server_restart_inside_the_interval_is_detected_and_said() {
     let (Some(u), Some(admin), Some(dir)) = (
-        env("DBIO_TEST_PG_URL"),
-        env("DBIO_TEST_PG_ADMIN_URL"),
-        env("DBIO_DB_DIR"),
+        server_url("DBIO_TEST_PG_URL"),
+        server_url("DBIO_TEST_PG_ADMIN_URL"),
+        server_url("DBIO_DB_DIR"),
     ) else {
         return;
     };
@@ -282,7 +266,10 @@ fn numbers(v: &serde_json::Value, path: &str, out: &mut Vec<(String, f64)>) {
 /// sentence on stderr, and the status is 1 (partial).
 #[test]
 fn a_failover_ends_the_series_with_the_intervals_before_it_and_status_1() {
-    let (Some(u), Some(u18)) = (env("DBIO_TEST_PG_URL"), env("DBIO_TEST_PG18_URL")) else {
+    let (Some(u), Some(u18)) = (
+        server_url("DBIO_TEST_PG_URL"),
+        server_url("DBIO_TEST_PG18_URL"),
+    ) else {
         return;
     };
     let p = proxy::Proxy::start(&proxy::addr(&u));

@@ -29,15 +29,7 @@ fn target(var: &str) -> Option<String> {
         skip_this_test("dbio snap --watch needs root to load BPF programs");
         return None;
     }
-    match std::env::var(var) {
-        Ok(u) if !u.is_empty() => Some(u),
-        _ => {
-            skip_this_test(&format!(
-                "{var} is not set (scripts/test starts private servers as root)"
-            ));
-            None
-        }
-    }
+    crate::util::server_url(var)
 }
 
 /// `dbio snap URL --watch` over 10 s, with a 4-session commit load from

@@ -118,6 +118,25 @@ pub fn skip_this_test(why: &str) {
     eprintln!("SKIP {}: {why}", test.name().unwrap_or("this test"));
 }
 
+/// A private server's URL from `var` (scripts/test exports them), or
+/// why the test skips; under CI, which starts every server, its absence
+/// fails the test.
+pub fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(u) if !u.is_empty() => Some(u),
+        _ => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{var} is not set, and CI starts every server (scripts/test)"
+            );
+            skip_this_test(&format!(
+                "{var} is not set (scripts/test starts private servers as root)"
+            ));
+            None
+        }
+    }
+}
+
 /// Unwraps a set-up the machine may not allow (a mount, a loop device, a
 /// private filesystem), or prints why and returns from the test.
 macro_rules! or_skip {
