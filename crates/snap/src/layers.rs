@@ -24,7 +24,7 @@
 
 use dbio_model::awr::AwrReport;
 use dbio_model::snap::{CommitLayers, LayerTime, LogLayers, SnapFamily};
-use dbio_model::watch::{BlockOp, SyscallOp, WatchResult};
+use dbio_model::watch::{BlockOp, WatchResult};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -96,18 +96,6 @@ impl LogFiles {
     }
 }
 
-/// Whether a watched operation writes, syncs, or neither.
-fn kind(op: SyscallOp) -> Option<bool> {
-    use SyscallOp::*;
-    match op {
-        Write | Pwrite64 | Writev | Pwritev | Pwritev2 | UringWrite | UringWritev
-        | UringWriteFixed | AioPwrite | AioPwritev => Some(false),
-        Fsync | Fdatasync | SyncFileRange | UringFsync | UringFsyncLinked | UringSyncFileRange
-        | AioFsync | AioFdsync => Some(true),
-        _ => None,
-    }
-}
-
 fn add(t: &mut LayerTime, count: u64, ns: u64) {
     t.count += count as f64;
     t.time_s += ns as f64 / 1e9;
@@ -132,9 +120,13 @@ pub fn join(r: &AwrReport, w: &WatchResult, p: &ServerProcess) -> CommitLayers {
         .collect();
     let mut devices: Vec<&str> = Vec::new();
     for op in &w.ops {
-        let (Some(path), Some(sync)) = (op.path.as_deref(), kind(op.op)) else {
+        let Some(path) = op.path.as_deref() else {
             continue;
         };
+        let sync = op.op.is_sync();
+        if !sync && !op.op.is_write() {
+            continue;
+        }
         let Some(l) = p.logs.classify(path).and_then(|l| logs.get_mut(l)) else {
             continue;
         };
