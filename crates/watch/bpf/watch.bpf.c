@@ -970,19 +970,36 @@ struct file_id {
 	__u64 ino;
 };
 
+// The device of inode `in`'s filesystem; 0 when a read fails.
+static __attribute__((always_inline)) __u32 inode_dev(struct inode *in)
+{
+	struct super_block *sb = 0;
+	__u32 dev = 0;
+	if (!bpf_probe_read_kernel(&sb, sizeof(sb), FIELD(in, i_sb)) && sb)
+		bpf_probe_read_kernel(&dev, sizeof(dev), FIELD(sb, s_dev));
+	return dev;
+}
+
+// File `f`'s inode and inode number; the inode is none when a read fails.
+static __attribute__((always_inline)) struct inode *file_inode_of(struct file *f, __u64 *ino)
+{
+	struct inode *in = 0;
+	unsigned long i = 0;
+	if (!f || bpf_probe_read_kernel(&in, sizeof(in), FIELD(f, f_inode)) || !in)
+		return 0;
+	bpf_probe_read_kernel(&i, sizeof(i), FIELD(in, i_ino));
+	*ino = i;
+	return in;
+}
+
 // The file's filesystem device and inode number; zeros when a read fails.
 static __attribute__((always_inline)) void file_id_of(struct file *f, struct file_id *id)
 {
-	struct inode *in = 0;
-	struct super_block *sb = 0;
-	unsigned long ino = 0;
-	__u32 dev = 0;
-	if (!f || bpf_probe_read_kernel(&in, sizeof(in), FIELD(f, f_inode)) || !in)
+	__u64 ino = 0;
+	struct inode *in = file_inode_of(f, &ino);
+	if (!in)
 		return;
-	bpf_probe_read_kernel(&ino, sizeof(ino), FIELD(in, i_ino));
-	if (!bpf_probe_read_kernel(&sb, sizeof(sb), FIELD(in, i_sb)) && sb)
-		bpf_probe_read_kernel(&dev, sizeof(dev), FIELD(sb, s_dev));
-	id->dev = dev;
+	id->dev = inode_dev(in);
 	id->ino = ino;
 }
 
@@ -1050,7 +1067,8 @@ struct uinfl {
 	__u32 tgid;
 	__u32 op;
 	__u32 flags;
-	__u32 pad;
+	// The thread that submitted it.
+	__u32 tid;
 };
 
 // By request pointer. The kernel recycles its request structures, so an
@@ -1066,15 +1084,24 @@ struct {
 	__type(value, struct uinfl);
 } uinflight SEC(".maps");
 
+// The file is its inode's address and number: the address stands for the
+// filesystem's device, which is read only when a CPU's share of a row is
+// first used (two reads fewer per request). The same file under two
+// addresses (its inode evicted and read again) is two rows, which user
+// space adds up; another file under the same address and number would
+// need an inode freed and another with its number made at that address on
+// another filesystem during the watch.
 struct ukey {
 	__u32 tgid;
 	__u32 op;
-	__u32 dev;
-	__u32 pad;
 	__u64 ino;
+	__u64 inode;
 };
 
 struct uval {
+	// The file's filesystem device (0 until read on this CPU).
+	__u32 dev;
+	__u32 pad;
 	__u64 count;
 	__u64 bytes;
 	__u64 errors;
@@ -1122,23 +1149,30 @@ static __attribute__((always_inline)) int uring_submitted(__u64 req, __u8 opcode
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	if (sqt ? !process_watched(tgid) : !is_watched(tgid, tid))
-		return 0;
 	__u32 op = uring_op(opcode);
 	if (op == OP_NONE)
 		return 0;
+	// The kernel recycles a ring's request structures for the same ring,
+	// so the entry of a structure this same thread submitted last stands
+	// for the lookup in the watched map, as a thread's own entry does for
+	// system calls (no process leaves `watched` while it lives; with
+	// --cgroup the cgroup is compared every time).
+	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
+	if (!(p && p->tgid == tgid && p->tid == tid && !cgroup_id) &&
+	    (sqt ? !process_watched(tgid) : !is_watched(tgid, tid)))
+		return 0;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 flags = sqt ? UR_SQ_THREAD : 0;
-	struct uinfl *p = bpf_map_lookup_elem(&uinflight, &req);
 	if (p) {
 		p->ts = now;
 		p->next = 0;
 		p->tgid = tgid;
+		p->tid = tid;
 		p->op = op;
 		p->flags = flags;
 		return 0;
 	}
-	struct uinfl v = { .ts = now, .tgid = tgid, .op = op, .flags = flags };
+	struct uinfl v = { .ts = now, .tgid = tgid, .op = op, .flags = flags, .tid = tid };
 	if (bpf_map_update_elem(&uinflight, &req, &v, BPF_NOEXIST))
 		bump(STAT_ASYNC_FULL);
 	return 0;
@@ -1206,14 +1240,13 @@ static __attribute__((always_inline)) int uring_completed(__u64 req, __s32 res)
 	if (op == OP_URING_FSYNC && (v.flags & UR_LINKED))
 		op = OP_URING_FSYNC_LINKED;
 	struct ukey k = { .tgid = v.tgid, .op = op };
+	struct inode *in = 0;
 	if (core_ok) {
 		// struct io_kiocb starts with its struct file *.
 		struct file *f = 0;
-		struct file_id id = {};
-		bpf_probe_read_kernel(&f, sizeof(f), (void *)req);
-		file_id_of(f, &id);
-		k.dev = id.dev;
-		k.ino = id.ino;
+		if (!bpf_probe_read_kernel(&f, sizeof(f), (void *)req))
+			in = file_inode_of(f, &k.ino);
+		k.inode = (__u64)in;
 	}
 	struct uval *u = bpf_map_lookup_elem(&uhist, &k);
 	if (!u) {
@@ -1225,6 +1258,8 @@ static __attribute__((always_inline)) int uring_completed(__u64 req, __s32 res)
 		bump(STAT_HIST_FULL);
 		return 0;
 	}
+	if (in && !u->dev)
+		u->dev = inode_dev(in);
 	__u64 lat = now > v.ts ? now - v.ts : 0;
 	u->count += 1;
 	u->lat_ns += lat;

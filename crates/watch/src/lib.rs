@@ -84,6 +84,7 @@ use aya::programs::{BtfTracePoint, TracePoint};
 use aya::{Ebpf, EbpfLoader, Pod};
 use dbio_model::watch::{BlockOp, SyscallOp, WatchFileOp};
 use dbio_model::Log2Buckets;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The compiled BPF object (`bpf/watch.bpf.c` built by `scripts/build-bpf`).
@@ -225,15 +226,20 @@ unsafe impl Pod for UVal {}
 struct UKey {
     tgid: u32,
     op: u32,
-    dev: u32,
-    pad: u32,
     ino: u64,
+    /// The inode's kernel address: it stands for the filesystem's device
+    /// in the key, which the value carries.
+    inode: u64,
 }
 
 /// A value of the `uhist` map (one CPU's share).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 struct UVal {
+    /// The file's filesystem device, 0 in the shares of CPUs that never
+    /// counted a request of the row.
+    dev: u32,
+    pad: u32,
     count: u64,
     bytes: u64,
     errors: u64,
@@ -1594,19 +1600,32 @@ impl Watcher {
                 .ok_or_else(|| WatchError::Map("map uhist missing".into()))?,
         )
         .map_err(map_err)?;
-        let mut out = Vec::new();
+        // One row per (process, file, opcode): a file whose inode was
+        // evicted and read again has two keys.
+        let mut rows: BTreeMap<(u32, Inode, SyscallOp), (WatchFileOp, [u64; NBUCKETS])> =
+            BTreeMap::new();
         for item in uhist.iter() {
             let (k, per_cpu) = item.map_err(map_err)?;
             let Some(&op) = SyscallOp::ALL.get(k.op as usize) else {
                 continue;
             };
-            let mut row = WatchFileOp {
-                pid: k.tgid,
-                fd: -1,
-                op,
-                ..Default::default()
+            let file = Inode {
+                dev: per_cpu.iter().map(|v| v.dev).max().unwrap_or(0),
+                ino: k.ino,
             };
-            let mut buckets = [0u64; NBUCKETS];
+            let (row, buckets) = rows.entry((k.tgid, file, op)).or_insert_with(|| {
+                let mut row = WatchFileOp {
+                    pid: k.tgid,
+                    fd: -1,
+                    op,
+                    ..Default::default()
+                };
+                if file.ino != 0 {
+                    row.device = Some(dev_name(file.dev));
+                    row.inode = Some(file.ino);
+                }
+                (row, [0; NBUCKETS])
+            });
             for v in per_cpu.iter() {
                 row.count += v.count;
                 row.bytes += v.bytes;
@@ -1614,21 +1633,16 @@ impl Watcher {
                 row.total_ns += v.lat_ns;
                 row.sq_thread += v.sq_thread;
                 row.async_work += v.async_work;
-                add_buckets(&mut buckets, &v.buckets);
+                add_buckets(buckets, &v.buckets);
             }
-            row.latency.counts = trimmed(&buckets);
-            let file = Inode {
-                dev: k.dev,
-                ino: k.ino,
-            };
-            if file.ino != 0 {
-                row.device = Some(dev_name(file.dev));
-                row.inode = Some(file.ino);
-            }
-            out.push(RequestRow { file, row });
         }
-        out.sort_by_key(|r| (r.row.pid, r.file, r.row.op));
-        Ok(out)
+        Ok(rows
+            .into_iter()
+            .map(|((_, file, _), (mut row, buckets))| {
+                row.latency.counts = trimmed(&buckets);
+                RequestRow { file, row }
+            })
+            .collect())
     }
 
     /// The stream's file descriptor, to wait on with poll(2) (none
