@@ -309,6 +309,14 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
     assert_eq!(unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) }, 0);
     let symlink = dir.join(format!("dbio-{dead}-4.tmp"));
     std::os::unix::fs::symlink(&alive, &symlink).unwrap();
+    // Marked and stale, but another user's (where root can make one).
+    let foreign = dir.join(format!("dbio-{dead}-5.tmp"));
+    fs::write(&foreign, b"x").unwrap();
+    mark(&foreign);
+    let foreign_kept = std::os::unix::fs::chown(&foreign, Some(65534), Some(65534)).is_ok();
+    if !foreign_kept {
+        fs::remove_file(&foreign).unwrap();
+    }
     // A temporary file a finished run kept on purpose (--keep).
     let keep_dir = scratch();
     dbio()
@@ -341,6 +349,11 @@ fn safety_files_stale_temps_are_removed_with_a_notice() {
     for p in [&unmarked, &alive, &linked, &locked, &kept] {
         assert!(p.exists(), "{} was removed", p.display());
     }
+    assert_eq!(
+        foreign.exists(),
+        foreign_kept,
+        "another user's file was removed"
+    );
     assert!(
         fs::symlink_metadata(&symlink).is_ok(),
         "the symlink was removed"

@@ -903,7 +903,7 @@ pub fn remove_stale_temps(dir: &OwnedFd, dir_path: &Path) -> Vec<String> {
     if !named.is_empty() {
         named.sort();
         notices.push(format!(
-            "left {} file{} in {} named like the scratch files of dbio runs that are gone, because dbio cannot prove it made them (no {MARK_XATTR} temporary mark, another link, or not a regular file): {}; remove them if a killed dbio run left them",
+            "left {} file{} in {} named like the scratch files of dbio runs that are gone, because dbio cannot prove it made them (no {MARK_XATTR} temporary mark, another link, another owner, or not a regular file): {}; remove them if a killed dbio run left them",
             named.len(),
             plural(named.len()),
             dir_path.display(),
@@ -935,8 +935,11 @@ fn remove_if_stale(dir: &OwnedFd, name: &OsStr, pid: i32) -> io::Result<Stale> {
         Mode::empty(),
     )?;
     let st = rustix::fs::fstat(&fd)?;
+    // Only a file of this user's: root never removes another user's file,
+    // whatever its name and mark (both are the file owner's to set).
     if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile
         || st.st_nlink != 1
+        || st.st_uid != rustix::process::geteuid().as_raw()
         || !has_temp_mark(&fd)
     {
         return Ok(Stale::Named);
