@@ -91,6 +91,10 @@ pub struct LogWriter {
     pub posting: &'static str,
     /// Who writes the log buffer out: "LGWR".
     pub writer: &'static str,
+    /// The storage the log lives on: "redo storage".
+    storage: &'static str,
+    /// Its devices: "the redo devices".
+    devices: &'static str,
 }
 
 impl LogWriter {
@@ -106,6 +110,8 @@ impl LogWriter {
                 queue: "the committing backends (and the walwriter)",
                 posting: "waiting for WALWriteLock (another backend's WAL flush) and to be scheduled",
                 writer: "the backends and the walwriter",
+                storage: "WAL storage",
+                devices: "the WAL device",
             },
             ReportKind::MariadbSnap => LogWriter {
                 owner: "the binlog group commit's",
@@ -116,6 +122,8 @@ impl LogWriter {
                 queue: "the group commit leader, InnoDB's log threads and the committing threads",
                 posting: "waiting for the group commit leader and InnoDB's log flush, and to be scheduled",
                 writer: "InnoDB's log writer",
+                storage: "log storage (binary log and redo log)",
+                devices: "the log devices",
             },
             _ => LogWriter {
                 owner: "the log writer's",
@@ -126,6 +134,8 @@ impl LogWriter {
                 queue: "LGWR and the committing sessions",
                 posting: "posting LGWR and waiting to be scheduled",
                 writer: "LGWR",
+                storage: "redo storage",
+                devices: "the redo devices",
             },
         }
     }
@@ -206,12 +216,16 @@ impl CommitTimes {
         }
     }
 
-    /// What faster redo storage would do for a cause beyond the writes.
-    fn faster_storage(&self) -> &'static str {
+    /// What faster log storage (`lw`'s) would do for a cause beyond the
+    /// writes.
+    fn faster_storage(&self, lw: &LogWriter) -> String {
         if self.slow_writes() {
-            "faster redo storage would shorten only the part the writes explain"
+            format!(
+                "faster {} would shorten only the part the writes explain",
+                lw.storage
+            )
         } else {
-            "faster redo storage will not shorten it"
+            format!("faster {} will not shorten it", lw.storage)
         }
     }
 }
@@ -319,6 +333,7 @@ pub fn commit_path(r: &AwrReport, out: &mut Vec<Finding>) {
 
 /// The log writes themselves are slow.
 fn slow_log_write(r: &AwrReport, t: &CommitTimes, tier: LatencyTier) -> Finding {
+    let lw = LogWriter::of(r.kind);
     let mut evidence = base_evidence(t);
     let size = r
         .derived
@@ -340,10 +355,12 @@ fn slow_log_write(r: &AwrReport, t: &CommitTimes, tier: LatencyTier) -> Finding 
         Some("log file parallel write"),
         severity(t.share),
         format!(
-            "'log file parallel write' averages {}{size}: {}: the log writes themselves are slow, and 'log file sync' ({} per commit) waits for them{queue}; faster redo storage (or less other I/O on the redo devices) shortens the commits",
+            "'log file parallel write' averages {}{size}: {}: the log writes themselves are slow, and 'log file sync' ({} per commit) waits for them{queue}; faster {} (or less other I/O on {}) shortens the commits",
             us(t.write_us),
             tier.words(),
             us(t.sync_us),
+            lw.storage,
+            lw.devices,
         ),
         evidence,
         Some(savvinov_log_file_sync()),
@@ -457,7 +474,7 @@ fn not_io(r: &AwrReport, t: &CommitTimes, p: Option<&CpuPressure>) -> Finding {
             t.ratio,
             t.slow_too(),
             us(t.beyond_writes_us()),
-            t.faster_storage(),
+            t.faster_storage(&lw),
         ),
         evidence,
         Some(log_file_sync()),
@@ -671,6 +688,45 @@ mod tests {
         rac_log_flush(r, &mut out);
         small_redo_writes(r, &mut out);
         out.into_iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn a_snapshots_storage_advice_names_its_own_log() {
+        // The same slow writes on a PostgreSQL or MariaDB snapshot: the
+        // advice names the server's log, never Oracle's redo.
+        for (kind, storage, devices) in [
+            (ReportKind::PostgresSnap, "WAL storage", "the WAL device"),
+            (
+                ReportKind::MariadbSnap,
+                "log storage (binary log and redo log)",
+                "the log devices",
+            ),
+        ] {
+            let mut r = report(480_000.0, 120_000.0);
+            r.kind = kind;
+            let mut out = Vec::new();
+            commit_path(&r, &mut out);
+            assert_eq!(out[0].rule, "awr.slow_log_write");
+            assert!(
+                out[0].text.ends_with(&format!(
+                    "faster {storage} (or less other I/O on {devices}) shortens the commits"
+                )),
+                "{}",
+                out[0].text
+            );
+            r = report(481_000.0, 120_000.0);
+            r.kind = kind;
+            let mut out = Vec::new();
+            commit_path(&r, &mut out);
+            assert!(
+                out[0].text.ends_with(&format!(
+                    "faster {storage} would shorten only the part the writes explain"
+                )),
+                "{}",
+                out[0].text
+            );
+            assert!(!out[0].text.contains("redo storage"), "{}", out[0].text);
+        }
     }
 
     #[test]
