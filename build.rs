@@ -28,7 +28,8 @@ fn civil(days: i64) -> (i64, u32, u32) {
 
 fn main() {
     // The revision changes with HEAD and with the ref it points at; the
-    // dirty flag with the index and every source file.
+    // dirty flag with the index and every tracked file, not only the
+    // sources (an edited test or doc makes the tree dirty too).
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
         println!("cargo:rerun-if-changed={dir}/HEAD");
         println!("cargo:rerun-if-changed={dir}/index");
@@ -36,7 +37,12 @@ fn main() {
             println!("cargo:rerun-if-changed={dir}/{r}");
         }
     }
-    for p in ["src", "crates", "Cargo.toml", "Cargo.lock"] {
+    let tracked = git(&["ls-tree", "--name-only", "HEAD"]);
+    let top: Vec<&str> = match &tracked {
+        Some(t) => t.lines().collect(),
+        None => vec!["src", "crates", "Cargo.toml", "Cargo.lock"],
+    };
+    for p in top {
         println!("cargo:rerun-if-changed={p}");
     }
     println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
