@@ -1252,7 +1252,15 @@ impl Watcher {
         let opens = Some(ring(&mut ebpf.ebpf, "opens")?);
         let uring = uring_layout.is_some();
         if uring {
-            let btf = aya::Btf::from_sys_fs().ok();
+            let btf = match aya::Btf::from_sys_fs() {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    unavailable.push(format!(
+                        "raw io_uring tracepoints (the kernel's BTF could not be read: {e}): traced on the tracepoints, at a higher cost per request"
+                    ));
+                    None
+                }
+            };
             // Completion first: a request submitted between two attaches
             // is then never half seen (it is not in the table, its
             // completion is counted as unmatched).
