@@ -771,14 +771,20 @@ fn detach_all(links: Vec<Link>) {
     });
 }
 
-/// Loads and attaches one tracepoint program.
-fn attach(ebpf: &mut Attached, prog: &str, category: &str, event: &str) -> Result<(), WatchError> {
-    let tp: &mut TracePoint = ebpf
-        .ebpf
-        .program_mut(prog)
+/// Program `prog` of the object, as the kind `T` it is attached as.
+fn program<'a, T>(ebpf: &'a mut Ebpf, prog: &str) -> Result<&'a mut T, WatchError>
+where
+    &'a mut T: TryFrom<&'a mut aya::programs::Program, Error = aya::programs::ProgramError>,
+{
+    ebpf.program_mut(prog)
         .ok_or_else(|| WatchError::Load(format!("program {prog} missing from the object")))?
         .try_into()
-        .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
+        .map_err(|e| WatchError::Load(format!("{prog}: {e}")))
+}
+
+/// Loads and attaches one tracepoint program.
+fn attach(ebpf: &mut Attached, prog: &str, category: &str, event: &str) -> Result<(), WatchError> {
+    let tp: &mut TracePoint = program(&mut ebpf.ebpf, prog)?;
     tp.load().map_err(|e| program_error(prog, &e))?;
     let id = tp
         .attach(category, event)
@@ -796,12 +802,7 @@ fn attach_btf(
     event: &str,
     btf: &aya::Btf,
 ) -> Result<(), WatchError> {
-    let tp: &mut BtfTracePoint = ebpf
-        .ebpf
-        .program_mut(prog)
-        .ok_or_else(|| WatchError::Load(format!("program {prog} missing from the object")))?
-        .try_into()
-        .map_err(|e| WatchError::Load(format!("{prog}: {e}")))?;
+    let tp: &mut BtfTracePoint = program(&mut ebpf.ebpf, prog)?;
     tp.load(event, btf).map_err(|e| program_error(prog, &e))?;
     let id = tp.attach().map_err(|e| program_error(prog, &e))?;
     let link = tp.take_link(id).map_err(|e| program_error(prog, &e))?;
