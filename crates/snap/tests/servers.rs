@@ -191,7 +191,9 @@ fn interval_counting(
 #[test]
 fn commits_are_the_loads_exactly_and_wal_syncs_match_pg_stat_wal() {
     let Some((u, admin, _g)) = urls() else { return };
-    let (r, before, after) = interval_over(&u, &admin, 0.1, 3, |ss| commit(ss, 0, 200));
+    // Sampled every 20 ms: the load lasts a few tenths of a second, which
+    // a 100 ms sampler could miss entirely (DB time 0, seen once in CI).
+    let (r, before, after) = interval_over(&u, &admin, 0.02, 3, |ss| commit(ss, 0, 200));
     // Exact: the server's commits less dbio snap's own are the load's
     // 600 and the 3 sessions' closing statistics flush.
     assert_eq!(stat(&r, "user commits"), 603.0, "{:?}", r.statistics);
